@@ -1,0 +1,5 @@
+"""``python -m iosizer.cli``: the same as the ``iosizer`` command."""
+
+from iosizer.cli.app import main
+
+main()

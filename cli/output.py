@@ -1,0 +1,123 @@
+"""One renderer for every command: a rich table, JSON or CSV, and plots.
+
+A command builds a :class:`Report` (what ``--format json`` prints, the rows
+of the table and of the CSV, optional notes) and hands it to :func:`emit`;
+no command formats its own output.
+"""
+
+from __future__ import annotations
+
+import csv
+import io
+import json
+import math
+import sys
+from dataclasses import dataclass, field
+from enum import Enum
+from typing import Any, Sequence
+
+
+class OutputFormat(str, Enum):
+    table = "table"
+    json = "json"
+    csv = "csv"
+
+
+@dataclass
+class Report:
+    """What a command answers, independent of how it is shown.
+
+    ``data`` is the JSON document; ``rows`` the table rows (dicts sharing
+    ``columns``); ``csv_rows`` defaults to ``rows`` (a command may put a whole
+    curve in the CSV and a summary in the table); ``notes`` are printed under
+    the table only.
+    """
+
+    data: Any
+    rows: list[dict[str, Any]]
+    title: str = ""
+    columns: Sequence[str] | None = None
+    csv_rows: list[dict[str, Any]] | None = None
+    notes: list[str] = field(default_factory=list)
+
+
+def _plain(value: Any) -> Any:
+    """JSON-safe: numpy scalars and arrays to Python, non-finite floats to None."""
+    if hasattr(value, "tolist"):
+        value = value.tolist()
+    if isinstance(value, float) and not math.isfinite(value):
+        return None
+    if isinstance(value, dict):
+        return {k: _plain(v) for k, v in value.items()}
+    if isinstance(value, (list, tuple)):
+        return [_plain(v) for v in value]
+    return value
+
+
+def format_number(value: Any) -> str:
+    """Six significant figures for tables; integers stay integers."""
+    if isinstance(value, bool) or value is None:
+        return "" if value is None else str(value).lower()
+    if isinstance(value, int):
+        return str(value)
+    if isinstance(value, float):
+        if not math.isfinite(value):
+            return str(value)
+        if value != 0 and (abs(value) >= 1e7 or abs(value) < 1e-4):
+            return f"{value:.6g}"
+        return f"{value:,.6g}" if abs(value) >= 1e4 else f"{value:.6g}"
+    return str(value)
+
+
+def to_json(data: Any) -> str:
+    return json.dumps(_plain(data), indent=2, allow_nan=False)
+
+
+def to_csv(rows: list[dict[str, Any]], columns: Sequence[str] | None = None) -> str:
+    columns = list(columns or (rows[0].keys() if rows else []))
+    buffer = io.StringIO()
+    writer = csv.DictWriter(buffer, fieldnames=columns, lineterminator="\n")
+    writer.writeheader()
+    for row in rows:
+        writer.writerow({k: _plain(row.get(k)) for k in columns})
+    return buffer.getvalue()
+
+
+def _print_table(report: Report) -> None:
+    from rich.console import Console
+    from rich.table import Table
+
+    columns = list(report.columns or (report.rows[0].keys() if report.rows else []))
+    table = Table()
+    for name in columns:
+        # Fold rather than ellipsise: a truncated number is a wrong number.
+        table.add_column(
+            name,
+            justify="right" if _is_numeric(report.rows, name) else "left",
+            overflow="fold",
+        )
+    for row in report.rows:
+        table.add_row(*(format_number(_plain(row.get(name))) for name in columns))
+    # Piped output has no terminal width; do not squeeze it into 80 columns.
+    width = None if sys.stdout.isatty() else 200
+    console = Console(highlight=False, width=width)
+    if report.title:
+        console.print(report.title, style="bold")
+    console.print(table)
+    for note in report.notes:
+        console.print(note)
+
+
+def _is_numeric(rows: list[dict[str, Any]], name: str) -> bool:
+    return all(isinstance(_plain(r.get(name)), (int, float)) for r in rows if name in r)
+
+
+def emit(report: Report, output_format: OutputFormat) -> None:
+    """Write the report to stdout in the requested format."""
+    if output_format is OutputFormat.json:
+        sys.stdout.write(to_json(report.data) + "\n")
+    elif output_format is OutputFormat.csv:
+        rows = report.csv_rows if report.csv_rows is not None else report.rows
+        sys.stdout.write(to_csv(rows, None if report.csv_rows is not None else report.columns))
+    else:
+        _print_table(report)

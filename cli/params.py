@@ -1,0 +1,62 @@
+"""Parsing of command-line values shared by every command.
+
+A *grid* is how a capacity planner types a sweep: one value (``3.2``), a list
+(``1,8,16``) or an inclusive range with a step (``0:2100:300``).
+"""
+
+from __future__ import annotations
+
+import math
+
+from iosizer.errors import InputError
+
+#: A sweep longer than this is almost certainly a typo in the step.
+MAX_GRID_POINTS = 1_000_000
+
+
+def parse_grid(text: str, name: str) -> list[float]:
+    """Values of ``--name``: ``x``, ``a,b,c`` or ``start:stop:step`` (stop included)."""
+    text = text.strip()
+    separator = ":" if ":" in text else ","
+    try:
+        values = [float(p) for p in text.split(separator)]
+    except ValueError:
+        values = []
+    if not values or (separator == ":" and len(values) != 3):
+        raise InputError(
+            f"--{name}: expected a number, a list like 1,8,16 or a range like "
+            f"0:2100:300, got {text!r}"
+        )
+    return _range(*values, name) if separator == ":" else values
+
+
+def _range(start: float, stop: float, step: float, name: str) -> list[float]:
+    if not (math.isfinite(start) and math.isfinite(stop) and math.isfinite(step)):
+        raise InputError(f"--{name}: range bounds and step must be finite")
+    if step <= 0 or stop < start:
+        raise InputError(
+            f"--{name}: range start:stop:step needs step > 0 and stop >= start, "
+            f"got {start:g}:{stop:g}:{step:g}"
+        )
+    count = math.floor((stop - start) / step * (1 + 1e-12)) + 1
+    if count > MAX_GRID_POINTS:
+        raise InputError(f"--{name}: range has {count} points, more than {MAX_GRID_POINTS}")
+    return [start + i * step for i in range(count)]
+
+
+def parse_servers(texts: list[str]) -> list[float]:
+    """``--servers`` values: a whole number >= 1, or ``inf``/``delay`` for a delay station."""
+    counts = []
+    for text in texts:
+        key = text.strip().lower()
+        if key in {"inf", "delay", "infinite"}:
+            counts.append(math.inf)
+            continue
+        try:
+            value = float(key)
+        except ValueError:
+            raise InputError(
+                f"--servers: expected a whole number >= 1 or 'delay', got {text!r}"
+            ) from None
+        counts.append(value)
+    return counts

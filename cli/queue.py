@@ -1,0 +1,235 @@
+"""``iosizer queue ...``: open queues and closed networks from the queueing core."""
+
+from __future__ import annotations
+
+from typing import Annotated, Any, Callable
+
+import typer
+
+from iosizer.cli.options import FormatOption
+from iosizer.cli.output import OutputFormat, Report, emit
+from iosizer.cli.params import parse_grid, parse_servers
+
+app = typer.Typer(
+    help="Open queues (M/M/1, M/M/c, M/G/1, M/D/1, G/G/c) and closed networks (MVA).",
+    no_args_is_help=True,
+)
+
+ArrivalRate = Annotated[
+    str,
+    typer.Option(
+        "--arrival-rate",
+        metavar="RATE",
+        help="Arrivals per unit time; a list 1,2,3 or a range 0.5:3.5:0.5 sweeps it.",
+    ),
+]
+ServiceRate = Annotated[
+    float, typer.Option("--service-rate", help="Completions per unit time of one busy server.")
+]
+Servers = Annotated[int, typer.Option("--servers", help="Number of identical servers (>= 1).")]
+ServiceScv = Annotated[
+    float,
+    typer.Option(
+        "--service-scv",
+        help="Squared coefficient of variation of service time (0 deterministic, 1 exponential).",
+    ),
+]
+ArrivalScv = Annotated[
+    float, typer.Option("--arrival-scv", help="Squared coefficient of variation of inter-arrival time.")
+]
+
+_QUEUE_NOTE = "Times are in the unit of 1/rate; utilization is per server."
+
+
+def _open_queue(
+    title: str,
+    arrival_rate: str,
+    solve: Callable[[Any], Any],
+    output_format: OutputFormat,
+) -> None:
+    rates = parse_grid(arrival_rate, "arrival-rate")
+    if len(rates) == 1:
+        data = solve(rates[0]).to_dict()
+        rows = [{"metric": k, "value": v} for k, v in data.items()]
+        report = Report(data=data, rows=rows, title=title, notes=[_QUEUE_NOTE])
+        report.csv_rows = [{"arrival_rate": rates[0], **data}]
+    else:
+        import numpy as np
+
+        result = solve(np.asarray(rates))
+        columns = result.to_dict()
+        data = [
+            {"arrival_rate": rate, **{k: v[i] for k, v in columns.items()}}
+            for i, rate in enumerate(rates)
+        ]
+        report = Report(data=data, rows=data, title=title, notes=[_QUEUE_NOTE])
+    emit(report, output_format)
+
+
+@app.command()
+def mm1(
+    arrival_rate: ArrivalRate,
+    service_rate: ServiceRate,
+    output_format: FormatOption = OutputFormat.table,
+) -> None:
+    """M/M/1: one server, Poisson arrivals, exponential service."""
+    from iosizer.model.queueing import mm1 as solve
+
+    _open_queue("M/M/1", arrival_rate, lambda lam: solve(lam, service_rate), output_format)
+
+
+@app.command()
+def mmc(
+    arrival_rate: ArrivalRate,
+    service_rate: ServiceRate,
+    servers: Servers,
+    output_format: FormatOption = OutputFormat.table,
+) -> None:
+    """M/M/c: c servers sharing one queue (Erlang C)."""
+    from iosizer.model.queueing import mmc as solve
+
+    _open_queue(
+        f"M/M/{servers}", arrival_rate, lambda lam: solve(lam, service_rate, servers), output_format
+    )
+
+
+@app.command()
+def mg1(
+    arrival_rate: ArrivalRate,
+    service_rate: ServiceRate,
+    service_scv: ServiceScv,
+    output_format: FormatOption = OutputFormat.table,
+) -> None:
+    """M/G/1: one server, general service time (Pollaczek-Khinchine)."""
+    from iosizer.model.queueing import mg1 as solve
+
+    _open_queue(
+        "M/G/1", arrival_rate, lambda lam: solve(lam, service_rate, service_scv), output_format
+    )
+
+
+@app.command()
+def md1(
+    arrival_rate: ArrivalRate,
+    service_rate: ServiceRate,
+    output_format: FormatOption = OutputFormat.table,
+) -> None:
+    """M/D/1: one server, constant service time."""
+    from iosizer.model.queueing import md1 as solve
+
+    _open_queue("M/D/1", arrival_rate, lambda lam: solve(lam, service_rate), output_format)
+
+
+@app.command()
+def ggc(
+    arrival_rate: ArrivalRate,
+    service_rate: ServiceRate,
+    servers: Servers,
+    arrival_scv: ArrivalScv = 1.0,
+    service_scv: ServiceScv = 1.0,
+    output_format: FormatOption = OutputFormat.table,
+) -> None:
+    """G/G/c by the Allen-Cunneen approximation (exact for M/M/c)."""
+    from iosizer.model.queueing import ggc as solve
+
+    _open_queue(
+        f"G/G/{servers} (Allen-Cunneen)",
+        arrival_rate,
+        lambda lam: solve(lam, service_rate, servers, arrival_scv, service_scv),
+        output_format,
+    )
+
+
+@app.command()
+def erlang(
+    servers: Servers,
+    offered_load: Annotated[
+        float, typer.Option("--offered-load", help="Offered load in erlangs (arrival rate / service rate).")
+    ],
+    output_format: FormatOption = OutputFormat.table,
+) -> None:
+    """Erlang B (blocking, M/M/c/c) and Erlang C (waiting, M/M/c) probabilities."""
+    from iosizer.model.queueing import erlang_b, erlang_c
+
+    data = {"erlang_b": erlang_b(servers, offered_load)}
+    data["erlang_c"] = erlang_c(servers, offered_load) if offered_load < servers else None
+    rows = [{"metric": k, "value": v} for k, v in data.items()]
+    notes = [] if data["erlang_c"] is not None else ["Erlang C undefined: offered load >= servers."]
+    emit(Report(data=data, rows=rows, title=f"Erlang, c={servers}", notes=notes), output_format)
+
+
+@app.command()
+def mva(
+    demand: Annotated[
+        list[float],
+        typer.Option("--demand", help="Service demand of one station (repeat per station)."),
+    ],
+    population: Annotated[int, typer.Option("--population", help="Jobs in the closed network (>= 1).")],
+    think_time: Annotated[
+        float, typer.Option("--think-time", help="Think (delay) time outside the stations.")
+    ] = 0.0,
+    servers: Annotated[
+        list[str] | None,
+        typer.Option(
+            "--servers",
+            help="Servers per station in --demand order: a whole number, or 'delay'. Default 1 each.",
+        ),
+    ] = None,
+    output_format: FormatOption = OutputFormat.table,
+) -> None:
+    """Closed network by exact Mean Value Analysis; --format csv gives the curve 1..N."""
+    from iosizer.model.mva import asymptotic_bounds
+    from iosizer.model.mva import mva as solve
+
+    counts = parse_servers(servers) if servers else None
+    result = solve(demand, think_time, population, counts)
+    bounds = asymptotic_bounds(demand, think_time, population, counts)
+    data = result.to_dict()
+    data["knee_population"] = result.knee_population
+    data["throughput_upper_bound"] = float(bounds.throughput_upper)
+    data["response_time_lower_bound"] = float(bounds.response_lower)
+
+    server_labels = [_server_label(c) for c in (counts or [1] * len(demand))]
+    rows = [
+        {"station": i + 1, "servers": server_labels[i], "demand": d, **station}
+        for i, (d, station) in enumerate(zip(demand, data["stations"]))
+    ]
+    notes = [
+        f"N={population}: throughput {data['throughput']:.6g} per unit time, "
+        f"response time {data['response_time']:.6g} (think time {think_time:g} excluded)",
+        f"bounds: throughput <= {data['throughput_upper_bound']:.6g}, "
+        f"response >= {data['response_time_lower_bound']:.6g}; "
+        f"knee N* = {data['knee_population']:.4g}; method: {data['method']}",
+    ]
+    emit(
+        Report(
+            data=data,
+            rows=rows,
+            title=f"Closed network, {len(demand)} stations, N={population}",
+            csv_rows=_curve_rows(result.curve),
+            notes=notes,
+        ),
+        output_format,
+    )
+
+
+def _server_label(count: float) -> str:
+    return "delay" if count == float("inf") else str(int(count))
+
+
+def _curve_rows(curve: Any) -> list[dict[str, Any]]:
+    """One CSV row per population with per-station columns suffixed _1.._K."""
+    stations = curve.utilization.shape[1]
+    rows = []
+    for n in range(len(curve.population)):
+        row = {
+            "population": int(curve.population[n]),
+            "throughput": float(curve.throughput[n]),
+            "response_time": float(curve.response_time[n]),
+        }
+        for k in range(stations):
+            row[f"utilization_{k + 1}"] = float(curve.utilization[n, k])
+            row[f"queue_length_{k + 1}"] = float(curve.queue_length[n, k])
+            row[f"residence_time_{k + 1}"] = float(curve.residence_time[n, k])
+        rows.append(row)
+    return rows

@@ -1,0 +1,6 @@
+"""Pure, vectorised performance models. No I/O, no imports from other layers.
+
+- :mod:`iosizer.model.queueing`: open queues (M/M/1, M/M/c, M/G/1, M/D/1, G/G/c).
+- :mod:`iosizer.model.mva`: closed networks by Mean Value Analysis, and bounds.
+- :mod:`iosizer.model.little`: Little's law and bandwidth-delay helpers.
+"""

@@ -1,0 +1,326 @@
+"""Open queues in steady state: M/M/1, M/M/c, M/G/1, M/D/1 and G/G/c.
+
+Physical picture: requests arrive at a station (an HBA core, a controller
+port, a root-complex unit) at ``arrival_rate`` per unit time and are served by
+``servers`` identical servers, each completing ``service_rate`` requests per
+unit time when busy. Times come back in the unit of ``1 / rate``: give rates
+per second and the times are seconds.
+
+Formulas (Kleinrock, *Queueing Systems* vol. 1; Allen, *Probability,
+Statistics and Queueing Theory*), with offered load a = lambda/mu and
+utilisation rho = a/c:
+
+- Erlang B (loss): B(c, a) = (a^c / c!) / sum_{k=0..c} a^k / k!
+  = Poisson pmf(c; a) / Poisson cdf(c; a); the cdf is the regularised upper
+  incomplete gamma function Q(c + 1, a), so no factorial or power is formed
+  and the result stays exact and finite for c in the millions.
+- Erlang C (wait): C(c, a) = B / (1 - rho (1 - B)).
+- M/M/c: Wq = C / (c mu - lambda), W = Wq + 1/mu.
+- M/G/1 (Pollaczek-Khinchine): Wq = rho (1 + cs^2) / (2 mu (1 - rho)),
+  cs^2 the squared coefficient of variation of the service time; M/D/1 is
+  cs^2 = 0, M/M/1 is cs^2 = 1.
+- G/G/c (Allen-Cunneen approximation): Wq = C(c, a) / (c mu - lambda)
+  x (ca^2 + cs^2) / 2; exact for M/M/c, an approximation otherwise.
+
+Little's law then gives Lq = lambda Wq and L = lambda W. Every function
+broadcasts over its inputs (numpy rules) and returns Python floats when all
+inputs are scalars.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, fields
+
+import numpy as np
+
+from iosizer.errors import ConsistencyError, UnstableQueueError
+from iosizer.model._validate import (
+    as_nonnegative,
+    as_positive,
+    as_server_count,
+    scalar_or_array,
+)
+
+#: Relative tolerance of the self-check; results are computed in float64.
+_SELF_CHECK_RTOL = 1e-9
+#: Below this the Poisson cdf is no longer a safe divisor (subnormal range).
+_CDF_FLOOR = 1e-290
+
+__all__ = [
+    "QueueResult",
+    "erlang_b",
+    "erlang_c",
+    "ggc",
+    "md1",
+    "mg1",
+    "mm1",
+    "mmc",
+]
+
+
+@dataclass(frozen=True)
+class QueueResult:
+    """Steady-state measures of an open queue.
+
+    Attribute names are the CLI's JSON keys. Times are in the unit of
+    ``1 / rate``; ``utilization`` is per server; ``p_wait`` is the probability
+    an arrival waits (exact for M/M/c, the Erlang C approximation for G/G/c).
+    """
+
+    utilization: float | np.ndarray
+    p_wait: float | np.ndarray
+    mean_wait: float | np.ndarray
+    mean_response: float | np.ndarray
+    mean_queue_length: float | np.ndarray
+    mean_in_system: float | np.ndarray
+
+    def to_dict(self) -> dict[str, float | list]:
+        """Plain, JSON-ready values (lists for arrays)."""
+        return {
+            f.name: (v.tolist() if isinstance(v, np.ndarray) else v)
+            for f in fields(self)
+            for v in [getattr(self, f.name)]
+        }
+
+
+def _stirling_remainder(k: np.ndarray) -> np.ndarray:
+    """log(k!) - (k log k - k + log(2 pi k) / 2), without cancellation.
+
+    Asymptotic series (Abramowitz & Stegun 6.1.41) for k >= 15, where its
+    truncation error is below 1e-17; direct difference below that, where the
+    terms are small enough not to cancel.
+    """
+    from scipy.special import gammaln
+
+    large = k >= 15
+    kk = np.where(large, k, 15.0)
+    inv2 = 1.0 / (kk * kk)
+    series = (1.0 / 12 - inv2 * (1.0 / 360 - inv2 * (1.0 / 1260 - inv2 / 1680))) / kk
+    small_k = np.where(large, 1.0, k)
+    direct = gammaln(small_k + 1.0) - (
+        small_k * np.log(small_k) - small_k + 0.5 * np.log(2 * np.pi * small_k)
+    )
+    return np.where(large, series, direct)
+
+
+def _one_plus_x_log_one_plus_x_minus_x(x: np.ndarray) -> np.ndarray:
+    """(1 + x) log(1 + x) - x for x > -1, accurate near x = 0.
+
+    Near 0 both terms are close and cancel; there the series
+    sum_{n>=2} (-1)^n x^n / (n (n - 1)) converges fast (|x| <= 0.1: 18 terms
+    reach 1e-20).
+    """
+    near = np.abs(x) <= 0.1
+    xs = np.where(near, x, 0.0)
+    series = np.zeros_like(xs)
+    for n in range(19, 1, -1):  # Horner, innermost term first
+        series = xs * ((-1.0) ** n / (n * (n - 1)) + series)
+    series = xs * series
+    xd = np.where(near, 0.0, x)
+    direct = (1.0 + xd) * np.log1p(xd) - xd
+    return np.where(near, series, direct)
+
+
+def _log_poisson_pmf(k: np.ndarray, mean: np.ndarray) -> np.ndarray:
+    """log(mean^k e^-mean / k!) for k >= 1 in Loader's deviance form.
+
+    log pmf = -log(2 pi k) / 2 - stirling_remainder(k) - mean f(k/mean - 1)
+    with f(x) = (1 + x) log(1 + x) - x: the O(k)-sized terms of the naive
+    k log(mean) - mean - log(k!) cancel analytically, so a million servers
+    keep full precision (C. Loader, "Fast and accurate computation of
+    binomial probabilities", 2000).
+    """
+    deviance = mean * _one_plus_x_log_one_plus_x_minus_x(k / mean - 1.0)
+    return -0.5 * np.log(2 * np.pi * k) - _stirling_remainder(k) - deviance
+
+
+def _overload_erlang_b(servers: np.ndarray, offered_load: np.ndarray) -> np.ndarray:
+    """Erlang B where a >> c and Q(c + 1, a) underflows.
+
+    1/B = sum_{j=0..c} c! / ((c-j)! a^j): the terms shrink at least as fast
+    as (c/a)^j, so summing until they vanish is exact to rounding and short
+    in exactly the regime where the incomplete gamma underflows.
+    """
+    inverse = np.ones_like(offered_load)
+    term = np.ones_like(offered_load)
+    j = 0
+    while True:
+        term = term * np.maximum(servers - j, 0.0) / offered_load
+        inverse += term
+        j += 1
+        if not np.any(term > 1e-17 * inverse):
+            return 1.0 / inverse
+
+
+def erlang_b(servers: object, offered_load: object) -> float | np.ndarray:
+    """Erlang B blocking probability of an M/M/c/c loss system.
+
+    ``servers`` is a whole number >= 1, ``offered_load`` = lambda/mu in
+    erlangs (> 0). Overload (a > c) is allowed: a loss system is always
+    stable.
+    """
+    from scipy.special import gammaincc
+
+    c = as_server_count("servers", servers)
+    a = as_positive("offered_load", offered_load)
+    c, a = np.broadcast_arrays(c, a)
+    cdf = gammaincc(c + 1.0, a)
+    safe = cdf > _CDF_FLOOR
+    blocking = np.empty(np.shape(a))
+    blocking[safe] = np.exp(_log_poisson_pmf(c[safe], a[safe]) - np.log(cdf[safe]))
+    if not safe.all():
+        blocking[~safe] = _overload_erlang_b(c[~safe], a[~safe])
+    return scalar_or_array(np.clip(blocking, 0.0, 1.0))
+
+
+def _erlang_c_stable(c: np.ndarray, a: np.ndarray) -> np.ndarray:
+    """Erlang C for already validated, stable inputs (a < c)."""
+    blocking = np.asarray(erlang_b(c, a), dtype=np.float64)
+    rho = a / c
+    return blocking / (1.0 - rho * (1.0 - blocking))
+
+
+def _check_stable(utilization: np.ndarray, where: str) -> None:
+    unstable = utilization >= 1.0
+    if unstable.any():
+        raise UnstableQueueError(float(utilization[unstable].flat[0]), where)
+
+
+def erlang_c(servers: object, offered_load: object) -> float | np.ndarray:
+    """Erlang C: probability an arrival to an M/M/c queue has to wait.
+
+    Requires a stable queue, offered_load < servers; raises
+    :class:`UnstableQueueError` otherwise.
+    """
+    c = as_server_count("servers", servers)
+    a = as_positive("offered_load", offered_load)
+    c, a = np.broadcast_arrays(c, a)
+    _check_stable(a / c, "M/M/c queue")
+    return scalar_or_array(_erlang_c_stable(c, a))
+
+
+def _self_check(
+    lam: np.ndarray,
+    mu: np.ndarray,
+    c: np.ndarray,
+    result: QueueResult,
+    where: str,
+) -> QueueResult:
+    """Refuse to return a result that breaks a law every queue obeys.
+
+    Checks: 0 <= rho < 1, 0 <= P(wait) <= 1, W >= 1/mu, and Little's law
+    across two independent routes, L = lambda W against L = Lq + lambda/mu.
+    """
+    rho = np.asarray(result.utilization)
+    p_wait = np.asarray(result.p_wait)
+    w = np.asarray(result.mean_response)
+    in_system = np.asarray(result.mean_in_system)
+    busy_servers = lam / mu
+    little_gap = np.abs(in_system - (np.asarray(result.mean_queue_length) + busy_servers))
+    failures = {
+        "utilization outside [0, 1)": (rho < 0) | (rho >= 1) | ~np.isfinite(rho),
+        "P(wait) outside [0, 1]": (p_wait < 0) | (p_wait > 1 + _SELF_CHECK_RTOL)
+        | ~np.isfinite(p_wait),
+        "response below the service time": w < (1.0 / mu) * (1 - _SELF_CHECK_RTOL),
+        "Little's law L = lambda W broken": little_gap
+        > _SELF_CHECK_RTOL * np.maximum(in_system, 1.0),
+    }
+    for what, bad in failures.items():
+        if np.any(bad):
+            index = np.argmax(np.broadcast_to(bad, np.shape(w)))
+            raise ConsistencyError(
+                f"{where} self-check failed: {what} at point {int(index)} "
+                f"(lambda={np.broadcast_to(lam, np.shape(w)).flat[index]:.6g}, "
+                f"mu={np.broadcast_to(mu, np.shape(w)).flat[index]:.6g}, "
+                f"c={np.broadcast_to(c, np.shape(w)).flat[index]:.6g})"
+            )
+    return result
+
+
+def _result(
+    lam: np.ndarray,
+    mu: np.ndarray,
+    c: np.ndarray,
+    p_wait: np.ndarray,
+    mean_wait: np.ndarray,
+    where: str,
+) -> QueueResult:
+    rho = lam / (c * mu)
+    mean_response = mean_wait + 1.0 / mu
+    shape = np.broadcast_shapes(np.shape(rho), np.shape(p_wait), np.shape(mean_wait))
+    out = [
+        np.broadcast_to(v, shape)
+        for v in (rho, p_wait, mean_wait, mean_response, lam * mean_wait, lam * mean_response)
+    ]
+    result = QueueResult(*(scalar_or_array(np.array(v)) for v in out))
+    return _self_check(lam, mu, c, result, where)
+
+
+def mmc(arrival_rate: object, service_rate: object, servers: object) -> QueueResult:
+    """M/M/c queue: Poisson arrivals, exponential service, c servers, FCFS.
+
+    ``arrival_rate`` lambda and ``service_rate`` mu (per server) in requests
+    per unit time, > 0; ``servers`` a whole number >= 1 (up to 10^6 and
+    beyond: Erlang C is evaluated through the incomplete gamma function).
+    Raises :class:`UnstableQueueError` when lambda >= c mu.
+    """
+    lam = as_positive("arrival_rate", arrival_rate)
+    mu = as_positive("service_rate", service_rate)
+    c = as_server_count("servers", servers)
+    lam, mu, c = np.broadcast_arrays(lam, mu, c)
+    _check_stable(lam / (c * mu), "M/M/c queue")
+    p_wait = _erlang_c_stable(c, lam / mu)
+    mean_wait = p_wait / (c * mu - lam)
+    return _result(lam, mu, c, p_wait, mean_wait, "M/M/c")
+
+
+def mm1(arrival_rate: object, service_rate: object) -> QueueResult:
+    """M/M/1 queue: W = 1 / (mu - lambda), P(wait) = rho."""
+    return mmc(arrival_rate, service_rate, 1)
+
+
+def mg1(arrival_rate: object, service_rate: object, service_scv: object) -> QueueResult:
+    """M/G/1 queue by Pollaczek-Khinchine.
+
+    ``service_scv`` is the squared coefficient of variation of the service
+    time (variance / mean^2, >= 0): 0 deterministic, 1 exponential.
+    Wq = rho (1 + scv) / (2 mu (1 - rho)); P(wait) = rho (PASTA).
+    """
+    lam = as_positive("arrival_rate", arrival_rate)
+    mu = as_positive("service_rate", service_rate)
+    scv = as_nonnegative("service_scv", service_scv)
+    lam, mu, scv = np.broadcast_arrays(lam, mu, scv)
+    rho = lam / mu
+    _check_stable(rho, "M/G/1 queue")
+    mean_wait = rho * (1.0 + scv) / (2.0 * mu * (1.0 - rho))
+    return _result(lam, mu, np.ones_like(rho), rho, mean_wait, "M/G/1")
+
+
+def md1(arrival_rate: object, service_rate: object) -> QueueResult:
+    """M/D/1 queue: Pollaczek-Khinchine with deterministic service (scv 0)."""
+    return mg1(arrival_rate, service_rate, 0.0)
+
+
+def ggc(
+    arrival_rate: object,
+    service_rate: object,
+    servers: object,
+    arrival_scv: object = 1.0,
+    service_scv: object = 1.0,
+) -> QueueResult:
+    """G/G/c queue by the Allen-Cunneen approximation.
+
+    Wq = C(c, a) / (c mu - lambda) x (ca^2 + cs^2) / 2, with ca^2 and cs^2
+    the squared coefficients of variation of inter-arrival and service times.
+    Exact for M/M/c (both 1); reported P(wait) is the Erlang C value.
+    """
+    lam = as_positive("arrival_rate", arrival_rate)
+    mu = as_positive("service_rate", service_rate)
+    c = as_server_count("servers", servers)
+    ca2 = as_nonnegative("arrival_scv", arrival_scv)
+    cs2 = as_nonnegative("service_scv", service_scv)
+    lam, mu, c, ca2, cs2 = np.broadcast_arrays(lam, mu, c, ca2, cs2)
+    _check_stable(lam / (c * mu), "G/G/c queue")
+    p_wait = _erlang_c_stable(c, lam / mu)
+    mean_wait = p_wait / (c * mu - lam) * (ca2 + cs2) / 2.0
+    return _result(lam, mu, c, p_wait, mean_wait, "G/G/c")
