@@ -1,4 +1,4 @@
-"""iosizer: analytical queueing models for server I/O capacity planning.
+"""iosizer: analytical queueing models for server I/O capacity planning (package root).
 
 Subpackages (see DESIGN.md): ``iosizer.model`` (pure numpy models),
 ``iosizer.calibration`` (datasets, fitting, profiles), ``iosizer.cli`` (the

@@ -1,0 +1,39 @@
+from __future__ import annotations
+
+import json
+from typing import Any
+
+import pytest
+from typer.testing import CliRunner
+
+from iosizer.cli.app import app
+
+
+class Cli:
+    """Runs ``iosizer ARGS`` in-process and returns (exit code, stdout, stderr)."""
+
+    def __init__(self) -> None:
+        self.runner = CliRunner()
+
+    def __call__(self, *args: str) -> Any:
+        return self.runner.invoke(app, list(args))
+
+    def json(self, *args: str) -> Any:
+        result = self(*args, "--format", "json")
+        assert result.exit_code == 0, result.stderr
+        return json.loads(result.stdout)
+
+    def fails(self, *args: str) -> str:
+        """The one stderr line of a run that must fail with exit status 2."""
+        result = self(*args)
+        assert result.exit_code == 2, (result.exit_code, result.stdout, result.stderr)
+        lines = result.stderr.strip().splitlines()
+        assert len(lines) == 1, result.stderr
+        assert "Traceback" not in result.stderr
+        assert lines[0].startswith("iosizer: error: ")
+        return lines[0]
+
+
+@pytest.fixture
+def cli() -> Cli:
+    return Cli()
