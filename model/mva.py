@@ -1,0 +1,994 @@
+"""Closed queueing networks solved by Mean Value Analysis (MVA), and their bounds.
+
+Physical system
+---------------
+A *closed* network: a fixed population of N jobs (terminals, worker threads,
+I/Os allowed in flight by a tag or credit pool...) circulates for ever
+between K service stations and a think (terminal) station. A job "thinks"
+for Z time units outside the system (user think time, local CPU work between
+two I/Os), then collects a total *service demand* D_k = V_k S_k (visits times
+service time per visit) at each station k, then thinks again. A station is
+
+* a queueing station (one server, FCFS with exponential service or any other
+  product-form discipline): the time spent there grows with the queue found;
+* a delay (infinite-server) station: a pure latency, residence time = demand;
+* a c-server station: c identical servers behind one queue, so it serves at
+  rate min(j, c) / S with j jobs present (a load-dependent station).
+
+Times are in any consistent unit (seconds, microseconds...); throughputs are
+in jobs per that unit. The response time R is the time spent at the stations
+per cycle, think time excluded, so that N = X (R + Z) (Little's law).
+
+Exact MVA (Reiser & Lavenberg 1980; Lazowska et al. 1984, ch. 6)
+-----------------------------------------------------------------
+By the arrival theorem a job arriving at station k of a network holding n
+jobs finds it as the network holding n - 1 jobs would be in equilibrium::
+
+    R_k(n) = D_k (1 + Q_k(n-1))   queueing station
+    R_k(n) = D_k                  delay station
+    X(n)   = n / (Z + sum_k R_k(n))
+    Q_k(n) = X(n) R_k(n)          (Little's law per station)
+
+starting from Q_k(0) = 0. Cost O(N K).
+
+c-server stations (Bruell, Balbo & Afshari 1984; Lazowska et al. ch. 8)
+-----------------------------------------------------------------------
+Only the marginal probabilities p_k(j|n) of j = 0..c-1 jobs are needed::
+
+    R_k(n)   = (D_k / c) (1 + Q_k(n-1) + sum_{j=0}^{c-2} (c-1-j) p_k(j|n-1))
+    p_k(j|n) = (X(n) D_k / j) p_k(j-1|n-1)            1 <= j <= c-1
+
+The textbook p_k(0|n) = 1 - sum_{j>=1} (...) is a subtraction whose rounding
+errors grow geometrically for c >= 3 near saturation. We use instead the
+product-form identity p_k(0|n) = G_{-k}(n) / G(n), i.e.::
+
+    p_k(0|n) = p_k(0|n-1) X(n) / X_{-k}(n)
+
+where X_{-k} is the throughput of the same network with station k removed,
+solved recursively by the same method (memoised). Only products of positive
+numbers appear, so it is stable; the cost grows as 2^L in the number L of
+c-server stations, so beyond L = 4 we switch to Seidmann's approximation
+(Seidmann, Schweitzer & Shalev-Oren 1987): a c-server station of demand D
+becomes a queueing station of demand D/c in series with a delay of
+D (c-1)/c. A c-server station with c >= N never queues and is solved exactly
+as a delay station.
+
+Multi-class networks
+--------------------
+Exact multi-class MVA (Reiser & Lavenberg 1980) runs the same recursion over
+every population vector n <= N: R_ck(n) = D_ck (1 + Q_k(n - e_c)). The
+Bard-Schweitzer approximation (Bard 1979; Schweitzer 1979) replaces the
+recursion by a fixed point on the full population with
+Q_k(N - e_c) ~ Q_k(N) - Q_ck(N) / N_c. Both handle queueing and delay
+stations exactly as stated; a c-server station is replaced by Seidmann's
+split in both (see above).
+
+Bounds (Lazowska et al. 1984, ch. 5)
+------------------------------------
+Asymptotic: X(N) <= min(N / (D + Z), 1 / max_k(D_k / c_k)) and
+R(N) >= max(D, N max_k(D_k / c_k) - Z), with D = sum_k D_k; the knee of the
+throughput curve is at N* = (D + Z) / max_k(D_k / c_k). Balanced job bounds
+(Zahorjan, Sevcik, Eager & Galler 1982) for single-server networks::
+
+    N / (D + Z + (N-1) Dmax / (1 + Z/(N D)))  <=  X(N)
+    X(N)  <=  min(1/Dmax, N / (D + Z + (N-1) Davg / (1 + Z/D)))
+
+Self-check
+----------
+Before returning, every solver checks each population it reports against
+the asymptotic bounds, R >= D, Little's law per station, N = X (R + Z) and
+utilisation <= 1, and raises :class:`~iosizer.errors.ConsistencyError`
+rather than return numbers known to be wrong. Utilisation is per server,
+X D / c; for a delay station it is X D, the mean number of jobs in service.
+
+References
+----------
+- M. Reiser, S. S. Lavenberg, "Mean-value analysis of closed multichain
+  queueing networks", J. ACM 27(2), 1980.
+- E. D. Lazowska, J. Zahorjan, G. S. Graham, K. C. Sevcik, "Quantitative
+  System Performance", Prentice-Hall, 1984, ch. 5-8.
+- Y. Bard, "Some extensions to multiclass queueing network analysis", 1979;
+  P. Schweitzer, "Approximate analysis of multiclass closed networks of
+  queues", 1979.
+- S. C. Bruell, G. Balbo, P. V. Afshari, "Mean value analysis of mixed,
+  multiple class BCMP networks with load dependent service stations",
+  Performance Evaluation 4, 1984.
+- A. Seidmann, P. Schweitzer, S. Shalev-Oren, "Computerized closed queueing
+  network models of flexible manufacturing systems", Large Scale Systems 12,
+  1987.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Sequence
+from dataclasses import dataclass
+from operator import mul
+
+import numpy as np
+
+from iosizer.errors import ConsistencyError, ConvergenceError, InputError
+from iosizer.model._validate import (
+    as_nonnegative,
+    as_positive,
+    as_server_count,
+    scalar_or_array,
+)
+
+__all__ = [
+    "AsymptoticBounds",
+    "BalancedJobBounds",
+    "MVACurve",
+    "MVAResult",
+    "MultiClassResult",
+    "StationResult",
+    "asymptotic_bounds",
+    "balanced_job_bounds",
+    "knee_population",
+    "mva",
+    "mva_multiclass",
+]
+
+# Above this many single-server stations one numpy vector op per step beats
+# Python list comprehensions (measured crossover: about 20 stations).
+_NUMPY_MIN_STATIONS = 20
+# Exact handling of c-server stations costs 2^L solves; past this, Seidmann.
+_MAX_EXACT_MULTISERVER = 4
+# Multi-class exact MVA visits prod(N_c + 1) population vectors.
+_MAX_EXACT_VECTORS = 2_000_000
+_AUTO_EXACT_VECTORS = 20_000
+
+_BOUND_RTOL = 1e-9
+_LITTLE_RTOL = 1e-9
+_CONSERVATION_RTOL = 1e-8
+
+
+# --------------------------------------------------------------------------
+# Results
+# --------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class StationResult:
+    """One station at the final population.
+
+    ``utilization`` is per server: X D / c for a c-server station (X D for a
+    queueing station); for a delay station it is X D, the mean number of jobs
+    in service, which may exceed 1. ``queue_length`` is the mean number of
+    jobs at the station (jobs), ``residence_time`` the time a job spends there
+    per cycle, all visits included (time units).
+    """
+
+    utilization: float
+    queue_length: float
+    residence_time: float
+
+
+@dataclass(frozen=True, eq=False)
+class MVACurve:
+    """The whole recursion, populations 1..N (read-only numpy arrays).
+
+    ``population`` (N,), ``throughput`` (N,) in jobs per time unit,
+    ``response_time`` (N,) in time units (think time excluded), and
+    ``utilization``, ``queue_length``, ``residence_time`` of shape (N, K).
+    """
+
+    population: np.ndarray
+    throughput: np.ndarray
+    response_time: np.ndarray
+    utilization: np.ndarray
+    queue_length: np.ndarray
+    residence_time: np.ndarray
+
+
+@dataclass(frozen=True, eq=False)
+class MVAResult:
+    """Solution of a single-class closed network at population ``population``.
+
+    ``throughput`` in jobs per time unit, ``response_time`` in time units
+    (sum of the residence times, think time excluded). ``method`` is
+    ``"exact"``, ``"exact-load-dependent"`` or ``"seidmann-approximation"``.
+    ``knee_population`` is N* = (D + Z) / max_k(D_k / c_k).
+    """
+
+    population: int
+    throughput: float
+    response_time: float
+    stations: tuple[StationResult, ...]
+    curve: MVACurve
+    method: str
+    knee_population: float
+
+    def to_dict(self) -> dict[str, object]:
+        """JSON-ready summary at the final population (plain Python floats)."""
+        return {
+            "population": int(self.population),
+            "throughput": float(self.throughput),
+            "response_time": float(self.response_time),
+            "stations": [
+                {
+                    "utilization": float(s.utilization),
+                    "queue_length": float(s.queue_length),
+                    "residence_time": float(s.residence_time),
+                }
+                for s in self.stations
+            ],
+            "method": self.method,
+        }
+
+
+@dataclass(frozen=True, eq=False)
+class MultiClassResult:
+    """Solution of a multi-class closed network at populations ``populations``.
+
+    Per class (C,): ``populations``, ``throughput`` (jobs per time unit),
+    ``response_time`` (time units, think time excluded). Per class and
+    station (C, K): ``utilization`` (per server, delay stations X D),
+    ``queue_length`` (jobs), ``residence_time`` (time units). Per station
+    (K,): ``station_utilization``, the sum over classes. A class with no jobs
+    has zero throughput, queue length and residence time. ``method`` is
+    ``"exact"`` or ``"schweitzer"``, suffixed ``"+seidmann"`` when c-server
+    stations were split; ``iterations`` is 0 for the exact method.
+    """
+
+    populations: np.ndarray
+    throughput: np.ndarray
+    response_time: np.ndarray
+    utilization: np.ndarray
+    station_utilization: np.ndarray
+    queue_length: np.ndarray
+    residence_time: np.ndarray
+    method: str
+    iterations: int
+
+    def to_dict(self) -> dict[str, object]:
+        """JSON-ready summary (nested lists of plain Python numbers)."""
+        return {
+            "populations": [int(n) for n in self.populations],
+            "throughput": self.throughput.tolist(),
+            "response_time": self.response_time.tolist(),
+            "utilization": self.utilization.tolist(),
+            "station_utilization": self.station_utilization.tolist(),
+            "queue_length": self.queue_length.tolist(),
+            "residence_time": self.residence_time.tolist(),
+            "method": self.method,
+            "iterations": int(self.iterations),
+        }
+
+
+@dataclass(frozen=True, eq=False)
+class AsymptoticBounds:
+    """Asymptotic bounds at the given populations (scalars in, scalars out).
+
+    ``throughput_upper`` in jobs per time unit, ``response_lower`` in time
+    units (think time excluded).
+    """
+
+    population: float | np.ndarray
+    throughput_upper: float | np.ndarray
+    response_lower: float | np.ndarray
+
+
+@dataclass(frozen=True, eq=False)
+class BalancedJobBounds:
+    """Balanced job bounds at the given populations (scalars in, scalars out).
+
+    Throughputs in jobs per time unit, response times in time units (think
+    time excluded); the response bounds follow from the throughput bounds by
+    Little's law, R = N / X - Z.
+    """
+
+    population: float | np.ndarray
+    throughput_lower: float | np.ndarray
+    throughput_upper: float | np.ndarray
+    response_lower: float | np.ndarray
+    response_upper: float | np.ndarray
+
+
+# --------------------------------------------------------------------------
+# Validation (at the edge; the solvers below trust their inputs)
+# --------------------------------------------------------------------------
+
+
+def _as_demands(demands: object) -> np.ndarray:
+    array = as_positive("demands", demands)
+    if array.ndim != 1:
+        raise InputError(f"demands must be a 1-D sequence, got shape {array.shape}")
+    return array
+
+
+def _as_think(name: str, value: object) -> float:
+    array = as_nonnegative(name, value)
+    if array.ndim != 0:
+        raise InputError(f"{name} must be a scalar, got shape {array.shape}")
+    return float(array)
+
+
+def _as_population(value: object) -> int:
+    array = as_server_count("population", value)
+    if array.ndim != 0:
+        raise InputError(f"population must be a scalar, got shape {array.shape}")
+    return int(array)
+
+
+def _as_servers(servers: object, n_stations: int) -> np.ndarray:
+    """Server counts as floats: whole numbers >= 1, or +inf for a delay station."""
+    if servers is None:
+        return np.ones(n_stations)
+    try:
+        array = np.asarray(servers, dtype=np.float64)
+    except (TypeError, ValueError):
+        raise InputError(f"servers must be numbers, got {servers!r}") from None
+    if array.shape != (n_stations,):
+        raise InputError(
+            f"servers must have one entry per station ({n_stations}), "
+            f"got shape {array.shape}"
+        )
+    # +inf is the one non-finite value allowed: it marks a delay station.
+    delay = array == np.inf
+    if (~delay).any():
+        as_server_count("servers", array[~delay])
+    return array
+
+
+# --------------------------------------------------------------------------
+# Bounds and knee
+# --------------------------------------------------------------------------
+
+
+def _bottleneck_demand(demands: np.ndarray, servers: np.ndarray) -> float:
+    """max_k D_k / c_k over queueing and c-server stations (0 if only delays)."""
+    finite = np.isfinite(servers)
+    if not finite.any():
+        return 0.0
+    return float(np.max(demands[finite] / servers[finite]))
+
+
+def knee_population(
+    demands: Sequence[float] | np.ndarray,
+    think_time: float = 0.0,
+    servers: Sequence[float] | np.ndarray | None = None,
+) -> float:
+    """Knee population N* = (D + Z) / max_k(D_k / c_k), in jobs.
+
+    Where the two asymptotes of the throughput curve cross: below N* jobs
+    mostly wait on think and latency, above it they queue at the bottleneck.
+    D includes delay stations; the maximum runs over queueing and c-server
+    stations. Returns inf when every station is a delay station.
+    """
+    d = _as_demands(demands)
+    z = _as_think("think_time", think_time)
+    c = _as_servers(servers, d.size)
+    bottleneck = _bottleneck_demand(d, c)
+    return math.inf if bottleneck == 0.0 else (float(d.sum()) + z) / bottleneck
+
+
+def asymptotic_bounds(
+    demands: Sequence[float] | np.ndarray,
+    think_time: float,
+    population: float | Sequence[float] | np.ndarray,
+    servers: Sequence[float] | np.ndarray | None = None,
+) -> AsymptoticBounds:
+    """Asymptotic bounds on throughput and response time at ``population``.
+
+    X(N) <= min(N / (D + Z), 1 / max_k(D_k / c_k)) and
+    R(N) >= max(D, N max_k(D_k / c_k) - Z), where D = sum_k D_k includes
+    delay stations and the maximum runs over queueing and c-server stations.
+    Demands and think time in time units; throughput in jobs per time unit.
+    """
+    d = _as_demands(demands)
+    z = _as_think("think_time", think_time)
+    n = as_positive("population", population)
+    c = _as_servers(servers, d.size)
+    total = float(d.sum())
+    bottleneck = _bottleneck_demand(d, c)
+    x_cap = math.inf if bottleneck == 0.0 else 1.0 / bottleneck
+    x_upper = np.minimum(n / (total + z), x_cap)
+    r_lower = np.maximum(total, n * bottleneck - z)
+    return AsymptoticBounds(
+        population=scalar_or_array(n),
+        throughput_upper=scalar_or_array(x_upper),
+        response_lower=scalar_or_array(r_lower),
+    )
+
+
+def balanced_job_bounds(
+    demands: Sequence[float] | np.ndarray,
+    think_time: float,
+    population: float | Sequence[float] | np.ndarray,
+    servers: Sequence[float] | np.ndarray | None = None,
+) -> BalancedJobBounds:
+    """Balanced job bounds (Zahorjan et al. 1982; Lazowska et al. table 5.3).
+
+    For networks of single-server queueing stations only (``servers`` may be
+    given but must be all ones). With D = sum_k D_k, Dmax, Davg = D / K::
+
+        N / (D + Z + (N-1) Dmax / (1 + Z/(N D)))  <=  X(N)
+        X(N)  <=  min(1/Dmax, N / (D + Z + (N-1) Davg / (1 + Z/D)))
+
+    Demands and think time in time units, throughput in jobs per time unit.
+    """
+    d = _as_demands(demands)
+    z = _as_think("think_time", think_time)
+    n = as_positive("population", population)
+    c = _as_servers(servers, d.size)
+    if (c != 1).any():
+        raise InputError(
+            "balanced_job_bounds needs single-server queueing stations only, "
+            f"got servers {float(c[c != 1][0]):g}"
+        )
+    total, d_max, d_avg = float(d.sum()), float(d.max()), float(d.mean())
+    x_lower = n / (total + z + (n - 1) * d_max / (1 + z / (n * total)))
+    x_upper = np.minimum(1 / d_max, n / (total + z + (n - 1) * d_avg / (1 + z / total)))
+    return BalancedJobBounds(
+        population=scalar_or_array(n),
+        throughput_lower=scalar_or_array(x_lower),
+        throughput_upper=scalar_or_array(x_upper),
+        response_lower=scalar_or_array(n / x_upper - z),
+        response_upper=scalar_or_array(n / x_lower - z),
+    )
+
+
+# --------------------------------------------------------------------------
+# Self-check shared by the single- and multi-class solvers
+# --------------------------------------------------------------------------
+
+
+def _require(
+    ok: np.ndarray,
+    check: str,
+    populations: np.ndarray,
+    lhs: np.ndarray,
+    rhs: np.ndarray,
+) -> None:
+    """Raise ConsistencyError at the first False of ``ok`` (axis 0: population)."""
+    if ok.all():
+        return
+    where = tuple(int(i) for i in np.argwhere(~ok)[0])
+    row = populations[where[0]]
+    pop = int(row[0]) if row.size == 1 else tuple(int(v) for v in row)
+    lhs_v = float(np.broadcast_to(lhs, ok.shape)[where])
+    rhs_v = float(np.broadcast_to(rhs, ok.shape)[where])
+    raise ConsistencyError(
+        f"MVA self-check failed: {check} at population {pop}: "
+        f"{lhs_v:.17g} vs {rhs_v:.17g}"
+    )
+
+
+def _self_check(
+    *,
+    populations: np.ndarray,
+    throughput: np.ndarray,
+    residence: np.ndarray,
+    queue_length: np.ndarray,
+    utilization: np.ndarray,
+    demands: np.ndarray,
+    think: np.ndarray,
+    servers: np.ndarray,
+    conservation_rtol: float = _CONSERVATION_RTOL,
+) -> None:
+    """Check a solution against bounds and Little's law; raise ConsistencyError.
+
+    Shapes: ``populations`` and ``throughput`` (P, C); ``residence``,
+    ``queue_length``, ``utilization`` (P, C, K); ``demands`` (C, K);
+    ``think`` (C,); ``servers`` (K,) with inf for delay stations. P rows are
+    the populations checked (1..N for single-class, the final vector for
+    multi-class). A violated law means a bug or numerical breakdown, so we
+    refuse to return the numbers rather than loosen the check.
+    """
+    pops = np.asarray(populations, dtype=np.float64)
+    x = throughput
+    for name, values in (
+        ("throughput", x),
+        ("residence time", residence),
+        ("queue length", queue_length),
+        ("utilization", utilization),
+    ):
+        ok = np.isfinite(values) & (values >= 0)
+        _require(ok, f"{name} finite and >= 0", pops, values, np.zeros(1))
+
+    # Bottleneck: each class alone cannot push a station past c_k / D_ck.
+    finite = np.isfinite(servers)
+    with np.errstate(divide="ignore"):
+        caps = np.where(finite & (demands > 0), servers / demands, np.inf)
+    x_bottleneck = caps.min(axis=1)
+    ok = x <= x_bottleneck * (1 + _BOUND_RTOL)
+    _require(ok, "throughput <= bottleneck bound c_k/D_k", pops, x, x_bottleneck)
+
+    total = demands.sum(axis=1)
+    x_light = pops / (total + think)
+    ok = x <= x_light * (1 + _BOUND_RTOL)
+    _require(ok, "throughput <= N/(D+Z)", pops, x, x_light)
+
+    response = residence.sum(axis=2)
+    ok = (response >= total * (1 - _BOUND_RTOL)) | (pops == 0)
+    _require(ok, "response time >= total demand D", pops, response, total)
+
+    little = x[:, :, None] * residence
+    scale = np.maximum(queue_length, little)
+    ok = np.abs(queue_length - little) <= _LITTLE_RTOL * scale
+    _require(ok, "Little's law Q_k = X R_k", pops, queue_length, little)
+
+    jobs = queue_length.sum(axis=2) + x * think
+    ok = np.abs(jobs - pops) <= conservation_rtol * pops
+    _require(ok, "population conservation sum Q + X Z = N", pops, jobs, pops)
+
+    station_util = utilization.sum(axis=1)
+    ok = (station_util <= 1 + _BOUND_RTOL) | ~finite
+    _require(ok, "utilization <= 1", pops, station_util, np.ones(1))
+
+
+# --------------------------------------------------------------------------
+# Single-class solvers
+# --------------------------------------------------------------------------
+
+
+def _plain_mva(
+    queue_demands: np.ndarray, fixed: float, n_max: int
+) -> tuple[np.ndarray, np.ndarray]:
+    """Exact MVA for single-server stations plus a constant residence ``fixed``.
+
+    ``fixed`` = think time + all delay demands (their residence never
+    changes). Returns X (N,) and the queueing residence times (N, Kq).
+    """
+    if queue_demands.size > _NUMPY_MIN_STATIONS:
+        return _plain_mva_numpy(queue_demands, fixed, n_max)
+    # Plain floats in lists: ~2 us per step for 10 stations, where numpy's
+    # per-call overhead would cost several times that.
+    # Q_k(n-1) = X(n-1) R_k(n-1) is folded into the next step's comprehension
+    # (same float operations, one list fewer per step).
+    dq = queue_demands.tolist()
+    r = dq
+    x = 0.0
+    xs: list[float] = []
+    rows: list[list[float]] = []
+    for n in range(1, n_max + 1):
+        r = [d * (1.0 + x * rk) for d, rk in zip(dq, r)]
+        x = n / (fixed + sum(r))
+        xs.append(x)
+        rows.append(r)
+    return np.array(xs), np.array(rows, dtype=np.float64).reshape(n_max, len(dq))
+
+
+def _plain_mva_numpy(
+    queue_demands: np.ndarray, fixed: float, n_max: int
+) -> tuple[np.ndarray, np.ndarray]:
+    xs = np.empty(n_max)
+    rows = np.empty((n_max, queue_demands.size))
+    q = np.zeros(queue_demands.size)
+    for n in range(1, n_max + 1):
+        r = queue_demands * (1.0 + q)
+        x = n / (fixed + r.sum())
+        q = x * r
+        xs[n - 1] = x
+        rows[n - 1] = r
+    return xs, rows
+
+
+class _Marginals:
+    """p(j|n), j = 0..c-1, of one c-server station (Bruell-Balbo-Afshari form)."""
+
+    __slots__ = ("demand", "d_over_c", "weights", "inverse", "p", "x_without")
+
+    def __init__(self, demand: float, servers: int, x_without: list[float]) -> None:
+        self.demand = demand
+        self.d_over_c = demand / servers
+        self.weights = [float(servers - 1 - j) for j in range(servers - 1)]
+        self.inverse = [1.0 / j for j in range(1, servers)]
+        self.p = [1.0] + [0.0] * (servers - 1)  # empty network: p(0|0) = 1
+        self.x_without = x_without
+
+    def residence(self, q_prev: float) -> float:
+        """R(n) from Q(n-1) and p(.|n-1): idle servers shorten the stay."""
+        idle = sum(map(mul, self.weights, self.p))
+        return self.d_over_c * (1.0 + q_prev + idle)
+
+    def advance(self, n: int, x: float) -> None:
+        """p(.|n-1) -> p(.|n) given X(n)."""
+        p = self.p
+        xd = x * self.demand
+        # p(0|n) = p(0|n-1) X(n)/X_{-k}(n): ratio of positives, no cancellation.
+        head = p[0] * x / self.x_without[n - 1]
+        self.p = [head] + [xd * inv * pj for inv, pj in zip(self.inverse, p)]
+
+
+def _network_throughput(
+    demands: np.ndarray,
+    servers: np.ndarray,
+    think: float,
+    n_max: int,
+    active: tuple[int, ...],
+    memo: dict[tuple[int, ...], list[float]],
+) -> list[float]:
+    """X(1..N) of the sub-network made of stations ``active`` (memoised)."""
+    if active in memo:
+        return memo[active]
+    if not active:
+        # Only the think station is left: jobs never queue; with no think
+        # time either, G(n) = 0 for n >= 1 and the throughput is infinite.
+        xs = [n / think if think > 0 else math.inf for n in range(1, n_max + 1)]
+    else:
+        xs, _ = _load_dependent_mva(demands, servers, think, n_max, active, memo)
+        xs = list(xs)
+    memo[active] = xs
+    return xs
+
+
+def _load_dependent_mva(
+    demands: np.ndarray,
+    servers: np.ndarray,
+    think: float,
+    n_max: int,
+    active: tuple[int, ...],
+    memo: dict[tuple[int, ...], list[float]],
+) -> tuple[np.ndarray, np.ndarray]:
+    """Exact MVA over stations ``active`` with queueing, delay and c-server stations.
+
+    ``servers`` must already map c >= N to inf. Returns X (N,) and the
+    residence times (N, len(active)).
+    """
+    d = demands[list(active)]
+    c = servers[list(active)]
+    single = np.flatnonzero(c == 1)
+    delay = np.flatnonzero(np.isinf(c))
+    multi = np.flatnonzero((c > 1) & np.isfinite(c))
+    if multi.size == 0:
+        xs, rq = _plain_mva(d[single], think + float(d[delay].sum()), n_max)
+        rows = np.empty((n_max, d.size))
+        rows[:, single] = rq
+        rows[:, delay] = d[delay]
+        return xs, rows
+
+    marginals = []
+    for i in multi.tolist():
+        rest = tuple(a for a in active if a != active[i])
+        x_without = _network_throughput(demands, servers, think, n_max, rest, memo)
+        marginals.append((i, _Marginals(float(d[i]), int(c[i]), x_without)))
+    dl = d.tolist()
+    single_l = single.tolist()
+    q = [0.0] * d.size
+    r = [0.0] * d.size
+    for i in delay.tolist():
+        r[i] = dl[i]
+    xs: list[float] = []
+    rows: list[list[float]] = []
+    for n in range(1, n_max + 1):
+        r = list(r)  # delay entries carry over; the rows keep each step's list
+        for i in single_l:
+            r[i] = dl[i] * (1.0 + q[i])
+        for i, marg in marginals:
+            r[i] = marg.residence(q[i])
+        x = n / (think + sum(r))
+        q = [x * ri for ri in r]
+        for _, marg in marginals:
+            marg.advance(n, x)
+        xs.append(x)
+        rows.append(r)
+    return np.array(xs), np.array(rows, dtype=np.float64)
+
+
+def _solve_single_class(
+    demands: np.ndarray, servers: np.ndarray, think: float, n_max: int
+) -> tuple[np.ndarray, np.ndarray, str]:
+    """X (N,), residence (N, K) and the method name."""
+    # With c >= N servers a station never queues: exactly a delay station.
+    solver_servers = np.where(servers >= n_max, np.inf, servers)
+    multi = (solver_servers > 1) & np.isfinite(solver_servers)
+    n_multi = int(multi.sum())
+    if n_multi > _MAX_EXACT_MULTISERVER:
+        xs, rows = _seidmann_mva(demands, solver_servers, think, n_max)
+        return xs, rows, "seidmann-approximation"
+    everything = tuple(range(demands.size))
+    xs, rows = _load_dependent_mva(
+        demands, solver_servers, think, n_max, everything, {}
+    )
+    return xs, rows, "exact-load-dependent" if n_multi else "exact"
+
+
+def _seidmann_split(
+    demands: np.ndarray, servers: np.ndarray
+) -> tuple[np.ndarray, np.ndarray]:
+    """Queueing part and constant (delay) part of each station's demand.
+
+    Queueing station: (D, 0); delay: (0, D); c-server station, after
+    Seidmann: a queue of demand D/c in series with a delay of D (c-1)/c.
+    Shapes follow ``demands`` ((K,) or (C, K)).
+    """
+    delay = np.isinf(servers)
+    c = np.where(delay, 1.0, servers)
+    queue_part = np.where(delay, 0.0, demands / c)
+    fixed_part = np.where(delay, demands, demands * (c - 1) / c)
+    return queue_part, fixed_part
+
+
+def _seidmann_mva(
+    demands: np.ndarray, servers: np.ndarray, think: float, n_max: int
+) -> tuple[np.ndarray, np.ndarray]:
+    queue_part, fixed_part = _seidmann_split(demands, servers)
+    queued = np.flatnonzero(queue_part > 0)
+    xs, rq = _plain_mva(queue_part[queued], think + float(fixed_part.sum()), n_max)
+    rows = np.tile(fixed_part, (n_max, 1))
+    rows[:, queued] += rq
+    return xs, rows
+
+
+def _readonly(array: np.ndarray) -> np.ndarray:
+    array.setflags(write=False)
+    return array
+
+
+def mva(
+    demands: Sequence[float] | np.ndarray,
+    think_time: float = 0.0,
+    population: int = 1,
+    servers: Sequence[float] | np.ndarray | None = None,
+) -> MVAResult:
+    """Solve a single-class closed network for populations 1..``population``.
+
+    ``demands``: K service demands D_k > 0 (time units). ``think_time``:
+    Z >= 0 (time units) spent at the terminal station, outside the response
+    time. ``population``: N >= 1 jobs. ``servers``: None (all single-server
+    queueing stations) or K entries, each a whole number c >= 1 (c identical
+    servers) or ``math.inf`` (delay station, residence = demand).
+
+    Exact MVA without c-server stations (``method="exact"``); exact
+    load-dependent MVA with up to 4 c-server stations
+    (``"exact-load-dependent"``, cost grows as 2^L); Seidmann's approximation
+    beyond (``"seidmann-approximation"``). Every population is checked
+    against the asymptotic bounds and Little's law before returning; a
+    failure raises :class:`~iosizer.errors.ConsistencyError`.
+    """
+    d = _as_demands(demands)
+    z = _as_think("think_time", think_time)
+    n_max = _as_population(population)
+    c = _as_servers(servers, d.size)
+
+    xs, residence, method = _solve_single_class(d, c, z, n_max)
+    queue = xs[:, None] * residence
+    per_server = np.where(np.isinf(c), 1.0, c)
+    utilization = xs[:, None] * (d / per_server)
+    pops = np.arange(1, n_max + 1)
+    _self_check(
+        populations=pops[:, None],
+        throughput=xs[:, None],
+        residence=residence[:, None, :],
+        queue_length=queue[:, None, :],
+        utilization=utilization[:, None, :],
+        demands=d[None, :],
+        think=np.array([z]),
+        servers=c,
+    )
+    response = residence.sum(axis=1)
+    curve = MVACurve(
+        population=_readonly(pops),
+        throughput=_readonly(xs),
+        response_time=_readonly(response),
+        utilization=_readonly(utilization),
+        queue_length=_readonly(queue),
+        residence_time=_readonly(residence),
+    )
+    stations = tuple(
+        StationResult(float(u), float(q), float(r))
+        for u, q, r in zip(utilization[-1], queue[-1], residence[-1])
+    )
+    return MVAResult(
+        population=n_max,
+        throughput=float(xs[-1]),
+        response_time=float(response[-1]),
+        stations=stations,
+        curve=curve,
+        method=method,
+        knee_population=knee_population(d, z, c),
+    )
+
+
+# --------------------------------------------------------------------------
+# Multi-class solvers
+# --------------------------------------------------------------------------
+
+
+def _as_multiclass(
+    demands: object, think_times: object, populations: object, servers: object
+) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+    d = as_nonnegative("demands", demands)
+    if d.ndim == 1:
+        d = d[None, :]
+    if d.ndim != 2:
+        raise InputError(f"demands must be (classes, stations), got shape {d.shape}")
+    n_classes, n_stations = d.shape
+    idle = np.flatnonzero(d.sum(axis=1) <= 0)
+    if idle.size:
+        raise InputError(f"demands: class {int(idle[0])} has no positive demand")
+    z = as_nonnegative("think_times", think_times)
+    if z.ndim == 0:
+        z = np.full(n_classes, float(z))
+    if z.shape != (n_classes,):
+        raise InputError(
+            f"think_times must have {n_classes} entries, got shape {z.shape}"
+        )
+    n = as_nonnegative("populations", populations)
+    if n.ndim == 0:
+        n = n.reshape(1)
+    if n.shape != (n_classes,):
+        raise InputError(
+            f"populations must have {n_classes} entries, got shape {n.shape}"
+        )
+    fractional = n != np.floor(n)
+    if fractional.any():
+        raise InputError(
+            f"populations must be whole numbers >= 0, got {float(n[fractional][0]):g}"
+        )
+    if n.sum() <= 0:
+        raise InputError("populations must hold at least one job, got all zeros")
+    return d, z, n.astype(np.int64), _as_servers(servers, n_stations)
+
+
+def _exact_step(
+    counts: np.ndarray,
+    idx: np.ndarray,
+    strides: np.ndarray,
+    q_flat: np.ndarray,
+    queue_part: np.ndarray,
+    fixed_part: np.ndarray,
+    think: np.ndarray,
+) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """One batch of population vectors.
+
+    Returns X (M, C) and the queueing-part and total residence times (M, C, K).
+    """
+    has = counts > 0
+    # Q_k(n - e_c): the flat index of n - e_c is idx - stride_c (valid if n_c > 0).
+    prev = np.where(has, idx[:, None] - strides[None, :], 0)
+    mask = has[:, :, None]
+    rq = np.where(mask, queue_part[None] * (1.0 + q_flat[prev]), 0.0)
+    r = np.where(mask, rq + fixed_part[None], 0.0)
+    cycle = think[None, :] + r.sum(axis=2)
+    x = np.divide(counts, cycle, out=np.zeros(cycle.shape), where=has)
+    return x, rq, r
+
+
+def _multiclass_exact(
+    queue_part: np.ndarray, fixed_part: np.ndarray, think: np.ndarray, pops: np.ndarray
+) -> tuple[np.ndarray, np.ndarray]:
+    """Exact multi-class MVA; returns X (C,) and residence (C, K) at ``pops``.
+
+    Vectors are processed level by level (total population t = 1, 2, ...):
+    every n - e_c lies one level down, so each level is one numpy batch.
+    """
+    n_classes, n_stations = queue_part.shape
+    shape = tuple(int(v) + 1 for v in pops)
+    size = math.prod(shape)
+    strides = np.array([math.prod(shape[c + 1 :]) for c in range(n_classes)])
+    # Queue length of the queueing parts, per population vector and station.
+    q = np.zeros(shape + (n_stations,))
+    q_flat = q.reshape(size, n_stations)
+    counts = np.indices(shape).reshape(n_classes, size).T
+    levels = counts.sum(axis=1)
+    order = np.argsort(levels, kind="stable")
+    starts = np.searchsorted(levels[order], np.arange(int(pops.sum()) + 2))
+    for t in range(1, int(pops.sum()) + 1):
+        idx = order[starts[t] : starts[t + 1]]
+        x, rq, _ = _exact_step(
+            counts[idx], idx, strides, q_flat, queue_part, fixed_part, think
+        )
+        q_flat[idx] = np.einsum("mc,mck->mk", x, rq)
+    last = np.array([size - 1])
+    x, _, r = _exact_step(
+        counts[last], last, strides, q_flat, queue_part, fixed_part, think
+    )
+    return x[0], r[0]
+
+
+def _multiclass_schweitzer(
+    queue_part: np.ndarray,
+    fixed_part: np.ndarray,
+    think: np.ndarray,
+    pops: np.ndarray,
+    tol: float,
+    max_iter: int,
+) -> tuple[np.ndarray, np.ndarray, int]:
+    """Bard-Schweitzer fixed point; X (C,), residence (C, K), iterations."""
+    has = pops > 0
+    n = pops.astype(np.float64)
+    n_safe = np.where(has, n, 1.0)
+    visited = queue_part > 0
+    # Start from each class's jobs spread evenly over the stations it queues at.
+    spread = np.maximum(visited.sum(axis=1, keepdims=True), 1)
+    qq = np.where(visited, n[:, None] / spread, 0.0)
+    q_old = None
+    for iteration in range(1, max_iter + 1):
+        seen = qq.sum(axis=0)[None, :] - qq / n_safe[:, None]
+        rq = np.where(has[:, None], queue_part * (1.0 + seen), 0.0)
+        r = np.where(has[:, None], rq + fixed_part, 0.0)
+        x = np.divide(n, think + r.sum(axis=1), out=np.zeros_like(n), where=has)
+        qq = x[:, None] * rq
+        q_new = x[:, None] * r
+        if q_old is not None:
+            change = np.abs(q_new - q_old) / np.where(q_new > 0, q_new, 1.0)
+            if float(change.max()) < tol:
+                return x, r, iteration
+        q_old = q_new
+    raise ConvergenceError(
+        f"Schweitzer MVA did not converge to tol {tol:g} in {max_iter} iterations"
+    )
+
+
+def mva_multiclass(
+    demands: Sequence[Sequence[float]] | np.ndarray,
+    think_times: Sequence[float] | np.ndarray,
+    populations: Sequence[int] | np.ndarray,
+    servers: Sequence[float] | np.ndarray | None = None,
+    method: str = "auto",
+    tol: float = 1e-10,
+    max_iter: int = 10_000,
+) -> MultiClassResult:
+    """Solve a multi-class closed network at population vector ``populations``.
+
+    ``demands``: (C, K) service demands D_ck >= 0 (time units; 0 = class c
+    never visits station k; every class needs some positive demand).
+    ``think_times``: (C,) Z_c >= 0 (time units). ``populations``: (C,) whole
+    numbers N_c >= 0, not all zero. ``servers``: as in :func:`mva`; single
+    servers and delay stations are handled exactly; a c-server station is
+    replaced by Seidmann's split (queue D/c + delay D (c-1)/c) and the
+    method name then ends in ``"+seidmann"`` (unless c >= sum(N_c): such a
+    station never queues and is solved exactly as a delay).
+
+    ``method``: ``"exact"`` (recursion over all prod(N_c + 1) population
+    vectors, at most 2,000,000), ``"schweitzer"`` (Bard-Schweitzer fixed
+    point, converged when the largest relative change of any Q_ck falls
+    below ``tol``; :class:`~iosizer.errors.ConvergenceError` after
+    ``max_iter`` iterations) or ``"auto"`` (exact up to 20,000 vectors).
+    """
+    d, z, pops, c = _as_multiclass(demands, think_times, populations, servers)
+    tol = float(as_positive("tol", tol))
+    max_iter = int(as_server_count("max_iter", max_iter))
+    vectors = math.prod(int(v) + 1 for v in pops)
+    if method == "auto":
+        method = "exact" if vectors <= _AUTO_EXACT_VECTORS else "schweitzer"
+    if method == "exact" and vectors > _MAX_EXACT_VECTORS:
+        raise InputError(
+            f"method='exact' needs prod(N_c + 1) <= {_MAX_EXACT_VECTORS:,} "
+            f"population vectors, got {vectors:,}; use method='schweitzer'"
+        )
+    if method not in ("exact", "schweitzer"):
+        raise InputError(
+            f"method must be 'auto', 'exact' or 'schweitzer', got {method!r}"
+        )
+
+    # With c >= sum(N_c) servers a station never queues: exactly a delay.
+    solver_servers = np.where(c >= pops.sum(), np.inf, c)
+    queue_part, fixed_part = _seidmann_split(d, solver_servers[None, :])
+    if method == "exact":
+        x, r = _multiclass_exact(queue_part, fixed_part, z, pops)
+        iterations = 0
+    else:
+        x, r, iterations = _multiclass_schweitzer(
+            queue_part, fixed_part, z, pops, tol, max_iter
+        )
+    if ((solver_servers > 1) & np.isfinite(solver_servers)).any():
+        method += "+seidmann"
+
+    queue = x[:, None] * r
+    per_server = np.where(np.isinf(c), 1.0, c)
+    utilization = x[:, None] * d / per_server[None, :]
+    _self_check(
+        populations=pops[None, :],
+        throughput=x[None, :],
+        residence=r[None],
+        queue_length=queue[None],
+        utilization=utilization[None],
+        demands=d,
+        think=z,
+        servers=c,
+    )
+    return MultiClassResult(
+        populations=_readonly(pops),
+        throughput=_readonly(x),
+        response_time=_readonly(r.sum(axis=1)),
+        utilization=_readonly(utilization),
+        station_utilization=_readonly(utilization.sum(axis=0)),
+        queue_length=_readonly(queue),
+        residence_time=_readonly(r),
+        method=method,
+        iterations=iterations,
+    )
