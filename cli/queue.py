@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from pathlib import Path
 from typing import Annotated, Any, Callable
 
 import typer
@@ -9,6 +10,7 @@ import typer
 from iosizer.cli.options import FormatOption
 from iosizer.cli.output import OutputFormat, Report, emit
 from iosizer.cli.params import parse_grid, parse_servers
+from iosizer.errors import InputError
 
 app = typer.Typer(
     help="Open queues (M/M/1, M/M/c, M/G/1, M/D/1, G/G/c) and closed networks (MVA).",
@@ -27,6 +29,17 @@ ServiceRate = Annotated[
     float, typer.Option("--service-rate", help="Completions per unit time of one busy server.")
 ]
 Servers = Annotated[int, typer.Option("--servers", help="Number of identical servers (>= 1).")]
+OptionalServiceRate = Annotated[
+    float | None,
+    typer.Option("--service-rate", help="Completions per unit time of one busy server."),
+]
+OptionalServers = Annotated[
+    int | None, typer.Option("--servers", help="Number of identical servers (>= 1).")
+]
+ProfileOption = Annotated[
+    Path | None,
+    typer.Option("--profile", help="Calibrated profile (JSON from 'iosizer calibrate') to take parameters from."),
+]
 ServiceScv = Annotated[
     float,
     typer.Option(
@@ -46,24 +59,36 @@ def _open_queue(
     arrival_rate: str,
     solve: Callable[[Any], Any],
     output_format: OutputFormat,
+    band: Callable[[float], dict[str, tuple[float, float]]] | None = None,
+    notes: list[str] | None = None,
 ) -> None:
-    rates = parse_grid(arrival_rate, "arrival-rate")
-    if len(rates) == 1:
-        data = solve(rates[0]).to_dict()
-        rows = [{"metric": k, "value": v} for k, v in data.items()]
-        report = Report(data=data, rows=rows, title=title, notes=[_QUEUE_NOTE])
-        report.csv_rows = [{"arrival_rate": rates[0], **data}]
-    else:
-        import numpy as np
+    """Solve at one arrival rate (one JSON object) or a sweep (a list of them)."""
+    import numpy as np
 
-        result = solve(np.asarray(rates))
-        columns = result.to_dict()
-        data = [
-            {"arrival_rate": rate, **{k: v[i] for k, v in columns.items()}}
-            for i, rate in enumerate(rates)
-        ]
-        report = Report(data=data, rows=data, title=title, notes=[_QUEUE_NOTE])
+    rates = parse_grid(arrival_rate, "arrival-rate")
+    columns = solve(np.asarray(rates)).to_dict()
+    answers = []
+    for i, rate in enumerate(rates):
+        answer = {k: (v[i] if isinstance(v, list) else v) for k, v in columns.items()}
+        if band is not None:
+            answer = with_bands_lazy(answer, band(rate))
+        answers.append(answer)
+    notes = [_QUEUE_NOTE, *(notes or [])]
+    if len(rates) == 1:
+        data = answers[0]
+        rows = [{"metric": k, "value": v} for k, v in data.items()]
+        report = Report(data=data, rows=rows, title=title, notes=notes,
+                        csv_rows=[{"arrival_rate": rates[0], **data}])
+    else:
+        data = [{"arrival_rate": rate, **answer} for rate, answer in zip(rates, answers)]
+        report = Report(data=data, rows=data, title=title, notes=notes)
     emit(report, output_format)
+
+
+def with_bands_lazy(answer: dict[str, Any], bands: dict[str, tuple[float, float]]) -> dict[str, Any]:
+    from iosizer.calibration.whatif import with_bands
+
+    return with_bands(answer, bands)
 
 
 @app.command()
@@ -81,15 +106,33 @@ def mm1(
 @app.command()
 def mmc(
     arrival_rate: ArrivalRate,
-    service_rate: ServiceRate,
-    servers: Servers,
+    service_rate: OptionalServiceRate = None,
+    servers: OptionalServers = None,
+    profile: ProfileOption = None,
     output_format: FormatOption = OutputFormat.table,
 ) -> None:
-    """M/M/c: c servers sharing one queue (Erlang C)."""
+    """M/M/c: c servers sharing one queue (Erlang C); --profile uses a calibrated service rate."""
     from iosizer.model.queueing import mmc as solve
 
+    band = None
+    notes = []
+    if profile is not None:
+        from iosizer.calibration.profile import load_profile
+        from iosizer.calibration.whatif import mmc_band, mmc_settings
+
+        if service_rate is not None or servers is not None:
+            raise InputError("--profile supplies the service rate and servers; drop --service-rate/--servers")
+        calibrated = load_profile(profile, "mmc")
+        service_rate, servers = mmc_settings(calibrated)
+        band = lambda rate: mmc_band(calibrated, rate)  # noqa: E731
+        notes.append(f"service rate {service_rate:.6g} and {servers} servers from {profile}; "
+                     "*_ci_low/_ci_high are 95 % bands from the profile's intervals")
+    elif service_rate is None or servers is None:
+        missing = "--service-rate" if service_rate is None else "--servers"
+        raise InputError(f"Missing option '{missing}' (or give --profile FILE)")
     _open_queue(
-        f"M/M/{servers}", arrival_rate, lambda lam: solve(lam, service_rate, servers), output_format
+        f"M/M/{servers}", arrival_rate, lambda lam: solve(lam, service_rate, servers),
+        output_format, band, notes,
     )
 
 
@@ -160,14 +203,14 @@ def erlang(
 
 @app.command()
 def mva(
-    demand: Annotated[
-        list[float],
-        typer.Option("--demand", help="Service demand of one station (repeat per station)."),
-    ],
     population: Annotated[int, typer.Option("--population", help="Jobs in the closed network (>= 1).")],
+    demand: Annotated[
+        list[float] | None,
+        typer.Option("--demand", help="Service demand of one station (repeat per station)."),
+    ] = None,
     think_time: Annotated[
-        float, typer.Option("--think-time", help="Think (delay) time outside the stations.")
-    ] = 0.0,
+        float | None, typer.Option("--think-time", help="Think (delay) time outside the stations [default: 0].")
+    ] = None,
     servers: Annotated[
         list[str] | None,
         typer.Option(
@@ -175,16 +218,33 @@ def mva(
             help="Servers per station in --demand order: a whole number, or 'delay'. Default 1 each.",
         ),
     ] = None,
+    profile: ProfileOption = None,
     output_format: FormatOption = OutputFormat.table,
 ) -> None:
     """Closed network by exact Mean Value Analysis; --format csv gives the curve 1..N."""
     from iosizer.model.mva import asymptotic_bounds
     from iosizer.model.mva import mva as solve
 
+    bands: dict[str, tuple[float, float]] = {}
+    notes = []
+    if profile is not None:
+        from iosizer.calibration.profile import load_profile
+        from iosizer.calibration.whatif import closed_network_band, closed_network_settings
+
+        if demand or think_time is not None or servers:
+            raise InputError("--profile supplies the demands and think time; drop --demand/--think-time/--servers")
+        calibrated = load_profile(profile, "closed-network")
+        demand, think_time = closed_network_settings(calibrated)
+        bands = closed_network_band(calibrated, population)
+        notes.append(f"demands and think time from {profile}; *_ci_low/_ci_high are 95 % bands")
+    elif not demand:
+        raise InputError("Missing option '--demand' (or give --profile FILE)")
+    think_time = 0.0 if think_time is None else think_time
+
     counts = parse_servers(servers) if servers else None
     result = solve(demand, think_time, population, counts)
     bounds = asymptotic_bounds(demand, think_time, population, counts)
-    data = result.to_dict()
+    data = with_bands_lazy(result.to_dict(), bands) if bands else result.to_dict()
     data["knee_population"] = result.knee_population
     data["throughput_upper_bound"] = float(bounds.throughput_upper)
     data["response_time_lower_bound"] = float(bounds.response_lower)
@@ -194,7 +254,7 @@ def mva(
         {"station": i + 1, "servers": server_labels[i], "demand": d, **station}
         for i, (d, station) in enumerate(zip(demand, data["stations"]))
     ]
-    notes = [
+    notes[:0] = [
         f"N={population}: throughput {data['throughput']:.6g} per unit time, "
         f"response time {data['response_time']:.6g} (think time {think_time:g} excluded)",
         f"bounds: throughput <= {data['throughput_upper_bound']:.6g}, "

@@ -1,0 +1,228 @@
+"""Measured datasets: a CSV file checked against the schema its model declares.
+
+A dataset is a CSV file with a header row. Each calibratable model declares a
+:class:`Schema`: which columns are inputs and which are the observed metrics
+(names carry their units, ``arrival_rate_per_s``), their physical limits, and
+whether they must be whole numbers. Every schema also accepts an optional
+``weight`` (relative weight of a row) or ``stderr`` (absolute standard error
+of the observed value, same unit) column and a free-text ``source`` column;
+other columns are carried along untouched.
+
+Loading validates every row once; afterwards the model code trusts the
+arrays. An error is one line naming the file, the line, the column and what
+was expected::
+
+    data.csv:4: column 'throughput_per_s': expected a number, got 'fast'
+"""
+
+from __future__ import annotations
+
+import csv
+import hashlib
+import math
+from dataclasses import dataclass, field
+from enum import Enum
+from pathlib import Path
+
+import numpy as np
+
+from iosizer.errors import DatasetError
+
+WEIGHT_COLUMN = "weight"
+STDERR_COLUMN = "stderr"
+SOURCE_COLUMN = "source"
+
+
+class Role(str, Enum):
+    input = "input"
+    observed = "observed"
+
+
+@dataclass(frozen=True)
+class Column:
+    """One numeric column: its name (with unit), role and physical domain."""
+
+    name: str
+    role: Role
+    unit: str
+    description: str = ""
+    required: bool = True
+    minimum: float = 0.0
+    minimum_inclusive: bool = True
+    #: A value above this is physically impossible for the model (a ceiling).
+    maximum: float = math.inf
+    integer: bool = False
+
+
+@dataclass(frozen=True)
+class Schema:
+    """The columns one model reads; ``weight``, ``stderr``, ``source`` are implicit."""
+
+    name: str
+    columns: tuple[Column, ...]
+
+    @property
+    def inputs(self) -> tuple[Column, ...]:
+        return tuple(c for c in self.columns if c.role is Role.input)
+
+    @property
+    def observed(self) -> tuple[Column, ...]:
+        return tuple(c for c in self.columns if c.role is Role.observed)
+
+    def column(self, name: str) -> Column:
+        for column in self.columns:
+            if column.name == name:
+                return column
+        raise KeyError(name)
+
+
+@dataclass(frozen=True)
+class Dataset:
+    """Validated rows of a measurement file, as float64 columns.
+
+    ``values`` maps each present schema column to its array; an optional
+    observed column that a row leaves empty is NaN there (and that residual
+    is skipped by the fitter). ``lines`` are the 1-based file line numbers of
+    the rows, so residuals can point back at the file.
+    """
+
+    path: str
+    sha256: str
+    schema: Schema
+    values: dict[str, np.ndarray]
+    lines: np.ndarray
+    weights: np.ndarray | None = None
+    stderr: np.ndarray | None = None
+    sources: tuple[str, ...] = ()
+    extra: dict[str, tuple[str, ...]] = field(default_factory=dict)
+
+    def __len__(self) -> int:
+        return int(self.lines.size)
+
+    def inputs(self) -> dict[str, np.ndarray]:
+        return {c.name: self.values[c.name] for c in self.schema.inputs}
+
+    def observed(self) -> dict[str, np.ndarray]:
+        return {c.name: self.values[c.name] for c in self.schema.observed if c.name in self.values}
+
+
+def _fail(path: str, line: int | None, message: str) -> DatasetError:
+    where = f"{path}:{line}" if line is not None else path
+    return DatasetError(f"{where}: {message}")
+
+
+def _parse_number(text: str, column: Column, path: str, line: int, schema: str) -> float:
+    stripped = text.strip()
+    try:
+        value = float(stripped)
+    except ValueError:
+        raise _fail(path, line, f"column '{column.name}': expected a number, got {stripped!r}") from None
+    if not math.isfinite(value):
+        raise _fail(path, line, f"column '{column.name}': expected a finite number, got {stripped!r}")
+    below = value < column.minimum if column.minimum_inclusive else value <= column.minimum
+    if below:
+        relation = ">=" if column.minimum_inclusive else ">"
+        raise _fail(
+            path, line,
+            f"column '{column.name}': expected a value {relation} {column.minimum:g} "
+            f"({column.unit}), got {stripped}",
+        )
+    if value > column.maximum:
+        raise _fail(
+            path, line,
+            f"column '{column.name}': {stripped} is above the physical ceiling "
+            f"{column.maximum:g} {column.unit} declared by schema '{schema}'",
+        )
+    if column.integer and value != math.floor(value):
+        raise _fail(path, line, f"column '{column.name}': expected a whole number, got {stripped}")
+    return value
+
+
+def _header(rows: list[list[str]], path: str) -> list[str]:
+    if not rows:
+        raise _fail(path, None, "file is empty (expected a header row and data rows)")
+    header = [name.strip() for name in rows[0]]
+    seen: set[str] = set()
+    for name in header:
+        if not name:
+            raise _fail(path, 1, "header has an empty column name")
+        if name in seen:
+            raise _fail(path, 1, f"header names column '{name}' twice")
+        seen.add(name)
+    return header
+
+
+def load_dataset(path: str | Path, schema: Schema) -> Dataset:
+    """Read and validate ``path`` against ``schema``; raise :class:`DatasetError`."""
+    path_text = str(path)
+    try:
+        raw = Path(path).read_bytes()
+    except OSError as error:
+        raise _fail(path_text, None, f"cannot read file ({error.strerror or error})") from None
+    try:
+        text = raw.decode("utf-8-sig")
+    except UnicodeDecodeError:
+        raise _fail(path_text, None, "not a UTF-8 text file") from None
+    try:
+        rows = list(csv.reader(text.splitlines()))
+    except csv.Error as error:
+        raise _fail(path_text, None, f"not a readable CSV file ({error})") from None
+
+    header = _header(rows, path_text)
+    for column in schema.columns:
+        if column.required and column.name not in header:
+            raise _fail(
+                path_text, 1,
+                f"missing column '{column.name}' ({column.unit}) required by schema "
+                f"'{schema.name}'; the header has: {', '.join(header)}",
+            )
+    if WEIGHT_COLUMN in header and STDERR_COLUMN in header:
+        raise _fail(path_text, 1, f"give either '{WEIGHT_COLUMN}' or '{STDERR_COLUMN}', not both")
+
+    numeric = [c for c in schema.columns if c.name in header]
+    weight_like = [
+        Column(name, Role.input, "relative" if name == WEIGHT_COLUMN else "observed unit",
+               minimum=0.0, minimum_inclusive=False)
+        for name in (WEIGHT_COLUMN, STDERR_COLUMN) if name in header
+    ]
+    index = {name: i for i, name in enumerate(header)}
+    values: dict[str, list[float]] = {c.name: [] for c in numeric + weight_like}
+    texts: dict[str, list[str]] = {n: [] for n in header if n not in values}
+    lines: list[int] = []
+    for line_number, row in enumerate(rows[1:], start=2):
+        if not any(cell.strip() for cell in row):
+            continue  # blank line
+        if len(row) != len(header):
+            raise _fail(
+                path_text, line_number,
+                f"expected {len(header)} fields as in the header, got {len(row)}",
+            )
+        lines.append(line_number)
+        for column in numeric + weight_like:
+            cell = row[index[column.name]]
+            if not cell.strip() and column.role is Role.observed and not column.required:
+                values[column.name].append(math.nan)  # optional metric not measured here
+                continue
+            values[column.name].append(
+                _parse_number(cell, column, path_text, line_number, schema.name)
+            )
+        for name in texts:
+            texts[name].append(row[index[name]].strip())
+    if not lines:
+        raise _fail(path_text, None, "has a header but no data rows")
+
+    arrays = {name: np.asarray(v, dtype=np.float64) for name, v in values.items()}
+    weights = arrays.pop(WEIGHT_COLUMN, None)
+    stderr = arrays.pop(STDERR_COLUMN, None)
+    sources = tuple(texts.pop(SOURCE_COLUMN, ()))
+    return Dataset(
+        path=path_text,
+        sha256=hashlib.sha256(raw).hexdigest(),
+        schema=schema,
+        values=arrays,
+        lines=np.asarray(lines),
+        weights=weights,
+        stderr=stderr,
+        sources=sources,
+        extra={name: tuple(v) for name, v in texts.items()},
+    )

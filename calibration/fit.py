@@ -1,0 +1,397 @@
+"""Bounded non-linear least squares for any model, with honest uncertainty.
+
+A model is a plain function ``model(params, inputs) -> {observed: array}``
+(params a name -> float mapping, inputs name -> array); :func:`fit` wraps it,
+never the other way round. Parameters are declared with
+:class:`Parameter` (initial value, bounds, free or fixed, unit, how it scales
+with CPU speed). The free ones are fitted with
+:func:`scipy.optimize.least_squares` (trust-region reflective, which honours
+the bounds), using an analytic Jacobian when the model supplies one (sympy,
+for closed forms) and finite differences otherwise.
+
+Residuals. One observed column: r_i = sqrt(w_i) (model_i - observed_i);
+relative: r_i = sqrt(w_i) (model_i - observed_i) / observed_i.
+Several observed columns of different units (throughput and response time):
+each column's residuals are divided by that column's RMS observed value, so
+the fit balances relative errors. With a ``stderr`` column:
+r_i = (model_i - observed_i) / stderr_i (chi-square).
+
+Uncertainty: one convention, :data:`CONFIDENCE_CONVENTION`, stated in every
+report.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass, field
+from enum import Enum
+from typing import Callable, Mapping, Sequence
+
+import numpy as np
+
+from iosizer.errors import CalibrationError, IosizerError
+
+CONFIDENCE_LEVEL = 0.95
+CONFIDENCE_CONVENTION = (
+    "Intervals are 95 % confidence intervals: estimate +/- t(0.975, n - p) x standard "
+    "error, from the covariance s^2 (J^T J)^-1 at the optimum (s^2 the residual "
+    "variance; with a stderr column the covariance is (J^T J)^-1 and the normal "
+    "quantile is used), clipped to the parameter's bounds."
+)
+
+#: Singular values below this fraction of the largest mark unidentifiable directions.
+_RANK_TOLERANCE = 1e-7
+
+ModelFunction = Callable[[Mapping[str, float], Mapping[str, np.ndarray]], Mapping[str, np.ndarray]]
+#: Analytic Jacobian: observed name -> (n_points, n_free) array, free params in order.
+JacobianFunction = Callable[
+    [Mapping[str, float], Mapping[str, np.ndarray]], Mapping[str, np.ndarray]
+]
+
+
+class CpuScaling(str, Enum):
+    """How a parameter changes with relative per-core CPU speed s.
+
+    ``fixed``: independent of the CPU (wire latency, think time).
+    ``inverse``: proportional to 1/s (a CPU-bound service demand).
+    ``power``: proportional to s^e with the exponent e fitted from profiles
+    of two or more CPUs; with one CPU, e spans ``exponent_bounds``.
+    """
+
+    fixed = "fixed"
+    inverse = "inverse"
+    power = "power"
+
+
+@dataclass(frozen=True)
+class Parameter:
+    """A model parameter: initial (or fixed) value, bounds, unit, CPU scaling."""
+
+    name: str
+    value: float
+    lower: float = -math.inf
+    upper: float = math.inf
+    vary: bool = True
+    unit: str = ""
+    description: str = ""
+    cpu_scaling: CpuScaling = CpuScaling.fixed
+    #: Bounding exponents of a power-law scaling when only one CPU is known.
+    exponent_bounds: tuple[float, float] = (0.0, 0.0)
+
+
+@dataclass(frozen=True)
+class Prediction:
+    """Model value at new inputs with its 95 % confidence band (per observed column)."""
+
+    value: dict[str, np.ndarray]
+    lower: dict[str, np.ndarray]
+    upper: dict[str, np.ndarray]
+
+
+@dataclass(frozen=True)
+class ColumnStatistics:
+    rmse: float
+    r2: float
+    n_points: int
+
+
+@dataclass(frozen=True)
+class FitResult:
+    """A calibrated model: values, intervals, goodness of fit, residuals."""
+
+    model_name: str
+    parameters: tuple[Parameter, ...]
+    params: dict[str, float]
+    stderr: dict[str, float]
+    intervals: dict[str, tuple[float, float]]
+    covariance: np.ndarray
+    free: tuple[str, ...]
+    statistics: dict[str, ColumnStatistics]
+    residuals: dict[str, np.ndarray]
+    predicted: dict[str, np.ndarray]
+    observed: dict[str, np.ndarray]
+    inputs: dict[str, np.ndarray]
+    n_points: int
+    dof: int
+    warnings: tuple[str, ...]
+    absolute_sigma: bool
+    cost: float
+    model: ModelFunction = field(repr=False, compare=False)
+
+    @property
+    def primary(self) -> str:
+        return next(iter(self.statistics))
+
+    @property
+    def rmse(self) -> float:
+        """RMSE of the primary (first) observed column, in its unit."""
+        return self.statistics[self.primary].rmse
+
+    @property
+    def r2(self) -> float:
+        return self.statistics[self.primary].r2
+
+    def predict(self, inputs: Mapping[str, object]) -> Prediction:
+        """Model at ``inputs`` with a 95 % band from the parameter covariance.
+
+        Band: value +/- q sqrt(g C g^T) (delta method), g the gradient of the
+        prediction in the free parameters by central differences.
+        """
+        arrays = {k: np.asarray(v, dtype=np.float64) for k, v in inputs.items()}
+        value = {k: np.asarray(v, dtype=np.float64) for k, v in self.model(self.params, arrays).items()}
+        gradients = _gradients(self.model, self.params, self.free, self.parameters, arrays)
+        quantile = _quantile(self.dof, self.absolute_sigma)
+        lower, upper = {}, {}
+        for name, centre in value.items():
+            g = gradients[name]
+            if not self.free:
+                half = np.zeros_like(centre)
+            else:
+                half = quantile * np.sqrt(np.maximum(np.einsum("ni,ij,nj->n", g, self.covariance, g), 0.0))
+            lower[name] = centre - half.reshape(centre.shape)
+            upper[name] = centre + half.reshape(centre.shape)
+        return Prediction(value, lower, upper)
+
+    def report(self) -> str:
+        """A readable fit report: parameters, intervals, fit statistics, warnings."""
+        by_name = {p.name: p for p in self.parameters}
+        lines = [f"Fit of model '{self.model_name}' to {self.n_points} points ({self.dof} degrees of freedom)"]
+        for name, value in self.params.items():
+            low, high = self.intervals[name]
+            unit = by_name[name].unit
+            status = "" if name in self.free else "  (fixed)"
+            lines.append(f"  {name:<24} {value:>14.6g} {unit:<8} [{low:.6g}, {high:.6g}]{status}")
+        for column, stats in self.statistics.items():
+            lines.append(f"  {column}: RMSE {stats.rmse:.6g}, R^2 {stats.r2:.6f} ({stats.n_points} points)")
+        lines.extend(f"  warning: {w}" for w in self.warnings)
+        lines.append(CONFIDENCE_CONVENTION)
+        return "\n".join(lines)
+
+
+def _quantile(dof: int, absolute_sigma: bool) -> float:
+    from scipy.special import ndtri, stdtrit
+
+    tail = 0.5 + CONFIDENCE_LEVEL / 2
+    if absolute_sigma:
+        return float(ndtri(tail))
+    return float(stdtrit(dof, tail)) if dof > 0 else math.inf
+
+
+def _with(params: Mapping[str, float], names: Sequence[str], values: np.ndarray) -> dict[str, float]:
+    updated = dict(params)
+    updated.update({n: float(v) for n, v in zip(names, values)})
+    return updated
+
+
+def _gradients(
+    model: ModelFunction,
+    params: Mapping[str, float],
+    free: Sequence[str],
+    parameters: Sequence[Parameter],
+    inputs: Mapping[str, np.ndarray],
+) -> dict[str, np.ndarray]:
+    """d model / d free parameters by central differences, staying inside the bounds."""
+    bounds = {p.name: (p.lower, p.upper) for p in parameters}
+    base = model(params, inputs)
+    columns: dict[str, list[np.ndarray]] = {k: [] for k in base}
+    for name in free:
+        value = params[name]
+        step = 1e-6 * max(abs(value), 1e-12)
+        low, high = bounds[name]
+        up = min(value + step, high)
+        down = max(value - step, low)
+        plus = model(_with(params, [name], [up]), inputs)
+        minus = model(_with(params, [name], [down]), inputs)
+        for k in base:
+            columns[k].append(
+                (np.asarray(plus[k], dtype=np.float64) - np.asarray(minus[k], dtype=np.float64)) / (up - down)
+            )
+    return {
+        k: np.stack([c.ravel() for c in v], axis=1) if v else np.zeros((np.size(base[k]), 0))
+        for k, v in columns.items()
+    }
+
+
+def fit(
+    model: ModelFunction,
+    parameters: Sequence[Parameter],
+    inputs: Mapping[str, np.ndarray],
+    observed: Mapping[str, np.ndarray],
+    *,
+    weights: np.ndarray | None = None,
+    stderr: np.ndarray | None = None,
+    jacobian: JacobianFunction | None = None,
+    model_name: str = "model",
+    relative: bool = False,
+) -> FitResult:
+    """Fit the free ``parameters`` of ``model`` to ``observed`` at ``inputs``.
+
+    ``observed`` maps each observed column to an array (NaN where a row did
+    not measure it). ``weights`` are relative row weights; ``stderr`` absolute
+    standard errors of a single observed column. ``relative`` fits relative
+    errors, (model - observed) / observed, the right choice when measurement
+    noise is proportional to the value (load tests); it also makes columns of
+    different units comparable without further scaling. Raises
+    :class:`CalibrationError` when the fit cannot be carried out.
+    """
+    from scipy.optimize import least_squares
+
+    parameters = tuple(parameters)
+    _check_declarations(parameters)
+    free = tuple(p.name for p in parameters if p.vary)
+    start = {p.name: float(p.value) for p in parameters}
+    inputs = {k: np.asarray(v, dtype=np.float64) for k, v in inputs.items()}
+    observed = {k: np.asarray(v, dtype=np.float64) for k, v in observed.items()}
+    if stderr is not None and len(observed) != 1:
+        raise CalibrationError("a stderr column needs exactly one observed column; use 'weight' instead")
+    masks = {k: np.isfinite(v) for k, v in observed.items()}
+    n_points = int(sum(m.sum() for m in masks.values()))
+    if n_points == 0:
+        raise CalibrationError("no observed values to fit")
+    row_scale = np.sqrt(weights) if weights is not None else None
+    if stderr is not None:
+        row_scale = 1.0 / stderr
+    if relative and np.any([np.any(v[masks[k]] == 0) for k, v in observed.items()]):
+        raise CalibrationError("relative residuals need non-zero observed values")
+    column_scale = {
+        k: (
+            np.where(masks[k], np.abs(v), 1.0) if relative
+            else 1.0 if len(observed) == 1 or stderr is not None
+            else float(np.sqrt(np.mean(v[masks[k]] ** 2))) or 1.0
+        )
+        for k, v in observed.items()
+    }
+
+    def scaled(columns: Mapping[str, np.ndarray], subtract: bool) -> np.ndarray:
+        """Residuals (subtract=True) or Jacobian rows, weighted and column-scaled."""
+        parts = []
+        for k, obs in observed.items():
+            values = np.asarray(columns[k], dtype=np.float64)
+            rows = (np.broadcast_to(values, obs.shape) - obs) if subtract else values
+            if row_scale is not None:
+                rows = rows * (row_scale if rows.ndim == 1 else row_scale[:, None])
+            scale = column_scale[k]
+            if np.ndim(scale):
+                scale = scale if rows.ndim == 1 else scale[:, None]
+                parts.append((rows / scale)[masks[k]])
+            else:
+                parts.append(rows[masks[k]] / scale)
+        return np.concatenate(parts)
+
+    def evaluate(x: np.ndarray) -> dict[str, np.ndarray]:
+        try:
+            return model(_with(start, free, x), inputs)
+        except IosizerError as error:
+            raise CalibrationError(f"model '{model_name}' failed during the fit: {error}") from None
+
+    def residuals(x: np.ndarray) -> np.ndarray:
+        return scaled(evaluate(x), subtract=True)
+
+    jac: object = "2-point"
+    if jacobian is not None:
+        def jac(x: np.ndarray) -> np.ndarray:
+            return scaled(jacobian(_with(start, free, x), inputs), subtract=False)
+
+    if free:
+        x0 = np.array([start[n] for n in free])
+        lower = np.array([p.lower for p in parameters if p.vary])
+        upper = np.array([p.upper for p in parameters if p.vary])
+        solution = least_squares(
+            residuals, x0, jac=jac, bounds=(lower, upper), method="trf",
+            x_scale="jac", xtol=1e-12, ftol=1e-12, gtol=1e-12, max_nfev=2000,
+        )
+        if solution.status <= 0:
+            raise CalibrationError(f"model '{model_name}' did not converge: {solution.message}")
+        best = _with(start, free, solution.x)
+        jac_matrix = np.atleast_2d(solution.jac)
+        cost = float(2 * solution.cost)
+    else:
+        best = start
+        jac_matrix = np.zeros((n_points, 0))
+        cost = float(np.sum(residuals(np.array([])) ** 2))
+
+    dof = n_points - len(free)
+    covariance, warnings = _covariance(jac_matrix, cost, dof, free, stderr is not None)
+    quantile = _quantile(dof, stderr is not None)
+    errors = {n: (float(np.sqrt(covariance[i, i])) if np.isfinite(covariance[i, i]) else math.nan)
+              for i, n in enumerate(free)}
+    intervals = {}
+    for p in parameters:
+        value = best[p.name]
+        if p.vary:
+            half = quantile * errors[p.name]
+            low = max(value - half, p.lower) if math.isfinite(half) else p.lower
+            high = min(value + half, p.upper) if math.isfinite(half) else p.upper
+            intervals[p.name] = (low, high)
+            if math.isfinite(half) and 2 * half > abs(value):
+                warnings.append(f"'{p.name}' is poorly identified: its 95 % interval is wider than its value")
+            if np.isclose(value, p.lower, rtol=1e-9, atol=0) or np.isclose(value, p.upper, rtol=1e-9, atol=0):
+                warnings.append(f"'{p.name}' stopped at a bound ({value:.6g}); the data push it past its domain")
+        else:
+            intervals[p.name] = (value, value)
+
+    predicted = {k: np.asarray(v, dtype=np.float64) for k, v in model(best, inputs).items()}
+    residual_columns = {k: predicted[k] - observed[k] for k in observed}
+    statistics = {}
+    for k, obs in observed.items():
+        m = masks[k]
+        r = residual_columns[k][m]
+        total = float(np.sum((obs[m] - obs[m].mean()) ** 2))
+        r2 = 1.0 - float(np.sum(r**2)) / total if total > 0 else math.nan
+        statistics[k] = ColumnStatistics(float(np.sqrt(np.mean(r**2))), r2, int(m.sum()))
+
+    return FitResult(
+        model_name=model_name, parameters=parameters, params=best, stderr=errors,
+        intervals=intervals, covariance=covariance, free=free, statistics=statistics,
+        residuals=residual_columns, predicted=predicted, observed=observed, inputs=inputs,
+        n_points=n_points, dof=dof, warnings=tuple(warnings), absolute_sigma=stderr is not None,
+        cost=cost, model=model,
+    )
+
+
+def _check_declarations(parameters: Sequence[Parameter]) -> None:
+    names = [p.name for p in parameters]
+    if len(set(names)) != len(names):
+        raise CalibrationError(f"parameter names repeat: {names}")
+    for p in parameters:
+        if not (p.lower <= p.value <= p.upper) or (p.vary and p.lower == p.upper):
+            raise CalibrationError(
+                f"parameter '{p.name}': initial value {p.value:g} must lie in its bounds "
+                f"[{p.lower:g}, {p.upper:g}]"
+            )
+
+
+def _covariance(
+    jac: np.ndarray, cost: float, dof: int, free: Sequence[str], absolute_sigma: bool
+) -> tuple[np.ndarray, list[str]]:
+    """Parameter covariance from the Jacobian, with identifiability warnings."""
+    p = len(free)
+    warnings: list[str] = []
+    if p == 0:
+        return np.zeros((0, 0)), warnings
+    if dof <= 0:
+        warnings.append(
+            f"too few points: {jac.shape[0]} observations for {p} free parameters; intervals are undefined"
+        )
+        return np.full((p, p), np.nan), warnings
+    _, singular, vt = np.linalg.svd(jac, full_matrices=False)
+    # Finite-difference Jacobians carry ~1e-8 relative noise, so a singular
+    # direction shows as a condition number near 1e8, not 1e16; past 1e7 the
+    # intervals would be meaningless anyway.
+    weak = singular <= _RANK_TOLERANCE * singular[0]
+    if weak.any():
+        # The null-space directions name the parameters the data cannot separate.
+        involved = sorted({free[i] for row in vt[weak] for i in np.flatnonzero(np.abs(row) > 0.1)})
+        warnings.append(
+            "singular Jacobian: the data cannot identify " + ", ".join(f"'{n}'" for n in involved)
+        )
+        inverse = np.where(weak, 0.0, 1.0 / np.where(weak, 1.0, singular) ** 2)
+        covariance = (vt.T * inverse) @ vt
+        for i, name in enumerate(free):
+            if name in involved:
+                covariance[i, :] = covariance[:, i] = np.nan
+    else:
+        covariance = (vt.T / singular**2) @ vt
+    if not absolute_sigma:
+        covariance = covariance * (cost / dof)
+    return covariance, warnings

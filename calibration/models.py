@@ -1,0 +1,239 @@
+"""The calibratable models: what each reads, which parameters it fits, how.
+
+Each entry ties a model from :mod:`iosizer.model` to the calibration loop:
+its dataset :class:`~iosizer.calibration.dataset.Schema`, its parameter
+declarations (initial values derived from the data, bounds, CPU scaling) and
+the prediction function the fitter calls. Families register here as they
+land; the CLI's ``iosizer calibrate MODEL`` lists exactly these names.
+
+- ``closed-network``: a closed network of K single-server stations and a
+  think time Z, solved by exact MVA; fits the per-station service demands
+  D_k (and Z unless fixed) to measured throughput X(N) and, optionally,
+  response time R(N) -- the classic load-test calibration.
+- ``mmc``: an M/M/c queue with c known; fits the per-server service rate mu
+  to measured mean response times at several arrival rates, with the exact
+  sympy derivative dW/dmu as the Jacobian (c <= 64).
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+from typing import Any, Callable, Mapping
+
+import numpy as np
+
+from iosizer.calibration.dataset import Column, Dataset, Role, Schema
+from iosizer.calibration.fit import CpuScaling, JacobianFunction, ModelFunction, Parameter
+from iosizer.errors import CalibrationError, InputError
+
+
+@dataclass(frozen=True)
+class CalibrationModel:
+    """One entry of the registry; ``build`` turns user options into a fit problem."""
+
+    name: str
+    summary: str
+    schema: Schema
+    parameters: Callable[[Dataset, Mapping[str, Any]], list[Parameter]]
+    function: Callable[[Mapping[str, Any]], ModelFunction]
+    jacobian: Callable[[Mapping[str, Any]], JacobianFunction | None]
+    check_options: Callable[[Mapping[str, Any]], dict[str, Any]]
+    #: The options this model accepts (the CLI flags without dashes, underscored).
+    option_names: tuple[str, ...] = ()
+    #: Fit relative errors: measurement noise proportional to the value.
+    relative: bool = False
+
+    def options(self, given: Mapping[str, Any]) -> dict[str, Any]:
+        """Validate user options: unknown ones are an error, not silently dropped."""
+        unknown = sorted(k for k, v in given.items() if v is not None and k not in self.option_names)
+        if unknown:
+            flags = ", ".join("--" + k.replace("_", "-") for k in unknown)
+            raise InputError(f"{flags} does not apply to model '{self.name}'")
+        return self.check_options({k: given.get(k) for k in self.option_names})
+
+
+# --- closed network ----------------------------------------------------------
+
+CLOSED_NETWORK_SCHEMA = Schema(
+    "closed-network",
+    (
+        Column("population", Role.input, "jobs", "jobs in the network (N)", minimum=1, integer=True,
+               maximum=1_000_000),
+        Column("throughput_per_s", Role.observed, "1/s", "completions per second",
+               minimum=0, minimum_inclusive=False),
+        Column("response_time_s", Role.observed, "s", "time at the stations, think time excluded",
+               required=False, minimum=0, minimum_inclusive=False),
+    ),
+)
+
+
+def demand_name(station: int) -> str:
+    return f"demand_{station}_s"
+
+
+def _closed_options(options: Mapping[str, Any]) -> dict[str, Any]:
+    stations = options.get("stations")
+    if stations is None or int(stations) != stations or stations < 1:
+        raise InputError(f"closed-network needs --stations K, a whole number >= 1, got {stations!r}")
+    think = options.get("think_time_s")
+    if think is not None and (not math.isfinite(think) or think < 0):
+        raise InputError(f"--think-time-s must be >= 0, got {think}")
+    return {"stations": int(stations), "think_time_s": think}
+
+
+def _closed_parameters(dataset: Dataset, options: Mapping[str, Any]) -> list[Parameter]:
+    """Start where the data point: the bottleneck from peak throughput, the
+    total demand from the lightest load; stations start unequal so the fit
+    is not stuck on the symmetric saddle where all demands are the same."""
+    stations = options["stations"]
+    population = dataset.values["population"]
+    throughput = dataset.values["throughput_per_s"]
+    bottleneck_s = 1.0 / float(np.max(throughput))
+    lightest = int(np.argmin(population))
+    cycle_s = float(population[lightest] / throughput[lightest])  # R + Z at the lightest load
+    response = dataset.values.get("response_time_s")
+    if options["think_time_s"] is not None:
+        think_s = options["think_time_s"]
+    elif response is not None and np.isfinite(response[lightest]):
+        think_s = max(cycle_s - float(response[lightest]), 0.0)
+    else:
+        think_s = max(cycle_s - 1.5 * bottleneck_s, 0.0)
+    shares = np.linspace(1.0, 0.3, stations)
+    parameters = [
+        Parameter(
+            demand_name(k + 1), bottleneck_s * float(shares[k]), lower=1e-12 * bottleneck_s,
+            upper=math.inf, unit="s", description=f"service demand of station {k + 1}",
+            cpu_scaling=CpuScaling.power, exponent_bounds=(-1.0, 0.0),
+        )
+        for k in range(stations)
+    ]
+    parameters.append(
+        Parameter(
+            "think_time_s", float(think_s), lower=0.0, upper=math.inf,
+            vary=options["think_time_s"] is None, unit="s",
+            description="think time outside the stations", cpu_scaling=CpuScaling.fixed,
+        )
+    )
+    return parameters
+
+
+def _closed_function(options: Mapping[str, Any]) -> ModelFunction:
+    stations = options["stations"]
+
+    def model(params: Mapping[str, float], inputs: Mapping[str, np.ndarray]) -> dict[str, np.ndarray]:
+        from iosizer.model.mva import mva
+
+        population = np.asarray(inputs["population"]).astype(np.int64)
+        demands = [params[demand_name(k + 1)] for k in range(stations)]
+        curve = mva(demands, params["think_time_s"], int(population.max())).curve
+        index = population - 1
+        return {
+            "throughput_per_s": curve.throughput[index],
+            "response_time_s": curve.response_time[index],
+        }
+
+    return model
+
+
+# --- M/M/c -------------------------------------------------------------------
+
+MMC_SCHEMA = Schema(
+    "mmc",
+    (
+        Column("arrival_rate_per_s", Role.input, "1/s", "arrivals per second",
+               minimum=0, minimum_inclusive=False),
+        Column("mean_response_s", Role.observed, "s", "mean response time",
+               minimum=0, minimum_inclusive=False),
+    ),
+)
+
+
+def _mmc_options(options: Mapping[str, Any]) -> dict[str, Any]:
+    servers = options.get("servers")
+    if servers is None or int(servers) != servers or servers < 1:
+        raise InputError(f"mmc needs --servers C, a whole number >= 1, got {servers!r}")
+    return {"servers": int(servers)}
+
+
+def _mmc_parameters(dataset: Dataset, options: Mapping[str, Any]) -> list[Parameter]:
+    servers = options["servers"]
+    arrival = dataset.values["arrival_rate_per_s"]
+    response = dataset.values["mean_response_s"]
+    # Stability: every measured arrival rate must stay below c mu.
+    stable_floor = float(np.max(arrival)) / servers * (1 + 1e-9)
+    # At the lightest load the response is close to the bare service time.
+    start = max(1.0 / float(np.min(response)), stable_floor * 1.05)
+    return [
+        Parameter(
+            "service_rate_per_s", start, lower=stable_floor, unit="1/s",
+            description="completions per second of one busy server",
+            cpu_scaling=CpuScaling.power, exponent_bounds=(0.0, 1.0),
+        )
+    ]
+
+
+def _mmc_function(options: Mapping[str, Any]) -> ModelFunction:
+    servers = options["servers"]
+
+    def model(params: Mapping[str, float], inputs: Mapping[str, np.ndarray]) -> dict[str, np.ndarray]:
+        from iosizer.model.queueing import mmc
+
+        result = mmc(inputs["arrival_rate_per_s"], params["service_rate_per_s"], servers)
+        return {"mean_response_s": np.asarray(result.mean_response, dtype=np.float64)}
+
+    return model
+
+
+def _mmc_jacobian(options: Mapping[str, Any]) -> JacobianFunction | None:
+    from iosizer.model.symbolic import MAX_SYMBOLIC_SERVERS, mmc_mean_response_and_gradient
+
+    servers = options["servers"]
+    if servers > MAX_SYMBOLIC_SERVERS:
+        return None  # finite differences beyond the explicit Erlang sum
+    _, gradient = mmc_mean_response_and_gradient(servers)
+
+    def jacobian(params: Mapping[str, float], inputs: Mapping[str, np.ndarray]) -> dict[str, np.ndarray]:
+        lam = np.asarray(inputs["arrival_rate_per_s"], dtype=np.float64)
+        d_mu = np.broadcast_to(gradient(lam, params["service_rate_per_s"]), lam.shape)
+        return {"mean_response_s": np.asarray(d_mu, dtype=np.float64)[:, None]}
+
+    return jacobian
+
+
+REGISTRY: dict[str, CalibrationModel] = {
+    model.name: model
+    for model in (
+        CalibrationModel(
+            "closed-network",
+            "closed network by exact MVA: station demands and think time from X(N), R(N)",
+            CLOSED_NETWORK_SCHEMA,
+            _closed_parameters,
+            _closed_function,
+            lambda options: None,
+            _closed_options,
+            ("stations", "think_time_s"),
+            relative=True,
+        ),
+        CalibrationModel(
+            "mmc",
+            "M/M/c queue: service rate from mean response at several arrival rates",
+            MMC_SCHEMA,
+            _mmc_parameters,
+            _mmc_function,
+            _mmc_jacobian,
+            _mmc_options,
+            ("servers",),
+            relative=True,
+        ),
+    )
+}
+
+
+def get_model(name: str) -> CalibrationModel:
+    try:
+        return REGISTRY[name]
+    except KeyError:
+        raise CalibrationError(
+            f"unknown model '{name}'; calibratable models: {', '.join(sorted(REGISTRY))}"
+        ) from None

@@ -1,0 +1,143 @@
+"""Profiles: a calibrated model saved as JSON, validated on the way in and out.
+
+A profile records what a fit found and where it came from: the model name
+and its options (station count, servers...), each parameter's value with its
+95 % interval and unit, the fit statistics, the dataset's path and SHA-256,
+the CPU it was measured on, the tool version and the creation time. Every
+what-if command accepts one with ``--profile FILE``.
+
+Files are written atomically (a temporary file in the same folder, flushed,
+then renamed over the target), so a failed run never leaves half a profile.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+import os
+import tempfile
+from datetime import datetime, timezone
+from pathlib import Path
+from typing import Literal
+
+from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
+
+from iosizer import __version__
+from iosizer.errors import ProfileError
+
+PROFILE_FORMAT = 1
+
+
+class _Strict(BaseModel):
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+
+class ParameterEstimate(_Strict):
+    """A fitted (or fixed, or extrapolated) value with its 95 % interval."""
+
+    value: float
+    ci_low: float | None = None
+    ci_high: float | None = None
+    stderr: float | None = None
+    unit: str = ""
+    vary: bool = True
+    cpu_scaling: Literal["fixed", "inverse", "power"] = "fixed"
+    exponent_bounds: tuple[float, float] = (0.0, 0.0)
+
+    @field_validator("value")
+    @classmethod
+    def _finite(cls, value: float) -> float:
+        if not math.isfinite(value):
+            raise ValueError("must be a finite number")
+        return value
+
+
+class ColumnFit(_Strict):
+    rmse: float
+    r2: float | None = None
+    n_points: int = Field(ge=0)
+
+
+class FitStatistics(_Strict):
+    rmse: float
+    r2: float | None = None
+    n_points: int = Field(ge=0)
+    dof: int
+    columns: dict[str, ColumnFit] = Field(default_factory=dict)
+    warnings: list[str] = Field(default_factory=list)
+    confidence: str = ""
+
+
+class DatasetReference(_Strict):
+    path: str
+    sha256: str = Field(pattern=r"^[0-9a-f]{64}$")
+    n_rows: int = Field(ge=1)
+
+
+class Profile(_Strict):
+    """A calibrated model, ready for what-if questions."""
+
+    format: Literal[1] = PROFILE_FORMAT
+    model: str
+    options: dict[str, float | int | str | None] = Field(default_factory=dict)
+    parameters: dict[str, ParameterEstimate]
+    statistics: FitStatistics | None = None
+    dataset: DatasetReference | None = None
+    cpu_name: str | None = None
+    cpu_speed: float | None = Field(default=None, gt=0)
+    extrapolated_from: list[str] = Field(default_factory=list)
+    tool_version: str = __version__
+    created_at: datetime = Field(default_factory=lambda: datetime.now(timezone.utc))
+
+    def value(self, name: str) -> float:
+        try:
+            return self.parameters[name].value
+        except KeyError:
+            raise ProfileError(f"profile for model '{self.model}' has no parameter '{name}'") from None
+
+    def values(self) -> dict[str, float]:
+        return {name: p.value for name, p in self.parameters.items()}
+
+
+def save_profile(profile: Profile, path: str | Path) -> Path:
+    """Write ``profile`` as JSON atomically; returns the path written."""
+    target = Path(path)
+    folder = target.parent if str(target.parent) else Path(".")
+    if not folder.is_dir():
+        raise ProfileError(f"{target}: folder '{folder}' does not exist")
+    text = profile.model_dump_json(indent=2) + "\n"
+    handle, temporary = tempfile.mkstemp(prefix=f".{target.name}.", suffix=".tmp", dir=folder)
+    try:
+        with os.fdopen(handle, "w", encoding="utf-8") as stream:
+            stream.write(text)
+            stream.flush()
+            os.fsync(stream.fileno())
+        os.replace(temporary, target)
+    except BaseException:
+        Path(temporary).unlink(missing_ok=True)
+        raise
+    return target
+
+
+def load_profile(path: str | Path, model: str | None = None) -> Profile:
+    """Read and validate a profile; ``model`` demands a specific model name."""
+    try:
+        text = Path(path).read_text(encoding="utf-8")
+    except OSError as error:
+        raise ProfileError(f"{path}: cannot read profile ({error.strerror or error})") from None
+    try:
+        data = json.loads(text)
+    except json.JSONDecodeError as error:
+        raise ProfileError(f"{path}: not a JSON profile (line {error.lineno}: {error.msg})") from None
+    try:
+        profile = Profile.model_validate(data)
+    except ValidationError as error:
+        first = error.errors()[0]
+        where = ".".join(str(p) for p in first["loc"]) or "document"
+        raise ProfileError(
+            f"{path}: invalid profile at '{where}': {first['msg']} "
+            f"({error.error_count()} problem{'s' if error.error_count() > 1 else ''})"
+        ) from None
+    if model is not None and profile.model != model:
+        raise ProfileError(f"{path}: profile is for model '{profile.model}', this command needs '{model}'")
+    return profile

@@ -1,0 +1,64 @@
+"""The one loader of the data shipped in :mod:`iosizer.data`.
+
+``data/measurements/*.csv`` hold every number the seed documents publish
+(one file per table or figure description, with ``exact`` and ``source``
+columns); ``data/profiles/*.json`` hold hardware facts with their sources.
+Nothing else in the package opens those files.
+"""
+
+from __future__ import annotations
+
+import csv
+import io
+import json
+from dataclasses import dataclass
+from importlib import resources
+from typing import Any
+
+from iosizer.errors import DatasetError
+
+
+@dataclass(frozen=True)
+class MeasurementFile:
+    name: str
+    rows: int
+    exact_rows: int
+    sources: tuple[str, ...]
+
+
+def _folder(kind: str) -> Any:
+    return resources.files("iosizer.data").joinpath(kind)
+
+
+def measurement_names() -> list[str]:
+    return sorted(p.name[:-4] for p in _folder("measurements").iterdir() if p.name.endswith(".csv"))
+
+
+def read_measurement(name: str) -> list[dict[str, str]]:
+    """Rows of ``data/measurements/NAME.csv`` as dicts of text."""
+    resource = _folder("measurements").joinpath(f"{name}.csv")
+    if not resource.is_file():
+        raise DatasetError(
+            f"no shipped measurement '{name}'; available: {', '.join(measurement_names())}"
+        )
+    return list(csv.DictReader(io.StringIO(resource.read_text(encoding="utf-8"))))
+
+
+def measurement_files() -> list[MeasurementFile]:
+    """Every shipped measurement file with its row counts and distinct sources."""
+    listing = []
+    for name in measurement_names():
+        rows = read_measurement(name)
+        sources = tuple(dict.fromkeys(r.get("source", "").strip() for r in rows if r.get("source")))
+        exact = sum(1 for r in rows if r.get("exact", "").strip().lower() == "true")
+        listing.append(MeasurementFile(name, len(rows), exact, sources))
+    return listing
+
+
+def hardware_profile(kind: str) -> dict[str, Any]:
+    """``data/profiles/KIND.json`` (switches, nics, fc_ports, interconnects, cpus...)."""
+    resource = _folder("profiles").joinpath(f"{kind}.json")
+    if not resource.is_file():
+        names = sorted(p.name[:-5] for p in _folder("profiles").iterdir() if p.name.endswith(".json"))
+        raise DatasetError(f"no shipped hardware profile '{kind}'; available: {', '.join(names)}")
+    return json.loads(resource.read_text(encoding="utf-8"))

@@ -1,0 +1,166 @@
+"""``iosizer calibrate``, ``iosizer extrapolate`` and ``iosizer datasets``."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Annotated, Any
+
+import typer
+
+from iosizer.cli.options import FormatOption
+from iosizer.cli.output import OutputFormat, Report, emit
+
+OutputPath = Annotated[
+    Path | None,
+    typer.Option("--output", "-o", help="Write the profile here (JSON, written atomically)."),
+]
+CpuName = Annotated[str | None, typer.Option("--cpu-name", help="CPU the data was measured on.")]
+
+
+def calibrate(
+    model: Annotated[str, typer.Argument(help="closed-network or mmc (more as families land).")],
+    data: Annotated[Path, typer.Argument(help="Measured points, CSV with the model's columns.")],
+    output: OutputPath = None,
+    stations: Annotated[
+        int | None, typer.Option("--stations", help="closed-network: number of stations K.")
+    ] = None,
+    think_time_s: Annotated[
+        float | None,
+        typer.Option("--think-time-s", help="closed-network: fix the think time Z (s); free if omitted."),
+    ] = None,
+    servers: Annotated[int | None, typer.Option("--servers", help="mmc: number of servers C.")] = None,
+    cpu_name: CpuName = None,
+    cpu_speed: Annotated[
+        float | None,
+        typer.Option("--cpu-speed", help="Relative per-core speed of that CPU (for extrapolation)."),
+    ] = None,
+    output_format: FormatOption = OutputFormat.table,
+) -> None:
+    """Fit a model to measured points; print the fit report, save a profile."""
+    from iosizer.calibration.calibrate import calibrate as run, residual_rows
+    from iosizer.calibration.fit import CONFIDENCE_CONVENTION
+    from iosizer.calibration.profile import save_profile
+
+    options = {"stations": stations, "think_time_s": think_time_s, "servers": servers}
+    result = run(model, data, options, cpu_name=cpu_name, cpu_speed=cpu_speed)
+    if output is not None:
+        save_profile(result.profile, output)
+
+    fit = result.fit
+    parameters = {
+        name: {
+            "value": estimate.value,
+            "ci_low": estimate.ci_low,
+            "ci_high": estimate.ci_high,
+            "unit": estimate.unit,
+            "fixed": not estimate.vary,
+        }
+        for name, estimate in result.profile.parameters.items()
+    }
+    document: dict[str, Any] = {
+        "model": model,
+        "parameters": parameters,
+        "rmse": fit.rmse,
+        "r2": fit.r2,
+        "n_points": fit.n_points,
+        "dof": fit.dof,
+        "columns": {k: {"rmse": s.rmse, "r2": s.r2, "n_points": s.n_points} for k, s in fit.statistics.items()},
+        "warnings": list(fit.warnings),
+        "confidence": CONFIDENCE_CONVENTION,
+        "profile": str(output) if output is not None else None,
+    }
+    rows = [{"parameter": name, **values} for name, values in parameters.items()]
+    notes = [
+        f"{column}: RMSE {s.rmse:.6g}, R^2 {s.r2:.6f} over {s.n_points} points"
+        for column, s in fit.statistics.items()
+    ]
+    notes += [f"warning: {w}" for w in fit.warnings]
+    notes.append(CONFIDENCE_CONVENTION)
+    if output is not None:
+        notes.append(f"profile written to {output}")
+    emit(
+        Report(
+            data=document,
+            rows=rows,
+            title=f"Calibration of '{model}' on {data} ({fit.n_points} points)",
+            csv_rows=residual_rows(result),
+            notes=notes,
+        ),
+        output_format,
+    )
+
+
+def extrapolate(
+    profiles: Annotated[list[Path], typer.Argument(help="Profiles calibrated on one or more CPUs.")],
+    cpu_speed: Annotated[float, typer.Option("--cpu-speed", help="Relative per-core speed of the target CPU.")],
+    output: OutputPath = None,
+    cpu_name: CpuName = None,
+    output_format: FormatOption = OutputFormat.table,
+) -> None:
+    """Predict a profile for another CPU from profiles of one or more CPUs."""
+    from iosizer.calibration.extrapolate import extrapolate as run
+    from iosizer.calibration.profile import load_profile, save_profile
+
+    loaded = [load_profile(path) for path in profiles]
+    result = run(loaded, cpu_speed, cpu_name)
+    if output is not None:
+        save_profile(result.profile, output)
+    rows = [
+        {
+            "parameter": p.name,
+            "scaling": p.scaling,
+            "value": p.value,
+            "ci_low": p.ci_low,
+            "ci_high": p.ci_high,
+            "unit": p.unit,
+            "exponent": p.exponent,
+            "exponent_ci_low": p.exponent_ci[0] if p.exponent_ci else None,
+            "exponent_ci_high": p.exponent_ci[1] if p.exponent_ci else None,
+            "spread_low": p.assumption_spread[0] if p.assumption_spread else None,
+            "spread_high": p.assumption_spread[1] if p.assumption_spread else None,
+        }
+        for p in result.parameters
+    ]
+    speeds = sorted({pr.cpu_speed for pr in loaded})
+    notes = [f"from {len(loaded)} profile(s) at CPU speed(s) {', '.join(f'{s:g}' for s in speeds)}"]
+    if len(speeds) == 1:
+        notes.append(
+            "one CPU only: power-law parameters span their declared bounding exponents "
+            "(spread_low..spread_high), widened by the fit interval"
+        )
+    if output is not None:
+        notes.append(f"profile written to {output}")
+    document = {
+        "model": result.profile.model,
+        "cpu_speed": cpu_speed,
+        "cpu_name": cpu_name,
+        "parameters": {r["parameter"]: {k: v for k, v in r.items() if k != "parameter"} for r in rows},
+        "extrapolated_from": result.profile.extrapolated_from,
+        "profile": str(output) if output is not None else None,
+    }
+    emit(
+        Report(document, rows, title=f"Extrapolation of '{result.profile.model}' to CPU speed {cpu_speed:g}",
+               notes=notes),
+        output_format,
+    )
+
+
+def datasets(output_format: FormatOption = OutputFormat.table) -> None:
+    """List the shipped measurement files (every figure the seeds publish) and their sources."""
+    from iosizer.calibration.shipped import measurement_files
+
+    rows = [
+        {
+            "dataset": f.name,
+            "rows": f.rows,
+            "exact": f.exact_rows,
+            "approximate": f.rows - f.exact_rows,
+            "sources": "; ".join(f.sources[:3]) + (" ..." if len(f.sources) > 3 else ""),
+        }
+        for f in measurement_files()
+    ]
+    emit(
+        Report(rows, rows, title="Shipped measurements (data/measurements)",
+               notes=["exact: from a table or stated in the text; approximate: read from a figure's description"]),
+        output_format,
+    )

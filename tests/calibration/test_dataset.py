@@ -1,0 +1,114 @@
+"""Dataset validation: every malformed-CSV case names file, line and column."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from iosizer.calibration.dataset import Column, Role, Schema, load_dataset
+from iosizer.calibration.models import CLOSED_NETWORK_SCHEMA, MMC_SCHEMA
+from iosizer.errors import DatasetError
+
+LINK_SCHEMA = Schema(
+    "link-test",
+    (
+        Column("added_latency_ns", Role.input, "ns"),
+        Column("throughput_mbps", Role.observed, "MB/s", maximum=1600.0),
+    ),
+)
+
+
+def write(tmp_path: Path, text: str, name: str = "data.csv") -> Path:
+    path = tmp_path / name
+    path.write_text(text, encoding="utf-8")
+    return path
+
+
+def test_valid_file_with_weights_sources_and_blank_lines(tmp_path: Path) -> None:
+    path = write(
+        tmp_path,
+        "population,throughput_per_s,response_time_s,weight,source\n"
+        "1,10.0,0.005,1,run A\n\n"
+        "4,30.5,,2,run B\n",
+    )
+    data = load_dataset(path, CLOSED_NETWORK_SCHEMA)
+    assert len(data) == 2
+    assert data.lines.tolist() == [2, 4]
+    assert data.values["population"].tolist() == [1.0, 4.0]
+    assert np.isnan(data.values["response_time_s"][1])  # optional metric left empty
+    assert data.weights.tolist() == [1.0, 2.0]
+    assert data.sources == ("run A", "run B")
+    assert len(data.sha256) == 64
+
+
+@pytest.mark.parametrize(
+    ("text", "schema", "message"),
+    [
+        ("", MMC_SCHEMA, "{path}: file is empty (expected a header row and data rows)"),
+        ("arrival_rate_per_s,mean_response_s\n", MMC_SCHEMA, "{path}: has a header but no data rows"),
+        (
+            "arrival_rate_per_s,arrival_rate_per_s,mean_response_s\n1,1,2\n", MMC_SCHEMA,
+            "{path}:1: header names column 'arrival_rate_per_s' twice",
+        ),
+        (
+            "arrival_rate_per_s,response_ms\n1,2\n", MMC_SCHEMA,
+            "{path}:1: missing column 'mean_response_s' (s) required by schema 'mmc'; "
+            "the header has: arrival_rate_per_s, response_ms",
+        ),
+        (
+            "arrival_rate_per_s,mean_response_s\n1,2\n2,fast\n", MMC_SCHEMA,
+            "{path}:3: column 'mean_response_s': expected a number, got 'fast'",
+        ),
+        (
+            "arrival_rate_per_s,mean_response_s\n1,nan\n", MMC_SCHEMA,
+            "{path}:2: column 'mean_response_s': expected a finite number, got 'nan'",
+        ),
+        (
+            "arrival_rate_per_s,mean_response_s\n1,2,3\n", MMC_SCHEMA,
+            "{path}:2: expected 2 fields as in the header, got 3",
+        ),
+        (
+            "added_latency_ns,throughput_mbps\n-300,100\n", LINK_SCHEMA,
+            "{path}:2: column 'added_latency_ns': expected a value >= 0 (ns), got -300",
+        ),
+        (
+            "added_latency_ns,throughput_mbps\n300,2000\n", LINK_SCHEMA,
+            "{path}:2: column 'throughput_mbps': 2000 is above the physical ceiling 1600 MB/s "
+            "declared by schema 'link-test'",
+        ),
+        (
+            "population,throughput_per_s\n2.5,10\n", CLOSED_NETWORK_SCHEMA,
+            "{path}:2: column 'population': expected a whole number, got 2.5",
+        ),
+        (
+            "arrival_rate_per_s,mean_response_s\n0,2\n", MMC_SCHEMA,
+            "{path}:2: column 'arrival_rate_per_s': expected a value > 0 (1/s), got 0",
+        ),
+        (
+            "arrival_rate_per_s,mean_response_s,weight,stderr\n1,2,1,1\n", MMC_SCHEMA,
+            "{path}:1: give either 'weight' or 'stderr', not both",
+        ),
+    ],
+)
+def test_malformed_files(tmp_path: Path, text: str, schema: Schema, message: str) -> None:
+    path = write(tmp_path, text)
+    with pytest.raises(DatasetError) as caught:
+        load_dataset(path, schema)
+    assert str(caught.value) == message.format(path=path)
+
+
+def test_missing_and_binary_files(tmp_path: Path) -> None:
+    with pytest.raises(DatasetError, match="cannot read file"):
+        load_dataset(tmp_path / "absent.csv", MMC_SCHEMA)
+    binary = tmp_path / "blob.csv"
+    binary.write_bytes(b"\xff\xfe\x00\x81")
+    with pytest.raises(DatasetError, match="not a UTF-8 text file"):
+        load_dataset(binary, MMC_SCHEMA)
+
+
+def test_cli_prints_the_same_line_and_exits_2(cli, tmp_path: Path) -> None:
+    path = write(tmp_path, "arrival_rate_per_s,mean_response_s\n1,2\n2,fast\n")
+    line = cli.fails("calibrate", "mmc", str(path), "--servers", "2")
+    assert line == f"iosizer: error: {path}:3: column 'mean_response_s': expected a number, got 'fast'"

@@ -1,0 +1,81 @@
+"""Profiles: round trip, atomic writes, clear errors for bad files."""
+
+from __future__ import annotations
+
+import json
+import os
+from pathlib import Path
+
+import pytest
+
+from iosizer.calibration.profile import ParameterEstimate, Profile, load_profile, save_profile
+from iosizer.errors import ProfileError
+
+
+def sample(**changes) -> Profile:
+    base = Profile(
+        model="mmc",
+        options={"servers": 4},
+        parameters={"service_rate_per_s": ParameterEstimate(value=1.0, ci_low=0.9, ci_high=1.1,
+                                                            stderr=0.05, unit="1/s")},
+        cpu_name="Xeon E5-2698 v4",
+        cpu_speed=1.0,
+    )
+    return base.model_copy(update=changes)
+
+
+def test_round_trip(tmp_path: Path) -> None:
+    path = save_profile(sample(), tmp_path / "p.json")
+    loaded = load_profile(path, "mmc")
+    assert loaded == sample().model_copy(update={"created_at": loaded.created_at})
+    assert loaded.value("service_rate_per_s") == 1.0
+    document = json.loads(path.read_text())
+    assert document["tool_version"] and document["created_at"]
+
+
+def test_a_failed_write_leaves_the_old_file_and_no_debris(tmp_path: Path, monkeypatch) -> None:
+    path = save_profile(sample(), tmp_path / "p.json")
+    before = path.read_bytes()
+
+    def broken_replace(*args, **kwargs):
+        raise OSError("disk full")
+
+    monkeypatch.setattr(os, "replace", broken_replace)
+    with pytest.raises(OSError):
+        save_profile(sample(cpu_speed=2.0), path)
+    assert path.read_bytes() == before
+    assert [p.name for p in tmp_path.iterdir()] == ["p.json"]
+
+
+@pytest.mark.parametrize(
+    ("content", "message"),
+    [
+        ("{not json", "not a JSON profile (line 1"),
+        ('{"model": "mmc"}', "invalid profile at 'parameters': Field required"),
+        (
+            '{"model": "mmc", "parameters": {"mu": {"value": "fast"}}}',
+            "invalid profile at 'parameters.mu.value'",
+        ),
+        ('{"model": "mmc", "parameters": {}, "surprise": 1}', "invalid profile at 'surprise'"),
+        ('{"model": "mmc", "parameters": {}, "cpu_speed": -1}', "invalid profile at 'cpu_speed'"),
+    ],
+)
+def test_corrupt_profiles(tmp_path: Path, content: str, message: str) -> None:
+    path = tmp_path / "bad.json"
+    path.write_text(content)
+    with pytest.raises(ProfileError) as caught:
+        load_profile(path)
+    assert str(caught.value).startswith(f"{path}: {message}")
+
+
+def test_profile_for_another_model(tmp_path: Path) -> None:
+    path = save_profile(sample(), tmp_path / "p.json")
+    with pytest.raises(ProfileError, match="profile is for model 'mmc', this command needs 'closed-network'"):
+        load_profile(path, "closed-network")
+
+
+def test_missing_folder_and_file(tmp_path: Path) -> None:
+    with pytest.raises(ProfileError, match="does not exist"):
+        save_profile(sample(), tmp_path / "nowhere" / "p.json")
+    with pytest.raises(ProfileError, match="cannot read profile"):
+        load_profile(tmp_path / "absent.json")

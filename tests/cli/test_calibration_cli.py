@@ -1,0 +1,113 @@
+"""``iosizer calibrate``, ``extrapolate``, ``datasets`` and ``--profile`` what-ifs."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from iosizer.calibration.profile import load_profile
+from iosizer.model.mva import mva
+from iosizer.model.queueing import mmc
+
+
+@pytest.fixture
+def mmc_csv(tmp_path: Path) -> Path:
+    rng = np.random.default_rng(11)
+    lam = np.linspace(0.4, 3.6, 10)
+    response = mmc(lam, 1.0, 4).mean_response * (1 + rng.normal(0, 0.01, lam.size))
+    path = tmp_path / "mmc.csv"
+    path.write_text("arrival_rate_per_s,mean_response_s\n" + "".join(f"{a},{w}\n" for a, w in zip(lam, response)))
+    return path
+
+
+@pytest.fixture
+def network_csv(tmp_path: Path) -> Path:
+    curve = mva([0.005, 0.003, 0.002], 0.1, 60).curve
+    rng = np.random.default_rng(12)
+    rows = [
+        f"{n},{curve.throughput[n - 1] * (1 + rng.normal(0, 0.01))},{curve.response_time[n - 1]}\n"
+        for n in range(1, 61, 3)
+    ]
+    path = tmp_path / "load_test.csv"
+    path.write_text("population,throughput_per_s,response_time_s\n" + "".join(rows))
+    return path
+
+
+def test_calibrate_json_and_profile(cli, mmc_csv: Path, tmp_path: Path) -> None:
+    output = tmp_path / "mmc.json"
+    data = cli.json("calibrate", "mmc", str(mmc_csv), "--servers", "4", "--output", str(output),
+                    "--cpu-name", "old", "--cpu-speed", "1")
+    assert set(data) >= {"parameters", "rmse", "r2", "n_points"}
+    rate = data["parameters"]["service_rate_per_s"]
+    assert set(rate) >= {"value", "ci_low", "ci_high", "unit"}
+    assert rate["ci_low"] <= 1.0 <= rate["ci_high"] and rate["unit"] == "1/s"
+    assert data["n_points"] == 10 and data["r2"] > 0.99
+    profile = load_profile(output, "mmc")
+    assert profile.value("service_rate_per_s") == rate["value"]
+    assert profile.dataset.sha256 and profile.cpu_speed == 1.0
+
+
+def test_calibrate_table_and_residual_csv(cli, network_csv: Path) -> None:
+    table = cli("calibrate", "closed-network", str(network_csv), "--stations", "3")
+    assert table.exit_code == 0
+    assert "demand_1_s" in table.stdout and "95 % confidence intervals" in table.stdout
+    residuals = cli("calibrate", "closed-network", str(network_csv), "--stations", "3", "-f", "csv")
+    header = residuals.stdout.splitlines()[0]
+    assert header == "line,population,metric,observed,model,residual"
+
+
+def test_what_if_from_a_profile(cli, mmc_csv: Path, network_csv: Path, tmp_path: Path) -> None:
+    mmc_profile = tmp_path / "m.json"
+    network_profile = tmp_path / "n.json"
+    cli.json("calibrate", "mmc", str(mmc_csv), "--servers", "4", "-o", str(mmc_profile))
+    cli.json("calibrate", "closed-network", str(network_csv), "--stations", "3", "-o", str(network_profile))
+
+    answer = cli.json("queue", "mmc", "--arrival-rate", "3", "--profile", str(mmc_profile))
+    rate = load_profile(mmc_profile).value("service_rate_per_s")
+    assert answer["mean_response"] == pytest.approx(mmc(3.0, rate, 4).mean_response)
+    assert answer["mean_response_ci_low"] < answer["mean_response"] < answer["mean_response_ci_high"]
+
+    network = cli.json("queue", "mva", "--population", "40", "--profile", str(network_profile))
+    assert network["throughput_ci_low"] < network["throughput"] < network["throughput_ci_high"]
+    assert network["throughput"] == pytest.approx(mva([0.005, 0.003, 0.002], 0.1, 40).throughput, rel=0.02)
+
+    assert "needs 'closed-network'" in cli.fails("queue", "mva", "--population", "4", "--profile", str(mmc_profile))
+    assert "drop --service-rate" in cli.fails(
+        "queue", "mmc", "--arrival-rate", "1", "--service-rate", "2", "--profile", str(mmc_profile)
+    )
+
+
+def test_extrapolate_command(cli, mmc_csv: Path, tmp_path: Path) -> None:
+    first = tmp_path / "a.json"
+    cli.json("calibrate", "mmc", str(mmc_csv), "--servers", "4", "-o", str(first), "--cpu-speed", "1")
+    second = tmp_path / "b.json"
+    document = json.loads(first.read_text())
+    document["cpu_speed"] = 2.0
+    document["parameters"]["service_rate_per_s"]["value"] *= 2**0.5
+    second.write_text(json.dumps(document))
+    target = tmp_path / "c.json"
+    data = cli.json("extrapolate", str(first), str(second), "--cpu-speed", "4", "-o", str(target))
+    rate = data["parameters"]["service_rate_per_s"]
+    assert rate["exponent"] == pytest.approx(0.5, abs=1e-9)
+    assert load_profile(target).cpu_speed == 4.0
+    one = cli.json("extrapolate", str(first), "--cpu-speed", "2")
+    assert one["parameters"]["service_rate_per_s"]["spread_high"] > one["parameters"]["service_rate_per_s"]["spread_low"]
+
+
+def test_datasets_lists_every_shipped_file(cli) -> None:
+    rows = cli.json("datasets")
+    names = {r["dataset"] for r in rows}
+    assert {"seed000_table4_1_dma", "seed001_table2_patterns", "seed000_table3_3_switches"} <= names
+    assert all(r["rows"] > 0 and r["sources"] for r in rows)
+
+
+def test_calibration_errors_exit_2(cli, mmc_csv: Path, tmp_path: Path) -> None:
+    assert "unknown model 'nope'" in cli.fails("calibrate", "nope", str(mmc_csv))
+    assert "needs --servers C" in cli.fails("calibrate", "mmc", str(mmc_csv))
+    assert "cannot read file" in cli.fails("calibrate", "mmc", str(tmp_path / "none.csv"), "--servers", "2")
+    bad = tmp_path / "bad.json"
+    bad.write_text("{")
+    assert "not a JSON profile" in cli.fails("queue", "mmc", "--arrival-rate", "1", "--profile", str(bad))
