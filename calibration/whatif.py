@@ -8,7 +8,7 @@ intervals into an interval on each answer.
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, Callable
 
 import numpy as np
 
@@ -22,16 +22,11 @@ def mmc_settings(profile: Profile) -> tuple[float, int]:
     return profile.value("service_rate_per_s"), int(profile.options["servers"])
 
 
-def mmc_band(profile: Profile, arrival_rate: float) -> dict[str, tuple[float, float]]:
-    """95 % bands of the M/M/c answers at one arrival rate."""
-    from iosizer.model.queueing import mmc
-
-    servers = int(profile.options["servers"])
-
-    def evaluate(params: dict[str, float]) -> dict[str, float]:
-        return mmc(arrival_rate, params["service_rate_per_s"], servers).to_dict()
-
-    return propagate(profile, evaluate)
+def service_rate_band(
+    profile: Profile, evaluate: Callable[[float], dict[str, Any]]
+) -> dict[str, tuple[float, float]]:
+    """95 % bands of an open-queue answer ``evaluate(service_rate)``, from an ``mmc`` profile."""
+    return propagate(profile, lambda params: evaluate(params["service_rate_per_s"]))
 
 
 def closed_network_settings(profile: Profile) -> tuple[list[float], float]:

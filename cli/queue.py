@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Annotated, Any, Callable
 
@@ -24,9 +25,6 @@ ArrivalRate = Annotated[
         metavar="RATE",
         help="Arrivals per unit time; a list 1,2,3 or a range 0.5:3.5:0.5 sweeps it.",
     ),
-]
-ServiceRate = Annotated[
-    float, typer.Option("--service-rate", help="Completions per unit time of one busy server.")
 ]
 Servers = Annotated[int, typer.Option("--servers", help="Number of identical servers (>= 1).")]
 OptionalServiceRate = Annotated[
@@ -54,26 +52,69 @@ ArrivalScv = Annotated[
 _QUEUE_NOTE = "Times are in the unit of 1/rate; utilization is per server."
 
 
+@dataclass
+class _ServiceSettings:
+    """Service rate and servers, from options or from an ``mmc`` profile."""
+
+    service_rate: float
+    servers: int
+    profile: Any = None
+    source: str = ""
+
+
+def _service_settings(
+    service_rate: float | None,
+    servers: int | None,
+    profile: Path | None,
+    single_server: bool = False,
+) -> _ServiceSettings:
+    if profile is None:
+        if service_rate is None:
+            raise InputError("Missing option '--service-rate' (or give --profile FILE)")
+        if servers is None and not single_server:
+            raise InputError("Missing option '--servers' (or give --profile FILE)")
+        return _ServiceSettings(service_rate, 1 if single_server else int(servers))
+    from iosizer.calibration.profile import load_profile
+    from iosizer.calibration.whatif import mmc_settings
+
+    if service_rate is not None or servers is not None:
+        raise InputError("--profile supplies the service rate and servers; drop --service-rate/--servers")
+    calibrated = load_profile(profile, "mmc")
+    rate, count = mmc_settings(calibrated)
+    if single_server and count != 1:
+        raise InputError(f"{profile}: profile was calibrated with {count} servers; this queue has 1")
+    return _ServiceSettings(rate, count, calibrated, str(profile))
+
+
 def _open_queue(
     title: str,
     arrival_rate: str,
-    solve: Callable[[Any], Any],
+    solve: Callable[[Any, float], Any],
+    settings: _ServiceSettings,
     output_format: OutputFormat,
-    band: Callable[[float], dict[str, tuple[float, float]]] | None = None,
-    notes: list[str] | None = None,
 ) -> None:
-    """Solve at one arrival rate (one JSON object) or a sweep (a list of them)."""
+    """Solve at one arrival rate (one JSON object) or a sweep (a list of them).
+
+    ``solve(arrival_rate, service_rate)``; with a profile, each answer gets
+    ``<key>_ci_low``/``<key>_ci_high`` 95 % bands.
+    """
     import numpy as np
 
     rates = parse_grid(arrival_rate, "arrival-rate")
-    columns = solve(np.asarray(rates)).to_dict()
-    answers = []
-    for i, rate in enumerate(rates):
-        answer = {k: (v[i] if isinstance(v, list) else v) for k, v in columns.items()}
-        if band is not None:
-            answer = with_bands_lazy(answer, band(rate))
-        answers.append(answer)
-    notes = [_QUEUE_NOTE, *(notes or [])]
+    columns = solve(np.asarray(rates), settings.service_rate).to_dict()
+    answers = [{k: (v[i] if isinstance(v, list) else v) for k, v in columns.items()} for i in range(len(rates))]
+    notes = [_QUEUE_NOTE]
+    if settings.profile is not None:
+        from iosizer.calibration.whatif import service_rate_band, with_bands
+
+        answers = [
+            with_bands(answer, service_rate_band(settings.profile, lambda mu, r=rate: solve(r, mu).to_dict()))
+            for rate, answer in zip(rates, answers)
+        ]
+        notes.append(
+            f"service rate {settings.service_rate:.6g} and {settings.servers} server(s) from "
+            f"{settings.source}; *_ci_low/_ci_high are 95 % bands from the profile's interval"
+        )
     if len(rates) == 1:
         data = answers[0]
         rows = [{"metric": k, "value": v} for k, v in data.items()]
@@ -85,22 +126,18 @@ def _open_queue(
     emit(report, output_format)
 
 
-def with_bands_lazy(answer: dict[str, Any], bands: dict[str, tuple[float, float]]) -> dict[str, Any]:
-    from iosizer.calibration.whatif import with_bands
-
-    return with_bands(answer, bands)
-
-
 @app.command()
 def mm1(
     arrival_rate: ArrivalRate,
-    service_rate: ServiceRate,
+    service_rate: OptionalServiceRate = None,
+    profile: ProfileOption = None,
     output_format: FormatOption = OutputFormat.table,
 ) -> None:
     """M/M/1: one server, Poisson arrivals, exponential service."""
     from iosizer.model.queueing import mm1 as solve
 
-    _open_queue("M/M/1", arrival_rate, lambda lam: solve(lam, service_rate), output_format)
+    settings = _service_settings(service_rate, None, profile, single_server=True)
+    _open_queue("M/M/1", arrival_rate, solve, settings, output_format)
 
 
 @app.command()
@@ -111,74 +148,64 @@ def mmc(
     profile: ProfileOption = None,
     output_format: FormatOption = OutputFormat.table,
 ) -> None:
-    """M/M/c: c servers sharing one queue (Erlang C); --profile uses a calibrated service rate."""
+    """M/M/c: c servers sharing one queue (Erlang C)."""
     from iosizer.model.queueing import mmc as solve
 
-    band = None
-    notes = []
-    if profile is not None:
-        from iosizer.calibration.profile import load_profile
-        from iosizer.calibration.whatif import mmc_band, mmc_settings
-
-        if service_rate is not None or servers is not None:
-            raise InputError("--profile supplies the service rate and servers; drop --service-rate/--servers")
-        calibrated = load_profile(profile, "mmc")
-        service_rate, servers = mmc_settings(calibrated)
-        band = lambda rate: mmc_band(calibrated, rate)  # noqa: E731
-        notes.append(f"service rate {service_rate:.6g} and {servers} servers from {profile}; "
-                     "*_ci_low/_ci_high are 95 % bands from the profile's intervals")
-    elif service_rate is None or servers is None:
-        missing = "--service-rate" if service_rate is None else "--servers"
-        raise InputError(f"Missing option '{missing}' (or give --profile FILE)")
+    settings = _service_settings(service_rate, servers, profile)
     _open_queue(
-        f"M/M/{servers}", arrival_rate, lambda lam: solve(lam, service_rate, servers),
-        output_format, band, notes,
+        f"M/M/{settings.servers}", arrival_rate,
+        lambda lam, mu: solve(lam, mu, settings.servers), settings, output_format,
     )
 
 
 @app.command()
 def mg1(
     arrival_rate: ArrivalRate,
-    service_rate: ServiceRate,
     service_scv: ServiceScv,
+    service_rate: OptionalServiceRate = None,
+    profile: ProfileOption = None,
     output_format: FormatOption = OutputFormat.table,
 ) -> None:
     """M/G/1: one server, general service time (Pollaczek-Khinchine)."""
     from iosizer.model.queueing import mg1 as solve
 
-    _open_queue(
-        "M/G/1", arrival_rate, lambda lam: solve(lam, service_rate, service_scv), output_format
-    )
+    settings = _service_settings(service_rate, None, profile, single_server=True)
+    _open_queue("M/G/1", arrival_rate, lambda lam, mu: solve(lam, mu, service_scv), settings, output_format)
 
 
 @app.command()
 def md1(
     arrival_rate: ArrivalRate,
-    service_rate: ServiceRate,
+    service_rate: OptionalServiceRate = None,
+    profile: ProfileOption = None,
     output_format: FormatOption = OutputFormat.table,
 ) -> None:
     """M/D/1: one server, constant service time."""
     from iosizer.model.queueing import md1 as solve
 
-    _open_queue("M/D/1", arrival_rate, lambda lam: solve(lam, service_rate), output_format)
+    settings = _service_settings(service_rate, None, profile, single_server=True)
+    _open_queue("M/D/1", arrival_rate, solve, settings, output_format)
 
 
 @app.command()
 def ggc(
     arrival_rate: ArrivalRate,
-    service_rate: ServiceRate,
-    servers: Servers,
+    service_rate: OptionalServiceRate = None,
+    servers: OptionalServers = None,
     arrival_scv: ArrivalScv = 1.0,
     service_scv: ServiceScv = 1.0,
+    profile: ProfileOption = None,
     output_format: FormatOption = OutputFormat.table,
 ) -> None:
     """G/G/c by the Allen-Cunneen approximation (exact for M/M/c)."""
     from iosizer.model.queueing import ggc as solve
 
+    settings = _service_settings(service_rate, servers, profile)
     _open_queue(
-        f"G/G/{servers} (Allen-Cunneen)",
+        f"G/G/{settings.servers} (Allen-Cunneen)",
         arrival_rate,
-        lambda lam: solve(lam, service_rate, servers, arrival_scv, service_scv),
+        lambda lam, mu: solve(lam, mu, settings.servers, arrival_scv, service_scv),
+        settings,
         output_format,
     )
 
@@ -244,7 +271,11 @@ def mva(
     counts = parse_servers(servers) if servers else None
     result = solve(demand, think_time, population, counts)
     bounds = asymptotic_bounds(demand, think_time, population, counts)
-    data = with_bands_lazy(result.to_dict(), bands) if bands else result.to_dict()
+    data = result.to_dict()
+    if bands:
+        from iosizer.calibration.whatif import with_bands
+
+        data = with_bands(data, bands)
     data["knee_population"] = result.knee_population
     data["throughput_upper_bound"] = float(bounds.throughput_upper)
     data["response_time_lower_bound"] = float(bounds.response_lower)

@@ -80,3 +80,65 @@ def test_unknown_command_and_help(cli) -> None:
     result = cli("--help")
     assert result.exit_code == 0 and "queue" in result.stdout
     assert cli("--version").stdout.startswith("iosizer ")
+
+
+MVA_ARGS = ["queue", "mva", "--demand", "0.005", "--demand", "0.003", "--demand", "0.002",
+            "--think-time", "0.1", "--population", "100"]
+
+
+def test_mva_json_keys_and_values(cli) -> None:
+    from iosizer.model.mva import mva
+
+    data = cli.json(*MVA_ARGS)
+    assert {"throughput", "response_time", "stations"} <= set(data)
+    assert set(data["stations"][0]) == {"utilization", "queue_length", "residence_time"}
+    reference = mva([0.005, 0.003, 0.002], 0.1, 100)
+    assert data["throughput"] == pytest.approx(reference.throughput, rel=1e-15)
+    assert data["response_time"] == pytest.approx(reference.response_time, rel=1e-15)
+    assert data["knee_population"] == pytest.approx(22.0)
+    assert data["throughput"] <= data["throughput_upper_bound"] * (1 + 1e-12)
+    # Little's law at the terminals: N = X (R + Z).
+    assert data["throughput"] * (data["response_time"] + 0.1) == pytest.approx(100)
+
+
+def test_mva_csv_is_the_whole_curve(cli) -> None:
+    result = cli(*MVA_ARGS, "--format", "csv")
+    rows = list(csv.DictReader(io.StringIO(result.stdout)))
+    assert [int(r["population"]) for r in rows] == list(range(1, 101))
+    assert float(rows[0]["response_time"]) == pytest.approx(0.01)  # one job: R = D
+    assert {"utilization_3", "queue_length_3", "residence_time_3"} <= set(rows[0])
+
+
+def test_mva_multi_server_and_delay_stations(cli) -> None:
+    data = cli.json("queue", "mva", "--demand", "0.01", "--demand", "0.02", "--demand", "0.05",
+                    "--servers", "1", "--servers", "4", "--servers", "delay", "--population", "30")
+    assert data["stations"][2]["residence_time"] == pytest.approx(0.05)
+    assert data["method"] != "exact"  # the 4-server station is load-dependent
+    table = cli("queue", "mva", "--demand", "0.01", "--population", "3")
+    assert table.exit_code == 0 and "knee N*" in table.stdout
+
+
+@pytest.mark.parametrize(
+    ("args", "fragment"),
+    [
+        (["--demand", "0.01", "--population", "0"], "population"),
+        (["--demand", "-0.01", "--population", "5"], "demand"),
+        (["--demand", "0.01", "--population", "5", "--servers", "1.5"], "servers"),
+        (["--demand", "0.01", "--population", "5", "--servers", "fast"], "--servers"),
+        (["--demand", "nan", "--population", "5"], "demand"),
+        (["--population", "5"], "Missing option '--demand'"),
+    ],
+)
+def test_mva_bad_input(cli, args, fragment) -> None:
+    assert fragment in cli.fails("queue", "mva", *args)
+
+
+def test_single_server_queues_refuse_a_multi_server_profile(cli, tmp_path) -> None:
+    from iosizer.calibration.profile import ParameterEstimate, Profile, save_profile
+
+    profile = Profile(model="mmc", options={"servers": 4},
+                      parameters={"service_rate_per_s": ParameterEstimate(value=1.0, stderr=0.01)})
+    path = save_profile(profile, tmp_path / "p.json")
+    assert "calibrated with 4 servers" in cli.fails("queue", "mm1", "--arrival-rate", "0.5", "--profile", str(path))
+    data = cli.json("queue", "ggc", "--arrival-rate", "3", "--profile", str(path))
+    assert data["mean_wait_ci_low"] < data["mean_wait"] < data["mean_wait_ci_high"]
