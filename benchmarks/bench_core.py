@@ -61,6 +61,8 @@ def main() -> None:
     seconds = best_of(5, lambda: mva([0.005, 0.003, 0.002], 0.1, 1_000, [1, 2, 1]))
     report("exact load-dependent MVA, 2-server station of 3, N = 1,000", seconds, 0.3)
 
+    bench_fits()
+
     iosizer = shutil.which("iosizer")
     if iosizer is None:
         print("iosizer not on PATH: install the package to time --help")
@@ -68,11 +70,50 @@ def main() -> None:
     baseline = wall_time([sys.executable, "-c", "import typer, numpy"])
     help_time = wall_time([iosizer, "--help"])
     ratio = help_time / baseline
+    label = 'iosizer --help vs python -c "import typer, numpy"'
+    verdict = "ok" if ratio < 1.5 else "SLOW"
     print(
-        f"{'iosizer --help vs python -c \"import typer, numpy\"':<58} "
-        f"{help_time * 1e3:9.1f} ms vs {baseline * 1e3:.1f} ms = {ratio:.2f}x  "
-        f"target < 1.5x  {'ok' if ratio < 1.5 else 'SLOW'}"
+        f"{label:<58} {help_time * 1e3:9.1f} ms vs {baseline * 1e3:.1f} ms = {ratio:.2f}x  "
+        f"target < 1.5x  {verdict}"
     )
+
+
+def bench_fits() -> None:
+    """Issue 3 targets: a 4-parameter closed-form fit on 10,000 points and a
+    closed-network (MVA) fit on 200 points."""
+    from iosizer.calibration.dataset import Dataset
+    from iosizer.calibration.fit import Parameter, fit
+    from iosizer.calibration.models import (
+        CLOSED_NETWORK_SCHEMA,
+        _closed_function,
+        _closed_parameters,
+    )
+    from iosizer.model.mva import mva
+
+    rng = np.random.default_rng(7)
+    x = np.linspace(0.0, 10.0, 10_000)
+
+    def model(p, i):
+        return {"y": p["a"] * np.exp(-i["x"] / p["b"]) + p["c"] * i["x"] + p["d"]}
+
+    y = model({"a": 3.0, "b": 2.0, "c": 0.5, "d": 1.0}, {"x": x})["y"] + rng.normal(0, 0.05, x.size)
+    parameters = [Parameter("a", 1.0, 0, 100), Parameter("b", 1.0, 0.01, 100),
+                  Parameter("c", 0.0, -10, 10), Parameter("d", 0.0, -10, 10)]
+    seconds = best_of(3, lambda: fit(model, parameters, {"x": x}, {"y": y}))
+    report("4-parameter closed-form fit, 10,000 points", seconds, 1.0)
+
+    population = np.arange(1, 201, dtype=np.float64)
+    curve = mva([0.005, 0.003, 0.002], 0.1, 200).curve
+    columns = {
+        "population": population,
+        "throughput_per_s": curve.throughput * (1 + rng.normal(0, 0.01, 200)),
+        "response_time_s": curve.response_time * (1 + rng.normal(0, 0.01, 200)),
+    }
+    data = Dataset("synthetic", "0" * 64, CLOSED_NETWORK_SCHEMA, columns, np.arange(200))
+    options = {"stations": 3, "think_time_s": None}
+    seconds = best_of(3, lambda: fit(_closed_function(options), _closed_parameters(data, options),
+                                     data.inputs(), data.observed(), relative=True))
+    report("closed-network fit (3 stations + Z), 200 points", seconds, 5.0)
 
 
 if __name__ == "__main__":
