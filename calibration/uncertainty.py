@@ -1,76 +1,65 @@
-"""Carry a profile's parameter uncertainty through any what-if.
+"""Carry a profile's parameter intervals through any what-if.
 
-Delta method with independent parameters: for an output y(p),
-var(y) ~ sum_i (dy/dp_i)^2 se_i^2, se_i each parameter's standard error from
-the profile, dy/dp_i by central differences. The band is y +/- 1.96 sd(y),
-the same 95 % convention as the fit. Independence is an approximation where
-a fit left parameters correlated; it is exact for a single parameter.
+Endpoint propagation: each parameter is moved, one at a time, to the two
+ends of its 95 % interval (the others held at their values) and the answer
+y is recomputed. Per parameter i, the downward and upward deviations are
+d-_i = min(0, y(lo_i) - y, y(hi_i) - y) and d+_i = max(0, ...); the band is
+
+    [y - sqrt(sum_i d-_i^2),  y + sqrt(sum_i d+_i^2)].
+
+For one parameter and a monotone answer this is exact: the band is the image
+of the interval, asymmetric where the interval is (a one-CPU extrapolation)
+and never crosses a physical limit the model respects (no negative waits).
+Several parameters combine in quadrature, which treats them as independent:
+an approximation where a fit left them correlated. When an interval end lies
+outside the model's domain (a service rate too low for the offered load) the
+answer there does not exist, and the band is unbounded on both sides
+(infinite; ``null`` in JSON): the profile cannot rule that case out.
 """
 
 from __future__ import annotations
 
 import math
-from typing import Callable, Mapping
-
-import numpy as np
+from typing import Any, Callable, Mapping
 
 from iosizer.calibration.profile import Profile
 from iosizer.errors import IosizerError
 
+
 _Z95 = 1.959963984540054
 
 
-def _standard_error(profile: Profile, name: str) -> float:
-    estimate = profile.parameters[name]
-    if estimate.stderr is not None and math.isfinite(estimate.stderr):
-        return estimate.stderr
+def _interval(estimate: Any) -> tuple[float, ...]:
+    """The stated 95 % interval, or value +/- 1.96 stderr when only that is given."""
     if estimate.ci_low is not None and estimate.ci_high is not None:
-        return (estimate.ci_high - estimate.ci_low) / (2 * _Z95)
-    return 0.0
-
-
-def _slopes(
-    evaluate: Callable[[Mapping[str, float]], Mapping[str, float]],
-    params: Mapping[str, float],
-    name: str,
-    step: float,
-    centre: Mapping[str, float],
-) -> dict[str, float]:
-    """Central differences; one-sided where a step leaves the model's domain
-    (a service rate stepped below stability raises an IosizerError)."""
-    value = params[name]
-    points = {}
-    for sign in (+1.0, -1.0):
-        try:
-            points[sign] = evaluate({**params, name: value + sign * step})
-        except IosizerError:
-            points[sign] = None
-    if points[1.0] is not None and points[-1.0] is not None:
-        return {k: (float(points[1.0][k]) - float(points[-1.0][k])) / (2 * step) for k in centre}
-    side = 1.0 if points[1.0] is not None else -1.0
-    if points[side] is None:
-        return dict.fromkeys(centre, math.nan)
-    return {k: (float(points[side][k]) - centre[k]) / (side * step) for k in centre}
+        return (estimate.ci_low, estimate.ci_high)
+    if estimate.stderr:
+        return (estimate.value - _Z95 * estimate.stderr, estimate.value + _Z95 * estimate.stderr)
+    return ()
 
 
 def propagate(
     profile: Profile,
-    evaluate: Callable[[Mapping[str, float]], Mapping[str, float]],
+    evaluate: Callable[[Mapping[str, float]], Mapping[str, Any]],
 ) -> dict[str, tuple[float, float]]:
-    """95 % band (low, high) of each output of ``evaluate(params)``."""
+    """95 % band (low, high) of each numeric output of ``evaluate(params)``."""
     params = profile.values()
-    centre = {k: float(v) for k, v in evaluate(params).items()}
-    variance = dict.fromkeys(centre, 0.0)
-    for name, value in params.items():
-        se = _standard_error(profile, name)
-        if se <= 0:
-            continue
-        step = min(se, 0.25 * abs(value)) if value else se
-        slopes = _slopes(evaluate, params, name, step, centre)
-        for key in centre:
-            variance[key] += (slopes[key] * se) ** 2
-    return {
-        key: (centre[key] - _Z95 * math.sqrt(v), centre[key] + _Z95 * math.sqrt(v))
-        for key, v in variance.items()
-        if np.isfinite(v)
-    }
+    centre = {k: float(v) for k, v in evaluate(params).items() if isinstance(v, (int, float))}
+    down = dict.fromkeys(centre, 0.0)
+    up = dict.fromkeys(centre, 0.0)
+    for name, estimate in profile.parameters.items():
+        ends = [e for e in _interval(estimate) if e != estimate.value]
+        for end in ends:
+            try:
+                moved = evaluate({**params, name: end})
+            except IosizerError:
+                down = dict.fromkeys(centre, math.inf)
+                up = dict.fromkeys(centre, math.inf)
+                continue
+            for key, value in centre.items():
+                change = float(moved[key]) - value
+                if change < 0:
+                    down[key] = math.hypot(down[key], change)
+                else:
+                    up[key] = math.hypot(up[key], change)
+    return {key: (value - down[key], value + up[key]) for key, value in centre.items()}

@@ -10,8 +10,6 @@ from __future__ import annotations
 
 from typing import Any, Callable
 
-import numpy as np
-
 from iosizer.calibration.models import demand_name
 from iosizer.calibration.profile import Profile
 from iosizer.calibration.uncertainty import propagate
@@ -53,6 +51,6 @@ def with_bands(answer: dict[str, Any], bands: dict[str, tuple[float, float]]) ->
     """``answer`` plus ``<key>_ci_low`` / ``<key>_ci_high`` for each banded key."""
     out = dict(answer)
     for key, (low, high) in bands.items():
-        if key in out and np.isfinite(low):
+        if key in out:  # infinite ends (null in JSON): see calibration.uncertainty
             out[f"{key}_ci_low"], out[f"{key}_ci_high"] = low, high
     return out

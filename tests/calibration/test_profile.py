@@ -79,3 +79,23 @@ def test_missing_folder_and_file(tmp_path: Path) -> None:
         save_profile(sample(), tmp_path / "nowhere" / "p.json")
     with pytest.raises(ProfileError, match="cannot read profile"):
         load_profile(tmp_path / "absent.json")
+
+
+def test_endpoint_propagation_is_exact_for_one_monotone_parameter() -> None:
+    from iosizer.calibration.uncertainty import propagate
+    from iosizer.model.queueing import mm1
+
+    profile = sample(
+        options={"servers": 1},
+        parameters={"service_rate_per_s": ParameterEstimate(value=2.0, ci_low=1.5, ci_high=3.0)},
+    )
+    band = propagate(profile, lambda p: mm1(1.0, p["service_rate_per_s"]).to_dict())
+    # W = 1/(mu - lambda) is decreasing in mu: the band is its image of [1.5, 3].
+    assert band["mean_response"] == pytest.approx((1 / (3.0 - 1.0), 1 / (1.5 - 1.0)))
+    assert band["mean_wait"][0] > 0  # asymmetric, never below the physical floor
+    unstable = sample(
+        options={"servers": 1},
+        parameters={"service_rate_per_s": ParameterEstimate(value=2.0, ci_low=0.9, ci_high=3.0)},
+    )
+    low, high = propagate(unstable, lambda p: mm1(1.0, p["service_rate_per_s"]).to_dict())["mean_response"]
+    assert high == float("inf") and low == float("-inf")
