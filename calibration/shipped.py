@@ -23,7 +23,9 @@ class MeasurementFile:
     name: str
     rows: int
     exact_rows: int
-    sources: tuple[str, ...]
+    #: Seed files the rows cite, and the tables/sections within them.
+    seeds: tuple[str, ...]
+    places: tuple[str, ...]
 
 
 def _folder(kind: str) -> Any:
@@ -49,9 +51,19 @@ def measurement_files() -> list[MeasurementFile]:
     listing = []
     for name in measurement_names():
         rows = read_measurement(name)
-        sources = tuple(dict.fromkeys(r.get("source", "").strip() for r in rows if r.get("source")))
+        seeds: dict[str, None] = {}
+        places: dict[str, None] = {}
+        for row in rows:
+            # A source reads "<seed file> <where>; <where>..."
+            seed, _, where = row.get("source", "").strip().partition(" ")
+            if seed:
+                seeds[seed] = None
+            for part in where.split(";"):
+                part = part.strip()
+                if part and not part.endswith(".txt"):
+                    places[part.split(".txt ")[-1]] = None
         exact = sum(1 for r in rows if r.get("exact", "").strip().lower() == "true")
-        listing.append(MeasurementFile(name, len(rows), exact, sources))
+        listing.append(MeasurementFile(name, len(rows), exact, tuple(seeds), tuple(places)))
     return listing
 
 

@@ -155,7 +155,8 @@ def datasets(output_format: FormatOption = OutputFormat.table) -> None:
             "rows": f.rows,
             "exact": f.exact_rows,
             "approximate": f.rows - f.exact_rows,
-            "sources": "; ".join(f.sources[:3]) + (" ..." if len(f.sources) > 3 else ""),
+            "seed": " ".join(f.seeds),
+            "where": "; ".join(f.places),
         }
         for f in measurement_files()
     ]

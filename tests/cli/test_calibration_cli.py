@@ -101,7 +101,7 @@ def test_datasets_lists_every_shipped_file(cli) -> None:
     rows = cli.json("datasets")
     names = {r["dataset"] for r in rows}
     assert {"seed000_table4_1_dma", "seed001_table2_patterns", "seed000_table3_3_switches"} <= names
-    assert all(r["rows"] > 0 and r["sources"] for r in rows)
+    assert all(r["rows"] > 0 and r["seed"].endswith(".txt") and r["where"] for r in rows)
 
 
 def test_calibration_errors_exit_2(cli, mmc_csv: Path, tmp_path: Path) -> None:
