@@ -49,7 +49,8 @@ class Column:
     required: bool = True
     minimum: float = 0.0
     minimum_inclusive: bool = True
-    #: A value above this is physically impossible for the model (a ceiling).
+    #: A value above this is impossible for the model: a physical ceiling
+    #: (a link's bandwidth) or the solver's declared range.
     maximum: float = math.inf
     integer: bool = False
 
@@ -130,8 +131,8 @@ def _parse_number(text: str, column: Column, path: str, line: int, schema: str) 
     if value > column.maximum:
         raise _fail(
             path, line,
-            f"column '{column.name}': {stripped} is above the physical ceiling "
-            f"{column.maximum:g} {column.unit} declared by schema '{schema}'",
+            f"column '{column.name}': {stripped} is above the ceiling "
+            f"{column.maximum:g} {column.unit} that schema '{schema}' declares",
         )
     if column.integer and value != math.floor(value):
         raise _fail(path, line, f"column '{column.name}': expected a whole number, got {stripped}")

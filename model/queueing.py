@@ -268,10 +268,11 @@ def mmc(arrival_rate: object, service_rate: object, servers: object) -> QueueRes
     mu = as_positive("service_rate", service_rate)
     c = as_server_count("servers", servers)
     lam, mu, c = np.broadcast_arrays(lam, mu, c)
-    _check_stable(lam / (c * mu), "M/M/c queue")
+    name = "M/M/1" if np.all(c == 1) else "M/M/c"
+    _check_stable(lam / (c * mu), f"{name} queue")
     p_wait = _erlang_c_stable(c, lam / mu)
     mean_wait = p_wait / (c * mu - lam)
-    return _result(lam, mu, c, p_wait, mean_wait, "M/M/c")
+    return _result(lam, mu, c, p_wait, mean_wait, name)
 
 
 def mm1(arrival_rate: object, service_rate: object) -> QueueResult:

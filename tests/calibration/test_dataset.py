@@ -75,8 +75,8 @@ def test_valid_file_with_weights_sources_and_blank_lines(tmp_path: Path) -> None
         ),
         (
             "added_latency_ns,throughput_mbps\n300,2000\n", LINK_SCHEMA,
-            "{path}:2: column 'throughput_mbps': 2000 is above the physical ceiling 1600 MB/s "
-            "declared by schema 'link-test'",
+            "{path}:2: column 'throughput_mbps': 2000 is above the ceiling 1600 MB/s "
+            "that schema 'link-test' declares",
         ),
         (
             "population,throughput_per_s\n2.5,10\n", CLOSED_NETWORK_SCHEMA,
@@ -108,7 +108,34 @@ def test_missing_and_binary_files(tmp_path: Path) -> None:
         load_dataset(binary, MMC_SCHEMA)
 
 
-def test_cli_prints_the_same_line_and_exits_2(cli, tmp_path: Path) -> None:
-    path = write(tmp_path, "arrival_rate_per_s,mean_response_s\n1,2\n2,fast\n")
-    line = cli.fails("calibrate", "mmc", str(path), "--servers", "2")
-    assert line == f"iosizer: error: {path}:3: column 'mean_response_s': expected a number, got 'fast'"
+CLI_CASES = [
+    ("mmc", "", "{path}: file is empty (expected a header row and data rows)"),
+    ("mmc", "arrival_rate_per_s,mean_response_s\n", "{path}: has a header but no data rows"),
+    ("mmc", "arrival_rate_per_s,arrival_rate_per_s,mean_response_s\n1,1,2\n",
+     "{path}:1: header names column 'arrival_rate_per_s' twice"),
+    ("mmc", "arrival_rate_per_s,response_ms\n1,2\n",
+     "{path}:1: missing column 'mean_response_s' (s) required by schema 'mmc'; "
+     "the header has: arrival_rate_per_s, response_ms"),
+    ("mmc", "arrival_rate_per_s,mean_response_s\n1,2\n2,fast\n",
+     "{path}:3: column 'mean_response_s': expected a number, got 'fast'"),
+    ("mmc", "arrival_rate_per_s,mean_response_s\n1,nan\n",
+     "{path}:2: column 'mean_response_s': expected a finite number, got 'nan'"),
+    ("mmc", "arrival_rate_per_s,mean_response_s\n-1,2\n",
+     "{path}:2: column 'arrival_rate_per_s': expected a value > 0 (1/s), got -1"),
+    ("closed-network", "population,throughput_per_s,response_time_s\n1,10,-0.005\n",
+     "{path}:2: column 'response_time_s': expected a value > 0 (s), got -0.005"),
+    ("closed-network", "population,throughput_per_s\n2000000,10\n",
+     "{path}:2: column 'population': 2000000 is above the ceiling 1e+06 jobs that schema "
+     "'closed-network' declares"),
+    ("closed-network", "population,throughput_per_s\n2.5,10\n",
+     "{path}:2: column 'population': expected a whole number, got 2.5"),
+    ("mmc", "arrival_rate_per_s,mean_response_s\n1,2,3\n",
+     "{path}:2: expected 2 fields as in the header, got 3"),
+]
+
+
+@pytest.mark.parametrize(("model", "text", "message"), CLI_CASES)
+def test_every_malformed_case_through_the_cli(cli, tmp_path: Path, model: str, text: str, message: str) -> None:
+    path = write(tmp_path, text)
+    option = ["--servers", "2"] if model == "mmc" else ["--stations", "2"]
+    assert cli.fails("calibrate", model, str(path), *option) == "iosizer: error: " + message.format(path=path)

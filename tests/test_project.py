@@ -1,0 +1,36 @@
+"""The things a new user meets first: the README quick start and the entry points."""
+
+from __future__ import annotations
+
+import re
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parents[1]
+
+
+def test_readme_quick_start_is_exactly_two_commands() -> None:
+    readme = ROOT / "README.md"
+    if not readme.exists():
+        pytest.skip("tests run outside the checkout")
+    block = re.search(r"<!-- quickstart -->(.*?)<!-- /quickstart -->", readme.read_text(), re.S)
+    assert block, "README lost its quick-start markers (.ci/run reads them)"
+    commands = [line for line in block.group(1).splitlines() if line and not line.startswith("```")]
+    assert len(commands) == 2
+    assert commands[0].startswith("pip install . && iosizer ")
+    assert "pytest" in commands[1] and commands[1].startswith("pip install '.[test]'")
+
+
+def test_python_dash_m_entry_point() -> None:
+    result = subprocess.run([sys.executable, "-m", "iosizer.cli", "--version"], capture_output=True, text=True)
+    assert result.returncode == 0 and result.stdout.startswith("iosizer ")
+    bad = subprocess.run([sys.executable, "-m", "iosizer.cli", "queue", "mm1", "--arrival-rate", "2",
+                          "--service-rate", "1"], capture_output=True, text=True)
+    assert bad.returncode == 2
+    assert bad.stderr.strip() == (
+        "iosizer: error: unstable M/M/1 queue: utilization 2 >= 1 "
+        "(arrival rate must stay below servers x service rate)"
+    )
