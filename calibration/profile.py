@@ -15,7 +15,6 @@ from __future__ import annotations
 import json
 import math
 import os
-import tempfile
 from datetime import datetime, timezone
 from pathlib import Path
 from typing import Literal
@@ -23,6 +22,7 @@ from typing import Literal
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
 
 from iosizer import __version__
+from iosizer.calibration.files import atomic_path
 from iosizer.errors import ProfileError
 
 PROFILE_FORMAT = 1
@@ -106,16 +106,11 @@ def save_profile(profile: Profile, path: str | Path) -> Path:
     if not folder.is_dir():
         raise ProfileError(f"{target}: folder '{folder}' does not exist")
     text = profile.model_dump_json(indent=2) + "\n"
-    handle, temporary = tempfile.mkstemp(prefix=f".{target.name}.", suffix=".tmp", dir=folder)
-    try:
-        with os.fdopen(handle, "w", encoding="utf-8") as stream:
+    with atomic_path(target) as temporary:
+        with open(temporary, "w", encoding="utf-8") as stream:
             stream.write(text)
             stream.flush()
             os.fsync(stream.fileno())
-        os.replace(temporary, target)
-    except BaseException:
-        Path(temporary).unlink(missing_ok=True)
-        raise
     return target
 
 

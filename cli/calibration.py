@@ -7,8 +7,8 @@ from typing import Annotated, Any
 
 import typer
 
-from iosizer.cli.options import FormatOption
-from iosizer.cli.output import OutputFormat, Report, emit
+from iosizer.cli.options import FormatOption, PlotOption
+from iosizer.cli.output import OutputFormat, Panel, Report, Series, emit
 
 OutputPath = Annotated[
     Path | None,
@@ -35,6 +35,7 @@ def calibrate(
         typer.Option("--cpu-speed", help="Relative per-core speed of that CPU (for extrapolation)."),
     ] = None,
     output_format: FormatOption = OutputFormat.table,
+    plot: PlotOption = None,
 ) -> None:
     """Fit a model to measured points; print the fit report, save a profile."""
     from iosizer.calibration.calibrate import calibrate as run, residual_rows
@@ -85,9 +86,33 @@ def calibrate(
             title=f"Calibration of '{model}' on {data} ({fit.n_points} points)",
             csv_rows=residual_rows(result),
             notes=notes,
+            plot=_fit_panels(fit),
         ),
         output_format,
+        plot,
     )
+
+
+def _fit_panels(fit: Any) -> list[Panel]:
+    """Measured points against the fitted model, one panel per observed column."""
+    import numpy as np
+
+    x_name = next(iter(fit.inputs))
+    x = fit.inputs[x_name]
+    order = np.argsort(x)
+    dense = np.linspace(float(x.min()), float(x.max()), 200)
+    if x_name == "population":
+        dense = np.unique(np.round(dense))
+    band = fit.predict({x_name: dense})
+    panels = []
+    for column, observed in fit.observed.items():
+        measured = np.isfinite(observed)
+        panels.append(Panel(x_name, column, [
+            Series("95 % band", dense, band.lower[column], "band", band.upper[column]),
+            Series("model", dense, band.value[column]),
+            Series("measured", x[order][measured[order]], observed[order][measured[order]], "points"),
+        ], f"{fit.model_name}: {column}"))
+    return panels
 
 
 def extrapolate(

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from pathlib import Path
 from typing import Annotated
 
 import typer
@@ -11,4 +12,9 @@ from iosizer.cli.output import OutputFormat
 FormatOption = Annotated[
     OutputFormat,
     typer.Option("--format", "-f", help="Output: a readable table, JSON or CSV."),
+]
+
+PlotOption = Annotated[
+    Path | None,
+    typer.Option("--plot", help="Also draw the answer to this file (.png, .svg or .pdf; needs iosizer[plot])."),
 ]

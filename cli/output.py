@@ -14,6 +14,7 @@ import math
 import sys
 from dataclasses import dataclass, field
 from enum import Enum
+from pathlib import Path
 from typing import Any, Sequence
 
 
@@ -21,6 +22,25 @@ class OutputFormat(str, Enum):
     table = "table"
     json = "json"
     csv = "csv"
+
+
+@dataclass
+class Series:
+    """One curve: a line, measured points, or a shaded band between y and y_high."""
+
+    label: str
+    x: Sequence[float]
+    y: Sequence[float]
+    kind: str = "line"  # line | points | band | dashed
+    y_high: Sequence[float] | None = None
+
+
+@dataclass
+class Panel:
+    x_label: str
+    y_label: str
+    series: list[Series]
+    title: str = ""
 
 
 @dataclass
@@ -39,6 +59,8 @@ class Report:
     columns: Sequence[str] | None = None
     csv_rows: list[dict[str, Any]] | None = None
     notes: list[str] = field(default_factory=list)
+    #: What ``--plot FILE`` draws: one panel per subplot.
+    plot: list[Panel] | None = None
 
 
 def _plain(value: Any) -> Any:
@@ -112,8 +134,53 @@ def _is_numeric(rows: list[dict[str, Any]], name: str) -> bool:
     return all(isinstance(_plain(r.get(name)), (int, float)) for r in rows if name in r)
 
 
-def emit(report: Report, output_format: OutputFormat) -> None:
-    """Write the report to stdout in the requested format."""
+def write_plot(report: Report, path: Path) -> None:
+    """Draw ``report.plot`` to ``path`` (PNG, SVG or PDF by suffix), atomically."""
+    from iosizer.errors import InputError
+
+    if not report.plot:
+        raise InputError("--plot: this command has no curve to draw")
+    try:
+        import matplotlib
+    except ImportError:
+        raise InputError("--plot needs matplotlib: pip install 'iosizer[plot]'") from None
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    suffix = path.suffix.lower().lstrip(".") or "png"
+    if suffix not in {"png", "svg", "pdf"}:
+        raise InputError(f"--plot: unknown picture type '.{suffix}' (use .png, .svg or .pdf)")
+    figure, axes = plt.subplots(1, len(report.plot), figsize=(6 * len(report.plot), 4.2), squeeze=False)
+    for ax, panel in zip(axes[0], report.plot):
+        for series in panel.series:
+            if series.kind == "band":
+                ax.fill_between(series.x, series.y, series.y_high, alpha=0.25, label=series.label)
+            elif series.kind == "points":
+                ax.plot(series.x, series.y, "o", label=series.label)
+            else:
+                ax.plot(series.x, series.y, "--" if series.kind == "dashed" else "-", label=series.label)
+        ax.set_xlabel(panel.x_label)
+        ax.set_ylabel(panel.y_label)
+        ax.set_title(panel.title or report.title, fontsize=10)
+        ax.grid(True, alpha=0.3)
+        ax.legend(fontsize=8)
+    figure.tight_layout()
+    folder = path.parent if str(path.parent) else Path(".")
+    if not folder.is_dir():
+        raise InputError(f"--plot: folder '{folder}' does not exist")
+    from iosizer.calibration.files import atomic_path
+
+    try:
+        with atomic_path(path) as temporary:
+            figure.savefig(temporary, format=suffix, dpi=120)
+    finally:
+        plt.close(figure)
+
+
+def emit(report: Report, output_format: OutputFormat, plot: Path | None = None) -> None:
+    """Write the report to stdout in the requested format (and the plot, if asked)."""
+    if plot is not None:
+        write_plot(report, plot)
     if output_format is OutputFormat.json:
         sys.stdout.write(to_json(report.data) + "\n")
     elif output_format is OutputFormat.csv:

@@ -8,8 +8,8 @@ from typing import Annotated, Any, Callable
 
 import typer
 
-from iosizer.cli.options import FormatOption
-from iosizer.cli.output import OutputFormat, Report, emit
+from iosizer.cli.options import FormatOption, PlotOption
+from iosizer.cli.output import OutputFormat, Panel, Report, Series, emit
 from iosizer.cli.params import parse_grid, parse_servers
 from iosizer.errors import InputError
 
@@ -92,6 +92,7 @@ def _open_queue(
     solve: Callable[[Any, float], Any],
     settings: _ServiceSettings,
     output_format: OutputFormat,
+    plot: Path | None = None,
 ) -> None:
     """Solve at one arrival rate (one JSON object) or a sweep (a list of them).
 
@@ -123,7 +124,19 @@ def _open_queue(
     else:
         data = [{"arrival_rate": rate, **answer} for rate, answer in zip(rates, answers)]
         report = Report(data=data, rows=data, title=title, notes=notes)
-    emit(report, output_format)
+    report.plot = [_response_panel(rates, answers)]
+    emit(report, output_format, plot)
+
+
+def _response_panel(rates: list[float], answers: list[dict[str, Any]]) -> Panel:
+    """Mean response against arrival rate, with the profile's band when there is one."""
+    response = [a["mean_response"] for a in answers]
+    series = []
+    if "mean_response_ci_low" in answers[0]:
+        series.append(Series("95 % band", rates, [a["mean_response_ci_low"] for a in answers], "band",
+                             [a["mean_response_ci_high"] for a in answers]))
+    series.append(Series("mean response", rates, response, "line" if len(rates) > 1 else "points"))
+    return Panel("arrival rate (per unit time)", "mean response (unit of 1/rate)", series)
 
 
 @app.command()
@@ -132,12 +145,13 @@ def mm1(
     service_rate: OptionalServiceRate = None,
     profile: ProfileOption = None,
     output_format: FormatOption = OutputFormat.table,
+    plot: PlotOption = None,
 ) -> None:
     """M/M/1: one server, Poisson arrivals, exponential service."""
     from iosizer.model.queueing import mm1 as solve
 
     settings = _service_settings(service_rate, None, profile, single_server=True)
-    _open_queue("M/M/1", arrival_rate, solve, settings, output_format)
+    _open_queue("M/M/1", arrival_rate, solve, settings, output_format, plot)
 
 
 @app.command()
@@ -147,6 +161,7 @@ def mmc(
     servers: OptionalServers = None,
     profile: ProfileOption = None,
     output_format: FormatOption = OutputFormat.table,
+    plot: PlotOption = None,
 ) -> None:
     """M/M/c: c servers sharing one queue (Erlang C)."""
     from iosizer.model.queueing import mmc as solve
@@ -154,7 +169,7 @@ def mmc(
     settings = _service_settings(service_rate, servers, profile)
     _open_queue(
         f"M/M/{settings.servers}", arrival_rate,
-        lambda lam, mu: solve(lam, mu, settings.servers), settings, output_format,
+        lambda lam, mu: solve(lam, mu, settings.servers), settings, output_format, plot,
     )
 
 
@@ -165,12 +180,15 @@ def mg1(
     service_rate: OptionalServiceRate = None,
     profile: ProfileOption = None,
     output_format: FormatOption = OutputFormat.table,
+    plot: PlotOption = None,
 ) -> None:
     """M/G/1: one server, general service time (Pollaczek-Khinchine)."""
     from iosizer.model.queueing import mg1 as solve
 
     settings = _service_settings(service_rate, None, profile, single_server=True)
-    _open_queue("M/G/1", arrival_rate, lambda lam, mu: solve(lam, mu, service_scv), settings, output_format)
+    _open_queue(
+        "M/G/1", arrival_rate, lambda lam, mu: solve(lam, mu, service_scv), settings, output_format, plot
+    )
 
 
 @app.command()
@@ -179,12 +197,13 @@ def md1(
     service_rate: OptionalServiceRate = None,
     profile: ProfileOption = None,
     output_format: FormatOption = OutputFormat.table,
+    plot: PlotOption = None,
 ) -> None:
     """M/D/1: one server, constant service time."""
     from iosizer.model.queueing import md1 as solve
 
     settings = _service_settings(service_rate, None, profile, single_server=True)
-    _open_queue("M/D/1", arrival_rate, solve, settings, output_format)
+    _open_queue("M/D/1", arrival_rate, solve, settings, output_format, plot)
 
 
 @app.command()
@@ -196,6 +215,7 @@ def ggc(
     service_scv: ServiceScv = 1.0,
     profile: ProfileOption = None,
     output_format: FormatOption = OutputFormat.table,
+    plot: PlotOption = None,
 ) -> None:
     """G/G/c by the Allen-Cunneen approximation (exact for M/M/c)."""
     from iosizer.model.queueing import ggc as solve
@@ -207,6 +227,7 @@ def ggc(
         lambda lam, mu: solve(lam, mu, settings.servers, arrival_scv, service_scv),
         settings,
         output_format,
+        plot,
     )
 
 
@@ -247,6 +268,7 @@ def mva(
     ] = None,
     profile: ProfileOption = None,
     output_format: FormatOption = OutputFormat.table,
+    plot: PlotOption = None,
 ) -> None:
     """Closed network by exact Mean Value Analysis; --format csv gives the curve 1..N."""
     from iosizer.model.mva import asymptotic_bounds
@@ -299,9 +321,30 @@ def mva(
             title=f"Closed network, {len(demand)} stations, N={population}",
             csv_rows=_curve_rows(result.curve),
             notes=notes,
+            plot=_network_panels(result, demand, think_time, counts),
         ),
         output_format,
+        plot,
     )
+
+
+def _network_panels(result: Any, demand: list[float], think_time: float, counts: Any) -> list[Panel]:
+    """X(N) and R(N) with their asymptotic bounds, the classic bottleneck picture."""
+    from iosizer.model.mva import asymptotic_bounds
+
+    curve = result.curve
+    populations = curve.population
+    bounds = asymptotic_bounds(demand, think_time, populations, counts)
+    return [
+        Panel("population N", "throughput (per unit time)", [
+            Series("MVA", populations, curve.throughput),
+            Series("asymptotic bound", populations, bounds.throughput_upper, "dashed"),
+        ], "Throughput"),
+        Panel("population N", "response time (think time excluded)", [
+            Series("MVA", populations, curve.response_time),
+            Series("asymptotic bound", populations, bounds.response_lower, "dashed"),
+        ], "Response time"),
+    ]
 
 
 def _server_label(count: float) -> str:
