@@ -109,6 +109,7 @@ def calibrate(
         jacobian=model.jacobian(checked),
         model_name=model_name,
         relative=model.relative,
+        bounds=dataset.bounds,
     )
     profile = profile_from_fit(result, model_name, checked, dataset, cpu_name, cpu_speed)
     return Calibration(result, profile, dataset)

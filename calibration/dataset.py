@@ -8,6 +8,17 @@ whether they must be whole numbers. Every schema also accepts an optional
 of the observed value, same unit) column and a free-text ``source`` column;
 other columns are carried along untouched.
 
+Published figures are often bounds or approximations ("5 % or less", "a
+little under 10 %"). A ``relation`` column says how to read each observed
+value (the convention of ``data/measurements``): ``eq``; ``approx``;
+``le``/``lt``/``max`` (an upper bound: the fit is penalised only above it);
+``ge``/``gt``/``min`` (a lower bound); ``approx_under``/``approx_over`` ("a
+little under/over": the target is the middle of the band
+value x (1 -/+ approx_pct/100), from an ``approx_pct`` column). The
+tolerance is a reader's band, not a measurement error, so it does not weight
+the fit: rows count equally unless the file has a ``weight`` or ``stderr``
+column.
+
 Loading validates every row once; afterwards the model code trusts the
 arrays. An error is one line naming the file, the line, the column and what
 was expected::
@@ -29,6 +40,15 @@ import numpy as np
 from iosizer.errors import DatasetError
 
 WEIGHT_COLUMN = "weight"
+RELATION_COLUMN = "relation"
+TOLERANCE_COLUMN = "approx_pct"
+#: relation -> (bound: +1 upper, -1 lower, 0 a point; target shift in units of approx_pct / 200)
+RELATIONS = {
+    "eq": (0, 0.0), "approx": (0, 0.0),
+    "le": (1, 0.0), "lt": (1, 0.0), "max": (1, 0.0),
+    "ge": (-1, 0.0), "gt": (-1, 0.0), "min": (-1, 0.0),
+    "approx_under": (0, -1.0), "approx_over": (0, 1.0),
+}
 STDERR_COLUMN = "stderr"
 SOURCE_COLUMN = "source"
 
@@ -96,6 +116,8 @@ class Dataset:
     stderr: np.ndarray | None = None
     sources: tuple[str, ...] = ()
     extra: dict[str, tuple[str, ...]] = field(default_factory=dict)
+    #: Per row: +1 the observed value is an upper bound, -1 a lower bound, 0 a point.
+    bounds: np.ndarray | None = None
 
     def __len__(self) -> int:
         return int(self.lines.size)
@@ -216,6 +238,7 @@ def load_dataset(path: str | Path, schema: Schema) -> Dataset:
     weights = arrays.pop(WEIGHT_COLUMN, None)
     stderr = arrays.pop(STDERR_COLUMN, None)
     sources = tuple(texts.pop(SOURCE_COLUMN, ()))
+    bounds = _relations(path_text, schema, arrays, texts, lines) if RELATION_COLUMN in texts else None
     return Dataset(
         path=path_text,
         sha256=hashlib.sha256(raw).hexdigest(),
@@ -226,4 +249,37 @@ def load_dataset(path: str | Path, schema: Schema) -> Dataset:
         stderr=stderr,
         sources=sources,
         extra={name: tuple(v) for name, v in texts.items()},
+        bounds=bounds,
     )
+
+
+def _relations(
+    path: str,
+    schema: Schema,
+    arrays: dict[str, np.ndarray],
+    texts: dict[str, list[str]],
+    lines: list[int],
+) -> np.ndarray:
+    """Bound codes from ``relation``; moves approx_under/approx_over targets
+    to the middle of their band in ``arrays`` (the file's own value stays in
+    the ``extra`` text columns)."""
+    observed = [c.name for c in schema.observed if c.name in arrays]
+    if len(observed) != 1:
+        raise _fail(path, 1, f"a '{RELATION_COLUMN}' column needs exactly one observed column")
+    target = arrays[observed[0]]
+    bounds = np.zeros(target.size, dtype=np.int8)
+    tolerances = texts.get(TOLERANCE_COLUMN, [""] * target.size)
+    for i, (relation, line) in enumerate(zip(texts[RELATION_COLUMN], lines)):
+        key = relation.strip().lower() or "eq"
+        if key not in RELATIONS:
+            raise _fail(
+                path, line,
+                f"column '{RELATION_COLUMN}': expected one of {', '.join(RELATIONS)}, got {relation!r}",
+            )
+        bounds[i], shift = RELATIONS[key]
+        if shift and tolerances[i].strip():
+            tolerance = _parse_number(
+                tolerances[i], Column(TOLERANCE_COLUMN, Role.input, "%"), path, line, schema.name
+            )
+            target[i] *= 1.0 + shift * tolerance / 200.0
+    return bounds

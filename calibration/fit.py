@@ -223,6 +223,7 @@ def fit(
     jacobian: JacobianFunction | None = None,
     model_name: str = "model",
     relative: bool = False,
+    bounds: np.ndarray | None = None,
 ) -> FitResult:
     """Fit the free ``parameters`` of ``model`` to ``observed`` at ``inputs``.
 
@@ -231,7 +232,10 @@ def fit(
     standard errors of a single observed column. ``relative`` fits relative
     errors, (model - observed) / observed, the right choice when measurement
     noise is proportional to the value (load tests); it also makes columns of
-    different units comparable without further scaling. Raises
+    different units comparable without further scaling. ``bounds`` marks rows
+    of a single observed column whose value is an upper (+1) or lower (-1)
+    bound: their residual counts only when the model crosses the bound.
+    Raises
     :class:`CalibrationError` when the fit cannot be carried out.
     """
     from scipy.optimize import least_squares
@@ -244,6 +248,8 @@ def fit(
     observed = {k: np.asarray(v, dtype=np.float64) for k, v in observed.items()}
     if stderr is not None and len(observed) != 1:
         raise CalibrationError("a stderr column needs exactly one observed column; use 'weight' instead")
+    if bounds is not None and len(observed) != 1:
+        raise CalibrationError("bounded observations need exactly one observed column")
     masks = {k: np.isfinite(v) for k, v in observed.items()}
     n_points = int(sum(m.sum() for m in masks.values()))
     if n_points == 0:
@@ -262,12 +268,11 @@ def fit(
         for k, v in observed.items()
     }
 
-    def scaled(columns: Mapping[str, np.ndarray], subtract: bool) -> np.ndarray:
-        """Residuals (subtract=True) or Jacobian rows, weighted and column-scaled."""
+    def scaled(columns: Mapping[str, np.ndarray]) -> np.ndarray:
+        """Residual or Jacobian rows, weighted and column-scaled, measured rows only."""
         parts = []
         for k, obs in observed.items():
-            values = np.asarray(columns[k], dtype=np.float64)
-            rows = (np.broadcast_to(values, obs.shape) - obs) if subtract else values
+            rows = np.asarray(columns[k], dtype=np.float64)
             if row_scale is not None:
                 rows = rows * (row_scale if rows.ndim == 1 else row_scale[:, None])
             scale = column_scale[k]
@@ -278,6 +283,16 @@ def fit(
                 parts.append(rows[masks[k]] / scale)
         return np.concatenate(parts)
 
+    def one_sided(columns: Mapping[str, np.ndarray]) -> dict[str, np.ndarray]:
+        """Residuals model - observed, zero where a bound is respected."""
+        out = {}
+        for k, obs in observed.items():
+            r = np.broadcast_to(np.asarray(columns[k], dtype=np.float64), obs.shape) - obs
+            if bounds is not None:
+                r = np.where(((bounds > 0) & (r < 0)) | ((bounds < 0) & (r > 0)), 0.0, r)
+            out[k] = r
+        return out
+
     def evaluate(x: np.ndarray) -> dict[str, np.ndarray]:
         try:
             return model(_with(start, free, x), inputs)
@@ -285,12 +300,17 @@ def fit(
             raise CalibrationError(f"model '{model_name}' failed during the fit: {error}") from None
 
     def residuals(x: np.ndarray) -> np.ndarray:
-        return scaled(evaluate(x), subtract=True)
+        return scaled(one_sided(evaluate(x)))
 
     jac: object = "2-point"
     if jacobian is not None:
         def jac(x: np.ndarray) -> np.ndarray:
-            return scaled(jacobian(_with(start, free, x), inputs), subtract=False)
+            rows = dict(jacobian(_with(start, free, x), inputs))
+            if bounds is not None:  # a respected bound contributes no slope
+                name = next(iter(observed))
+                inactive = one_sided(evaluate(x))[name] == 0
+                rows[name] = np.where(inactive[:, None], 0.0, rows[name])
+            return scaled(rows)
 
     if free:
         x0 = np.array([start[n] for n in free])
@@ -320,9 +340,10 @@ def fit(
         value = best[p.name]
         if p.vary:
             half = quantile * errors[p.name]
-            low = max(value - half, p.lower) if math.isfinite(half) else p.lower
-            high = min(value + half, p.upper) if math.isfinite(half) else p.upper
-            intervals[p.name] = (low, high)
+            if math.isfinite(half):
+                intervals[p.name] = (max(value - half, p.lower), min(value + half, p.upper))
+            else:  # undefined (too few points, unidentifiable): say so, do not invent a range
+                intervals[p.name] = (math.nan, math.nan)
             if math.isfinite(half) and 2 * half > abs(value):
                 warnings.append(f"'{p.name}' is poorly identified: its 95 % interval is wider than its value")
             if np.isclose(value, p.lower, rtol=1e-9, atol=0) or np.isclose(value, p.upper, rtol=1e-9, atol=0):
@@ -331,7 +352,7 @@ def fit(
             intervals[p.name] = (value, value)
 
     predicted = {k: np.asarray(v, dtype=np.float64) for k, v in model(best, inputs).items()}
-    residual_columns = {k: predicted[k] - observed[k] for k in observed}
+    residual_columns = one_sided(predicted)
     statistics = {}
     for k, obs in observed.items():
         m = masks[k]

@@ -13,6 +13,11 @@ land; the CLI's ``iosizer calibrate MODEL`` lists exactly these names.
 - ``mmc``: an M/M/c queue with c known; fits the per-server service rate mu
   to measured mean response times at several arrival rates, with the exact
   sympy derivative dW/dmu as the Jacobian (c <= 64).
+- ``dma``: a device's DMA read issue interval I(x) = I_0 + k x against
+  added round-trip latency x (seed 000 table 4-1); sympy Jacobian.
+- ``oltp``: the OLTP degradation curve PD(x) of a closed batch network whose
+  serial I/O step grows with x (seed 000 sections 4.3, 6.1); fits the knee
+  latency and the serial share, honouring bounds ("5 % or less").
 """
 
 from __future__ import annotations
@@ -201,6 +206,114 @@ def _mmc_jacobian(options: Mapping[str, Any]) -> JacobianFunction | None:
     return jacobian
 
 
+# --- DMA issue interval under added latency (seed 000 table 4-1) --------------
+
+DMA_SCHEMA = Schema(
+    "dma",
+    (
+        Column("added_latency_ns", Role.input, "ns", "added round-trip latency"),
+        Column("issue_interval_ns", Role.observed, "ns", "DMA read (MRd) issue interval",
+               minimum=0, minimum_inclusive=False),
+    ),
+)
+
+
+def _no_options(options: Mapping[str, Any]) -> dict[str, Any]:
+    return {}
+
+
+def _dma_parameters(dataset: Dataset, options: Mapping[str, Any]) -> list[Parameter]:
+    x = dataset.values["added_latency_ns"]
+    interval = dataset.values["issue_interval_ns"]
+    local = float(interval[np.argmin(x)])
+    spread = float(np.ptp(x))
+    slope = float(np.polyfit(x, interval, 1)[0]) if spread > 0 else 0.0
+    return [
+        Parameter("local_issue_interval_ns", local, lower=1e-9 * local, unit="ns",
+                  description="issue interval with no added latency",
+                  cpu_scaling=CpuScaling.power, exponent_bounds=(-1.0, 0.0)),
+        Parameter("exposed_round_trips", max(slope, 0.0), lower=0.0, upper=1e3, unit="1",
+                  description="round trips of added latency each burst waits",
+                  cpu_scaling=CpuScaling.power, exponent_bounds=(-1.0, 0.0)),
+    ]
+
+
+def _dma_function(options: Mapping[str, Any]) -> ModelFunction:
+    def model(params: Mapping[str, float], inputs: Mapping[str, np.ndarray]) -> dict[str, np.ndarray]:
+        from iosizer.model.latency import dma_issue_interval_ns
+
+        interval = dma_issue_interval_ns(
+            inputs["added_latency_ns"], params["local_issue_interval_ns"], params["exposed_round_trips"]
+        )
+        return {"issue_interval_ns": np.asarray(interval, dtype=np.float64)}
+
+    return model
+
+
+def _dma_jacobian(options: Mapping[str, Any]) -> JacobianFunction:
+    from iosizer.model.symbolic import dma_functions
+
+    gradient = dma_functions()["issue_interval_gradient"]
+
+    def jacobian(params: Mapping[str, float], inputs: Mapping[str, np.ndarray]) -> dict[str, np.ndarray]:
+        x = np.asarray(inputs["added_latency_ns"], dtype=np.float64)
+        columns = gradient(x, params["local_issue_interval_ns"], params["exposed_round_trips"])
+        return {"issue_interval_ns": np.column_stack([np.broadcast_to(c, x.shape) for c in columns])}
+
+    return jacobian
+
+
+# --- OLTP degradation curve (seed 000 sections 4.3, 6.1) ----------------------
+
+OLTP_SCHEMA = Schema(
+    "oltp",
+    (
+        Column("added_latency_ns", Role.input, "ns", "added round-trip latency"),
+        Column("degradation_pct", Role.observed, "%", "throughput loss against local",
+               maximum=100.0),
+    ),
+)
+
+
+def _oltp_options(options: Mapping[str, Any]) -> dict[str, Any]:
+    terminals = options.get("terminals")
+    terminals = 16 if terminals is None else terminals  # seed 000 table 3-2
+    if int(terminals) != terminals or terminals < 1:
+        raise InputError(f"--terminals must be a whole number >= 1, got {terminals!r}")
+    return {"terminals": int(terminals)}
+
+
+def _oltp_parameters(dataset: Dataset, options: Mapping[str, Any]) -> list[Parameter]:
+    """Start with the knee where the data first pass 5 % and a mid serial share."""
+    x = dataset.values["added_latency_ns"]
+    pd = dataset.values["degradation_pct"]
+    above = x[pd > 5.0]
+    knee = float(above.min()) if above.size else float(max(x.max(), 1.0))
+    return [
+        Parameter("knee_latency_ns", knee, lower=1.0, upper=1e7, unit="ns",
+                  description="added latency where the serial I/O step overtakes the CPU",
+                  cpu_scaling=CpuScaling.power, exponent_bounds=(-1.0, 1.0)),
+        Parameter("serial_share", 0.5, lower=1e-3, upper=0.999, unit="1",
+                  description="serial-step demand / CPU demand with no added latency",
+                  cpu_scaling=CpuScaling.fixed),
+    ]
+
+
+def _oltp_function(options: Mapping[str, Any]) -> ModelFunction:
+    terminals = options["terminals"]
+
+    def model(params: Mapping[str, float], inputs: Mapping[str, np.ndarray]) -> dict[str, np.ndarray]:
+        from iosizer.model.latency import OltpNetwork, oltp_degradation_pct
+
+        network = OltpNetwork(
+            terminals=terminals, knee_latency_ns=params["knee_latency_ns"],
+            serial_share=params["serial_share"],
+        )
+        return {"degradation_pct": np.asarray(oltp_degradation_pct(network, inputs["added_latency_ns"]))}
+
+    return model
+
+
 REGISTRY: dict[str, CalibrationModel] = {
     model.name: model
     for model in (
@@ -225,6 +338,25 @@ REGISTRY: dict[str, CalibrationModel] = {
             _mmc_options,
             ("servers",),
             relative=True,
+        ),
+        CalibrationModel(
+            "dma",
+            "DMA read issue interval I(x) = I_0 + k x under added latency x (seed 000 table 4-1)",
+            DMA_SCHEMA,
+            _dma_parameters,
+            _dma_function,
+            _dma_jacobian,
+            _no_options,
+        ),
+        CalibrationModel(
+            "oltp",
+            "OLTP degradation PD(x) of a 16-terminal batch closed network with a serial I/O step",
+            OLTP_SCHEMA,
+            _oltp_parameters,
+            _oltp_function,
+            lambda options: None,
+            _oltp_options,
+            ("terminals",),
         ),
     )
 }

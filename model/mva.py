@@ -992,3 +992,47 @@ def mva_multiclass(
         method=method,
         iterations=iterations,
     )
+
+
+# --------------------------------------------------------------------------
+# Many independent networks at once (what-if sweeps)
+# --------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class BatchResult:
+    """Throughput and response time (think excluded) of M networks at population N."""
+
+    throughput: np.ndarray
+    response_time: np.ndarray
+
+
+def mva_batch(demands: object, think_time: object, population: int) -> BatchResult:
+    """Exact MVA of M independent single-class networks of queueing stations.
+
+    ``demands`` is (M, K), one network per row; ``think_time`` a scalar or
+    (M,). The recursion of :func:`mva` runs over n = 1..N once, vectorised
+    across the M networks, which is what a sweep of a what-if parameter
+    (an added latency, a CPU speed) needs. Checked before returning against
+    X <= min(N/(D+Z), 1/D_max), R >= D and N = X (R + Z).
+    """
+    d = np.atleast_2d(as_positive("demands", demands))
+    z = np.broadcast_to(as_nonnegative("think_time", think_time), (d.shape[0],)).astype(np.float64)
+    n_jobs = _as_population(population)
+    queue = np.zeros_like(d)
+    for n in range(1, n_jobs + 1):
+        residence = d * (1.0 + queue)
+        throughput = n / (z + residence.sum(axis=1))
+        queue = throughput[:, None] * residence
+    response = residence.sum(axis=1)
+    total = d.sum(axis=1)
+    pops = np.full((d.shape[0], 1), float(n_jobs))
+    bound = np.minimum(n_jobs / (total + z), 1.0 / d.max(axis=1))
+    _require((throughput <= bound * (1 + _BOUND_RTOL))[:, None], "throughput <= min(N/(D+Z), 1/Dmax)",
+             pops, throughput[:, None], bound[:, None])
+    _require((response >= total * (1 - _BOUND_RTOL))[:, None], "response time >= total demand D",
+             pops, response[:, None], total[:, None])
+    jobs = throughput * (response + z)
+    _require((np.abs(jobs - n_jobs) <= _CONSERVATION_RTOL * n_jobs)[:, None],
+             "population conservation X (R + Z) = N", pops, jobs[:, None], pops)
+    return BatchResult(throughput, response)

@@ -78,3 +78,78 @@ def formula_text(expression: "sympy.Expr") -> str:
     import sympy
 
     return sympy.sstr(sympy.simplify(expression))
+
+
+# --- DMA concurrency under added latency (seed 000, model.latency) ---------
+
+
+def _dma_symbols() -> tuple["sympy.Symbol", ...]:
+    import sympy
+
+    x, i0, k, budget = sympy.symbols("x I_0 k B", nonnegative=True)
+    return x, i0, k, budget
+
+
+#: What the DMA formulas' symbols stand for, printed beside them.
+DMA_SYMBOLS = {
+    "x": "added round-trip latency [ns]",
+    "I_0": "issue interval with no added latency [ns]",
+    "k": "round trips of added latency each burst waits (exposed_round_trips)",
+    "B": "degradation budget [%]",
+    "PD": "performance degradation [%]",
+}
+
+
+def dma_issue_interval_expression() -> "sympy.Expr":
+    """I(x) = I_local + k x."""
+    x, i0, k, _ = _dma_symbols()
+    return i0 + k * x
+
+
+def dma_degradation_expression() -> "sympy.Expr":
+    """PD(x) = (P_local - P_x)/P_local x 100 with P = burst / I(x): 100 k x / (I_local + k x)."""
+    import sympy
+
+    x, i0, k, _ = _dma_symbols()
+    burst = sympy.Symbol("b", positive=True)  # cancels: PD does not depend on the burst size
+    local, degraded = burst / i0, burst / dma_issue_interval_expression()
+    return sympy.simplify((local - degraded) / local * 100)
+
+
+def dma_budget_expression() -> "sympy.Expr":
+    """The largest x with PD(x) <= budget: solve PD(x) = budget for x."""
+    import sympy
+
+    x, _, _, budget = _dma_symbols()
+    (solution,) = sympy.solve(sympy.Eq(dma_degradation_expression(), budget), x)
+    return sympy.simplify(solution)
+
+
+@lru_cache(maxsize=1)
+def dma_functions() -> dict[str, Callable]:
+    """Numpy functions of the DMA closed forms (arguments: x, I_local, k[, budget]).
+
+    ``degradation_pct``, ``d_degradation_d_latency`` (dPD/dx, % per ns),
+    ``max_latency_ns`` (from the budget) and ``issue_interval_gradient``
+    (dI/dI_local, dI/dk: the calibration's Jacobian).
+    """
+    import sympy
+
+    x, i0, k, budget = _dma_symbols()
+    pd = dma_degradation_expression()
+    interval = dma_issue_interval_expression()
+    return {
+        "degradation_pct": sympy.lambdify((x, i0, k), pd, "numpy"),
+        "d_degradation_d_latency": sympy.lambdify((x, i0, k), sympy.diff(pd, x), "numpy"),
+        "max_latency_ns": sympy.lambdify((budget, i0, k), dma_budget_expression(), "numpy"),
+        "issue_interval_gradient": sympy.lambdify(
+            (x, i0, k), [sympy.diff(interval, i0), sympy.diff(interval, k)], "numpy"
+        ),
+    }
+
+
+def formula(expression: "sympy.Expr") -> dict[str, str]:
+    """Plain-text and LaTeX forms of an expression."""
+    import sympy
+
+    return {"text": sympy.sstr(expression), "latex": sympy.latex(expression)}

@@ -70,8 +70,12 @@ def test_closed_network_recovers_demands_and_think_time(tmp_path: Path) -> None:
 
 
 def test_closed_network_interval_coverage_over_replicates() -> None:
-    # 60 replicates: coverage of a 95 % interval should be >= ~88 %
-    # (binomial sd 2.8 %); measured 96-97 % over 150 replicates.
+    # 60 replicates. The bottleneck demand and the think time are always
+    # identified: coverage of their 95 % intervals should be >= ~88 %
+    # (binomial sd 2.8 %; measured 96-97 % over 150 replicates). The two
+    # other stations are exchangeable ((3, 2) ms and (2, 3) ms give the same
+    # curves): when a fit lands on D2 = D3 the Jacobian is singular there, so
+    # their intervals must be undefined and the warning must name them.
     options = {"stations": 3, "think_time_s": None}
     hits = dict.fromkeys(TRUTH, 0)
     for seed in range(60):
@@ -79,9 +83,18 @@ def test_closed_network_interval_coverage_over_replicates() -> None:
         data = Dataset("synthetic", "0" * 64, CLOSED_NETWORK_SCHEMA, columns, np.arange(POPULATIONS.size))
         result = fit(_closed_function(options), _closed_parameters(data, options), data.inputs(),
                      data.observed(), relative=True)
+        singular = any("singular Jacobian" in w for w in result.warnings)
         for name, value in TRUTH.items():
             low, high = result.intervals[name]
-            hits[name] += low <= value <= high
+            if np.isnan(low):
+                assert singular and f"'{name}'" in " ".join(result.warnings)
+                assert name in ("demand_2_s", "demand_3_s")
+                hits[name] += 1  # honestly undefined, not wrongly narrow
+            else:
+                hits[name] += low <= value <= high
+        # Whatever the split, the pair's total is pinned down.
+        pair = result.params["demand_2_s"] + result.params["demand_3_s"]
+        assert pair == pytest.approx(0.005, rel=0.05)
     assert all(count >= 53 for count in hits.values()), hits
 
 

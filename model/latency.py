@@ -1,0 +1,202 @@
+"""Throughput lost to I/O latency added by switches (seed 000).
+
+Seed 000 (Uehara, Baba, Tsushima, "I/O latency and server performance")
+adds round-trip latency x [ns] between a server and its adapters with a
+chain of Advanced Switching stages (150 ns one way, 300 ns round trip per
+stage) and measures the performance degradation
+
+    PD[x] = (P_local - P_x) / P_local x 100 [%].
+
+Two mechanisms are modelled here.
+
+DMA concurrency (section 4.2, table 4-1). A non-posted transaction (a DMA
+read: NIC send) holds its buffer until the completion returns, so a device
+that issues bursts of ``burst_bytes`` is latency-bound by Little's law: each
+burst waits ``exposed_round_trips`` round trips of the added latency (the
+serialised non-posted round trips per burst divided by the reads it keeps in
+flight), so the issue interval is
+
+    I(x) = I_local + k x,        P(x) = min(burst_bytes / I(x), link),
+
+and PD[x] = k x / (I_local + k x) x 100 below the link cap. Posted
+transactions (DMA writes: NIC receive, HBA write) release their buffer when
+sent and lose nothing to x (k = 0). Table 4-1: e1000 bursts 3 x 512 B, I from
+12,000 to 13,800 ns at x = 2,100 ns (k = 0.857); bcm5700 bursts 512 B, 3,640
+to 6,768 ns (k = 1.49).
+
+OLTP degradation as a bottleneck shift (sections 4.3, 6.1). A TPC-C-like
+batch workload (16 terminals, no think time, table 3-2) is a closed network
+of N jobs: a CPU station (demand D_c per transaction) and a serialised I/O
+step (a single server: the log writer, interrupt and descriptor handling)
+whose demand grows with every exposed round trip,
+
+    D_s(x) = D_s0 + r x,    solved by exact MVA for each x.
+
+While D_s(x) < D_c the CPU is the bottleneck and x costs little; past the
+latency where D_s(x) = D_c the serial step takes over and throughput falls
+as 1 / D_s(x): the knee is this bottleneck shift, not a fitted bend. The
+parameters are dimensionless ratios: ``serial_share`` = D_s0 / D_c and the
+``knee_latency_ns`` at which D_s = D_c, so r / D_c = (1 - share) / knee. PD
+does not depend on the absolute D_c (scaling every demand scales X, not PD).
+
+CPU generations (section 2). A faster core (relative speed s) does two
+opposing things: it loses more cycles per wait (stall amplification: the
+latency weighs s^a more against its shorter CPU work) and it keeps more DMA
+reads in flight (issue rate: each exposes s^-b of a round trip). PD depends
+on x only through r x / D_c, so both act as a rescaled knee,
+
+    knee(s) = knee(1) s^(b - a),
+
+a in [0, 1] growing the loss, b in [0, 1] shrinking it. Curves from one CPU
+cannot tell a from b; curves from several CPUs identify the net exponent
+b - a.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+
+import numpy as np
+from pydantic import BaseModel, ConfigDict, Field
+
+from iosizer.errors import InputError
+from iosizer.model._validate import as_nonnegative, as_positive, scalar_or_array
+
+__all__ = [
+    "DmaDevice",
+    "DmaResult",
+    "OltpNetwork",
+    "degradation_pct",
+    "dma",
+    "dma_issue_interval_ns",
+    "dma_throughput_mbps",
+    "effective_latency_ns",
+    "oltp_degradation_pct",
+    "round_trip_latency_ns",
+]
+
+#: 1 byte per ns is 10^9 B/s = 1000 MB/s (MB = 10^6 bytes, as in the seeds).
+_MBPS_PER_BYTE_PER_NS = 1000.0
+
+
+class DmaDevice(BaseModel):
+    """An adapter's DMA issue pattern (seed 000 section 4.2)."""
+
+    model_config = ConfigDict(frozen=True, extra="forbid")
+
+    name: str
+    burst_bytes: float = Field(gt=0, description="bytes moved per read burst")
+    local_issue_interval_ns: float = Field(gt=0, description="issue interval with no added latency")
+    exposed_round_trips: float = Field(ge=0, description="round trips of added latency each burst waits")
+    posted: bool = Field(False, description="DMA writes: released when sent, latency-insensitive")
+    link_mbps: float = Field(math.inf, gt=0, description="link ceiling, MB/s (10^6 B/s)")
+
+
+@dataclass(frozen=True)
+class DmaResult:
+    """DMA throughput at the given added latencies (arrays broadcast like x)."""
+
+    added_latency_ns: float | np.ndarray
+    issue_interval_ns: float | np.ndarray
+    throughput_mbps: float | np.ndarray
+    local_throughput_mbps: float
+    degradation_pct: float | np.ndarray
+
+    def to_dict(self) -> dict[str, object]:
+        return {k: (v.tolist() if isinstance(v, np.ndarray) else v) for k, v in self.__dict__.items()}
+
+
+def round_trip_latency_ns(tiers: object, hop_ns: object) -> float | np.ndarray:
+    """Round-trip latency added by t switch tiers of one-way hop latency h: 2 t h."""
+    t = as_nonnegative("tiers", tiers)
+    h = as_nonnegative("hop_ns", hop_ns)
+    return scalar_or_array(2.0 * t * h)
+
+
+def dma_issue_interval_ns(
+    added_latency_ns: object, local_issue_interval_ns: object, exposed_round_trips: object
+) -> float | np.ndarray:
+    """I(x) = I_local + k x [ns]."""
+    x = as_nonnegative("added_latency_ns", added_latency_ns)
+    i0 = as_positive("local_issue_interval_ns", local_issue_interval_ns)
+    k = as_nonnegative("exposed_round_trips", exposed_round_trips)
+    return scalar_or_array(i0 + k * x)
+
+
+def dma_throughput_mbps(
+    burst_bytes: object, issue_interval_ns: object, link_mbps: object = math.inf
+) -> float | np.ndarray:
+    """min(burst / interval, link) in MB/s (10^6 bytes per second)."""
+    burst = as_positive("burst_bytes", burst_bytes)
+    interval = as_positive("issue_interval_ns", issue_interval_ns)
+    return scalar_or_array(np.minimum(burst / interval * _MBPS_PER_BYTE_PER_NS, link_mbps))
+
+
+def degradation_pct(local: object, degraded: object) -> float | np.ndarray:
+    """PD = (P_local - P_x) / P_local x 100 (seed 000 section 2)."""
+    p0 = as_positive("local performance", local)
+    px = as_nonnegative("degraded performance", degraded)
+    return scalar_or_array((p0 - px) / p0 * 100.0)
+
+
+def dma(device: DmaDevice, added_latency_ns: object) -> DmaResult:
+    """Issue interval, throughput and PD of ``device`` at added round-trip latency x."""
+    x = as_nonnegative("added_latency_ns", added_latency_ns)
+    k = 0.0 if device.posted else device.exposed_round_trips
+    interval = np.asarray(dma_issue_interval_ns(x, device.local_issue_interval_ns, k))
+    throughput = np.asarray(dma_throughput_mbps(device.burst_bytes, interval, device.link_mbps))
+    local = float(dma_throughput_mbps(device.burst_bytes, device.local_issue_interval_ns, device.link_mbps))
+    return DmaResult(
+        added_latency_ns=scalar_or_array(x),
+        issue_interval_ns=scalar_or_array(interval),
+        throughput_mbps=scalar_or_array(throughput),
+        local_throughput_mbps=local,
+        degradation_pct=scalar_or_array((local - throughput) / local * 100.0),
+    )
+
+
+class OltpNetwork(BaseModel):
+    """A batch OLTP workload as a closed network with a latency-sensitive serial step."""
+
+    model_config = ConfigDict(frozen=True, extra="forbid")
+
+    terminals: int = Field(16, ge=1, description="jobs in the network (table 3-2: 16)")
+    knee_latency_ns: float = Field(gt=0, description="added latency where the serial step overtakes the CPU")
+    serial_share: float = Field(gt=0, lt=1, description="serial-step demand / CPU demand with no added latency")
+    think_share: float = Field(0.0, ge=0, description="think time / CPU demand (batch mode: 0)")
+
+    @property
+    def round_trips_per_cpu_ns(self) -> float:
+        """r / D_c: serial-step ns per ns of added latency, per ns of CPU demand."""
+        return (1.0 - self.serial_share) / self.knee_latency_ns
+
+
+def effective_latency_ns(
+    added_latency_ns: object, cpu_speed: float = 1.0, stall_exponent: float = 0.0,
+    issue_rate_exponent: float = 0.0,
+) -> float | np.ndarray:
+    """x s^(a - b): the latency as a core of relative speed s feels it (see module docstring)."""
+    x = as_nonnegative("added_latency_ns", added_latency_ns)
+    s = float(as_positive("cpu_speed", cpu_speed))
+    for name, value in (("stall_exponent", stall_exponent), ("issue_rate_exponent", issue_rate_exponent)):
+        if not 0.0 <= value <= 1.0:
+            raise InputError(f"{name} must lie in [0, 1], got {value:g}")
+    return scalar_or_array(x * s ** (stall_exponent - issue_rate_exponent))
+
+
+def oltp_degradation_pct(network: OltpNetwork, added_latency_ns: object) -> float | np.ndarray:
+    """PD[x] of the OLTP closed network, by exact MVA at each x (vectorised over x).
+
+    Demands in units of D_c: CPU 1, serial step share + (1 - share) x / knee,
+    think time ``think_share``; PD = (X(0) - X(x)) / X(0) x 100.
+    """
+    from iosizer.model.mva import mva_batch
+
+    x = as_nonnegative("added_latency_ns", added_latency_ns)
+    flat = np.concatenate([[0.0], x.ravel()])  # row 0: the local (x = 0) network
+    serial = network.serial_share + network.round_trips_per_cpu_ns * flat
+    demands = np.column_stack([np.ones_like(flat), serial])
+    throughput = mva_batch(demands, network.think_share, network.terminals).throughput
+    loss = (throughput[0] - throughput[1:]) / throughput[0] * 100.0
+    return scalar_or_array(loss.reshape(x.shape))
