@@ -35,6 +35,11 @@ def _finite_or_none(value: float) -> float | None:
     return float(value) if math.isfinite(value) else None
 
 
+def _where(path: str) -> str:
+    """An absolute path for a user's file; shipped data keep their package-relative name."""
+    return str(Path(path).resolve()) if Path(path).exists() else path
+
+
 def profile_from_fit(
     result: FitResult,
     model: str,
@@ -69,7 +74,7 @@ def profile_from_fit(
         confidence=CONFIDENCE_CONVENTION,
     )
     reference = (
-        DatasetReference(path=str(Path(dataset.path).resolve()), sha256=dataset.sha256, n_rows=len(dataset))
+        DatasetReference(path=_where(dataset.path), sha256=dataset.sha256, n_rows=len(dataset))
         if dataset is not None
         else None
     )
@@ -95,9 +100,23 @@ def calibrate(
     """Fit ``model_name`` to the CSV at ``dataset_path`` (see the registry for options)."""
     model = get_model(model_name)
     checked = model.options(dict(options or {}))
+    dataset = load_dataset(dataset_path, model.schema)
+    return calibrate_dataset(model_name, dataset, checked, cpu_name=cpu_name, cpu_speed=cpu_speed)
+
+
+def calibrate_dataset(
+    model_name: str,
+    dataset: Dataset,
+    options: Mapping[str, Any] | None = None,
+    *,
+    cpu_name: str | None = None,
+    cpu_speed: float | None = None,
+) -> Calibration:
+    """Fit ``model_name`` to an already validated :class:`Dataset`."""
+    model = get_model(model_name)
+    checked = model.options(dict(options or {}))
     if cpu_speed is not None and not (math.isfinite(cpu_speed) and cpu_speed > 0):
         raise InputError(f"--cpu-speed must be > 0, got {cpu_speed}")
-    dataset = load_dataset(dataset_path, model.schema)
     parameters = model.parameters(dataset, checked)
     result = fit(
         model.function(checked),

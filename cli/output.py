@@ -31,7 +31,7 @@ class Series:
     label: str
     x: Sequence[float]
     y: Sequence[float]
-    kind: str = "line"  # line | points | band | dashed
+    kind: str = "line"  # line | points | linepoints | bound (an upper bound, drawn v) | band | dashed
     y_high: Sequence[float] | None = None
 
 
@@ -155,8 +155,9 @@ def write_plot(report: Report, path: Path) -> None:
         for series in panel.series:
             if series.kind == "band":
                 ax.fill_between(series.x, series.y, series.y_high, alpha=0.25, label=series.label)
-            elif series.kind == "points":
-                ax.plot(series.x, series.y, "o", label=series.label)
+            elif series.kind in ("points", "bound", "linepoints"):
+                style = {"points": "o", "bound": "v", "linepoints": "o-"}[series.kind]
+                ax.plot(series.x, series.y, style, label=series.label)
             else:
                 ax.plot(series.x, series.y, "--" if series.kind == "dashed" else "-", label=series.label)
         ax.set_xlabel(panel.x_label)

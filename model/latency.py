@@ -58,7 +58,7 @@ import math
 from dataclasses import dataclass
 
 import numpy as np
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import BaseModel, ConfigDict, Field, model_validator
 
 from iosizer.errors import InputError
 from iosizer.model._validate import as_nonnegative, as_positive, scalar_or_array
@@ -86,21 +86,31 @@ class DmaDevice(BaseModel):
     model_config = ConfigDict(frozen=True, extra="forbid")
 
     name: str
-    burst_bytes: float = Field(gt=0, description="bytes moved per read burst")
-    local_issue_interval_ns: float = Field(gt=0, description="issue interval with no added latency")
-    exposed_round_trips: float = Field(ge=0, description="round trips of added latency each burst waits")
+    burst_bytes: float | None = Field(None, gt=0, description="bytes moved per read burst")
+    local_issue_interval_ns: float | None = Field(None, gt=0, description="issue interval with no added latency")
+    exposed_round_trips: float = Field(0.0, ge=0, description="round trips of added latency each burst waits")
     posted: bool = Field(False, description="DMA writes: released when sent, latency-insensitive")
     link_mbps: float = Field(math.inf, gt=0, description="link ceiling, MB/s (10^6 B/s)")
+
+    @model_validator(mode="after")
+    def _non_posted_needs_a_pattern(self) -> "DmaDevice":
+        if not self.posted and self.local_issue_interval_ns is None:
+            raise ValueError(f"device '{self.name}': a non-posted device needs local_issue_interval_ns")
+        return self
 
 
 @dataclass(frozen=True)
 class DmaResult:
-    """DMA throughput at the given added latencies (arrays broadcast like x)."""
+    """DMA throughput at the given added latencies (arrays broadcast like x).
+
+    Issue interval and throughput are None where the device's pattern is not
+    known (posted paths: the seed states only that they lose nothing).
+    """
 
     added_latency_ns: float | np.ndarray
-    issue_interval_ns: float | np.ndarray
-    throughput_mbps: float | np.ndarray
-    local_throughput_mbps: float
+    issue_interval_ns: float | np.ndarray | None
+    throughput_mbps: float | np.ndarray | None
+    local_throughput_mbps: float | None
     degradation_pct: float | np.ndarray
 
     def to_dict(self) -> dict[str, object]:
@@ -143,8 +153,14 @@ def degradation_pct(local: object, degraded: object) -> float | np.ndarray:
 def dma(device: DmaDevice, added_latency_ns: object) -> DmaResult:
     """Issue interval, throughput and PD of ``device`` at added round-trip latency x."""
     x = as_nonnegative("added_latency_ns", added_latency_ns)
+    if device.local_issue_interval_ns is None:  # posted path with no published pattern
+        return DmaResult(scalar_or_array(x), None, None, None, scalar_or_array(np.zeros_like(x)))
     k = 0.0 if device.posted else device.exposed_round_trips
     interval = np.asarray(dma_issue_interval_ns(x, device.local_issue_interval_ns, k))
+    if device.burst_bytes is None:  # PD needs only the intervals: P is proportional to 1 / I
+        local_interval = device.local_issue_interval_ns
+        loss = (interval - local_interval) / interval * 100.0
+        return DmaResult(scalar_or_array(x), scalar_or_array(interval), None, None, scalar_or_array(loss))
     throughput = np.asarray(dma_throughput_mbps(device.burst_bytes, interval, device.link_mbps))
     local = float(dma_throughput_mbps(device.burst_bytes, device.local_issue_interval_ns, device.link_mbps))
     return DmaResult(

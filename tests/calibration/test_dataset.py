@@ -139,3 +139,18 @@ def test_every_malformed_case_through_the_cli(cli, tmp_path: Path, model: str, t
     path = write(tmp_path, text)
     option = ["--servers", "2"] if model == "mmc" else ["--stations", "2"]
     assert cli.fails("calibrate", model, str(path), *option) == "iosizer: error: " + message.format(path=path)
+
+
+def test_relation_column(tmp_path: Path) -> None:
+    from iosizer.calibration.models import OLTP_SCHEMA
+
+    path = write(tmp_path, "added_latency_ns,degradation_pct,relation,approx_pct\n"
+                           "0,0,eq,\n900,5,le,\n1600,10,approx_under,10\n2100,15,approx,20\n2200,3,ge,\n")
+    data = load_dataset(path, OLTP_SCHEMA)
+    assert data.bounds.tolist() == [0, 1, 0, 0, -1]
+    assert data.values["degradation_pct"].tolist() == [0, 5, 9.5, 15, 3]
+    assert data.extra["approx_pct"][2] == "10"
+    bad = write(tmp_path, "added_latency_ns,degradation_pct,relation\n0,0,about\n", "bad.csv")
+    with pytest.raises(DatasetError) as caught:
+        load_dataset(bad, OLTP_SCHEMA)
+    assert str(caught.value).startswith(f"{bad}:2: column 'relation': expected one of eq, approx, le")

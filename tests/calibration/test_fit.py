@@ -143,3 +143,19 @@ def test_sympy_jacobian_of_mmc_matches_finite_differences() -> None:
         - model({"service_rate_per_s": 1.2 - h}, {"arrival_rate_per_s": lam})["mean_response_s"]
     ) / (2 * h)
     assert analytic["mean_response_s"][:, 0] == pytest.approx(numeric, rel=1e-6)
+
+
+def test_upper_bounds_only_penalise_crossing() -> None:
+    # y = a x with one point measured and two points known only as "<= 1".
+    x = np.array([1.0, 2.0, 3.0])
+    observed = np.array([2.0, 1.0, 1.0])
+    bounds = np.array([0, 1, 1])
+    result = fit(lambda p, i: {"y": p["a"] * i["x"]}, [Parameter("a", 1.0, 0.0, 10.0)], {"x": x},
+                 {"y": observed}, bounds=bounds)
+    # Unbounded, a = 2 fits the first point; the bounds at x = 2, 3 push back:
+    # minimise (a - 2)^2 + (2a - 1)^2 + (3a - 1)^2 -> a = (2 + 2 + 3) / 14 = 0.5.
+    assert result.params["a"] == pytest.approx(0.5, rel=1e-6)
+    loose = fit(lambda p, i: {"y": p["a"] * i["x"]}, [Parameter("a", 1.0, 0.0, 10.0)], {"x": x},
+                {"y": np.array([2.0, 10.0, 10.0])}, bounds=bounds)
+    assert loose.params["a"] == pytest.approx(2.0, rel=1e-6)  # bounds respected: no pull
+    assert loose.residuals["y"][1:].tolist() == [0.0, 0.0]

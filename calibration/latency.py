@@ -1,0 +1,291 @@
+"""The I/O-latency family's shipped, calibrated models (seed 000).
+
+Everything here is calibrated at first use from the published figures in
+``data/measurements`` through the generic calibration loop, so the numbers a
+command prints always trace back to the seed's tables:
+
+- NIC send devices (e1000, bcm5700): the ``dma`` model fitted to the two
+  issue intervals of table 4-1 (local and +2,100 ns). Two points fix two
+  parameters exactly, so their intervals are undefined: the table gives no
+  repeat measurements to estimate an error from.
+- Posted devices (NIC receive, HBA write): DMA writes, latency-insensitive
+  (section 4.1, figure 4-1); the seed gives no throughput for them.
+- The OLTP network: the ``oltp`` model fitted to the TPC-C degradation
+  description (sections 4.3, 4.4, 6.1), bounds honoured.
+- The switch catalogue of table 3-3.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+from functools import lru_cache
+from importlib import resources
+from typing import Any
+
+import numpy as np
+
+from iosizer.calibration.calibrate import Calibration, calibrate, calibrate_dataset
+from iosizer.calibration.dataset import Dataset
+from iosizer.calibration.extrapolate import extrapolate
+from iosizer.calibration.models import DMA_SCHEMA
+from iosizer.calibration.profile import Profile
+from iosizer.calibration.shipped import hardware_profile, read_measurement
+from iosizer.errors import InputError
+from iosizer.model.latency import DmaDevice, OltpNetwork, oltp_degradation_pct
+
+#: The seed's server: the reference CPU of every shipped profile.
+SEED_CPU_NAME = "Pentium 4 3.0GHz (FSB 800MHz)"
+SEED_CPU_SPEED = 1.0
+
+DMA_TABLE = "seed000_table4_1_dma"
+TPCC_CURVE = "seed000_tpcc_degradation"
+#: Posted (DMA write) paths of figure 4-1: no completion to wait for.
+POSTED_DEVICES = {
+    "nic-recv": "NIC receive (DMA write, posted)",
+    "hba-write": "HBA write (DMA write, posted; many outstanding transactions)",
+}
+
+
+@dataclass(frozen=True)
+class PublishedDma:
+    """What table 4-1 states for a device at its added latency."""
+
+    added_latency_ns: float
+    issue_interval_ns: float
+    throughput_mbps: float
+    estimated_degradation_pct: float
+    measured_degradation_pct: float
+
+
+def _dma_rows() -> dict[str, dict[str, str]]:
+    return {row["nic"]: row for row in read_measurement(DMA_TABLE)}
+
+
+def device_names() -> list[str]:
+    return sorted(_dma_rows()) + sorted(POSTED_DEVICES)
+
+
+@lru_cache(maxsize=None)
+def device_calibration(name: str) -> Calibration:
+    """The ``dma`` model fitted to table 4-1's two issue intervals of ``name``."""
+    rows = _dma_rows()
+    if name not in rows:
+        raise InputError(f"no DMA measurements for device '{name}'; calibrated devices: {', '.join(sorted(rows))}")
+    row = rows[name]
+    x = np.array([0.0, float(row["added_latency_ns"])])
+    interval = np.array([float(row["issue_interval_local_ns"]), float(row["issue_interval_added_ns"])])
+    dataset = Dataset(
+        path=f"iosizer.data/measurements/{DMA_TABLE}.csv ({name})",
+        sha256=_sha256_of(DMA_TABLE),
+        schema=DMA_SCHEMA,
+        values={"added_latency_ns": x, "issue_interval_ns": interval},
+        lines=np.array([2, 2]),
+        sources=(row["source"], row["source"]),
+    )
+    return calibrate_dataset("dma", dataset, cpu_name=SEED_CPU_NAME, cpu_speed=SEED_CPU_SPEED)
+
+
+def _sha256_of(measurement: str) -> str:
+    import hashlib
+
+    data = resources.files("iosizer.data").joinpath("measurements", f"{measurement}.csv").read_bytes()
+    return hashlib.sha256(data).hexdigest()
+
+
+def device(name: str) -> DmaDevice:
+    """A catalogue device: calibrated NIC send paths, or a posted path."""
+    if name in POSTED_DEVICES:
+        return DmaDevice(name=name, posted=True)
+    rows = _dma_rows()
+    if name not in rows:
+        raise InputError(f"unknown device '{name}'; known devices: {', '.join(device_names())}")
+    params = device_calibration(name).fit.params
+    return DmaDevice(
+        name=name,
+        burst_bytes=float(rows[name]["transfer_bytes"]),
+        local_issue_interval_ns=params["local_issue_interval_ns"],
+        exposed_round_trips=params["exposed_round_trips"],
+    )
+
+
+def device_from_profile(profile: Profile, burst_bytes: float | None) -> DmaDevice:
+    """A device from a user's ``dma`` profile; the burst size is needed for throughput."""
+    return DmaDevice(
+        name=profile.cpu_name or "profile",
+        burst_bytes=burst_bytes,
+        local_issue_interval_ns=profile.value("local_issue_interval_ns"),
+        exposed_round_trips=profile.value("exposed_round_trips"),
+    )
+
+
+def published_dma(name: str) -> PublishedDma | None:
+    row = _dma_rows().get(name)
+    if row is None:
+        return None
+    return PublishedDma(
+        float(row["added_latency_ns"]), float(row["issue_interval_added_ns"]),
+        float(row["throughput_added_mbps"]), float(row["estimated_degradation_pct"]),
+        float(row["measured_degradation_pct"]),
+    )
+
+
+@lru_cache(maxsize=1)
+def oltp_calibration() -> Calibration:
+    """The ``oltp`` model fitted to the transcribed TPC-C degradation curve."""
+    resource = resources.files("iosizer.data").joinpath("measurements", f"{TPCC_CURVE}.csv")
+    with resources.as_file(resource) as path:
+        return calibrate("oltp", path, {"terminals": 16}, cpu_name=SEED_CPU_NAME, cpu_speed=SEED_CPU_SPEED)
+
+
+def oltp_profile() -> Profile:
+    return oltp_calibration().profile
+
+
+def oltp_network(profile: Profile) -> OltpNetwork:
+    return OltpNetwork(
+        terminals=int(profile.options.get("terminals", 16)),
+        knee_latency_ns=profile.value("knee_latency_ns"),
+        serial_share=profile.value("serial_share"),
+    )
+
+
+def tpcc_points() -> list[dict[str, Any]]:
+    """The transcribed TPC-C points: latency, value, relation, exactness."""
+    return [
+        {
+            "added_latency_ns": float(r["added_latency_ns"]),
+            "degradation_pct": float(r["degradation_pct"]),
+            "relation": r["relation"],
+            "exact": r["exact"] == "true",
+        }
+        for r in read_measurement(TPCC_CURVE)
+    ]
+
+
+def profile_at_cpu(profiles: list[Profile], cpu_speed: float | None) -> tuple[Profile, Any]:
+    """The OLTP profile to use: as given, or extrapolated to ``cpu_speed``."""
+    if cpu_speed is None:
+        if len(profiles) > 1:
+            raise InputError("several profiles need --cpu-speed: they are combined by extrapolation")
+        return profiles[0], None
+    result = extrapolate(profiles, cpu_speed)
+    return result.profile, result
+
+
+def switch_catalogue() -> list[dict[str, Any]]:
+    """Table 3-3: name, one-way hop latency (ns), protocol, product."""
+    return [
+        {"switch": item["name"], "hop_ns": float(item["hop_ns"]), "protocol": item["protocol"],
+         "product": f"{item['vendor']} {item['product']}"}
+        for item in hardware_profile("switches")["items"]
+    ]
+
+
+def max_oltp_latency_ns(network: OltpNetwork, budget_pct: float) -> float:
+    """Largest x with PD(x) <= budget, by a bracketing root finder on the MVA curve.
+
+    PD is continuous and non-decreasing in x, so Brent's method on
+    PD(x) - budget over a bracket [0, hi] with PD(hi) > budget is exact to
+    its tolerance (1e-6 ns).
+    """
+    from scipy.optimize import brentq
+
+    if not 0 < budget_pct < 100:
+        raise InputError(f"--budget-pct must lie in (0, 100), got {budget_pct:g}")
+    high = network.knee_latency_ns
+    while oltp_degradation_pct(network, high) <= budget_pct:
+        high *= 2.0
+        if high > 1e12:
+            return math.inf
+    return float(brentq(lambda x: oltp_degradation_pct(network, x) - budget_pct, 0.0, high, xtol=1e-6))
+
+
+def max_dma_latency_ns(device_: DmaDevice, budget_pct: float) -> float:
+    """Largest x with PD(x) <= budget for a device: the sympy solution B I_0 / (k (100 - B))."""
+    from iosizer.model.symbolic import dma_functions
+
+    if not 0 < budget_pct < 100:
+        raise InputError(f"--budget-pct must lie in (0, 100), got {budget_pct:g}")
+    if device_.posted or device_.exposed_round_trips == 0:
+        return math.inf
+    return float(dma_functions()["max_latency_ns"](budget_pct, device_.local_issue_interval_ns,
+                                                   device_.exposed_round_trips))
+
+
+def oltp_slope_pct_per_ns(network: OltpNetwork, added_latency_ns: float) -> float:
+    """dPD/dx of the OLTP curve at x by a central difference (1 ps step; PD is smooth)."""
+    step = 1e-3
+    low = max(added_latency_ns - step, 0.0)
+    high = added_latency_ns + step
+    return float((oltp_degradation_pct(network, high) - oltp_degradation_pct(network, low)) / (high - low))
+
+
+#: Tiers shown per switch; max_tiers is searched further, up to this many.
+SHOWN_TIERS = (1, 2, 3, 4)
+MAX_TIERS_SEARCHED = 64
+
+
+def tier_plan(switches: list[dict[str, Any]], budget_pct: float, device_name: str | None = None) -> list[dict[str, Any]]:
+    """Loss at 1..4 tiers and the most tiers within ``budget_pct``, per switch.
+
+    Round trip of t tiers of one-way hop h: 2 t h (seed 000 section 3.2).
+    The loss comes from the OLTP curve, or from a device's DMA model.
+    """
+    from iosizer.model.latency import dma, round_trip_latency_ns
+
+    if not 0 < budget_pct < 100:
+        raise InputError(f"--budget-pct must lie in (0, 100), got {budget_pct:g}")
+    if device_name is None:
+        network = oltp_network(oltp_profile())
+        loss = lambda x: np.asarray(oltp_degradation_pct(network, x))  # noqa: E731
+    else:
+        chosen = device(device_name)
+        loss = lambda x: np.asarray(dma(chosen, x).degradation_pct)  # noqa: E731
+    every = np.arange(1, MAX_TIERS_SEARCHED + 1)
+    plan = []
+    for switch in switches:
+        hop = switch["hop_ns"]
+        if not (math.isfinite(hop) and hop >= 0):
+            raise InputError(f"--hop-ns must be >= 0, got {hop:g}")
+        losses = loss(np.asarray(round_trip_latency_ns(every, hop)))
+        # Loss grows with tiers, so the first tier over budget ends the count.
+        over = np.flatnonzero(losses > budget_pct)
+        max_tiers = int(over[0]) if over.size else MAX_TIERS_SEARCHED
+        shown = np.array(SHOWN_TIERS)
+        plan.append({
+            "switch": switch["switch"],
+            "hop_ns": hop,
+            "tiers": shown.tolist(),
+            "round_trip_ns": (2 * shown * hop).tolist(),
+            "loss_pct": losses[shown - 1].tolist(),
+            "max_tiers": max_tiers,
+        })
+    return plan
+
+
+def oltp_points(profile: Profile, latencies: list[float], felt_ns: Any = None) -> list[dict[str, Any]]:
+    """PD at each added latency with its 95 % band, from an ``oltp`` profile.
+
+    ``felt_ns`` is the latency as the modelled CPU feels it (x s^(a-b) for an
+    explicit CPU-generation assumption); by default the latencies themselves.
+    The band comes from the profile's intervals by endpoint propagation; a
+    loss is never negative, so its lower edge is floored at 0.
+    """
+    from iosizer.calibration.uncertainty import propagate
+
+    network = oltp_network(profile)
+    felt = np.asarray(latencies if felt_ns is None else felt_ns, dtype=np.float64)
+
+    def curve(params: dict[str, float]) -> dict[str, float]:
+        shifted = network.model_copy(update={"knee_latency_ns": params["knee_latency_ns"],
+                                             "serial_share": params["serial_share"]})
+        return dict(enumerate(np.atleast_1d(oltp_degradation_pct(shifted, felt)).tolist()))
+
+    centre = curve(profile.values())
+    band = propagate(profile, curve)
+    return [
+        {"added_latency_ns": x, "degradation_pct": centre[i],
+         "degradation_pct_low": max(band[i][0], 0.0), "degradation_pct_high": band[i][1]}
+        for i, x in enumerate(latencies)
+    ]

@@ -1,0 +1,82 @@
+"""``iosizer latency ...``: the issue's command lines, keys and errors."""
+
+from __future__ import annotations
+
+import pytest
+
+PNG_MAGIC = b"\x89PNG\r\n\x1a\n"
+
+
+def test_dma_acceptance_command(cli) -> None:
+    data = cli.json("latency", "dma", "--device", "bcm5700", "--added-latency-ns", "2100")
+    assert data["throughput_mbps"] == pytest.approx(75.7, abs=0.5)
+    assert data["degradation_pct"] == pytest.approx(46, abs=1)
+    assert data["issue_interval_ns"] == pytest.approx(6768, abs=10)
+    assert data["measured_degradation_pct"] == 48.1
+    e1000 = cli.json("latency", "dma", "--device", "e1000", "--added-latency-ns", "2100")
+    assert e1000["throughput_mbps"] == pytest.approx(111.3, abs=0.5)
+    assert e1000["degradation_pct"] == pytest.approx(13, abs=1)
+    assert cli.json("latency", "dma", "--device", "hba-write", "--added-latency-ns", "2100")["degradation_pct"] == 0
+
+
+def test_dma_sweep_csv_and_formula(cli) -> None:
+    result = cli("latency", "dma", "--device", "bcm5700", "--added-latency-ns", "0:2100:300", "--format", "csv")
+    lines = result.stdout.strip().splitlines()
+    assert len(lines) == 1 + 8 and lines[0].startswith("device,")
+    data = cli.json("latency", "dma", "--device", "bcm5700", "--added-latency-ns", "1000", "--show-formula")
+    assert data["formula"]["text"] == "100*k*x/(I_0 + k*x)"
+    assert data["d_degradation_d_latency_pct_per_ns"] > 0
+    table = cli("latency", "dma", "--device", "bcm5700", "--added-latency-ns", "2100", "--show-formula")
+    assert "measured -48.1 %" in table.stdout and "LaTeX" in table.stdout
+
+
+def test_oltp_and_cpu_speed(cli) -> None:
+    curve = cli.json("latency", "oltp", "--added-latency-ns", "0:2100:300")
+    assert [p["added_latency_ns"] for p in curve] == [0, 300, 600, 900, 1200, 1500, 1800, 2100]
+    assert curve[4]["degradation_pct"] < 5 and 13 <= curve[-1]["degradation_pct"] <= 17
+    faster = cli.json("latency", "oltp", "--added-latency-ns", "2100", "--cpu-speed", "2")
+    assert faster["degradation_pct_low"] < curve[-1]["degradation_pct"] < faster["degradation_pct_high"]
+    stall = cli.json("latency", "oltp", "--added-latency-ns", "2100", "--cpu-speed", "2",
+                     "--stall-exponent", "1", "--issue-rate-exponent", "0")
+    assert stall["degradation_pct"] > curve[-1]["degradation_pct"]
+
+
+def test_budget_and_tiers(cli) -> None:
+    answer = cli.json("latency", "budget", "--budget-pct", "5")
+    assert 1200 < answer["max_added_latency_ns"] < 1500
+    device = cli.json("latency", "budget", "--budget-pct", "5", "--device", "bcm5700", "--show-formula")
+    assert device["max_added_latency_ns"] == pytest.approx(5 * 3640 / ((3128 / 2100) * 95))
+    assert "B" in device["formula"]["text"]
+    tiers = cli.json("latency", "tiers", "--budget-pct", "5")
+    by_name = {t["switch"]: t for t in tiers}
+    assert set(by_name["asi"]) >= {"switch", "hop_ns", "tiers", "loss_pct", "max_tiers"}
+    assert by_name["fc"]["max_tiers"] == 1 and by_name["fcoe"]["max_tiers"] == 0
+    (custom,) = cli.json("latency", "tiers", "--budget-pct", "5", "--hop-ns", "300")
+    assert custom["hop_ns"] == 300 and custom["max_tiers"] == 2
+
+
+@pytest.mark.parametrize("command", [
+    ["latency", "dma", "--device", "bcm5700", "--added-latency-ns", "0:2100:100"],
+    ["latency", "oltp", "--added-latency-ns", "0:2400:100"],
+    ["latency", "tiers"],
+])
+def test_plots(cli, tmp_path, command) -> None:
+    pytest.importorskip("matplotlib")
+    target = tmp_path / "p.png"
+    assert cli(*command, "--plot", str(target)).exit_code == 0
+    assert target.read_bytes().startswith(PNG_MAGIC)
+
+
+@pytest.mark.parametrize(("args", "fragment"), [
+    (["dma", "--device", "nope", "--added-latency-ns", "1"], "unknown device 'nope'"),
+    (["dma", "--added-latency-ns", "1"], "give either --device NAME or --profile FILE"),
+    (["dma", "--device", "e1000", "--added-latency-ns", "-5"], "added_latency_ns must be >= 0"),
+    (["dma", "--device", "e1000", "--added-latency-ns", "nan"], "must be finite"),
+    (["budget", "--budget-pct", "120"], "--budget-pct must lie in (0, 100)"),
+    (["tiers", "--hop-ns", "-3"], "--hop-ns must be >= 0"),
+    (["oltp", "--added-latency-ns", "100", "--stall-exponent", "1"], "need --cpu-speed"),
+    (["oltp", "--added-latency-ns", "100", "--cpu-speed", "2", "--stall-exponent", "3"], "stall_exponent must lie in [0, 1]"),
+    (["oltp", "--added-latency-ns", "100", "--cpu-speed", "0"], "must be > 0"),
+])
+def test_bad_input(cli, args, fragment) -> None:
+    assert fragment in cli.fails("latency", *args)
