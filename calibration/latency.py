@@ -173,6 +173,15 @@ def profile_at_cpu(profiles: list[Profile], cpu_speed: float | None) -> tuple[Pr
     return result.profile, result
 
 
+def published_tier_points() -> list[dict[str, Any]]:
+    """Section 4.4's statements: hop, tiers, stated loss and how to read it."""
+    return [
+        {"hop_ns": float(r["hop_latency_ns"]), "tiers": int(r["tiers"]),
+         "degradation_pct": float(r["degradation_pct"]), "relation": r["relation"]}
+        for r in read_measurement("seed000_sec4_4_tiers")
+    ]
+
+
 def switch_catalogue() -> list[dict[str, Any]]:
     """Table 3-3: name, one-way hop latency (ns), protocol, product."""
     return [

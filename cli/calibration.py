@@ -18,7 +18,7 @@ CpuName = Annotated[str | None, typer.Option("--cpu-name", help="CPU the data wa
 
 
 def calibrate(
-    model: Annotated[str, typer.Argument(help="closed-network or mmc (more as families land).")],
+    model: Annotated[str, typer.Argument(help="closed-network, mmc, dma or oltp.")],
     data: Annotated[Path, typer.Argument(help="Measured points, CSV with the model's columns.")],
     output: OutputPath = None,
     stations: Annotated[
@@ -29,6 +29,9 @@ def calibrate(
         typer.Option("--think-time-s", help="closed-network: fix the think time Z (s); free if omitted."),
     ] = None,
     servers: Annotated[int | None, typer.Option("--servers", help="mmc: number of servers C.")] = None,
+    terminals: Annotated[
+        int | None, typer.Option("--terminals", help="oltp: jobs in the batch network [default: 16].")
+    ] = None,
     cpu_name: CpuName = None,
     cpu_speed: Annotated[
         float | None,
@@ -42,7 +45,7 @@ def calibrate(
     from iosizer.calibration.fit import CONFIDENCE_CONVENTION
     from iosizer.calibration.profile import save_profile
 
-    options = {"stations": stations, "think_time_s": think_time_s, "servers": servers}
+    options = {"stations": stations, "think_time_s": think_time_s, "servers": servers, "terminals": terminals}
     result = run(model, data, options, cpu_name=cpu_name, cpu_speed=cpu_speed)
     if output is not None:
         save_profile(result.profile, output)

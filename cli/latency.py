@@ -292,6 +292,11 @@ def tiers(
     notes = [f"loss from {model}; round trip 2 x tiers x hop; max_tiers: most tiers within {budget_pct:g} %"]
     series = [Series(a["switch"], a["tiers"], a["loss_pct"], "linepoints") for a in answer]
     series.append(Series(f"{budget_pct:g} % budget", [1, 4], [budget_pct, budget_pct], "dashed"))
+    for hop in sorted({p["hop_ns"] for p in family.published_tier_points()}):
+        stated = [p for p in family.published_tier_points() if p["hop_ns"] == hop]
+        kind = "bound" if all(p["relation"] in ("lt", "le") for p in stated) else "points"
+        series.append(Series(f"{SEED} sec 4.4, {hop:g} ns hop", [p["tiers"] for p in stated],
+                             [p["degradation_pct"] for p in stated], kind))
     emit(
         Report(answer, rows, title=f"Switch tiers within {budget_pct:g} % loss", notes=notes,
                plot=[Panel("switch tiers", "degradation PD (%)", series)]),

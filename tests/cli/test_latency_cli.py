@@ -80,3 +80,23 @@ def test_plots(cli, tmp_path, command) -> None:
 ])
 def test_bad_input(cli, args, fragment) -> None:
     assert fragment in cli.fails("latency", *args)
+
+
+def test_two_cpu_profiles_through_the_cli(cli, tmp_path) -> None:
+    import numpy as np
+
+    from iosizer.model.latency import OltpNetwork, oltp_degradation_pct
+
+    x = np.linspace(300, 2400, 12)
+    paths = []
+    for speed in (1.0, 2.0):
+        pd = oltp_degradation_pct(OltpNetwork(knee_latency_ns=1400 * speed**-0.5, serial_share=0.6), x)
+        data = tmp_path / f"c{speed:g}.csv"
+        data.write_text("added_latency_ns,degradation_pct\n" + "".join(f"{a},{b}\n" for a, b in zip(x, pd)))
+        profile = tmp_path / f"c{speed:g}.json"
+        cli.json("calibrate", "oltp", str(data), "--terminals", "16", "--cpu-speed", str(speed), "-o", str(profile))
+        paths += ["--profile", str(profile)]
+    predicted = cli.json("latency", "oltp", "--added-latency-ns", "1500", *paths, "--cpu-speed", "4")
+    truth = float(oltp_degradation_pct(OltpNetwork(knee_latency_ns=1400 * 4**-0.5, serial_share=0.6), 1500.0))
+    assert predicted["degradation_pct"] == pytest.approx(truth, rel=1e-3)
+    assert "several profiles need --cpu-speed" in cli.fails("latency", "oltp", "--added-latency-ns", "1", *paths)
