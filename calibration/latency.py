@@ -30,7 +30,7 @@ from iosizer.calibration.dataset import Dataset
 from iosizer.calibration.extrapolate import extrapolate
 from iosizer.calibration.models import DMA_SCHEMA
 from iosizer.calibration.profile import Profile
-from iosizer.calibration.shipped import hardware_profile, read_measurement
+from iosizer.calibration.shipped import hardware_profile, measurement_sha256, read_measurement
 from iosizer.errors import InputError
 from iosizer.model.latency import DmaDevice, OltpNetwork, oltp_degradation_pct
 
@@ -77,20 +77,13 @@ def device_calibration(name: str) -> Calibration:
     interval = np.array([float(row["issue_interval_local_ns"]), float(row["issue_interval_added_ns"])])
     dataset = Dataset(
         path=f"iosizer.data/measurements/{DMA_TABLE}.csv ({name})",
-        sha256=_sha256_of(DMA_TABLE),
+        sha256=measurement_sha256(DMA_TABLE),
         schema=DMA_SCHEMA,
         values={"added_latency_ns": x, "issue_interval_ns": interval},
         lines=np.array([2, 2]),
         sources=(row["source"], row["source"]),
     )
     return calibrate_dataset("dma", dataset, cpu_name=SEED_CPU_NAME, cpu_speed=SEED_CPU_SPEED)
-
-
-def _sha256_of(measurement: str) -> str:
-    import hashlib
-
-    data = resources.files("iosizer.data").joinpath("measurements", f"{measurement}.csv").read_bytes()
-    return hashlib.sha256(data).hexdigest()
 
 
 def device(name: str) -> DmaDevice:

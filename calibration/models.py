@@ -15,6 +15,9 @@ land; the CLI's ``iosizer calibrate MODEL`` lists exactly these names.
   sympy derivative dW/dmu as the Jacobian (c <= 64).
 - ``dma``: a device's DMA read issue interval I(x) = I_0 + k x against
   added round-trip latency x (seed 000 table 4-1); sympy Jacobian.
+- ``rmw``: PCIe write loss against lanes and transfer size from a shared
+  RMW unit behind per-port posted-credit loops (seed 001); fits the RMW
+  service time per unaligned access and the credits per port.
 - ``oltp``: the OLTP degradation curve PD(x) of a closed batch network whose
   serial I/O step grows with x (seed 000 sections 4.3, 6.1); fits the knee
   latency and the serial share, honouring bounds ("5 % or less").
@@ -314,6 +317,57 @@ def _oltp_function(options: Mapping[str, Any]) -> ModelFunction:
     return model
 
 
+# --- RMW contention in the root complex (seed 001 section 4) ------------------
+
+RMW_SCHEMA = Schema(
+    "rmw",
+    (
+        Column("lanes", Role.input, "lanes", "total PCIe lanes (x8 ports)", minimum=8, integer=True,
+               maximum=1024),
+        Column("transfer_bytes", Role.input, "bytes", "bytes per write transfer", minimum=1, integer=True),
+        Column("loss_pct", Role.observed, "%", "throughput loss against the aligned reference",
+               maximum=100.0),
+    ),
+)
+
+
+def _rmw_options(options: Mapping[str, Any]) -> dict[str, Any]:
+    mps = options.get("mps_bytes") or 256  # seed 001 table 1
+    from iosizer.model.pcie import MPS_BYTES
+
+    if mps not in MPS_BYTES:
+        raise InputError(f"--mps must be one of {MPS_BYTES}, got {mps}")
+    return {"mps_bytes": int(mps)}
+
+
+def _rmw_parameters(dataset: Dataset, options: Mapping[str, Any]) -> list[Parameter]:
+    return [
+        Parameter("rmw_service_ns", 5.0, lower=0.01, upper=1e4, unit="ns",
+                  description="RMW unit time per unaligned 64 B access",
+                  cpu_scaling=CpuScaling.power, exponent_bounds=(-1.0, 0.0)),
+        Parameter("posted_credits", 4.0, lower=1.0, upper=256.0, unit="TLPs",
+                  description="TLPs a port keeps in flight in its credit loop",
+                  cpu_scaling=CpuScaling.fixed),
+    ]
+
+
+def _rmw_function(options: Mapping[str, Any]) -> ModelFunction:
+    mps = options["mps_bytes"]
+
+    def model(params: Mapping[str, float], inputs: Mapping[str, np.ndarray]) -> dict[str, np.ndarray]:
+        from iosizer.model.pcie import PcieLink, RmwPlatform, access_pattern, rmw_throughput
+
+        platform = RmwPlatform(link=PcieLink(mps_bytes=mps), rmw_service_ns=params["rmw_service_ns"],
+                               posted_credits=params["posted_credits"])
+        lanes = np.asarray(inputs["lanes"]).astype(int)
+        sizes = np.asarray(inputs["transfer_bytes"]).astype(int)
+        loss = [float(rmw_throughput(platform, access_pattern(int(b), mps), [int(l)]).loss_pct[0])
+                for l, b in zip(lanes, sizes)]
+        return {"loss_pct": np.asarray(loss)}
+
+    return model
+
+
 REGISTRY: dict[str, CalibrationModel] = {
     model.name: model
     for model in (
@@ -357,6 +411,16 @@ REGISTRY: dict[str, CalibrationModel] = {
             lambda options: None,
             _oltp_options,
             ("terminals",),
+        ),
+        CalibrationModel(
+            "rmw",
+            "PCIe write loss from a shared RMW unit behind per-port credit loops (seed 001)",
+            RMW_SCHEMA,
+            _rmw_parameters,
+            _rmw_function,
+            lambda options: None,
+            _rmw_options,
+            ("mps_bytes",),
         ),
     )
 }

@@ -74,3 +74,13 @@ def hardware_profile(kind: str) -> dict[str, Any]:
         names = sorted(p.name[:-5] for p in _folder("profiles").iterdir() if p.name.endswith(".json"))
         raise DatasetError(f"no shipped hardware profile '{kind}'; available: {', '.join(names)}")
     return json.loads(resource.read_text(encoding="utf-8"))
+
+
+def measurement_sha256(name: str) -> str:
+    """SHA-256 of a shipped measurement file, for the profiles fitted to it."""
+    import hashlib
+
+    resource = _folder("measurements").joinpath(f"{name}.csv")
+    if not resource.is_file():
+        raise DatasetError(f"no shipped measurement '{name}'")
+    return hashlib.sha256(resource.read_bytes()).hexdigest()

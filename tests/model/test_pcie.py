@@ -1,0 +1,129 @@
+"""PCIe write path (seed 001): link arithmetic, table 2, the RMW network's laws."""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from iosizer.errors import InputError
+from iosizer.model.pcie import (
+    PcieLink,
+    RmwPlatform,
+    access_pattern,
+    link_bandwidth,
+    rmw_throughput,
+    tlp_sizes,
+)
+
+
+def test_link_arithmetic_by_hand() -> None:
+    # Gen3 x8: 8 GT/s x 8 lanes x 128/130 / 8 bits = 7.877 GB/s.
+    link = PcieLink(generation=3, lanes=8, mps_bytes=256)
+    assert link.raw_gbps == pytest.approx(8 * 8 * 128 / 130 / 8)
+    # Per TLP: 16 B header (4 DW) + 6 B DLL (sequence + LCRC) + 4 B STP token.
+    assert link.tlp_overhead_bytes == 26
+    result = link_bandwidth(link, 520)
+    assert result.tlps_per_transfer == 3
+    assert result.wire_bytes_per_transfer == 520 + 3 * 26
+    assert result.effective_gbps == pytest.approx(link.raw_gbps * (1 - 16 / (372 * 16)) * 520 / 598)
+    # Cross-check against pcie-bench/pcie-model (Neugebauer et al., SIGCOMM
+    # 2018), computed here by hand from its published constants: its raw
+    # Gen3 x8 rate, 128/130 x 8 GT/s x 8 = 63.015 Gb/s, is ours x 8 exactly;
+    # its 64-bit MWr overhead is 24 B (2 B framing + 6 B DLL + 16 B header),
+    # ours 26 B because 128b/130b framing is a 4-symbol STP token. For a
+    # 256 B payload the two per-TLP efficiencies differ by 0.6 %:
+    ours = 256 / (256 + 26)
+    theirs = 256 / (256 + 24)
+    assert link.raw_gbps * 8 == pytest.approx(63.015, abs=1e-3)
+    assert ours / theirs == pytest.approx(0.9935, abs=1e-3)
+    gen1 = PcieLink(generation=1, lanes=4, mps_bytes=128, header_dw=3)
+    assert gen1.raw_gbps == pytest.approx(1.0)  # 2.5 GT/s x 4 x 8/10 / 8
+    assert gen1.tlp_overhead_bytes == 12 + 6 + 2
+
+
+@pytest.mark.parametrize(
+    ("transfer_bytes", "tlps", "unaligned_per_kib"),
+    [  # seed 001 table 2, to two decimals
+        (512, [256, 256], 0.00),
+        (520, [256, 256, 8], 8.86),
+        (1040, [256] * 4 + [16], 6.89),
+        (2080, [256] * 8 + [32], 4.43),
+        (4104, [256] * 16 + [8], 7.24),
+        (4160, [256] * 16 + [64], 0.00),  # (F): 8 sectors, DIFs gathered at the end
+    ],
+)
+def test_table_2_exactly(transfer_bytes: int, tlps: list[int], unaligned_per_kib: float) -> None:
+    pattern = access_pattern(transfer_bytes, 256)
+    assert list(pattern.tlp_bytes) == tlps
+    assert round(pattern.unaligned_per_kib, 2) == unaligned_per_kib
+
+
+def test_the_layout_rule_is_what_the_table_demands() -> None:
+    # Had every transfer started 64-byte aligned, 520 B would make one
+    # partial line per transfer: 1024/520 = 1.97 per KiB, not 8.86.
+    assert round(1024 / 520, 2) == 1.97
+    assert access_pattern(520).unaligned_per_transfer == 4.5  # 36 partial lines per 8 transfers
+
+
+def test_split_at_64_removes_unaligned_accesses() -> None:
+    split = access_pattern(520, 256, split_at_line=True)
+    assert split.unaligned_per_kib == 0
+    assert split.full_lines_per_transfer == pytest.approx(520 / 64)
+
+
+@settings(max_examples=200, deadline=None)
+@given(size=st.integers(1, 20_000), mps=st.sampled_from([128, 256, 512]))
+def test_bytes_are_conserved_and_aligned_multiples_are_clean(size: int, mps: int) -> None:
+    pattern = access_pattern(size, mps)
+    assert sum(pattern.tlp_bytes) == size
+    assert pattern.unaligned_per_transfer >= 0
+    # Every byte is in a whole line or a partial one: lines touched >= bytes / 64.
+    assert pattern.full_lines_per_transfer * 64 <= size + 1e-9
+    if size % 64 == 0:
+        assert pattern.unaligned_per_transfer == 0
+    assert tlp_sizes(size, mps)[0] == min(size, mps)
+
+
+PLATFORM = RmwPlatform(rmw_service_ns=6.0, posted_credits=3.0)
+
+
+def test_aligned_patterns_scale_with_lanes() -> None:
+    result = rmw_throughput(PLATFORM, access_pattern(512), [8, 16, 24, 32])
+    assert np.all(result.loss_pct == 0)
+    per_port = result.throughput_gbps / result.ports
+    # The shared line path adds a little queueing with 4 ports: within 2 %.
+    assert per_port == pytest.approx(np.full(4, per_port[0]), rel=0.02)
+
+
+@settings(max_examples=25, deadline=None)
+@given(service=st.floats(0.5, 20.0), credits=st.floats(1.0, 12.0))
+def test_loss_grows_with_lanes_and_with_unaligned_frequency(service: float, credits: float) -> None:
+    platform = RmwPlatform(rmw_service_ns=service, posted_credits=credits)
+    losses = []
+    for size in (2080, 1040, 4104, 520):  # 4.43 < 6.89 < 7.24 < 8.86 per KiB
+        result = rmw_throughput(platform, access_pattern(size), [8, 16, 24, 32])
+        assert np.all(np.diff(result.loss_pct) >= -1e-6)
+        assert np.all(result.rmw_utilization <= 1 + 1e-9)
+        losses.append(result.loss_pct)
+    assert np.all(np.diff(np.array(losses), axis=0) >= -1e-6)
+
+
+def test_fractional_credits_interpolate_between_whole_numbers() -> None:
+    pattern = access_pattern(520)
+    at = {c: rmw_throughput(RmwPlatform(rmw_service_ns=6.0, posted_credits=c), pattern, [16]).throughput_gbps[0]
+          for c in (2.0, 2.5, 3.0)}
+    assert at[2.5] == pytest.approx((at[2.0] + at[3.0]) / 2)
+
+
+def test_bad_inputs() -> None:
+    with pytest.raises(InputError, match="whole multiples of 8"):
+        rmw_throughput(PLATFORM, access_pattern(520), [12])
+    with pytest.raises(InputError, match="Max Payload Size"):
+        tlp_sizes(520, 300)
+    with pytest.raises(ValueError, match="generation must be one of 1..5"):
+        PcieLink(generation=6)
+    assert math.isclose(PcieLink(generation=5, lanes=16).raw_gbps, 32 * 16 * 128 / 130 / 8)
