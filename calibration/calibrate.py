@@ -10,7 +10,7 @@ from typing import Any, Mapping
 import numpy as np
 
 from iosizer.calibration.dataset import Dataset, load_dataset
-from iosizer.calibration.fit import CONFIDENCE_CONVENTION, FitResult, fit
+from iosizer.calibration.fit import CONFIDENCE_CONVENTION, FitResult, fit, interval_quantile
 from iosizer.calibration.models import get_model
 from iosizer.calibration.profile import (
     ColumnFit,
@@ -66,6 +66,7 @@ def profile_from_fit(
         r2=_finite_or_none(result.r2),
         n_points=result.n_points,
         dof=result.dof,
+        quantile=_finite_or_none(interval_quantile(result.dof, result.absolute_sigma)),
         columns={
             name: ColumnFit(rmse=s.rmse, r2=_finite_or_none(s.r2), n_points=s.n_points)
             for name, s in result.statistics.items()
@@ -78,10 +79,13 @@ def profile_from_fit(
         if dataset is not None
         else None
     )
+    covariance = [[_finite_or_none(v) for v in row] for row in result.covariance.tolist()]
     return Profile(
         model=model,
         options=dict(options),
         parameters=parameters,
+        covariance=covariance if result.free else None,
+        covariance_parameters=list(result.free),
         statistics=statistics,
         dataset=reference,
         cpu_name=cpu_name,

@@ -32,6 +32,9 @@ import numpy as np
 from iosizer.errors import CalibrationError, IosizerError
 
 CONFIDENCE_LEVEL = 0.95
+#: Two-sided normal quantile of CONFIDENCE_LEVEL: Phi^-1(0.975). The one
+#: place it is defined; intervals elsewhere are converted with it.
+NORMAL_QUANTILE = 1.959963984540054
 CONFIDENCE_CONVENTION = (
     "Intervals are 95 % confidence intervals: estimate +/- t(0.975, n - p) x standard "
     "error, from the covariance s^2 (J^T J)^-1 at the optimum (s^2 the residual "
@@ -140,7 +143,7 @@ class FitResult:
         arrays = {k: np.asarray(v, dtype=np.float64) for k, v in inputs.items()}
         value = {k: np.asarray(v, dtype=np.float64) for k, v in self.model(self.params, arrays).items()}
         gradients = _gradients(self.model, self.params, self.free, self.parameters, arrays)
-        quantile = _quantile(self.dof, self.absolute_sigma)
+        quantile = interval_quantile(self.dof, self.absolute_sigma)
         lower, upper = {}, {}
         for name, centre in value.items():
             g = gradients[name]
@@ -168,13 +171,13 @@ class FitResult:
         return "\n".join(lines)
 
 
-def _quantile(dof: int, absolute_sigma: bool) -> float:
-    from scipy.special import ndtri, stdtrit
+def interval_quantile(dof: int, absolute_sigma: bool) -> float:
+    """t(0.975, dof) for a scaled covariance, the normal quantile for known errors."""
+    from scipy.special import stdtrit
 
-    tail = 0.5 + CONFIDENCE_LEVEL / 2
     if absolute_sigma:
-        return float(ndtri(tail))
-    return float(stdtrit(dof, tail)) if dof > 0 else math.inf
+        return NORMAL_QUANTILE
+    return float(stdtrit(dof, 0.5 + CONFIDENCE_LEVEL / 2)) if dof > 0 else math.inf
 
 
 def _with(params: Mapping[str, float], names: Sequence[str], values: np.ndarray) -> dict[str, float]:
@@ -250,10 +253,17 @@ def fit(
         raise CalibrationError("a stderr column needs exactly one observed column; use 'weight' instead")
     if bounds is not None and len(observed) != 1:
         raise CalibrationError("bounded observations need exactly one observed column")
+    # An optional metric the file leaves empty everywhere carries no information.
+    observed = {k: v for k, v in observed.items() if np.isfinite(v).any()}
     masks = {k: np.isfinite(v) for k, v in observed.items()}
     n_points = int(sum(m.sum() for m in masks.values()))
     if n_points == 0:
         raise CalibrationError("no observed values to fit")
+    n_free = sum(p.vary for p in parameters)
+    if n_free > 2 * n_points + 2:  # hopeless, and possibly very slow: say so at once
+        raise CalibrationError(
+            f"{n_free} free parameters cannot be fitted to {n_points} observations"
+        )
     row_scale = np.sqrt(weights) if weights is not None else None
     if stderr is not None:
         row_scale = 1.0 / stderr
@@ -261,8 +271,9 @@ def fit(
         raise CalibrationError("relative residuals need non-zero observed values")
     column_scale = {
         k: (
-            np.where(masks[k], np.abs(v), 1.0) if relative
-            else 1.0 if len(observed) == 1 or stderr is not None
+            1.0 if stderr is not None  # chi-square: the stated errors are the scale
+            else np.where(masks[k], np.abs(v), 1.0) if relative
+            else 1.0 if len(observed) == 1
             else float(np.sqrt(np.mean(v[masks[k]] ** 2))) or 1.0
         )
         for k, v in observed.items()
@@ -332,7 +343,14 @@ def fit(
 
     dof = n_points - len(free)
     covariance, warnings = _covariance(jac_matrix, cost, dof, free, stderr is not None)
-    quantile = _quantile(dof, stderr is not None)
+    signal = float(np.sum(scaled({k: np.where(masks[k], v, 0.0) for k, v in observed.items()}) ** 2))
+    if free and dof > 0 and stderr is None and cost <= 1e-24 * signal:
+        warnings.append(
+            "the model passes through every point (zero residuals): the data carry no error "
+            "estimate, so the intervals are undefined; add repeat measurements or a stderr column"
+        )
+        covariance = np.full_like(covariance, np.nan)
+    quantile = interval_quantile(dof, stderr is not None)
     errors = {n: (float(np.sqrt(covariance[i, i])) if np.isfinite(covariance[i, i]) else math.nan)
               for i, n in enumerate(free)}
     intervals = {}

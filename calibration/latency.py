@@ -21,7 +21,7 @@ import math
 from dataclasses import dataclass
 from functools import lru_cache
 from importlib import resources
-from typing import Any
+from typing import Any, Mapping
 
 import numpy as np
 
@@ -279,15 +279,15 @@ def oltp_points(profile: Profile, latencies: list[float], felt_ns: Any = None) -
     network = oltp_network(profile)
     felt = np.asarray(latencies if felt_ns is None else felt_ns, dtype=np.float64)
 
-    def curve(params: dict[str, float]) -> dict[str, float]:
+    def curve(params: Mapping[str, float]) -> dict[str, np.ndarray]:
         shifted = network.model_copy(update={"knee_latency_ns": params["knee_latency_ns"],
                                              "serial_share": params["serial_share"]})
-        return dict(enumerate(np.atleast_1d(oltp_degradation_pct(shifted, felt)).tolist()))
+        return {"degradation_pct": np.atleast_1d(oltp_degradation_pct(shifted, felt))}
 
-    centre = curve(profile.values())
-    band = propagate(profile, curve)
+    centre = curve(profile.values())["degradation_pct"]
+    low, high = propagate(profile, curve)["degradation_pct"]
     return [
-        {"added_latency_ns": x, "degradation_pct": centre[i],
-         "degradation_pct_low": max(band[i][0], 0.0), "degradation_pct_high": band[i][1]}
+        {"added_latency_ns": x, "degradation_pct": float(centre[i]),
+         "degradation_pct_low": max(float(low[i]), 0.0), "degradation_pct_high": float(high[i])}
         for i, x in enumerate(latencies)
     ]

@@ -51,6 +51,8 @@ class CalibrationModel:
     option_names: tuple[str, ...] = ()
     #: Fit relative errors: measurement noise proportional to the value.
     relative: bool = False
+    #: The parameter names a profile of this model must carry, given its options.
+    parameter_names: Callable[[Mapping[str, Any]], list[str]] | None = None
 
     def options(self, given: Mapping[str, Any]) -> dict[str, Any]:
         """Validate user options: unknown ones are an error, not silently dropped."""
@@ -82,7 +84,7 @@ def demand_name(station: int) -> str:
 
 def _closed_options(options: Mapping[str, Any]) -> dict[str, Any]:
     stations = options.get("stations")
-    if stations is None or int(stations) != stations or stations < 1:
+    if not isinstance(stations, (int, float)) or int(stations) != stations or stations < 1:
         raise InputError(f"closed-network needs --stations K, a whole number >= 1, got {stations!r}")
     think = options.get("think_time_s")
     if think is not None and (not math.isfinite(think) or think < 0):
@@ -159,7 +161,7 @@ MMC_SCHEMA = Schema(
 
 def _mmc_options(options: Mapping[str, Any]) -> dict[str, Any]:
     servers = options.get("servers")
-    if servers is None or int(servers) != servers or servers < 1:
+    if not isinstance(servers, (int, float)) or int(servers) != servers or servers < 1:
         raise InputError(f"mmc needs --servers C, a whole number >= 1, got {servers!r}")
     return {"servers": int(servers)}
 
@@ -381,6 +383,7 @@ REGISTRY: dict[str, CalibrationModel] = {
             _closed_options,
             ("stations", "think_time_s"),
             relative=True,
+            parameter_names=lambda o: [demand_name(k + 1) for k in range(o["stations"])] + ["think_time_s"],
         ),
         CalibrationModel(
             "mmc",
@@ -392,6 +395,7 @@ REGISTRY: dict[str, CalibrationModel] = {
             _mmc_options,
             ("servers",),
             relative=True,
+            parameter_names=lambda o: ["service_rate_per_s"],
         ),
         CalibrationModel(
             "dma",
@@ -401,6 +405,7 @@ REGISTRY: dict[str, CalibrationModel] = {
             _dma_function,
             _dma_jacobian,
             _no_options,
+            parameter_names=lambda o: ["local_issue_interval_ns", "exposed_round_trips"],
         ),
         CalibrationModel(
             "oltp",
@@ -411,6 +416,7 @@ REGISTRY: dict[str, CalibrationModel] = {
             lambda options: None,
             _oltp_options,
             ("terminals",),
+            parameter_names=lambda o: ["knee_latency_ns", "serial_share"],
         ),
         CalibrationModel(
             "rmw",
@@ -421,6 +427,7 @@ REGISTRY: dict[str, CalibrationModel] = {
             lambda options: None,
             _rmw_options,
             ("mps_bytes",),
+            parameter_names=lambda o: ["rmw_service_ns", "posted_credits"],
         ),
     )
 }

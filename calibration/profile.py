@@ -19,7 +19,7 @@ from datetime import datetime, timezone
 from pathlib import Path
 from typing import Literal
 
-from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
+from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator, model_validator
 
 from iosizer import __version__
 from iosizer.calibration.files import atomic_path
@@ -51,6 +51,14 @@ class ParameterEstimate(_Strict):
             raise ValueError("must be a finite number")
         return value
 
+    @model_validator(mode="after")
+    def _interval_holds_the_value(self) -> "ParameterEstimate":
+        if self.ci_low is not None and self.ci_low > self.value:
+            raise ValueError(f"ci_low {self.ci_low:g} is above the value {self.value:g}")
+        if self.ci_high is not None and self.ci_high < self.value:
+            raise ValueError(f"ci_high {self.ci_high:g} is below the value {self.value:g}")
+        return self
+
 
 class ColumnFit(_Strict):
     rmse: float
@@ -63,6 +71,8 @@ class FitStatistics(_Strict):
     r2: float | None = None
     n_points: int = Field(ge=0)
     dof: int
+    #: The multiplier of the standard errors that made the 95 % intervals.
+    quantile: float | None = None
     columns: dict[str, ColumnFit] = Field(default_factory=dict)
     warnings: list[str] = Field(default_factory=list)
     confidence: str = ""
@@ -81,6 +91,9 @@ class Profile(_Strict):
     model: str
     options: dict[str, float | int | str | None] = Field(default_factory=dict)
     parameters: dict[str, ParameterEstimate]
+    #: Covariance of the fitted (free) parameters, rows in ``covariance_parameters`` order.
+    covariance: list[list[float | None]] | None = None
+    covariance_parameters: list[str] = Field(default_factory=list)
     statistics: FitStatistics | None = None
     dataset: DatasetReference | None = None
     cpu_name: str | None = None
@@ -135,4 +148,26 @@ def load_profile(path: str | Path, model: str | None = None) -> Profile:
         ) from None
     if model is not None and profile.model != model:
         raise ProfileError(f"{path}: profile is for model '{profile.model}', this command needs '{model}'")
+    _check_against_model(profile, path)
     return profile
+
+
+def _check_against_model(profile: Profile, path: str | Path) -> None:
+    """The options and parameter names must be what the model declares."""
+    from iosizer.calibration.models import get_model
+    from iosizer.errors import IosizerError
+
+    try:
+        declared = get_model(profile.model)
+        options = declared.options(profile.options)
+    except IosizerError as error:
+        raise ProfileError(f"{path}: {error}") from None
+    if declared.parameter_names is not None:
+        expected = declared.parameter_names(options)
+        if sorted(expected) != sorted(profile.parameters):
+            raise ProfileError(
+                f"{path}: model '{profile.model}' with these options has parameters "
+                f"{', '.join(expected)}; the profile has {', '.join(profile.parameters) or 'none'}"
+            )
+    if profile.options != options:
+        raise ProfileError(f"{path}: profile options {profile.options} do not match the model's {options}")

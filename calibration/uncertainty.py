@@ -1,20 +1,24 @@
-"""Carry a profile's parameter intervals through any what-if.
+"""Carry a profile's parameter uncertainty through any what-if.
 
-Endpoint propagation: each parameter is moved, one at a time, to the two
-ends of its 95 % interval (the others held at their values) and the answer
-y is recomputed. Per parameter i, the downward and upward deviations are
-d-_i = min(0, y(lo_i) - y, y(hi_i) - y) and d+_i = max(0, ...); the band is
+Two routes, chosen by what the profile knows:
 
-    [y - sqrt(sum_i d-_i^2),  y + sqrt(sum_i d+_i^2)].
+- A fitted profile stores its parameter covariance C and the quantile q of
+  its 95 % intervals. The answer y(p) then gets the same band as
+  :meth:`FitResult.predict`: y +/- q sqrt(g C g^T), g = dy/dp by central
+  differences (the delta method, correlations included).
+- A profile without a covariance (an extrapolation to another CPU, whose
+  intervals may be asymmetric) is propagated through its interval ends: each
+  parameter is moved, one at a time, to both ends of its interval; per
+  parameter the downward and upward changes of y are combined in
+  quadrature. For one parameter and a monotone answer this is exact: the
+  band is the image of the interval.
 
-For one parameter and a monotone answer this is exact: the band is the image
-of the interval, asymmetric where the interval is (a one-CPU extrapolation)
-and never crosses a physical limit the model respects (no negative waits).
-Several parameters combine in quadrature, which treats them as independent:
-an approximation where a fit left them correlated. When an interval end lies
-outside the model's domain (a service rate too low for the offered load) the
-answer there does not exist, and the band is unbounded on both sides
-(infinite; ``null`` in JSON): the profile cannot rule that case out.
+A parameter whose interval is undefined (an exact fit with no degrees of
+freedom) makes every band unbounded: the profile cannot bound the answer,
+and the band says so (infinite; ``null`` in JSON). An answer that stops
+existing inside an interval (a service rate too low for the offered load)
+makes its band unbounded too. Everything is vectorised: ``evaluate`` may
+return arrays, and each element gets its own band.
 """
 
 from __future__ import annotations
@@ -22,44 +26,110 @@ from __future__ import annotations
 import math
 from typing import Any, Callable, Mapping
 
+import numpy as np
+
+from iosizer.calibration.fit import NORMAL_QUANTILE
 from iosizer.calibration.profile import Profile
 from iosizer.errors import IosizerError
 
+Band = dict[str, tuple[np.ndarray, np.ndarray]]
 
-_Z95 = 1.959963984540054
 
-
-def _interval(estimate: Any) -> tuple[float, ...]:
-    """The stated 95 % interval, or value +/- 1.96 stderr when only that is given."""
+def _interval(estimate: Any) -> tuple[float, float] | None:
+    """The stated 95 % interval, value +/- q se when only se is given, None if undefined."""
     if estimate.ci_low is not None and estimate.ci_high is not None:
         return (estimate.ci_low, estimate.ci_high)
-    if estimate.stderr:
-        return (estimate.value - _Z95 * estimate.stderr, estimate.value + _Z95 * estimate.stderr)
-    return ()
+    if estimate.stderr is not None and math.isfinite(estimate.stderr):
+        half = NORMAL_QUANTILE * estimate.stderr
+        return (estimate.value - half, estimate.value + half)
+    return None
+
+
+def _numeric(answer: Mapping[str, Any]) -> dict[str, np.ndarray]:
+    out = {}
+    for key, value in answer.items():
+        array = np.asarray(value)
+        if array.dtype.kind in "fiu":
+            out[key] = array.astype(np.float64)
+    return out
+
+
+def _unbounded(centre: Mapping[str, np.ndarray]) -> Band:
+    return {k: (np.full_like(v, -np.inf), np.full_like(v, np.inf)) for k, v in centre.items()}
 
 
 def propagate(
-    profile: Profile,
-    evaluate: Callable[[Mapping[str, float]], Mapping[str, Any]],
-) -> dict[str, tuple[float, float]]:
+    profile: Profile, evaluate: Callable[[Mapping[str, float]], Mapping[str, Any]]
+) -> Band:
     """95 % band (low, high) of each numeric output of ``evaluate(params)``."""
     params = profile.values()
-    centre = {k: float(v) for k, v in evaluate(params).items() if isinstance(v, (int, float))}
-    down = dict.fromkeys(centre, 0.0)
-    up = dict.fromkeys(centre, 0.0)
-    for name, estimate in profile.parameters.items():
-        ends = [e for e in _interval(estimate) if e != estimate.value]
-        for end in ends:
+    centre = _numeric(evaluate(params))
+    uncertain = {n: e for n, e in profile.parameters.items() if e.vary}
+    if any(_interval(e) is None for e in uncertain.values()):
+        return _unbounded(centre)
+    covariance = _covariance(profile)
+    if covariance is not None:
+        return _delta(profile, evaluate, params, centre, covariance)
+    return _endpoints(profile, evaluate, params, centre)
+
+
+def _covariance(profile: Profile) -> np.ndarray | None:
+    if profile.covariance is None or profile.statistics is None or profile.statistics.quantile is None:
+        return None
+    matrix = np.array([[np.nan if v is None else v for v in row] for row in profile.covariance], dtype=float)
+    return matrix if np.all(np.isfinite(matrix)) else None
+
+
+def _delta(
+    profile: Profile, evaluate: Callable, params: Mapping[str, float], centre: dict[str, np.ndarray],
+    covariance: np.ndarray,
+) -> Band:
+    names = profile.covariance_parameters
+    gradients = {k: [] for k in centre}
+    for i, name in enumerate(names):
+        step = 1e-6 * max(abs(params[name]), math.sqrt(max(covariance[i, i], 0.0)), 1e-300)
+        sides = {}
+        for sign in (1.0, -1.0):
             try:
-                moved = evaluate({**params, name: end})
+                sides[sign] = _numeric(evaluate({**params, name: params[name] + sign * step}))
             except IosizerError:
-                down = dict.fromkeys(centre, math.inf)
-                up = dict.fromkeys(centre, math.inf)
+                sides[sign] = None
+        if sides[1.0] is None and sides[-1.0] is None:
+            return _unbounded(centre)
+        for key in centre:
+            if sides[1.0] is not None and sides[-1.0] is not None:
+                slope = (sides[1.0][key] - sides[-1.0][key]) / (2 * step)
+            elif sides[1.0] is not None:
+                slope = (sides[1.0][key] - centre[key]) / step
+            else:
+                slope = (centre[key] - sides[-1.0][key]) / step
+            gradients[key].append(slope)
+    quantile = profile.statistics.quantile
+    band = {}
+    for key, value in centre.items():
+        g = np.stack(gradients[key], axis=-1)  # (..., p)
+        variance = np.einsum("...i,ij,...j->...", g, covariance, g)
+        half = quantile * np.sqrt(np.maximum(variance, 0.0))
+        band[key] = (value - half, value + half)
+    return band
+
+
+def _endpoints(
+    profile: Profile, evaluate: Callable, params: Mapping[str, float], centre: dict[str, np.ndarray]
+) -> Band:
+    down = {k: np.zeros_like(v) for k, v in centre.items()}
+    up = {k: np.zeros_like(v) for k, v in centre.items()}
+    for name, estimate in profile.parameters.items():
+        interval = _interval(estimate) if estimate.vary else None
+        for end in interval or ():
+            if end == estimate.value:
                 continue
+            try:
+                moved = _numeric(evaluate({**params, name: end}))
+            except IosizerError:
+                return _unbounded(centre)
             for key, value in centre.items():
-                change = float(moved[key]) - value
-                if change < 0:
-                    down[key] = math.hypot(down[key], change)
-                else:
-                    up[key] = math.hypot(up[key], change)
-    return {key: (value - down[key], value + up[key]) for key, value in centre.items()}
+                change = moved[key] - value
+                down[key] = np.hypot(down[key], np.minimum(change, 0.0))
+                up[key] = np.hypot(up[key], np.maximum(change, 0.0))
+    return {k: (v - down[k], v + up[k]) for k, v in centre.items()}

@@ -10,6 +10,8 @@ from __future__ import annotations
 
 from typing import Any, Callable
 
+import numpy as np
+
 from iosizer.calibration.models import demand_name
 from iosizer.calibration.profile import Profile
 from iosizer.calibration.uncertainty import propagate
@@ -47,10 +49,17 @@ def closed_network_band(profile: Profile, population: int) -> dict[str, tuple[fl
     return propagate(profile, evaluate)
 
 
-def with_bands(answer: dict[str, Any], bands: dict[str, tuple[float, float]]) -> dict[str, Any]:
-    """``answer`` plus ``<key>_ci_low`` / ``<key>_ci_high`` for each banded key."""
+def with_bands(answer: dict[str, Any], bands: dict[str, tuple[Any, Any]], index: int | None = None) -> dict[str, Any]:
+    """``answer`` plus ``<key>_ci_low`` / ``<key>_ci_high`` for each banded key.
+
+    ``index`` picks one element when the bands were computed for a sweep.
+    Infinite ends (null in JSON) mean the profile cannot bound the answer.
+    """
     out = dict(answer)
     for key, (low, high) in bands.items():
-        if key in out:  # infinite ends (null in JSON): see calibration.uncertainty
-            out[f"{key}_ci_low"], out[f"{key}_ci_high"] = low, high
+        if key in out:
+            low, high = np.asarray(low), np.asarray(high)
+            if index is not None and low.ndim:
+                low, high = low[index], high[index]
+            out[f"{key}_ci_low"], out[f"{key}_ci_high"] = float(low), float(high)
     return out

@@ -108,10 +108,8 @@ def _open_queue(
     if settings.profile is not None:
         from iosizer.calibration.whatif import service_rate_band, with_bands
 
-        answers = [
-            with_bands(answer, service_rate_band(settings.profile, lambda mu, r=rate: solve(r, mu).to_dict()))
-            for rate, answer in zip(rates, answers)
-        ]
+        bands = service_rate_band(settings.profile, lambda mu: solve(np.asarray(rates), mu).to_dict())
+        answers = [with_bands(answer, bands, i) for i, answer in enumerate(answers)]
         notes.append(
             f"service rate {settings.service_rate:.6g} and {settings.servers} server(s) from "
             f"{settings.source}; *_ci_low/_ci_high are 95 % bands from the profile's interval"

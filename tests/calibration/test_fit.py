@@ -159,3 +159,45 @@ def test_upper_bounds_only_penalise_crossing() -> None:
                 {"y": np.array([2.0, 10.0, 10.0])}, bounds=bounds)
     assert loose.params["a"] == pytest.approx(2.0, rel=1e-6)  # bounds respected: no pull
     assert loose.residuals["y"][1:].tolist() == [0.0, 0.0]
+
+
+def test_stderr_with_relative_residuals_gives_honest_intervals() -> None:
+    # Review finding: residuals were divided by stderr and again by the value.
+    from iosizer.calibration.models import _mmc_function, _mmc_jacobian
+
+    rng = np.random.default_rng(3)
+    lam = np.linspace(400, 3600, 10)
+    from iosizer.model.queueing import mmc
+
+    hits = 0
+    for seed in range(40):
+        noise = np.random.default_rng(seed).normal(0, 0.01, lam.size)
+        response = mmc(lam, 1000.0, 4).mean_response * (1 + noise)
+        result = fit(_mmc_function({"servers": 4}), [Parameter("service_rate_per_s", 1200.0, 900.0 * 1.0000001)],
+                     {"arrival_rate_per_s": lam}, {"mean_response_s": response},
+                     stderr=0.01 * response, jacobian=_mmc_jacobian({"servers": 4}), relative=True)
+        low, high = result.intervals["service_rate_per_s"]
+        hits += low <= 1000.0 <= high
+    assert hits >= 34  # ~95 % of 40
+    del rng
+
+
+def test_zero_residuals_leave_intervals_undefined() -> None:
+    x = np.array([1.0, 1.0, 1.0])
+    result = fit(lambda p, i: {"y": p["a"] * i["x"]}, [Parameter("a", 1.0)], {"x": x}, {"y": 2.0 * x})
+    assert result.params["a"] == pytest.approx(2.0)
+    assert math.isnan(result.intervals["a"][0])
+    assert any("zero residuals" in w for w in result.warnings)
+
+
+def test_an_empty_optional_column_is_dropped() -> None:
+    x = np.linspace(1, 5, 6)
+    result = fit(lambda p, i: {"y": p["a"] * i["x"], "z": p["a"] * i["x"]}, [Parameter("a", 1.0)], {"x": x},
+                 {"y": 2.0 * x + 0.01 * np.sin(x), "z": np.full(x.size, np.nan)})
+    assert set(result.statistics) == {"y"}
+
+
+def test_hopeless_parameter_counts_fail_fast() -> None:
+    with pytest.raises(CalibrationError, match="cannot be fitted to 1 observations"):
+        fit(lambda p, i: {"y": sum(p.values()) * i["x"]}, [Parameter(f"p{k}", 1.0) for k in range(10)],
+            {"x": np.ones(1)}, {"y": np.ones(1)})

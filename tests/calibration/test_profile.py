@@ -99,3 +99,48 @@ def test_endpoint_propagation_is_exact_for_one_monotone_parameter() -> None:
     )
     low, high = propagate(unstable, lambda p: mm1(1.0, p["service_rate_per_s"]).to_dict())["mean_response"]
     assert high == float("inf") and low == float("-inf")
+
+
+def test_what_if_band_from_a_fitted_profile_equals_the_fit_prediction(tmp_path: Path) -> None:
+    # Review finding: bands must honour parameter correlations, as predict() does.
+    from importlib import resources
+
+    import numpy as np
+
+    from iosizer.calibration.calibrate import calibrate
+    from iosizer.calibration.whatif import closed_network_band
+
+    with resources.as_file(resources.files("iosizer.data") / "examples" / "load_test.csv") as data:
+        calibration = calibrate("closed-network", data, {"stations": 3})
+    saved = load_profile(save_profile(calibration.profile, tmp_path / "p.json"))
+    band = closed_network_band(saved, 5)
+    predicted = calibration.fit.predict({"population": np.array([5.0])})
+    assert band["response_time"][0] == pytest.approx(predicted.lower["response_time_s"][0], rel=1e-4)
+    assert band["response_time"][1] == pytest.approx(predicted.upper["response_time_s"][0], rel=1e-4)
+
+
+def test_undefined_intervals_make_unbounded_bands() -> None:
+    from iosizer.calibration.uncertainty import propagate
+
+    exact = sample(parameters={"service_rate_per_s": ParameterEstimate(value=2.0)})
+    low, high = propagate(exact, lambda p: {"w": 1 / (p["service_rate_per_s"] - 1.0)})["w"]
+    assert low == float("-inf") and high == float("inf")
+
+
+@pytest.mark.parametrize(
+    ("change", "message"),
+    [
+        ({"options": {"servers": 4.7}}, "a whole number >= 1, got 4.7"),
+        ({"options": {}}, "mmc needs --servers C"),
+        ({"model": "nope"}, "unknown model 'nope'"),
+        ({"parameters": {"mu": {"value": 1.0}}}, "has parameters service_rate_per_s; the profile has mu"),
+        ({"parameters": {"service_rate_per_s": {"value": 1.0, "ci_low": 5000}}}, "ci_low 5000 is above the value 1"),
+    ],
+)
+def test_profiles_are_checked_against_their_model(tmp_path: Path, change: dict, message: str) -> None:
+    document = json.loads(sample().model_dump_json())
+    document.update(change)
+    path = tmp_path / "p.json"
+    path.write_text(json.dumps(document))
+    with pytest.raises(ProfileError, match=message.replace("(", r"\(").replace(")", r"\)")):
+        load_profile(path)

@@ -86,7 +86,8 @@ def test_extrapolate_command(cli, mmc_csv: Path, tmp_path: Path) -> None:
     second = tmp_path / "b.json"
     document = json.loads(first.read_text())
     document["cpu_speed"] = 2.0
-    document["parameters"]["service_rate_per_s"]["value"] *= 2**0.5
+    for key in ("value", "ci_low", "ci_high", "stderr"):
+        document["parameters"]["service_rate_per_s"][key] *= 2**0.5
     second.write_text(json.dumps(document))
     target = tmp_path / "c.json"
     data = cli.json("extrapolate", str(first), str(second), "--cpu-speed", "4", "-o", str(target))
