@@ -12,7 +12,11 @@ Each parameter declares how it scales with relative per-core speed s
     speed is exp(+/- q sd) with sd from the regression covariance; with three
     or more CPUs the covariance is inflated by the reduced chi-square when
     the points scatter more than their errors explain, and q is Student's t
-    with m - 2 degrees of freedom (normal with exactly two).
+    with m - 2 degrees of freedom (normal with exactly two). The prediction
+    interval adds the scatter of a new CPU about the power law beyond the
+    stated errors. Profiles must all state errors or none: without errors
+    the fit is unweighted, and with exactly two CPUs its uncertainty is
+    unknown (reported as undefined, with a warning).
   * One CPU: e is unknown; the prediction spans the declared
     ``exponent_bounds`` (for example 0 = I/O-bound, -1 = CPU-bound demand),
     widened by the profile's own interval, and the central value uses the
@@ -29,10 +33,10 @@ from typing import Sequence
 
 import numpy as np
 
+from iosizer.calibration.fit import NORMAL_QUANTILE
 from iosizer.calibration.profile import ParameterEstimate, Profile
 from iosizer.errors import ProfileError
 
-_Z95 = 1.959963984540054
 
 
 @dataclass(frozen=True)
@@ -55,23 +59,30 @@ class ParameterExtrapolation:
 class Extrapolation:
     profile: Profile
     parameters: tuple[ParameterExtrapolation, ...]
+    warnings: tuple[str, ...] = ()
 
 
 def _stderr(estimate: ParameterEstimate) -> float:
-    """Standard error from the profile: stored, or from its 95 % interval."""
+    """Standard error from the profile (stored, or from its 95 % interval); NaN if unknown."""
     if estimate.stderr is not None and estimate.stderr > 0:
         return estimate.stderr
-    if estimate.ci_low is not None and estimate.ci_high is not None:
-        return max((estimate.ci_high - estimate.ci_low) / (2 * _Z95), 0.0)
-    return 0.0
+    if estimate.ci_low is not None and estimate.ci_high is not None and estimate.ci_high > estimate.ci_low:
+        return (estimate.ci_high - estimate.ci_low) / (2 * NORMAL_QUANTILE)
+    return math.nan
 
 
-def _weights(variances: np.ndarray) -> np.ndarray:
-    """Inverse-variance weights; equal weights when no profile states an error."""
-    if np.all(variances <= 0):
-        return np.ones_like(variances)
-    floor = np.min(variances[variances > 0])
-    return 1.0 / np.maximum(variances, floor)
+def _variances(name: str, errors: np.ndarray) -> np.ndarray | None:
+    """Squared errors; None when no profile states one. Mixing is refused:
+    a profile without an error is not the most precise one, it is unknown."""
+    known = np.isfinite(errors)
+    if not known.any():
+        return None
+    if not known.all():
+        raise ProfileError(
+            f"parameter '{name}' has an interval in some profiles and not in others; "
+            "extrapolation needs intervals on every profile or on none"
+        )
+    return np.maximum(errors, 1e-300) ** 2
 
 
 def _check(profiles: Sequence[Profile], cpu_speed: float) -> None:
@@ -99,50 +110,71 @@ def _check(profiles: Sequence[Profile], cpu_speed: float) -> None:
 
 
 def _linear(
-    name: str, estimates: list[ParameterEstimate], speeds: np.ndarray, target: float, inverse: bool
+    name: str, estimates: list[ParameterEstimate], speeds: np.ndarray, target: float, inverse: bool,
+    warnings: list[str],
 ) -> ParameterExtrapolation:
     values = np.array([e.value for e in estimates])
-    errors = np.array([_stderr(e) for e in estimates])
     factor = speeds / target if inverse else np.ones_like(speeds)
-    carried, carried_err = values * factor, errors * factor
-    weights = _weights(carried_err**2)
+    carried = values * factor
+    errors = np.array([_stderr(e) for e in estimates]) * factor
+    variances = _variances(name, errors)
+    weights = np.ones_like(carried) if variances is None else 1.0 / variances
     value = float(np.sum(weights * carried) / np.sum(weights))
-    stated = np.any(carried_err > 0)
-    error = float(1.0 / math.sqrt(np.sum(1.0 / np.maximum(carried_err**2, 1e-300)))) if stated else 0.0
-    scatter = float(np.std(carried, ddof=1)) if carried.size > 1 else 0.0
-    half = _Z95 * max(error, scatter / math.sqrt(carried.size))
+    scatter = float(np.std(carried, ddof=1) / math.sqrt(carried.size)) if carried.size > 1 else 0.0
+    if variances is None and carried.size == 1:
+        half = math.nan
+        warnings.append(f"'{name}': its profile states no interval, so the prediction has none")
+    elif variances is None:
+        half = NORMAL_QUANTILE * scatter
+    else:
+        half = NORMAL_QUANTILE * max(1.0 / math.sqrt(np.sum(weights)), scatter)
     return ParameterExtrapolation(
         name, "inverse" if inverse else "fixed", value, value - half, value + half, estimates[0].unit
     )
 
 
 def _power_from_several(
-    name: str, estimates: list[ParameterExtrapolation | ParameterEstimate], speeds: np.ndarray,
-    target: float,
+    name: str, estimates: list[ParameterEstimate], speeds: np.ndarray, target: float, warnings: list[str],
 ) -> ParameterExtrapolation:
+    from scipy.special import stdtrit
+
     values = np.array([e.value for e in estimates])
     if np.any(values <= 0):
         raise ProfileError(f"parameter '{name}' must be > 0 in every profile for a power-law fit")
-    log_errors = np.array([_stderr(e) for e in estimates]) / values
-    weights = _weights(log_errors**2)
+    variances = _variances(name, np.array([_stderr(e) for e in estimates]) / values)
+    weights = np.ones_like(values) if variances is None else 1.0 / variances
     design = np.column_stack([np.ones_like(speeds), np.log(speeds)])
-    normal = design.T @ (weights[:, None] * design)
-    covariance = np.linalg.inv(normal)
+    covariance = np.linalg.inv(design.T @ (weights[:, None] * design))
     coefficients = covariance @ design.T @ (weights * np.log(values))
     m = speeds.size
+    point = np.array([1.0, math.log(target)])
+    extra = 0.0  # scatter of a new CPU about the power law, beyond the stated errors
     if m > 2:
         residuals = np.log(values) - design @ coefficients
         chi2 = float(np.sum(weights * residuals**2)) / (m - 2)
-        covariance = covariance * max(chi2, 1.0) if np.any(log_errors > 0) else covariance * chi2
-        from scipy.special import stdtrit
-
+        if variances is None:
+            covariance = covariance * chi2  # unweighted: the scatter is the only error measure
+            extra = chi2
+        else:
+            covariance = covariance * max(chi2, 1.0)
+            extra = max(chi2 - 1.0, 0.0) * float(np.mean(variances))
         quantile = float(stdtrit(m - 2, 0.975))
+    elif variances is None:
+        covariance = np.full_like(covariance, np.nan)
+        quantile = NORMAL_QUANTILE
+        warnings.append(
+            f"'{name}': two CPUs and no stated errors fix the power law exactly; its uncertainty "
+            "is unknown (a third CPU, or profiles with intervals, would bound it)"
+        )
     else:
-        quantile = _Z95
-    point = np.array([1.0, math.log(target)])
+        quantile = NORMAL_QUANTILE
+        warnings.append(
+            f"'{name}': with two CPUs the interval assumes the power law holds exactly; "
+            "a third CPU would test it"
+        )
     log_value = float(point @ coefficients)
-    sd = math.sqrt(max(float(point @ covariance @ point), 0.0))
-    exponent_sd = math.sqrt(max(covariance[1, 1], 0.0))
+    sd = math.sqrt(max(float(point @ covariance @ point), 0.0) + extra) if np.all(np.isfinite(covariance)) else math.nan
+    exponent_sd = math.sqrt(max(covariance[1, 1], 0.0)) if np.isfinite(covariance[1, 1]) else math.nan
     return ParameterExtrapolation(
         name, "power", math.exp(log_value),
         math.exp(log_value - quantile * sd), math.exp(log_value + quantile * sd),
@@ -160,7 +192,8 @@ def _power_from_one(
     low_exponent, high_exponent = sorted(estimate.exponent_bounds)
     ratio = target / speed
     under = sorted((estimate.value * ratio**low_exponent, estimate.value * ratio**high_exponent))
-    relative = _Z95 * _stderr(estimate) / estimate.value if estimate.value > 0 else 0.0
+    error = _stderr(estimate)
+    relative = NORMAL_QUANTILE * error / estimate.value if estimate.value > 0 and math.isfinite(error) else 0.0
     middle = estimate.value * ratio ** ((low_exponent + high_exponent) / 2)
     return ParameterExtrapolation(
         name, "power", middle, under[0] * (1 - relative), under[1] * (1 + relative), estimate.unit,
@@ -176,30 +209,32 @@ def extrapolate(
     _check(profiles, cpu_speed)
     speeds = np.array([p.cpu_speed for p in profiles], dtype=np.float64)
     distinct = np.unique(speeds).size
+    warnings: list[str] = []
     carried = []
     for name, first in profiles[0].parameters.items():
         estimates = [p.parameters[name] for p in profiles]
         if first.cpu_scaling == "power" and distinct >= 2:
-            carried.append(_power_from_several(name, estimates, speeds, cpu_speed))
+            carried.append(_power_from_several(name, estimates, speeds, cpu_speed, warnings))
         elif first.cpu_scaling == "power":
-            pooled = _linear(name, estimates, speeds, speeds[0], inverse=False)
-            estimate = first.model_copy(
-                update={"value": pooled.value, "stderr": (pooled.ci_high - pooled.value) / _Z95}
-            )
+            pooled = _linear(name, estimates, speeds, speeds[0], False, [])
+            half = pooled.ci_high - pooled.value
+            estimate = first.model_copy(update={
+                "value": pooled.value, "stderr": half / NORMAL_QUANTILE if math.isfinite(half) else None,
+                "ci_low": None, "ci_high": None,
+            })
             carried.append(_power_from_one(name, estimate, float(speeds[0]), cpu_speed))
         else:
-            carried.append(
-                _linear(name, estimates, speeds, cpu_speed, inverse=first.cpu_scaling == "inverse")
-            )
+            carried.append(_linear(name, estimates, speeds, cpu_speed, first.cpu_scaling == "inverse", warnings))
 
     parameters = {}
     for item, first in zip(carried, profiles[0].parameters.values()):
+        defined = math.isfinite(item.ci_low) and math.isfinite(item.ci_high)
         parameters[item.name] = first.model_copy(
             update={
                 "value": item.value,
-                "ci_low": item.ci_low,
-                "ci_high": item.ci_high,
-                "stderr": (item.ci_high - item.ci_low) / (2 * _Z95),
+                "ci_low": item.ci_low if defined else None,
+                "ci_high": item.ci_high if defined else None,
+                "stderr": (item.ci_high - item.ci_low) / (2 * NORMAL_QUANTILE) if defined else None,
             }
         )
     source = [f"{p.cpu_name or 'unnamed CPU'} (speed {p.cpu_speed:g})" for p in profiles]
@@ -211,4 +246,4 @@ def extrapolate(
         cpu_speed=cpu_speed,
         extrapolated_from=source,
     )
-    return Extrapolation(profile, tuple(carried))
+    return Extrapolation(profile, tuple(carried), tuple(warnings))

@@ -156,9 +156,11 @@ def extrapolate(
             "one CPU only: power-law parameters span their declared bounding exponents "
             "(spread_low..spread_high), widened by the fit interval"
         )
+    notes += [f"warning: {w}" for w in result.warnings]
     if output is not None:
         notes.append(f"profile written to {output}")
     document = {
+        "warnings": list(result.warnings),
         "model": result.profile.model,
         "cpu_speed": cpu_speed,
         "cpu_name": cpu_name,

@@ -65,3 +65,39 @@ def test_incompatible_profiles_are_refused() -> None:
         extrapolate([no_speed], 2.0)
     with pytest.raises(ProfileError, match="must be > 0"):
         extrapolate([profile(1, 1.0)], -1.0)
+
+
+def test_a_profile_without_an_error_is_not_the_most_precise() -> None:
+    # Review finding: a missing error used to count as the smallest variance.
+    with_error = profile(1.0, 1.0)
+    without = profile(2.0, 1.5).model_copy(update={"parameters": {
+        **profile(2.0, 1.5).parameters,
+        "service_rate_per_s": ParameterEstimate(value=1.5, unit="1/s", cpu_scaling="power",
+                                                exponent_bounds=(0.0, 1.0)),
+    }})
+    with pytest.raises(ProfileError, match="interval in some profiles and not in others"):
+        extrapolate([with_error, without], 4.0)
+
+
+def test_two_cpus_without_errors_leave_the_uncertainty_undefined() -> None:
+    def bare(speed: float, rate: float) -> Profile:
+        p = profile(speed, rate)
+        estimate = ParameterEstimate(value=rate, unit="1/s", cpu_scaling="power", exponent_bounds=(0.0, 1.0))
+        return p.model_copy(update={"parameters": {**p.parameters, "service_rate_per_s": estimate}})
+
+    result = extrapolate([bare(1.0, 1.0), bare(2.0, 2**0.5)], 4.0)
+    rate = result.parameters[0]
+    assert rate.value == pytest.approx(2.0) and rate.exponent == pytest.approx(0.5)
+    assert math.isnan(rate.ci_low)
+    assert result.profile.parameters["service_rate_per_s"].ci_low is None
+    assert any("uncertainty is unknown" in w for w in result.warnings)
+
+
+def test_scatter_of_a_third_cpu_widens_the_prediction() -> None:
+    # Three CPUs off the power law by 10 %: the interval at a new CPU must
+    # cover the scatter, not only the profiles' own (1 %) errors.
+    speeds = [1.0, 2.0, 4.0]
+    rates = [1.0, 2**0.5 * 1.1, 2.0 * 0.9]
+    result = extrapolate([profile(s, r) for s, r in zip(speeds, rates)], 3.0)
+    rate = result.parameters[0]
+    assert (rate.ci_high - rate.ci_low) / rate.value > 0.2
