@@ -327,10 +327,19 @@ def fit(
         x0 = np.array([start[n] for n in free])
         lower = np.array([p.lower for p in parameters if p.vary])
         upper = np.array([p.upper for p in parameters if p.vary])
-        solution = least_squares(
-            residuals, x0, jac=jac, bounds=(lower, upper), method="trf",
-            x_scale="jac", xtol=1e-12, ftol=1e-12, gtol=1e-12, max_nfev=2000,
-        )
+        try:
+            with np.errstate(all="ignore"):
+                solution = least_squares(
+                    residuals, x0, jac=jac, bounds=(lower, upper), method="trf",
+                    x_scale="jac", xtol=1e-12, ftol=1e-12, gtol=1e-12, max_nfev=2000,
+                )
+        except (OverflowError, FloatingPointError, ZeroDivisionError) as error:
+            raise CalibrationError(
+                f"model '{model_name}' overflowed during the fit ({error}); the data are far outside "
+                "the model's numeric range"
+            ) from None
+        except ValueError as error:  # scipy: residuals or Jacobian not finite at the start
+            raise CalibrationError(f"model '{model_name}' could not be fitted: {error}") from None
         if solution.status <= 0:
             raise CalibrationError(f"model '{model_name}' did not converge: {solution.message}")
         best = _with(start, free, solution.x)

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import os
 import sys
+import warnings
 from typing import Any, Sequence
 
 import typer
@@ -43,13 +44,17 @@ class _OneLineErrors(TyperGroup):
         **extra: Any,
     ) -> Any:
         try:
-            result = super().main(
-                args=args,
-                prog_name=prog_name or "iosizer",
-                complete_var=complete_var,
-                standalone_mode=False,
-                **extra,
-            )
+            with warnings.catch_warnings():
+                # Floating-point warnings would break the one-line contract;
+                # every answer is checked for finiteness by the models instead.
+                warnings.simplefilter("ignore", RuntimeWarning)
+                result = super().main(
+                    args=args,
+                    prog_name=prog_name or "iosizer",
+                    complete_var=complete_var,
+                    standalone_mode=False,
+                    **extra,
+                )
             status = result if isinstance(result, int) else 0
         except typer.Exit as stop:
             status = stop.exit_code

@@ -304,10 +304,20 @@ def _as_think(name: str, value: object) -> float:
     return float(array)
 
 
-def _as_population(value: object) -> int:
+#: The curve 1..N is kept for every station: N x K values per array.
+_MAX_CURVE_VALUES = 20_000_000
+
+
+def _as_population(value: object, stations: int = 1) -> int:
     array = as_server_count("population", value)
     if array.ndim != 0:
         raise InputError(f"population must be a scalar, got shape {array.shape}")
+    if float(array) * stations > _MAX_CURVE_VALUES:
+        raise InputError(
+            f"population {int(array):,} x {stations} stations exceeds the {_MAX_CURVE_VALUES:,} "
+            "curve values MVA keeps; a population past the knee changes nothing but the queue "
+            "at the bottleneck (see knee_population)"
+        )
     return int(array)
 
 
@@ -740,7 +750,7 @@ def mva(
     """
     d = _as_demands(demands)
     z = _as_think("think_time", think_time)
-    n_max = _as_population(population)
+    n_max = _as_population(population, d.size)
     c = _as_servers(servers, d.size)
 
     xs, residence, method = _solve_single_class(d, c, z, n_max)

@@ -33,7 +33,7 @@ from dataclasses import dataclass, fields
 
 import numpy as np
 
-from iosizer.errors import ConsistencyError, UnstableQueueError
+from iosizer.errors import ConsistencyError, InputError, UnstableQueueError
 from iosizer.model._validate import (
     as_nonnegative,
     as_positive,
@@ -122,16 +122,25 @@ def _one_plus_x_log_one_plus_x_minus_x(x: np.ndarray) -> np.ndarray:
 
 
 def _log_poisson_pmf(k: np.ndarray, mean: np.ndarray) -> np.ndarray:
-    """log(mean^k e^-mean / k!) for k >= 1 in Loader's deviance form.
+    """log(mean^k e^-mean / k!) for k >= 1.
 
+    Near the mean (mean >= k/2) in Loader's deviance form,
     log pmf = -log(2 pi k) / 2 - stirling_remainder(k) - mean f(k/mean - 1)
     with f(x) = (1 + x) log(1 + x) - x: the O(k)-sized terms of the naive
     k log(mean) - mean - log(k!) cancel analytically, so a million servers
     keep full precision (C. Loader, "Fast and accurate computation of
-    binomial probabilities", 2000).
+    binomial probabilities", 2000). Far below it (a light load on many
+    servers) the naive form has no cancellation and, unlike k/mean, cannot
+    overflow.
     """
-    deviance = mean * _one_plus_x_log_one_plus_x_minus_x(k / mean - 1.0)
-    return -0.5 * np.log(2 * np.pi * k) - _stirling_remainder(k) - deviance
+    from scipy.special import gammaln, xlogy
+
+    near = mean >= 0.5 * k
+    safe_mean = np.where(near, mean, k)
+    deviance = safe_mean * _one_plus_x_log_one_plus_x_minus_x(k / safe_mean - 1.0)
+    loader = -0.5 * np.log(2 * np.pi * k) - _stirling_remainder(k) - deviance
+    naive = xlogy(k, mean) - mean - gammaln(k + 1.0)
+    return np.where(near, loader, naive)
 
 
 def _overload_erlang_b(servers: np.ndarray, offered_load: np.ndarray) -> np.ndarray:
@@ -164,12 +173,13 @@ def erlang_b(servers: object, offered_load: object) -> float | np.ndarray:
     c = as_server_count("servers", servers)
     a = as_positive("offered_load", offered_load)
     c, a = np.broadcast_arrays(c, a)
-    cdf = gammaincc(c + 1.0, a)
-    safe = cdf > _CDF_FLOOR
-    blocking = np.empty(np.shape(a))
-    blocking[safe] = np.exp(_log_poisson_pmf(c[safe], a[safe]) - np.log(cdf[safe]))
-    if not safe.all():
-        blocking[~safe] = _overload_erlang_b(c[~safe], a[~safe])
+    with np.errstate(all="ignore"):  # underflow to 0 is the right answer for tiny loads
+        cdf = gammaincc(c + 1.0, a)
+        safe = cdf > _CDF_FLOOR
+        blocking = np.empty(np.shape(a))
+        blocking[safe] = np.exp(_log_poisson_pmf(c[safe], a[safe]) - np.log(cdf[safe]))
+        if not safe.all():
+            blocking[~safe] = _overload_erlang_b(c[~safe], a[~safe])
     return scalar_or_array(np.clip(blocking, 0.0, 1.0))
 
 
@@ -199,17 +209,33 @@ def erlang_c(servers: object, offered_load: object) -> float | np.ndarray:
     return scalar_or_array(_erlang_c_stable(c, a))
 
 
+def _require_finite(result: QueueResult, where: str) -> None:
+    """An answer that overflows float64 comes from inputs out of range, not a bug."""
+    for f in fields(result):
+        values = np.asarray(getattr(result, f.name))
+        if not np.all(np.isfinite(values)):
+            raise InputError(
+                f"{where}: {f.name} overflows double precision for these inputs "
+                "(rates or variability far outside any physical range)"
+            )
+
+
 def _self_check(
     lam: np.ndarray,
     mu: np.ndarray,
     c: np.ndarray,
     result: QueueResult,
     where: str,
+    variability: np.ndarray | float = 1.0,
 ) -> QueueResult:
     """Refuse to return a result that breaks a law every queue obeys.
 
-    Checks: 0 <= rho < 1, 0 <= P(wait) <= 1, W >= 1/mu, and Little's law
-    across two independent routes, L = lambda W against L = Lq + lambda/mu.
+    Checks: 0 <= rho < 1, 0 <= P(wait) <= 1, W >= 1/mu (the bound with no
+    queueing), Wq <= K / (c mu - lambda) with K = (ca^2 + cs^2)/2 the
+    variability factor (P(wait) <= 1 in the Erlang C and Allen-Cunneen
+    forms), and L = Lq + lambda/mu (Little's law on the queue and on the
+    servers). They catch a broken law or an escaped NaN; a wrong but lawful
+    Erlang C is what the reference tests are for.
     """
     rho = np.asarray(result.utilization)
     p_wait = np.asarray(result.p_wait)
@@ -222,6 +248,8 @@ def _self_check(
         "P(wait) outside [0, 1]": (p_wait < 0) | (p_wait > 1 + _SELF_CHECK_RTOL)
         | ~np.isfinite(p_wait),
         "response below the service time": w < (1.0 / mu) * (1 - _SELF_CHECK_RTOL),
+        "wait above its P(wait) = 1 bound": np.asarray(result.mean_wait)
+        > variability / (c * mu - lam) * (1 + _SELF_CHECK_RTOL),
         "Little's law L = lambda W broken": little_gap
         > _SELF_CHECK_RTOL * np.maximum(in_system, 1.0),
     }
@@ -244,6 +272,7 @@ def _result(
     p_wait: np.ndarray,
     mean_wait: np.ndarray,
     where: str,
+    variability: np.ndarray | float = 1.0,
 ) -> QueueResult:
     rho = lam / (c * mu)
     mean_response = mean_wait + 1.0 / mu
@@ -253,7 +282,8 @@ def _result(
         for v in (rho, p_wait, mean_wait, mean_response, lam * mean_wait, lam * mean_response)
     ]
     result = QueueResult(*(scalar_or_array(np.array(v)) for v in out))
-    return _self_check(lam, mu, c, result, where)
+    _require_finite(result, where)
+    return _self_check(lam, mu, c, result, where, variability)
 
 
 def mmc(arrival_rate: object, service_rate: object, servers: object) -> QueueResult:
@@ -293,8 +323,9 @@ def mg1(arrival_rate: object, service_rate: object, service_scv: object) -> Queu
     lam, mu, scv = np.broadcast_arrays(lam, mu, scv)
     rho = lam / mu
     _check_stable(rho, "M/G/1 queue")
-    mean_wait = rho * (1.0 + scv) / (2.0 * mu * (1.0 - rho))
-    return _result(lam, mu, np.ones_like(rho), rho, mean_wait, "M/G/1")
+    with np.errstate(over="ignore", invalid="ignore"):
+        mean_wait = rho * (1.0 + scv) / (2.0 * mu * (1.0 - rho))
+    return _result(lam, mu, np.ones_like(rho), rho, mean_wait, "M/G/1", (1.0 + scv) / 2.0)
 
 
 def md1(arrival_rate: object, service_rate: object) -> QueueResult:
@@ -323,5 +354,6 @@ def ggc(
     lam, mu, c, ca2, cs2 = np.broadcast_arrays(lam, mu, c, ca2, cs2)
     _check_stable(lam / (c * mu), "G/G/c queue")
     p_wait = _erlang_c_stable(c, lam / mu)
-    mean_wait = p_wait / (c * mu - lam) * (ca2 + cs2) / 2.0
-    return _result(lam, mu, c, p_wait, mean_wait, "G/G/c")
+    with np.errstate(over="ignore", invalid="ignore"):
+        mean_wait = p_wait / (c * mu - lam) * (ca2 + cs2) / 2.0
+    return _result(lam, mu, c, p_wait, mean_wait, "G/G/c", (ca2 + cs2) / 2.0)

@@ -53,8 +53,15 @@ def test_other_open_queues(cli, command, extra, key, expected) -> None:
 
 def test_erlang_command(cli) -> None:
     data = cli.json("queue", "erlang", "--servers", "4", "--offered-load", "3.2")
-    assert data["erlang_c"] == pytest.approx(mmc(3.2, 1, 4).p_wait)
-    assert 0 < data["erlang_b"] < data["erlang_c"]
+    # Definitions with exact fractions: B = (a^c/c!) / sum_k a^k/k!, C = B / (1 - rho (1 - B)).
+    from fractions import Fraction
+    from math import factorial
+
+    a = Fraction(16, 5)
+    b = (a**4 / factorial(4)) / sum(a**k / factorial(k) for k in range(5))
+    c = b / (1 - a / 4 * (1 - b))
+    assert data["erlang_b"] == pytest.approx(float(b), rel=1e-13)
+    assert data["erlang_c"] == pytest.approx(float(c), rel=1e-13)
 
 
 @pytest.mark.parametrize(

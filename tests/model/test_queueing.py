@@ -76,10 +76,12 @@ def test_erlang_c_stays_finite_at_ten_million_servers() -> None:
 def test_mmc_textbook_values() -> None:
     # M/M/4, lambda = 3.2, mu = 1: rho = 0.8, C = 0.5964 (Erlang C tables).
     result = mmc(3.2, 1.0, 4)
+    reference_c = erlang_c_mpmath(4, 3.2)
     assert result.utilization == pytest.approx(0.8)
-    assert result.p_wait == pytest.approx(erlang_c_mpmath(4, 3.2), rel=1e-12)
-    assert result.mean_wait == pytest.approx(result.p_wait / (4 - 3.2), rel=1e-12)
-    assert result.mean_response == pytest.approx(result.mean_wait + 1.0)
+    assert result.p_wait == pytest.approx(reference_c, rel=1e-12)
+    assert result.mean_wait == pytest.approx(reference_c / (4 - 3.2), rel=1e-12)
+    assert result.mean_response == pytest.approx(reference_c / (4 - 3.2) + 1.0, rel=1e-12)
+    assert result.mean_queue_length == pytest.approx(3.2 * reference_c / (4 - 3.2), rel=1e-12)
 
 
 def test_mm1_closed_form() -> None:
@@ -188,3 +190,42 @@ def test_pollaczek_khinchine_laws(rho: float, scv: float) -> None:
     assert result.p_wait == pytest.approx(rho)
     assert result.mean_in_system == pytest.approx(result.mean_queue_length + rho, rel=1e-12)
     assert math.isfinite(result.mean_wait) and result.mean_wait >= 0
+
+
+@pytest.mark.parametrize(
+    "call",
+    [
+        lambda: mm1(1e-320, 1.0),  # a vanishing load: everything ~0, nothing NaN
+        lambda: mmc(1.0, 1e308, 4),
+        lambda: erlang_b(4, 1e-320),
+    ],
+)
+def test_extreme_but_legal_inputs_stay_finite(call) -> None:
+    result = call()
+    values = result.to_dict().values() if hasattr(result, "to_dict") else [result]
+    assert all(math.isfinite(v) and v >= 0 for v in values)
+
+
+def test_overflowing_answers_are_input_errors() -> None:
+    with pytest.raises(InputError, match="mean_wait overflows double precision"):
+        ggc(1.0, 2.0, 1, 1e308, 1e308)
+
+
+def test_large_c_waiting_measures_against_the_recurrence() -> None:
+    # Erlang C and the mean wait at c = 10^5 from the independent Erlang B
+    # recurrence: C = B / (1 - rho (1 - B)), Wq = C / (c mu - lambda).
+    c, lam = 100_000, 99_900.0
+    b = erlang_b_recurrence(c, lam)
+    rho = lam / c
+    expected_c = b / (1 - rho * (1 - b))
+    result = mmc(lam, 1.0, c)
+    assert result.p_wait == pytest.approx(expected_c, rel=1e-11)
+    assert result.mean_wait == pytest.approx(expected_c / (c - lam), rel=1e-11)
+
+
+def test_allen_cunneen_single_server_deterministic_service_is_md1() -> None:
+    # Independent route: G/G/1 with Poisson arrivals (ca^2 = 1) and constant
+    # service (cs^2 = 0) is M/D/1, whose Pollaczek-Khinchine wait is
+    # rho / (2 mu (1 - rho)), written out here.
+    lam, mu = 0.7, 1.0
+    assert ggc(lam, mu, 1, 1.0, 0.0).mean_wait == pytest.approx(0.7 / (2 * 1.0 * 0.3), rel=1e-12)
