@@ -8,7 +8,7 @@ from typing import Annotated, Any
 import typer
 
 from iosizer.cli.options import FormatOption, PlotOption
-from iosizer.cli.output import OutputFormat, Panel, Report, Series, emit
+from iosizer.cli.output import OutputFormat, Panel, Report, Series, check_plot_path, emit
 
 OutputPath = Annotated[
     Path | None,
@@ -45,6 +45,7 @@ def calibrate(
     from iosizer.calibration.fit import CONFIDENCE_CONVENTION
     from iosizer.calibration.profile import save_profile
 
+    check_plot_path(plot)  # before the profile is written: fail whole or not at all
     options = {"stations": stations, "think_time_s": think_time_s, "servers": servers, "terminals": terminals}
     result = run(model, data, options, cpu_name=cpu_name, cpu_speed=cpu_speed)
     if output is not None:

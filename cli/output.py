@@ -134,6 +134,20 @@ def _is_numeric(rows: list[dict[str, Any]], name: str) -> bool:
     return all(isinstance(_plain(r.get(name)), (int, float)) for r in rows if name in r)
 
 
+def check_plot_path(path: Path | None) -> None:
+    """Refuse a bad --plot target before a command writes anything else."""
+    from iosizer.errors import InputError
+
+    if path is None:
+        return
+    suffix = path.suffix.lower().lstrip(".") or "png"
+    if suffix not in {"png", "svg", "pdf"}:
+        raise InputError(f"--plot: unknown picture type '.{suffix}' (use .png, .svg or .pdf)")
+    folder = path.parent if str(path.parent) else Path(".")
+    if not folder.is_dir():
+        raise InputError(f"--plot: folder '{folder}' does not exist")
+
+
 def write_plot(report: Report, path: Path) -> None:
     """Draw ``report.plot`` to ``path`` (PNG, SVG or PDF by suffix), atomically."""
     from iosizer.errors import InputError
@@ -147,9 +161,8 @@ def write_plot(report: Report, path: Path) -> None:
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
 
+    check_plot_path(path)
     suffix = path.suffix.lower().lstrip(".") or "png"
-    if suffix not in {"png", "svg", "pdf"}:
-        raise InputError(f"--plot: unknown picture type '.{suffix}' (use .png, .svg or .pdf)")
     figure, axes = plt.subplots(1, len(report.plot), figsize=(6 * len(report.plot), 4.2), squeeze=False)
     for ax, panel in zip(axes[0], report.plot):
         for series in panel.series:
@@ -166,9 +179,6 @@ def write_plot(report: Report, path: Path) -> None:
         ax.grid(True, alpha=0.3)
         ax.legend(fontsize=8)
     figure.tight_layout()
-    folder = path.parent if str(path.parent) else Path(".")
-    if not folder.is_dir():
-        raise InputError(f"--plot: folder '{folder}' does not exist")
     from iosizer.calibration.files import atomic_path
 
     try:

@@ -231,19 +231,35 @@ def ggc(
 
 @app.command()
 def erlang(
-    servers: Servers,
+    servers: OptionalServers = None,
     offered_load: Annotated[
-        float, typer.Option("--offered-load", help="Offered load in erlangs (arrival rate / service rate).")
-    ],
+        float | None,
+        typer.Option("--offered-load", help="Offered load in erlangs (arrival rate / service rate)."),
+    ] = None,
+    arrival_rate: Annotated[
+        float | None, typer.Option("--arrival-rate", help="With --profile: arrivals per second.")
+    ] = None,
+    profile: ProfileOption = None,
     output_format: FormatOption = OutputFormat.table,
 ) -> None:
     """Erlang B (blocking, M/M/c/c) and Erlang C (waiting, M/M/c) probabilities."""
     from iosizer.model.queueing import erlang_b, erlang_c
 
-    data = {"erlang_b": erlang_b(servers, offered_load)}
+    notes = []
+    if profile is not None:
+        if offered_load is not None or arrival_rate is None:
+            raise InputError("with --profile give --arrival-rate (the profile supplies the service rate)")
+        settings = _service_settings(None, servers, profile)
+        servers, offered_load = settings.servers, arrival_rate / settings.service_rate
+        notes.append(f"offered load {offered_load:.6g} erlangs = arrival rate / calibrated service rate "
+                     f"{settings.service_rate:.6g} from {profile}")
+    elif servers is None or offered_load is None:
+        raise InputError("give --servers and --offered-load (or --profile FILE with --arrival-rate)")
+    data = {"servers": servers, "offered_load": offered_load, "erlang_b": erlang_b(servers, offered_load)}
     data["erlang_c"] = erlang_c(servers, offered_load) if offered_load < servers else None
+    if data["erlang_c"] is None:
+        notes.append("Erlang C undefined: offered load >= servers (the queue would grow without bound).")
     rows = [{"metric": k, "value": v} for k, v in data.items()]
-    notes = [] if data["erlang_c"] is not None else ["Erlang C undefined: offered load >= servers."]
     emit(Report(data=data, rows=rows, title=f"Erlang, c={servers}", notes=notes), output_format)
 
 
@@ -283,7 +299,8 @@ def mva(
         calibrated = load_profile(profile, "closed-network")
         demand, think_time = closed_network_settings(calibrated)
         bands = closed_network_band(calibrated, population)
-        notes.append(f"demands and think time from {profile}; *_ci_low/_ci_high are 95 % bands")
+        notes.append(f"demands and think time from {profile} (seconds: throughput per second); "
+                     "*_ci_low/_ci_high are 95 % bands")
     elif not demand:
         raise InputError("Missing option '--demand' (or give --profile FILE)")
     think_time = 0.0 if think_time is None else think_time

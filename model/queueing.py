@@ -29,7 +29,9 @@ inputs are scalars.
 
 from __future__ import annotations
 
+import functools
 from dataclasses import dataclass, fields
+from typing import Callable
 
 import numpy as np
 
@@ -56,6 +58,19 @@ __all__ = [
     "mm1",
     "mmc",
 ]
+
+
+def _handles_overflow(function: Callable) -> Callable:
+    """Overflow to inf and underflow to 0 are meaningful here (an infinite
+    capacity waits 0; a vanishing load blocks 0) and every answer is checked
+    for finiteness, so numpy's warnings about them are noise."""
+
+    @functools.wraps(function)
+    def quiet(*args: object, **kwargs: object) -> object:
+        with np.errstate(over="ignore", under="ignore"):
+            return function(*args, **kwargs)
+
+    return quiet
 
 
 @dataclass(frozen=True)
@@ -161,6 +176,7 @@ def _overload_erlang_b(servers: np.ndarray, offered_load: np.ndarray) -> np.ndar
             return 1.0 / inverse
 
 
+@_handles_overflow
 def erlang_b(servers: object, offered_load: object) -> float | np.ndarray:
     """Erlang B blocking probability of an M/M/c/c loss system.
 
@@ -196,6 +212,7 @@ def _check_stable(utilization: np.ndarray, where: str) -> None:
         raise UnstableQueueError(float(utilization[unstable].flat[0]), where)
 
 
+@_handles_overflow
 def erlang_c(servers: object, offered_load: object) -> float | np.ndarray:
     """Erlang C: probability an arrival to an M/M/c queue has to wait.
 
@@ -286,6 +303,7 @@ def _result(
     return _self_check(lam, mu, c, result, where, variability)
 
 
+@_handles_overflow
 def mmc(arrival_rate: object, service_rate: object, servers: object) -> QueueResult:
     """M/M/c queue: Poisson arrivals, exponential service, c servers, FCFS.
 
@@ -310,6 +328,7 @@ def mm1(arrival_rate: object, service_rate: object) -> QueueResult:
     return mmc(arrival_rate, service_rate, 1)
 
 
+@_handles_overflow
 def mg1(arrival_rate: object, service_rate: object, service_scv: object) -> QueueResult:
     """M/G/1 queue by Pollaczek-Khinchine.
 
@@ -333,6 +352,7 @@ def md1(arrival_rate: object, service_rate: object) -> QueueResult:
     return mg1(arrival_rate, service_rate, 0.0)
 
 
+@_handles_overflow
 def ggc(
     arrival_rate: object,
     service_rate: object,

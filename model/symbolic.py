@@ -16,6 +16,8 @@ from __future__ import annotations
 from functools import lru_cache
 from typing import TYPE_CHECKING, Callable
 
+from iosizer.errors import InputError
+
 if TYPE_CHECKING:
     import sympy
 
@@ -35,7 +37,7 @@ def erlang_c_expression(servers: int) -> "sympy.Expr":
     import sympy
 
     if not 1 <= servers <= MAX_SYMBOLIC_SERVERS or int(servers) != servers:
-        raise ValueError(f"symbolic Erlang C needs 1 <= servers <= {MAX_SYMBOLIC_SERVERS}")
+        raise InputError(f"symbolic Erlang C needs a whole number of servers in 1..{MAX_SYMBOLIC_SERVERS}, got {servers}")
     lam, mu = _symbols()
     a = lam / mu
     c = sympy.Integer(servers)

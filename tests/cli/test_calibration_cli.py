@@ -112,3 +112,22 @@ def test_calibration_errors_exit_2(cli, mmc_csv: Path, tmp_path: Path) -> None:
     bad = tmp_path / "bad.json"
     bad.write_text("{")
     assert "not a JSON profile" in cli.fails("queue", "mmc", "--arrival-rate", "1", "--profile", str(bad))
+
+
+def test_a_bad_plot_target_writes_no_profile(cli, mmc_csv: Path, tmp_path: Path) -> None:
+    profile = tmp_path / "p.json"
+    assert "unknown picture type" in cli.fails("calibrate", "mmc", str(mmc_csv), "--servers", "4",
+                                               "-o", str(profile), "--plot", str(tmp_path / "x.bmp"))
+    assert not profile.exists()
+
+
+def test_erlang_from_a_profile(cli, mmc_csv: Path, tmp_path: Path) -> None:
+    from iosizer.model.queueing import erlang_c
+
+    profile = tmp_path / "p.json"
+    cli.json("calibrate", "mmc", str(mmc_csv), "--servers", "4", "-o", str(profile))
+    rate = load_profile(profile).value("service_rate_per_s")
+    data = cli.json("queue", "erlang", "--profile", str(profile), "--arrival-rate", "3")
+    assert data["offered_load"] == pytest.approx(3 / rate)
+    assert data["erlang_c"] == pytest.approx(erlang_c(4, 3 / rate))
+    assert "give --arrival-rate" in cli.fails("queue", "erlang", "--profile", str(profile))
