@@ -228,7 +228,29 @@ SHOWN_TIERS = (1, 2, 3, 4)
 MAX_TIERS_SEARCHED = 64
 
 
-def tier_plan(switches: list[dict[str, Any]], budget_pct: float, device_name: str | None = None) -> list[dict[str, Any]]:
+def loss_source(profile: Profile | None, device_name: str | None) -> tuple[str, Any]:
+    """What a budget or tier question is asked of: ('oltp', network) or ('dma', device).
+
+    A user's ``oltp`` or ``dma`` profile, a catalogue device, or by default the
+    OLTP network calibrated from seed 000.
+    """
+    if profile is not None and device_name is not None:
+        raise InputError("give either --profile FILE or --device NAME")
+    if profile is None:
+        if device_name is not None:
+            return "dma", device(device_name)
+        return "oltp", oltp_network(oltp_profile())
+    if profile.model == "oltp":
+        return "oltp", oltp_network(profile)
+    if profile.model == "dma":
+        return "dma", device_from_profile(profile, None)
+    raise InputError(f"a '{profile.model}' profile does not describe a latency loss; use an oltp or dma profile")
+
+
+def tier_plan(
+    switches: list[dict[str, Any]], budget_pct: float, device_name: str | None = None,
+    profile: Profile | None = None,
+) -> list[dict[str, Any]]:
     """Loss at 1..4 tiers and the most tiers within ``budget_pct``, per switch.
 
     Round trip of t tiers of one-way hop h: 2 t h (seed 000 section 3.2).
@@ -238,12 +260,11 @@ def tier_plan(switches: list[dict[str, Any]], budget_pct: float, device_name: st
 
     if not 0 < budget_pct < 100:
         raise InputError(f"--budget-pct must lie in (0, 100), got {budget_pct:g}")
-    if device_name is None:
-        network = oltp_network(oltp_profile())
-        loss = lambda x: np.asarray(oltp_degradation_pct(network, x))  # noqa: E731
+    kind, source = loss_source(profile, device_name)
+    if kind == "oltp":
+        loss = lambda x: np.asarray(oltp_degradation_pct(source, x))  # noqa: E731
     else:
-        chosen = device(device_name)
-        loss = lambda x: np.asarray(dma(chosen, x).degradation_pct)  # noqa: E731
+        loss = lambda x: np.asarray(dma(source, x).degradation_pct)  # noqa: E731
     every = np.arange(1, MAX_TIERS_SEARCHED + 1)
     plan = []
     for switch in switches:

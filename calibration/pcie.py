@@ -21,6 +21,7 @@ import numpy as np
 from iosizer.calibration.calibrate import Calibration, calibrate_dataset
 from iosizer.calibration.dataset import Dataset
 from iosizer.calibration.models import RMW_SCHEMA
+from iosizer.calibration.profile import Profile
 from iosizer.calibration.shipped import measurement_sha256, read_measurement
 from iosizer.errors import InputError
 from iosizer.model.pcie import PcieLink, RmwPlatform
@@ -72,9 +73,11 @@ def rmw_calibration(mps_bytes: int = 256) -> Calibration:
     return calibrate_dataset("rmw", dataset, {"mps_bytes": mps_bytes}, cpu_name=SEED_CPU, cpu_speed=1.0)
 
 
-def platform(mps_bytes: int = 256, generation: int = 3, lanes_per_port: int = 8) -> RmwPlatform:
-    """The seed's root complex, calibrated; link options for what-ifs."""
-    params = rmw_calibration(256).fit.params
+def platform(
+    mps_bytes: int = 256, generation: int = 3, lanes_per_port: int = 8, profile: Profile | None = None,
+) -> RmwPlatform:
+    """The seed's root complex, calibrated (or a user's ``rmw`` profile); link options for what-ifs."""
+    params = profile.values() if profile is not None else rmw_calibration(256).fit.params
     return RmwPlatform(
         link=PcieLink(generation=generation, lanes=lanes_per_port, mps_bytes=mps_bytes),
         rmw_service_ns=params["rmw_service_ns"],

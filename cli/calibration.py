@@ -90,7 +90,7 @@ def calibrate(
             title=f"Calibration of '{model}' on {data} ({fit.n_points} points)",
             csv_rows=residual_rows(result),
             notes=notes,
-            plot=_fit_panels(fit),
+            plot=_fit_panels(fit) if plot is not None else None,
         ),
         output_format,
         plot,
@@ -98,9 +98,20 @@ def calibrate(
 
 
 def _fit_panels(fit: Any) -> list[Panel]:
-    """Measured points against the fitted model, one panel per observed column."""
+    """Measured points against the fitted model, one panel per observed column:
+    a curve with its 95 % band for one input, model-vs-measured for several."""
     import numpy as np
 
+    panels = []
+    if len(fit.inputs) > 1:
+        for column, observed in fit.observed.items():
+            measured = np.isfinite(observed)
+            span = [float(np.nanmin(observed)), float(np.nanmax(observed))]
+            panels.append(Panel(f"measured {column}", f"model {column}", [
+                Series("model = measured", span, span, "dashed"),
+                Series("points", observed[measured], fit.predicted[column][measured], "points"),
+            ], f"{fit.model_name}: {column}"))
+        return panels
     x_name = next(iter(fit.inputs))
     x = fit.inputs[x_name]
     order = np.argsort(x)
@@ -108,7 +119,6 @@ def _fit_panels(fit: Any) -> list[Panel]:
     if x_name == "population":
         dense = np.unique(np.round(dense))
     band = fit.predict({x_name: dense})
-    panels = []
     for column, observed in fit.observed.items():
         measured = np.isfinite(observed)
         panels.append(Panel(x_name, column, [

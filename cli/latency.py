@@ -116,7 +116,8 @@ def dma(
         columns.append("measured_degradation_pct")
     emit(
         Report(_one_or_list(points), points, title=f"DMA under added latency: {chosen.name}",
-               columns=columns, notes=notes, plot=[_dma_panel(chosen, latencies, points, published)]),
+               columns=columns, notes=notes,
+               plot=[_dma_panel(chosen, latencies, points, published)] if plot is not None else None),
         output_format,
         plot,
     )
@@ -193,7 +194,7 @@ def oltp(
     emit(
         Report(_one_or_list(points), points, notes=notes,
                title="OLTP degradation curve (TPC-C-like, MVA)" + (f", CPU speed {cpu_speed:g}" if cpu_speed else ""),
-               plot=[_oltp_panel(network, chosen, points)]),
+               plot=[_oltp_panel(network, chosen, points)] if plot is not None else None),
         output_format,
         plot,
     )
@@ -223,43 +224,57 @@ def _oltp_panel(network: Any, profile: Any, points: list[dict[str, Any]]) -> Pan
     return Panel("added round-trip latency (ns)", "degradation PD (%)", series)
 
 
+LossProfile = Annotated[
+    Path | None, typer.Option("--profile", help="An 'oltp' or 'dma' profile from 'iosizer calibrate'.")
+]
+
+
+def _load_loss_profile(path: Path | None) -> Any:
+    if path is None:
+        return None
+    from iosizer.calibration.profile import load_profile
+
+    return load_profile(path)
+
+
 @app.command()
 def budget(
     budget_pct: BudgetPct,
     device: Device = None,
+    profile: LossProfile = None,
     show_formula: ShowFormula = False,
     output_format: FormatOption = OutputFormat.table,
 ) -> None:
     """Largest added latency whose predicted loss stays within the budget (OLTP, or a device)."""
     from iosizer.calibration import latency as family
 
-    if device is None:
-        network = family.oltp_network(family.oltp_profile())
-        answer = family.max_oltp_latency_ns(network, budget_pct)
-        slope = family.oltp_slope_pct_per_ns(network, answer)
+    kind, source = family.loss_source(_load_loss_profile(profile), device)
+    label = f"profile:{profile}" if profile else (f"dma:{device}" if device else "oltp")
+    if kind == "oltp":
+        answer = family.max_oltp_latency_ns(source, budget_pct)
+        slope = family.oltp_slope_pct_per_ns(source, answer)
         data: dict[str, Any] = {
-            "model": "oltp", "budget_pct": budget_pct, "max_added_latency_ns": answer,
+            "model": label, "budget_pct": budget_pct, "max_added_latency_ns": answer,
             "method": "Brent's method on the exact MVA curve (no closed form)",
             "d_degradation_d_latency_pct_per_ns": float(slope),
         }
     else:
-        chosen = family.device(device)
-        answer = family.max_dma_latency_ns(chosen, budget_pct)
-        data = {"model": f"dma:{device}", "budget_pct": budget_pct,
+        answer = family.max_dma_latency_ns(source, budget_pct)
+        data = {"model": label, "budget_pct": budget_pct,
                 "max_added_latency_ns": answer if math.isfinite(answer) else None,
-                "method": "closed form, sympy: x = B I_0 / (k (100 - B))" if not chosen.posted
+                "method": "closed form, sympy: x = B I_0 / (k (100 - B))" if not source.posted
                 else "posted device: no added latency degrades it"}
-        if show_formula and not chosen.posted:
+        if show_formula and not source.posted:
             from iosizer.model.symbolic import DMA_SYMBOLS, dma_budget_expression, formula
 
             data["formula"] = {**formula(dma_budget_expression()), "symbols": DMA_SYMBOLS}
-            data.update({k: v for k, v in _dma_formula(chosen, answer).items() if k != "formula"})
+            data.update({k: v for k, v in _dma_formula(source, answer).items() if k != "formula"})
     notes = []
     if show_formula and "formula" in data:
         notes.append(f"x_max = {data['formula']['text']}   [LaTeX: {data['formula']['latex']}]")
     if show_formula and "d_degradation_d_latency_pct_per_ns" in data:
         notes.append(f"dPD/dx at the answer: {data['d_degradation_d_latency_pct_per_ns']:.6g} % per ns")
-    if show_formula and device is None:
+    if show_formula and kind == "oltp":
         notes.append("the OLTP curve has no closed form (MVA recursion); solved numerically")
     rows = [{"metric": k, "value": v} for k, v in data.items() if k not in ("formula",)]
     emit(Report(data, rows, title=f"Latency budget ({budget_pct:g} % loss)", notes=notes), output_format)
@@ -272,6 +287,7 @@ def tiers(
         list[float] | None, typer.Option("--hop-ns", help="Evaluate this one-way hop latency instead of table 3-3.")
     ] = None,
     device: Device = None,
+    profile: LossProfile = None,
     output_format: FormatOption = OutputFormat.table,
     plot: PlotOption = None,
 ) -> None:
@@ -281,14 +297,14 @@ def tiers(
     switches = (
         [{"switch": f"hop {h:g} ns", "hop_ns": h} for h in hop_ns] if hop_ns else family.switch_catalogue()
     )
-    answer = family.tier_plan(switches, budget_pct, device)
+    answer = family.tier_plan(switches, budget_pct, device, _load_loss_profile(profile))
     rows = [
         {"switch": a["switch"], "hop_ns": a["hop_ns"],
          **{f"loss_{t}_tiers_pct": loss for t, loss in zip(a["tiers"], a["loss_pct"])},
          "max_tiers": a["max_tiers"]}
         for a in answer
     ]
-    model = f"device {device}" if device else "the OLTP curve"
+    model = f"profile {profile}" if profile else (f"device {device}" if device else "the OLTP curve")
     notes = [f"loss from {model}; round trip 2 x tiers x hop; max_tiers: most tiers within {budget_pct:g} %"]
     series = [Series(a["switch"], a["tiers"], a["loss_pct"], "linepoints") for a in answer]
     series.append(Series(f"{budget_pct:g} % budget", [1, 4], [budget_pct, budget_pct], "dashed"))

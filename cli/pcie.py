@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from pathlib import Path
 from typing import Annotated, Any
 
 import typer
@@ -103,6 +104,9 @@ def rmw(
         str | None, typer.Option("--mitigation", help="gather-dif (pattern F) or split-at-64.")
     ] = None,
     mps: Mps = 256,
+    profile: Annotated[
+        Path | None, typer.Option("--profile", help="An 'rmw' profile from 'iosizer calibrate rmw'.")
+    ] = None,
     output_format: FormatOption = OutputFormat.table,
     plot: PlotOption = None,
 ) -> None:
@@ -114,7 +118,12 @@ def rmw(
     lane_counts = [int(v) for v in parse_grid(lanes, "lanes")]
     if any(v != int(v) for v in parse_grid(lanes, "lanes")):
         raise InputError(f"--lanes must be whole numbers, got {lanes}")
-    platform = family.platform(mps_bytes=mps)
+    calibrated = None
+    if profile is not None:
+        from iosizer.calibration.profile import load_profile
+
+        calibrated = load_profile(profile, "rmw")
+    platform = family.platform(mps_bytes=mps, profile=calibrated)
     base = rmw_throughput(platform, access_pattern(size, mps), lane_counts)
     mitigated = None
     if mitigation is not None:
@@ -137,16 +146,17 @@ def rmw(
             point["mitigated_throughput_gbps"] = float(mitigated.throughput_gbps[i])
             point["recovered_gbps"] = float(mitigated.throughput_gbps[i] - base.throughput_gbps[i])
         points.append(point)
-    fit = family.rmw_calibration(256).fit
+    source = (f"profile {profile}" if profile is not None else
+              f"calibrated to {SEED} section 4 (<= 7 % at 8 lanes, up to 38 % at 32 lanes for case B; "
+              "exact fit, no interval)")
     notes = [
-        f"calibrated to {SEED} section 4 (<= 7 % at 8 lanes, up to 38 % at 32 lanes for case B): "
-        f"RMW {fit.params['rmw_service_ns']:.3g} ns per unaligned access, "
-        f"{fit.params['posted_credits']:.3g} TLPs in flight per port (exact fit, no interval)",
+        f"{source}: RMW {platform.rmw_service_ns:.3g} ns per unaligned access, "
+        f"{platform.posted_credits:.3g} TLPs in flight per port",
         "aligned_throughput_gbps: the same transfers without RMW demand; gbps = gigabytes per second",
     ]
     emit(
         Report(points, points, title=f"PCIe writes of {size} B against lanes (RMW contention)", notes=notes,
-               plot=[_figure4(platform, mps, lane_counts)]),
+               plot=[_figure4(platform, mps, lane_counts)] if plot is not None else None),
         output_format,
         plot,
     )

@@ -336,7 +336,7 @@ def mva(
             title=f"Closed network, {len(demand)} stations, N={population}",
             csv_rows=_curve_rows(result.curve),
             notes=notes,
-            plot=_network_panels(result, demand, think_time, counts),
+            plot=_network_panels(result, demand, think_time, counts) if plot is not None else None,
         ),
         output_format,
         plot,

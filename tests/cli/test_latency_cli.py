@@ -100,3 +100,17 @@ def test_two_cpu_profiles_through_the_cli(cli, tmp_path) -> None:
     truth = float(oltp_degradation_pct(OltpNetwork(knee_latency_ns=1400 * 4**-0.5, serial_share=0.6), 1500.0))
     assert predicted["degradation_pct"] == pytest.approx(truth, rel=1e-3)
     assert "several profiles need --cpu-speed" in cli.fails("latency", "oltp", "--added-latency-ns", "1", *paths)
+
+
+def test_budget_and_tiers_from_profiles(cli, tmp_path) -> None:
+    data = tmp_path / "dma.csv"
+    data.write_text("added_latency_ns,issue_interval_ns\n0,3640\n2100,6768\n")
+    profile = tmp_path / "dma.json"
+    cli.json("calibrate", "dma", str(data), "-o", str(profile))
+    answer = cli.json("latency", "budget", "--budget-pct", "5", "--profile", str(profile))
+    catalogue = cli.json("latency", "budget", "--budget-pct", "5", "--device", "bcm5700")
+    assert answer["max_added_latency_ns"] == pytest.approx(catalogue["max_added_latency_ns"], rel=1e-9)
+    (tier,) = cli.json("latency", "tiers", "--hop-ns", "150", "--profile", str(profile))
+    assert tier["max_tiers"] == 0  # bcm5700 loses 5 % within 129 ns: not even one 150 ns tier
+    assert "give either --profile FILE or --device NAME" in cli.fails(
+        "latency", "budget", "--budget-pct", "5", "--profile", str(profile), "--device", "e1000")

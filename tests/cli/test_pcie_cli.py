@@ -48,3 +48,24 @@ def test_rmw_plot(cli, tmp_path) -> None:
 ])
 def test_bad_input(cli, args, fragment) -> None:
     assert fragment in cli.fails("pcie", *args)
+
+
+def test_rmw_from_a_calibrated_profile(cli, tmp_path) -> None:
+    # Calibrate the rmw model on synthetic losses from known parameters, then
+    # ask the what-if of that profile.
+    from iosizer.model.pcie import RmwPlatform, access_pattern, rmw_throughput
+
+    truth = RmwPlatform(rmw_service_ns=5.0, posted_credits=4.0)
+    rows = []
+    for lanes in (8, 16, 24, 32):
+        for size in (520, 1040, 4104):
+            loss = rmw_throughput(truth, access_pattern(size), [lanes]).loss_pct[0]
+            rows.append(f"{lanes},{size},{loss}")
+    data = tmp_path / "losses.csv"
+    data.write_text("lanes,transfer_bytes,loss_pct\n" + "\n".join(rows) + "\n")
+    profile = tmp_path / "rmw.json"
+    fitted = cli.json("calibrate", "rmw", str(data), "-o", str(profile))
+    assert fitted["parameters"]["rmw_service_ns"]["value"] == pytest.approx(5.0, rel=0.02)
+    (point,) = cli.json("pcie", "rmw", "--pattern", "520", "--lanes", "32", "--profile", str(profile))
+    expected = rmw_throughput(truth, access_pattern(520), [32]).loss_pct[0]
+    assert point["loss_pct"] == pytest.approx(expected, rel=0.02)
