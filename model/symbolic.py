@@ -75,13 +75,6 @@ def mmc_mean_response_and_gradient(servers: int) -> tuple[Callable, Callable]:
     )
 
 
-def formula_text(expression: "sympy.Expr") -> str:
-    """One-line text of an expression, for reports."""
-    import sympy
-
-    return sympy.sstr(sympy.simplify(expression))
-
-
 # --- DMA concurrency under added latency (seed 000, model.latency) ---------
 
 
