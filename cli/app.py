@@ -119,11 +119,13 @@ def _root(
 def _register() -> None:
     # Each family lives in its own module; importing them is cheap because
     # they import models (numpy, scipy) only inside the command bodies.
-    from iosizer.cli import calibration, latency, pcie, queue
+    from iosizer.cli import calibration, hba, latency, loadshare, pcie, queue
 
     app.add_typer(queue.app, name="queue")
     app.add_typer(latency.app, name="latency")
     app.add_typer(pcie.app, name="pcie")
+    app.add_typer(hba.app, name="hba")
+    app.add_typer(loadshare.app, name="loadshare")
     app.command("calibrate")(calibration.calibrate)
     app.command("extrapolate")(calibration.extrapolate)
     app.command("datasets")(calibration.datasets)

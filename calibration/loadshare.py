@@ -1,0 +1,98 @@
+"""Seed 003 scenarios and figure normalisation for :mod:`iosizer.model.loadshare`.
+
+The scenarios are tables 2-4 of seed 003 (``seed003_tables2_4_scenarios``):
+per-port I/O shares on a 4-core controller. The normalisation is the one
+each figure states (``seed003_figure_findings``): throughput relative to
+one policy's maximum and response relative to the same policy's minimum
+(figure 9: shared, figure 10: exclusive, figure 11: multi-stage).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+from iosizer.calibration.shipped import read_measurement
+from iosizer.errors import DatasetError, InputError
+
+#: The seed's policy letters and our names.
+POLICY_NAMES = {"A": "shared", "B": "exclusive", "alpha": "one-stage", "beta": "multi-stage"}
+
+
+@dataclass(frozen=True)
+class Scenario:
+    name: str
+    table: str
+    cores: int
+    port_shares: tuple[float, ...]
+    reference_policy: str
+    figure: str
+
+
+def _policy(letter: str) -> str:
+    try:
+        return POLICY_NAMES[letter.strip()]
+    except KeyError:
+        raise DatasetError(f"seed003_figure_findings: unknown policy '{letter}'") from None
+
+
+def scenarios() -> dict[str, Scenario]:
+    """The three scenarios by CLI name (``one-port``, ``system``, ``skew``)."""
+    references = {row["scenario"]: row for row in read_measurement("seed003_figure_findings")
+                  if row["basis"] == "measured"}
+    groups: dict[str, list[dict[str, str]]] = {}
+    for row in read_measurement("seed003_tables2_4_scenarios"):
+        groups.setdefault(row["scenario"], []).append(row)
+    found = {}
+    for key, rows in groups.items():
+        shares: list[float] = []
+        for row in rows:
+            shares += [float(row["io_share_per_port_pct"])] * int(row["ports"])
+        ref = references.get(key)
+        if ref is None:
+            raise DatasetError(f"seed003_figure_findings has no measured figure for '{key}'")
+        name = key.replace("_", "-")
+        found[name] = Scenario(name, rows[0]["table"], int(rows[0]["cores"]), tuple(shares),
+                               _policy(ref["throughput_ref_policy"]), ref["figure"])
+    return found
+
+
+def scenario(name: str) -> Scenario:
+    known = scenarios()
+    if name not in known:
+        raise InputError(f"unknown scenario '{name}'; choose one of {', '.join(known)}")
+    return known[name]
+
+
+def policy_params(cores: int, comm_overhead_pct: float, threshold: float) -> Any:
+    from iosizer.model.loadshare import PolicyParams
+
+    return PolicyParams(cores=cores, comm_overhead_pct=comm_overhead_pct, threshold=threshold)
+
+
+@dataclass(frozen=True, eq=False)
+class NormalisedCurve:
+    policy: str
+    throughput_norm: Any
+    response_norm: Any
+    curve: Any
+
+
+def normalised_curves(chosen: Scenario, policies: list[str], params: Any,
+                      points: int = 60) -> tuple[list[NormalisedCurve], dict[str, float]]:
+    """Each policy's curve scaled as the scenario's figure scales it.
+
+    Returns the curves and the reference values (the reference policy's
+    maximum throughput and minimum response, in cores and service times).
+    """
+    from iosizer.model.loadshare import policy_curve
+
+    reference = policy_curve(chosen.reference_policy, chosen.port_shares, params, points=points)
+    ref_x = reference.max_throughput
+    ref_r = reference.low_load_response
+    out = []
+    for policy in policies:
+        curve = reference if policy == chosen.reference_policy else policy_curve(
+            policy, chosen.port_shares, params, points=points)
+        out.append(NormalisedCurve(policy, curve.throughput / ref_x, curve.response / ref_r, curve))
+    return out, {"max_throughput_cores": ref_x, "min_response_service_times": ref_r}

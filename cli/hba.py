@@ -1,0 +1,160 @@
+"""``iosizer hba ...``: shared FC ports, HBA-core saturation and isolation (seed 002)."""
+
+from __future__ import annotations
+
+from typing import Annotated, Any
+
+import typer
+
+from iosizer.cli.options import FormatOption, PlotOption
+from iosizer.cli.output import OutputFormat, Panel, Report, Series, check_plot_path, emit
+from iosizer.cli.params import parse_grid
+from iosizer.errors import InputError
+
+app = typer.Typer(
+    help="Shared FC ports: HBA-core saturation, tenant isolation, response (seed 002).",
+    no_args_is_help=True,
+)
+
+SEED = "seed 002"
+Speed = Annotated[str, typer.Option("--port", help="FC speed profile: 8GFC, 16GFC or 32GFC.")]
+Cores = Annotated[int | None, typer.Option("--cores", help="HBA cores per port [profile: 2].")]
+CoreIops = Annotated[
+    float | None, typer.Option("--core-iops", help="I/Os per second one HBA core completes [profile: 150,000].")
+]
+LinkMbps = Annotated[
+    float | None, typer.Option("--link-mbps", help="Usable link rate, MB/s [FC speed x frame efficiency].")
+]
+
+
+def _modes(mode: str) -> list[str]:
+    from iosizer.model.hba import MODES
+
+    if mode == "both":
+        return list(MODES)
+    if mode not in MODES:
+        raise InputError(f"--mode must be shared, occupancy or both, got {mode!r}")
+    return [mode]
+
+
+def _port_notes(speed: str, cores: int | None, core_iops: float | None, link_mbps: float | None) -> list[str]:
+    from iosizer.calibration.hba import port_parameters
+
+    described = port_parameters(speed, cores, core_iops, link_mbps)
+    values = described["values"]
+    return [f"{key} = {values[key]:,.6g}: {source}" for key, source in described["sources"].items()]
+
+
+@app.command()
+def isolation(
+    block_kib: Annotated[float, typer.Option("--block-kib", help="LPAR1's I/O size, KiB (4 and 256 in the seed).")] = 4,
+    mode: Annotated[str, typer.Option("--mode", help="shared, occupancy or both.")] = "both",
+    lpar2_iops: Annotated[
+        str | None,
+        typer.Option("--lpar2-iops", help="LPAR2's offered IOPS: a value, a list or start:stop:step "
+                     "[0 to the port's ceiling in 12 steps]."),
+    ] = None,
+    lpar1_iops: Annotated[
+        float | None,
+        typer.Option("--lpar1-iops", help="LPAR1's offered IOPS [at its limit]; below one core's "
+                     "capacity is section 3.1.1 (2)."),
+    ] = None,
+    lpar2_block_kib: Annotated[
+        float | None, typer.Option("--lpar2-block-kib", help="LPAR2's I/O size, KiB [same as LPAR1].")
+    ] = None,
+    speed: Speed = "16GFC",
+    cores: Cores = None,
+    core_iops: CoreIops = None,
+    link_mbps: LinkMbps = None,
+    output_format: FormatOption = OutputFormat.table,
+    plot: PlotOption = None,
+) -> None:
+    """LPAR1's IOPS while LPAR2's load grows on the same FC port (section 3.1)."""
+    import numpy as np
+
+    from iosizer.calibration.hba import fc_port
+    from iosizer.model.hba import isolation as solve
+    from iosizer.model.hba import port_ceiling_iops
+
+    check_plot_path(plot)
+    for name, value in (("--block-kib", block_kib), ("--lpar2-block-kib", lpar2_block_kib)):
+        if value is not None and not value > 0:
+            raise InputError(f"{name} must be > 0, got {value:g}")
+    port = fc_port(speed, cores, core_iops, link_mbps)
+    size1 = block_kib * 1024
+    size2 = size1 if lpar2_block_kib is None else lpar2_block_kib * 1024
+    if lpar2_iops is None:
+        top = float(port_ceiling_iops(port, "shared", size2)) if size2 > 0 else 0.0
+        sweep = np.linspace(0.0, top, 13)
+    else:
+        sweep = np.array(parse_grid(lpar2_iops, "lpar2-iops"))
+    points: list[dict[str, Any]] = []
+    results = []
+    for chosen in _modes(mode):
+        result = solve(port, chosen, sweep, size1, size2, lpar1_iops)
+        results.append(result)
+        for i, offered in enumerate(result.lpar2_offered_iops):
+            points.append({
+                "mode": chosen, "block_kib": block_kib,
+                "lpar2_offered_iops": float(offered),
+                "lpar1_iops": float(result.lpar1_iops[i]), "lpar2_iops": float(result.lpar2_iops[i]),
+                "lpar1_mbps": float(result.lpar1_mbps[i]), "lpar2_mbps": float(result.lpar2_mbps[i]),
+                "lpar1_offered_iops": result.lpar1_offered_iops,
+                "lpar1_change_pct": 100 * (float(result.lpar1_iops[i]) / float(result.lpar1_iops[0]) - 1)
+                if result.lpar1_iops[0] > 0 else 0.0,
+            })
+    notes = [f"{SEED} sec 3.1: LPAR1 offers {'its limit' if lpar1_iops is None else f'{lpar1_iops:,.0f} IOPS'}; "
+             "overload is shared pro rata to the offered IOPS at the saturated resource",
+             *_port_notes(speed, cores, core_iops, link_mbps)]
+    panels = None
+    if plot is not None:
+        panels = [Panel("LPAR2 offered IOPS", "IOPS", [
+            series for r in results for series in (
+                Series(f"LPAR1 ({r.mode})", r.lpar2_offered_iops, r.lpar1_iops, "linepoints"),
+                Series(f"LPAR2 ({r.mode})", r.lpar2_offered_iops, r.lpar2_iops, "dashed"))
+        ], f"{SEED} fig 3-1..3-3: {block_kib:g} KiB, {speed}")]
+    emit(Report(points, points, title=f"LPAR1 under a growing LPAR2 load ({block_kib:g} KiB, {speed})",
+                columns=["mode", "lpar2_offered_iops", "lpar1_iops", "lpar2_iops", "lpar1_mbps",
+                         "lpar2_mbps", "lpar1_change_pct"],
+                notes=notes, plot=panels), output_format, plot)
+
+
+@app.command()
+def response(
+    block_bytes: Annotated[float, typer.Option("--block-bytes", help="I/O size, bytes (512 in the seed).")] = 512,
+    threads: Annotated[str, typer.Option("--threads", help="Outstanding I/Os: 1,8,16 or start:stop:step.")] = "1,8,16",
+    mode: Annotated[str, typer.Option("--mode", help="shared, occupancy or both.")] = "both",
+    storage_us: Annotated[
+        float, typer.Option("--storage-us", help="Storage round trip per I/O, us (not published; assumed).")
+    ] = 50.0,
+    speed: Speed = "16GFC",
+    cores: Cores = None,
+    core_iops: CoreIops = None,
+    link_mbps: LinkMbps = None,
+    output_format: FormatOption = OutputFormat.table,
+    plot: PlotOption = None,
+) -> None:
+    """One virtual port's response against outstanding I/Os, closed network by MVA (section 3.2)."""
+    from iosizer.calibration.hba import fc_port
+    from iosizer.model.hba import response as solve
+
+    check_plot_path(plot)
+    port = fc_port(speed, cores, core_iops, link_mbps)
+    counts = parse_grid(threads, "threads")
+    results = [solve(port, chosen, counts, block_bytes, storage_us) for chosen in _modes(mode)]
+    points = [
+        {"mode": r.mode, "threads": int(n), "response_us": float(rt), "iops": float(x),
+         "core_utilization": float(u)}
+        for r in results for n, rt, x, u in zip(r.threads, r.response_us, r.iops, r.core_utilization)
+    ]
+    notes = [f"{SEED} sec 3.2: threads cycle through the HBA cores ({port.cores} servers shared, "
+             f"1 in occupancy mode), the link and the storage (a delay of {storage_us:g} us, assumed)",
+             *_port_notes(speed, cores, core_iops, link_mbps)]
+    panels = None
+    if plot is not None:
+        panels = [Panel("threads (outstanding I/Os)", "response (us)", [
+            Series(r.mode, r.threads, r.response_us, "linepoints") for r in results
+        ], f"{SEED} fig 3-4: {block_bytes:g} B")]
+    emit(Report(points, points, title=f"Response vs I/O multiplicity ({block_bytes:g} B, {speed})",
+                columns=["mode", "threads", "response_us", "iops", "core_utilization"],
+                notes=notes, plot=panels), output_format, plot)

@@ -1,0 +1,129 @@
+"""``iosizer loadshare ...``: port load-sharing policies on a multi-core controller (seed 003)."""
+
+from __future__ import annotations
+
+from typing import Annotated, Any
+
+import typer
+
+from iosizer.cli.options import FormatOption, PlotOption
+from iosizer.cli.output import OutputFormat, Panel, Report, Series, check_plot_path, emit
+from iosizer.errors import InputError
+
+app = typer.Typer(
+    help="Which policy spreads storage-port queues over cores best (seed 003).",
+    no_args_is_help=True,
+)
+
+SEED = "seed 003"
+ScenarioOption = Annotated[
+    str, typer.Option("--scenario", help="one-port (table 2), system (table 3) or skew (table 4).")
+]
+Overhead = Annotated[
+    float, typer.Option("--comm-overhead-pct", help="Extra core time when another core continues an I/O, "
+                        "% of one I/O (not published; assumed).")
+]
+Threshold = Annotated[
+    float, typer.Option("--threshold", help="Switching threshold: a port's load per serving core, "
+                        "fraction of one core (one-stage, multi-stage).")
+]
+Cores = Annotated[int | None, typer.Option("--cores", help="Controller cores [scenario: 4].")]
+Points = Annotated[int, typer.Option("--points", help="Load points per curve.")]
+
+
+def _setup(scenario: str, cores: int | None, comm_overhead_pct: float, threshold: float) -> tuple[Any, Any]:
+    from iosizer.calibration.loadshare import policy_params
+    from iosizer.calibration.loadshare import scenario as find
+
+    chosen = find(scenario)
+    return chosen, policy_params(chosen.cores if cores is None else cores, comm_overhead_pct, threshold)
+
+
+def _notes(chosen: Any, params: Any, reference: dict[str, float]) -> list[str]:
+    return [
+        f"{SEED} table {chosen.table}, figure {chosen.figure}: throughput / {chosen.reference_policy}'s maximum "
+        f"({reference['max_throughput_cores']:.4g} cores), response / {chosen.reference_policy}'s minimum "
+        f"({reference['min_response_service_times']:.4g} service times)",
+        f"{params.cores} cores; communication overhead {params.comm_overhead_pct:g} % (assumed); "
+        f"threshold {params.threshold:g} of a core per serving core",
+        "response: M/M/k per port group at its cores' utilisation (Erlang C), throughput-weighted over ports",
+    ]
+
+
+def _panel(chosen: Any, curves: list[Any]) -> Panel:
+    return Panel(f"throughput / {chosen.reference_policy} max", f"response / {chosen.reference_policy} min", [
+        Series(c.policy, c.throughput_norm, c.response_norm, "line") for c in curves
+    ], f"{SEED} figure {chosen.figure}: {chosen.name}")
+
+
+@app.command()
+def curve(
+    scenario: ScenarioOption = "skew",
+    policy: Annotated[
+        str, typer.Option("--policy", help="shared, exclusive, one-stage or multi-stage.")
+    ] = "multi-stage",
+    cores: Cores = None,
+    comm_overhead_pct: Overhead = 20.0,
+    threshold: Threshold = 0.7,
+    points: Points = 60,
+    output_format: FormatOption = OutputFormat.table,
+    plot: PlotOption = None,
+) -> None:
+    """Response against throughput for one policy, normalised as in the seed's figures."""
+    from iosizer.calibration.loadshare import normalised_curves
+    from iosizer.model.loadshare import POLICIES
+
+    check_plot_path(plot)
+    if policy not in POLICIES:
+        raise InputError(f"--policy must be one of {', '.join(POLICIES)}, got {policy!r}")
+    chosen, params = _setup(scenario, cores, comm_overhead_pct, threshold)
+    (answer,), reference = normalised_curves(chosen, [policy], params, points)
+    raw = answer.curve
+    rows = [
+        {"policy": policy, "scenario": chosen.name, "throughput_norm": float(x), "response_norm": float(r),
+         "throughput_cores": float(t), "response_service_times": float(rr),
+         "hot_port_cores": int(k.max())}
+        for x, r, t, rr, k in zip(answer.throughput_norm, answer.response_norm, raw.throughput, raw.response,
+                                  raw.cores_per_port)
+    ]
+    notes = _notes(chosen, params, reference)
+    if raw.switch_loads.size:
+        notes.append("switches at " + ", ".join(
+            f"{x / reference['max_throughput_cores']:.3f} (jump {100 * j:.1f} %)"
+            for x, j in zip(raw.switch_loads, raw.switch_jumps)))
+    emit(Report(rows, rows, title=f"{policy} policy, {chosen.name} scenario",
+                columns=["throughput_norm", "response_norm", "hot_port_cores"], notes=notes,
+                plot=[_panel(chosen, [answer])] if plot is not None else None), output_format, plot)
+
+
+@app.command()
+def compare(
+    scenario: ScenarioOption = "skew",
+    cores: Cores = None,
+    comm_overhead_pct: Overhead = 20.0,
+    threshold: Threshold = 0.7,
+    points: Points = 60,
+    output_format: FormatOption = OutputFormat.table,
+    plot: PlotOption = None,
+) -> None:
+    """Every policy's maximum throughput, low-load response and largest response jump."""
+    from iosizer.calibration.loadshare import normalised_curves
+    from iosizer.model.loadshare import POLICIES
+
+    check_plot_path(plot)
+    chosen, params = _setup(scenario, cores, comm_overhead_pct, threshold)
+    curves, reference = normalised_curves(chosen, list(POLICIES), params, points)
+    rows = [
+        {"policy": c.policy, "scenario": chosen.name,
+         "max_throughput_norm": c.curve.max_throughput / reference["max_throughput_cores"],
+         "low_load_response_norm": c.curve.low_load_response / reference["min_response_service_times"],
+         "singularity": c.curve.singularity,
+         "switch_throughput_norm": (c.curve.switch_loads / reference["max_throughput_cores"]).tolist(),
+         "switch_jumps": c.curve.switch_jumps.tolist()}
+        for c in curves
+    ]
+    notes = _notes(chosen, params, reference)
+    notes.append("singularity: largest relative jump of mean response at a switching load, max/min - 1")
+    emit(Report(rows, rows, title=f"Load-sharing policies, {chosen.name} scenario",
+                columns=["policy", "max_throughput_norm", "low_load_response_norm", "singularity"],
+                notes=notes, plot=[_panel(chosen, curves)] if plot is not None else None), output_format, plot)

@@ -1,0 +1,88 @@
+"""``iosizer hba`` and ``iosizer loadshare`` from the command line (seeds 002, 003)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+
+def test_isolation_json_contract(cli) -> None:
+    shared = cli.json("hba", "isolation", "--block-kib", "4", "--mode", "shared")
+    occupancy = cli.json("hba", "isolation", "--block-kib", "4", "--mode", "occupancy")
+    for points in (shared, occupancy):
+        assert len(points) > 5
+        assert {"lpar2_offered_iops", "lpar1_iops", "lpar2_iops"} <= set(points[0])
+    # Seed 002 sec 3.1.1 (1): ~300,000 IOPS, falling; occupancy holds one core's ceiling (2 %).
+    assert shared[0]["lpar1_iops"] == pytest.approx(300_000, rel=0.10)
+    assert shared[-1]["lpar1_iops"] < 0.8 * shared[0]["lpar1_iops"]
+    ceiling = occupancy[0]["lpar1_iops"]
+    assert all(abs(p["lpar1_iops"] / ceiling - 1) <= 0.02 for p in occupancy)
+    assert ceiling == pytest.approx(150_000, rel=0.10)
+
+
+def test_isolation_large_blocks_and_light_lpar1(cli) -> None:
+    points = cli.json("hba", "isolation", "--block-kib", "256", "--lpar2-iops", "0:6000:1000")
+    for mode in ("shared", "occupancy"):
+        mine = [p for p in points if p["mode"] == mode]
+        assert mine[-1]["lpar1_iops"] < mine[0]["lpar1_iops"]
+        assert all(p["lpar1_iops"] + p["lpar2_iops"] == pytest.approx(6000, rel=0.10) for p in mine)
+    light = cli.json("hba", "isolation", "--lpar1-iops", "90000", "--lpar2-iops", "0,100000,150000")
+    assert all(p["lpar1_iops"] == pytest.approx(90_000) for p in light)
+
+
+def test_response_json_contract(cli) -> None:
+    points = cli.json("hba", "response", "--block-bytes", "512", "--threads", "1,8,16")
+    by = {(p["mode"], p["threads"]): p["response_us"] for p in points}
+    assert set(by) == {(m, n) for m in ("shared", "occupancy") for n in (1, 8, 16)}
+    assert by["shared", 1] == pytest.approx(by["occupancy", 1])
+    assert by["occupancy", 16] - by["occupancy", 1] > by["shared", 16] - by["shared", 1]
+
+
+def test_loadshare_curve_json(cli) -> None:
+    points = cli.json("loadshare", "curve", "--scenario", "skew", "--policy", "multi-stage")
+    assert {"throughput_norm", "response_norm"} <= set(points[0])
+    assert max(p["throughput_norm"] for p in points) == pytest.approx(0.95, rel=1e-6)
+    assert min(p["response_norm"] for p in points) >= 1.0
+
+
+def test_loadshare_compare_json(cli) -> None:
+    rows = {r["policy"]: r for r in cli.json("loadshare", "compare", "--scenario", "skew")}
+    assert set(rows) == {"shared", "exclusive", "one-stage", "multi-stage"}
+    for row in rows.values():
+        assert {"max_throughput_norm", "low_load_response_norm", "singularity"} <= set(row)
+    assert rows["multi-stage"]["max_throughput_norm"] == pytest.approx(1.0)
+    assert rows["one-stage"]["singularity"] > rows["multi-stage"]["singularity"]
+    # Thresholds are parameters: a lower one shrinks the jumps.
+    low = {r["policy"]: r for r in cli.json("loadshare", "compare", "--scenario", "skew", "--threshold", "0.3")}
+    assert low["one-stage"]["singularity"] < rows["one-stage"]["singularity"]
+
+
+@pytest.mark.parametrize("args", [
+    ("hba", "isolation", "--block-kib", "4", "--mode", "pinned"),
+    ("hba", "isolation", "--block-kib", "-4"),
+    ("hba", "isolation", "--lpar2-iops", "nan"),
+    ("hba", "isolation", "--port", "4GFC"),
+    ("hba", "isolation", "--core-iops", "0"),
+    ("hba", "response", "--threads", "0,8"),
+    ("hba", "response", "--storage-us", "-3"),
+    ("loadshare", "curve", "--policy", "random"),
+    ("loadshare", "curve", "--scenario", "two-port"),
+    ("loadshare", "compare", "--threshold", "1"),
+    ("loadshare", "compare", "--comm-overhead-pct", "-5"),
+    ("loadshare", "curve", "--points", "1"),
+])
+def test_bad_input_is_one_line_and_exit_2(cli, args) -> None:
+    cli.fails(*args)
+
+
+@pytest.mark.parametrize("args", [
+    ("hba", "isolation"), ("hba", "response", "--threads", "1:16:1"),
+    ("loadshare", "curve"), ("loadshare", "compare", "--scenario", "one-port"),
+])
+def test_plots(cli, tmp_path: Path, args) -> None:
+    pytest.importorskip("matplotlib")
+    target = tmp_path / "figure.png"
+    result = cli(*args, "--plot", str(target))
+    assert result.exit_code == 0, result.stderr
+    assert target.stat().st_size > 10_000
