@@ -119,7 +119,7 @@ def _root(
 def _register() -> None:
     # Each family lives in its own module; importing them is cheap because
     # they import models (numpy, scipy) only inside the command bodies.
-    from iosizer.cli import calibration, hba, latency, loadshare, pcie, queue
+    from iosizer.cli import calibration, hba, latency, loadshare, pcie, queue, replication, scenario
 
     app.add_typer(queue.app, name="queue")
     app.add_typer(latency.app, name="latency")
@@ -129,6 +129,8 @@ def _register() -> None:
     app.command("calibrate")(calibration.calibrate)
     app.command("extrapolate")(calibration.extrapolate)
     app.command("datasets")(calibration.datasets)
+    app.command("replication")(replication.replication)
+    app.command("run")(scenario.run)
 
 
 _register()

@@ -50,3 +50,7 @@ class CalibrationError(IosizerError):
 
 class ProfileError(IosizerError):
     """A profile file is corrupt, for another model, or otherwise unusable."""
+
+
+class ScenarioError(InputError):
+    """A scenario file is missing, malformed or invalid; the message names the file and key path."""

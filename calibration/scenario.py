@@ -1,0 +1,455 @@
+"""Scenario files: one TOML description of a system, answered by every family that applies.
+
+A scenario names a system and has one optional table per model family::
+
+    name = "Replicated flash cache"
+    description = "write-back cache on ESXi, replica over 10GbE or IPoIB"
+
+    [replication]
+    links = ["10g", "ipoib56"]
+    block_kib = 4
+    outstanding = 32
+
+Keys carry their unit in the name (``added_latency_ns``, ``block_kib``,
+``budget_pct``), so values are plain numbers: a string such as ``"4KB"``
+where a number is expected is an error, and so is a key in another unit
+than the schema's (``added_latency_us`` for ``added_latency_ns``), with a
+hint. Every error is one :class:`~iosizer.errors.ScenarioError` line naming
+the file and the key path (``scenario.toml: replication.block_kib: must be
+> 0, got -4``).
+
+Extending: a family is one pydantic section model (``extra="forbid"``,
+strict types) and one evaluator returning :class:`Answer` rows; appending a
+:class:`Family` to :data:`FAMILIES` adds its table to the schema, to the
+evaluation and to the error hints. Sections are evaluated in the order of
+:data:`FAMILIES`.
+
+Shipped examples live in :mod:`iosizer.data.scenarios`; :func:`resolve_source`
+accepts a path or an example's bare name.
+"""
+
+from __future__ import annotations
+
+import difflib
+import tomllib
+from dataclasses import asdict, dataclass
+from importlib import resources
+from pathlib import Path
+from typing import Any, Callable
+
+from pydantic import BaseModel, ConfigDict, Field, ValidationError, create_model, field_validator, model_validator
+
+from iosizer.errors import IosizerError, ScenarioError
+
+__all__ = [
+    "FAMILIES",
+    "Answer",
+    "Family",
+    "ScenarioResult",
+    "example_names",
+    "load_scenario",
+    "parse_scenario",
+    "resolve_source",
+    "run_scenario",
+]
+
+
+@dataclass(frozen=True)
+class Answer:
+    """One answer of a scenario: which family, what question, the value and its unit."""
+
+    family: str
+    question: str
+    value: float | int | str | None
+    unit: str
+    note: str = ""
+
+    def to_dict(self) -> dict[str, Any]:
+        return asdict(self)
+
+
+class Section(BaseModel):
+    """Base of every family's table: unknown keys and loose types are errors."""
+
+    model_config = ConfigDict(extra="forbid", strict=True, frozen=True)
+
+
+# --------------------------------------------------------------------------
+# [latency]: seed 000, switch tiers and added latency
+# --------------------------------------------------------------------------
+
+
+class LatencySection(Section):
+    """Switch tiers between a server and its adapters (seed 000).
+
+    ``switch``: a table 3-3 switch (asi, infiniband, fc, fcoe) or ``hop_ns``
+    (one-way hop latency, ns); ``tiers`` of them add 2 x tiers x hop round
+    trip, plus ``added_latency_ns``. ``budget_pct``: the acceptable OLTP loss.
+    ``device``: optionally, a DMA device (e1000, bcm5700, nic-recv, hba-write).
+    """
+
+    switch: str | None = None
+    hop_ns: float | None = Field(None, ge=0)
+    tiers: int = Field(1, ge=0, le=64)
+    added_latency_ns: float = Field(0.0, ge=0)
+    budget_pct: float = Field(5.0, gt=0, lt=100)
+    device: str | None = None
+
+    @model_validator(mode="after")
+    def _one_hop(self) -> LatencySection:
+        if (self.switch is None) == (self.hop_ns is None):
+            raise ValueError("give either 'switch' (a table 3-3 name) or 'hop_ns', not both or neither")
+        return self
+
+    @field_validator("switch")
+    @classmethod
+    def _known_switch(cls, value: str | None) -> str | None:
+        if value is None:
+            return value
+        from iosizer.calibration.latency import switch_catalogue
+
+        names = [s["switch"] for s in switch_catalogue()]
+        if value not in names:
+            raise ValueError(f"unknown switch '{value}'; table 3-3 has {', '.join(names)}")
+        return value
+
+    @field_validator("device")
+    @classmethod
+    def _known_device(cls, value: str | None) -> str | None:
+        if value is None:
+            return value
+        from iosizer.calibration.latency import device_names
+
+        if value not in device_names():
+            raise ValueError(f"unknown device '{value}'; known devices: {', '.join(device_names())}")
+        return value
+
+
+def evaluate_latency(section: LatencySection) -> list[Answer]:
+    from iosizer.calibration import latency as family
+    from iosizer.model.latency import dma, oltp_degradation_pct, round_trip_latency_ns
+
+    if section.switch is not None:
+        hop = next(s["hop_ns"] for s in family.switch_catalogue() if s["switch"] == section.switch)
+        label = f"{section.switch} switch, {hop:g} ns hop"
+    else:
+        hop = float(section.hop_ns)  # type: ignore[arg-type]
+        label = f"{hop:g} ns hop"
+    added = float(round_trip_latency_ns(section.tiers, hop)) + section.added_latency_ns
+    network = family.oltp_network(family.oltp_profile())
+    plan = family.tier_plan([{"switch": label, "hop_ns": hop}], section.budget_pct)[0]
+    answers = [
+        Answer("latency", "added round-trip latency", added, "ns",
+               f"{section.tiers} tiers x 2 x {hop:g} ns + {section.added_latency_ns:g} ns (seed 000 sec 3.2)"),
+        Answer("latency", "OLTP throughput loss", float(oltp_degradation_pct(network, added)), "%",
+               "TPC-C-like 16-terminal closed network (MVA), calibrated to seed 000"),
+        Answer("latency", f"most switch tiers within {section.budget_pct:g} % OLTP loss", plan["max_tiers"],
+               "tiers", label),
+    ]
+    if section.device is not None:
+        result = dma(family.device(section.device), added)
+        throughput = result.throughput_mbps
+        answers.append(Answer("latency", f"{section.device} DMA loss", float(result.degradation_pct), "%",
+                              "posted writes lose nothing" if throughput is None else "table 4-1 device model"))
+        if throughput is not None:
+            answers.append(Answer("latency", f"{section.device} DMA throughput", float(throughput), "MB/s",
+                                  "non-posted reads, Little's law"))
+    return answers
+
+
+# --------------------------------------------------------------------------
+# [pcie]: seed 001, the write path and RMW contention
+# --------------------------------------------------------------------------
+
+
+class PcieSection(Section):
+    """Devices writing through PCIe ports into the root complex (seed 001).
+
+    ``ports`` x ``lanes_per_port`` lanes of PCIe ``generation``, Max Payload
+    Size ``mps_bytes``, sequential writes of ``transfer_bytes`` each (520 for
+    512 B sectors with an 8 B T10-DIF); ``split_at_64``: the device cuts
+    writes at 64-byte boundaries.
+    """
+
+    generation: int = 3
+    lanes_per_port: int = 8
+    ports: int = Field(1, ge=1, le=16)
+    mps_bytes: int = 256
+    transfer_bytes: int = Field(512, ge=1)
+    split_at_64: bool = False
+
+    @model_validator(mode="after")
+    def _valid_link(self) -> PcieSection:
+        from iosizer.model.pcie import PcieLink
+
+        try:
+            PcieLink(generation=self.generation, lanes=self.lanes_per_port, mps_bytes=self.mps_bytes)
+        except ValidationError as error:
+            raise ValueError(error.errors()[0]["msg"].removeprefix("Value error, ")) from None
+        return self
+
+
+def evaluate_pcie(section: PcieSection) -> list[Answer]:
+    from iosizer.calibration import pcie as family
+    from iosizer.model.pcie import PcieLink, access_pattern, link_bandwidth, rmw_throughput
+
+    link = PcieLink(generation=section.generation, lanes=section.lanes_per_port, mps_bytes=section.mps_bytes)
+    bandwidth = link_bandwidth(link, section.transfer_bytes)
+    pattern = access_pattern(section.transfer_bytes, section.mps_bytes, section.split_at_64)
+    lanes = section.ports * section.lanes_per_port
+    platform = family.platform(section.mps_bytes, section.generation, section.lanes_per_port)
+    contention = rmw_throughput(platform, pattern, [lanes])
+    where = f"Gen{section.generation} x{section.lanes_per_port}, MPS {section.mps_bytes}"
+    return [
+        Answer("pcie", "effective write bandwidth per port", float(bandwidth.effective_gbps), "GB/s",
+               f"{where}, {section.transfer_bytes} B transfers"),
+        Answer("pcie", "64-byte-unaligned accesses", float(pattern.unaligned_per_kib), "per KiB",
+               "seed 001 table 2 layout" + (", split at 64 B" if section.split_at_64 else "")),
+        Answer("pcie", f"write throughput, {section.ports} ports ({lanes} lanes)",
+               float(contention.throughput_gbps[0]), "GB/s", "shared RMW unit, credit loops (MVA)"),
+        Answer("pcie", "loss to read-modify-write contention", float(contention.loss_pct[0]), "%",
+               "calibrated to seed 001 sec 4 (Xeon E5-2698 v4)"),
+    ]
+
+
+# --------------------------------------------------------------------------
+# [replication]: seed 004, a write-back cache with a synchronous replica
+# --------------------------------------------------------------------------
+
+
+class ReplicationSection(Section):
+    """A write-back flash cache replicating every write to a peer (seed 004).
+
+    ``links``: the interconnects to compare (1g, 10g, ipoib56, local), the
+    first is the baseline of the gains; ``block_kib`` the write size (KiB);
+    ``outstanding`` the writes in flight.
+    """
+
+    links: list[str] = Field(default_factory=lambda: ["10g", "ipoib56"], min_length=1)
+    block_kib: float = Field(4.0, gt=0)
+    outstanding: int = Field(32, ge=1, le=1_000_000)
+
+    @field_validator("links")
+    @classmethod
+    def _known_links(cls, value: list[str]) -> list[str]:
+        from iosizer.calibration.replication import resolve_link
+
+        try:
+            return list(dict.fromkeys(resolve_link(v) for v in value))
+        except IosizerError as error:
+            raise ValueError(str(error)) from None
+
+
+def evaluate_replication(section: ReplicationSection) -> list[Answer]:
+    from iosizer.calibration.replication import evaluate
+
+    answers = []
+    baseline = None
+    for link in section.links:
+        point = evaluate(link, section.block_kib, section.outstanding).point()
+        where = f"{link}, {section.block_kib:g} KiB, {section.outstanding} outstanding"
+        answers += [
+            Answer("replication", f"write IOPS over {link}", point["iops"], "IOPS", where),
+            Answer("replication", f"write throughput over {link}", point["throughput_mbps"], "MB/s", where),
+            Answer("replication", f"write latency over {link}", point["latency_us"], "us", where),
+            Answer("replication", f"binding cap over {link}", point["bound"], "",
+                   "protocol, bandwidth or concurrency"),
+        ]
+        if baseline is None:
+            baseline = (link, point["iops"])
+        else:
+            answers.append(Answer("replication", f"IOPS gain of {link} over {baseline[0]}",
+                                  100.0 * (point["iops"] / baseline[1] - 1.0), "%", "seed 004 model"))
+    return answers
+
+
+# --------------------------------------------------------------------------
+# Registry and schema
+# --------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class Family:
+    """One scenario table: its key, its schema, its evaluator."""
+
+    key: str
+    section: type[Section]
+    evaluate: Callable[[Any], list[Answer]]
+    summary: str
+
+
+FAMILIES: list[Family] = [
+    Family("latency", LatencySection, evaluate_latency, "switch tiers and added I/O latency (seed 000)"),
+    Family("pcie", PcieSection, evaluate_pcie, "PCIe write path and RMW contention (seed 001)"),
+    Family("replication", ReplicationSection, evaluate_replication,
+           "write-back cache with a synchronous replica (seed 004)"),
+]
+
+
+def _scenario_model() -> type[BaseModel]:
+    """The whole file's schema, built from :data:`FAMILIES` (rebuilt when it grows)."""
+    fields: dict[str, Any] = {"name": (str, "unnamed scenario"), "description": (str, "")}
+    for family in FAMILIES:
+        fields[family.key] = (family.section | None, None)
+    return create_model(
+        "Scenario", __config__=ConfigDict(extra="forbid", strict=True, frozen=True), **fields
+    )
+
+
+# --------------------------------------------------------------------------
+# Errors as one line naming the key path
+# --------------------------------------------------------------------------
+
+_UNIT_SUFFIXES = {"_ns": "ns", "_us": "us", "_s": "s", "_kib": "KiB", "_bytes": "bytes", "_pct": "%",
+                  "_mbps": "MB/s", "_gbps": "GB/s", "_iops": "IOPS"}
+
+
+def _unit_of(key: str) -> str | None:
+    return next((unit for suffix, unit in _UNIT_SUFFIXES.items() if key.endswith(suffix)), None)
+
+
+def _stem(key: str) -> str:
+    return next((key[: -len(s)] for s in _UNIT_SUFFIXES if key.endswith(s)), key)
+
+
+def _keys_at(model: type[BaseModel], loc: tuple[Any, ...]) -> list[str]:
+    """The keys the schema allows in the table at ``loc``."""
+    for part in loc:
+        field = model.model_fields.get(str(part))
+        if field is None:
+            return []
+        annotation = field.annotation
+        inner = [a for a in getattr(annotation, "__args__", (annotation,)) if isinstance(a, type)]
+        model = next((a for a in inner if issubclass(a, BaseModel)), None)  # type: ignore[assignment]
+        if model is None:
+            return []
+    return list(model.model_fields)
+
+
+def _hint(key: str, allowed: list[str]) -> str:
+    same_stem = [k for k in allowed if _stem(k) == _stem(key) and k != key]
+    if same_stem:
+        return f" (wrong unit? the schema says {same_stem[0]}, in {_unit_of(same_stem[0]) or 'its own unit'})"
+    close = difflib.get_close_matches(key, allowed, n=1, cutoff=0.6)
+    if close:
+        return f" (did you mean {close[0]}?)"
+    return f"; allowed keys: {', '.join(allowed)}" if allowed else ""
+
+
+def _describe(error: dict[str, Any], model: type[BaseModel]) -> str:
+    loc = tuple(error["loc"])
+    path = ".".join(str(p) for p in loc)
+    kind = error["type"]
+    given = error.get("input")
+    if kind == "extra_forbidden":
+        where = ".".join(str(p) for p in loc[:-1])
+        return f"{where + ': ' if where else ''}unknown key '{loc[-1]}'{_hint(str(loc[-1]), _keys_at(model, loc[:-1]))}"
+    ctx = error.get("ctx", {})
+    key = str(loc[-1]) if loc else ""
+    if kind in ("greater_than", "greater_than_equal", "less_than", "less_than_equal"):
+        op = {"greater_than": ">", "greater_than_equal": ">=", "less_than": "<", "less_than_equal": "<="}[kind]
+        limit = next(iter(ctx.values()))
+        shown = f"{limit:g}" if isinstance(limit, (int, float)) else str(limit)
+        return f"{path}: must be {op} {shown}, got {given!r}"
+    if kind in ("float_type", "int_type", "float_parsing", "int_parsing", "int_from_float"):
+        unit = _unit_of(key)
+        wanted = "a whole number" if kind.startswith("int") else "a number"
+        extra = f" (the unit, {unit}, is in the key's name)" if unit and isinstance(given, str) else ""
+        return f"{path}: expected {wanted}, got {given!r}{extra}"
+    if kind in ("string_type", "bool_type", "list_type", "model_type", "dict_type"):
+        wanted = {"string_type": "text", "bool_type": "true or false", "list_type": "a list",
+                  "model_type": "a table", "dict_type": "a table"}[kind]
+        return f"{path}: expected {wanted}, got {given!r}"
+    message = str(error.get("msg", "invalid")).removeprefix("Value error, ")
+    return f"{path + ': ' if path else ''}{message}"
+
+
+# --------------------------------------------------------------------------
+# Loading and running
+# --------------------------------------------------------------------------
+
+
+def _examples() -> Any:
+    return resources.files("iosizer.data").joinpath("scenarios")
+
+
+def example_names() -> list[str]:
+    """Shipped example scenarios (``data/scenarios/*.toml``), by bare name."""
+    return sorted(p.name[:-5] for p in _examples().iterdir() if p.name.endswith(".toml"))
+
+
+def resolve_source(source: str | Path) -> tuple[str, str]:
+    """(label, text) of a scenario: a file path, or a shipped example's bare name."""
+    path = Path(source)
+    if path.is_file():
+        try:
+            return str(source), path.read_text(encoding="utf-8")
+        except (OSError, UnicodeDecodeError) as error:
+            raise ScenarioError(f"{source}: cannot read: {error}") from None
+    name = str(source).removesuffix(".toml")
+    if path.parent == Path(".") and name in example_names():
+        return f"{name}.toml", _examples().joinpath(f"{name}.toml").read_text(encoding="utf-8")
+    if path.exists():
+        raise ScenarioError(f"{source}: not a file")
+    raise ScenarioError(f"{source}: no such file (shipped examples: {', '.join(example_names())})")
+
+
+def parse_scenario(text: str, label: str = "scenario.toml") -> BaseModel:
+    """Validate a scenario's TOML text; errors name ``label`` and the key path."""
+    try:
+        raw = tomllib.loads(text)
+    except tomllib.TOMLDecodeError as error:
+        raise ScenarioError(f"{label}: malformed TOML: {error}") from None
+    model = _scenario_model()
+    try:
+        scenario = model.model_validate(raw)
+    except ValidationError as error:
+        problems = error.errors()
+        more = f" (and {len(problems) - 1} more)" if len(problems) > 1 else ""
+        raise ScenarioError(f"{label}: {_describe(problems[0], model)}{more}") from None
+    if all(getattr(scenario, f.key) is None for f in FAMILIES):
+        tables = ", ".join(f"[{f.key}]" for f in FAMILIES)
+        raise ScenarioError(f"{label}: no family table; give at least one of {tables}")
+    return scenario
+
+
+def load_scenario(source: str | Path) -> BaseModel:
+    """Read and validate a scenario file (or a shipped example by name)."""
+    label, text = resolve_source(source)
+    return parse_scenario(text, label)
+
+
+@dataclass(frozen=True)
+class ScenarioResult:
+    name: str
+    description: str
+    source: str
+    answers: list[Answer]
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"name": self.name, "description": self.description, "source": self.source,
+                "answers": [a.to_dict() for a in self.answers]}
+
+
+def evaluate_scenario(scenario: BaseModel, label: str = "scenario.toml") -> list[Answer]:
+    """Every applicable family's answers, in the order of :data:`FAMILIES`."""
+    answers: list[Answer] = []
+    for family in FAMILIES:
+        section = getattr(scenario, family.key)
+        if section is None:
+            continue
+        try:
+            answers.extend(family.evaluate(section))
+        except ScenarioError:
+            raise
+        except IosizerError as error:  # a value the section allowed but the model refuses
+            raise ScenarioError(f"{label}: {family.key}: {error}") from None
+    return answers
+
+
+def run_scenario(source: str | Path) -> ScenarioResult:
+    """Load, validate and evaluate a scenario file (or a shipped example by name)."""
+    label, text = resolve_source(source)
+    scenario = parse_scenario(text, label)
+    return ScenarioResult(scenario.name, scenario.description, label,  # type: ignore[attr-defined]
+                          evaluate_scenario(scenario, label))

@@ -1,0 +1,1 @@
+"""Example scenario files for ``iosizer run`` (TOML)."""

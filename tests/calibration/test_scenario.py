@@ -1,0 +1,78 @@
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from iosizer.calibration import scenario as sc
+from iosizer.calibration.replication import evaluate
+from iosizer.errors import InputError, ScenarioError
+
+
+@pytest.mark.parametrize("name", ["oltp_pcie_fabric", "replicated_flash_cache"])
+def test_shipped_examples_run(name: str) -> None:
+    assert name in sc.example_names()
+    result = sc.run_scenario(name)
+    assert result.answers
+    families = {a.family for a in result.answers}
+    scenario = sc.load_scenario(name)
+    assert families == {f.key for f in sc.FAMILIES if getattr(scenario, f.key) is not None}
+
+
+def test_answers_come_from_the_family_models() -> None:
+    answers = {a.question: a.value for a in sc.run_scenario("replicated_flash_cache").answers}
+    assert answers["write IOPS over 10g"] == pytest.approx(float(evaluate("10g", 4, 32).iops))
+    assert answers["binding cap over 10g"] == "protocol"
+    assert 10 <= answers["IOPS gain of ipoib56 over 10g"] <= 20
+    latency = {a.question: a.value for a in sc.run_scenario("oltp_pcie_fabric").answers}
+    assert latency["added round-trip latency"] == pytest.approx(2 * 2 * 150)
+
+
+def test_every_family_is_one_section_and_one_evaluator() -> None:
+    text = "\n".join(f"[{f.key}]" for f in sc.FAMILIES)
+    # Every section has defaults except latency's hop; give it one.
+    text = text.replace("[latency]", "[latency]\nhop_ns = 200")
+    scenario = sc.parse_scenario(text)
+    assert {a.family for a in sc.evaluate_scenario(scenario)} == {f.key for f in sc.FAMILIES}
+
+
+@pytest.mark.parametrize(
+    ("text", "message"),
+    [
+        ("[replication]\nblok_kib = 4", "replication: unknown key 'blok_kib' (did you mean block_kib?)"),
+        ('[replication]\nblock_kib = "4KB"', "replication.block_kib: expected a number, got '4KB'"),
+        ("[replication]\nblock_kib = -4", "replication.block_kib: must be > 0, got -4"),
+        ("[replication]\noutstanding = 0", "replication.outstanding: must be >= 1"),
+        ('[latency]\nswitch = "asi"\nadded_latency_us = 5', "the schema says added_latency_ns"),
+        ("[replicaton]\nblock_kib = 4", "unknown key 'replicaton' (did you mean replication?)"),
+        ('[replication]\nlinks = ["token-ring"]', "replication.links: unknown link 'token-ring'"),
+        ("[latency]\nhop_ns = -1", "latency.hop_ns: must be >= 0"),
+        ("[pcie]\nlanes_per_port = 3", "pcie: lanes must be"),
+        ("[pcie]\ngeneration = true", "pcie.generation: expected a whole number"),
+        ('name = "empty"', "no family table"),
+        ("[replication\nblock_kib = 4", "malformed TOML"),
+        ("[replication]\nblock_kib = \n", "line 2"),
+    ],
+)
+def test_bad_scenarios(text: str, message: str) -> None:
+    with pytest.raises(ScenarioError) as caught:
+        sc.parse_scenario(text, "scenario.toml")
+    assert str(caught.value).startswith("scenario.toml: ")
+    assert message in str(caught.value)
+    assert "\n" not in str(caught.value)
+    assert isinstance(caught.value, InputError)
+
+
+def test_missing_file(tmp_path: Path) -> None:
+    with pytest.raises(ScenarioError, match="no such file"):
+        sc.run_scenario(tmp_path / "absent.toml")
+    with pytest.raises(ScenarioError, match="not a file"):
+        sc.run_scenario(tmp_path)
+
+
+def test_file_path(tmp_path: Path) -> None:
+    path = tmp_path / "mine.toml"
+    path.write_text('name = "mine"\n[replication]\nlinks = ["1g"]\nblock_kib = 16\n')
+    result = sc.run_scenario(path)
+    assert result.name == "mine" and result.source == str(path)
+    assert {a.question: a.value for a in result.answers}["binding cap over 1g"] == "bandwidth"

@@ -1,0 +1,40 @@
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+
+@pytest.mark.parametrize("name", ["oltp_pcie_fabric", "replicated_flash_cache", "replicated_flash_cache.toml"])
+def test_shipped_examples(cli, name: str) -> None:
+    data = cli.json("run", name)
+    assert data["answers"] and {"family", "question", "value", "unit", "note"} == set(data["answers"][0])
+    assert cli("run", name).exit_code == 0
+
+
+def test_csv_and_list(cli) -> None:
+    lines = cli("run", "replicated_flash_cache", "--format", "csv").stdout.splitlines()
+    assert lines[0] == "family,question,value,unit,note" and len(lines) > 1
+    listing = cli.json("run", "--list")
+    assert {row["example"] for row in listing} == {"oltp_pcie_fabric", "replicated_flash_cache"}
+
+
+@pytest.mark.parametrize(
+    ("text", "message"),
+    [
+        ("[replication]\nblok_kib = 4", "unknown key 'blok_kib' (did you mean block_kib?)"),
+        ('[replication]\nblock_kib = "4KB"', "expected a number"),
+        ("[replication]\nblock_kib = -4", "must be > 0"),
+        ("[replication\n", "malformed TOML"),
+    ],
+)
+def test_bad_files(cli, tmp_path: Path, text: str, message: str) -> None:
+    path = tmp_path / "scenario.toml"
+    path.write_text(text)
+    line = cli.fails("run", str(path))
+    assert message in line and "scenario.toml" in line
+
+
+def test_missing(cli, tmp_path: Path) -> None:
+    assert "no such file" in cli.fails("run", str(tmp_path / "absent.toml"))
+    assert "give a scenario file" in cli.fails("run")
