@@ -264,6 +264,167 @@ def evaluate_replication(section: ReplicationSection) -> list[Answer]:
 
 
 # --------------------------------------------------------------------------
+# [hba]: seed 002, tenants sharing one FC port and its HBA cores
+# --------------------------------------------------------------------------
+
+
+class HbaSection(Section):
+    """Virtual FC ports sharing one physical port (seed 002).
+
+    ``port``: 8GFC, 16GFC or 32GFC; ``mode``: shared or occupancy (HBA-core
+    occupancy); ``offered_iops`` and ``block_kib``: one entry per virtual
+    port (LPAR); ``threads`` and ``storage_us``: the response question for
+    the first virtual port alone.
+    """
+
+    port: str = "16GFC"
+    mode: str = "shared"
+    offered_iops: list[float] = Field(min_length=1)
+    block_kib: list[float] = Field(min_length=1)
+    cores: int | None = Field(None, ge=1)
+    core_iops: float | None = Field(None, gt=0)
+    threads: int = Field(16, ge=1, le=100_000)
+    storage_us: float = Field(50.0, ge=0)
+
+    @field_validator("port")
+    @classmethod
+    def _port(cls, value: str) -> str:
+        from iosizer.calibration.hba import speeds
+
+        known = {name.lower(): name for name in speeds()}
+        if value.lower() not in known:
+            raise ValueError(f"unknown fc port '{value}'; choose one of {', '.join(known.values())}")
+        return known[value.lower()]
+
+    @field_validator("mode")
+    @classmethod
+    def _mode(cls, value: str) -> str:
+        if value not in ("shared", "occupancy"):
+            raise ValueError(f"mode must be shared or occupancy, got {value!r}")
+        return value
+
+    @field_validator("offered_iops", "block_kib")
+    @classmethod
+    def _non_negative(cls, value: list[float]) -> list[float]:
+        if any(not v >= 0 for v in value):
+            raise ValueError(f"every entry must be >= 0, got {value}")
+        return value
+
+    @model_validator(mode="after")
+    def _one_entry_per_port(self) -> "HbaSection":
+        if len(self.offered_iops) != len(self.block_kib):
+            raise ValueError(f"offered_iops has {len(self.offered_iops)} entries, block_kib "
+                             f"{len(self.block_kib)}: give one of each per virtual port")
+        if any(v <= 0 for v in self.block_kib):
+            raise ValueError("block_kib entries must be > 0")
+        return self
+
+
+def evaluate_hba(section: HbaSection) -> list[Answer]:
+    import numpy as np
+
+    from iosizer.calibration.hba import fc_port
+    from iosizer.model.hba import port_ceiling_iops, response, virtual_port_iops
+
+    port = fc_port(section.port, section.cores, section.core_iops)
+    sizes = np.array(section.block_kib) * 1024
+    carried = virtual_port_iops(port, section.mode, np.array(section.offered_iops), sizes)
+    answers = []
+    for i, (offered, got) in enumerate(zip(section.offered_iops, carried)):
+        answers.append(Answer("hba", f"virtual port {i + 1} IOPS ({section.mode})", float(got), "IOPS",
+                              f"offered {offered:,.0f} at {section.block_kib[i]:g} KiB; "
+                              f"{100 * (got / offered - 1) if offered else 0.0:+.1f} % of its demand"))
+    answers.append(Answer("hba", "port throughput", float((carried * sizes).sum() / 1e6), "MB/s",
+                          f"{section.port}, usable {port.link_mbps:,.0f} MB/s"))
+    alone = response(port, section.mode, [section.threads], float(sizes[0]), section.storage_us)
+    answers += [
+        Answer("hba", "virtual port 1 ceiling alone", float(port_ceiling_iops(port, section.mode, sizes[0])),
+               "IOPS", f"{section.mode} mode"),
+        Answer("hba", f"virtual port 1 response at {section.threads} threads", float(alone.response_us[0]),
+               "us", f"MVA, storage delay {section.storage_us:g} us (assumed)"),
+    ]
+    return answers
+
+
+# --------------------------------------------------------------------------
+# [loadshare]: seed 003, storage-port queues over controller cores
+# --------------------------------------------------------------------------
+
+
+class LoadshareSection(Section):
+    """Port load shares on a multi-core controller (seed 003).
+
+    ``port_shares``: each port's share of the I/O (any positive scale) or
+    ``scenario``: one-port, system or skew; ``policies`` to compare;
+    ``utilization``: the operating point as a fraction of each policy's
+    own maximum throughput.
+    """
+
+    scenario: str | None = None
+    port_shares: list[float] | None = None
+    cores: int = Field(4, ge=1, le=1024)
+    policies: list[str] = Field(default_factory=lambda: ["shared", "exclusive", "one-stage", "multi-stage"],
+                                min_length=1)
+    comm_overhead_pct: float = Field(20.0, ge=0)
+    threshold: float = Field(0.7, gt=0, lt=1)
+    utilization: float = Field(0.7, gt=0, lt=1)
+
+    @field_validator("policies")
+    @classmethod
+    def _policies(cls, value: list[str]) -> list[str]:
+        from iosizer.model.loadshare import POLICIES
+
+        unknown = [v for v in value if v not in POLICIES]
+        if unknown:
+            raise ValueError(f"unknown policy {unknown[0]!r}; choose from {', '.join(POLICIES)}")
+        return value
+
+    @field_validator("scenario")
+    @classmethod
+    def _scenario(cls, value: str | None) -> str | None:
+        from iosizer.calibration.loadshare import scenario
+
+        if value is not None:
+            try:
+                scenario(value)
+            except IosizerError as error:
+                raise ValueError(str(error)) from None
+        return value
+
+    @model_validator(mode="after")
+    def _one_load_description(self) -> "LoadshareSection":
+        if (self.scenario is None) == (self.port_shares is None):
+            raise ValueError("give either scenario or port_shares")
+        if self.port_shares is not None and (any(not v >= 0 for v in self.port_shares)
+                                             or sum(self.port_shares) <= 0):
+            raise ValueError("port_shares must be >= 0 with a positive sum")
+        return self
+
+
+def evaluate_loadshare(section: LoadshareSection) -> list[Answer]:
+    from iosizer.calibration.loadshare import policy_params, scenario
+    from iosizer.model.loadshare import evaluate, policy_curve
+
+    shares = scenario(section.scenario).port_shares if section.scenario else tuple(section.port_shares or ())
+    params = policy_params(section.cores, section.comm_overhead_pct, section.threshold)
+    curves = {p: policy_curve(p, shares, params, points=20) for p in section.policies}
+    best = max(curves.values(), key=lambda c: c.max_throughput)
+    answers = [Answer("loadshare", "policy with the highest throughput", best.policy, "",
+                      f"{best.max_throughput:.3g} cores of I/O work")]
+    for policy, curve in curves.items():
+        point = evaluate(policy, [section.utilization * curve.max_throughput], shares, params)
+        answers += [
+            Answer("loadshare", f"{policy}: maximum throughput", curve.max_throughput, "cores",
+                   "I/Os per service time; 1 = one core's worth"),
+            Answer("loadshare", f"{policy}: mean response at {section.utilization:.0%} of its maximum",
+                   float(point.response[0]), "service times", "M/M/k port groups (Erlang C)"),
+            Answer("loadshare", f"{policy}: largest response jump at a switch", 100 * curve.singularity, "%",
+                   f"threshold {section.threshold:g} of a core"),
+        ]
+    return answers
+
+
+# --------------------------------------------------------------------------
 # Registry and schema
 # --------------------------------------------------------------------------
 
@@ -281,6 +442,9 @@ class Family:
 FAMILIES: list[Family] = [
     Family("latency", LatencySection, evaluate_latency, "switch tiers and added I/O latency (seed 000)"),
     Family("pcie", PcieSection, evaluate_pcie, "PCIe write path and RMW contention (seed 001)"),
+    Family("hba", HbaSection, evaluate_hba, "tenants sharing an FC port and its HBA cores (seed 002)"),
+    Family("loadshare", LoadshareSection, evaluate_loadshare,
+           "load-sharing policies for storage-port queues (seed 003)"),
     Family("replication", ReplicationSection, evaluate_replication,
            "write-back cache with a synchronous replica (seed 004)"),
 ]
@@ -329,7 +493,9 @@ def _keys_at(model: type[BaseModel], loc: tuple[Any, ...]) -> list[str]:
 def _hint(key: str, allowed: list[str]) -> str:
     same_stem = [k for k in allowed if _stem(k) == _stem(key) and k != key]
     if same_stem:
-        return f" (wrong unit? the schema says {same_stem[0]}, in {_unit_of(same_stem[0]) or 'its own unit'})"
+        unit = _unit_of(same_stem[0])
+        return (f" (wrong unit? the schema says {same_stem[0]}, in {unit})" if unit
+                else f" (wrong unit? the schema key is {same_stem[0]}; see its description in --help)")
     close = difflib.get_close_matches(key, allowed, n=1, cutoff=0.6)
     if close:
         return f" (did you mean {close[0]}?)"

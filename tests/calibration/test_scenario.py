@@ -9,7 +9,7 @@ from iosizer.calibration.replication import evaluate
 from iosizer.errors import InputError, ScenarioError
 
 
-@pytest.mark.parametrize("name", ["oltp_pcie_fabric", "replicated_flash_cache"])
+@pytest.mark.parametrize("name", ["oltp_pcie_fabric", "replicated_flash_cache", "shared_fc_storage"])
 def test_shipped_examples_run(name: str) -> None:
     assert name in sc.example_names()
     result = sc.run_scenario(name)
@@ -24,6 +24,11 @@ def test_answers_come_from_the_family_models() -> None:
     assert answers["write IOPS over 10g"] == pytest.approx(float(evaluate("10g", 4, 32).iops))
     assert answers["binding cap over 10g"] == "protocol"
     assert 10 <= answers["IOPS gain of ipoib56 over 10g"] <= 20
+    shared_fc = {a.question: a.value for a in sc.run_scenario("shared_fc_storage").answers}
+    # Occupancy mode: LPAR1 is capped at one core (150,000), LPAR2 gets its demand (seed 002).
+    assert shared_fc["virtual port 1 IOPS (occupancy)"] == pytest.approx(150_000)
+    assert shared_fc["virtual port 2 IOPS (occupancy)"] == pytest.approx(120_000)
+    assert shared_fc["policy with the highest throughput"] == "multi-stage"
     latency = {a.question: a.value for a in sc.run_scenario("oltp_pcie_fabric").answers}
     assert latency["added round-trip latency"] == pytest.approx(2 * 2 * 150)
 
@@ -32,6 +37,8 @@ def test_every_family_is_one_section_and_one_evaluator() -> None:
     text = "\n".join(f"[{f.key}]" for f in sc.FAMILIES)
     # Every section has defaults except latency's hop; give it one.
     text = text.replace("[latency]", "[latency]\nhop_ns = 200")
+    text = text.replace("[hba]", "[hba]\noffered_iops = [1000]\nblock_kib = [4]")
+    text = text.replace("[loadshare]", '[loadshare]\nscenario = "system"')
     scenario = sc.parse_scenario(text)
     assert {a.family for a in sc.evaluate_scenario(scenario)} == {f.key for f in sc.FAMILIES}
 
@@ -50,6 +57,14 @@ def test_every_family_is_one_section_and_one_evaluator() -> None:
         ("[pcie]\nlanes_per_port = 3", "pcie: lanes must be"),
         ("[pcie]\ngeneration = true", "pcie.generation: expected a whole number"),
         ('name = "empty"', "no family table"),
+        ('[hba]\nmode = "pinned"\noffered_iops = [1]\nblock_kib = [4]', "hba.mode: mode must be shared or occupancy"),
+        ("[hba]\noffered_iops = [1, 2]\nblock_kib = [4]", "one of each per virtual port"),
+        ("[hba]\noffered_iops = [-1]\nblock_kib = [4]", "every entry must be >= 0"),
+        ('[hba]\noffered_iops = [1]\nblock_kib = [4]\nport = "4GFC"', "unknown fc port '4GFC'"),
+        ('[loadshare]\nscenario = "skew"\nthreshold = 1.5', "loadshare.threshold: must be < 1"),
+        ('[loadshare]\nscenario = "skew"\npolicies = ["random"]', "unknown policy 'random'"),
+        ("[loadshare]\ncores = 4", "give either scenario or port_shares"),
+        ('[loadshare]\nscenario = "two-port"', "unknown scenario 'two-port'"),
         ("[replication\nblock_kib = 4", "malformed TOML"),
         ("[replication]\nblock_kib = \n", "line 2"),
     ],
