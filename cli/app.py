@@ -120,6 +120,7 @@ def _register() -> None:
     # Each family lives in its own module; importing them is cheap because
     # they import models (numpy, scipy) only inside the command bodies.
     from iosizer.cli import calibration, latency, pcie, queue
+    from iosizer.cli import report as report_cli
 
     app.add_typer(queue.app, name="queue")
     app.add_typer(latency.app, name="latency")
@@ -127,6 +128,7 @@ def _register() -> None:
     app.command("calibrate")(calibration.calibrate)
     app.command("extrapolate")(calibration.extrapolate)
     app.command("datasets")(calibration.datasets)
+    app.command("report")(report_cli.report)
 
 
 _register()
