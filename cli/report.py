@@ -151,6 +151,15 @@ def document(result: Any, charts: dict[str, list[tuple[str, str]]], plots_note: 
             blocks.append(("list", [c.file for c in seed.checks]))
             continue
         checked = [c for c in seed.checks if c.status in CHECKED]
+        files: dict[str, list[Any]] = {}
+        for c in seed.checks:
+            files.setdefault(c.file, []).append(c)
+        blocks.append(("h3", "Measurement files"))
+        blocks.append(("table", ["file", "rows", "checks", "passed", "expected misses", "not modelled"], [
+            [name, str(len({c.line for c in records})), str(sum(c.status in CHECKED for c in records)),
+             str(sum(c.status == "pass" for c in records)), str(sum(c.status == EXPECTED_MISS for c in records)),
+             str(sum(c.status == NOT_MODELLED for c in records))]
+            for name, records in sorted(files.items()) if name]))
         blocks.append(("h3", f"Checks ({seed.passed} / {seed.total} pass)"))
         blocks.append(("table", ["figure", "quantity", "unit", "published", "model", "difference", "accepted",
                                  "within", "tolerance reason", "source", "note"], [
