@@ -2,7 +2,7 @@
 
 Run: ``python benchmarks/bench_core.py``. Not part of the test run: timings
 depend on the machine and its load. Each figure is the best of several runs
-(the least disturbed one), with the target from issue 2 beside it.
+(the least disturbed one), with the target from its issue beside it.
 """
 
 from __future__ import annotations
@@ -76,6 +76,17 @@ def main() -> None:
         f"{label:<58} {help_time * 1e3:9.1f} ms vs {baseline * 1e3:.1f} ms = {ratio:.2f}x  "
         f"target < 1.5x  {verdict}"
     )
+    bench_report(iosizer)
+
+
+def bench_report(iosizer: str) -> None:
+    """Issue 7 target: the whole report (every seed, tables and plots) in under 30 s."""
+    import tempfile
+    from pathlib import Path
+
+    with tempfile.TemporaryDirectory() as folder:
+        seconds = wall_time([iosizer, "report", "--output-dir", str(Path(folder) / "report")], repeats=3)
+    report("iosizer report (all seeds, md + html + PNGs), wall time", seconds, 30.0)
 
 
 def bench_fits() -> None:

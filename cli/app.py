@@ -120,6 +120,7 @@ def _register() -> None:
     # Each family lives in its own module; importing them is cheap because
     # they import models (numpy, scipy) only inside the command bodies.
     from iosizer.cli import calibration, hba, latency, loadshare, pcie, queue, replication, scenario
+    from iosizer.cli import report as report_cli
 
     app.add_typer(queue.app, name="queue")
     app.add_typer(latency.app, name="latency")
@@ -131,6 +132,7 @@ def _register() -> None:
     app.command("datasets")(calibration.datasets)
     app.command("replication")(replication.replication)
     app.command("run")(scenario.run)
+    app.command("report")(report_cli.report)
 
 
 _register()

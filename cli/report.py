@@ -1,0 +1,320 @@
+"""``iosizer report``: every model family against every published figure, as a report folder.
+
+The checks come from :mod:`iosizer.calibration.report`; this module draws
+the charts (through :func:`iosizer.cli.output.write_plot`), renders the same
+document as Markdown and as self-contained HTML, and writes the folder
+atomically: everything is built in a temporary sibling folder and renamed
+into place only once complete.
+"""
+
+from __future__ import annotations
+
+import html
+import json
+import os
+import shutil
+import sys
+import tempfile
+from contextlib import contextmanager
+from pathlib import Path
+from typing import Annotated, Any, Iterator
+
+import typer
+
+from iosizer.cli.options import FormatOption
+from iosizer.cli.output import OutputFormat, Panel, Report, Series, emit, format_number, to_json
+from iosizer.errors import InputError
+
+#: Written in every report folder: only such a folder is ever replaced.
+MARKER = ".iosizer-report"
+PLOTS_SKIPPED = "plots skipped: matplotlib is not installed (pip install 'iosizer[plot]')"
+
+_RELATION = {"eq": "", "approx": "≈ ", "le": "≤ ", "lt": "< ", "ge": "≥ ", "max": "max ",
+             "approx_under": "a little under ", "approx_over": "a little over ", "range": "range "}
+_STATUS = {"pass": "yes", "fail": "**NO**", "expected_miss": "no (expected miss)"}
+
+
+def _have_matplotlib() -> bool:
+    try:
+        import matplotlib  # noqa: F401
+    except ImportError:
+        return False
+    return True
+
+
+def _check_target(output_dir: Path) -> Path:
+    """The folder to write; refuse anything the report must not replace."""
+    target = output_dir.expanduser()
+    if target.exists():
+        if not target.is_dir():
+            raise InputError(f"--output-dir: '{output_dir}' exists and is not a folder")
+        if any(target.iterdir()) and not (target / MARKER).is_file():
+            raise InputError(f"--output-dir: '{output_dir}' is a non-empty folder that is not an iosizer report; "
+                             "choose a new folder (it is replaced as a whole)")
+    parent = target.absolute().parent
+    try:
+        parent.mkdir(parents=True, exist_ok=True)
+    except OSError as error:
+        raise InputError(f"--output-dir: cannot create '{parent}': {error.strerror or error}") from None
+    if not os.access(parent, os.W_OK):
+        raise InputError(f"--output-dir: folder '{parent}' is not writable")
+    return target
+
+
+@contextmanager
+def _atomic_folder(target: Path) -> Iterator[Path]:
+    """Yield an empty sibling folder; on success it replaces ``target``.
+
+    A rename cannot replace a non-empty folder, so an old report is first
+    renamed aside, then the new one into place, then the old one deleted;
+    if the second rename fails the old report is put back. On any error
+    the temporary folder is removed and ``target`` is untouched.
+    """
+    parent = target.absolute().parent
+    temporary = Path(tempfile.mkdtemp(prefix=f".{target.name}.", suffix=".tmp", dir=parent))
+    try:
+        yield temporary
+        os.chmod(temporary, 0o777 & ~_umask())
+        if target.exists():
+            aside = Path(tempfile.mkdtemp(prefix=f".{target.name}.", suffix=".old", dir=parent))
+            os.replace(target, aside / "report")
+            try:
+                os.replace(temporary, target)
+            except OSError:
+                os.replace(aside / "report", target)
+                raise
+            finally:
+                shutil.rmtree(aside, ignore_errors=True)
+        else:
+            os.replace(temporary, target)
+    finally:
+        shutil.rmtree(temporary, ignore_errors=True)
+
+
+def _umask() -> int:
+    mask = os.umask(0)
+    os.umask(mask)
+    return mask
+
+
+# -- the document, rendered twice -------------------------------------------
+
+
+def _number(value: Any) -> str:
+    return "" if value is None else format_number(value)
+
+
+def _published(check: Any) -> str:
+    if not check.published_text:
+        return ""
+    return _RELATION.get(check.relation or "eq", "") + check.published_text
+
+
+def _accepted(check: Any) -> str:
+    if check.accepted_low is None and check.accepted_high is None:
+        return ""
+    low = "−∞" if check.accepted_low is None else format_number(check.accepted_low)
+    high = "∞" if check.accepted_high is None else format_number(check.accepted_high)
+    return f"[{low}, {high}]"
+
+
+def document(result: Any, charts: dict[str, list[tuple[str, str]]], plots_note: str | None) -> list[tuple]:
+    """The report as blocks: ('h1'|'h2'|'h3'|'p', text), ('table', head, rows), ('list', items), ('img', src, alt)."""
+    from iosizer import __version__
+    from iosizer.calibration.report import CHECKED, EXPECTED_MISS, NO_PROVIDER, NOT_MODELLED
+
+    checks = sum(s.total for s in result.seeds)
+    blocks: list[tuple] = [
+        ("h1", "iosizer report"),
+        ("p", f"iosizer {__version__}: every model family, with its shipped calibrated profiles, against every "
+              "published figure in data/measurements/."),
+        ("p", f"{result.passed} of {checks} checks pass, {result.failed} fail, "
+              f"{result.count(EXPECTED_MISS)} are expected misses (listed with their reasons, counted apart); "
+              f"{result.count(NOT_MODELLED)} published rows have no model counterpart (listed with the reason); "
+              f"{result.count(NO_PROVIDER)} measurement files belong to seeds with no provider yet."),
+        ("table", ["seed", "passed / total", "failed", "expected misses", "not modelled", "status"], [
+            [s.seed, f"{s.passed} / {s.total}", str(len(s.failures)), str(s.count(EXPECTED_MISS)),
+             str(s.count(NOT_MODELLED)),
+             "no provider yet" if not s.has_provider else ("FAIL" if s.failures else "ok")]
+            for s in result.seeds]),
+        ("p", "Tolerances: an exact printed value is met to half a unit of its last printed digit; an approximate "
+              "one within the transcribed band (approx_pct); bounds (≤, <, ≥) one-sided; 'a little under/over' "
+              "between the value and the value ∓ approx_pct. Every row states its reason. An expected miss is a "
+              "figure the shipped model is known not to reproduce; it does not fail --check."),
+    ]
+    if plots_note:
+        blocks.append(("p", plots_note))
+    for seed in result.seeds:
+        blocks.append(("h2", seed.seed))
+        if not seed.has_provider:
+            blocks.append(("p", "No provider yet: these measurement files are not checked."))
+            blocks.append(("list", [c.file for c in seed.checks]))
+            continue
+        checked = [c for c in seed.checks if c.status in CHECKED]
+        files: dict[str, list[Any]] = {}
+        for c in seed.checks:
+            files.setdefault(c.file, []).append(c)
+        blocks.append(("h3", "Measurement files"))
+        blocks.append(("table", ["file", "rows", "checks", "passed", "expected misses", "not modelled"], [
+            [name, str(len({c.line for c in records})), str(sum(c.status in CHECKED for c in records)),
+             str(sum(c.status == "pass" for c in records)), str(sum(c.status == EXPECTED_MISS for c in records)),
+             str(sum(c.status == NOT_MODELLED for c in records))]
+            for name, records in sorted(files.items()) if name]))
+        blocks.append(("h3", f"Checks ({seed.passed} / {seed.total} pass)"))
+        blocks.append(("table", ["figure", "quantity", "unit", "published", "model", "difference", "accepted",
+                                 "within", "tolerance reason", "source", "note"], [
+            [c.figure, c.quantity, c.unit, _published(c), _number(c.model), _number(c.difference),
+             _accepted(c), _STATUS[c.status], c.tolerance_reason, c.source, c.note]
+            for c in checked]))
+        failing = seed.failures
+        if failing:
+            blocks.append(("h3", "Failures"))
+            blocks.append(("list", [f"{c.figure}: {c.quantity}: published {_published(c)}, model "
+                                    f"{_number(c.model)} ({c.note})" for c in failing]))
+        misses = [c for c in seed.checks if c.status == EXPECTED_MISS]
+        if misses:
+            blocks.append(("h3", "Expected misses"))
+            blocks.append(("list", [f"{c.figure}: {c.quantity}: published {_published(c)}, model "
+                                    f"{_number(c.model)}. Reason: {c.expected_miss_reason}" for c in misses]))
+        rest = [c for c in seed.checks if c.status == NOT_MODELLED]
+        if rest:
+            blocks.append(("h3", f"Not modelled ({len(rest)} rows)"))
+            blocks.append(("table", ["file", "line", "row", "published", "reason"], [
+                [c.file, str(c.line), c.figure if c.quantity in c.figure else f"{c.figure}: {c.quantity}",
+                 c.published_text,
+                 c.note] for c in rest]))
+        if charts.get(seed.seed):
+            blocks.append(("h3", "Plots"))
+            blocks.extend(("img", src, alt) for src, alt in charts[seed.seed])
+    return blocks
+
+
+def _md_cell(text: str) -> str:
+    return " ".join(str(text).split()).replace("|", "\\|")
+
+
+def to_markdown(blocks: list[tuple]) -> str:
+    out = []
+    for block in blocks:
+        kind = block[0]
+        if kind in ("h1", "h2", "h3"):
+            out.append("#" * int(kind[1]) + " " + block[1])
+        elif kind == "p":
+            out.append(block[1])
+        elif kind == "list":
+            out.append("\n".join(f"- {_md_cell(item)}" for item in block[1]))
+        elif kind == "img":
+            out.append(f"![{block[2]}]({block[1]})")
+        elif kind == "table":
+            head, rows = block[1], block[2]
+            lines = ["| " + " | ".join(head) + " |", "|" + "---|" * len(head)]
+            lines += ["| " + " | ".join(_md_cell(cell) for cell in row) + " |" for row in rows]
+            out.append("\n".join(lines))
+    return "\n\n".join(out) + "\n"
+
+
+_CSS = ("body{font-family:sans-serif;margin:2em;max-width:110em}table{border-collapse:collapse;font-size:.85em}"
+        "td,th{border:1px solid #bbb;padding:.2em .4em;vertical-align:top}th{background:#eee}"
+        "img{max-width:100%;margin:1em 0}")
+
+
+def to_html(blocks: list[tuple]) -> str:
+    e = html.escape
+    out = ["<!DOCTYPE html>", '<html lang="en"><head><meta charset="utf-8"><title>iosizer report</title>',
+           f"<style>{_CSS}</style></head><body>"]
+    for block in blocks:
+        kind = block[0]
+        if kind in ("h1", "h2", "h3"):
+            out.append(f"<{kind}>{e(block[1])}</{kind}>")
+        elif kind == "p":
+            out.append(f"<p>{e(block[1])}</p>")
+        elif kind == "list":
+            out.append("<ul>" + "".join(f"<li>{e(str(item))}</li>" for item in block[1]) + "</ul>")
+        elif kind == "img":
+            out.append(f'<img src="{e(block[1])}" alt="{e(block[2])}">')
+        elif kind == "table":
+            head, rows = block[1], block[2]
+            out.append("<table><tr>" + "".join(f"<th>{e(h)}</th>" for h in head) + "</tr>"
+                       + "".join("<tr>" + "".join(f"<td>{e(str(c)).replace('**', '')}</td>" for c in row) + "</tr>"
+                                 for row in rows) + "</table>")
+    out.append("</body></html>")
+    return "\n".join(out) + "\n"
+
+
+def _panel(panel: Any) -> Panel:
+    return Panel(panel.x_label, panel.y_label,
+                 [Series(s.label, s.x, s.y, s.kind, s.y_high) for s in panel.series], panel.title)
+
+
+def _progress() -> Any:
+    from rich.console import Console
+    from rich.progress import BarColumn, Progress, TextColumn, TimeElapsedColumn
+
+    # stderr only, so --format json on stdout stays clean; off when not a terminal.
+    return Progress(TextColumn("{task.description}"), BarColumn(), TimeElapsedColumn(),
+                    console=Console(stderr=True), transient=True, disable=not sys.stderr.isatty())
+
+
+def report(
+    output_dir: Annotated[
+        Path, typer.Option("--output-dir", help="Report folder to write (replaced as a whole if it is a report).")
+    ] = Path("iosizer-report"),
+    check: Annotated[
+        bool, typer.Option("--check", help="Exit with status 1 if any published figure is outside its tolerance.")
+    ] = False,
+    output_format: FormatOption = OutputFormat.table,
+) -> None:
+    """Every model family against every published figure: report.md, report.html and plots."""
+    from iosizer.calibration import report as checks
+
+    target = _check_target(output_dir)
+    plots = _have_matplotlib()
+    seeds = checks.seed_names()
+    with _progress() as progress:
+        task = progress.add_task("checking seeds", total=len(seeds) + 2)
+        seed_reports = []
+        for seed in seeds:
+            progress.update(task, description=f"checking {seed}")
+            seed_reports.append(checks.run_seed(seed))
+            progress.advance(task)
+        result = checks.FullReport(seed_reports)
+        charts = [(s.seed, chart) for s in seed_reports for chart in s.charts]
+        progress.update(task, total=len(seeds) + 2 + (len(charts) if plots else 0))
+        with _atomic_folder(target) as folder:
+            drawn: dict[str, list[tuple[str, str]]] = {}
+            if plots:
+                from iosizer.cli.output import write_plot
+
+                for seed, chart in charts:
+                    progress.update(task, description=f"drawing {chart.name}")
+                    write_plot(Report(None, [], title=chart.title, plot=[_panel(p) for p in chart.panels]),
+                               folder / f"{chart.name}.png")
+                    drawn.setdefault(seed, []).append((f"{chart.name}.png", chart.title))
+                    progress.advance(task)
+            progress.update(task, description="writing the report")
+            data = result.to_dict(str(target))
+            data["plots"] = [src for pairs in drawn.values() for src, _ in pairs]
+            data["plots_skipped"] = None if plots else PLOTS_SKIPPED
+            blocks = document(result, drawn, None if plots else PLOTS_SKIPPED.capitalize() + ".")
+            (folder / "report.md").write_text(to_markdown(blocks), encoding="utf-8")
+            (folder / "report.html").write_text(to_html(blocks), encoding="utf-8")
+            (folder / "report.json").write_text(to_json(data) + "\n", encoding="utf-8")
+            (folder / MARKER).write_text(json.dumps({"generator": "iosizer report"}) + "\n", encoding="utf-8")
+            progress.advance(task)
+        progress.advance(task)
+
+    rows = [{"seed": s["seed"], "passed": s["passed"], "total": s["total"], "failed": s["failed"],
+             "expected_misses": s["expected_misses"], "not_modelled": s["not_modelled"],
+             "status": "no provider yet" if not s["provider"] else ("FAIL" if s["failed"] else "ok")}
+            for s in data["seeds"]]
+    csv_rows = [{"seed": s["seed"], **c} for s in data["seeds"] for c in s["checks"]]
+    notes = [f"failure: {s['seed']}: {f}" for s in data["seeds"] for f in s["failures"]]
+    notes += [f"expected miss: {s['seed']}: {c['figure']}: {c['quantity']} (see report.md for the reason)"
+              for s in data["seeds"] for c in s["checks"] if c["status"] == checks.EXPECTED_MISS]
+    if not plots:
+        notes.append(PLOTS_SKIPPED)
+    notes.append(f"report written to {target / 'report.md'} (and report.html)")
+    emit(Report(data, rows, title=f"Published figures: {result.passed} pass, {result.failed} fail",
+                csv_rows=csv_rows, notes=notes), output_format)
+    if check and result.failed:
+        raise typer.Exit(1)
