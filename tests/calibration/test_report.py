@@ -29,12 +29,31 @@ def test_every_measurement_file_and_row_appears(shipped) -> None:
             assert {c.status for c in seed.checks} == {report.NO_PROVIDER}
 
 
-def test_seeds_000_and_001_have_providers_the_rest_are_listed(shipped) -> None:
+def test_every_seed_has_a_provider_with_checks_and_charts(shipped) -> None:
     by_seed = {s.seed: s for s in shipped.seeds}
-    assert by_seed["seed000"].has_provider and by_seed["seed001"].has_provider
-    for seed in ("seed002", "seed003", "seed004"):
-        assert not by_seed[seed].has_provider
-        assert sorted(c.file for c in by_seed[seed].checks) == report.seed_files(seed)
+    assert set(by_seed) == {"seed000", "seed001", "seed002", "seed003", "seed004"}
+    for seed in by_seed.values():
+        assert seed.has_provider and seed.passed > 0 and seed.charts
+        assert report.NO_PROVIDER not in {c.status for c in seed.checks}
+
+
+def test_a_seed_without_provider_is_listed_not_hidden() -> None:
+    providers = {k: v for k, v in report.PROVIDERS.items() if k != "seed003"}
+    listed = report.run_seed("seed003", providers)
+    assert not listed.has_provider
+    assert sorted(c.file for c in listed.checks) == report.seed_files("seed003")
+    assert {c.status for c in listed.checks} == {report.NO_PROVIDER}
+
+
+def test_seed_002_to_004_statements_hold(shipped) -> None:
+    # Issue 6/7 acceptance as the report reads them: every statement check of seeds
+    # 002 and 004 passes; seed 003's only misses are multi-stage's jumps (stated).
+    by_seed = {s.seed: s for s in shipped.seeds}
+    for seed in ("seed002", "seed004"):
+        statements = [c for c in by_seed[seed].checks if c.relation == "statement"]
+        assert statements and all(c.status == report.PASS for c in statements)
+    misses = [c for c in by_seed["seed003"].checks if c.status == report.EXPECTED_MISS]
+    assert misses and all("multi-stage" in c.quantity for c in misses)
 
 
 def test_shipped_data_has_no_unexpected_failure_and_every_miss_has_a_reason(shipped) -> None:
@@ -45,8 +64,14 @@ def test_shipped_data_has_no_unexpected_failure_and_every_miss_has_a_reason(ship
         assert miss.within is False
     # The known misses of the shipped models (see the lead's report):
     # the TPC-C knee and 1600 ns point, figure 4-1's e1000 reading and seed
-    # 001's largest loss step. Nothing else may be an expected miss.
+    # 001's largest loss step; seed 003's multi-stage jumps; seed 004's 4 KiB
+    # throughput/IOPS/latency gains (one ratio for three readings of the same runs).
+    # Nothing else may be an expected miss.
     assert {(c.seed, c.figure) for c in misses} == {
+        ("seed003", "figure 8 (response_variation)"), ("seed003", "figure 9 (one_port)"),
+        ("seed003", "figure 11 (skew)"),
+        ("seed004", "4 KiB throughput: ipoib_56g over 10gbe"), ("seed004", "4 KiB iops: ipoib_56g over 10gbe"),
+        ("seed004", "4 KiB latency: ipoib_56g over 10gbe"),
         ("seed000", "TPC-C curve, +1500 ns"), ("seed000", "TPC-C curve, +1600 ns"),
         ("seed000", "sec 4.4, 400 ns hop x 2 tiers"), ("seed000", "figure 4-1, NIC send (e1000)"),
         ("seed001", "sec 4, largest_loss_step_unaligned_per_kib_from"),
@@ -57,7 +82,11 @@ def test_shipped_data_has_no_unexpected_failure_and_every_miss_has_a_reason(ship
 def test_checked_records_are_consistent(shipped) -> None:
     for seed in shipped.seeds:
         for c in seed.checks:
-            if c.status in report.CHECKED:
+            if c.status in report.CHECKED and c.relation == "statement":
+                # A qualitative statement: the claim, the number it rests on, the reading.
+                assert c.published is None and c.published_text and c.tolerance_reason and c.source
+                assert c.model is not None and c.difference is None
+            elif c.status in report.CHECKED:
                 assert c.tolerance_reason and c.source
                 inside = (c.accepted_low is None or c.model >= c.accepted_low) and (
                     c.accepted_high is None or c.model <= c.accepted_high)
