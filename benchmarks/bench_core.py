@@ -62,6 +62,7 @@ def main() -> None:
     report("exact load-dependent MVA, 2-server station of 3, N = 1,000", seconds, 0.3)
 
     bench_fits()
+    bench_families()
 
     iosizer = shutil.which("iosizer")
     if iosizer is None:
@@ -77,6 +78,25 @@ def main() -> None:
         f"target < 1.5x  {verdict}"
     )
     bench_report(iosizer)
+
+
+def bench_families() -> None:
+    """Seeds 002-004: per-call cost of the what-if models (targets: interactive, < 50 ms)."""
+    from iosizer.calibration.replication import evaluate
+    from iosizer.model.hba import FcPort, isolation
+    from iosizer.model.loadshare import PolicyParams, policy_curve
+
+    port = FcPort()
+    sweep = np.linspace(0.0, 300_000.0, 1_000_000)
+    seconds = best_of(3, lambda: isolation(port, "shared", sweep, 4096))
+    report("hba isolation, 1e6 LPAR2 loads (pro-rata filling)", seconds, 2.0, per=sweep.size)
+    shares = [7.0] + [0.125] * 8
+    seconds = best_of(5, lambda: policy_curve("multi-stage", shares, PolicyParams(), points=200))
+    report("loadshare curve, skew, 200 points + max search", seconds, 0.05)
+    evaluate("10g", 4.0, 32)  # fit the protocol costs once (cached)
+    sizes = np.arange(4.0, 257.0, 4.0)
+    seconds = best_of(5, lambda: evaluate("10g", sizes, 32))
+    report("replication, 64 block sizes, 32 outstanding (MVA)", seconds, 0.05)
 
 
 def bench_report(iosizer: str) -> None:
