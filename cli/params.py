@@ -60,3 +60,24 @@ def parse_servers(texts: list[str]) -> list[float]:
             ) from None
         counts.append(value)
     return counts
+
+
+def parse_sizes(text: str, name: str) -> list[float]:
+    """Block sizes: as :func:`parse_grid`, plus ``start:stop`` for doubling sizes.
+
+    ``4:256`` is 4, 8, 16, 32, 64, 128, 256 (the way I/O sizes are swept);
+    ``4:256:4`` keeps the linear step.
+    """
+    parts = text.strip().split(":")
+    if len(parts) != 2:
+        return parse_grid(text, name)
+    try:
+        start, stop = float(parts[0]), float(parts[1])
+    except ValueError:
+        start = stop = math.nan
+    if not (math.isfinite(start) and math.isfinite(stop) and 0 < start <= stop):
+        raise InputError(f"--{name}: a doubling range start:stop needs 0 < start <= stop, got {text!r}")
+    count = int(math.floor(math.log2(stop / start) + 1e-9)) + 1
+    if count > 64:
+        raise InputError(f"--{name}: {text!r} doubles more than 64 times")
+    return [start * 2.0**i for i in range(count)]

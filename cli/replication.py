@@ -8,7 +8,7 @@ import typer
 
 from iosizer.cli.options import FormatOption, PlotOption
 from iosizer.cli.output import OutputFormat, Panel, Report, Series, check_plot_path, emit
-from iosizer.cli.params import parse_grid
+from iosizer.cli.params import parse_sizes
 from iosizer.errors import InputError
 
 SEED = "seed 004"
@@ -40,7 +40,7 @@ def replication(
         typer.Option("--link", help="1g, 10g, ipoib56 (56G IPoIB, FDR) or local (no replica); a list 10g,ipoib56; or all."),
     ] = "10g",
     block_kib: Annotated[
-        str, typer.Option("--block-kib", metavar="KIB", help="Block size, KiB: 4, a list 4,16 or a range 4:256:4.")
+        str, typer.Option("--block-kib", metavar="KIB", help="Block size, KiB: 4, a list 4,16, doubling sizes 4:256 or a linear range 4:256:4.")
     ] = "4",
     outstanding: Annotated[int, typer.Option("--outstanding", help="Writes kept in flight (queue depth).")] = 32,
     output_format: FormatOption = OutputFormat.table,
@@ -62,7 +62,7 @@ def replication(
 
     check_plot_path(plot)
     links = _links(link)
-    blocks = parse_grid(block_kib, "block-kib")
+    blocks = parse_sizes(block_kib, "block-kib")
     if any(not (b > 0) for b in blocks):
         raise InputError(f"--block-kib must be > 0, got {min(blocks):g}")
     depth = _outstanding(outstanding)

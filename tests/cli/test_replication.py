@@ -52,3 +52,12 @@ def test_plot(cli, tmp_path: Path) -> None:
 )
 def test_bad_input(cli, args: list[str], message: str) -> None:
     assert message in cli.fails("replication", *args)
+
+
+def test_issue_sweep_4_to_256_doubles(cli) -> None:
+    # Issue 7: "Sweep block sizes 4-256 KB with --block-kib 4:256"; the seed ran 4K ... 256K.
+    points = cli.json("replication", "--link", "1g,10g,ipoib56", "--block-kib", "4:256")
+    assert sorted({p["block_kib"] for p in points}) == [4, 8, 16, 32, 64, 128, 256]
+    one_g = [p for p in points if p["link"] == "1g" and p["block_kib"] >= 16]
+    assert all(p["bound"] == "bandwidth" for p in one_g)
+    cli.fails("replication", "--block-kib", "8:4")
