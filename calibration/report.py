@@ -268,6 +268,19 @@ class Collector:
             _number(text), text, row.get("relation"), None, None, None, None, "", row.get("source", ""),
             reason, NOT_MODELLED))
 
+    def inputs(self, file: str, key: str, inputs: dict[str, tuple[float, str]], *, figure: str, note: str,
+               otherwise: str) -> None:
+        """Rows naming a model input: ``inputs[row[key]] = (model value, quantity)`` is checked, with
+        ``note``; every other row of ``file`` is not modelled, for the reason ``otherwise``."""
+        for line, row in self.rows(file):
+            where = f"{figure}, {row[key]}"
+            if row[key] in inputs:
+                model, quantity = inputs[row[key]]
+                self.check(file, line, row, figure=where, quantity=quantity, unit=row["unit"], model=model,
+                           column="value", note=note)
+            else:
+                self.not_modelled(file, line, row, otherwise, figure=where)
+
     def chart(self, name: str, title: str, panels: list[ChartPanel]) -> None:
         self.charts.append(Chart(name, title, panels))
 
@@ -542,15 +555,10 @@ def seed001_pcie() -> Provided:
     settings = {"max_payload_size": (link.mps_bytes, "MPS of the calibrated platform"),
                 "fpga_pcie_gen": (link.generation, "generation of each port"),
                 "fpga_lanes": (link.lanes, "lanes per port")}
-    name = "seed001_table1_platform"
-    for line, row in out.rows(name):
-        if row["item"] in settings:
-            model, quantity = settings[row["item"]]
-            out.check(name, line, row, figure=f"table 1, {row['item']}", quantity=quantity, unit=row["unit"],
-                      model=model, column="value", note="configuration of the shipped rmw platform")
-        else:
-            out.not_modelled(name, line, row, "test platform description: the RMW model has no CPU, memory or "
-                             "OS parameter (its service time and credits are fitted)", figure=f"table 1, {row['item']}")
+    out.inputs("seed001_table1_platform", "item", settings, figure="table 1",
+               note="configuration of the shipped rmw platform",
+               otherwise="test platform description: the RMW model has no CPU, memory or OS parameter "
+               "(its service time and credits are fitted)")
 
     # "The loss grows most from 7.24 to 8.86 per KiB": the model's largest step between neighbours.
     unaligned_cases = sorted((c for c in cases if patterns[c["case"]].unaligned_per_kib > 0),
@@ -622,17 +630,11 @@ def seed002_hba() -> Provided:
     def change_pct(result: Any, index: int = -1) -> float:
         return float(100 * (result.lpar1_iops[index] / result.lpar1_iops[0] - 1))
 
-    name = "seed002_env"
     config = {"hba_cores_per_port": (port.cores, "HBA cores per port of the shipped 16GFC port"),
               "fc_speed": (16, "FC speed of the shipped port profile (16GFC)")}
-    for line, row in out.rows(name):
-        if row["item"] in config:
-            model, quantity = config[row["item"]]
-            out.check(name, line, row, figure=f"sec 2.2, {row['item']}", quantity=quantity, unit=row["unit"],
-                      model=model, column="value", note="model input, not an output")
-        else:
-            out.not_modelled(name, line, row, "test environment description (server, OS, tool, access "
-                             "pattern): the port model has no parameter for it", figure=f"environment, {row['item']}")
+    out.inputs("seed002_env", "item", config, figure="sec 2.2 / environment", note="model input, not an output",
+               otherwise="test environment description (server, OS, tool, access pattern): the port model "
+               "has no parameter for it")
 
     name = "seed002_sec3_1_isolation"
     for line, row in out.rows(name):
@@ -822,18 +824,11 @@ def seed003_loadshare() -> Provided:
                   quantity="I/O share of the port group", unit="%", model=100 * float(group.sum()),
                   column="io_share_pct", note="scenario input read from this table")
 
-    name = "seed003_text_facts"
     skew = known["skew"].port_shares
     facts = {"skew_hot_to_cold_ratio": (skew[0] / sum(skew[1:]), "hot port load / all cold ports"),
              "cores_in_experiments": (known["skew"].cores, "cores of every scenario")}
-    for line, row in out.rows(name):
-        if row["fact"] in facts:
-            model, quantity = facts[row["fact"]]
-            out.check(name, line, row, figure=f"text, {row['fact']}", quantity=quantity, unit=row["unit"],
-                      model=model, column="value", note="scenario input")
-        else:
-            out.not_modelled(name, line, row, "storage-system context (controllers, system size)",
-                             figure=f"text, {row['fact']}")
+    out.inputs("seed003_text_facts", "fact", facts, figure="text", note="scenario input",
+               otherwise="storage-system context (controllers, system size)")
 
     for key, chosen in known.items():
         curves, _ = results[key.replace("-", "_")]

@@ -84,8 +84,7 @@ def isolation(
     size1 = block_kib * 1024
     size2 = size1 if lpar2_block_kib is None else lpar2_block_kib * 1024
     if lpar2_iops is None:
-        top = float(port_ceiling_iops(port, "shared", size2)) if size2 > 0 else 0.0
-        sweep = np.linspace(0.0, top, 13)
+        sweep = np.linspace(0.0, float(port_ceiling_iops(port, "shared", size2)), 13)
     else:
         sweep = np.array(parse_grid(lpar2_iops, "lpar2-iops"))
     points: list[dict[str, Any]] = []

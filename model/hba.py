@@ -126,14 +126,18 @@ def share_pro_rata(demand: object, usage: object, capacity: object) -> np.ndarra
     return carried
 
 
+def _check_mode(mode: str) -> None:
+    if mode not in MODES:
+        raise InputError(f"mode must be one of {', '.join(MODES)}, got {mode!r}")
+
+
 def _usage(port: FcPort, mode: Mode, block_bytes: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     """Resource usage (V, R) in seconds per I/O and capacities (R,) in s/s.
 
     Resources: the core pool (shared) or one resource per core (occupancy),
     then the link.
     """
-    if mode not in MODES:
-        raise InputError(f"mode must be one of {', '.join(MODES)}, got {mode!r}")
+    _check_mode(mode)
     ports = block_bytes.size
     core_s = 1.0 / port.core_iops
     link_s = block_bytes / (port.link_mbps * 1e6)
@@ -155,9 +159,8 @@ def port_ceiling_iops(port: FcPort, mode: Mode, block_bytes: object) -> float | 
     link / block).
     """
     size = as_positive("block_bytes", block_bytes)
+    _check_mode(mode)
     cores = port.cores if mode == "shared" else 1
-    if mode not in MODES:
-        raise InputError(f"mode must be one of {', '.join(MODES)}, got {mode!r}")
     ceiling = np.minimum(cores * port.core_iops, port.link_mbps * 1e6 / size)
     return float(ceiling) if ceiling.ndim == 0 else ceiling
 
@@ -247,8 +250,7 @@ def response(port: FcPort, mode: Mode, threads: object, block_bytes: float,
     """
     from iosizer.model.mva import mva
 
-    if mode not in MODES:
-        raise InputError(f"mode must be one of {', '.join(MODES)}, got {mode!r}")
+    _check_mode(mode)
     counts = np.atleast_1d(as_positive("threads", threads))
     if np.any(counts != np.floor(counts)):
         raise InputError(f"threads must be whole numbers, got {counts.tolist()}")

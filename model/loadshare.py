@@ -237,23 +237,18 @@ def max_throughput(policy: Policy, port_shares: Sequence[float] | np.ndarray,
     _check_policy(policy)
     shares = _shares(port_shares)
 
-    def peak(total: float) -> float:
-        return float(_state(policy, np.array([total]), shares, params,
-                            require_stable=False).core_utilization.max()) - 1.0
+    def peaks(totals: np.ndarray) -> np.ndarray:
+        state = _state(policy, totals, shares, params, require_stable=False)
+        return state.core_utilization.max(axis=1) - 1.0
 
-    upper = float(params.cores)               # no policy carries more than n cores of work
-    grid = np.linspace(0.0, upper, 4001)[1:]
-    peaks = _state(policy, grid, shares, params, require_stable=False).core_utilization.max(axis=1)
-    stable = peaks < 1.0
+    # No policy carries more than n cores of work, so the answer lies below n.
+    grid = np.linspace(0.0, float(params.cores), 4001)[1:]
+    stable = peaks(grid) < 0
     if stable.all():
-        return upper
+        return float(grid[-1])
     last = int(np.flatnonzero(stable)[-1]) if stable.any() else -1
-    low = grid[last] if last >= 0 else 0.0
-    high = grid[last + 1]
-    if peak(high) <= 0:
-        return float(high)
-    return float(brentq(peak, low, high, xtol=1e-12)) if low > 0 else float(
-        brentq(peak, 1e-12, high, xtol=1e-12))
+    low = grid[last] if last >= 0 else 1e-12
+    return float(brentq(lambda total: float(peaks(np.array([total]))[0]), low, grid[last + 1], xtol=1e-12))
 
 
 @dataclass(frozen=True, eq=False)
