@@ -1,6 +1,6 @@
 """``iosizer report``: every model family against every published figure, as a report folder.
 
-The checks come from :mod:`iosizer.calibration.report`; this module draws
+The checks come from :mod:`iosizer.report.checks`; this module draws
 the charts (through :func:`iosizer.cli.output.write_plot`), renders the same
 document as Markdown and as self-contained HTML, and writes the folder
 atomically: everything is built in a temporary sibling folder and renamed
@@ -121,7 +121,7 @@ def _accepted(check: Any) -> str:
 def document(result: Any, charts: dict[str, list[tuple[str, str]]], plots_note: str | None) -> list[tuple]:
     """The report as blocks: ('h1'|'h2'|'h3'|'p', text), ('table', head, rows), ('list', items), ('img', src, alt)."""
     from iosizer import __version__
-    from iosizer.calibration.report import CHECKED, EXPECTED_MISS, NO_PROVIDER, NOT_MODELLED
+    from iosizer.report.checks import CHECKED, EXPECTED_MISS, NO_PROVIDER, NOT_MODELLED
 
     checks = sum(s.total for s in result.seeds)
     blocks: list[tuple] = [
@@ -265,7 +265,7 @@ def report(
     output_format: FormatOption = OutputFormat.table,
 ) -> None:
     """Every model family against every published figure: report.md, report.html and plots."""
-    from iosizer.calibration import report as checks
+    from iosizer.report import checks
 
     target = _check_target(output_dir)
     plots = _have_matplotlib()

@@ -33,7 +33,7 @@ def run(
     description, source and answers (family, question, value, unit, note);
     CSV: one row per answer.
     """
-    from iosizer.calibration.scenario import example_names, run_scenario
+    from iosizer.report.scenario import example_names, run_scenario
     from iosizer.errors import InputError
 
     if list_examples:

@@ -1,8 +1,10 @@
 """iosizer: analytical queueing models for server I/O capacity planning (package root).
 
-Subpackages (see DESIGN.md): ``iosizer.model`` (pure numpy models),
-``iosizer.calibration`` (datasets, fitting, profiles), ``iosizer.cli`` (the
-``iosizer`` command) and ``iosizer.data`` (shipped measurements and profiles).
+Subpackages: ``iosizer.model`` (pure numpy models and the family
+declarations), ``iosizer.calibration`` (datasets, fitting, profiles,
+extrapolation), ``iosizer.report`` (published-figure checks and scenario
+files), ``iosizer.cli`` (the ``iosizer`` command) and ``iosizer.data``
+(shipped measurements, examples and hardware profiles).
 """
 
 from iosizer.errors import IosizerError

@@ -7,8 +7,8 @@ from pathlib import Path
 
 import pytest
 
-from iosizer.calibration import report as checks
-from iosizer.calibration.report import Collector, Provided
+from iosizer.report import checks
+from iosizer.report.checks import Collector, Provided
 from iosizer.calibration.shipped import measurement_names
 from iosizer.cli import report as report_cli
 

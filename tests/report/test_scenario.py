@@ -4,7 +4,7 @@ from pathlib import Path
 
 import pytest
 
-from iosizer.calibration import scenario as sc
+from iosizer.report import scenario as sc
 from iosizer.calibration.replication import evaluate
 from iosizer.errors import InputError, ScenarioError
 

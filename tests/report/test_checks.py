@@ -6,8 +6,8 @@ import math
 
 import pytest
 
-from iosizer.calibration import report
-from iosizer.calibration.report import Band, Collector, Provided, accepted_band
+from iosizer.report import checks as report
+from iosizer.report.checks import Band, Collector, Provided, accepted_band
 from iosizer.calibration.shipped import measurement_names, read_measurement
 
 

@@ -1,0 +1,10 @@
+"""Views of the family registry for people: the published-figure checks and scenario files.
+
+- :mod:`iosizer.report.checks`: every family against every number the seeds
+  publish (``iosizer report``).
+- :mod:`iosizer.report.scenario`: TOML scenario files answered by every
+  family that applies (``iosizer run``).
+
+Neither holds a model value of its own: they call the families' solve
+functions with the shipped profiles and the declared parameter values.
+"""
