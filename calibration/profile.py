@@ -17,7 +17,7 @@ import math
 import os
 from datetime import datetime, timezone
 from pathlib import Path
-from typing import Literal
+from typing import Any, Literal, Mapping
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator, model_validator
 
@@ -171,3 +171,42 @@ def _check_against_model(profile: Profile, path: str | Path) -> None:
             )
     if profile.options != options:
         raise ProfileError(f"{path}: profile options {profile.options} do not match the model's {options}")
+
+
+def declared_profile(
+    family_name: str,
+    settings: Mapping[str, Any] | None = None,
+    overrides: Mapping[str, float] | None = None,
+    *,
+    fitted: Mapping[str, ParameterEstimate] | None = None,
+    cpu_name: str | None = None,
+    cpu_speed: float | None = None,
+) -> Profile:
+    """A profile holding a family's declared values: its shipped form when nothing is fitted.
+
+    ``settings`` are checked against their declarations and become the
+    profile's options; ``overrides`` replace declared values (bounds
+    checked); ``fitted`` supplies estimates (with intervals) for parameters
+    a calibration found. Every parameter with no fit is fixed (no interval).
+    """
+    from iosizer.model.registry import declaration
+
+    family = declaration(family_name)
+    checked = family.check_settings(settings or {})
+    values = family.values(checked, overrides)
+    fitted = dict(fitted or {})
+    parameters: dict[str, ParameterEstimate] = {}
+    for spec in family.specs(checked):
+        if spec.kind == "setting":
+            continue
+        if spec.name in fitted:
+            parameters[spec.name] = fitted[spec.name]
+            continue
+        if spec.name not in values:
+            raise ProfileError(f"family '{family_name}': parameter '{spec.name}' is fitted and was not given")
+        parameters[spec.name] = ParameterEstimate(
+            value=float(values[spec.name]), unit=spec.unit, vary=False,
+            cpu_scaling=spec.cpu_scaling.value, exponent_bounds=spec.exponent_bounds,
+        )
+    return Profile(model=family_name, options=dict(checked), parameters=parameters,
+                   cpu_name=cpu_name, cpu_speed=cpu_speed)

@@ -61,6 +61,7 @@ import numpy as np
 from pydantic import BaseModel, ConfigDict, Field, model_validator
 
 from iosizer.errors import InputError
+from iosizer.model.family import Column, CpuScaling, Family, FitPlan, ParameterSpec, Question, Role, Schema
 from iosizer.model._validate import as_nonnegative, as_positive, scalar_or_array
 
 __all__ = [
@@ -172,15 +173,25 @@ def dma(device: DmaDevice, added_latency_ns: object) -> DmaResult:
     )
 
 
+_SEED = "000_249d1f3952f8e1df.txt"
+#: The TPC-C run of seed 000 (table 3-2): 16 terminals in batch mode.
+TERMINALS = ParameterSpec("terminals", "jobs", 16, (1, 100_000), "published",
+                          f"{_SEED} table 3-2: 16 terminals", "jobs in the network",
+                          kind="setting", integer=True)
+THINK_SHARE = ParameterSpec("think_share", "1", 0.0, (0.0, 1e3), "published",
+                            f"{_SEED} table 3-2: TPC-C run in batch mode (no think time)",
+                            "think time / CPU demand")
+
+
 class OltpNetwork(BaseModel):
     """A batch OLTP workload as a closed network with a latency-sensitive serial step."""
 
     model_config = ConfigDict(frozen=True, extra="forbid")
 
-    terminals: int = Field(16, ge=1, description="jobs in the network (table 3-2: 16)")
+    terminals: int = Field(TERMINALS.value, ge=1, description="jobs in the network (table 3-2: 16)")
     knee_latency_ns: float = Field(gt=0, description="added latency where the serial step overtakes the CPU")
     serial_share: float = Field(gt=0, lt=1, description="serial-step demand / CPU demand with no added latency")
-    think_share: float = Field(0.0, ge=0, description="think time / CPU demand (batch mode: 0)")
+    think_share: float = Field(THINK_SHARE.value, ge=0, description="think time / CPU demand (batch mode: 0)")
 
     @property
     def round_trips_per_cpu_ns(self) -> float:
@@ -216,3 +227,115 @@ def oltp_degradation_pct(network: OltpNetwork, added_latency_ns: object) -> floa
     throughput = mva_batch(demands, network.think_share, network.terminals).throughput
     loss = (throughput[0] - throughput[1:]) / throughput[0] * 100.0
     return scalar_or_array(loss.reshape(x.shape))
+
+
+# --- family declarations: dma and oltp -------------------------------------------
+
+
+def _dma_solve(values, inputs):
+    interval = dma_issue_interval_ns(
+        inputs["added_latency_ns"], values["local_issue_interval_ns"], values["exposed_round_trips"]
+    )
+    return {"issue_interval_ns": np.asarray(interval, dtype=np.float64)}
+
+
+def _dma_start(data, settings):
+    x, interval = data["added_latency_ns"], data["issue_interval_ns"]
+    local = float(interval[np.argmin(x)])
+    slope = float(np.polyfit(x, interval, 1)[0]) if float(np.ptp(x)) > 0 else 0.0
+    return {"local_issue_interval_ns": (local, 1e-9 * local, math.inf),
+            "exposed_round_trips": max(slope, 0.0)}
+
+
+def _dma_jacobian(settings):
+    from iosizer.model.symbolic import dma_functions
+
+    gradient = dma_functions()["issue_interval_gradient"]
+
+    def jacobian(values, inputs):
+        x = np.asarray(inputs["added_latency_ns"], dtype=np.float64)
+        columns = gradient(x, values["local_issue_interval_ns"], values["exposed_round_trips"])
+        return {"issue_interval_ns": np.column_stack([np.broadcast_to(c, x.shape) for c in columns])}
+
+    return jacobian
+
+
+def _oltp_solve(values, inputs):
+    network = OltpNetwork(terminals=values["terminals"], knee_latency_ns=values["knee_latency_ns"],
+                          serial_share=values["serial_share"], think_share=values["think_share"])
+    return {"degradation_pct": np.asarray(oltp_degradation_pct(network, inputs["added_latency_ns"]))}
+
+
+def _oltp_start(data, settings):
+    """Start with the knee where the data first pass 5 % and a mid serial share."""
+    x, pd = data["added_latency_ns"], data["degradation_pct"]
+    above = x[pd > 5.0]
+    return {"knee_latency_ns": float(above.min()) if above.size else float(max(x.max(), 1.0)),
+            "serial_share": 0.5}
+
+
+FAMILIES = (
+    Family(
+        name="dma",
+        summary="DMA read issue interval I(x) = I_0 + k x under added latency x (seed 000 table 4-1)",
+        source=f"{_SEED} sec 4.2, table 4-1",
+        parameters=(
+            ParameterSpec("local_issue_interval_ns", "ns", None, (0.0, 1e9), "fitted",
+                          f"{_SEED} table 4-1: the device's issue interval with no added latency",
+                          "issue interval with no added latency",
+                          cpu_scaling=CpuScaling.power, exponent_bounds=(-1.0, 0.0)),
+            ParameterSpec("exposed_round_trips", "1", None, (0.0, 1e3), "fitted",
+                          f"{_SEED} table 4-1: slope of the issue interval between local and +2,100 ns",
+                          "round trips of added latency each burst waits",
+                          cpu_scaling=CpuScaling.power, exponent_bounds=(-1.0, 0.0)),
+        ),
+        columns=Schema("dma", (
+            Column("added_latency_ns", Role.input, "ns", "added round-trip latency"),
+            Column("issue_interval_ns", Role.observed, "ns", "DMA read (MRd) issue interval",
+                   minimum=0, minimum_inclusive=False),
+        )),
+        solve=_dma_solve,
+        service_time="deterministic: Little's law on a fixed issue pattern (no queueing)",
+        questions=(
+            Question("latency dma", "issue interval, throughput and PD of a device at added latency",
+                     ("added_latency_ns",), ("issue_interval_ns", "throughput_mbps", "degradation_pct")),
+            Question("latency budget", "largest added latency within a degradation budget",
+                     ("budget_pct",), ("max_added_latency_ns",)),
+        ),
+        fit=FitPlan(_dma_start, _dma_jacobian),
+        example="dma.csv",
+        measurements=("seed000_table4_1_dma", "seed000_fig4_1_adapter_sensitivity"),
+    ),
+    Family(
+        name="oltp",
+        summary="OLTP degradation PD(x) of a batch closed network with a serial I/O step (seed 000)",
+        source=f"{_SEED} secs 4.3, 4.4, 6.1",
+        parameters=(
+            ParameterSpec("knee_latency_ns", "ns", None, (1.0, 1e7), "fitted",
+                          f"{_SEED} secs 4.3, 6.1: fitted to the TPC-C degradation description",
+                          "added latency where the serial I/O step overtakes the CPU",
+                          cpu_scaling=CpuScaling.power, exponent_bounds=(-1.0, 1.0)),
+            ParameterSpec("serial_share", "1", None, (1e-3, 0.999), "fitted",
+                          f"{_SEED} secs 4.3, 6.1: fitted to the flat part of the TPC-C curve",
+                          "serial-step demand / CPU demand with no added latency"),
+            THINK_SHARE,
+            TERMINALS,
+        ),
+        columns=Schema("oltp", (
+            Column("added_latency_ns", Role.input, "ns", "added round-trip latency"),
+            Column("degradation_pct", Role.observed, "%", "throughput loss against local",
+                   maximum=100.0),
+        )),
+        solve=_oltp_solve,
+        service_time="exponential (product-form) CPU and serial-step stations; exact MVA",
+        questions=(
+            Question("latency oltp", "TPC-C-like degradation at added latency, optionally on another CPU",
+                     ("added_latency_ns", "cpu_speed"), ("degradation_pct",)),
+            Question("latency tiers", "switch tiers of a hop latency within a degradation budget",
+                     ("hop_ns", "budget_pct"), ("tiers", "degradation_pct")),
+        ),
+        fit=FitPlan(_oltp_start),
+        example="oltp.csv",
+        measurements=("seed000_tpcc_degradation", "seed000_sec4_4_tiers"),
+    ),
+)

@@ -108,6 +108,7 @@ from operator import mul
 import numpy as np
 
 from iosizer.errors import ConsistencyError, ConvergenceError, InputError
+from iosizer.model.family import Column, CpuScaling, Family, FitPlan, ParameterSpec, Question, Role, Schema
 from iosizer.model._validate import (
     as_nonnegative,
     as_positive,
@@ -1046,3 +1047,88 @@ def mva_batch(demands: object, think_time: object, population: int) -> BatchResu
     _require((np.abs(jobs - n_jobs) <= _CONSERVATION_RTOL * n_jobs)[:, None],
              "population conservation X (R + Z) = N", pops, jobs[:, None], pops)
     return BatchResult(throughput, response)
+
+
+# --- the closed-network family declaration --------------------------------------
+
+
+def demand_name(station: int) -> str:
+    """Parameter name of station ``station``'s service demand (1-based)."""
+    return f"demand_{station}_s"
+
+
+def _closed_demands(settings) -> tuple[ParameterSpec, ...]:
+    return tuple(
+        ParameterSpec(demand_name(k + 1), "s", None, (0.0, math.inf), "fitted",
+                      "calibrated from the planner's load test",
+                      f"service demand of station {k + 1}",
+                      cpu_scaling=CpuScaling.power, exponent_bounds=(-1.0, 0.0))
+        for k in range(settings["stations"])
+    )
+
+
+def _closed_solve(values, inputs):
+    population = np.asarray(inputs["population"]).astype(np.int64)
+    demands = [values[demand_name(k + 1)] for k in range(values["stations"])]
+    curve = mva(demands, values["think_time_s"], int(population.max())).curve
+    index = population - 1
+    return {"throughput_per_s": curve.throughput[index], "response_time_s": curve.response_time[index]}
+
+
+def _closed_start(data, settings):
+    """Start where the data point: the bottleneck from peak throughput, the
+    total demand from the lightest load; stations start unequal so the fit
+    is not stuck on the symmetric saddle where all demands are the same."""
+    stations = settings["stations"]
+    population, throughput = data["population"], data["throughput_per_s"]
+    bottleneck_s = 1.0 / float(np.max(throughput))
+    lightest = int(np.argmin(population))
+    cycle_s = float(population[lightest] / throughput[lightest])  # R + Z at the lightest load
+    response = data.get("response_time_s")
+    if response is not None and np.isfinite(response[lightest]):
+        think_s = max(cycle_s - float(response[lightest]), 0.0)
+    else:
+        think_s = max(cycle_s - 1.5 * bottleneck_s, 0.0)
+    shares = np.linspace(1.0, 0.3, stations)
+    start: dict[str, object] = {
+        demand_name(k + 1): (bottleneck_s * float(shares[k]), 1e-12 * bottleneck_s, math.inf)
+        for k in range(stations)
+    }
+    start["think_time_s"] = float(think_s)
+    return start
+
+
+FAMILIES = (
+    Family(
+        name="closed-network",
+        summary="closed network by exact MVA: station demands and think time from X(N), R(N)",
+        source="Reiser & Lavenberg 1980 (exact MVA); Lazowska et al. 1984 ch. 5-6",
+        parameters=(
+            ParameterSpec("think_time_s", "s", 0.0, (0.0, math.inf), "fitted",
+                          "calibrated from the load test unless the planner gives --think-time-s",
+                          "think time outside the stations"),
+            ParameterSpec("stations", "stations", None, (1, 1000), "assumed",
+                          "no default: the planner's configuration, queueing stations (CPU, disks, links)",
+                          "single-server queueing stations", kind="setting", integer=True),
+        ),
+        expand=_closed_demands,
+        columns=Schema("closed-network", (
+            Column("population", Role.input, "jobs", "jobs in the network (N)", minimum=1, integer=True,
+                   maximum=1_000_000),
+            Column("throughput_per_s", Role.observed, "1/s", "completions per second",
+                   minimum=0, minimum_inclusive=False),
+            Column("response_time_s", Role.observed, "s", "time at the stations, think time excluded",
+                   required=False, minimum=0, minimum_inclusive=False),
+        )),
+        solve=_closed_solve,
+        service_time="exponential (product-form) FCFS stations; exact MVA",
+        questions=(
+            Question("queue mva", "throughput, response and utilisations of a closed network vs population",
+                     ("demand_s", "think_time_s", "population"),
+                     ("throughput_per_s", "response_time_s", "utilization")),
+        ),
+        fit=FitPlan(_closed_start, relative=True, holdable=("think_time_s",)),
+        example="load_test.csv",
+        example_settings={"stations": 3},
+    ),
+)

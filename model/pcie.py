@@ -47,13 +47,14 @@ neighbouring whole numbers, so the count can be calibrated continuously.
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from functools import lru_cache
 
 import numpy as np
 from pydantic import BaseModel, ConfigDict, Field, field_validator
 
 from iosizer.errors import InputError
+from iosizer.model.family import Column, CpuScaling, Family, FitPlan, ParameterSpec, Question, Role, Schema
 
 __all__ = [
     "AccessPattern",
@@ -96,17 +97,42 @@ LINE_BYTES = 64
 MPS_BYTES = (128, 256, 512, 1024, 2048, 4096)
 
 
+_SEED = "001_d40d32e9911dac6f.txt"
+#: The link of seed 001 (table 1: Gen3 x8 FPGAs, MPS 256) and the spec's
+#: header and DLLP conventions; every default of :class:`PcieLink` is one of these.
+GENERATION = ParameterSpec("generation", "gen", 3, (1, 5), "published", f"{_SEED} table 1: PCIe Gen3",
+                           "PCIe generation", kind="setting", integer=True, choices=tuple(range(1, 6)))
+LINK_LANES = ParameterSpec("lanes", "lanes", 8, (1, 32), "published", f"{_SEED} table 1: x8 FPGAs",
+                           "lanes of the link", kind="setting", integer=True, choices=(1, 2, 4, 8, 12, 16, 32))
+#: The same link lanes, named for the RMW platform where "lanes" is the total over ports.
+LANES_PER_PORT = replace(LINK_LANES, name="lanes_per_port", description="lanes of each port's link")
+MPS = ParameterSpec("mps_bytes", "bytes", 256, (128, 4096), "published", f"{_SEED} table 1: MPS 256",
+                    "Max Payload Size", kind="setting", integer=True, choices=(128, 256, 512, 1024, 2048, 4096))
+HEADER_DW = ParameterSpec("header_dw", "DW", 4, (3, 4), "assumed",
+                          "64-bit addressing (4 DW header) for memory above 4 GiB; PCIe Base Spec 2.2.1",
+                          "TLP header length", kind="setting", integer=True, choices=(3, 4))
+ECRC = ParameterSpec("ecrc", "1", 0, (0, 1), "assumed",
+                     "end-to-end CRC off, the usual default (PCIe Base Spec 2.7)", "ECRC present (1) or not (0)",
+                     kind="setting", integer=True)
+DLLPS_PER_TLP = ParameterSpec("dllps_per_tlp", "1", 0.0, (0.0, 16.0), "derived",
+                              "a one-way write stream's ACK/UpdateFC DLLPs travel the other direction",
+                              "DLLPs sharing the data direction per data TLP")
+LINE_SERVICE = ParameterSpec("line_service_ns", "ns", 64 / 68.256, (1e-3, 1e3), "derived",
+                             f"{_SEED} table 1: 64 B per line / (DDR4-2133 x 4 channels = 68.3 GB/s)",
+                             "memory write path time per whole 64 B line")
+
+
 class PcieLink(BaseModel):
     """One PCIe link's configuration."""
 
     model_config = ConfigDict(frozen=True, extra="forbid")
 
-    generation: int = Field(3, description="PCIe generation 1..5")
-    lanes: int = Field(8, description="lane count: 1, 2, 4, 8, 12, 16 or 32")
-    mps_bytes: int = Field(256, description="Max Payload Size, bytes")
-    header_dw: int = Field(4, description="TLP header: 3 DW (32-bit address) or 4 DW (64-bit)")
-    ecrc: bool = False
-    dllps_per_tlp: float = Field(0.0, ge=0, description="DLLPs sharing this direction per data TLP")
+    generation: int = Field(GENERATION.value, description="PCIe generation 1..5")
+    lanes: int = Field(LINK_LANES.value, description="lane count: 1, 2, 4, 8, 12, 16 or 32")
+    mps_bytes: int = Field(MPS.value, description="Max Payload Size, bytes")
+    header_dw: int = Field(HEADER_DW.value, description="TLP header: 3 DW (32-bit address) or 4 DW (64-bit)")
+    ecrc: bool = bool(ECRC.value)
+    dllps_per_tlp: float = Field(DLLPS_PER_TLP.value, ge=0, description="DLLPs sharing this direction per data TLP")
 
     @field_validator("generation")
     @classmethod
@@ -261,7 +287,7 @@ class RmwPlatform(BaseModel):
     rmw_service_ns: float = Field(gt=0, description="RMW unit time per unaligned access, ns")
     posted_credits: float = Field(ge=1, description="TLPs a port keeps in flight (its credit loop)")
     line_service_ns: float = Field(
-        64 / 68.256, gt=0,
+        LINE_SERVICE.value, gt=0,
         description="memory write path per whole 64 B line, ns (DDR4-2133 x 4 channels = 68.3 GB/s, "
                     "seed 001 table 1)",
     )
@@ -344,3 +370,93 @@ def rmw_throughput(platform: RmwPlatform, pattern: AccessPattern, lanes: object)
         loss_pct=(aligned - throughput) / aligned * 100.0,
         rmw_utilization=np.array(out["utilization"]),
     )
+
+
+# --- family declarations: pcie-link and rmw -------------------------------------------
+
+
+def _link(values, lanes: str = "lanes") -> PcieLink:
+    return PcieLink(generation=values["generation"], lanes=values[lanes], mps_bytes=values["mps_bytes"],
+                    header_dw=values["header_dw"], ecrc=bool(values["ecrc"]),
+                    dllps_per_tlp=values["dllps_per_tlp"])
+
+
+def _link_solve(values, inputs):
+    link = _link(values)
+    sizes = np.asarray(inputs["transfer_bytes"]).astype(np.int64)
+    effective = [link_bandwidth(link, int(size)).effective_gbps for size in sizes.ravel()]
+    return {"write_gbyte_s": np.asarray(effective, dtype=np.float64).reshape(sizes.shape)}
+
+
+def _rmw_solve(values, inputs):
+    platform = RmwPlatform(link=_link(values, "lanes_per_port"), rmw_service_ns=values["rmw_service_ns"],
+                           posted_credits=values["posted_credits"], line_service_ns=values["line_service_ns"])
+    lanes = np.asarray(inputs["lanes"]).astype(int)
+    sizes = np.asarray(inputs["transfer_bytes"]).astype(int)
+    loss = [float(rmw_throughput(platform, access_pattern(int(b), values["mps_bytes"]), [int(l)]).loss_pct[0])
+            for l, b in zip(lanes.ravel(), sizes.ravel())]
+    return {"loss_pct": np.asarray(loss).reshape(lanes.shape)}
+
+
+def _rmw_start(data, settings):
+    return {"rmw_service_ns": 5.0, "posted_credits": 4.0}
+
+
+_LINK_SETTINGS = (GENERATION, MPS, HEADER_DW, ECRC, DLLPS_PER_TLP)
+
+FAMILIES = (
+    Family(
+        name="pcie-link",
+        summary="PCIe link payload bandwidth of posted writes per the Base Specification",
+        source="PCI Express Base Specification 3.0 secs 2.2, 3.5, 4.2; " + _SEED,
+        parameters=(LINK_LANES, *_LINK_SETTINGS),
+        columns=Schema("pcie-link", (
+            Column("transfer_bytes", Role.input, "bytes", "bytes per write transfer", minimum=1, integer=True),
+            Column("write_gbyte_s", Role.observed, "GB/s", "payload bandwidth of back-to-back writes",
+                   minimum=0, minimum_inclusive=False),
+        )),
+        solve=_link_solve,
+        service_time="deterministic: wire bytes over the line rate (no queueing)",
+        questions=(
+            Question("pcie link", "payload bandwidth and efficiency of a transfer size",
+                     ("transfer_bytes",), ("effective_gbps", "efficiency_pct", "tlps_per_transfer")),
+            Question("pcie pattern", "TLPs and unaligned 64 B accesses of a transfer size",
+                     ("transfer_bytes",), ("unaligned_per_kib",)),
+        ),
+        example="pcie-link.csv",
+        measurements=("seed001_table2_patterns", "seed001_table1_platform"),
+    ),
+    Family(
+        name="rmw",
+        summary="PCIe write loss from a shared RMW unit behind per-port credit loops (seed 001)",
+        source=f"{_SEED} secs 4-5",
+        parameters=(
+            ParameterSpec("rmw_service_ns", "ns", None, (0.01, 1e4), "fitted",
+                          f"{_SEED} sec 4: fitted to the 7 % (8 lanes) and 38 % (32 lanes) losses",
+                          "RMW unit time per unaligned 64 B access",
+                          cpu_scaling=CpuScaling.power, exponent_bounds=(-1.0, 0.0)),
+            ParameterSpec("posted_credits", "TLPs", None, (1.0, 256.0), "fitted",
+                          f"{_SEED} sec 4: fitted with rmw_service_ns",
+                          "TLPs a port keeps in flight in its credit loop"),
+            LINE_SERVICE,
+            LANES_PER_PORT,
+            *_LINK_SETTINGS,
+        ),
+        columns=Schema("rmw", (
+            Column("lanes", Role.input, "lanes", "total PCIe lanes (x8 ports)", minimum=8, integer=True,
+                   maximum=1024),
+            Column("transfer_bytes", Role.input, "bytes", "bytes per write transfer", minimum=1, integer=True),
+            Column("loss_pct", Role.observed, "%", "throughput loss against the aligned reference",
+                   maximum=100.0),
+        )),
+        solve=_rmw_solve,
+        service_time="exponential (product-form) link and RMW stations; Bard-Schweitzer multi-class MVA",
+        questions=(
+            Question("pcie rmw", "write throughput and loss against lanes for a transfer pattern",
+                     ("transfer_bytes", "lanes"), ("throughput_gbps", "loss_pct", "rmw_utilization")),
+        ),
+        fit=FitPlan(_rmw_start),
+        example="rmw.csv",
+        measurements=("seed001_sec4_losses",),
+    ),
+)

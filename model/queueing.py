@@ -30,12 +30,14 @@ inputs are scalars.
 from __future__ import annotations
 
 import functools
+import math
 from dataclasses import dataclass, fields
 from typing import Callable
 
 import numpy as np
 
 from iosizer.errors import ConsistencyError, InputError, UnstableQueueError
+from iosizer.model.family import Column, CpuScaling, Family, FitPlan, ParameterSpec, Question, Role, Schema
 from iosizer.model._validate import (
     as_nonnegative,
     as_positive,
@@ -377,3 +379,78 @@ def ggc(
     with np.errstate(over="ignore", invalid="ignore"):
         mean_wait = p_wait / (c * mu - lam) * (ca2 + cs2) / 2.0
     return _result(lam, mu, c, p_wait, mean_wait, "G/G/c", (ca2 + cs2) / 2.0)
+
+
+# --- the M/M/c family declaration ---------------------------------------------
+
+#: Largest server count the M/M/c family accepts: Erlang C is exact far
+#: beyond it, but no I/O station has more (an input above is a typo).
+MAX_SERVERS = 10_000_000
+
+
+def _mmc_solve(values, inputs):
+    result = mmc(inputs["arrival_rate_per_s"], values["service_rate_per_s"], values["servers"])
+    return {"mean_response_s": np.asarray(result.mean_response, dtype=np.float64)}
+
+
+def _mmc_start(data, settings):
+    """At the lightest load the response is close to the bare service time;
+    every measured arrival rate must stay below c mu (the rate's lower bound)."""
+    servers = settings["servers"]
+    stable_floor = float(np.max(data["arrival_rate_per_s"])) / servers * (1 + 1e-9)
+    start = max(1.0 / float(np.min(data["mean_response_s"])), stable_floor * 1.05)
+    return {"service_rate_per_s": (start, stable_floor, math.inf)}
+
+
+def _mmc_jacobian(settings):
+    from iosizer.model.symbolic import MAX_SYMBOLIC_SERVERS, mmc_mean_response_and_gradient
+
+    servers = settings["servers"]
+    if servers > MAX_SYMBOLIC_SERVERS:
+        return None  # finite differences beyond the explicit Erlang sum
+    _, gradient = mmc_mean_response_and_gradient(servers)
+
+    def jacobian(values, inputs):
+        lam = np.asarray(inputs["arrival_rate_per_s"], dtype=np.float64)
+        d_mu = np.broadcast_to(gradient(lam, values["service_rate_per_s"]), lam.shape)
+        return {"mean_response_s": np.asarray(d_mu, dtype=np.float64)[:, None]}
+
+    return jacobian
+
+
+def _declare_mmc():
+    return Family(
+        name="mmc",
+        summary="M/M/c queue: service rate from mean response at several arrival rates",
+        source="Kleinrock, Queueing Systems vol. 1, sec. 3.5 (Erlang C)",
+        parameters=(
+            ParameterSpec("service_rate_per_s", "1/s", None, (0.0, math.inf), "fitted",
+                          "calibrated from the planner's measured mean responses",
+                          "completions per second of one busy server",
+                          cpu_scaling=CpuScaling.power, exponent_bounds=(0.0, 1.0)),
+            ParameterSpec("servers", "servers", None, (1, MAX_SERVERS), "assumed",
+                          "no default: the planner's configuration (cores, channels, ports)",
+                          "identical servers behind one queue", kind="setting", integer=True),
+        ),
+        columns=Schema("mmc", (
+            Column("arrival_rate_per_s", Role.input, "1/s", "arrivals per second",
+                   minimum=0, minimum_inclusive=False),
+            Column("mean_response_s", Role.observed, "s", "mean response time",
+                   minimum=0, minimum_inclusive=False),
+        )),
+        solve=_mmc_solve,
+        service_time="exponential service, Poisson arrivals, FCFS (exact M/M/c)",
+        questions=(
+            Question("queue mmc", "waiting probability, mean wait and response at an arrival rate",
+                     ("arrival_rate_per_s", "service_rate_per_s", "servers"),
+                     ("utilization", "wait_probability", "mean_wait", "mean_response")),
+            Question("queue erlang", "Erlang B and C for a server count and offered load",
+                     ("servers", "offered_load"), ("erlang_b", "erlang_c")),
+        ),
+        fit=FitPlan(_mmc_start, _mmc_jacobian, relative=True),
+        example="hba_core_response.csv",
+        example_settings={"servers": 4},
+    )
+
+
+FAMILIES = (_declare_mmc(),)

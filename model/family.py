@@ -1,0 +1,321 @@
+"""Model-family declarations: the one place a family's numbers are stated.
+
+A *family* is a physical system and the model that answers questions about
+it (an M/M/c queue, a DMA engine under added latency, a shared FC port...).
+Its module in :mod:`iosizer.model` holds the formulas and, beside them, one
+:class:`Family` declaration:
+
+- ``parameters``: every number the model uses, each a :class:`ParameterSpec`
+  with its unit, shipped value, bounds, status (``published`` = a number a
+  seed states, ``derived`` = computed from published numbers or a standard,
+  ``assumed`` = chosen by us, with the reason as its source, ``fitted`` =
+  calibrated from measured points) and how it scales with per-core CPU
+  speed. ``kind="setting"`` marks structural choices (servers, lanes,
+  terminals) that a planner sets rather than fits;
+- ``columns``: the measured-data schema the family calibrates from (column
+  names carry units; inputs and observed outputs);
+- ``solve``: a pure, vectorised function ``solve(values, inputs) -> outputs``
+  from parameter values and input arrays to the output columns;
+- ``fit``: how it is calibrated (which parameters the data identify, their
+  data-driven start, an analytic Jacobian where one exists);
+- ``questions``: what the family answers, with input and output names;
+- ``service_time``: the service-time assumption behind the answers.
+
+Everything else (the CLI's defaults, ``iosizer params``, calibration,
+scenario files, the report, the public API) reads these declarations; no
+default is written twice. :mod:`iosizer.model.registry` lists the families.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass, field, replace
+from enum import Enum
+from typing import Any, Callable, Literal, Mapping
+
+import numpy as np
+
+from iosizer.errors import InputError
+
+__all__ = [
+    "STATUSES",
+    "Column",
+    "CpuScaling",
+    "Family",
+    "FitPlan",
+    "ParameterSpec",
+    "Question",
+    "Role",
+    "Schema",
+]
+
+Status = Literal["published", "derived", "assumed", "fitted"]
+STATUSES: tuple[str, ...] = ("published", "derived", "assumed", "fitted")
+
+
+class CpuScaling(str, Enum):
+    """How a parameter changes with relative per-core CPU speed s.
+
+    ``fixed``: independent of the CPU (wire latency, think time).
+    ``inverse``: proportional to 1/s (a CPU-bound service demand).
+    ``power``: proportional to s^e with the exponent e fitted from profiles
+    of two or more CPUs; with one CPU, e spans ``exponent_bounds``.
+    """
+
+    fixed = "fixed"
+    inverse = "inverse"
+    power = "power"
+
+
+class Role(str, Enum):
+    input = "input"
+    observed = "observed"
+
+
+@dataclass(frozen=True)
+class Column:
+    """One numeric column of measured data: its name (with unit), role and domain."""
+
+    name: str
+    role: Role
+    unit: str
+    description: str = ""
+    required: bool = True
+    minimum: float = 0.0
+    minimum_inclusive: bool = True
+    #: A value above this is impossible for the model: a physical ceiling
+    #: (a link's bandwidth) or the solver's declared range.
+    maximum: float = math.inf
+    integer: bool = False
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"name": self.name, "role": self.role.value, "unit": self.unit,
+                "description": self.description, "required": self.required}
+
+
+@dataclass(frozen=True)
+class Schema:
+    """The columns a family reads; ``weight``, ``stderr``, ``source`` are implicit."""
+
+    name: str
+    columns: tuple[Column, ...]
+
+    @property
+    def inputs(self) -> tuple[Column, ...]:
+        return tuple(c for c in self.columns if c.role is Role.input)
+
+    @property
+    def observed(self) -> tuple[Column, ...]:
+        return tuple(c for c in self.columns if c.role is Role.observed)
+
+    #: The measured outputs, under the name the public API uses.
+    outputs = observed
+
+    def column(self, name: str) -> Column:
+        for column in self.columns:
+            if column.name == name:
+                return column
+        raise KeyError(name)
+
+
+@dataclass(frozen=True)
+class ParameterSpec:
+    """One number a model uses, declared once.
+
+    ``value`` is the shipped value; it is ``None`` only for a ``fitted``
+    parameter, whose shipped value is what the family's shipped calibration
+    finds (see ``iosizer.family(name).parameters``), and for a setting that
+    has no default (the planner must give it). ``bounds`` is the physical
+    range the model accepts, inclusive.
+    """
+
+    name: str
+    unit: str
+    value: float | None
+    bounds: tuple[float, float]
+    status: Status
+    source: str
+    description: str = ""
+    cpu_scaling: CpuScaling = CpuScaling.fixed
+    #: Bounding exponents of a power-law CPU scaling when only one CPU is known.
+    exponent_bounds: tuple[float, float] = (0.0, 0.0)
+    kind: Literal["parameter", "setting"] = "parameter"
+    integer: bool = False
+    #: The only values allowed, where the hardware offers a fixed set (MPS)
+    #: or the setting names a variant (a mode, a policy, a link).
+    choices: tuple[Any, ...] = ()
+
+    def __post_init__(self) -> None:
+        if self.status not in STATUSES:
+            raise ValueError(f"{self.name}: status must be one of {STATUSES}, got {self.status!r}")
+        if not self.source.strip():
+            raise ValueError(f"{self.name}: every parameter names its source (or the reason it is assumed)")
+        low, high = self.bounds
+        if not low <= high:
+            raise ValueError(f"{self.name}: bounds {self.bounds} are not ordered")
+        if self.value is None:
+            if self.status != "fitted" and self.kind != "setting":
+                raise ValueError(f"{self.name}: only fitted parameters and settings may lack a value")
+        else:
+            self.check(self.value)
+
+    def check(self, value: object, label: str | None = None) -> Any:
+        """``value`` as a float inside the declared domain, or a one-line :class:`InputError`."""
+        name = label or self.name
+        if self.choices and isinstance(self.choices[0], str):
+            text = str(value).strip().lower()
+            if text not in self.choices:
+                raise InputError(f"{name} must be one of {', '.join(self.choices)}, got {value!r}")
+            return text  # type: ignore[return-value]
+        try:
+            number = float(value)  # type: ignore[arg-type]
+        except (TypeError, ValueError):
+            raise InputError(f"{name} must be a number ({self.unit}), got {value!r}") from None
+        if not math.isfinite(number):
+            raise InputError(f"{name} must be finite, got {number}")
+        low, high = self.bounds
+        if not low <= number <= high:
+            raise InputError(
+                f"{name} must lie in [{low:g}, {high:g}] {self.unit}, got {number:g}".rstrip()
+            )
+        if self.integer and number != math.floor(number):
+            raise InputError(f"{name} must be a whole number, got {number:g}")
+        if self.choices and number not in self.choices:
+            allowed = ", ".join(f"{c:g}" for c in self.choices)
+            raise InputError(f"{name} must be one of {allowed}, got {number:g}")
+        return int(number) if self.integer else number
+
+    def with_value(self, value: float | None, status: Status | None = None,
+                   source: str | None = None) -> "ParameterSpec":
+        return replace(self, value=value, status=status or self.status, source=source or self.source)
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "name": self.name,
+            "unit": self.unit,
+            "value": self.value,
+            "bounds": list(self.bounds),
+            "status": self.status,
+            "source": self.source,
+            "kind": self.kind,
+            "cpu_scaling": self.cpu_scaling.value,
+            "exponent_bounds": list(self.exponent_bounds),
+            "description": self.description,
+        }
+
+
+@dataclass(frozen=True)
+class Question:
+    """One question a family answers: its command path, inputs and outputs (units in the names)."""
+
+    command: str
+    summary: str
+    inputs: tuple[str, ...]
+    outputs: tuple[str, ...]
+
+
+#: values (parameters and settings by name) and input arrays -> output arrays.
+SolveFunction = Callable[[Mapping[str, Any], Mapping[str, np.ndarray]], Mapping[str, np.ndarray]]
+#: Analytic Jacobian: output name -> (n_points, n_free) array, free parameters in order.
+JacobianFunction = Callable[[Mapping[str, Any], Mapping[str, np.ndarray]], Mapping[str, np.ndarray]]
+
+
+@dataclass(frozen=True)
+class FitPlan:
+    """How a family is calibrated from data in its ``columns`` schema.
+
+    ``start(data, settings)`` returns start values (and, where the data set
+    them, bounds as ``(value, low, high)``) for the parameters it names;
+    those are the ones the data identify and the fit varies, unless the
+    planner holds one (``holdable``). Every other parameter is held at its
+    declared value and reported as fixed.
+    ``relative``: fit relative errors (noise proportional to the value).
+    """
+
+    start: Callable[[Mapping[str, np.ndarray], Mapping[str, Any]], Mapping[str, Any]]
+    jacobian: Callable[[Mapping[str, Any]], JacobianFunction | None] = lambda settings: None
+    relative: bool = False
+    #: Parameters the planner may hold at a known value by option (a measured think time).
+    holdable: tuple[str, ...] = ()
+
+
+@dataclass(frozen=True)
+class Family:
+    """A model family: parameters, data schema, solve function and questions, declared once."""
+
+    name: str
+    summary: str
+    #: Where the family comes from: a seed document and section, or a textbook.
+    source: str
+    parameters: tuple[ParameterSpec, ...]
+    columns: Schema
+    solve: SolveFunction
+    service_time: str
+    questions: tuple[Question, ...] = ()
+    fit: FitPlan | None = None
+    #: Parameters whose number depends on a setting (one demand per station).
+    expand: Callable[[Mapping[str, Any]], tuple[ParameterSpec, ...]] | None = None
+    #: The shipped example measurement file (in ``data/examples``) and the settings it needs.
+    example: str = ""
+    example_settings: Mapping[str, Any] = field(default_factory=dict)
+    #: The shipped measurement files (``data/measurements``) this family reproduces.
+    measurements: tuple[str, ...] = ()
+
+    def __post_init__(self) -> None:
+        names = [p.name for p in self.parameters]
+        if len(set(names)) != len(names):
+            raise ValueError(f"family {self.name}: a parameter is declared twice")
+
+    # --- reading the declaration ------------------------------------------
+
+    def specs(self, settings: Mapping[str, Any] | None = None) -> tuple[ParameterSpec, ...]:
+        """Every parameter and setting, with the per-setting ones expanded."""
+        if self.expand is None:
+            return self.parameters
+        return self.parameters + self.expand(self.check_settings(settings or {}))
+
+    def spec(self, name: str, settings: Mapping[str, Any] | None = None) -> ParameterSpec:
+        for spec in self.specs(settings):
+            if spec.name == name:
+                return spec
+        raise InputError(f"family '{self.name}' has no parameter '{name}'")
+
+    @property
+    def settings(self) -> tuple[ParameterSpec, ...]:
+        return tuple(p for p in self.parameters if p.kind == "setting")
+
+    def default(self, name: str) -> Any:
+        """The declared value of ``name``: the one place a default is read from."""
+        return self.spec(name).value
+
+    def check_settings(self, given: Mapping[str, Any]) -> dict[str, Any]:
+        """Settings validated against their declarations; unknown ones are an error."""
+        known = {s.name: s for s in self.settings}
+        unknown = sorted(k for k, v in given.items() if v is not None and k not in known)
+        if unknown:
+            flags = ", ".join("--" + k.replace("_", "-") for k in unknown)
+            raise InputError(f"{flags} does not apply to family '{self.name}'")
+        checked: dict[str, Any] = {}
+        for name, spec in known.items():
+            value = given.get(name)
+            if value is None:
+                value = spec.value
+            if value is None:
+                raise InputError(f"family '{self.name}' needs --{name.replace('_', '-')} "
+                                 f"({spec.description or spec.unit})")
+            checked[name] = spec.check(value, "--" + name.replace("_", "-"))
+        return checked
+
+    def values(self, settings: Mapping[str, Any] | None = None,
+               overrides: Mapping[str, Any] | None = None) -> dict[str, Any]:
+        """Declared values (settings checked), with ``overrides`` checked against their bounds."""
+        checked = self.check_settings(settings or {})
+        values: dict[str, Any] = {}
+        for spec in self.specs(checked):
+            if spec.kind == "setting":
+                values[spec.name] = checked[spec.name]
+            elif spec.value is not None:
+                values[spec.name] = spec.value
+        for name, value in (overrides or {}).items():
+            values[name] = self.spec(name, checked).check(value)
+        return values
