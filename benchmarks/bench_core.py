@@ -114,11 +114,7 @@ def bench_fits() -> None:
     closed-network (MVA) fit on 200 points."""
     from iosizer.calibration.dataset import Dataset
     from iosizer.calibration.fit import Parameter, fit
-    from iosizer.calibration.models import (
-        CLOSED_NETWORK_SCHEMA,
-        _closed_function,
-        _closed_parameters,
-    )
+    from iosizer.calibration.models import get_model
     from iosizer.model.mva import mva
 
     rng = np.random.default_rng(7)
@@ -140,9 +136,10 @@ def bench_fits() -> None:
         "throughput_per_s": curve.throughput * (1 + rng.normal(0, 0.01, 200)),
         "response_time_s": curve.response_time * (1 + rng.normal(0, 0.01, 200)),
     }
-    data = Dataset("synthetic", "0" * 64, CLOSED_NETWORK_SCHEMA, columns, np.arange(200))
+    closed = get_model("closed-network")
+    data = Dataset("synthetic", "0" * 64, closed.schema, columns, np.arange(200))
     options = {"stations": 3, "think_time_s": None}
-    seconds = best_of(3, lambda: fit(_closed_function(options), _closed_parameters(data, options),
+    seconds = best_of(3, lambda: fit(closed.function(options), closed.parameters(data, options),
                                      data.inputs(), data.observed(), relative=True))
     report("closed-network fit (3 stations + Z), 200 points", seconds, 5.0)
 

@@ -32,12 +32,12 @@ import csv
 import hashlib
 import math
 from dataclasses import dataclass, field
-from enum import Enum
 from pathlib import Path
 
 import numpy as np
 
 from iosizer.errors import DatasetError
+from iosizer.model.family import Column, Role, Schema
 
 WEIGHT_COLUMN = "weight"
 RELATION_COLUMN = "relation"
@@ -51,50 +51,6 @@ RELATIONS = {
 }
 STDERR_COLUMN = "stderr"
 SOURCE_COLUMN = "source"
-
-
-class Role(str, Enum):
-    input = "input"
-    observed = "observed"
-
-
-@dataclass(frozen=True)
-class Column:
-    """One numeric column: its name (with unit), role and physical domain."""
-
-    name: str
-    role: Role
-    unit: str
-    description: str = ""
-    required: bool = True
-    minimum: float = 0.0
-    minimum_inclusive: bool = True
-    #: A value above this is impossible for the model: a physical ceiling
-    #: (a link's bandwidth) or the solver's declared range.
-    maximum: float = math.inf
-    integer: bool = False
-
-
-@dataclass(frozen=True)
-class Schema:
-    """The columns one model reads; ``weight``, ``stderr``, ``source`` are implicit."""
-
-    name: str
-    columns: tuple[Column, ...]
-
-    @property
-    def inputs(self) -> tuple[Column, ...]:
-        return tuple(c for c in self.columns if c.role is Role.input)
-
-    @property
-    def observed(self) -> tuple[Column, ...]:
-        return tuple(c for c in self.columns if c.role is Role.observed)
-
-    def column(self, name: str) -> Column:
-        for column in self.columns:
-            if column.name == name:
-                return column
-        raise KeyError(name)
 
 
 @dataclass(frozen=True)

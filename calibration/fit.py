@@ -24,12 +24,12 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass, field
-from enum import Enum
 from typing import Callable, Mapping, Sequence
 
 import numpy as np
 
 from iosizer.errors import CalibrationError, IosizerError
+from iosizer.model.family import CpuScaling, JacobianFunction
 
 CONFIDENCE_LEVEL = 0.95
 #: Two-sided normal quantile of CONFIDENCE_LEVEL: Phi^-1(0.975). The one
@@ -46,25 +46,6 @@ CONFIDENCE_CONVENTION = (
 _RANK_TOLERANCE = 1e-7
 
 ModelFunction = Callable[[Mapping[str, float], Mapping[str, np.ndarray]], Mapping[str, np.ndarray]]
-#: Analytic Jacobian: observed name -> (n_points, n_free) array, free params in order.
-JacobianFunction = Callable[
-    [Mapping[str, float], Mapping[str, np.ndarray]], Mapping[str, np.ndarray]
-]
-
-
-class CpuScaling(str, Enum):
-    """How a parameter changes with relative per-core CPU speed s.
-
-    ``fixed``: independent of the CPU (wire latency, think time).
-    ``inverse``: proportional to 1/s (a CPU-bound service demand).
-    ``power``: proportional to s^e with the exponent e fitted from profiles
-    of two or more CPUs; with one CPU, e spans ``exponent_bounds``.
-    """
-
-    fixed = "fixed"
-    inverse = "inverse"
-    power = "power"
-
 
 @dataclass(frozen=True)
 class Parameter:

@@ -28,9 +28,9 @@ import numpy as np
 from iosizer.calibration.calibrate import Calibration, calibrate, calibrate_dataset
 from iosizer.calibration.dataset import Dataset
 from iosizer.calibration.extrapolate import extrapolate
-from iosizer.calibration.models import DMA_SCHEMA
 from iosizer.calibration.profile import Profile
 from iosizer.calibration.shipped import hardware_profile, measurement_sha256, read_measurement
+from iosizer.model.registry import declaration
 from iosizer.errors import InputError
 from iosizer.model.latency import DmaDevice, OltpNetwork, oltp_degradation_pct
 
@@ -78,7 +78,7 @@ def device_calibration(name: str) -> Calibration:
     dataset = Dataset(
         path=f"iosizer.data/measurements/{DMA_TABLE}.csv ({name})",
         sha256=measurement_sha256(DMA_TABLE),
-        schema=DMA_SCHEMA,
+        schema=declaration("dma").columns,
         values={"added_latency_ns": x, "issue_interval_ns": interval},
         lines=np.array([2, 2]),
         sources=(row["source"], row["source"]),

@@ -20,9 +20,9 @@ import numpy as np
 
 from iosizer.calibration.calibrate import Calibration, calibrate_dataset
 from iosizer.calibration.dataset import Dataset
-from iosizer.calibration.models import RMW_SCHEMA
 from iosizer.calibration.profile import Profile
 from iosizer.calibration.shipped import measurement_sha256, read_measurement
+from iosizer.model.registry import declaration
 from iosizer.errors import InputError
 from iosizer.model.pcie import PcieLink, RmwPlatform
 
@@ -64,7 +64,7 @@ def rmw_calibration(mps_bytes: int = 256) -> Calibration:
     dataset = Dataset(
         path=f"iosizer.data/measurements/{LOSSES}.csv (unaligned rows as case B)",
         sha256=measurement_sha256(LOSSES),
-        schema=RMW_SCHEMA,
+        schema=declaration("rmw").columns,
         values={"lanes": lanes, "transfer_bytes": np.full(lanes.size, float(WORST_CASE_BYTES)),
                 "loss_pct": np.array([float(r["loss_pct"]) for r in rows])},
         lines=np.arange(2, 2 + lanes.size),

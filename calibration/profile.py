@@ -153,24 +153,41 @@ def load_profile(path: str | Path, model: str | None = None) -> Profile:
 
 
 def _check_against_model(profile: Profile, path: str | Path) -> None:
-    """The options and parameter names must be what the model declares."""
-    from iosizer.calibration.models import get_model
+    """Options and parameters must be what the family declares.
+
+    Every fitted parameter must be present; a declared (published, derived
+    or assumed) one may be absent, and then its declared value applies, so
+    a profile written before a family declared more of its numbers still
+    loads. A parameter the family does not declare is an error.
+    """
     from iosizer.errors import IosizerError
+    from iosizer.model.registry import declaration
 
     try:
-        declared = get_model(profile.model)
-        options = declared.options(profile.options)
+        family = declaration(profile.model)
+        settings = {s.name: profile.options.get(s.name) for s in family.settings}
+        unknown = sorted(set(profile.options) - set(settings) - set(family.fit.holdable if family.fit else ()))
+        if unknown:
+            raise ProfileError(f"options {', '.join(unknown)} do not apply to family '{profile.model}'")
+        specs = {s.name: s for s in family.specs(family.check_settings(settings)) if s.kind == "parameter"}
     except IosizerError as error:
         raise ProfileError(f"{path}: {error}") from None
-    if declared.parameter_names is not None:
-        expected = declared.parameter_names(options)
-        if sorted(expected) != sorted(profile.parameters):
-            raise ProfileError(
-                f"{path}: model '{profile.model}' with these options has parameters "
-                f"{', '.join(expected)}; the profile has {', '.join(profile.parameters) or 'none'}"
-            )
-    if profile.options != options:
-        raise ProfileError(f"{path}: profile options {profile.options} do not match the model's {options}")
+    missing = [n for n, s in specs.items() if s.status == "fitted" and n not in profile.parameters]
+    extra = [n for n in profile.parameters if n not in specs]
+    if missing or extra:
+        raise ProfileError(
+            f"{path}: family '{profile.model}' with these options has parameters "
+            f"{', '.join(specs)}; the profile has {', '.join(profile.parameters) or 'none'}"
+        )
+
+
+def profile_values(profile: Profile) -> dict[str, Any]:
+    """Every value a family's solve needs: declared values, settings, then the profile's own."""
+    from iosizer.model.registry import declaration
+
+    family = declaration(profile.model)
+    settings = {s.name: profile.options.get(s.name) for s in family.settings}
+    return {**family.values(settings), **profile.values()}
 
 
 def declared_profile(

@@ -15,12 +15,10 @@ import pytest
 from iosizer.calibration.calibrate import calibrate, residual_rows
 from iosizer.calibration.dataset import Dataset
 from iosizer.calibration.fit import fit
-from iosizer.calibration.models import (
-    CLOSED_NETWORK_SCHEMA,
-    _closed_function,
-    _closed_parameters,
-    get_model,
-)
+from iosizer.calibration.models import get_model
+from iosizer.model.registry import declaration
+
+CLOSED_NETWORK_SCHEMA = declaration("closed-network").columns
 from iosizer.errors import CalibrationError, InputError
 from iosizer.model.mva import mva
 from iosizer.model.queueing import mmc
@@ -81,7 +79,7 @@ def test_closed_network_interval_coverage_over_replicates() -> None:
     for seed in range(60):
         columns = load_test(100 + seed)
         data = Dataset("synthetic", "0" * 64, CLOSED_NETWORK_SCHEMA, columns, np.arange(POPULATIONS.size))
-        result = fit(_closed_function(options), _closed_parameters(data, options), data.inputs(),
+        result = fit(get_model("closed-network").function(options), get_model("closed-network").parameters(data, options), data.inputs(),
                      data.observed(), relative=True)
         singular = any("singular Jacobian" in w for w in result.warnings)
         for name, value in TRUTH.items():
@@ -124,7 +122,7 @@ def test_mmc_recovers_the_service_rate(tmp_path: Path) -> None:
 def test_options_are_checked() -> None:
     with pytest.raises(InputError, match="--servers does not apply to model 'closed-network'"):
         get_model("closed-network").options({"stations": 2, "servers": 3})
-    with pytest.raises(InputError, match="needs --stations K"):
+    with pytest.raises(InputError, match="needs --stations"):
         get_model("closed-network").options({})
     with pytest.raises(CalibrationError, match="unknown model 'pcie'"):
         get_model("pcie")

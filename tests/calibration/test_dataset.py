@@ -8,7 +8,11 @@ import numpy as np
 import pytest
 
 from iosizer.calibration.dataset import Column, Role, Schema, load_dataset
-from iosizer.calibration.models import CLOSED_NETWORK_SCHEMA, MMC_SCHEMA
+from iosizer.model.registry import declaration
+
+CLOSED_NETWORK_SCHEMA = declaration("closed-network").columns
+MMC_SCHEMA = declaration("mmc").columns
+OLTP_SCHEMA = declaration("oltp").columns
 from iosizer.errors import DatasetError
 
 LINK_SCHEMA = Schema(
@@ -142,7 +146,6 @@ def test_every_malformed_case_through_the_cli(cli, tmp_path: Path, model: str, t
 
 
 def test_relation_column(tmp_path: Path) -> None:
-    from iosizer.calibration.models import OLTP_SCHEMA
 
     path = write(tmp_path, "added_latency_ns,degradation_pct,relation,approx_pct\n"
                            "0,0,eq,\n900,5,le,\n1600,10,approx_under,10\n2100,15,approx,20\n2200,3,ge,\n")

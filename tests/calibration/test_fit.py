@@ -8,7 +8,7 @@ import numpy as np
 import pytest
 
 from iosizer.calibration.fit import Parameter, fit
-from iosizer.calibration.models import _mmc_jacobian, _mmc_function
+from iosizer.calibration.models import get_model
 from iosizer.errors import CalibrationError
 
 
@@ -135,8 +135,8 @@ def test_bad_declarations_are_calibration_errors() -> None:
 def test_sympy_jacobian_of_mmc_matches_finite_differences() -> None:
     options = {"servers": 4}
     lam = np.array([0.5, 2.0, 3.5])
-    analytic = _mmc_jacobian(options)({"service_rate_per_s": 1.2}, {"arrival_rate_per_s": lam})
-    model = _mmc_function(options)
+    analytic = get_model("mmc").jacobian(options)({"service_rate_per_s": 1.2}, {"arrival_rate_per_s": lam})
+    model = get_model("mmc").function(options)
     h = 1e-6
     numeric = (
         model({"service_rate_per_s": 1.2 + h}, {"arrival_rate_per_s": lam})["mean_response_s"]
@@ -163,8 +163,6 @@ def test_upper_bounds_only_penalise_crossing() -> None:
 
 def test_stderr_with_relative_residuals_gives_honest_intervals() -> None:
     # Review finding: residuals were divided by stderr and again by the value.
-    from iosizer.calibration.models import _mmc_function, _mmc_jacobian
-
     rng = np.random.default_rng(3)
     lam = np.linspace(400, 3600, 10)
     from iosizer.model.queueing import mmc
@@ -173,9 +171,9 @@ def test_stderr_with_relative_residuals_gives_honest_intervals() -> None:
     for seed in range(40):
         noise = np.random.default_rng(seed).normal(0, 0.01, lam.size)
         response = mmc(lam, 1000.0, 4).mean_response * (1 + noise)
-        result = fit(_mmc_function({"servers": 4}), [Parameter("service_rate_per_s", 1200.0, 900.0 * 1.0000001)],
+        result = fit(get_model("mmc").function({"servers": 4}), [Parameter("service_rate_per_s", 1200.0, 900.0 * 1.0000001)],
                      {"arrival_rate_per_s": lam}, {"mean_response_s": response},
-                     stderr=0.01 * response, jacobian=_mmc_jacobian({"servers": 4}), relative=True)
+                     stderr=0.01 * response, jacobian=get_model("mmc").jacobian({"servers": 4}), relative=True)
         low, high = result.intervals["service_rate_per_s"]
         hits += low <= 1000.0 <= high
     assert hits >= 34  # ~95 % of 40

@@ -17,7 +17,9 @@ from iosizer.calibration import latency as family
 from iosizer.calibration.calibrate import calibrate
 from iosizer.calibration.dataset import load_dataset
 from iosizer.calibration.extrapolate import extrapolate
-from iosizer.calibration.models import OLTP_SCHEMA
+from iosizer.model.registry import declaration
+
+OLTP_SCHEMA = declaration("oltp").columns
 from iosizer.model.latency import OltpNetwork, dma, oltp_degradation_pct
 
 

@@ -130,9 +130,9 @@ def test_undefined_intervals_make_unbounded_bands() -> None:
 @pytest.mark.parametrize(
     ("change", "message"),
     [
-        ({"options": {"servers": 4.7}}, "a whole number >= 1, got 4.7"),
-        ({"options": {}}, "mmc needs --servers C"),
-        ({"model": "nope"}, "unknown model 'nope'"),
+        ({"options": {"servers": 4.7}}, "--servers must be a whole number, got 4.7"),
+        ({"options": {}}, "family 'mmc' needs --servers"),
+        ({"model": "nope"}, "unknown family 'nope'"),
         ({"parameters": {"mu": {"value": 1.0}}}, "has parameters service_rate_per_s; the profile has mu"),
         ({"parameters": {"service_rate_per_s": {"value": 1.0, "ci_low": 5000}}}, "ci_low 5000 is above the value 1"),
     ],
