@@ -312,3 +312,17 @@ def oltp_points(profile: Profile, latencies: list[float], felt_ns: Any = None) -
          "degradation_pct_low": max(float(low[i]), 0.0), "degradation_pct_high": float(high[i])}
         for i, x in enumerate(latencies)
     ]
+
+
+def shipped_profile(family: str, variant: str | None = None) -> Profile:
+    """The shipped profiles of seed 000: ``dma`` per device of table 4-1 (the first
+    device unless ``variant`` names one), ``oltp`` from the TPC-C description."""
+    if family == "oltp":
+        if variant is not None:
+            raise InputError(f"family 'oltp' ships one profile; it has no variant '{variant}'")
+        return oltp_profile()
+    calibrated = sorted(_dma_rows())
+    name = calibrated[0] if variant is None else variant
+    if name not in calibrated:
+        raise InputError(f"no shipped dma profile '{name}'; calibrated devices: {', '.join(calibrated)}")
+    return device_calibration(name).profile

@@ -101,3 +101,15 @@ def gathered_transfer_bytes(transfer_bytes: int) -> int:
     from iosizer.model.pcie import LINE_BYTES
 
     return transfer_bytes * (LINE_BYTES // gcd(transfer_bytes, LINE_BYTES))
+
+
+def shipped_profile(family: str, variant: str | None = None) -> Profile:
+    """Seed 001's shipped profiles: ``rmw`` fitted to section 4's losses at the
+    declared MPS, ``pcie-link`` the declared (specification) link."""
+    from iosizer.calibration.profile import declared_profile
+
+    if variant is not None:
+        raise InputError(f"family '{family}' ships one profile; it has no variant '{variant}'")
+    if family == "pcie-link":
+        return declared_profile("pcie-link")
+    return rmw_calibration(declaration("rmw").default("mps_bytes")).profile

@@ -1104,7 +1104,7 @@ FAMILIES = (
         summary="closed network by exact MVA: station demands and think time from X(N), R(N)",
         source="Reiser & Lavenberg 1980 (exact MVA); Lazowska et al. 1984 ch. 5-6",
         parameters=(
-            ParameterSpec("think_time_s", "s", 0.0, (0.0, math.inf), "fitted",
+            ParameterSpec("think_time_s", "s", None, (0.0, math.inf), "fitted",
                           "calibrated from the load test unless the planner gives --think-time-s",
                           "think time outside the stations"),
             ParameterSpec("stations", "stations", None, (1, 1000), "assumed",

@@ -1,0 +1,375 @@
+"""The public Python API: one interface over every model family.
+
+In the spirit of scipy.stats, every family answers the same verbs::
+
+    >>> import iosizer
+    >>> "mmc" in iosizer.families()
+    True
+    >>> mmc = iosizer.family("mmc")
+    >>> [c.name for c in mmc.columns.inputs], [c.name for c in mmc.columns.outputs]
+    (['arrival_rate_per_s'], ['mean_response_s'])
+    >>> answer = mmc.predict({"service_rate_per_s": 1000.0, "servers": 4}, arrival_rate_per_s=[2000.0, 3000.0])
+    >>> [f"{r * 1e3:.4f} ms" for r in answer.mean_response_s]
+    ['1.0870 ms', '1.5094 ms']
+
+- ``family.parameters``: every declared number with unit, value, bounds,
+  status (published, derived, assumed, fitted) and source; fitted values
+  are the shipped calibration's;
+- ``family.columns``: the measured-data schema (``.inputs``, ``.outputs``);
+- ``family.shipped()``: the profile calibrated from the shipped data (the
+  "frozen" family);
+- ``family.predict(params, **inputs)``: the outputs for parameter values
+  (a profile, a mapping over the shipped values, or None for the shipped
+  profile) at input arrays, vectorised; a profile's 95 % intervals give
+  ``<output>_ci_low`` / ``<output>_ci_high``;
+- ``family.calibrate(data, **options)``: a fit of the family to a CSV path
+  (or a mapping of columns) that reports itself and gives a profile;
+- ``family.example()``: the shipped example data file in ``.columns`` form.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, replace
+from functools import cached_property, lru_cache
+from importlib import import_module, resources
+from pathlib import Path
+from typing import TYPE_CHECKING, Any, Mapping, Sequence
+
+from iosizer.errors import InputError, ProfileError
+
+if TYPE_CHECKING:  # the heavy modules load on first use
+    from iosizer.calibration.calibrate import Calibration
+    from iosizer.calibration.extrapolate import Extrapolation
+    from iosizer.calibration.profile import Profile
+    from iosizer.model.family import Family, ParameterSpec, Question, Schema
+
+
+def families() -> list[str]:
+    """The name of every model family, in presentation order."""
+    from iosizer.model.registry import family_names
+
+    return family_names()
+
+
+def family(name: str) -> "ModelFamily":
+    """The family ``name`` (see :func:`families`); an unknown name raises :class:`InputError`."""
+    return _family(name)
+
+
+@lru_cache(maxsize=None)
+def _family(name: str) -> "ModelFamily":
+    from iosizer.model.registry import declaration
+
+    return ModelFamily(declaration(name))
+
+
+def load_profile(path: str | Path) -> "Profile":
+    """Read and validate a profile written by ``iosizer calibrate`` or :meth:`FitReport.save`."""
+    from iosizer.calibration.profile import load_profile as load
+
+    return load(path)
+
+
+def extrapolate(profiles: Sequence["Profile | str | Path"], cpu_speed: float,
+                cpu_name: str | None = None) -> "Extrapolation":
+    """Carry profiles measured on one or more CPUs to a CPU of relative per-core speed ``cpu_speed``.
+
+    Returns the extrapolation: ``.profile`` (usable wherever a profile is),
+    ``.parameters`` (how each parameter was carried) and ``.warnings``.
+    """
+    from iosizer.calibration.extrapolate import extrapolate as carry
+    from iosizer.calibration.profile import Profile
+
+    loaded = [p if isinstance(p, Profile) else load_profile(p) for p in profiles]
+    return carry(loaded, cpu_speed, cpu_name)
+
+
+@dataclass(frozen=True)
+class Prediction:
+    """A family's outputs at the given inputs, with their 95 % bands where the profile has intervals.
+
+    Fields are the output names (units in the names), and for each
+    ``<name>_ci_low`` / ``<name>_ci_high`` when a band exists. Values are
+    numpy arrays shaped like the broadcast inputs.
+    """
+
+    family: str
+    inputs: Mapping[str, Any]
+    outputs: Mapping[str, Any]
+    bands: Mapping[str, tuple[Any, Any]]
+
+    def __getattr__(self, name: str) -> Any:
+        fields = self.to_arrays()
+        if name in fields:
+            return fields[name]
+        raise AttributeError(f"prediction of '{self.family}' has no field '{name}'; fields: {', '.join(fields)}")
+
+    def to_arrays(self) -> dict[str, Any]:
+        out = dict(self.outputs)
+        for name, (low, high) in self.bands.items():
+            out[f"{name}_ci_low"] = low
+            out[f"{name}_ci_high"] = high
+        return out
+
+    def to_dict(self) -> dict[str, Any]:
+        """Plain lists and floats, infinite band ends as None (what ``--format json`` prints)."""
+        import math
+
+        import numpy as np
+
+        def plain(value: Any) -> Any:
+            array = np.asarray(value, dtype=np.float64)
+            listed = array.tolist()
+            if array.ndim == 0:
+                return listed if math.isfinite(listed) else None
+            return [v if math.isfinite(v) else None for v in array.ravel().tolist()]
+
+        record = {name: plain(value) for name, value in self.inputs.items()}
+        record.update({name: plain(value) for name, value in self.to_arrays().items()})
+        return record
+
+
+class FitReport:
+    """A calibration of a family to measured data: values, 95 % intervals, goodness of fit, profile."""
+
+    def __init__(self, calibration: "Calibration") -> None:
+        self.calibration = calibration
+
+    @property
+    def profile(self) -> "Profile":
+        return self.calibration.profile
+
+    @property
+    def params(self) -> dict[str, float]:
+        return dict(self.calibration.fit.params)
+
+    @property
+    def intervals(self) -> dict[str, tuple[float, float]]:
+        return dict(self.calibration.fit.intervals)
+
+    @property
+    def free(self) -> tuple[str, ...]:
+        return self.calibration.fit.free
+
+    @property
+    def rmse(self) -> float:
+        return self.calibration.fit.rmse
+
+    @property
+    def r2(self) -> float:
+        return self.calibration.fit.r2
+
+    @property
+    def residuals(self) -> dict[str, Any]:
+        return dict(self.calibration.fit.residuals)
+
+    @property
+    def warnings(self) -> tuple[str, ...]:
+        return self.calibration.fit.warnings
+
+    def predict(self, **inputs: Any) -> Any:
+        """The fitted model at new inputs with its 95 % band (delta method)."""
+        return self.calibration.fit.predict(inputs)
+
+    def report(self) -> str:
+        return self.calibration.fit.report()
+
+    def save(self, path: str | Path) -> Path:
+        """Write the profile as JSON, atomically."""
+        from iosizer.calibration.profile import save_profile
+
+        return save_profile(self.profile, path)
+
+
+class ModelFamily:
+    """One model family as the public API offers it (see the module docstring)."""
+
+    def __init__(self, declaration: "Family") -> None:
+        self._declaration = declaration
+
+    def __repr__(self) -> str:
+        return f"<iosizer family {self.name!r}: {self.summary}>"
+
+    # --- what the family is ------------------------------------------------
+
+    @property
+    def name(self) -> str:
+        return self._declaration.name
+
+    @property
+    def summary(self) -> str:
+        return self._declaration.summary
+
+    @property
+    def source(self) -> str:
+        return self._declaration.source
+
+    @property
+    def service_time(self) -> str:
+        """The service-time assumption behind every answer of this family."""
+        return self._declaration.service_time
+
+    @property
+    def questions(self) -> tuple["Question", ...]:
+        return self._declaration.questions
+
+    @property
+    def columns(self) -> "Schema":
+        return self._declaration.columns
+
+    @property
+    def declaration(self) -> "Family":
+        return self._declaration
+
+    @cached_property
+    def parameters(self) -> tuple["ParameterSpec", ...]:
+        """Every parameter and setting at its shipped value (fitted ones from :meth:`shipped`)."""
+        shipped = self.shipped()
+        filled = []
+        for spec in self._declaration.specs(shipped.options):
+            if spec.name in shipped.parameters:
+                spec = spec.with_value(shipped.parameters[spec.name].value)
+            elif spec.value is None and shipped.options.get(spec.name) is not None:
+                spec = spec.with_value(shipped.options[spec.name])
+            filled.append(spec)
+        return tuple(filled)
+
+    # --- the verbs -----------------------------------------------------------
+
+    def shipped(self, variant: str | None = None) -> "Profile":
+        """The profile calibrated from the shipped data (seed figures, or the example file).
+
+        ``variant`` picks one where the family ships several (a device of
+        seed 000 table 4-1, a link of seed 004).
+        """
+        return _shipped(self.name, variant)
+
+    def example(self) -> Path:
+        """Path of the shipped example measurement file in this family's ``columns`` schema."""
+        if not self._declaration.example:
+            raise InputError(f"family '{self.name}' ships no example file")
+        resource = resources.files("iosizer.data").joinpath("examples", self._declaration.example)
+        return Path(str(resource))
+
+    def predict(self, params: "Profile | Mapping[str, Any] | None" = None, **inputs: Any) -> Prediction:
+        """Outputs (``columns.outputs``) at ``inputs`` for parameter values ``params``.
+
+        ``params``: a profile (its intervals give 95 % bands), a mapping of
+        values laid over the shipped profile (``{"servers": 8}``), or None
+        for the shipped profile. Inputs are the ``columns.inputs`` names.
+        """
+        import numpy as np
+
+        from iosizer.calibration.profile import Profile, profile_values
+
+        profile = params if isinstance(params, Profile) else self.shipped()
+        if profile.model != self.name:
+            raise ProfileError(f"profile is for family '{profile.model}', not '{self.name}'")
+        values = profile_values(profile)
+        if isinstance(params, Mapping):
+            family = self._declaration
+            settings = {s.name: params.get(s.name, values.get(s.name)) for s in family.settings}
+            checked = family.check_settings(settings)
+            overrides = {k: v for k, v in params.items() if k not in checked}
+            values = {**values, **checked, **{k: family.spec(k, checked).check(v) for k, v in overrides.items()}}
+        arrays = self._inputs(inputs)
+        outputs = {k: np.asarray(v, dtype=np.float64) for k, v in self._declaration.solve(values, arrays).items()}
+        bands: dict[str, tuple[Any, Any]] = {}
+        if not isinstance(params, Mapping) and any(e.vary for e in profile.parameters.values()):
+            from iosizer.calibration.uncertainty import propagate
+
+            def evaluate(fitted: Mapping[str, float]) -> Mapping[str, Any]:
+                return self._declaration.solve({**values, **fitted}, arrays)
+
+            bands = dict(propagate(profile, evaluate))
+        return Prediction(self.name, arrays, outputs, bands)
+
+    def _inputs(self, given: Mapping[str, Any]) -> dict[str, Any]:
+        import numpy as np
+
+        names = [c.name for c in self.columns.inputs]
+        unknown = sorted(set(given) - set(names))
+        missing = [n for n in names if n not in given]
+        if unknown or missing:
+            raise InputError(
+                f"family '{self.name}' takes inputs {', '.join(names)}"
+                + (f"; unknown: {', '.join(unknown)}" if unknown else "")
+                + (f"; missing: {', '.join(missing)}" if missing else "")
+            )
+        arrays = {}
+        for column in self.columns.inputs:
+            array = np.asarray(given[column.name], dtype=np.float64)
+            bad = ~np.isfinite(array) | (array < column.minimum) | (array > column.maximum)
+            if column.integer:
+                bad |= array != np.floor(array)
+            if bad.any():
+                raise InputError(f"{column.name} ({column.unit}) out of its domain: {array[bad].flat[0]:g}")
+            arrays[column.name] = array
+        shapes = np.broadcast_shapes(*(a.shape for a in arrays.values())) if arrays else ()
+        return {k: np.broadcast_to(v, shapes) for k, v in arrays.items()}
+
+    def calibrate(self, data: "str | Path | Mapping[str, Any]", **options: Any) -> FitReport:
+        """Fit the family to measured data: a CSV path in ``columns`` form, or a mapping of columns.
+
+        ``options`` are the family's settings (``servers=4``) and held
+        parameters (``think_time_s=0.1``), plus ``cpu_name`` and
+        ``cpu_speed`` to record the CPU the data were measured on.
+        """
+        from iosizer.calibration.calibrate import calibrate, calibrate_dataset
+
+        cpu = {k: options.pop(k, None) for k in ("cpu_name", "cpu_speed")}
+        if isinstance(data, Mapping):
+            return FitReport(calibrate_dataset(self.name, _dataset(self.columns, data), options, **cpu))
+        return FitReport(calibrate(self.name, data, options, **cpu))
+
+
+def _dataset(schema: "Schema", columns: Mapping[str, Any]) -> Any:
+    """An in-memory dataset, checked like a CSV file's rows."""
+    import csv
+    import io
+    import tempfile
+
+    from iosizer.calibration.dataset import load_dataset
+
+    names = list(columns)
+    lengths = {len(list(columns[n])) for n in names}
+    if len(lengths) != 1:
+        raise InputError(f"columns {', '.join(names)} differ in length")
+    text = io.StringIO()
+    writer = csv.writer(text)
+    writer.writerow(names)
+    writer.writerows(zip(*(list(columns[n]) for n in names)))
+    # One validation path for files and mappings: the CSV loader's row checks.
+    with tempfile.TemporaryDirectory() as folder:
+        path = Path(folder) / "data.csv"
+        path.write_text(text.getvalue(), encoding="utf-8")
+        dataset = load_dataset(path, schema)
+    return replace(dataset, path="<in-memory columns>")
+
+
+@lru_cache(maxsize=None)
+def _shipped(name: str, variant: str | None) -> "Profile":
+    """The shipped profile: the family's calibration module builds it, or its example is fitted."""
+    from iosizer.model.registry import declaration, module_of
+
+    try:
+        module = import_module(f"iosizer.calibration.{module_of(name)}")
+    except ModuleNotFoundError:
+        module = None
+    builder = getattr(module, "shipped_profile", None)
+    if builder is not None:
+        return builder(name, variant)
+    family = declaration(name)
+    if variant is not None:
+        raise InputError(f"family '{name}' ships one profile; it has no variant '{variant}'")
+    if family.fit is not None and family.example:
+        return family_example_fit(name)
+    from iosizer.calibration.profile import declared_profile
+
+    return declared_profile(name)
+
+
+def family_example_fit(name: str) -> "Profile":
+    """The family calibrated from its shipped example file with the settings it declares."""
+    fam = _family(name)
+    return fam.calibrate(fam.example(), **dict(fam.declaration.example_settings)).profile
