@@ -33,6 +33,45 @@ WORST_CASE_BYTES = 520
 SEED_CPU = "Xeon E5-2698 v4 (x2)"
 
 
+#: How ``iosizer pcie`` spells the link settings.
+LINK_FLAGS = {"generation": "--gen", "mps_bytes": "--mps", "lanes": "--lanes", "header_dw": "--header-dw",
+              "ecrc": "--ecrc"}
+
+
+def link_config(lanes_name: str = "lanes", **given: Any) -> PcieLink:
+    """A link from the planner's options; every option left None takes its declared value.
+
+    Values are checked against the ``pcie-link`` declarations (bounds, allowed
+    values), so an error names the option and its range.
+    """
+    family = declaration("pcie-link")
+    values = family.check_settings({k: v for k, v in given.items() if k != "dllps_per_tlp"}, LINK_FLAGS)
+    dllps = given.get("dllps_per_tlp")
+    values["dllps_per_tlp"] = family.default("dllps_per_tlp") if dllps is None else \
+        family.spec("dllps_per_tlp").check(dllps, "--dllps-per-tlp")
+    return PcieLink(generation=values["generation"], lanes=values[lanes_name], mps_bytes=values["mps_bytes"],
+                    header_dw=values["header_dw"], ecrc=bool(values["ecrc"]), dllps_per_tlp=values["dllps_per_tlp"])
+
+
+def table2_mps() -> int:
+    """The MPS table 2 was computed at: the seed's platform (table 1), as declared."""
+    return int(declaration("pcie-link").default("mps_bytes"))
+
+
+def measured_lanes() -> list[int]:
+    """Total lane counts section 4 measured (the default sweep of ``pcie rmw``)."""
+    return sorted({int(r["total_lanes"]) for r in read_measurement(LOSSES)})
+
+
+def calibration_note() -> str:
+    """Where the shipped RMW parameters come from, with the published losses they reproduce."""
+    losses = {(r["lanes"], r["pattern_class"]): r["loss_pct"] for r in published_losses()}
+    lanes = measured_lanes()
+    return (f"calibrated to seed 001 section 4 (<= {losses[(lanes[0], 'unaligned')]:g} % at {lanes[0]} lanes, "
+            f"up to {losses[(lanes[-1], 'unaligned')]:g} % at {lanes[-1]} lanes for case B; "
+            "exact fit, no interval)")
+
+
 def table2() -> list[dict[str, Any]]:
     """Table 2's cases: name, transfer bytes, composition, published unaligned per KiB."""
     return [
@@ -58,7 +97,9 @@ def resolve_pattern(text: str) -> int:
 
 
 @lru_cache(maxsize=4)
-def rmw_calibration(mps_bytes: int = 256) -> Calibration:
+def rmw_calibration(mps_bytes: int | None = None) -> Calibration:
+    """The ``rmw`` family fitted to section 4's unaligned (case B) losses at ``mps_bytes`` [declared]."""
+    mps_bytes = table2_mps() if mps_bytes is None else mps_bytes
     rows = [r for r in read_measurement(LOSSES) if r["pattern_class"] == "unaligned"]
     lanes = np.array([float(r["total_lanes"]) for r in rows])
     dataset = Dataset(
@@ -74,14 +115,21 @@ def rmw_calibration(mps_bytes: int = 256) -> Calibration:
 
 
 def platform(
-    mps_bytes: int = 256, generation: int = 3, lanes_per_port: int = 8, profile: Profile | None = None,
+    mps_bytes: int | None = None, generation: int | None = None, lanes_per_port: int | None = None,
+    profile: Profile | None = None,
 ) -> RmwPlatform:
-    """The seed's root complex, calibrated (or a user's ``rmw`` profile); link options for what-ifs."""
-    params = profile.values() if profile is not None else rmw_calibration(256).fit.params
+    """The seed's root complex, calibrated (or a user's ``rmw`` profile); link options for what-ifs.
+
+    Options left None take their declared values (seed 001 table 1).
+    """
+    from iosizer.calibration.profile import profile_values
+
+    params = profile_values(profile if profile is not None else shipped_profile("rmw"))
     return RmwPlatform(
-        link=PcieLink(generation=generation, lanes=lanes_per_port, mps_bytes=mps_bytes),
+        link=link_config(generation=generation, lanes=lanes_per_port, mps_bytes=mps_bytes),
         rmw_service_ns=params["rmw_service_ns"],
         posted_credits=params["posted_credits"],
+        line_service_ns=params["line_service_ns"],
     )
 
 
@@ -112,4 +160,4 @@ def shipped_profile(family: str, variant: str | None = None) -> Profile:
         raise InputError(f"family '{family}' ships one profile; it has no variant '{variant}'")
     if family == "pcie-link":
         return declared_profile("pcie-link")
-    return rmw_calibration(declaration("rmw").default("mps_bytes")).profile
+    return rmw_calibration().profile

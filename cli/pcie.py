@@ -17,39 +17,34 @@ app = typer.Typer(
     no_args_is_help=True,
 )
 
-Mps = Annotated[int, typer.Option("--mps", help="Max Payload Size, bytes (128..4096).")]
+DECLARED = "[declared value; see 'iosizer params pcie-link']"
+Mps = Annotated[int | None, typer.Option("--mps", help=f"Max Payload Size, bytes (128..4096) {DECLARED}.")]
 SEED = "seed 001"
-
-
-def _link(gen: int, lanes: int, mps: int, header_dw: int = 4, ecrc: bool = False, dllps_per_tlp: float = 0.0) -> Any:
-    from pydantic import ValidationError
-
-    from iosizer.model.pcie import PcieLink
-
-    try:
-        return PcieLink(generation=gen, lanes=lanes, mps_bytes=mps, header_dw=header_dw, ecrc=ecrc,
-                        dllps_per_tlp=dllps_per_tlp)
-    except ValidationError as error:
-        raise InputError(error.errors()[0]["msg"].removeprefix("Value error, ")) from None
 
 
 @app.command()
 def link(
-    gen: Annotated[int, typer.Option("--gen", help="PCIe generation 1..5.")] = 3,
-    lanes: Annotated[int, typer.Option("--lanes", help="Lanes: 1, 2, 4, 8, 12, 16 or 32.")] = 8,
-    mps: Mps = 256,
+    gen: Annotated[int | None, typer.Option("--gen", help=f"PCIe generation 1..5 {DECLARED}.")] = None,
+    lanes: Annotated[int | None, typer.Option("--lanes", help=f"Lanes: 1, 2, 4, 8, 12, 16 or 32 {DECLARED}.")] = None,
+    mps: Mps = None,
     transfer_bytes: Annotated[int, typer.Option("--transfer-bytes", help="Bytes per write transfer.")] = 512,
-    header_dw: Annotated[int, typer.Option("--header-dw", help="TLP header: 3 (32-bit address) or 4 DW.")] = 4,
+    header_dw: Annotated[
+        int | None, typer.Option("--header-dw", help=f"TLP header: 3 (32-bit address) or 4 DW {DECLARED}.")
+    ] = None,
     ecrc: Annotated[bool, typer.Option("--ecrc", help="Count a 4-byte ECRC per TLP.")] = False,
     dllps_per_tlp: Annotated[
-        float, typer.Option("--dllps-per-tlp", help="ACK/UpdateFC DLLPs sharing this direction per TLP.")
-    ] = 0.0,
+        float | None,
+        typer.Option("--dllps-per-tlp", help=f"ACK/UpdateFC DLLPs sharing this direction per TLP {DECLARED}."),
+    ] = None,
     output_format: FormatOption = OutputFormat.table,
 ) -> None:
     """Effective write bandwidth of a link for transfers cut into TLPs at MPS."""
+    from iosizer.calibration.pcie import link_config
     from iosizer.model.pcie import link_bandwidth
 
-    config = _link(gen, lanes, mps, header_dw, ecrc, dllps_per_tlp)
+    config = link_config(generation=gen, lanes=lanes, mps_bytes=mps, header_dw=header_dw,
+                         ecrc=1 if ecrc else None, dllps_per_tlp=dllps_per_tlp)
+    gen, lanes, mps = config.generation, config.lanes, config.mps_bytes
     result = link_bandwidth(config, transfer_bytes)
     data = {
         "generation": gen, "lanes": lanes, "mps_bytes": mps, "transfer_bytes": transfer_bytes,
@@ -66,17 +61,18 @@ def link(
 @app.command()
 def pattern(
     transfer_bytes: Annotated[str, typer.Argument(help="Bytes per transfer (520) or a table 2 case (B).")],
-    mps: Mps = 256,
+    mps: Mps = None,
     split_at_64: Annotated[
         bool, typer.Option("--split-at-64", help="Device buffer cuts writes at 64-byte boundaries.")
     ] = False,
     output_format: FormatOption = OutputFormat.table,
 ) -> None:
     """TLP split and 64-byte-unaligned memory accesses per KiB (table 2)."""
-    from iosizer.calibration.pcie import resolve_pattern, table2
+    from iosizer.calibration.pcie import link_config, resolve_pattern, table2, table2_mps
     from iosizer.model.pcie import access_pattern
 
     size = resolve_pattern(transfer_bytes)
+    mps = link_config(mps_bytes=mps).mps_bytes
     result = access_pattern(size, mps, split_at_64)
     data: dict[str, Any] = {
         "transfer_bytes": size, "mps_bytes": mps, "tlp_bytes": list(result.tlp_bytes),
@@ -87,7 +83,7 @@ def pattern(
     published = next((c for c in table2() if c["transfer_bytes"] == size), None)
     notes = ["transfers laid out back to back, each cut into TLPs at MPS from its own start; "
              "an access is unaligned when a TLP touches a 64 B line without covering it"]
-    if published is not None and mps == 256 and not split_at_64:
+    if published is not None and mps == table2_mps() and not split_at_64:
         data["table2_case"] = published["case"]
         data["table2_unaligned_per_kib"] = published["unaligned_per_kib"]
         notes.append(f"{SEED} table 2 case ({published['case']}) {published['composition']}: "
@@ -98,12 +94,17 @@ def pattern(
 
 @app.command()
 def rmw(
-    pattern_name: Annotated[str, typer.Option("--pattern", help="Bytes per transfer (520) or a table 2 case (B).")] = "520",
-    lanes: Annotated[str, typer.Option("--lanes", help="Total lanes of x8 ports: 8,16,24,32.")] = "8,16,24,32",
+    pattern_name: Annotated[
+        str | None,
+        typer.Option("--pattern", help="Bytes per transfer (520) or a table 2 case (B) [the seed's worst case, 520 B]."),
+    ] = None,
+    lanes: Annotated[
+        str | None, typer.Option("--lanes", help="Total lanes of x8 ports, e.g. 8,16,24,32 [the lanes the seed measured].")
+    ] = None,
     mitigation: Annotated[
         str | None, typer.Option("--mitigation", help="gather-dif (pattern F) or split-at-64.")
     ] = None,
-    mps: Mps = 256,
+    mps: Mps = None,
     profile: Annotated[
         Path | None, typer.Option("--profile", help="An 'rmw' profile from 'iosizer calibrate rmw'.")
     ] = None,
@@ -114,10 +115,15 @@ def rmw(
     from iosizer.calibration import pcie as family
     from iosizer.model.pcie import access_pattern, rmw_throughput
 
-    size = family.resolve_pattern(pattern_name)
-    lane_counts = [int(v) for v in parse_grid(lanes, "lanes")]
-    if any(v != int(v) for v in parse_grid(lanes, "lanes")):
-        raise InputError(f"--lanes must be whole numbers, got {lanes}")
+    size = family.resolve_pattern(pattern_name or str(family.WORST_CASE_BYTES))
+    mps = family.link_config(mps_bytes=mps).mps_bytes
+    if lanes is None:
+        lane_counts = family.measured_lanes()
+    else:
+        grid = parse_grid(lanes, "lanes")
+        if any(v != int(v) for v in grid):
+            raise InputError(f"--lanes must be whole numbers, got {lanes}")
+        lane_counts = [int(v) for v in grid]
     calibrated = None
     if profile is not None:
         from iosizer.calibration.profile import load_profile
@@ -146,9 +152,7 @@ def rmw(
             point["mitigated_throughput_gbps"] = float(mitigated.throughput_gbps[i])
             point["recovered_gbps"] = float(mitigated.throughput_gbps[i] - base.throughput_gbps[i])
         points.append(point)
-    source = (f"profile {profile}" if profile is not None else
-              f"calibrated to {SEED} section 4 (<= 7 % at 8 lanes, up to 38 % at 32 lanes for case B; "
-              "exact fit, no interval)")
+    source = f"profile {profile}" if profile is not None else family.calibration_note()
     notes = [
         f"{source}: RMW {platform.rmw_service_ns:.3g} ns per unaligned access, "
         f"{platform.posted_credits:.3g} TLPs in flight per port",
@@ -167,7 +171,9 @@ def _figure4(platform: Any, mps: int, lane_counts: list[int]) -> Panel:
     from iosizer.calibration.pcie import table2
     from iosizer.model.pcie import access_pattern, rmw_throughput
 
-    lanes = sorted(set(lane_counts) | {8, 16, 24, 32})
+    from iosizer.calibration.pcie import measured_lanes
+
+    lanes = sorted(set(lane_counts) | set(measured_lanes()))
     series = []
     for case in table2():
         result = rmw_throughput(platform, access_pattern(case["transfer_bytes"], mps), lanes)

@@ -173,16 +173,14 @@ class ParameterSpec:
             raise InputError(f"{name} must be a number ({self.unit}), got {value!r}") from None
         if not math.isfinite(number):
             raise InputError(f"{name} must be finite, got {number}")
-        low, high = self.bounds
-        if not low <= number <= high:
-            raise InputError(
-                f"{name} must lie in [{low:g}, {high:g}] {self.unit}, got {number:g}".rstrip()
-            )
-        if self.integer and number != math.floor(number):
-            raise InputError(f"{name} must be a whole number, got {number:g}")
         if self.choices and number not in self.choices:
             allowed = ", ".join(f"{c:g}" for c in self.choices)
             raise InputError(f"{name} must be one of {allowed}, got {number:g}")
+        low, high = self.bounds
+        if not low <= number <= high:
+            raise InputError(f"{name} must lie in [{low:g}, {high:g}] ({self.unit}), got {number:g}")
+        if self.integer and number != math.floor(number):
+            raise InputError(f"{name} must be a whole number, got {number:g}")
         return int(number) if self.integer else number
 
     def with_value(self, value: float | None, status: Status | None = None,
@@ -288,8 +286,14 @@ class Family:
         """The declared value of ``name``: the one place a default is read from."""
         return self.spec(name).value
 
-    def check_settings(self, given: Mapping[str, Any]) -> dict[str, Any]:
-        """Settings validated against their declarations; unknown ones are an error."""
+    def check_settings(self, given: Mapping[str, Any],
+                       labels: Mapping[str, str] | None = None) -> dict[str, Any]:
+        """Settings validated against their declarations; unknown ones are an error.
+
+        ``labels`` name a setting as the caller's user typed it (``--gen``
+        for ``generation``) in error messages; by default ``--name``.
+        """
+        labels = labels or {}
         known = {s.name: s for s in self.settings}
         unknown = sorted(k for k, v in given.items() if v is not None and k not in known)
         if unknown:
@@ -300,10 +304,10 @@ class Family:
             value = given.get(name)
             if value is None:
                 value = spec.value
+            label = labels.get(name, "--" + name.replace("_", "-"))
             if value is None:
-                raise InputError(f"family '{self.name}' needs --{name.replace('_', '-')} "
-                                 f"({spec.description or spec.unit})")
-            checked[name] = spec.check(value, "--" + name.replace("_", "-"))
+                raise InputError(f"family '{self.name}' needs {label} ({spec.description or spec.unit})")
+            checked[name] = spec.check(value, label)
         return checked
 
     def values(self, settings: Mapping[str, Any] | None = None,

@@ -107,7 +107,7 @@ LINK_LANES = ParameterSpec("lanes", "lanes", 8, (1, 32), "published", f"{_SEED} 
 #: The same link lanes, named for the RMW platform where "lanes" is the total over ports.
 LANES_PER_PORT = replace(LINK_LANES, name="lanes_per_port", description="lanes of each port's link")
 MPS = ParameterSpec("mps_bytes", "bytes", 256, (128, 4096), "published", f"{_SEED} table 1: MPS 256",
-                    "Max Payload Size", kind="setting", integer=True, choices=(128, 256, 512, 1024, 2048, 4096))
+                    "Max Payload Size", kind="setting", integer=True, choices=MPS_BYTES)
 HEADER_DW = ParameterSpec("header_dw", "DW", 4, (3, 4), "assumed",
                           "64-bit addressing (4 DW header) for memory above 4 GiB; PCIe Base Spec 2.2.1",
                           "TLP header length", kind="setting", integer=True, choices=(3, 4))
@@ -250,7 +250,7 @@ class AccessPattern:
 
 
 @lru_cache(maxsize=256)
-def access_pattern(transfer_bytes: int, mps_bytes: int = 256, split_at_line: bool = False) -> AccessPattern:
+def access_pattern(transfer_bytes: int, mps_bytes: int = MPS.value, split_at_line: bool = False) -> AccessPattern:
     """Unaligned and whole-line accesses per transfer, averaged over the alignment cycle.
 
     ``split_at_line``: the device buffers the stream and cuts its writes at

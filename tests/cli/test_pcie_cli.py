@@ -38,9 +38,9 @@ def test_rmw_plot(cli, tmp_path) -> None:
 
 
 @pytest.mark.parametrize(("args", "fragment"), [
-    (["link", "--gen", "7"], "generation must be one of 1..5"),
-    (["link", "--lanes", "3"], "lanes must be 1, 2, 4, 8, 12, 16 or 32"),
-    (["link", "--mps", "300"], "Max Payload Size must be one of"),
+    (["link", "--gen", "7"], "--gen must be one of 1, 2, 3, 4, 5, got 7"),
+    (["link", "--lanes", "3"], "--lanes must be one of 1, 2, 4, 8, 12, 16, 32, got 3"),
+    (["link", "--mps", "300"], "--mps must be one of 128, 256, 512, 1024, 2048, 4096, got 300"),
     (["pattern", "0"], "must be >= 1"),
     (["pattern", "Z"], "table 2 case A-F"),
     (["rmw", "--lanes", "12"], "whole multiples of 8"),
