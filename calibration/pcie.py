@@ -38,18 +38,20 @@ LINK_FLAGS = {"generation": "--gen", "mps_bytes": "--mps", "lanes": "--lanes", "
               "ecrc": "--ecrc"}
 
 
-def link_config(lanes_name: str = "lanes", **given: Any) -> PcieLink:
+def link_config(labels: dict[str, str] | None = None, **given: Any) -> PcieLink:
     """A link from the planner's options; every option left None takes its declared value.
 
     Values are checked against the ``pcie-link`` declarations (bounds, allowed
-    values), so an error names the option and its range.
+    values), so an error names the option (as ``labels`` spell it; the CLI's
+    flags by default) and its range.
     """
     family = declaration("pcie-link")
-    values = family.check_settings({k: v for k, v in given.items() if k != "dllps_per_tlp"}, LINK_FLAGS)
+    values = family.check_settings({k: v for k, v in given.items() if k != "dllps_per_tlp"},
+                                   LINK_FLAGS if labels is None else labels)
     dllps = given.get("dllps_per_tlp")
     values["dllps_per_tlp"] = family.default("dllps_per_tlp") if dllps is None else \
         family.spec("dllps_per_tlp").check(dllps, "--dllps-per-tlp")
-    return PcieLink(generation=values["generation"], lanes=values[lanes_name], mps_bytes=values["mps_bytes"],
+    return PcieLink(generation=values["generation"], lanes=values["lanes"], mps_bytes=values["mps_bytes"],
                     header_dw=values["header_dw"], ecrc=bool(values["ecrc"]), dllps_per_tlp=values["dllps_per_tlp"])
 
 

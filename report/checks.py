@@ -532,7 +532,7 @@ def seed001_pcie() -> Provided:
         figure = f"table 2, case {row['case']} ({row['transfer_bytes']} B)"
         tail = pattern.tlp_bytes[-1] if pattern.tlp_bytes[-1] < mps else 0
         out.check(name, line, row, figure=figure, quantity="TLPs per transfer", unit="TLPs",
-                  model=len(pattern.tlp_bytes), column="tlp_count", note="split at MPS 256")
+                  model=len(pattern.tlp_bytes), column="tlp_count", note=f"split at MPS {mps}")
         out.check(name, line, row, figure=figure, quantity="last TLP payload", unit="bytes", model=tail,
                   column="tail_tlp_bytes", note="0 when the last TLP is a full MPS")
         out.check(name, line, row, figure=figure, quantity="64 B-unaligned accesses per KiB", unit="per KiB",

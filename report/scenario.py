@@ -68,6 +68,17 @@ class Answer:
         return asdict(self)
 
 
+def declared(family: str, name: str) -> Callable[[], Any]:
+    """A default factory reading a family's declared value when a section leaves it out."""
+
+    def default() -> Any:
+        from iosizer.model.registry import declaration
+
+        return declaration(family).default(name)
+
+    return default
+
+
 class Section(BaseModel):
     """Base of every family's table: unknown keys and loose types are errors."""
 
@@ -171,29 +182,31 @@ class PcieSection(Section):
     writes at 64-byte boundaries.
     """
 
-    generation: int = 3
-    lanes_per_port: int = 8
+    generation: int = Field(default_factory=declared("pcie-link", "generation"))
+    lanes_per_port: int = Field(default_factory=declared("rmw", "lanes_per_port"))
     ports: int = Field(1, ge=1, le=16)
-    mps_bytes: int = 256
+    mps_bytes: int = Field(default_factory=declared("pcie-link", "mps_bytes"))
     transfer_bytes: int = Field(512, ge=1)
     split_at_64: bool = False
 
     @model_validator(mode="after")
     def _valid_link(self) -> PcieSection:
-        from iosizer.model.pcie import PcieLink
+        from iosizer.calibration.pcie import link_config
 
         try:
-            PcieLink(generation=self.generation, lanes=self.lanes_per_port, mps_bytes=self.mps_bytes)
-        except ValidationError as error:
-            raise ValueError(error.errors()[0]["msg"].removeprefix("Value error, ")) from None
+            link_config({"lanes": "lanes_per_port", "generation": "generation", "mps_bytes": "mps_bytes"},
+                        generation=self.generation, lanes=self.lanes_per_port, mps_bytes=self.mps_bytes)
+        except IosizerError as error:
+            raise ValueError(str(error)) from None
         return self
 
 
 def evaluate_pcie(section: PcieSection) -> list[Answer]:
     from iosizer.calibration import pcie as family
-    from iosizer.model.pcie import PcieLink, access_pattern, link_bandwidth, rmw_throughput
+    from iosizer.model.pcie import access_pattern, link_bandwidth, rmw_throughput
 
-    link = PcieLink(generation=section.generation, lanes=section.lanes_per_port, mps_bytes=section.mps_bytes)
+    link = family.link_config(generation=section.generation, lanes=section.lanes_per_port,
+                              mps_bytes=section.mps_bytes)
     bandwidth = link_bandwidth(link, section.transfer_bytes)
     pattern = access_pattern(section.transfer_bytes, section.mps_bytes, section.split_at_64)
     lanes = section.ports * section.lanes_per_port

@@ -54,7 +54,7 @@ def test_every_family_is_one_section_and_one_evaluator() -> None:
         ("[replicaton]\nblock_kib = 4", "unknown key 'replicaton' (did you mean replication?)"),
         ('[replication]\nlinks = ["token-ring"]', "replication.links: unknown link 'token-ring'"),
         ("[latency]\nhop_ns = -1", "latency.hop_ns: must be >= 0"),
-        ("[pcie]\nlanes_per_port = 3", "pcie: lanes must be"),
+        ("[pcie]\nlanes_per_port = 3", "pcie: lanes_per_port must be one of 1, 2, 4, 8"),
         ("[pcie]\ngeneration = true", "pcie.generation: expected a whole number"),
         ('name = "empty"', "no family table"),
         ('[hba]\nmode = "pinned"\noffered_iops = [1]\nblock_kib = [4]', "hba.mode: mode must be shared or occupancy"),
