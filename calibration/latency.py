@@ -128,7 +128,7 @@ def oltp_calibration() -> Calibration:
     """The ``oltp`` model fitted to the transcribed TPC-C degradation curve."""
     resource = resources.files("iosizer.data").joinpath("measurements", f"{TPCC_CURVE}.csv")
     with resources.as_file(resource) as path:
-        return calibrate("oltp", path, {"terminals": 16}, cpu_name=SEED_CPU_NAME, cpu_speed=SEED_CPU_SPEED)
+        return calibrate("oltp", path, {}, cpu_name=SEED_CPU_NAME, cpu_speed=SEED_CPU_SPEED)
 
 
 def oltp_profile() -> Profile:
@@ -136,11 +136,12 @@ def oltp_profile() -> Profile:
 
 
 def oltp_network(profile: Profile) -> OltpNetwork:
-    return OltpNetwork(
-        terminals=int(profile.options.get("terminals", 16)),
-        knee_latency_ns=profile.value("knee_latency_ns"),
-        serial_share=profile.value("serial_share"),
-    )
+    """The OLTP network of a profile; what the profile leaves out takes its declared value."""
+    from iosizer.calibration.profile import profile_values
+
+    values = profile_values(profile)
+    return OltpNetwork(terminals=values["terminals"], knee_latency_ns=values["knee_latency_ns"],
+                       serial_share=values["serial_share"], think_share=values["think_share"])
 
 
 def tpcc_points() -> list[dict[str, Any]]:

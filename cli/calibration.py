@@ -30,7 +30,7 @@ def calibrate(
     ] = None,
     servers: Annotated[int | None, typer.Option("--servers", help="mmc: number of servers C.")] = None,
     terminals: Annotated[
-        int | None, typer.Option("--terminals", help="oltp: jobs in the batch network [default: 16].")
+        int | None, typer.Option("--terminals", help="oltp: jobs in the batch network [declared value; see 'iosizer params oltp'].")
     ] = None,
     cpu_name: CpuName = None,
     cpu_speed: Annotated[

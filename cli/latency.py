@@ -158,7 +158,7 @@ def oltp(
     output_format: FormatOption = OutputFormat.table,
     plot: PlotOption = None,
 ) -> None:
-    """OLTP (TPC-C-like) degradation curve: a 16-terminal closed network solved by MVA."""
+    """OLTP (TPC-C-like) degradation curve: the seed's batch closed network solved by MVA."""
     from iosizer.calibration import latency as family
     from iosizer.calibration.profile import load_profile
     from iosizer.model.latency import effective_latency_ns

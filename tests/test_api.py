@@ -1,0 +1,142 @@
+"""The public Python API (``import iosizer``): every family answers the same verbs."""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+import pytest
+
+import iosizer
+from iosizer.calibration.dataset import load_dataset
+from iosizer.calibration.profile import Profile
+from iosizer.errors import InputError
+from iosizer.model.family import STATUSES
+from iosizer.model.registry import FAMILY_MODULES
+
+#: The truth each shipped example was generated from (data/examples/README.md).
+#: 1 % noise on 8-30 points: the fit must land within 5 % of the truth, and
+#: the truth within two half-widths of the 95 % interval (about 4 standard
+#: errors: an honest interval fails that once in ~16,000 files, where a plain
+#: "covers" test fails one file in twenty, and these are single fixed files).
+EXAMPLE_TRUTH = {
+    "mmc": {"service_rate_per_s": 1000.0},
+    "closed-network": {"demand_1_s": 0.005, "think_time_s": 0.1},
+    "dma": {"local_issue_interval_ns": 3640.0, "exposed_round_trips": 1.49},
+    "oltp": {"knee_latency_ns": 1400.0, "serial_share": 0.6},
+    "rmw": {"rmw_service_ns": 6.0, "posted_credits": 3.0},
+}
+
+
+def _example_inputs(name: str) -> dict[str, np.ndarray]:
+    family = iosizer.family(name)
+    data = load_dataset(family.example(), family.columns)
+    return data.inputs()
+
+
+def test_families_are_the_declared_ones() -> None:
+    names = iosizer.families()
+    assert {"mmc", "closed-network", "dma", "oltp", "pcie-link", "rmw"} <= set(names)
+    assert len(names) == len(set(names))
+    assert len(FAMILY_MODULES) >= 4
+    with pytest.raises(InputError, match="unknown family 'nope'"):
+        iosizer.family("nope")
+
+
+@pytest.mark.parametrize("name", iosizer.families())
+def test_every_parameter_is_declared_with_unit_status_and_source(name: str) -> None:
+    family = iosizer.family(name)
+    assert family.parameters, name
+    for spec in family.parameters:
+        assert spec.status in STATUSES
+        assert spec.unit and spec.source.strip()
+        low, high = spec.bounds
+        assert low <= high
+        if spec.kind == "parameter":
+            assert spec.value is not None, f"{name}.{spec.name} has no shipped value"
+            assert low <= spec.value <= high
+    assert family.columns.inputs and family.columns.outputs
+    assert family.service_time
+
+
+@pytest.mark.parametrize("name", iosizer.families())
+def test_shipped_profile_predicts_every_output_at_the_example_inputs(name: str) -> None:
+    family = iosizer.family(name)
+    shipped = family.shipped()
+    assert isinstance(shipped, Profile) and shipped.model == name
+    inputs = _example_inputs(name)
+    answer = family.predict(shipped, **inputs)
+    shape = np.broadcast_shapes(*(v.shape for v in inputs.values()))
+    for column in family.columns.outputs:
+        values = getattr(answer, column.name)
+        assert values.shape == shape
+        assert np.all(np.isfinite(values)), (name, column.name)
+    record = answer.to_dict()
+    assert set(inputs) <= set(record)
+    # A band, where the profile has one, brackets the value.
+    for output, (low, high) in answer.bands.items():
+        value = answer.outputs[output]
+        assert np.all((low <= value + 1e-12 * np.abs(value)) | ~np.isfinite(low))
+        assert np.all((high >= value - 1e-12 * np.abs(value)) | ~np.isfinite(high))
+
+
+@pytest.mark.parametrize("name", sorted(EXAMPLE_TRUTH))
+def test_calibrating_the_example_recovers_its_truth(name: str) -> None:
+    family = iosizer.family(name)
+    result = family.calibrate(family.example(), **dict(family.declaration.example_settings))
+    for parameter, truth in EXAMPLE_TRUTH[name].items():
+        assert result.params[parameter] == pytest.approx(truth, rel=0.05), parameter
+        low, high = result.intervals[parameter]
+        estimate = result.params[parameter]
+        half = (high - low) / 2
+        assert 0 < half and abs(estimate - truth) <= 2 * half, (parameter, low, high)
+    assert result.r2 > 0.99
+    assert "95 %" in result.report()
+    assert result.profile.model == name
+
+
+def test_predict_with_a_mapping_lays_values_over_the_shipped_profile() -> None:
+    mmc = iosizer.family("mmc")
+    shipped_mu = mmc.shipped().parameters["service_rate_per_s"].value
+    more = mmc.predict({"servers": 8}, arrival_rate_per_s=[2000.0])
+    from iosizer.model.queueing import mmc as exact
+
+    assert more.mean_response_s[0] == pytest.approx(float(exact(2000.0, shipped_mu, 8).mean_response), rel=1e-12)
+    assert not more.bands  # a mapping states values, not intervals
+    with pytest.raises(InputError, match="--servers must lie in"):
+        mmc.predict({"servers": 0}, arrival_rate_per_s=[1.0])
+    with pytest.raises(InputError, match="takes inputs arrival_rate_per_s"):
+        mmc.predict(None, arrival_rate=[1.0])
+
+
+def test_calibrate_from_a_mapping_of_columns() -> None:
+    from iosizer.model.queueing import mmc as exact
+
+    lam = np.linspace(200.0, 3400.0, 12)
+    response = exact(lam, 1000.0, 4).mean_response
+    result = iosizer.family("mmc").calibrate({"arrival_rate_per_s": lam, "mean_response_s": response}, servers=4)
+    assert result.params["service_rate_per_s"] == pytest.approx(1000.0, rel=1e-6)
+
+
+def test_profile_round_trip_and_extrapolation(tmp_path) -> None:
+    family = iosizer.family("mmc")
+    path = family.calibrate(family.example(), servers=4, cpu_name="old", cpu_speed=1.0).save(tmp_path / "p.json")
+    profile = iosizer.load_profile(path)
+    carried = iosizer.extrapolate([path], cpu_speed=2.0)
+    mu = profile.parameters["service_rate_per_s"]
+    fast = carried.profile.parameters["service_rate_per_s"]
+    # One CPU, power law with exponent in [0, 1]: the value lies between mu and 2 mu.
+    assert mu.value <= fast.value <= 2 * mu.value
+    assert carried.profile.cpu_speed == 2.0 and math.isfinite(fast.ci_high)
+
+
+def test_declared_values_are_the_ones_the_models_default_to() -> None:
+    from iosizer.model.latency import OltpNetwork
+    from iosizer.model.pcie import PcieLink
+
+    link = PcieLink()
+    declared = {s.name: s.value for s in iosizer.family("pcie-link").parameters}
+    assert (link.generation, link.lanes, link.mps_bytes, link.header_dw) == (
+        declared["generation"], declared["lanes"], declared["mps_bytes"], declared["header_dw"])
+    network = OltpNetwork(knee_latency_ns=1000.0, serial_share=0.5)
+    assert network.terminals == iosizer.family("oltp").declaration.default("terminals")
