@@ -1,32 +1,39 @@
 """Shipped FC-port and HBA-core parameters for :mod:`iosizer.model.hba` (seed 002).
 
+The ``hba`` family's declaration (:mod:`iosizer.model.hba`) states the
+measured 16GFC port's numbers once; this module reads the hardware profiles
+(``fc_ports.json``, ``hbas.json``) to build a port of any shipped FC speed,
+and :func:`shipped_profile` hands the declaration out as a profile.
+
 Where each number comes from:
 
-* link rate: the FC speed's nominal rate (``fc_ports.json``: 800 / 1600 /
-  3200 MB/s) times the framing efficiency of full data frames, 2048 / (2048
-  + 36 + 24): a 2048-byte payload carries SOF, a 24-byte header, CRC and EOF
-  (36 bytes, FC-FS) and at least six idle words (24 bytes) between frames.
-  16GFC gives 1555 MB/s, the seed's "1600MB/sec 弱" (a little under 1600);
-* cores per port: 2 (seed 002 section 2.2 footnote, Hitachi 16G board);
-* per-core capacity: the seed's ~300,000 IOPS with both cores at 4 KB
-  (section 3.1.1 (1)) divided by the 2 cores: 150,000 IOPS per core.
+* link rate: the FC speed's nominal rate (``fc_ports.json``) times the
+  framing efficiency of full data frames, 2048 / (2048 + 36 + 24): a
+  2048-byte payload carries SOF, a 24-byte header, CRC and EOF (36 bytes,
+  FC-FS) and at least six idle words (24 bytes) between frames; for 16GFC
+  this is the declared ``link_mbps``, the seed's "1600MB/sec 弱" (a little
+  under 1600);
+* cores per port: ``hbas.json``'s measured board (seed 002 section 2.2
+  footnote, Hitachi 16G board), the declared ``cores``;
+* per-core capacity: the board's ~300,000 IOPS with both cores at 4 KB
+  (section 3.1.1 (1)) divided by its cores, the declared ``core_iops``.
 
-The 8G and 32G ports reuse the 16G board's cores and per-core capacity:
-the seed measured only 16GFC, so that is an assumption, stated in every
-answer built on them.
+A test holds the declaration and these profile-derived values equal. The 8G
+and 32G ports reuse the 16G board's cores and per-core capacity: the seed
+measured only 16GFC, so that is an assumption, stated in every answer built
+on them.
 """
 
 from __future__ import annotations
 
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from iosizer.calibration.shipped import hardware_profile
 from iosizer.errors import InputError, ProfileError
 
-#: Bytes on the wire around one full 2048-byte FC data frame: SOF 4 + header
-#: 24 + CRC 4 + EOF 4 (FC-FS-3 section 9) + 6 idle ordered sets of 4 bytes.
-FRAME_PAYLOAD_BYTES = 2048
-FRAME_OVERHEAD_BYTES = 36 + 24
+if TYPE_CHECKING:
+    from iosizer.calibration.profile import Profile
+
 #: The board the seed measured; its cores are the default for every speed.
 MEASURED_BOARD = "hitachi_16g_fc"
 MEASURED_SPEED = "16GFC"
@@ -47,14 +54,19 @@ def speeds() -> list[str]:
 
 
 def frame_efficiency() -> float:
-    """Share of the nominal FC rate that carries data in full frames."""
-    return FRAME_PAYLOAD_BYTES / (FRAME_PAYLOAD_BYTES + FRAME_OVERHEAD_BYTES)
+    """Share of the nominal FC rate that carries data in full frames (declared in the model)."""
+    from iosizer.model.hba import FULL_FRAME_EFFICIENCY
+
+    return FULL_FRAME_EFFICIENCY
 
 
-def port_parameters(speed: str = MEASURED_SPEED, cores: int | None = None,
+def port_parameters(speed: str | None = None, cores: int | None = None,
                     core_iops: float | None = None, link_mbps: float | None = None) -> dict[str, Any]:
-    """Keyword arguments for :class:`~iosizer.model.hba.FcPort` and where each came from."""
-    port = _named("fc_ports", speed)
+    """Keyword arguments for :class:`~iosizer.model.hba.FcPort` and where each came from.
+
+    ``speed`` None is the speed the seed measured (16GFC).
+    """
+    port = _named("fc_ports", MEASURED_SPEED if speed is None else speed)
     board = _named("hbas", MEASURED_BOARD)
     try:
         board_cores = int(board["cores_per_port"])
@@ -72,8 +84,10 @@ def port_parameters(speed: str = MEASURED_SPEED, cores: int | None = None,
     if port["name"] != MEASURED_SPEED:
         sources["cores"] += f"; assumed for {port['name']} (only 16GFC was measured)"
         sources["core_iops"] += f"; assumed for {port['name']}"
+    from iosizer.model.hba import frame_limited_mbps
+
     values: dict[str, Any] = {
-        "link_mbps": nominal * frame_efficiency(),
+        "link_mbps": frame_limited_mbps(nominal),
         "cores": board_cores,
         "core_iops": per_core,
     }
@@ -84,7 +98,7 @@ def port_parameters(speed: str = MEASURED_SPEED, cores: int | None = None,
     return {"values": values, "sources": sources, "speed": port["name"]}
 
 
-def fc_port(speed: str = MEASURED_SPEED, cores: int | None = None,
+def fc_port(speed: str | None = None, cores: int | None = None,
             core_iops: float | None = None, link_mbps: float | None = None) -> Any:
     """A validated :class:`~iosizer.model.hba.FcPort` from the shipped profiles and overrides."""
     from pydantic import ValidationError
@@ -97,3 +111,17 @@ def fc_port(speed: str = MEASURED_SPEED, cores: int | None = None,
     except ValidationError as error:
         first = error.errors()[0]
         raise InputError(f"{first['loc'][0]}: {first['msg']}, got {first.get('input')!r}") from None
+
+
+def shipped_profile(variant: str | None = None) -> Profile:
+    """The ``hba`` family's declared values as a profile (every parameter fixed, no interval).
+
+    ``variant``: an FC speed with a shipped profile (8GFC, 16GFC, 32GFC);
+    its link rate, cores and per-core capacity come from :func:`port_parameters`
+    (for 16GFC, the declared values). None is the declaration as it stands.
+    """
+    from iosizer.calibration.profile import declared_profile
+
+    if variant is None:
+        return declared_profile("hba")
+    return declared_profile("hba", overrides=port_parameters(variant)["values"])

@@ -17,10 +17,15 @@ app = typer.Typer(
 )
 
 SEED = "seed 002"
-Speed = Annotated[str, typer.Option("--port", help="FC speed profile: 8GFC, 16GFC or 32GFC.")]
-Cores = Annotated[int | None, typer.Option("--cores", help="HBA cores per port [profile: 2].")]
+#: Help suffix of an option whose default is the hba family's declared value:
+#: the number lives in the declaration only (model/hba.py).
+DECLARED = "[declared value; see `iosizer params hba`]"
+Speed = Annotated[
+    str | None, typer.Option("--port", help="FC speed profile: 8GFC, 16GFC or 32GFC [the speed seed 002 measured].")
+]
+Cores = Annotated[int | None, typer.Option("--cores", help=f"HBA cores per port {DECLARED}.")]
 CoreIops = Annotated[
-    float | None, typer.Option("--core-iops", help="I/Os per second one HBA core completes [profile: 150,000].")
+    float | None, typer.Option("--core-iops", help=f"I/Os per second one HBA core completes {DECLARED}.")
 ]
 LinkMbps = Annotated[
     float | None, typer.Option("--link-mbps", help="Usable link rate, MB/s [FC speed x frame efficiency].")
@@ -37,6 +42,13 @@ def _modes(mode: str) -> list[str]:
     return [mode]
 
 
+def _speed(speed: str | None) -> str:
+    """The FC speed profile to use: the one given, or the one the seed measured."""
+    from iosizer.calibration.hba import MEASURED_SPEED
+
+    return MEASURED_SPEED if speed is None else speed
+
+
 def _port_notes(speed: str, cores: int | None, core_iops: float | None, link_mbps: float | None) -> list[str]:
     from iosizer.calibration.hba import port_parameters
 
@@ -47,7 +59,10 @@ def _port_notes(speed: str, cores: int | None, core_iops: float | None, link_mbp
 
 @app.command()
 def isolation(
-    block_kib: Annotated[float, typer.Option("--block-kib", help="LPAR1's I/O size, KiB (4 and 256 in the seed).")] = 4,
+    block_kib: Annotated[
+        float | None,
+        typer.Option("--block-kib", help=f"LPAR1's I/O size, KiB {DECLARED}; the seed also ran 256 KiB."),
+    ] = None,
     mode: Annotated[str, typer.Option("--mode", help="shared, occupancy or both.")] = "both",
     lpar2_iops: Annotated[
         str | None,
@@ -62,7 +77,7 @@ def isolation(
     lpar2_block_kib: Annotated[
         float | None, typer.Option("--lpar2-block-kib", help="LPAR2's I/O size, KiB [same as LPAR1].")
     ] = None,
-    speed: Speed = "16GFC",
+    speed: Speed = None,
     cores: Cores = None,
     core_iops: CoreIops = None,
     link_mbps: LinkMbps = None,
@@ -73,10 +88,13 @@ def isolation(
     import numpy as np
 
     from iosizer.calibration.hba import fc_port
+    from iosizer.model.hba import BLOCK_KIB
     from iosizer.model.hba import isolation as solve
     from iosizer.model.hba import port_ceiling_iops
 
     check_plot_path(plot)
+    speed = _speed(speed)
+    block_kib = float(BLOCK_KIB.value) if block_kib is None else block_kib
     for name, value in (("--block-kib", block_kib), ("--lpar2-block-kib", lpar2_block_kib)):
         if value is not None and not value > 0:
             raise InputError(f"{name} must be > 0, got {value:g}")
@@ -120,13 +138,16 @@ def isolation(
 
 @app.command()
 def response(
-    block_bytes: Annotated[float, typer.Option("--block-bytes", help="I/O size, bytes (512 in the seed).")] = 512,
+    block_bytes: Annotated[
+        float | None, typer.Option("--block-bytes", help=f"I/O size, bytes {DECLARED}.")
+    ] = None,
     threads: Annotated[str, typer.Option("--threads", help="Outstanding I/Os: 1,8,16 or start:stop:step.")] = "1,8,16",
     mode: Annotated[str, typer.Option("--mode", help="shared, occupancy or both.")] = "both",
     storage_us: Annotated[
-        float, typer.Option("--storage-us", help="Storage round trip per I/O, us (not published; assumed).")
-    ] = 50.0,
-    speed: Speed = "16GFC",
+        float | None,
+        typer.Option("--storage-us", help=f"Storage round trip per I/O, us (not published; assumed) {DECLARED}."),
+    ] = None,
+    speed: Speed = None,
     cores: Cores = None,
     core_iops: CoreIops = None,
     link_mbps: LinkMbps = None,
@@ -138,9 +159,12 @@ def response(
     from iosizer.model.hba import response as solve
 
     check_plot_path(plot)
+    speed = _speed(speed)
     port = fc_port(speed, cores, core_iops, link_mbps)
     counts = parse_grid(threads, "threads")
+    # None takes the declared block size and storage delay; each result says which it used.
     results = [solve(port, chosen, counts, block_bytes, storage_us) for chosen in _modes(mode)]
+    block_bytes, storage_us = results[0].block_bytes, results[0].storage_us
     points = [
         {"mode": r.mode, "threads": int(n), "response_us": float(rt), "iops": float(x),
          "core_utilization": float(u)}

@@ -9,7 +9,10 @@ two resources every I/O uses:
   its size (an assumption: the seed gives only the 4 KB saturation point,
   about 300,000 IOPS with both cores, and says 256 KB at ~6,000 IOPS leaves
   the cores idle);
-* the link (16GFC ~ 1600 MB/s): each I/O costs ``block_bytes / link`` s.
+* the link: each I/O costs ``block_bytes / link`` s. Its usable rate is
+  the 16GFC nominal 1600 MB/s times the share of full 2048-byte frames that
+  is payload, 2048 / (2048 + 60) (FC-FS framing), about 1554 MB/s: the
+  seed's "1600MB/sec 弱", a little under 1600.
 
 Two ways of giving cores to virtual ports:
 
@@ -34,8 +37,14 @@ Response with I/O multiplicity (section 3.2) is a closed network solved by
 exact MVA: ``threads`` outstanding I/Os cycle through the HBA-core station
 (2 servers shared, 1 server in occupancy mode), the link and the storage,
 a delay station of ``storage_us`` (the storage round trip is not published;
-it is a parameter). With one thread both modes give the bare sum of demands;
-the one-core station saturates at half the threads of the two-core one.
+it is an assumed parameter). With one thread both modes give the bare sum of
+demands; the one-core station saturates at half the threads of the two-core
+one.
+
+Every number the model uses is declared once, in :data:`FAMILIES` (family
+``hba``) and the module-level :class:`~iosizer.model.family.ParameterSpec`
+constants it is built from; :class:`FcPort`'s defaults and :func:`response`'s
+block size and storage delay read them.
 """
 
 from __future__ import annotations
@@ -49,12 +58,22 @@ from pydantic import BaseModel, ConfigDict, Field
 
 from iosizer.errors import InputError
 from iosizer.model._validate import as_nonnegative, as_positive
+from iosizer.model.family import Column, CpuScaling, Family, ParameterSpec, Question, Role, Schema
 
 __all__ = [
+    "BLOCK_BYTES",
+    "BLOCK_KIB",
+    "CORES",
+    "CORE_IOPS",
+    "FAMILIES",
+    "LINK_MBPS",
+    "MODE",
     "MODES",
+    "STORAGE_US",
     "FcPort",
     "IsolationResult",
     "ResponseResult",
+    "frame_limited_mbps",
     "isolation",
     "port_ceiling_iops",
     "response",
@@ -68,15 +87,79 @@ MODES: tuple[str, ...] = ("shared", "occupancy")
 _FULL_RTOL = 1e-12
 
 
+_SEED = "002_e63f96f17eb4d7e0.txt"
+
+#: One full FC data frame: 2048 bytes of payload; around it SOF 4 + header 24
+#: + CRC 4 + EOF 4 bytes (FC-FS-3 section 9) and at least six idle ordered
+#: sets of 4 bytes between frames, on the wire as 60 bytes that carry no data.
+FRAME_PAYLOAD_BYTES = 2048
+FRAME_OVERHEAD_BYTES = 36 + 24
+#: Share of the nominal FC rate that carries data when every frame is full.
+FULL_FRAME_EFFICIENCY = FRAME_PAYLOAD_BYTES / (FRAME_PAYLOAD_BYTES + FRAME_OVERHEAD_BYTES)
+#: 16GFC nominal data rate per direction, MB/s (FC-PI-5); the speed seed 002 measured.
+NOMINAL_16GFC_MBPS = 1600.0
+#: LPAR1 alone at its limit with 4 KB reads in shared mode, both cores of the
+#: port busy: "300,000IOPS 程度" (about 300,000), seed 002 sec 3.1.1 (1).
+SHARED_4K_IOPS = 300_000.0
+
+
+def frame_limited_mbps(nominal_mbps: float) -> float:
+    """Usable link rate, MB/s: nominal rate x FULL_FRAME_EFFICIENCY (2048 / 2108)."""
+    return nominal_mbps * FULL_FRAME_EFFICIENCY
+
+
+# The numbers of the hba family, each stated once; FcPort, response() and the
+# declaration below read them, and so do the CLI, the report and the scenarios.
+LINK_MBPS = ParameterSpec(
+    "link_mbps", "MB/s", frame_limited_mbps(NOMINAL_16GFC_MBPS), (1.0, 1e5), "derived",
+    f"16GFC nominal {NOMINAL_16GFC_MBPS:g} MB/s (FC-PI-5) x full-frame efficiency "
+    f"{FRAME_PAYLOAD_BYTES}/({FRAME_PAYLOAD_BYTES}+{FRAME_OVERHEAD_BYTES}) (FC-FS); "
+    f"{_SEED} sec 3.1.2: '1600MB/sec 弱' at 256 KB, a little under the nominal rate",
+    "usable link rate per direction, MB/s = 10^6 B/s")
+CORES = ParameterSpec(
+    "cores", "cores", 2, (1, 1024), "published",
+    f"{_SEED} sec 2.2 footnote: 4 cores on the 2-port Hitachi 16G FC board, 2 per FC port",
+    "HBA cores serving one physical FC port", integer=True)
+CORE_IOPS = ParameterSpec(
+    "core_iops", "IOPS", SHARED_4K_IOPS / CORES.value, (1.0, 1e8), "derived",
+    f"{_SEED} sec 3.1.1 (1): ~{SHARED_4K_IOPS:,.0f} IOPS at 4 KB with both cores of the port, "
+    f"/ {CORES.value} cores",
+    "I/Os per second one HBA core completes at full load, whatever the block size",
+    # Command and transfer control is code on the HBA's own processor: a
+    # faster core completes more I/Os, at most in proportion to its speed
+    # (exponent 1) and never fewer (0).
+    cpu_scaling=CpuScaling.power, exponent_bounds=(0.0, 1.0))
+STORAGE_US = ParameterSpec(
+    "storage_us", "us", 50.0, (0.0, 1e6), "assumed",
+    f"not published: {_SEED} sec 3.2 (fig 3-4) gives no response values and no storage round trip; "
+    "the value is our placeholder for the array's service time per I/O, not a measurement: "
+    "replace it with the array's measured round trip",
+    "storage round trip per I/O, a delay station in the response network")
+MODE = ParameterSpec(
+    "mode", "", "shared", (0.0, 0.0), "published",
+    f"{_SEED} secs 1, 2.2: HBA-core occupancy is an option of a shared FC port; "
+    "without it every core serves every virtual port",
+    "how HBA cores serve virtual ports: shared (all cores) or occupancy (one core each)",
+    kind="setting", choices=MODES)
+BLOCK_KIB = ParameterSpec(
+    "block_kib", "KiB", 4, (2.0**-10, 2.0**14), "published",
+    f"{_SEED} sec 3.1.1 and environment table (3.1): blocksize=4KB, the small-block runs",
+    "LPAR1's I/O size in the isolation question", kind="setting")
+BLOCK_BYTES = ParameterSpec(
+    "block_bytes", "bytes", 512, (1.0, 2.0**24), "published",
+    f"{_SEED} sec 3.2 environment table: blocksize=512Byte",
+    "I/O size in the response question and of its measured data", kind="setting")
+
+
 class FcPort(BaseModel):
-    """One physical FC port and the HBA cores behind it."""
+    """One physical FC port and the HBA cores behind it (defaults: the declared 16GFC port)."""
 
     model_config = ConfigDict(frozen=True, extra="forbid")
 
-    link_mbps: float = Field(1600.0, gt=0, allow_inf_nan=False,
+    link_mbps: float = Field(LINK_MBPS.value, gt=0, allow_inf_nan=False,
                              description="usable link rate, MB/s (10^6 B/s) per direction")
-    cores: int = Field(2, ge=1, description="HBA cores serving this port")
-    core_iops: float = Field(150_000.0, gt=0, allow_inf_nan=False,
+    cores: int = Field(CORES.value, ge=1, description="HBA cores serving this port")
+    core_iops: float = Field(CORE_IOPS.value, gt=0, allow_inf_nan=False,
                              description="I/Os per second one core completes at full load")
 
     @property
@@ -237,16 +320,21 @@ class ResponseResult:
     response_us: np.ndarray
     iops: np.ndarray
     core_utilization: np.ndarray
+    #: The I/O size (bytes) and storage delay (us) the answer used, declared or given.
+    block_bytes: float
+    storage_us: float
 
 
-def response(port: FcPort, mode: Mode, threads: object, block_bytes: float,
-             storage_us: float) -> ResponseResult:
+def response(port: FcPort, mode: Mode, threads: object, block_bytes: float | None = None,
+             storage_us: float | None = None) -> ResponseResult:
     """Exact MVA of one virtual port with ``threads`` I/Os outstanding.
 
     Stations: HBA cores (demand 10^6 / core_iops us; ``cores`` servers in
     shared mode, 1 in occupancy mode), the link (block / link us) and the
     storage as a delay of ``storage_us``. ``response_us`` excludes nothing:
     it is the full round trip, R(N) = N / X(N) by Little's law.
+    ``block_bytes`` and ``storage_us`` left out take their declared values
+    (:data:`BLOCK_BYTES`, :data:`STORAGE_US`).
     """
     from iosizer.model.mva import mva
 
@@ -254,8 +342,9 @@ def response(port: FcPort, mode: Mode, threads: object, block_bytes: float,
     counts = np.atleast_1d(as_positive("threads", threads))
     if np.any(counts != np.floor(counts)):
         raise InputError(f"threads must be whole numbers, got {counts.tolist()}")
-    storage = float(as_nonnegative("storage_us", storage_us))
-    link_us = float(port.link_us_per_io(block_bytes))
+    size = float(as_positive("block_bytes", BLOCK_BYTES.value if block_bytes is None else block_bytes))
+    storage = float(as_nonnegative("storage_us", STORAGE_US.value if storage_us is None else storage_us))
+    link_us = float(port.link_us_per_io(size))
     servers = [port.cores if mode == "shared" else 1, 1]
     demands = [port.core_us_per_io, link_us]
     if storage > 0:
@@ -269,4 +358,58 @@ def response(port: FcPort, mode: Mode, threads: object, block_bytes: float,
         response_us=np.asarray(solved.curve.response_time)[index],
         iops=np.asarray(solved.curve.throughput)[index] * 1e6,
         core_utilization=np.asarray(solved.curve.utilization)[index, 0],
+        block_bytes=size,
+        storage_us=storage,
     )
+
+
+# --- family declaration: hba ------------------------------------------------------
+
+
+def _port(values) -> FcPort:
+    return FcPort(link_mbps=values["link_mbps"], cores=int(values["cores"]), core_iops=values["core_iops"])
+
+
+def _response_solve(values, inputs):
+    """Response (us) and IOPS of one virtual port at each thread count, one MVA for all of them."""
+    threads = np.asarray(inputs["threads"])
+    solved = response(_port(values), values["mode"], threads.ravel(), values["block_bytes"],
+                      values["storage_us"])
+    return {"response_us": solved.response_us.reshape(threads.shape),
+            "iops": solved.iops.reshape(threads.shape)}
+
+
+FAMILIES = (
+    Family(
+        name="hba",
+        summary="virtual FC ports sharing one physical port and its HBA cores: isolation and response (seed 002)",
+        source=f"{_SEED} secs 2.2, 3.1, 3.2",
+        parameters=(LINK_MBPS, CORES, CORE_IOPS, STORAGE_US, MODE, BLOCK_KIB, BLOCK_BYTES),
+        columns=Schema("hba", (
+            Column("threads", Role.input, "I/Os", "I/Os kept outstanding on one virtual port",
+                   minimum=1, integer=True, maximum=100_000),
+            Column("response_us", Role.observed, "us", "mean response time per I/O",
+                   minimum=0, minimum_inclusive=False),
+            Column("iops", Role.observed, "IOPS", "I/Os completed per second",
+                   required=False, minimum=0, minimum_inclusive=False),
+        )),
+        solve=_response_solve,
+        service_time=(
+            "isolation: fixed capacities (core time per I/O, link rate) shared pro rata, a fluid "
+            "allocation with no queueing; response: exact MVA with exponential (product-form) "
+            "service at the cores (one station of 'cores' servers shared, 1 in occupancy mode) and "
+            "the link, the storage a delay station. If an HBA core's work per I/O is nearly constant, "
+            "the queueing at many threads is overstated; the seed publishes no response values to "
+            "check it against"
+        ),
+        questions=(
+            Question("hba isolation", "LPAR1's throughput while LPAR2's load grows on the same FC port",
+                     ("lpar2_offered_iops", "block_kib", "lpar1_offered_iops"),
+                     ("lpar1_iops", "lpar2_iops", "lpar1_mbps", "lpar2_mbps", "lpar1_change_pct")),
+            Question("hba response", "one virtual port's response against outstanding I/Os",
+                     ("threads", "block_bytes"), ("response_us", "iops", "core_utilization")),
+        ),
+        example="hba.csv",
+        measurements=("seed002_env", "seed002_sec3_1_isolation", "seed002_sec3_2_response"),
+    ),
+)

@@ -613,11 +613,15 @@ def seed002_hba() -> Provided:
     """Seed 002: HBA-core saturation and isolation (sec 3.1), response vs threads (sec 3.2)."""
     import numpy as np
 
-    from iosizer.calibration.hba import fc_port
-    from iosizer.model.hba import isolation, response
+    from iosizer.calibration.hba import MEASURED_SPEED, fc_port
+    from iosizer.model.hba import BLOCK_BYTES, STORAGE_US, isolation, response
 
     out = Collector("seed002")
-    port = fc_port("16GFC")
+    port = fc_port(MEASURED_SPEED)
+    # Sec 3.2's block size is published; the storage round trip is not: both
+    # are the declared values, and every note says so from the declaration.
+    block_bytes, storage_us = BLOCK_BYTES.value, STORAGE_US.value
+    storage_note = f"storage delay {storage_us:g} us ({STORAGE_US.status})"
     one_core = port.core_iops
     sweep_small = np.linspace(0.0, 2 * one_core, 13)          # LPAR2 up to the whole port's cores
     limit = {m: isolation(port, m, sweep_small, 4 * KIB) for m in ("shared", "occupancy")}
@@ -685,8 +689,8 @@ def seed002_hba() -> Provided:
 
     name = "seed002_sec3_2_response"
     threads = [1, 8, 16]
-    shared = response(port, "shared", threads, 512, 50.0)
-    occupancy = response(port, "occupancy", threads, 512, 50.0)
+    shared = response(port, "shared", threads, block_bytes, storage_us)
+    occupancy = response(port, "occupancy", threads, block_bytes, storage_us)
     for line, row in out.rows(name):
         n = int(row["threads"])
         i = threads.index(n)
@@ -696,7 +700,7 @@ def seed002_hba() -> Provided:
             out.statement(name, line, row, figure=figure, claim="one thread: the modes respond alike",
                           quantity="occupancy minus shared response", unit="us", model=gap, holds=abs(gap) < 1e-6,
                           criterion="equal: one I/O always finds an idle core",
-                          note="storage delay 50 us (not published; assumed)")
+                          note=f"storage delay {storage_us:g} us (not published; {STORAGE_US.status})")
         else:
             gap = float(occupancy.response_us[i] / shared.response_us[i] - 1) * 100
             out.statement(name, line, row, figure=figure, claim=row["statement"],
@@ -704,7 +708,7 @@ def seed002_hba() -> Provided:
                           holds=gap > 0 and occupancy.response_us[i] - occupancy.response_us[0]
                           > shared.response_us[i] - shared.response_us[0],
                           criterion="occupancy slower and growing faster from 1 thread",
-                          note="MVA, storage delay 50 us (assumed)")
+                          note=f"MVA, {storage_note}")
 
     series = []
     for mode in ("shared", "occupancy"):
@@ -720,9 +724,10 @@ def seed002_hba() -> Provided:
         ChartPanel("LPAR2 offered IOPS", "IOPS", large_series, "256 KiB: the link is shared (fig 3-3)"),
     ])
     many = np.arange(1, 33)
-    out.chart("seed002_response", "Seed 002: response against I/O multiplicity, 512 B (figure 3-4)", [
+    title = f"Seed 002: response against I/O multiplicity, {block_bytes:g} B (figure 3-4)"
+    out.chart("seed002_response", title, [
         ChartPanel("threads", "response (us)", [
-            ChartSeries(m, many, response(port, m, many, 512, 50.0).response_us, "linepoints")
+            ChartSeries(m, many, response(port, m, many, block_bytes, storage_us).response_us, "linepoints")
             for m in ("shared", "occupancy")])])
     return out.provided()
 

@@ -281,6 +281,19 @@ def evaluate_replication(section: ReplicationSection) -> list[Answer]:
 # --------------------------------------------------------------------------
 
 
+def _hba_declared(name: str) -> Any:
+    """The hba family's declared value of ``name``, for a key the table leaves out."""
+    from iosizer.model.registry import declaration
+
+    return declaration("hba").default(name)
+
+
+def _hba_measured_speed() -> str:
+    from iosizer.calibration.hba import MEASURED_SPEED
+
+    return MEASURED_SPEED
+
+
 class HbaSection(Section):
     """Virtual FC ports sharing one physical port (seed 002).
 
@@ -290,14 +303,14 @@ class HbaSection(Section):
     the first virtual port alone.
     """
 
-    port: str = "16GFC"
-    mode: str = "shared"
+    port: str = Field(default_factory=_hba_measured_speed)
+    mode: str = Field(default_factory=lambda: _hba_declared("mode"))
     offered_iops: list[float] = Field(min_length=1)
     block_kib: list[float] = Field(min_length=1)
     cores: int | None = Field(None, ge=1)
     core_iops: float | None = Field(None, gt=0)
     threads: int = Field(16, ge=1, le=100_000)
-    storage_us: float = Field(50.0, ge=0)
+    storage_us: float = Field(default_factory=lambda: _hba_declared("storage_us"), ge=0)
 
     @field_validator("port")
     @classmethod
@@ -312,8 +325,10 @@ class HbaSection(Section):
     @field_validator("mode")
     @classmethod
     def _mode(cls, value: str) -> str:
-        if value not in ("shared", "occupancy"):
-            raise ValueError(f"mode must be shared or occupancy, got {value!r}")
+        from iosizer.model.hba import MODES
+
+        if value not in MODES:
+            raise ValueError(f"mode must be {' or '.join(MODES)}, got {value!r}")
         return value
 
     @field_validator("offered_iops", "block_kib")
