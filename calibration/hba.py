@@ -113,7 +113,7 @@ def fc_port(speed: str | None = None, cores: int | None = None,
         raise InputError(f"{first['loc'][0]}: {first['msg']}, got {first.get('input')!r}") from None
 
 
-def shipped_profile(variant: str | None = None) -> Profile:
+def shipped_profile(family: str = "hba", variant: str | None = None) -> Profile:
     """The ``hba`` family's declared values as a profile (every parameter fixed, no interval).
 
     ``variant``: an FC speed with a shipped profile (8GFC, 16GFC, 32GFC);

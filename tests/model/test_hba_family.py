@@ -187,9 +187,9 @@ def test_shipped_profile_round_trips(family, tmp_path) -> None:
 
 
 def test_shipped_profile_variants_are_the_fc_speeds(family) -> None:
-    assert shipped_profile(MEASURED_SPEED).values() == shipped_profile().values()
-    eight = shipped_profile("8GFC")
+    assert shipped_profile("hba", MEASURED_SPEED).values() == shipped_profile().values()
+    eight = shipped_profile("hba", "8GFC")
     assert eight.value("link_mbps") == pytest.approx(family.default("link_mbps") / 2)
     assert eight.value("core_iops") == family.default("core_iops")
     with pytest.raises(InputError, match="unknown fc port '4GFC'"):
-        shipped_profile("4GFC")
+        shipped_profile("hba", "4GFC")
