@@ -5,15 +5,25 @@ per-port I/O shares on a 4-core controller. The normalisation is the one
 each figure states (``seed003_figure_findings``): throughput relative to
 one policy's maximum and response relative to the same policy's minimum
 (figure 9: shared, figure 10: exclusive, figure 11: multi-stage).
+
+Parameter values are the ``loadshare`` family's declaration
+(:mod:`iosizer.model.loadshare`); :func:`policy_params` fills whatever the
+caller leaves out from it, and :func:`solve_values` adds the scenario's port
+shares, which the model (no I/O) cannot read itself.
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Any
+from typing import TYPE_CHECKING, Any, Mapping
 
 from iosizer.calibration.shipped import read_measurement
 from iosizer.errors import DatasetError, InputError
+
+if TYPE_CHECKING:
+    from iosizer.calibration.profile import Profile
+
+FAMILY = "loadshare"
 
 #: The seed's policy letters and our names.
 POLICY_NAMES = {"A": "shared", "B": "exclusive", "alpha": "one-stage", "beta": "multi-stage"}
@@ -64,10 +74,44 @@ def scenario(name: str) -> Scenario:
     return known[name]
 
 
-def policy_params(cores: int, comm_overhead_pct: float, threshold: float) -> Any:
+def policy_params(cores: int | None = None, comm_overhead_pct: float | None = None,
+                  threshold: float | None = None) -> Any:
+    """:class:`~iosizer.model.loadshare.PolicyParams`; a value left as None is the declared one."""
     from iosizer.model.loadshare import PolicyParams
 
-    return PolicyParams(cores=cores, comm_overhead_pct=comm_overhead_pct, threshold=threshold)
+    given = {"cores": cores, "comm_overhead_pct": comm_overhead_pct, "threshold": threshold}
+    return PolicyParams(**{name: value for name, value in given.items() if value is not None})
+
+
+def solve_values(settings: Mapping[str, Any] | None = None,
+                 overrides: Mapping[str, Any] | None = None) -> dict[str, Any]:
+    """The family's values for its ``solve``, with the scenario's port shares filled in.
+
+    Settings and overrides are checked against the declaration. Cores not
+    given are the scenario's (tables 2-4), as ``iosizer loadshare`` takes them.
+    """
+    from iosizer.model.registry import declaration
+
+    values = declaration(FAMILY).values(settings, overrides)
+    chosen = scenario(values["scenario"])
+    values["port_shares"] = chosen.port_shares
+    if (settings or {}).get("cores") is None:
+        values["cores"] = chosen.cores
+    return values
+
+
+def shipped_profile(family: str = "loadshare", variant: str | None = None) -> "Profile":
+    """The declared ``loadshare`` profile; ``variant`` names the scenario (one-port, system, skew).
+
+    Nothing in it is fitted: the seed publishes no number to fit the
+    overhead or the threshold to, so both are their declared (assumed)
+    values. The cores are the scenario's, as in :func:`solve_values`.
+    """
+    from iosizer.calibration.profile import declared_profile
+    from iosizer.model.registry import declaration
+
+    name = declaration(FAMILY).check_settings({"scenario": variant})["scenario"]
+    return declared_profile(FAMILY, {"scenario": name, "cores": scenario(name).cores})
 
 
 @dataclass(frozen=True, eq=False)
@@ -96,3 +140,15 @@ def normalised_curves(chosen: Scenario, policies: list[str], params: Any,
             policy, chosen.port_shares, params, points=points)
         out.append(NormalisedCurve(policy, curve.throughput / ref_x, curve.response / ref_r, curve))
     return out, {"max_throughput_cores": ref_x, "min_response_service_times": ref_r}
+
+
+def complete_values(family: str, values: Mapping[str, Any]) -> dict[str, Any]:
+    """What ``solve`` needs beyond a profile: the scenario's port shares (tables 2-4).
+
+    The public API calls this before it solves, since a profile's options
+    hold scalars and the shares are a list read from the shipped tables.
+    """
+    completed = dict(values)
+    if completed.get("port_shares") is None:
+        completed["port_shares"] = scenario(completed["scenario"]).port_shares
+    return completed

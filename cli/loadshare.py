@@ -16,26 +16,39 @@ app = typer.Typer(
 )
 
 SEED = "seed 003"
+#: Where a default comes from: the family's declaration, never a number here.
+DECLARED = "[declared value; see `iosizer params loadshare`]"
 ScenarioOption = Annotated[
-    str, typer.Option("--scenario", help="one-port (table 2), system (table 3) or skew (table 4).")
+    str | None, typer.Option("--scenario", help=f"one-port (table 2), system (table 3) or skew (table 4). {DECLARED}")
+]
+PolicyOption = Annotated[
+    str | None, typer.Option("--policy", help=f"shared, exclusive, one-stage or multi-stage. {DECLARED}")
 ]
 Overhead = Annotated[
-    float, typer.Option("--comm-overhead-pct", help="Extra core time when another core continues an I/O, "
-                        "% of one I/O (not published; assumed).")
+    float | None, typer.Option("--comm-overhead-pct", help="Extra core time when another core continues an I/O, "
+                               f"% of one I/O (not published; assumed). {DECLARED}")
 ]
 Threshold = Annotated[
-    float, typer.Option("--threshold", help="Switching threshold: a port's load per serving core, "
-                        "fraction of one core (one-stage, multi-stage).")
+    float | None, typer.Option("--threshold", help="Switching threshold: a port's load per serving core, "
+                               f"fraction of one core (one-stage, multi-stage). {DECLARED}")
 ]
-Cores = Annotated[int | None, typer.Option("--cores", help="Controller cores [scenario: 4].")]
+Cores = Annotated[int | None, typer.Option("--cores", help="Controller cores [the scenario's, tables 2-4].")]
 Points = Annotated[int, typer.Option("--points", help="Load points per curve.")]
 
 
-def _setup(scenario: str, cores: int | None, comm_overhead_pct: float, threshold: float) -> tuple[Any, Any]:
+def _declared(name: str) -> Any:
+    from iosizer.model.registry import declaration
+
+    return declaration("loadshare").default(name)
+
+
+def _setup(scenario: str | None, cores: int | None, comm_overhead_pct: float | None,
+           threshold: float | None) -> tuple[Any, Any]:
+    """The scenario (declared one if not given) and the policy parameters (declared where not given)."""
     from iosizer.calibration.loadshare import policy_params
     from iosizer.calibration.loadshare import scenario as find
 
-    chosen = find(scenario)
+    chosen = find(_declared("scenario") if scenario is None else scenario)
     return chosen, policy_params(chosen.cores if cores is None else cores, comm_overhead_pct, threshold)
 
 
@@ -58,13 +71,11 @@ def _panel(chosen: Any, curves: list[Any]) -> Panel:
 
 @app.command()
 def curve(
-    scenario: ScenarioOption = "skew",
-    policy: Annotated[
-        str, typer.Option("--policy", help="shared, exclusive, one-stage or multi-stage.")
-    ] = "multi-stage",
+    scenario: ScenarioOption = None,
+    policy: PolicyOption = None,
     cores: Cores = None,
-    comm_overhead_pct: Overhead = 20.0,
-    threshold: Threshold = 0.7,
+    comm_overhead_pct: Overhead = None,
+    threshold: Threshold = None,
     points: Points = 60,
     output_format: FormatOption = OutputFormat.table,
     plot: PlotOption = None,
@@ -74,6 +85,7 @@ def curve(
     from iosizer.model.loadshare import POLICIES
 
     check_plot_path(plot)
+    policy = _declared("policy") if policy is None else policy
     if policy not in POLICIES:
         raise InputError(f"--policy must be one of {', '.join(POLICIES)}, got {policy!r}")
     chosen, params = _setup(scenario, cores, comm_overhead_pct, threshold)
@@ -98,10 +110,10 @@ def curve(
 
 @app.command()
 def compare(
-    scenario: ScenarioOption = "skew",
+    scenario: ScenarioOption = None,
     cores: Cores = None,
-    comm_overhead_pct: Overhead = 20.0,
-    threshold: Threshold = 0.7,
+    comm_overhead_pct: Overhead = None,
+    threshold: Threshold = None,
     points: Points = 60,
     output_format: FormatOption = OutputFormat.table,
     plot: PlotOption = None,

@@ -272,6 +272,7 @@ class ModelFamily:
             checked = family.check_settings(settings)
             overrides = {k: v for k, v in params.items() if k not in checked}
             values = {**values, **checked, **{k: family.spec(k, checked).check(v) for k, v in overrides.items()}}
+        values = _complete(self.name, values)
         arrays = self._inputs(inputs)
         outputs = {k: np.asarray(v, dtype=np.float64) for k, v in self._declaration.solve(values, arrays).items()}
         bands: dict[str, tuple[Any, Any]] = {}
@@ -347,16 +348,28 @@ def _dataset(schema: "Schema", columns: Mapping[str, Any]) -> Any:
     return replace(dataset, path="<in-memory columns>")
 
 
+def _calibration_module(name: str) -> Any:
+    """``iosizer.calibration.<module>`` of the family's model module, where one exists."""
+    from iosizer.model.registry import module_of
+
+    try:
+        return import_module(f"iosizer.calibration.{module_of(name)}")
+    except ModuleNotFoundError:
+        return None
+
+
+def _complete(name: str, values: dict[str, Any]) -> dict[str, Any]:
+    """Values a solve needs that a profile cannot hold (lists read from shipped tables)."""
+    completer = getattr(_calibration_module(name), "complete_values", None)
+    return values if completer is None else completer(name, values)
+
+
 @lru_cache(maxsize=None)
 def _shipped(name: str, variant: str | None) -> "Profile":
     """The shipped profile: the family's calibration module builds it, or its example is fitted."""
-    from iosizer.model.registry import declaration, module_of
+    from iosizer.model.registry import declaration
 
-    try:
-        module = import_module(f"iosizer.calibration.{module_of(name)}")
-    except ModuleNotFoundError:
-        module = None
-    builder = getattr(module, "shipped_profile", None)
+    builder = getattr(_calibration_module(name), "shipped_profile", None)
     if builder is not None:
         return builder(name, variant)
     family = declaration(name)

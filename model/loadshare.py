@@ -25,6 +25,13 @@ communication overhead remains). The policies decide k_p:
 describes the switch ("負荷が一定以上"); it is not published and is a
 parameter.
 
+Declaration. The numbers above are declared once, as :class:`ParameterSpec`
+constants below (``CORES``, ``COMM_OVERHEAD``, ``THRESHOLD`` and the
+``POLICY`` and ``SCENARIO`` settings); :class:`PolicyParams`, the CLI, the
+scenario files and the report read their defaults from them, and the
+``loadshare`` family at the bottom of the module ties them to a data schema
+(total load in cores -> mean response in service times) and a solve function.
+
 Placement. The owner of an exclusive port is rotated to even out the cores
 (B, "一定時間毎に切替"); its steady state is a static balanced placement.
 Ports are placed heaviest first, each spread evenly over its k_p least
@@ -57,21 +64,29 @@ sampled. Policies that never switch have none.
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Literal, Sequence
+from typing import Any, Literal, Mapping, Sequence
 
 import numpy as np
 from scipy.optimize import brentq
 
 from iosizer.errors import InputError, UnstableQueueError
 from iosizer.model._validate import as_nonnegative, as_positive
+from iosizer.model.family import Column, CpuScaling, Family, ParameterSpec, Question, Role, Schema
 
 __all__ = [
+    "COMM_OVERHEAD",
+    "CORES",
+    "FAMILIES",
     "POLICIES",
+    "POLICY",
+    "SCENARIO",
+    "THRESHOLD",
     "PolicyCurve",
     "PolicyParams",
     "evaluate",
     "max_throughput",
     "policy_curve",
+    "port_shares_of",
     "serving_cores",
     "switching_loads",
 ]
@@ -81,14 +96,57 @@ POLICIES: tuple[str, ...] = ("shared", "exclusive", "one-stage", "multi-stage")
 #: Relative offset either side of a switching load used to read R- and R+.
 _SIDE_RTOL = 1e-9
 
+_SEED = "003_50b3b541aaf1e973.txt"
+#: Table 2's single port: the one scenario whose port mix needs no table.
+_ONE_PORT = "one-port"
+
+# --- declared numbers: every default of PolicyParams, the CLI and the report ---
+
+CORES = ParameterSpec(
+    "cores", "cores", 4, (1, 1024), "published",
+    f"{_SEED} tables 2-4: 'システム内コア数 4' in every scenario",
+    "controller cores polling the port queues (n)", kind="setting", integer=True)
+COMM_OVERHEAD = ParameterSpec(
+    "comm_overhead_pct", "%", 20.0, (0.0, 100.0), "assumed",
+    f"assumed: {_SEED} table 1 (note 2) names shared's inter-core communication as its one remaining "
+    "overhead but gives no size; 20 % of an I/O is a moderate round value under which the seed's "
+    "orderings show without being forced: on 4 cores shared's service time is 1 + 0.2 x 3/4 = 1.15, "
+    "so its maximum is 13 % below exclusive's on 16 ports (figures 5, 10) and within 2 % of "
+    "multi-stage's under skew (figure 11)",
+    "extra core time when another core continues an I/O, % of one I/O's service time (h)",
+    # Exponent 0: the hand-off is core work that speeds up with the core like the
+    # I/O itself. Exponent 1: it is cache-line and interconnect latency that does
+    # not, while the I/O's service time shrinks as 1/s, so its share grows as s.
+    cpu_scaling=CpuScaling.power, exponent_bounds=(0.0, 1.0))
+THRESHOLD = ParameterSpec(
+    "threshold", "1", 0.7, (0.01, 0.99), "assumed",
+    f"assumed: {_SEED} sec 3.1 switches a port 'above a certain load' ('負荷が一定以上') and states "
+    "no value (seed003_policies); 0.7 of a core hands a port on while its owner is below the knee of "
+    "its M/M/1 response (1 / (1 - 0.7) = 3.3 service times), short of 1 where the owner saturates",
+    "a port's work per serving core before it gets another, fraction of one core "
+    "(one-stage, multi-stage); the ends 0 and 1 are excluded",
+    # A share of one core's time: the same fraction on any CPU.
+    cpu_scaling=CpuScaling.fixed)
+POLICY = ParameterSpec(
+    "policy", "name", "multi-stage", (0.0, 0.0), "published",
+    f"{_SEED} sec 2.2 (A shared, B exclusive), sec 3.1 (alpha one-stage, beta multi-stage); "
+    "the default is the seed's proposal, beta (sec 3.1)",
+    "load-sharing policy", kind="setting", choices=POLICIES)
+SCENARIO = ParameterSpec(
+    "scenario", "name", "skew", (0.0, 0.0), "published",
+    f"{_SEED} table 2 (one port), table 3 (16 ports), table 4 (1 hot port 87.5 % + 8 cold 12.5 %); "
+    "the default is table 4, the mixed case the proposal is for (sec 4.4); port shares are read "
+    "from seed003_tables2_4_scenarios by iosizer.calibration.loadshare",
+    "port mix of the seed's tables 2-4", kind="setting", choices=(_ONE_PORT, "system", "skew"))
+
 
 @dataclass(frozen=True)
 class PolicyParams:
     """Controller parameters: ``cores`` n, ``comm_overhead_pct`` 100 h, ``threshold`` (core fraction)."""
 
-    cores: int = 4
-    comm_overhead_pct: float = 20.0
-    threshold: float = 0.7
+    cores: int = CORES.value
+    comm_overhead_pct: float = COMM_OVERHEAD.value
+    threshold: float = THRESHOLD.value
 
     def __post_init__(self) -> None:
         if not (isinstance(self.cores, (int, np.integer)) and self.cores >= 1):
@@ -307,3 +365,73 @@ def policy_curve(policy: Policy, port_shares: Sequence[float] | np.ndarray,
         switch_loads=switches,
         switch_jumps=jumps,
     )
+
+
+# --- the loadshare family declaration --------------------------------------------
+
+
+def port_shares_of(values: Mapping[str, Any]) -> Sequence[float]:
+    """The port mix ``solve`` uses: ``values["port_shares"]``, else table 2's single port.
+
+    The seed's port mixes are tables 2-4, shipped as measurement data; the
+    model has no I/O, so the caller that knows the ``scenario`` setting puts
+    its shares under ``port_shares`` (:func:`iosizer.calibration.loadshare.solve_values`).
+    Only the one-port scenario needs no table; any other scenario without
+    shares is an error rather than a silent one-port answer.
+    """
+    shares = values.get("port_shares")
+    if shares is not None:
+        return shares
+    chosen = values.get("scenario", _ONE_PORT)
+    if chosen != _ONE_PORT:
+        raise InputError(f"loadshare scenario '{chosen}' needs its port_shares "
+                         "(iosizer.calibration.loadshare.solve_values reads them from tables 2-4)")
+    return (1.0,)
+
+
+def _loadshare_solve(values: Mapping[str, Any], inputs: Mapping[str, np.ndarray]) -> dict[str, np.ndarray]:
+    """Throughput-weighted mean response (service times) at total loads ``load_cores``, any shape."""
+    params = PolicyParams(int(values["cores"]), float(values["comm_overhead_pct"]), float(values["threshold"]))
+    load = np.asarray(inputs["load_cores"], dtype=np.float64)
+    state = evaluate(values["policy"], load.ravel(), port_shares_of(values), params)
+    return {"response_service_times": state.response.reshape(load.shape)}
+
+
+FAMILIES = (
+    Family(
+        name="loadshare",
+        summary="port load-sharing policies on a multi-core storage controller: response vs throughput (seed 003)",
+        source=f"{_SEED} secs 2-4, tables 1-4, figures 4-11",
+        parameters=(COMM_OVERHEAD, THRESHOLD, CORES, POLICY, SCENARIO),
+        columns=Schema("loadshare", (
+            Column("load_cores", Role.input, "cores",
+                   "total offered I/O work before overhead, in cores (IOPS x one I/O's service time)",
+                   minimum=0, minimum_inclusive=False, maximum=CORES.bounds[1]),
+            Column("response_service_times", Role.observed, "service times",
+                   "throughput-weighted mean response over ports, in units of one I/O's service time",
+                   minimum=0, minimum_inclusive=False),
+        )),
+        solve=_loadshare_solve,
+        service_time=("exponential service of one core-time per I/O, plus the hand-off overhead h (k_p - 1) / k_p "
+                      "when k_p > 1 cores serve a port; Poisson arrivals; M/M/k_p per port group at its cores' "
+                      "utilisation (Erlang C): exact for exclusive and shared, approximate where groups of "
+                      "different sizes overlap"),
+        questions=(
+            Question("loadshare curve", "response against throughput for one policy, normalised as the seed's figures",
+                     ("scenario", "policy"),
+                     ("throughput_norm", "response_norm", "throughput_cores", "response_service_times",
+                      "hot_port_cores")),
+            Question("loadshare compare", "every policy's maximum throughput, low-load response and largest jump",
+                     ("scenario",),
+                     ("max_throughput_norm", "low_load_response_norm", "singularity", "switch_throughput_norm",
+                      "switch_jumps")),
+        ),
+        example="loadshare.csv",
+        # The settings data/examples/loadshare.csv was generated with. Table 2's
+        # single port needs no port-share table, so solve reproduces it from
+        # the declaration alone.
+        example_settings={"scenario": _ONE_PORT, "policy": "multi-stage"},
+        measurements=("seed003_tables2_4_scenarios", "seed003_figure_findings", "seed003_policies",
+                      "seed003_text_facts"),
+    ),
+)

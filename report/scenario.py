@@ -379,22 +379,32 @@ def evaluate_hba(section: HbaSection) -> list[Answer]:
 # --------------------------------------------------------------------------
 
 
+def _all_policies() -> list[str]:
+    """Every policy the model knows: the default ``policies`` (the model is imported only here)."""
+    from iosizer.model.loadshare import POLICIES
+
+    return list(POLICIES)
+
+
 class LoadshareSection(Section):
     """Port load shares on a multi-core controller (seed 003).
 
     ``port_shares``: each port's share of the I/O (any positive scale) or
     ``scenario``: one-port, system or skew; ``policies`` to compare;
     ``utilization``: the operating point as a fraction of each policy's
-    own maximum throughput.
+    own maximum throughput. ``cores``, ``comm_overhead_pct`` and
+    ``threshold`` left out are the ``loadshare`` family's declared values
+    (``cores``: the scenario's, when one is named).
     """
 
     scenario: str | None = None
     port_shares: list[float] | None = None
-    cores: int = Field(4, ge=1, le=1024)
-    policies: list[str] = Field(default_factory=lambda: ["shared", "exclusive", "one-stage", "multi-stage"],
-                                min_length=1)
-    comm_overhead_pct: float = Field(20.0, ge=0)
-    threshold: float = Field(0.7, gt=0, lt=1)
+    cores: int | None = Field(None, ge=1, le=1024)
+    policies: list[str] = Field(default_factory=_all_policies, min_length=1)
+    comm_overhead_pct: float | None = Field(None, ge=0)
+    threshold: float | None = Field(None, gt=0, lt=1)
+    # The answer's operating point, not the switching threshold: a planning
+    # choice of this file (70 % of each policy's own maximum), no model number.
     utilization: float = Field(0.7, gt=0, lt=1)
 
     @field_validator("policies")
@@ -433,8 +443,10 @@ def evaluate_loadshare(section: LoadshareSection) -> list[Answer]:
     from iosizer.calibration.loadshare import policy_params, scenario
     from iosizer.model.loadshare import evaluate, policy_curve
 
-    shares = scenario(section.scenario).port_shares if section.scenario else tuple(section.port_shares or ())
-    params = policy_params(section.cores, section.comm_overhead_pct, section.threshold)
+    chosen = scenario(section.scenario) if section.scenario else None
+    shares = chosen.port_shares if chosen else tuple(section.port_shares or ())
+    cores = chosen.cores if section.cores is None and chosen else section.cores
+    params = policy_params(cores, section.comm_overhead_pct, section.threshold)
     curves = {p: policy_curve(p, shares, params, points=20) for p in section.policies}
     best = max(curves.values(), key=lambda c: c.max_throughput)
     answers = [Answer("loadshare", "policy with the highest throughput", best.policy, "",
@@ -447,7 +459,7 @@ def evaluate_loadshare(section: LoadshareSection) -> list[Answer]:
             Answer("loadshare", f"{policy}: mean response at {section.utilization:.0%} of its maximum",
                    float(point.response[0]), "service times", "M/M/k port groups (Erlang C)"),
             Answer("loadshare", f"{policy}: largest response jump at a switch", 100 * curve.singularity, "%",
-                   f"threshold {section.threshold:g} of a core"),
+                   f"threshold {params.threshold:g} of a core"),
         ]
     return answers
 

@@ -86,3 +86,21 @@ def test_plots(cli, tmp_path: Path, args) -> None:
     result = cli(*args, "--plot", str(target))
     assert result.exit_code == 0, result.stderr
     assert target.stat().st_size > 10_000
+
+
+def test_loadshare_defaults_are_the_declared_values(cli) -> None:
+    from iosizer.model.registry import declaration
+
+    family = declaration("loadshare")
+    for command in ("curve", "compare"):
+        text = " ".join(cli("loadshare", command, "--help").stdout.split())  # help is wrapped
+        assert "[declared value; see `iosizer params loadshare`]" in text
+        assert "20" not in text and "0.7" not in text
+    explicit = cli.json("loadshare", "curve", "--scenario", family.default("scenario"),
+                        "--policy", family.default("policy"),
+                        "--comm-overhead-pct", str(family.default("comm_overhead_pct")),
+                        "--threshold", str(family.default("threshold")))
+    assert cli.json("loadshare", "curve") == explicit
+    notes = cli("loadshare", "compare").stdout
+    assert f"communication overhead {family.default('comm_overhead_pct'):g} % (assumed)" in notes
+    assert f"threshold {family.default('threshold'):g} of a core" in notes

@@ -23,7 +23,7 @@ SCENARIOS = ("one-port", "system", "skew")
 
 def _compare(name: str, params: PolicyParams | None = None) -> dict[str, dict[str, float]]:
     chosen = scenario(name)
-    params = params or policy_params(chosen.cores, 20.0, 0.7)
+    params = params or policy_params(chosen.cores)  # declared overhead and threshold
     curves, ref = normalised_curves(chosen, list(POLICIES), params, points=40)
     return {
         c.policy: {
