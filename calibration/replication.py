@@ -68,6 +68,7 @@ __all__ = [
     "ProtocolCalibration",
     "baseline_link",
     "calibration_notes",
+    "default",
     "evaluate",
     "link_names",
     "link_settings",
@@ -99,9 +100,14 @@ def _family() -> Family:
     return declaration(FAMILY)
 
 
+def default(name: str) -> Any:
+    """The declared value of setting or parameter ``name`` (``None`` for a fitted parameter)."""
+    return _family().default(name)
+
+
 def baseline_link() -> str:
     """The link every relative statement of the seed is measured against: the declared default (10g)."""
-    return _family().default("link")
+    return default("link")
 
 
 def _catalogue() -> dict[str, Any]:
@@ -157,7 +163,7 @@ def _published_latency_us(path: str) -> tuple[float, str]:
 
 def protocol_per_kib_us() -> float:
     """CPU time per KiB of block on one host, us: the declared (assumed) value."""
-    return float(_family().default("protocol_per_kib_us"))
+    return float(default("protocol_per_kib_us"))
 
 
 def _values(short: str, fixed_us: float | None = None, residual_us: float | None = None) -> dict[str, Any]:
@@ -306,7 +312,7 @@ def evaluate(link: str, block_kib: object, outstanding: object | None = None) ->
     declared benchmark depth) broadcast; compare with
     ``seed004_relative_gains.csv`` and ``seed004_block_size_findings.csv``.
     """
-    depth = _family().default("outstanding") if outstanding is None else outstanding
+    depth = default("outstanding") if outstanding is None else outstanding
     return replication(system(link), block_kib, depth)
 
 
