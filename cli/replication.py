@@ -12,14 +12,18 @@ from iosizer.cli.params import parse_sizes
 from iosizer.errors import InputError
 
 SEED = "seed 004"
+#: Options without a number of their own: the family declares their defaults.
+DECLARED = "[declared value; see `iosizer params replication`]"
 #: Block sizes the seed measured between (4K..256K); the plot's default sweep.
 PLOT_BLOCKS_KIB = (4, 8, 16, 32, 64, 128, 256)
 COLUMNS = ["link", "block_kib", "outstanding", "iops", "throughput_mbps", "latency_us", "bound"]
 
 
-def _links(text: str) -> list[str]:
-    from iosizer.calibration.replication import link_names, resolve_link
+def _links(text: str | None) -> list[str]:
+    from iosizer.calibration.replication import baseline_link, link_names, resolve_link
 
+    if text is None:
+        return [baseline_link()]
     if text.strip().lower() == "all":
         return link_names()
     names = [resolve_link(part) for part in text.split(",") if part.strip()]
@@ -28,21 +32,27 @@ def _links(text: str) -> list[str]:
     return list(dict.fromkeys(names))
 
 
-def _outstanding(value: int) -> int:
-    if value < 1:
+def _outstanding(value: int | None) -> int | None:
+    if value is not None and value < 1:
         raise InputError(f"--outstanding must be a whole number >= 1, got {value}")
     return value
 
 
 def replication(
     link: Annotated[
-        str,
-        typer.Option("--link", help="1g, 10g, ipoib56 (56G IPoIB, FDR) or local (no replica); a list 10g,ipoib56; or all."),
-    ] = "10g",
+        str | None,
+        typer.Option("--link", metavar="<str>", help="1g, 10g, ipoib56 (56G IPoIB, FDR) or local (no replica); "
+                     f"a list 10g,ipoib56; or all. {DECLARED}"),
+    ] = None,
     block_kib: Annotated[
-        str, typer.Option("--block-kib", metavar="KIB", help="Block size, KiB: 4, a list 4,16, doubling sizes 4:256 or a linear range 4:256:4.")
-    ] = "4",
-    outstanding: Annotated[int, typer.Option("--outstanding", help="Writes kept in flight (queue depth).")] = 32,
+        str | None,
+        typer.Option("--block-kib", metavar="KIB", help="Block size, KiB: 4, a list 4,16, doubling sizes 4:256 "
+                     f"or a linear range 4:256:4. {DECLARED}"),
+    ] = None,
+    outstanding: Annotated[
+        int | None,
+        typer.Option("--outstanding", metavar="<int>", help=f"Writes kept in flight (queue depth). {DECLARED}"),
+    ] = None,
     output_format: FormatOption = OutputFormat.table,
     plot: PlotOption = None,
 ) -> None:
@@ -62,18 +72,21 @@ def replication(
 
     check_plot_path(plot)
     links = _links(link)
-    blocks = parse_sizes(block_kib, "block-kib")
+    blocks = parse_sizes(block_kib, "block-kib") if block_kib is not None else [family.default("block_kib")]
     if any(not (b > 0) for b in blocks):
         raise InputError(f"--block-kib must be > 0, got {min(blocks):g}")
     depth = _outstanding(outstanding)
+    if depth is None:
+        depth = family.default("outstanding")
     points: list[dict[str, Any]] = []
     for name in links:
         result = family.evaluate(name, np.asarray(blocks), depth)
         points.extend({"link": name, **result.point(i)} for i in range(len(blocks)))
     notes = [
         *(family.calibration_notes() if any(n != family.LOCAL for n in links) else []),
-        "local: no replica; its flash is modelled as a pure 77 us latency (the seed gives no flash bandwidth), "
-        "so it is concurrency-bound at every block size" if family.LOCAL in links else "",
+        f"local: no replica; its flash is modelled as a pure {family.system(family.LOCAL).local_flash_write_us:g} "
+        "us latency (the seed gives no flash bandwidth), so it is concurrency-bound at every block size"
+        if family.LOCAL in links else "",
         "mbps = 10^6 bytes/s of block data; latency_us = outstanding / IOPS (Little's law)",
     ]
     emit(

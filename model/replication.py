@@ -64,8 +64,19 @@ remote flash over 10GbE ~325 us, all-flash array ~800 us; the seed prints
 bound, 1G ~ 10G; 16 KiB 1GbE bandwidth-bound; IPoIB 10-20 % ahead of
 10GbE). The per-I/O protocol costs are therefore calibrated to those
 relative findings and the residual delay is derived from the 325 us; see
-:mod:`iosizer.calibration.replication`, which also says which parameters
-are published, derived, assumed or fitted.
+:mod:`iosizer.calibration.replication`.
+
+Declaration
+-----------
+The ``replication`` family at the bottom of this module declares every
+number once, with its unit, bounds, status (published, derived, assumed or
+fitted) and source: the per-host parameters (flash writes, protocol costs,
+residual delay) and the settings (the link, the workload point, and the
+link's physical facts). The settings' defaults are the seed's baseline
+link, 10GbE, as ``data/profiles/interconnects.json`` catalogues it; the
+catalogue keeps the facts of every link, and
+:func:`iosizer.calibration.replication.shipped_profile` fills them in for
+the link asked (a test keeps the declared defaults equal to the catalogue).
 
 References
 ----------
@@ -78,21 +89,27 @@ References
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import Any, Mapping
 
 import numpy as np
 from pydantic import BaseModel, ConfigDict, Field
 
 from iosizer.errors import InputError
 from iosizer.model._validate import as_server_count, as_positive
+from iosizer.model.family import Column, CpuScaling, Family, FitPlan, ParameterSpec, Question, Role, Schema
 
 __all__ = [
     "BOUNDS",
+    "FAMILIES",
+    "LINKS",
+    "LOCAL",
     "MAX_OUTSTANDING",
     "ReplicaPath",
     "ReplicationResult",
     "ReplicationSystem",
     "protocol_demand_us",
     "replication",
+    "replication_system",
     "serialisation_us",
     "wire_bytes",
 ]
@@ -277,3 +294,196 @@ def replication(system: ReplicationSystem, block_kib: object, outstanding: objec
         protocol_utilization=throughput_per_us * protocol,
         link_utilization=throughput_per_us * link,
     )
+
+
+# --- family declaration: replication ------------------------------------------------
+
+_SEED = "004_94ed1ca27683450a.txt"
+_CATALOGUE = "data/profiles/interconnects.json"
+#: The configuration without a replica (write-back, no peer).
+LOCAL = "local"
+#: Names of the links the seed compares (``cli_name`` in the catalogue), then ``local``.
+LINKS = ("1g", "10g", "ipoib56", LOCAL)
+#: TCP cost rule of thumb: about 1 Hz of CPU per bit/s of traffic, i.e. 8 cycles
+#: per byte (Foong et al., "TCP performance re-visited", ISPASS 2003).
+PROTOCOL_CYCLES_PER_BYTE = 8
+#: Clock of the hosts' cores, GHz: the seed does not name the CPU; a typical
+#: 2014 two-socket Xeon core is assumed.
+CPU_CLOCK_GHZ = 2.6
+
+LOCAL_FLASH_WRITE = ParameterSpec(
+    "local_flash_write_us", "us", 77.0, (1e-3, 1e6), "published",
+    f"{_SEED} intro: 'ローカルホストへのアクセス(77ms程度)', about 77 (the seed prints ms; the value is "
+    "microseconds); also data/measurements/seed004_latency.csv",
+    "write latency of the local flash (the write-back cache)")
+REMOTE_FLASH_WRITE = ParameterSpec(
+    "remote_flash_write_us", "us", LOCAL_FLASH_WRITE.value, LOCAL_FLASH_WRITE.bounds, "assumed",
+    f"assumed equal to local_flash_write_us: both hosts carry the same Virident flash ({_SEED} 検証の構成, "
+    "setup); the seed gives no figure for the peer's write alone",
+    "write latency of the peer's flash (the replica)")
+PROTOCOL_PER_KIB = ParameterSpec(
+    "protocol_per_kib_us", "us/KiB", PROTOCOL_CYCLES_PER_BYTE * KIB / (CPU_CLOCK_GHZ * 1000.0), (0.0, 1e6),
+    "assumed",
+    f"assumed, not the seed: {PROTOCOL_CYCLES_PER_BYTE} CPU cycles per byte (about 1 Hz of CPU per bit/s of "
+    f"TCP traffic; Foong et al., ISPASS 2003) x {KIB} bytes / {CPU_CLOCK_GHZ} GHz (the seed names no CPU; a "
+    "typical 2014 Xeon core); the same for every stack (data copies)",
+    "CPU time per KiB of block on each host",
+    cpu_scaling=CpuScaling.power, exponent_bounds=(-1.0, 0.0))
+PROTOCOL_FIXED = ParameterSpec(
+    "protocol_fixed_us", "us", None, (0.0, 1e6), "fitted",
+    f"{_SEED} 考察 (discussion): fitted per protocol stack (ethernet for 1GbE and 10GbE, ipoib) to the "
+    "gains of IPoIB over 10GbE (4 KiB: IOPS ~20 %, throughput ~15 %; 16 KiB: ~10 %) by "
+    "iosizer.calibration.replication.protocol_calibration; from measured IOPS by the family's fit",
+    "fixed CPU time per I/O on each host (TCP/IP encapsulation, Ethernet or IPoIB driver work)",
+    cpu_scaling=CpuScaling.power, exponent_bounds=(-1.0, 0.0))
+# Declared ``fitted`` although the shipped calibration derives it: it depends
+# on the fitted Ethernet cost, and a declaration may lack a value only when
+# fitted. With measured IOPS and latencies the family's fit varies it.
+RESIDUAL_DELAY = ParameterSpec(
+    "residual_delay_us", "us", None, (0.0, 1e6), "fitted",
+    f"derived in the shipped calibration from {_SEED} intro's ~325 us remote flash access over 10GbE "
+    "(data/measurements/seed004_latency.csv), taken as one unloaded 4 KiB round trip: 325 - "
+    "remote_flash_write_us - 2 x protocol(ethernet, 4 KiB) - serialisation(10GbE, 4 KiB) - "
+    "switch_round_trip_us; the same for every link (the seed gives no unloaded IPoIB latency)",
+    "latency per replica round trip that occupies no station (interrupt moderation, scheduling, the "
+    "acknowledgement)")
+
+LINK = ParameterSpec(
+    "link", "", "10g", (0.0, 0.0), "published",
+    f"{_SEED} 検証結果 and 考察: 'cache 10G', the baseline of every relative statement of the seed; "
+    f"the links' facts are catalogued in {_CATALOGUE}",
+    "interconnect of the replica (local: no replica)", kind="setting", choices=LINKS)
+BLOCK_SIZE = ParameterSpec(
+    "block_kib", "KiB", 4.0, (1.0 / KIB, float(KIB * KIB)), "published",
+    f"{_SEED} 検証結果 (results): '仮想環境で一般的と言われる4Kブロックサイズ', the block size typical of "
+    "virtual environments, of Fig83_3 and Fig85_2",
+    "block size of the writes a question asks about when none is given", kind="setting")
+OUTSTANDING = ParameterSpec(
+    "outstanding", "I/Os", 32, (1, MAX_OUTSTANDING), "assumed",
+    f"assumed: {_SEED} never states the benchmark's queue depth; the shipped calibration evaluates the "
+    "seed's relative gains at this depth",
+    "writes kept in flight (queue depth)", kind="setting", integer=True)
+# The physical facts of the default link, 10GbE, from its catalogue entry; the
+# other links' facts stay in the catalogue (they are hardware data, not defaults).
+LINK_RATE = ParameterSpec(
+    "link_rate_mbps", "MB/s", 10.0 * 1000.0 / 8.0, (1e-3, 1e7), "derived",
+    f"{_CATALOGUE} 10gbe: IEEE 802.3 10GBASE MAC data rate, 10 Gbit/s / 8 bits per byte",
+    "data rate of the link, 10^6 bytes per second", kind="setting")
+MSS = ParameterSpec(
+    "mss_bytes", "bytes", 1500 - 20 - 20 - 12, (1, 65535), "assumed",
+    f"{_CATALOGUE} 10gbe: assumed standard 1500-byte MTU - 20 (IPv4) - 20 (TCP) - 12 (TCP timestamps, "
+    "RFC 7323)",
+    "block bytes carried per packet (TCP maximum segment size)", kind="setting", integer=True)
+PACKET_OVERHEAD = ParameterSpec(
+    "packet_overhead_bytes", "bytes", 52 + 38, (0.0, 1e4), "derived",
+    f"{_CATALOGUE} 10gbe: 52 (IPv4 + TCP + timestamps) + 38 Ethernet (preamble/SFD 8, header 14, FCS 4, "
+    "inter-frame gap 12; IEEE 802.3)",
+    "bytes each packet adds on the wire", kind="setting")
+SWITCH_ROUND_TRIP = ParameterSpec(
+    "switch_round_trip_us", "us", 2 * 0.2, (0.0, 1e6), "assumed",
+    f"{_CATALOGUE} 10gbe: 2 x switch_hop_us 0.2, the InfiniBand switch hop of 000_249d1f3952f8e1df.txt "
+    "table 3-3 (seed 004 ran 10GbE on a Mellanox IB switch in 10G mode)",
+    "wire and switch latency there and back", kind="setting")
+
+
+def replication_system(values: Mapping[str, Any], name: str | None = None) -> ReplicationSystem:
+    """The system the declared ``values`` describe (parameters and settings by name).
+
+    ``values["link"] == "local"``: no replica; the protocol, link and residual
+    values are then not used.
+    """
+    link = values["link"]
+    label = name or (f"cache {link}" if link != LOCAL else "local (no replica)")
+    replica = None
+    if link != LOCAL:
+        replica = ReplicaPath(
+            name=str(link),
+            link_rate_mbps=values["link_rate_mbps"],
+            mss_bytes=values["mss_bytes"],
+            packet_overhead_bytes=values["packet_overhead_bytes"],
+            switch_round_trip_us=values["switch_round_trip_us"],
+            protocol_fixed_us=values["protocol_fixed_us"],
+            protocol_per_kib_us=values["protocol_per_kib_us"],
+            residual_delay_us=values["residual_delay_us"],
+        )
+    return ReplicationSystem(name=label, local_flash_write_us=values["local_flash_write_us"],
+                             remote_flash_write_us=values["remote_flash_write_us"], replica=replica)
+
+
+def _replication_solve(values: Mapping[str, Any], inputs: Mapping[str, np.ndarray]) -> dict[str, np.ndarray]:
+    """IOPS and latency (us) at the inputs; a missing input is the declared workload setting."""
+    block = inputs.get("block_kib", values["block_kib"])
+    depth = inputs.get("outstanding", values["outstanding"])
+    result = replication(replication_system(values), block, depth)
+    return {"iops": result.iops, "latency_us": result.latency_us}
+
+
+def _replication_start(data: Mapping[str, np.ndarray], settings: Mapping[str, Any]) -> dict[str, Any]:
+    """Starts for the two numbers measured IOPS identify: the fixed protocol cost and the residual delay.
+
+    Every row bounds both from above. X <= 1 / D_p gives
+    protocol_fixed_us <= 10^6 / iops - per-KiB cost x block; R(N) = N / X is
+    at least the unloaded latency, which bounds the residual delay by
+    N 10^6 / iops - (flash writes + switch + 2 D_p + serialisation). Each
+    starts at half its tightest bound. Without a replica neither exists.
+    """
+    if settings["link"] == LOCAL:
+        return {}
+    block = np.asarray(data["block_kib"], dtype=np.float64)
+    iops = np.asarray(data["iops"], dtype=np.float64)
+    depth = np.asarray(data["outstanding"], dtype=np.float64)
+    floor = 1e-3  # strictly inside the lower bound, where the trust region can move
+    fixed = max(0.5 * float(np.min(1e6 / iops - PROTOCOL_PER_KIB.value * block)), floor)
+    path = ReplicaPath(name=str(settings["link"]), link_rate_mbps=settings["link_rate_mbps"],
+                       mss_bytes=settings["mss_bytes"], packet_overhead_bytes=settings["packet_overhead_bytes"],
+                       switch_round_trip_us=settings["switch_round_trip_us"], protocol_fixed_us=fixed,
+                       protocol_per_kib_us=PROTOCOL_PER_KIB.value, residual_delay_us=0.0)
+    explained = (LOCAL_FLASH_WRITE.value + REMOTE_FLASH_WRITE.value + path.switch_round_trip_us
+                 + 2 * protocol_demand_us(path, block) + serialisation_us(path, block))
+    residual = max(0.5 * float(np.min(depth * 1e6 / iops - explained)), floor)
+    return {"protocol_fixed_us": fixed, "residual_delay_us": residual}
+
+
+FAMILIES = (
+    Family(
+        name="replication",
+        summary="write-back flash cache with a synchronous replica over 1GbE, 10GbE or IPoIB (seed 004)",
+        source=f"{_SEED} intro, 検証結果 (results), 考察 (discussion)",
+        parameters=(
+            LOCAL_FLASH_WRITE,
+            REMOTE_FLASH_WRITE,
+            PROTOCOL_FIXED,
+            PROTOCOL_PER_KIB,
+            RESIDUAL_DELAY,
+            LINK,
+            BLOCK_SIZE,
+            OUTSTANDING,
+            LINK_RATE,
+            MSS,
+            PACKET_OVERHEAD,
+            SWITCH_ROUND_TRIP,
+        ),
+        columns=Schema("replication", (
+            Column("block_kib", Role.input, "KiB", "block size of the writes",
+                   minimum=0, minimum_inclusive=False),
+            Column("outstanding", Role.input, "I/Os", "writes kept in flight (queue depth)",
+                   minimum=1, maximum=MAX_OUTSTANDING, integer=True),
+            Column("iops", Role.observed, "IOPS", "random-write completions per second",
+                   minimum=0, minimum_inclusive=False),
+            Column("latency_us", Role.observed, "us", "mean write latency", required=False,
+                   minimum=0, minimum_inclusive=False),
+        )),
+        solve=_replication_solve,
+        service_time=("exponential (product-form) protocol and link stations, flash writes and the switch as "
+                      "pure delays; exact single-class MVA"),
+        questions=(
+            Question("replication", "random-write IOPS, throughput, latency and binding cap over a link",
+                     ("link", "block_kib", "outstanding"),
+                     ("iops", "throughput_mbps", "latency_us", "bound")),
+        ),
+        fit=FitPlan(_replication_start, relative=True, holdable=("residual_delay_us",)),
+        example="replication.csv",
+        measurements=("seed004_latency", "seed004_relative_gains", "seed004_block_size_findings",
+                      "seed004_setup"),
+    ),
+)

@@ -869,12 +869,14 @@ def seed004_replication() -> Provided:
     """Seed 004: relative gains, block-size findings and latencies of the replicated write-back cache."""
     import numpy as np
 
-    from iosizer.calibration.replication import evaluate
+    from iosizer.calibration.replication import default, evaluate
 
     out = Collector("seed004")
     links = {"1gbe": "1g", "10gbe": "10g", "ipoib_56g": "ipoib56", "all": None}
     sizes = np.array([4.0, 8.0, 16.0, 32.0, 64.0, 128.0, 256.0])
-    runs = {link: evaluate(link, sizes, 32) for link in ("1g", "10g", "ipoib56", "local")}
+    # The seed's statements are about one benchmark depth: the declared outstanding I/Os.
+    depth = default("outstanding")
+    runs = {link: evaluate(link, sizes, depth) for link in ("1g", "10g", "ipoib56", "local")}
 
     def at(link: str, kib: float) -> Any:
         return runs[link].point(int(np.flatnonzero(sizes == kib)[0]))
@@ -921,7 +923,7 @@ def seed004_replication() -> Provided:
         metric = "throughput_mbps" if row["metric"] == "throughput" else "iops"
         if row["bound_by"]:
             out.statement(name, line, row, figure=figure, claim=f"{row['finding']} ({row['bound_by']}-bound)",
-                          quantity=f"{metric} at 32 outstanding", unit="MB/s" if metric != "iops" else "IOPS",
+                          quantity=f"{metric} at {depth} outstanding", unit="MB/s" if metric != "iops" else "IOPS",
                           model=point[metric], holds=point["bound"] == row["bound_by"],
                           criterion=f"binding cap is '{row['bound_by']}' (model: {point['bound']})")
         elif kib == 4:
@@ -958,7 +960,7 @@ def seed004_replication() -> Provided:
                          "sweep inputs", figure=f"setup, {row['item']}")
 
     shown = ("1g", "10g", "ipoib56")
-    out.chart("seed004_replication", "Seed 004: replicated writes against block size, 32 outstanding", [
+    out.chart("seed004_replication", f"Seed 004: replicated writes against block size, {depth} outstanding", [
         ChartPanel("block (KiB)", "IOPS", [ChartSeries(l, sizes, runs[l].iops, "linepoints") for l in shown],
                    "IOPS (cf. Fig85/86)"),
         ChartPanel("block (KiB)", "throughput (MB/s)",

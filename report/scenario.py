@@ -230,17 +230,25 @@ def evaluate_pcie(section: PcieSection) -> list[Answer]:
 # --------------------------------------------------------------------------
 
 
+def _replication_default(name: str) -> Any:
+    from iosizer.calibration.replication import default
+
+    return default(name)
+
+
 class ReplicationSection(Section):
     """A write-back flash cache replicating every write to a peer (seed 004).
 
     ``links``: the interconnects to compare (1g, 10g, ipoib56, local), the
-    first is the baseline of the gains; ``block_kib`` the write size (KiB);
-    ``outstanding`` the writes in flight.
+    first is the baseline of the gains (by default the family's declared
+    link, then ipoib56); ``block_kib`` the write size (KiB) and
+    ``outstanding`` the writes in flight, by default the declared values
+    (``iosizer params replication``).
     """
 
-    links: list[str] = Field(default_factory=lambda: ["10g", "ipoib56"], min_length=1)
-    block_kib: float = Field(4.0, gt=0)
-    outstanding: int = Field(32, ge=1, le=1_000_000)
+    links: list[str] = Field(default_factory=lambda: [_replication_default("link"), "ipoib56"], min_length=1)
+    block_kib: float = Field(default_factory=lambda: float(_replication_default("block_kib")), gt=0)
+    outstanding: int = Field(default_factory=lambda: int(_replication_default("outstanding")), ge=1, le=1_000_000)
 
     @field_validator("links")
     @classmethod

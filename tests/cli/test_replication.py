@@ -61,3 +61,17 @@ def test_issue_sweep_4_to_256_doubles(cli) -> None:
     one_g = [p for p in points if p["link"] == "1g" and p["block_kib"] >= 16]
     assert all(p["bound"] == "bandwidth" for p in one_g)
     cli.fails("replication", "--block-kib", "8:4")
+
+
+def test_defaults_are_the_declared_values_and_help_does_not_repeat_them(cli) -> None:
+    """--link, --block-kib and --outstanding read the replication family's declaration."""
+    from iosizer.model.registry import declaration
+
+    family = declaration("replication")
+    (point,) = cli.json("replication")
+    assert point["link"] == family.default("link")
+    assert point["block_kib"] == family.default("block_kib")
+    assert point["outstanding"] == family.default("outstanding")
+    help_text = " ".join(cli("replication", "--help").stdout.split())
+    assert help_text.count("[declared value; see `iosizer params replication`]") == 3
+    assert "[default: 32]" not in help_text and "[default: 4]" not in help_text

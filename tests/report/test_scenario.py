@@ -91,3 +91,13 @@ def test_file_path(tmp_path: Path) -> None:
     result = sc.run_scenario(path)
     assert result.name == "mine" and result.source == str(path)
     assert {a.question: a.value for a in result.answers}["binding cap over 1g"] == "bandwidth"
+
+
+def test_replication_defaults_are_the_declared_values() -> None:
+    from iosizer.model.registry import declaration
+
+    family = declaration("replication")
+    section = sc.parse_scenario("[replication]\n").replication
+    assert section.links[0] == family.default("link")
+    assert section.block_kib == family.default("block_kib")
+    assert section.outstanding == family.default("outstanding")
