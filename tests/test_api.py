@@ -25,6 +25,8 @@ EXAMPLE_TRUTH = {
     "dma": {"local_issue_interval_ns": 3640.0, "exposed_round_trips": 1.49},
     "oltp": {"knee_latency_ns": 1400.0, "serial_share": 0.6},
     "rmw": {"rmw_service_ns": 6.0, "posted_credits": 3.0},
+    # Generated at the shipped calibration (data/examples/replication.csv's source column).
+    "replication": {"protocol_fixed_us": 45.977, "residual_delay_us": 126.947},
 }
 
 

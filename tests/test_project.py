@@ -34,3 +34,26 @@ def test_python_dash_m_entry_point() -> None:
         "iosizer: error: unstable M/M/1 queue: utilization 2 >= 1 "
         "(arrival rate must stay below servers x service rate)"
     )
+
+
+def test_readme_use_from_python_runs_as_written() -> None:
+    """The README's Python section is a doctest: its printed answers are what the API returns."""
+    import doctest
+
+    readme = ROOT / "README.md"
+    if not readme.exists():
+        pytest.skip("tests run outside the checkout")
+    section = readme.read_text(encoding="utf-8").split("## Use from Python", 1)[1].split("\n## ", 1)[0]
+    examples = doctest.DocTestParser().get_doctest(section, {}, "README", str(readme), 0)
+    assert len(examples.examples) >= 10
+    runner = doctest.DocTestRunner(optionflags=doctest.ELLIPSIS)
+    runner.run(examples)
+    assert runner.summarize(verbose=False).failed == 0
+
+
+def test_api_module_doctests() -> None:
+    import doctest
+
+    import iosizer.api
+
+    assert doctest.testmod(iosizer.api).failed == 0
