@@ -28,7 +28,7 @@ from typing import Callable, Mapping, Sequence
 
 import numpy as np
 
-from iosizer.errors import CalibrationError, IosizerError
+from iosizer.errors import CalibrationError, IosizerError, UnstableQueueError
 from iosizer.model.family import CpuScaling, JacobianFunction
 
 CONFIDENCE_LEVEL = 0.95
@@ -288,6 +288,10 @@ def fit(
     def evaluate(x: np.ndarray) -> dict[str, np.ndarray]:
         try:
             return model(_with(start, free, x), inputs)
+        except UnstableQueueError:
+            # A trial step into the unstable region: infinite residuals make
+            # the trust-region solver reject the step and shrink its radius.
+            return {k: np.full(v.shape, np.inf) for k, v in observed.items()}
         except IosizerError as error:
             raise CalibrationError(f"model '{model_name}' failed during the fit: {error}") from None
 

@@ -68,6 +68,12 @@ class CalibrationModel:
     def _settings(self, options: Mapping[str, Any]) -> dict[str, Any]:
         return {s.name: options[s.name] for s in self.family.settings}
 
+    def _solve_settings(self, options: Mapping[str, Any]) -> dict[str, Any]:
+        """The settings plus what a family's solve needs beyond them (a scenario's port shares)."""
+        from iosizer.api import _complete
+
+        return _complete(self.name, self._settings(options))
+
     def parameter_names(self, options: Mapping[str, Any]) -> list[str]:
         """Every parameter a profile of this family carries, given its options."""
         return [s.name for s in self.family.specs(self._settings(options)) if s.kind == "parameter"]
@@ -79,7 +85,7 @@ class CalibrationModel:
 
     def parameters(self, dataset: Dataset, options: Mapping[str, Any]) -> list[Parameter]:
         """Start values from the family's plan; everything else held at its declaration."""
-        start = self.family.fit.start(dataset.values, options)
+        start = self.family.fit.start(dataset.values, {**options, **self._solve_settings(options)})
         parameters = []
         for spec in self.family.specs(self._settings(options)):
             if spec.kind != "parameter":
@@ -103,7 +109,7 @@ class CalibrationModel:
         return parameters
 
     def function(self, options: Mapping[str, Any]) -> ModelFunction:
-        settings = self._settings(options)
+        settings = self._solve_settings(options)
         solve = self.family.solve
 
         def model(params: Mapping[str, float], inputs: Mapping[str, Any]) -> Mapping[str, Any]:

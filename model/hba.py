@@ -58,7 +58,7 @@ from pydantic import BaseModel, ConfigDict, Field
 
 from iosizer.errors import InputError
 from iosizer.model._validate import as_nonnegative, as_positive
-from iosizer.model.family import Column, CpuScaling, Family, ParameterSpec, Question, Role, Schema
+from iosizer.model.family import Column, CpuScaling, Family, FitPlan, ParameterSpec, Question, Role, Schema
 
 __all__ = [
     "BLOCK_BYTES",
@@ -379,6 +379,21 @@ def _response_solve(values, inputs):
             "iops": solved.iops.reshape(threads.shape)}
 
 
+def _response_start(data, settings):
+    """Storage delay from the lightest load (one thread: the bare sum of demands); core
+    capacity from the highest measured IOPS per core when the file has it, else declared."""
+    lightest = int(np.argmin(data["threads"]))
+    port = FcPort(link_mbps=LINK_MBPS.value, cores=CORES.value, core_iops=CORE_IOPS.value)
+    bare_us = port.core_us_per_io + float(port.link_us_per_io(settings["block_bytes"]))
+    storage = max(float(data["response_us"][lightest]) - bare_us, 0.0)
+    iops = data.get("iops")
+    per_core = CORE_IOPS.value
+    if iops is not None and np.isfinite(iops).any():
+        serving = CORES.value if settings["mode"] == "shared" else 1
+        per_core = max(float(np.nanmax(iops)) / serving, per_core * 0.1)
+    return {"storage_us": storage, "core_iops": per_core}
+
+
 FAMILIES = (
     Family(
         name="hba",
@@ -394,6 +409,9 @@ FAMILIES = (
                    required=False, minimum=0, minimum_inclusive=False),
         )),
         solve=_response_solve,
+        # Response against threads pins the storage delay (light load) and
+        # the core capacity (the knee); cores and link are held as declared.
+        fit=FitPlan(_response_start, relative=True),
         service_time=(
             "isolation: fixed capacities (core time per I/O, link rate) shared pro rata, a fluid "
             "allocation with no queueing; response: exact MVA with exponential (product-form) "

@@ -398,6 +398,11 @@ def _rmw_solve(values, inputs):
     return {"loss_pct": np.asarray(loss).reshape(lanes.shape)}
 
 
+def _link_start(data, settings):
+    """Start with the spec's one-way write stream (no DLLPs in the data direction)."""
+    return {"dllps_per_tlp": 0.5}
+
+
 def _rmw_start(data, settings):
     return {"rmw_service_ns": 5.0, "posted_credits": 4.0}
 
@@ -416,6 +421,9 @@ FAMILIES = (
                    minimum=0, minimum_inclusive=False),
         )),
         solve=_link_solve,
+        # Measured write bandwidth against transfer size pins the per-TLP
+        # overhead beyond the spec's framing: DLLPs sharing the direction.
+        fit=FitPlan(_link_start, relative=True),
         service_time="deterministic: wire bytes over the line rate (no queueing)",
         questions=(
             Question("pcie link", "payload bandwidth and efficiency of a transfer size",

@@ -27,6 +27,8 @@ EXAMPLE_TRUTH = {
     "rmw": {"rmw_service_ns": 6.0, "posted_credits": 3.0},
     # Generated at the shipped calibration (data/examples/replication.csv's source column).
     "replication": {"protocol_fixed_us": 45.977, "residual_delay_us": 126.947},
+    "hba": {"core_iops": 150_000.0, "storage_us": 50.0},
+    "loadshare": {"io_service_us": 10.0, "comm_overhead_pct": 20.0},
 }
 
 

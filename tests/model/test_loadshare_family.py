@@ -84,8 +84,8 @@ def test_scenario_choices_and_cores_match_tables_2_to_4() -> None:
 
 
 def test_schema_and_questions(family) -> None:
-    assert [c.name for c in family.columns.inputs] == ["load_cores"]
-    assert [c.name for c in family.columns.observed] == ["response_service_times"]
+    assert [c.name for c in family.columns.inputs] == ["iops"]
+    assert [c.name for c in family.columns.observed] == ["response_us"]
     assert {q.command for q in family.questions} == {"loadshare curve", "loadshare compare"}
     assert "M/M/k" in family.service_time and "approximate" in family.service_time
     assert family.measurements and all(m.startswith("seed003_") for m in family.measurements)
@@ -98,16 +98,20 @@ def test_solve_matches_the_model_at_declared_values(family, name, policy) -> Non
     chosen = scenarios()[name]
     top = max_throughput(policy, chosen.port_shares, PolicyParams())
     loads = top * np.array([[0.1, 0.4], [0.7, 0.95]])  # a 2-D grid: solve keeps any shape
-    got = family.solve(values, {"load_cores": loads})["response_service_times"]
+    service_us = values["io_service_us"]
+    got = family.solve(values, {"iops": loads / (service_us * 1e-6)})["response_us"]
     want = evaluate(policy, loads.ravel(), chosen.port_shares, PolicyParams()).response.reshape(loads.shape)
     assert got.shape == loads.shape
-    np.testing.assert_allclose(got, want, rtol=0, atol=0)
+    np.testing.assert_allclose(got, want * service_us, rtol=1e-12)
 
 
 def test_solve_needs_port_shares_except_for_one_port(family) -> None:
-    loads = {"load_cores": np.array([0.5, 1.0])}
-    one = family.solve(family.values({"scenario": "one-port"}), loads)["response_service_times"]
-    np.testing.assert_allclose(one, evaluate(POLICY.value, loads["load_cores"], [1.0]).response)
+    values = family.values({"scenario": "one-port"})
+    cores = np.array([0.5, 1.0])
+    loads = {"iops": cores / (values["io_service_us"] * 1e-6)}
+    one = family.solve(values, loads)["response_us"]
+    np.testing.assert_allclose(one, evaluate(POLICY.value, cores, [1.0]).response * values["io_service_us"],
+                               rtol=1e-12)
     with pytest.raises(InputError, match="port_shares"):
         family.solve(family.values({"scenario": "skew"}), loads)
 
@@ -116,8 +120,9 @@ def test_overrides_are_checked_against_the_declared_bounds(family) -> None:
     with pytest.raises(InputError):
         family.values(overrides={"threshold": 1.0})
     values = solve_values(overrides={"comm_overhead_pct": 0.0})
-    flat = family.solve(values, {"load_cores": np.array([0.01])})["response_service_times"]
-    assert flat[0] == pytest.approx(1.0, abs=0.02)  # no overhead, near-empty: one service time
+    iops = 0.01 / (values["io_service_us"] * 1e-6)
+    flat = family.solve(values, {"iops": np.array([iops])})["response_us"]
+    assert flat[0] == pytest.approx(values["io_service_us"], rel=0.02)  # no overhead, near-empty: one service time
 
 
 def test_example_reproduces_the_declared_model(family) -> None:
@@ -126,8 +131,8 @@ def test_example_reproduces_the_declared_model(family) -> None:
     path = resources.files("iosizer.data").joinpath("examples", family.example)
     data = load_dataset(str(path), family.columns)
     values = family.values(family.example_settings)
-    model = family.solve(values, data.values)["response_service_times"]
-    relative = data.values["response_service_times"] / model - 1
+    model = family.solve(values, data.values)["response_us"]
+    relative = data.values["response_us"] / model - 1
     assert len(relative) >= 10
     assert np.max(np.abs(relative)) < 0.04  # 1 % noise, below four sigma
 
@@ -136,7 +141,7 @@ def test_shipped_profile() -> None:
     profile = shipped_profile()
     assert profile.model == "loadshare"
     assert profile.options == {"cores": CORES.value, "policy": POLICY.value, "scenario": SCENARIO.value}
-    assert set(profile.parameters) == {"comm_overhead_pct", "threshold"}
+    assert set(profile.parameters) == {"comm_overhead_pct", "threshold", "io_service_us"}
     overhead = profile.parameters["comm_overhead_pct"]
     assert (overhead.value, overhead.unit, overhead.vary) == (COMM_OVERHEAD.value, "%", False)
     assert overhead.cpu_scaling == "power" and overhead.exponent_bounds == COMM_OVERHEAD.exponent_bounds
