@@ -3,13 +3,13 @@
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
-from typing import Any, Mapping
+from typing import Any, Mapping, Sequence
 
 import numpy as np
 
-from iosizer.calibration.dataset import Dataset, load_dataset
+from iosizer.calibration.dataset import Dataset, check_columns, load_dataset
 from iosizer.calibration.fit import CONFIDENCE_CONVENTION, FitResult, fit, interval_quantile
 from iosizer.calibration.models import get_model
 from iosizer.calibration.profile import (
@@ -19,7 +19,8 @@ from iosizer.calibration.profile import (
     ParameterEstimate,
     Profile,
 )
-from iosizer.errors import InputError
+from iosizer.errors import CalibrationError, DatasetError, InputError
+from iosizer.model.family import Schema
 
 
 @dataclass(frozen=True)
@@ -93,19 +94,80 @@ def profile_from_fit(
     )
 
 
+def load_measurements(paths: str | Path | Sequence[str | Path], schema: Schema) -> Dataset:
+    """A dataset in ``schema`` from a CSV in the family's columns, or from benchmark output.
+
+    One CSV file is read as the family's columns; fio JSON, elbencho CSV and
+    vdbench flatfiles (one or several) become load points laid out in the
+    family's columns (:mod:`iosizer.calibration.sources`).
+    """
+    from iosizer.calibration.sources import little_violations, point_columns, read_points, source_kind
+
+    listed = [Path(p) for p in ([paths] if isinstance(paths, (str, Path)) else paths)]
+    if not listed:
+        raise InputError("give at least one measurement file")
+    if len(listed) == 1 and source_kind(listed[0]) == "csv":
+        return load_dataset(listed[0], schema)
+    points, sha256 = read_points(listed)
+    label = ", ".join(str(p) for p in listed)
+    values = point_columns(points, schema, label)
+    labels = tuple(p.label for p in points)
+    check_columns(values, schema, label, labels)
+    extra: dict[str, tuple[str, ...]] = {}
+    sizes = [p.block_bytes for p in points]
+    if all(s is not None for s in sizes):  # block size as a setting column (hba, replication)
+        extra = {"block_bytes": tuple(f"{s:g}" for s in sizes),
+                 "block_kib": tuple(f"{s / 1024:g}" for s in sizes)}  # type: ignore[operator]
+    return Dataset(path=label, sha256=sha256, schema=schema, values=values,
+                   lines=np.arange(1, len(points) + 1), sources=labels, extra=extra,
+                   warnings=tuple(little_violations(points)))
+
+
+def settings_in_columns(dataset: Dataset, option_names: Sequence[str]) -> dict[str, str]:
+    """Structural settings given as columns of the file (``servers``, ``block_kib``...).
+
+    A setting is one value for the whole fit: a column that varies across
+    rows is an error (fit each configuration on its own).
+    """
+    found = {}
+    for name in option_names:
+        cells = [c for c in dataset.extra.get(name, ()) if c != ""]
+        if not cells:
+            continue
+        distinct = sorted(set(cells))
+        if len(distinct) > 1:
+            raise DatasetError(
+                f"{dataset.path}: column '{name}' is a setting, one value per fit, but it has "
+                f"{len(distinct)} ({', '.join(distinct[:4])}{'...' if len(distinct) > 4 else ''}); "
+                "calibrate each configuration separately"
+            )
+        found[name] = distinct[0]
+    return found
+
+
 def calibrate(
     model_name: str,
-    dataset_path: str | Path,
+    dataset_path: str | Path | Sequence[str | Path],
     options: Mapping[str, Any] | None = None,
     *,
     cpu_name: str | None = None,
     cpu_speed: float | None = None,
+    force: bool = False,
 ) -> Calibration:
-    """Fit ``model_name`` to the CSV at ``dataset_path`` (see the registry for options)."""
+    """Fit ``model_name`` to measured data (see :func:`load_measurements`).
+
+    Settings may be columns of the file; ``options`` override them.
+    """
     model = get_model(model_name)
-    checked = model.options(dict(options or {}))
-    dataset = load_dataset(dataset_path, model.schema)
-    return calibrate_dataset(model_name, dataset, checked, cpu_name=cpu_name, cpu_speed=cpu_speed)
+    given = {k: v for k, v in dict(options or {}).items() if v is not None}
+    unknown = sorted(set(given) - set(model.option_names))
+    if unknown:  # before the file is read
+        flags = ", ".join("--" + k.replace("_", "-") for k in unknown)
+        raise InputError(f"{flags} does not apply to model '{model_name}'")
+    dataset = load_measurements(dataset_path, model.schema)
+    merged = {**settings_in_columns(dataset, model.option_names), **given}
+    return calibrate_dataset(model_name, dataset, model.options(merged), cpu_name=cpu_name,
+                             cpu_speed=cpu_speed, force=force)
 
 
 def calibrate_dataset(
@@ -115,8 +177,9 @@ def calibrate_dataset(
     *,
     cpu_name: str | None = None,
     cpu_speed: float | None = None,
+    force: bool = False,
 ) -> Calibration:
-    """Fit ``model_name`` to an already validated :class:`Dataset`."""
+    """Fit ``model_name`` to an already validated :class:`Dataset`; the fit is judged (:func:`judge`)."""
     model = get_model(model_name)
     checked = model.options(dict(options or {}))
     if cpu_speed is not None and not (math.isfinite(cpu_speed) and cpu_speed > 0):
@@ -134,8 +197,65 @@ def calibrate_dataset(
         relative=model.relative,
         bounds=dataset.bounds,
     )
+    result = replace(result, warnings=tuple(dataset.warnings) + result.warnings + judge(result, dataset, force))
     profile = profile_from_fit(result, model_name, checked, dataset, cpu_name, cpu_speed)
     return Calibration(result, profile, dataset)
+
+
+#: Below this R^2 a fit gets a warning; below 0 it fits worse than a constant.
+POOR_R2 = 0.9
+#: Residual trend: a Spearman rank correlation with the load this unlikely is reported.
+TREND_P_VALUE = 0.01
+#: How many of the worst points a warning names.
+WORST_SHOWN = 3
+
+
+def _worst(result: FitResult, dataset: Dataset, column: str) -> str:
+    observed = result.observed[column]
+    residual = np.abs(result.residuals[column]) / np.where(observed != 0, np.abs(observed), 1.0)
+    measured = np.flatnonzero(np.isfinite(residual))
+    order = measured[np.argsort(residual[measured])[::-1][:WORST_SHOWN]]
+    where = [f"line {int(dataset.lines[i])} ({100 * residual[i]:.1f} % off)" for i in order]
+    return "worst: " + ", ".join(where)
+
+
+def judge(result: FitResult, dataset: Dataset, force: bool = False) -> tuple[str, ...]:
+    """Goodness of fit, judged: warnings for R^2 < 0.9 or residuals trending with the load.
+
+    A fit worse than a constant (R^2 < 0 on some column) is a
+    :class:`CalibrationError` unless ``force``. Data with bounds (published
+    "5 % or less" statements) are judged on their trend only: R^2 of a
+    bound is not defined. The trend is the Spearman rank correlation of the
+    relative residuals with the first input column (the load), reported at
+    p < 0.01 with six points or more.
+    """
+    from scipy.stats import spearmanr
+
+    warnings = []
+    load_name = next(iter(result.inputs))
+    for column, stats in result.statistics.items():
+        if dataset.bounds is None and math.isfinite(stats.r2) and stats.r2 < 0 and not force:
+            raise CalibrationError(
+                f"{dataset.path}: the fit of '{result.model_name}' to {column} is worse than a constant "
+                f"(R^2 {stats.r2:.3g}); {_worst(result, dataset, column)}. Check the data and the "
+                "family, or pass --force to keep it"
+            )
+        if dataset.bounds is None and math.isfinite(stats.r2) and stats.r2 < POOR_R2:
+            warnings.append(f"{column}: R^2 {stats.r2:.3f} is below {POOR_R2}; {_worst(result, dataset, column)}")
+        observed = result.observed[column]
+        measured = np.isfinite(observed)
+        if measured.sum() >= 6:
+            relative = result.residuals[column][measured] / np.where(observed[measured] != 0,
+                                                                     np.abs(observed[measured]), 1.0)
+            load = result.inputs[load_name][measured]
+            if np.ptp(load) > 0 and np.ptp(relative) > 0:
+                rho, p_value = spearmanr(load, relative)
+                if p_value < TREND_P_VALUE:
+                    warnings.append(
+                        f"{column}: residuals trend with {load_name} (Spearman rho {rho:+.2f}, p {p_value:.2g}): "
+                        f"the model's shape misses the data's; {_worst(result, dataset, column)}"
+                    )
+    return tuple(warnings)
 
 
 def residual_rows(calibration: Calibration) -> list[dict[str, Any]]:

@@ -74,6 +74,8 @@ class Dataset:
     extra: dict[str, tuple[str, ...]] = field(default_factory=dict)
     #: Per row: +1 the observed value is an upper bound, -1 a lower bound, 0 a point.
     bounds: np.ndarray | None = None
+    #: What loading found worth saying (a point that breaks Little's law...).
+    warnings: tuple[str, ...] = ()
 
     def __len__(self) -> int:
         return int(self.lines.size)
@@ -239,3 +241,18 @@ def _relations(
             )
             target[i] *= 1.0 + shift * tolerance / 200.0
     return bounds
+
+
+def check_columns(values: dict[str, np.ndarray], schema: Schema, path: str,
+                  labels: tuple[str, ...]) -> None:
+    """The same domain checks as a CSV row's, vectorised; an error names the point by ``labels``."""
+    for name, array in values.items():
+        column = schema.column(name)
+        below = array < column.minimum if column.minimum_inclusive else array <= column.minimum
+        bad = ~np.isfinite(array) | below | (array > column.maximum)
+        if column.integer:
+            bad |= array != np.floor(array)
+        if bad.any():
+            i = int(np.flatnonzero(bad)[0])
+            raise _fail(path, None, f"{labels[i]}: column '{name}' ({column.unit}) gets {array[i]:g}, "
+                                    f"outside what schema '{schema.name}' accepts")

@@ -9,6 +9,7 @@ import typer
 
 from iosizer.cli.options import FormatOption, PlotOption
 from iosizer.cli.output import OutputFormat, Panel, Report, Series, check_plot_path, emit
+from iosizer.errors import InputError
 
 OutputPath = Annotated[
     Path | None,
@@ -18,8 +19,24 @@ CpuName = Annotated[str | None, typer.Option("--cpu-name", help="CPU the data wa
 
 
 def calibrate(
-    model: Annotated[str, typer.Argument(help="closed-network, mmc, dma or oltp.")],
-    data: Annotated[Path, typer.Argument(help="Measured points, CSV with the model's columns.")],
+    model: Annotated[str, typer.Argument(help="A family (see 'iosizer families').")],
+    data: Annotated[
+        list[Path] | None,
+        typer.Argument(help="Measured points: a CSV in the family's columns (see --columns), or fio JSON, "
+                            "elbencho CSV or vdbench flatfile output (one or several files)."),
+    ] = None,
+    columns: Annotated[
+        bool, typer.Option("--columns", help="Print the family's data columns (names with units) and exit.")
+    ] = False,
+    setting: Annotated[
+        list[str] | None,
+        typer.Option("--set", metavar="NAME=VALUE",
+                     help="A setting or a parameter to hold (repeatable), e.g. --set servers=8; "
+                          "see 'iosizer params FAMILY'."),
+    ] = None,
+    force: Annotated[
+        bool, typer.Option("--force", help="Keep a fit that is worse than a constant (R^2 < 0).")
+    ] = False,
     output: OutputPath = None,
     stations: Annotated[
         int | None, typer.Option("--stations", help="closed-network: number of stations K.")
@@ -40,14 +57,24 @@ def calibrate(
     output_format: FormatOption = OutputFormat.table,
     plot: PlotOption = None,
 ) -> None:
-    """Fit a model to measured points; print the fit report, save a profile."""
+    """Fit a family to measured points; print the fit report, save a profile."""
     from iosizer.calibration.calibrate import calibrate as run, residual_rows
     from iosizer.calibration.fit import CONFIDENCE_CONVENTION
     from iosizer.calibration.profile import save_profile
 
+    if columns:
+        _print_columns(model, output_format)
+        return
+    if not data:
+        raise InputError("give the measured data: a CSV in the family's columns (see --columns) or benchmark output")
     check_plot_path(plot)  # before the profile is written: fail whole or not at all
     options = {"stations": stations, "think_time_s": think_time_s, "servers": servers, "terminals": terminals}
-    result = run(model, data, options, cpu_name=cpu_name, cpu_speed=cpu_speed)
+    for name, value in _pairs(setting or []).items():
+        if options.get(name) is not None:
+            raise InputError(f"--set {name} repeats --{name.replace('_', '-')}")
+        options[name] = value
+    result = run(model, data if len(data) > 1 else data[0], options, cpu_name=cpu_name, cpu_speed=cpu_speed,
+                 force=force)
     if output is not None:
         save_profile(result.profile, output)
 
@@ -87,7 +114,7 @@ def calibrate(
         Report(
             data=document,
             rows=rows,
-            title=f"Calibration of '{model}' on {data} ({fit.n_points} points)",
+            title=f"Calibration of '{model}' on {result.dataset.path} ({fit.n_points} points)",
             csv_rows=residual_rows(result),
             notes=notes,
             plot=_fit_panels(fit) if plot is not None else None,
@@ -95,6 +122,36 @@ def calibrate(
         output_format,
         plot,
     )
+
+
+def _pairs(texts: list[str]) -> dict[str, str]:
+    """``--set name=value`` pairs; a name given twice is an error, not a silent override."""
+    pairs: dict[str, str] = {}
+    for text in texts:
+        name, sep, value = text.partition("=")
+        name = name.strip().replace("-", "_")
+        if not sep or not name or not value.strip():
+            raise InputError(f"--set expects NAME=VALUE, got {text!r}")
+        if name in pairs:
+            raise InputError(f"--set {name} is given twice")
+        pairs[name] = value.strip()
+    return pairs
+
+
+def _print_columns(family_name: str, output_format: OutputFormat) -> None:
+    """The family's data schema: which columns are inputs and which measured, with units."""
+    import iosizer
+
+    family = iosizer.family(family_name)
+    rows = [{"column": c.name, "role": "input" if c.role.value == "input" else "measured", "unit": c.unit,
+             "required": c.required, "description": c.description} for c in family.columns.columns]
+    settings = [s.name for s in family.declaration.settings]
+    notes = [f"settings may be columns too (one value per file), or --set NAME=VALUE: {', '.join(settings)}"
+             if settings else "this family has no settings",
+             "also accepted: weight or stderr (per row), source (text); fio JSON, elbencho CSV and "
+             "vdbench flatfiles are read directly",
+             f"example: {family.example()}"]
+    emit(Report(rows, rows, title=f"Columns of '{family.name}' data", notes=notes), output_format)
 
 
 def _fit_panels(fit: Any) -> list[Panel]:
