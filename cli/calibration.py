@@ -115,7 +115,8 @@ def calibrate(
             data=document,
             rows=rows,
             title=f"Calibration of '{model}' on {result.dataset.path} ({fit.n_points} points)",
-            csv_rows=residual_rows(result),
+            # One row per measured value: built only when CSV is asked for (a million-row fit).
+            csv_rows=residual_rows(result) if output_format is OutputFormat.csv else None,
             notes=notes,
             plot=_fit_panels(fit) if plot is not None else None,
         ),

@@ -157,3 +157,32 @@ def test_relation_column(tmp_path: Path) -> None:
     with pytest.raises(DatasetError) as caught:
         load_dataset(bad, OLTP_SCHEMA)
     assert str(caught.value).startswith(f"{bad}:2: column 'relation': expected one of eq, approx, le")
+
+
+def test_fast_and_row_readers_agree(tmp_path: Path) -> None:
+    """A regular file takes numpy's parser; the same rows with a blank line take the row reader."""
+    from iosizer.calibration import dataset as module
+
+    rows = "\n".join(f"{lam},{0.001 + lam * 1e-7},4,\"load test, run {lam % 3}\"" for lam in range(100, 2000, 100))
+    regular = tmp_path / "fast.csv"
+    regular.write_text("arrival_rate_per_s,mean_response_s,servers,source\n" + rows + "\n")
+    spaced = tmp_path / "rows.csv"
+    spaced.write_text("arrival_rate_per_s,mean_response_s,servers,source\n" + rows.replace("\n", "\n\n", 1) + "\n")
+    shape = module._scan(regular)
+    assert module._fast_columns(regular, shape, ["arrival_rate_per_s", "mean_response_s", "servers", "source"],
+                                MMC_SCHEMA) is not None
+    assert module._fast_columns(spaced, module._scan(spaced),
+                                ["arrival_rate_per_s", "mean_response_s", "servers", "source"], MMC_SCHEMA) is None
+    fast, slow = load_dataset(regular, MMC_SCHEMA), load_dataset(spaced, MMC_SCHEMA)
+    for name in fast.values:
+        np.testing.assert_array_equal(fast.values[name], slow.values[name])
+    assert fast.extra == slow.extra and fast.sources == slow.sources
+    assert fast.sources[0] == "load test, run 1"
+    assert fast.lines.tolist() == list(range(2, 21)) and slow.lines[1] == 4  # the blank line counted
+
+
+def test_a_row_with_an_extra_field_is_caught_on_the_fast_path_too(tmp_path: Path) -> None:
+    path = tmp_path / "extra.csv"
+    path.write_text("arrival_rate_per_s,mean_response_s\n1,2\n2,3,9\n3,4\n")
+    with pytest.raises(DatasetError, match="extra.csv:3: expected 2 fields as in the header, got 3"):
+        load_dataset(path, MMC_SCHEMA)

@@ -182,3 +182,19 @@ def test_residual_trend_is_reported(tmp_path: Path) -> None:
     # The right family on the same data: no judgement warning (only that exact data give no interval).
     right = calibrate("mmc", path, {"servers": 2}).fit.warnings
     assert not any("R^2" in w or "trend" in w for w in right)
+
+
+def test_spearman_matches_scipy() -> None:
+    # The judge's own Spearman (scipy.stats costs a second to import) against scipy's, ties included.
+    from scipy.stats import spearmanr
+
+    from iosizer.calibration.calibrate import _spearman
+
+    rng = np.random.default_rng(5)
+    for n in (6, 40, 2000):
+        x = np.round(rng.uniform(0, 5, n))
+        y = 0.3 * x + rng.normal(0, 1, n)
+        rho, p = _spearman(x, y)
+        want = spearmanr(x, y)
+        assert rho == pytest.approx(float(want[0]), rel=1e-12)
+        assert p == pytest.approx(float(want[1]), rel=1e-9)
