@@ -235,6 +235,9 @@ def extrapolate(
                 "ci_low": item.ci_low if defined else None,
                 "ci_high": item.ci_high if defined else None,
                 "stderr": (item.ci_high - item.ci_low) / (2 * NORMAL_QUANTILE) if defined else None,
+                # A declared value carried to another CPU becomes uncertain: the exponent range
+                # gives it an interval, and every answer built on it must carry that band.
+                "vary": first.vary or (defined and item.ci_high > item.ci_low),
             }
         )
     source = [f"{p.cpu_name or 'unnamed CPU'} (speed {p.cpu_speed:g})" for p in profiles]

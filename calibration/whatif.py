@@ -8,6 +8,8 @@ intervals into an interval on each answer.
 
 from __future__ import annotations
 
+from dataclasses import dataclass
+from pathlib import Path
 from typing import Any, Callable
 
 import numpy as np
@@ -15,6 +17,8 @@ import numpy as np
 from iosizer.calibration.models import demand_name
 from iosizer.calibration.profile import Profile
 from iosizer.calibration.uncertainty import propagate
+from iosizer.errors import InputError
+from iosizer.model.registry import declaration
 
 
 def mmc_settings(profile: Profile) -> tuple[float, int]:
@@ -63,3 +67,88 @@ def with_bands(answer: dict[str, Any], bands: dict[str, tuple[Any, Any]], index:
                 low, high = low[index], high[index]
             out[f"{key}_ci_low"], out[f"{key}_ci_high"] = float(low), float(high)
     return out
+
+
+# --- every family: a profile (shipped or the planner's), on a CPU, with settings changed ---
+
+
+@dataclass(frozen=True)
+class WhatIf:
+    """What a what-if runs on, and where every number came from.
+
+    ``values``: everything the family's solve needs (declared values,
+    settings, the profile's parameters, the planner's overrides);
+    ``profile``: the profile whose intervals give the answer's 95 % bands
+    (overridden parameters fixed in it); ``source``: one line for the notes.
+    """
+
+    family: str
+    values: dict[str, Any]
+    profile: Profile
+    source: str
+    extrapolation: Any = None
+
+    def bands(self, evaluate: Callable[[dict[str, Any]], dict[str, Any]]) -> dict[str, tuple[Any, Any]]:
+        """95 % bands of ``evaluate(values)``'s numeric outputs, from the profile's intervals."""
+        if not any(e.vary for e in self.profile.parameters.values()):
+            return {}
+        return propagate(self.profile, lambda fitted: evaluate({**self.values, **fitted}))
+
+
+def what_if(
+    family: str,
+    profile_path: str | Path | None = None,
+    *,
+    cpu_speed: float | None = None,
+    changes: dict[str, Any] | None = None,
+) -> WhatIf:
+    """The values a family's what-if runs on.
+
+    ``profile_path``: the planner's calibrated profile for ``family``; None
+    takes the shipped one. ``cpu_speed``: carry the profile to a CPU of that
+    relative per-core speed (:func:`iosizer.calibration.extrapolate.extrapolate`:
+    one CPU spans the declared exponent bounds). ``changes``: settings and
+    parameters the planner sets ("what if I add a core": ``{"cores": 3}``);
+    a changed parameter is fixed at its new value, so no band comes from it.
+    Every value is checked against its declaration; None means "keep".
+    """
+    import iosizer
+    from iosizer.calibration.profile import load_profile, profile_values
+
+    declared = declaration(family)
+    if profile_path is not None:
+        base = load_profile(profile_path, family)
+        source = f"profile {profile_path}"
+    else:
+        base = iosizer.family(family).shipped()
+        source = f"shipped '{family}' profile"
+    extrapolation = None
+    if cpu_speed is not None:
+        from iosizer.calibration.extrapolate import extrapolate
+
+        if base.cpu_speed is None:
+            raise InputError(f"{source} records no CPU speed: calibrate with --cpu-speed to carry it "
+                             "to another CPU")
+        extrapolation = extrapolate([base], cpu_speed)
+        base = extrapolation.profile
+        source += f", carried to CPU speed {cpu_speed:g}"
+    values = profile_values(base)
+    given = {k: v for k, v in (changes or {}).items() if v is not None}
+    setting_names = {s.name for s in declared.settings}
+    new_settings = {k: v for k, v in given.items() if k in setting_names}
+    if new_settings:
+        current = {name: values.get(name) for name in setting_names}
+        values.update(declared.check_settings({**current, **new_settings}))
+    fixed = {k: declared.spec(k, values).check(v, "--" + k.replace("_", "-"))
+             for k, v in given.items() if k not in setting_names}
+    if fixed:
+        values.update(fixed)
+        base = base.model_copy(update={"parameters": {
+            name: (estimate.model_copy(update={"value": float(fixed[name]), "vary": False, "ci_low": None,
+                                               "ci_high": None, "stderr": 0.0})
+                   if name in fixed else estimate)
+            for name, estimate in base.parameters.items()}})
+    if given:
+        source += "; given " + ", ".join(f"{k} = {v:g}" if isinstance(v, (int, float)) else f"{k} = {v}"
+                                          for k, v in {**new_settings, **fixed}.items())
+    return WhatIf(family, values, base, source, extrapolation)

@@ -364,9 +364,23 @@ def _complete(name: str, values: dict[str, Any]) -> dict[str, Any]:
     return values if completer is None else completer(name, values)
 
 
+#: Relative per-core speed of the CPU behind every shipped profile: the scale
+#: that ``--cpu-speed`` and :func:`extrapolate` measure other CPUs against.
+REFERENCE_CPU_SPEED = 1.0
+
+
 @lru_cache(maxsize=None)
 def _shipped(name: str, variant: str | None) -> "Profile":
-    """The shipped profile: the family's calibration module builds it, or its example is fitted."""
+    """The shipped profile, on the reference CPU (speed 1) unless it names its own."""
+    profile = _build_shipped(name, variant)
+    if profile.cpu_speed is None:
+        profile = profile.model_copy(update={"cpu_speed": REFERENCE_CPU_SPEED,
+                                             "cpu_name": profile.cpu_name or "the shipped data's CPU"})
+    return profile
+
+
+def _build_shipped(name: str, variant: str | None) -> "Profile":
+    """The family's calibration module builds it, or its example is fitted, or it is declared."""
     from iosizer.model.registry import declaration
 
     builder = getattr(_calibration_module(name), "shipped_profile", None)
