@@ -77,3 +77,20 @@ def test_mva_percentiles_per_station_and_end_to_end(cli) -> None:
 def test_bad_percentile_is_one_line_exit_2(cli, bad) -> None:
     line = cli.fails(*MMC, "--percentile", bad)
     assert "percentile" in line
+
+
+def test_hba_response_percentile(cli) -> None:
+    data = cli.json("hba", "response", "--threads", "1,16", "--mode", "shared", "--percentile", "99")
+    assert all(d["response_p99_us"] > d["response_us"] for d in data)
+    plain = cli.json("hba", "response", "--threads", "1,16", "--mode", "shared")
+    assert [d["response_us"] for d in plain] == [d["response_us"] for d in data]
+    assert not any("response_p99_us" in d for d in plain)
+
+
+def test_replication_percentile(cli) -> None:
+    data = cli.json("replication", "--link", "1g,local", "--percentile", "99", "--percentile", "50")
+    remote, local = data
+    assert remote["latency_p50_us"] < remote["latency_us"] < remote["latency_p99_us"]
+    assert local["latency_p99_us"] == local["latency_us"] == 77.0  # a pure, constant flash latency
+    table = cli("replication", "--link", "10g", "--percentile", "99")
+    assert "latency_p99_us" in table.stdout and "approximation" in table.stdout
