@@ -94,3 +94,9 @@ def test_replication_percentile(cli) -> None:
     assert local["latency_p99_us"] == local["latency_us"] == 77.0  # a pure, constant flash latency
     table = cli("replication", "--link", "10g", "--percentile", "99")
     assert "latency_p99_us" in table.stdout and "approximation" in table.stdout
+
+
+def test_loadshare_curve_percentile(cli) -> None:
+    data = cli.json("loadshare", "curve", "--scenario", "skew", "--points", "4", "--percentile", "99")
+    assert all(d["response_p99_service_times"] > d["response_service_times"] for d in data)
+    assert all(d["response_p99_norm"] > d["response_norm"] for d in data)

@@ -338,3 +338,20 @@ def test_closed_network_percentile_moments_are_mva_exact() -> None:
     multi = closed_network_percentiles(demands, 0.1, 20, [99], servers=[2, 1, np.inf])
     assert multi.station["response_p99"][2] == pytest.approx(-np.log(0.01) * 0.002, rel=1e-12)
     assert multi.response["response_p99"] > max(multi.station["response_p99"])
+
+
+def test_loadshare_percentiles_are_the_ports_mmk_mixture() -> None:
+    from iosizer.model.loadshare import PolicyParams
+    from iosizer.model.percentiles import loadshare_percentiles, mmc_response_survival
+
+    params = PolicyParams(4, 20.0, 0.7)
+    service = 1 + 0.2 * 3 / 4  # shared on 4 cores: the hand-off overhead of 3 in 4 I/Os
+    one_port = loadshare_percentiles("shared", [2.0], [1.0], params, [99])["response_p99"][0]
+    assert one_port == pytest.approx(mmc_response_quantile(2.0, 1 / service, 4, 99), rel=1e-10)
+    # Exclusive on two equal ports: two M/M/1 queues of utilisation 0.3 each, one distribution.
+    two = loadshare_percentiles("exclusive", [0.6], [1.0, 1.0], params, [90])["response_p90"][0]
+    assert two == pytest.approx(mmc_response_quantile(0.3, 1.0, 1, 90), rel=1e-10)
+    # Unequal ports: the mixture's survival at the answer is the tail asked for.
+    t = loadshare_percentiles("exclusive", [0.5], [3.0, 1.0], params, [99])["response_p99"][0]
+    mix = 0.75 * mmc_response_survival(t, 0.375, 1.0, 1) + 0.25 * mmc_response_survival(t, 0.125, 1.0, 1)
+    assert mix == pytest.approx(0.01, rel=1e-9)
