@@ -23,8 +23,9 @@ floor(a) + 1, and each target is monotone in c (Erlang C falls as c grows):
 The search starts from the Halfin-Whitt square-root staffing estimate
 c ~ a + beta sqrt(a), with C(c, a) ~ 1 / (1 + beta Phi(beta) / phi(beta))
 (S. Halfin, W. Whitt, "Heavy-traffic limits for queues with many
-exponential servers", Operations Research 29(3), 1981), beta solved by a
-few Newton steps. The exact target is then evaluated at the estimate and at
+exponential servers", Operations Research 29(3), 1981), beta read from a
+precomputed table of that function (np.interp, no special function per
+row). The exact target is then evaluated at the estimate and at
 one fewer: where the estimate is right (most rows) that settles the answer;
 elsewhere an integer search (galloping up, then bisection) finishes it on
 the remaining rows only. The answer is exact: the same Erlang C as
@@ -180,38 +181,25 @@ def _hw_servers(a: np.ndarray, kind: str, target: np.ndarray, mu: np.ndarray,
                 log_tail: np.ndarray | None) -> np.ndarray:
     """Square-root staffing estimate a + beta sqrt(a) for each row (not exact: a start).
 
-    Mean and wait-probability targets are one-dimensional in beta, inverted
-    from a table; a percentile target by a few Newton steps.
+    Every target is one-dimensional in beta and inverted from a table:
+    mean response: C / (beta sqrt(a)) = T mu - 1; P(wait): C = target;
+    percentile: with r = c - a, the M/M/c survival is
+    exp(-x) [1 + C (1 - exp(-(r - 1) x)) / (r - 1)] at x = mu T, so for a
+    tail target (1 - exp(-(r - 1) x) ~ 1) C / (r - 1) = exp(x + ln(1 - q)) - 1:
+    the mean's equation with r - 1 = beta sqrt(a), i.e. c = a + 1 + beta sqrt(a).
     """
     root = np.sqrt(a)
-    if kind != "percentile":
-        log_c, log_c_per_beta = _hw_table()
-        if kind == "mean":  # C / (beta sqrt(a)) = T mu - 1
-            level = np.log(np.maximum(target * mu - 1.0, 1e-300) * root)
-            beta = np.interp(-level, -log_c_per_beta, _BETA_GRID)
-        else:
-            beta = np.interp(-np.log(target), -log_c, _BETA_GRID)
+    log_c, log_c_per_beta = _hw_table()
+    if kind == "wait":
+        beta = np.interp(-np.log(target), -log_c, _BETA_GRID)
         return a + beta * root
     if kind == "mean":
-        excess = np.maximum(target * mu - 1.0, 1e-300)
-        # C / (beta sqrt(a)) = excess  ->  ln C - ln beta - ln(excess sqrt(a)) = 0
-        u, v, w = 1.0, 0.0, np.log(excess * root)
-    elif kind == "percentile":
-        slack = np.maximum(target * mu - 1.0, 1e-3)
-        u, v, w = 0.0, root * slack, log_tail
+        excess, shift = target * mu - 1.0, 0.0
     else:
-        u, v, w = 0.0, 0.0, np.log(target)
-    low, high = np.full(a.shape, 1e-8), np.full(a.shape, 37.0)
-    beta = np.ones(a.shape)
-    for _ in range(12):
-        log_c, slope = _log_erlang_c_hw(beta)
-        value = log_c - u * np.log(beta) - v * beta - w
-        derivative = slope - u / beta - v
-        high = np.where(value < 0, beta, high)   # value falls with beta
-        low = np.where(value < 0, low, beta)
-        step = beta - value / derivative
-        beta = np.where((step > low) & (step < high), step, 0.5 * (low + high))
-    return a + beta * root
+        excess, shift = np.expm1(np.maximum(target * mu + log_tail, 1e-300)), 1.0
+    level = np.log(np.maximum(excess, 1e-300) * root)  # C / (beta sqrt(a)) = excess
+    beta = np.interp(-level, -log_c_per_beta, _BETA_GRID)
+    return a + shift + beta * root
 
 
 # --- an integer search over rows ---------------------------------------------------------------
