@@ -28,8 +28,10 @@ precomputed table of that function (np.interp, no special function per
 row). The exact target is then evaluated at the estimate and at
 one fewer: where the estimate is right (most rows) that settles the answer;
 elsewhere an integer search (galloping up, then bisection) finishes it on
-the remaining rows only. The answer is exact: the same Erlang C as
-:func:`iosizer.model.queueing.mmc`, checked at the count and one fewer.
+the remaining rows only. The answer is exact: the Erlang C of
+:func:`iosizer.model.queueing.mmc` (at the first check B(n) comes from
+B(n - 1) by one step of the stable forward recurrence, equal to rounding),
+checked at the count and one fewer.
 
 Largest load (M/M/c) and largest population (closed networks)
 --------------------------------------------------------------
