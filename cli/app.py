@@ -119,7 +119,7 @@ def _root(
 def _register() -> None:
     # Each family lives in its own module; importing them is cheap because
     # they import models (numpy, scipy) only inside the command bodies.
-    from iosizer.cli import calibration, families, hba, latency, loadshare, pcie, queue, replication, scenario
+    from iosizer.cli import calibration, families, hba, latency, loadshare, pcie, queue, replication, scenario, size
     from iosizer.cli import report as report_cli
 
     app.add_typer(queue.app, name="queue")
@@ -127,6 +127,7 @@ def _register() -> None:
     app.add_typer(pcie.app, name="pcie")
     app.add_typer(hba.app, name="hba")
     app.add_typer(loadshare.app, name="loadshare")
+    app.add_typer(size.app, name="size")
     app.command("families")(families.families)
     app.command("params")(families.params)
     app.command("calibrate")(calibration.calibrate)

@@ -9,6 +9,7 @@ import typer
 from iosizer.cli.options import FormatOption, PlotOption
 from iosizer.cli.output import OutputFormat, Panel, Report, Series, check_plot_path, emit
 from iosizer.cli.params import parse_grid
+from iosizer.cli.tails import FAMILY_NOTE, PercentileOption, hba_points
 from iosizer.errors import InputError
 
 app = typer.Typer(
@@ -151,10 +152,15 @@ def response(
     cores: Cores = None,
     core_iops: CoreIops = None,
     link_mbps: LinkMbps = None,
+    percentile: PercentileOption = None,
     output_format: FormatOption = OutputFormat.table,
     plot: PlotOption = None,
 ) -> None:
-    """One virtual port's response against outstanding I/Os, closed network by MVA (section 3.2)."""
+    """One virtual port's response against outstanding I/Os, closed network by MVA (section 3.2).
+
+    --percentile: response_pP_us by approximation (arrival theorem per station, gamma fit end to end, the
+    storage delay constant); against simulation at 4, 16, 64 threads within 5 %.
+    """
     from iosizer.calibration.hba import fc_port
     from iosizer.model.hba import response as solve
 
@@ -170,14 +176,18 @@ def response(
          "core_utilization": float(u)}
         for r in results for n, rt, x, u in zip(r.threads, r.response_us, r.iops, r.core_utilization)
     ]
+    tails = [t for r in results for t in hba_points(port, r.mode, counts, block_bytes, storage_us, percentile)]
+    for point, extra in zip(points, tails):
+        point.update(extra)
     notes = [f"{SEED} sec 3.2: threads cycle through the HBA cores ({port.cores} servers shared, "
              f"1 in occupancy mode), the link and the storage (a delay of {storage_us:g} us, assumed)",
-             *_port_notes(speed, cores, core_iops, link_mbps)]
+             *_port_notes(speed, cores, core_iops, link_mbps)] + ([FAMILY_NOTE] if percentile else [])
     panels = None
     if plot is not None:
         panels = [Panel("threads (outstanding I/Os)", "response (us)", [
             Series(r.mode, r.threads, r.response_us, "linepoints") for r in results
         ], f"{SEED} fig 3-4: {block_bytes:g} B")]
     emit(Report(points, points, title=f"Response vs I/O multiplicity ({block_bytes:g} B, {speed})",
-                columns=["mode", "threads", "response_us", "iops", "core_utilization"],
+                columns=["mode", "threads", "response_us", *(tails[0] if tails else {}), "iops",
+                         "core_utilization"],
                 notes=notes, plot=panels), output_format, plot)

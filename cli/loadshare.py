@@ -8,6 +8,7 @@ import typer
 
 from iosizer.cli.options import FormatOption, PlotOption
 from iosizer.cli.output import OutputFormat, Panel, Report, Series, check_plot_path, emit
+from iosizer.cli.tails import PercentileOption
 from iosizer.errors import InputError
 
 app = typer.Typer(
@@ -77,10 +78,15 @@ def curve(
     comm_overhead_pct: Overhead = None,
     threshold: Threshold = None,
     points: Points = 60,
+    percentile: PercentileOption = None,
     output_format: FormatOption = OutputFormat.table,
     plot: PlotOption = None,
 ) -> None:
-    """Response against throughput for one policy, normalised as in the seed's figures."""
+    """Response against throughput for one policy, normalised as in the seed's figures.
+
+    --percentile: response_pP_service_times and response_pP_norm, the throughput-weighted mixture of the
+    ports' M/M/k response distributions: exact given the family's own per-port model.
+    """
     from iosizer.calibration.loadshare import normalised_curves
     from iosizer.model.loadshare import POLICIES
 
@@ -98,13 +104,25 @@ def curve(
         for x, r, t, rr, k in zip(answer.throughput_norm, answer.response_norm, raw.throughput, raw.response,
                                   raw.cores_per_port)
     ]
+    tail_keys: list[str] = []
+    if percentile:
+        from iosizer.model.percentiles import loadshare_percentiles
+
+        tails = loadshare_percentiles(policy, raw.throughput, chosen.port_shares, params, percentile)
+        for key, values in tails.items():
+            tail_keys.append(f"{key}_norm")
+            for row, value in zip(rows, values):
+                row[f"{key}_service_times"] = float(value)
+                row[f"{key}_norm"] = float(value) / reference["min_response_service_times"]
     notes = _notes(chosen, params, reference)
+    if percentile:
+        notes.append("response_pP: mixture over ports of their M/M/k response distributions (exact given the model)")
     if raw.switch_loads.size:
         notes.append("switches at " + ", ".join(
             f"{x / reference['max_throughput_cores']:.3f} (jump {100 * j:.1f} %)"
             for x, j in zip(raw.switch_loads, raw.switch_jumps)))
     emit(Report(rows, rows, title=f"{policy} policy, {chosen.name} scenario",
-                columns=["throughput_norm", "response_norm", "hot_port_cores"], notes=notes,
+                columns=["throughput_norm", "response_norm", *tail_keys, "hot_port_cores"], notes=notes,
                 plot=[_panel(chosen, [answer])] if plot is not None else None), output_format, plot)
 
 

@@ -11,6 +11,7 @@ import typer
 from iosizer.cli.options import FormatOption, PlotOption
 from iosizer.cli.output import OutputFormat, Panel, Report, Series, emit
 from iosizer.cli.params import parse_grid, parse_servers
+from iosizer.cli.tails import APPROXIMATE_NOTE, CLOSED_NOTE, EXACT_NOTE, PercentileOption, with_percentiles
 from iosizer.errors import InputError
 
 app = typer.Typer(
@@ -93,6 +94,7 @@ def _open_queue(
     settings: _ServiceSettings,
     output_format: OutputFormat,
     plot: Path | None = None,
+    note: str | None = None,
 ) -> None:
     """Solve at one arrival rate (one JSON object) or a sweep (a list of them).
 
@@ -104,7 +106,7 @@ def _open_queue(
     rates = parse_grid(arrival_rate, "arrival-rate")
     columns = solve(np.asarray(rates), settings.service_rate).to_dict()
     answers = [{k: (v[i] if isinstance(v, list) else v) for k, v in columns.items()} for i in range(len(rates))]
-    notes = [_QUEUE_NOTE]
+    notes = [_QUEUE_NOTE] + ([note] if note else [])
     if settings.profile is not None:
         from iosizer.calibration.whatif import service_rate_band, with_bands
 
@@ -142,14 +144,17 @@ def mm1(
     arrival_rate: ArrivalRate,
     service_rate: OptionalServiceRate = None,
     profile: ProfileOption = None,
+    percentile: PercentileOption = None,
     output_format: FormatOption = OutputFormat.table,
     plot: PlotOption = None,
 ) -> None:
-    """M/M/1: one server, Poisson arrivals, exponential service."""
+    """M/M/1: one server, Poisson arrivals, exponential service. --percentile: exact."""
+    from iosizer.model.percentiles import mm1_percentiles
     from iosizer.model.queueing import mm1 as solve
 
     settings = _service_settings(service_rate, None, profile, single_server=True)
-    _open_queue("M/M/1", arrival_rate, solve, settings, output_format, plot)
+    solve = with_percentiles(solve, mm1_percentiles, percentile)
+    _open_queue("M/M/1", arrival_rate, solve, settings, output_format, plot, EXACT_NOTE if percentile else None)
 
 
 @app.command()
@@ -158,16 +163,20 @@ def mmc(
     service_rate: OptionalServiceRate = None,
     servers: OptionalServers = None,
     profile: ProfileOption = None,
+    percentile: PercentileOption = None,
     output_format: FormatOption = OutputFormat.table,
     plot: PlotOption = None,
 ) -> None:
-    """M/M/c: c servers sharing one queue (Erlang C)."""
+    """M/M/c: c servers sharing one queue (Erlang C). --percentile: exact, with the profile's bands."""
+    from iosizer.model.percentiles import mmc_percentiles
     from iosizer.model.queueing import mmc as solve
 
     settings = _service_settings(service_rate, servers, profile)
+    solved = with_percentiles(lambda lam, mu: solve(lam, mu, settings.servers),
+                              lambda lam, mu, ps: mmc_percentiles(lam, mu, settings.servers, ps), percentile)
     _open_queue(
-        f"M/M/{settings.servers}", arrival_rate,
-        lambda lam, mu: solve(lam, mu, settings.servers), settings, output_format, plot,
+        f"M/M/{settings.servers}", arrival_rate, solved, settings, output_format, plot,
+        EXACT_NOTE if percentile else None,
     )
 
 
@@ -177,16 +186,23 @@ def mg1(
     service_scv: ServiceScv,
     service_rate: OptionalServiceRate = None,
     profile: ProfileOption = None,
+    percentile: PercentileOption = None,
     output_format: FormatOption = OutputFormat.table,
     plot: PlotOption = None,
 ) -> None:
-    """M/G/1: one server, general service time (Pollaczek-Khinchine)."""
+    """M/G/1: one server, general service time (Pollaczek-Khinchine).
+
+    --percentile: approximation (exponential-tail wait, gamma service); against simulation within 4 % for
+    gamma service (cs^2 0.5, 2), M/D/1 up to +13 % at the 99th (see iosizer.model.percentiles).
+    """
+    from iosizer.model.percentiles import mg1_percentiles
     from iosizer.model.queueing import mg1 as solve
 
     settings = _service_settings(service_rate, None, profile, single_server=True)
-    _open_queue(
-        "M/G/1", arrival_rate, lambda lam, mu: solve(lam, mu, service_scv), settings, output_format, plot
-    )
+    solved = with_percentiles(lambda lam, mu: solve(lam, mu, service_scv),
+                              lambda lam, mu, ps: mg1_percentiles(lam, mu, service_scv, ps), percentile)
+    _open_queue("M/G/1", arrival_rate, solved, settings, output_format, plot,
+                APPROXIMATE_NOTE if percentile else None)
 
 
 @app.command()
@@ -194,14 +210,22 @@ def md1(
     arrival_rate: ArrivalRate,
     service_rate: OptionalServiceRate = None,
     profile: ProfileOption = None,
+    percentile: PercentileOption = None,
     output_format: FormatOption = OutputFormat.table,
     plot: PlotOption = None,
 ) -> None:
-    """M/D/1: one server, constant service time."""
+    """M/D/1: one server, constant service time.
+
+    --percentile: approximation (exponential-tail wait + the constant service); against simulation within
+    5 % at the 90th, up to +13 % (conservative) at the 99th at utilisation 0.5, 1 % at 0.9.
+    """
+    from iosizer.model.percentiles import md1_percentiles
     from iosizer.model.queueing import md1 as solve
 
     settings = _service_settings(service_rate, None, profile, single_server=True)
-    _open_queue("M/D/1", arrival_rate, solve, settings, output_format, plot)
+    solve = with_percentiles(solve, md1_percentiles, percentile)
+    _open_queue("M/D/1", arrival_rate, solve, settings, output_format, plot,
+                APPROXIMATE_NOTE if percentile else None)
 
 
 @app.command()
@@ -212,20 +236,32 @@ def ggc(
     arrival_scv: ArrivalScv = 1.0,
     service_scv: ServiceScv = 1.0,
     profile: ProfileOption = None,
+    percentile: PercentileOption = None,
     output_format: FormatOption = OutputFormat.table,
     plot: PlotOption = None,
 ) -> None:
-    """G/G/c by the Allen-Cunneen approximation (exact for M/M/c)."""
+    """G/G/c by the Allen-Cunneen approximation (exact for M/M/c).
+
+    --percentile: approximation (exponential-tail wait with Erlang C and the Allen-Cunneen mean, gamma
+    service); against simulation within 7 % for G/G/1, 11 % for G/G/2 (see iosizer.model.percentiles).
+    """
+    from iosizer.model.percentiles import ggc_percentiles
     from iosizer.model.queueing import ggc as solve
 
     settings = _service_settings(service_rate, servers, profile)
+    solved = with_percentiles(
+        lambda lam, mu: solve(lam, mu, settings.servers, arrival_scv, service_scv),
+        lambda lam, mu, ps: ggc_percentiles(lam, mu, settings.servers, arrival_scv, service_scv, ps),
+        percentile,
+    )
     _open_queue(
         f"G/G/{settings.servers} (Allen-Cunneen)",
         arrival_rate,
-        lambda lam, mu: solve(lam, mu, settings.servers, arrival_scv, service_scv),
+        solved,
         settings,
         output_format,
         plot,
+        APPROXIMATE_NOTE if percentile else None,
     )
 
 
@@ -281,15 +317,22 @@ def mva(
         ),
     ] = None,
     profile: ProfileOption = None,
+    percentile: PercentileOption = None,
     output_format: FormatOption = OutputFormat.table,
     plot: PlotOption = None,
 ) -> None:
-    """Closed network by exact Mean Value Analysis; --format csv gives the curve 1..N."""
+    """Closed network by exact Mean Value Analysis; --format csv gives the curve 1..N.
+
+    --percentile: per-station and end-to-end response percentiles by approximation (arrival theorem per
+    station, gamma fit end to end keeping the product form's correlations); against simulation at light,
+    medium and heavy load within 2.5 % (5 % with a c-server station; see iosizer.model.percentiles).
+    """
     from iosizer.model.mva import asymptotic_bounds
     from iosizer.model.mva import mva as solve
 
     bands: dict[str, tuple[float, float]] = {}
     notes = []
+    calibrated = None
     if profile is not None:
         from iosizer.calibration.profile import load_profile
         from iosizer.calibration.whatif import closed_network_band, closed_network_settings
@@ -316,6 +359,15 @@ def mva(
     data["knee_population"] = result.knee_population
     data["throughput_upper_bound"] = float(bounds.throughput_upper)
     data["response_time_lower_bound"] = float(bounds.response_lower)
+    from iosizer.cli.tails import closed_network_tails
+
+    tails, station_tails = closed_network_tails(demand, think_time, population, counts, percentile, calibrated)
+    data.update(tails)
+    for station, extra in zip(data["stations"], station_tails):
+        station.update(extra)
+    if percentile:
+        notes.append("end to end: " + ", ".join(f"{k} {v:.6g}" for k, v in tails.items() if not k.endswith(("_low", "_high"))))
+        notes.append(CLOSED_NOTE)
 
     server_labels = [_server_label(c) for c in (counts or [1] * len(demand))]
     rows = [

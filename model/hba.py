@@ -77,6 +77,7 @@ __all__ = [
     "isolation",
     "port_ceiling_iops",
     "response",
+    "response_network",
     "share_pro_rata",
     "virtual_port_iops",
 ]
@@ -325,6 +326,24 @@ class ResponseResult:
     storage_us: float
 
 
+def response_network(port: FcPort, mode: Mode, block_bytes: float | None = None,
+                     storage_us: float | None = None) -> tuple[list[float], list[float], float, float]:
+    """The closed network of :func:`response`: (demands us, servers, block bytes, storage us).
+
+    HBA cores (``cores`` servers shared, 1 in occupancy mode), the link, and
+    the storage as a delay station (left out at 0 us).
+    """
+    _check_mode(mode)
+    size = float(as_positive("block_bytes", BLOCK_BYTES.value if block_bytes is None else block_bytes))
+    storage = float(as_nonnegative("storage_us", STORAGE_US.value if storage_us is None else storage_us))
+    servers = [port.cores if mode == "shared" else 1, 1]
+    demands = [port.core_us_per_io, float(port.link_us_per_io(size))]
+    if storage > 0:
+        demands.append(storage)
+        servers.append(math.inf)
+    return demands, servers, size, storage
+
+
 def response(port: FcPort, mode: Mode, threads: object, block_bytes: float | None = None,
              storage_us: float | None = None) -> ResponseResult:
     """Exact MVA of one virtual port with ``threads`` I/Os outstanding.
@@ -338,18 +357,10 @@ def response(port: FcPort, mode: Mode, threads: object, block_bytes: float | Non
     """
     from iosizer.model.mva import mva
 
-    _check_mode(mode)
     counts = np.atleast_1d(as_positive("threads", threads))
     if np.any(counts != np.floor(counts)):
         raise InputError(f"threads must be whole numbers, got {counts.tolist()}")
-    size = float(as_positive("block_bytes", BLOCK_BYTES.value if block_bytes is None else block_bytes))
-    storage = float(as_nonnegative("storage_us", STORAGE_US.value if storage_us is None else storage_us))
-    link_us = float(port.link_us_per_io(size))
-    servers = [port.cores if mode == "shared" else 1, 1]
-    demands = [port.core_us_per_io, link_us]
-    if storage > 0:
-        demands.append(storage)
-        servers.append(math.inf)
+    demands, servers, size, storage = response_network(port, mode, block_bytes, storage_us)
     solved = mva(demands, 0.0, int(counts.max()), servers=servers)
     index = counts.astype(int) - 1
     return ResponseResult(

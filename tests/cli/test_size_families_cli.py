@@ -1,0 +1,78 @@
+"""``iosizer size latency | lanes | hba | cores | outstanding``: JSON keys, intervals, one-line errors."""
+
+from __future__ import annotations
+
+import pytest
+
+
+def test_size_latency_reproduces_section_4_4_with_intervals(cli) -> None:
+    data = cli.json("size", "latency", "--budget-pct", "5")
+    assert [s["max_tiers"] for s in data["switches"]] == [4, 3, 1, 0]  # asi, infiniband, fc, fcoe
+    low, high = data["max_added_latency_ns_ci_low"], data["max_added_latency_ns_ci_high"]
+    assert low < data["max_added_latency_ns"] < high
+    for switch in data["switches"]:
+        assert switch["max_tiers_ci_low"] <= switch["max_tiers"] <= switch["max_tiers_ci_high"]
+    tiers = cli.json("latency", "tiers", "--budget-pct", "5")
+    assert [t["max_tiers"] for t in tiers] == [s["max_tiers"] for s in data["switches"]]
+
+
+def test_size_latency_device_and_hop(cli) -> None:
+    data = cli.json("size", "latency", "--device", "bcm5700", "--hop-ns", "50", "--budget-pct", "5")
+    budget = cli.json("latency", "budget", "--device", "bcm5700", "--budget-pct", "5")
+    assert data["max_added_latency_ns"] == pytest.approx(budget["max_added_latency_ns"])
+    assert data["switches"][0]["max_tiers"] == int(budget["max_added_latency_ns"] // 100)
+
+
+def test_size_lanes(cli) -> None:
+    data = cli.json("size", "lanes", "--budget-pct", "38", "--pattern", "520")
+    assert data["ports"] == 4 and data["lanes"] == 32 and data["next_loss_pct"] > 38
+    aligned = cli.json("size", "lanes", "--budget-pct", "1", "--pattern", "512", "--max-lanes", "64")
+    assert aligned["lanes"] == 64 and aligned["next_loss_pct"] is None
+    gathered = cli.json("size", "lanes", "--budget-pct", "1", "--pattern", "520", "--mitigation", "gather-dif",
+                        "--max-lanes", "64")
+    assert gathered["lanes"] == 64
+
+
+def test_size_hba_both_modes(cli) -> None:
+    data = cli.json("size", "hba", "--tenant-iops", "250000,120000", "--target-response-us", "200")
+    assert [d["mode"] for d in data] == ["shared", "occupancy"]
+    shared, occupancy = data
+    assert shared["ports"] == 2 and shared["cores_needed"] == 3
+    assert occupancy["cores_needed"] is None and "one core" in occupancy["cores_reason"]
+
+
+def test_size_cores_per_policy(cli) -> None:
+    data = cli.json("size", "cores", "--scenario", "skew", "--load-cores", "3", "--target-response", "3")
+    by_policy = {d["policy"]: d for d in data}
+    assert by_policy["shared"]["cores"] == 4 and by_policy["exclusive"]["cores"] is None
+    assert by_policy["multi-stage"]["port_groups"][0]["cores_per_port"] == 4
+
+
+def test_size_outstanding_and_profile_interval(cli, tmp_path) -> None:
+    data = cli.json("size", "outstanding", "--link", "10g", "--target-iops", "15000", "--target-latency-us", "1000")
+    assert data["outstanding"] == 13 and data["iops"] >= 15000 > data["one_fewer_iops"]
+    assert data["largest_protocol_bound_block_kib"] is None  # protocol-bound over the whole range
+    assert data["latency_at_max_iops_us"] <= 1000
+    import iosizer
+
+    path = tmp_path / "rep.json"
+    from iosizer.calibration.profile import save_profile
+
+    save_profile(iosizer.family("replication").shipped("1g"), path)
+    banded = cli.json("size", "outstanding", "--profile", str(path), "--target-iops", "15000")
+    # The fitted protocol cost's interval is wide ([0, 124] us): at its high end 15,000 IOPS is out of
+    # reach, so the interval is unbounded above (null).
+    assert banded["outstanding_ci_low"] <= banded["outstanding"] and banded["outstanding_ci_high"] is None
+    assert 4 < banded["largest_protocol_bound_block_kib"] < 16
+
+
+@pytest.mark.parametrize(
+    "args",
+    [
+        ["size", "outstanding", "--target-iops", "30000"],
+        ["size", "hba", "--tenant-iops", "1000", "--target-response-us", "10"],
+        ["size", "cores", "--load-cores", "1", "--target-response", "0.9"],
+    ],
+)
+def test_unreachable_family_targets_are_one_line_exit_2(cli, args) -> None:
+    assert "unreachable" in cli.fails(*args)

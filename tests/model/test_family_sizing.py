@@ -1,0 +1,179 @@
+"""Seed-family sizing answers against brute-force search over candidates on the same models."""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from iosizer.calibration import hba as hba_family
+from iosizer.calibration import latency as latency_family
+from iosizer.calibration import loadshare as loadshare_family
+from iosizer.calibration import pcie as pcie_family
+from iosizer.calibration import replication as replication_family
+from iosizer.model.family_sizing import (
+    cores_per_policy,
+    hba_response_us,
+    hba_sizing,
+    largest_protocol_bound_block_kib,
+    largest_replication_iops,
+    max_switch_tiers,
+    most_ports_within_loss,
+    outstanding_for_iops,
+)
+from iosizer.model.hba import FcPort
+from iosizer.model.latency import oltp_degradation_pct
+from iosizer.model.pcie import access_pattern, rmw_throughput
+from iosizer.model.replication import replication
+from iosizer.model.sizing import UnreachableTargetError
+
+FEW = settings(max_examples=15, deadline=None, derandomize=True)
+
+
+# --- seed 000 ---------------------------------------------------------------------------------
+
+
+@FEW
+@given(budget=st.floats(0.5, 40.0), hop=st.floats(20.0, 2000.0))
+def test_switch_tiers_are_the_brute_force_count(budget, hop) -> None:
+    network = latency_family.oltp_network(latency_family.oltp_profile())
+    tiers = max_switch_tiers(latency_family.max_oltp_latency_ns(network, budget), hop)
+    losses = np.atleast_1d(oltp_degradation_pct(network, 2 * hop * np.arange(0, 65)))
+    brute = int(np.flatnonzero(losses > budget)[0]) - 1 if (losses > budget).any() else 64
+    assert tiers == brute
+
+
+def test_switch_tiers_match_latency_tiers_for_the_catalogue() -> None:
+    plan = latency_family.tier_plan(latency_family.switch_catalogue(), 5.0)
+    network = latency_family.oltp_network(latency_family.oltp_profile())
+    x_max = latency_family.max_oltp_latency_ns(network, 5.0)
+    assert [p["max_tiers"] for p in plan] == [max_switch_tiers(x_max, p["hop_ns"]) for p in plan] == [4, 3, 1, 0]
+    assert max_switch_tiers(math.inf, 150) == math.inf and max_switch_tiers(100.0, 0.0) == math.inf
+
+
+# --- seed 001 ---------------------------------------------------------------------------------
+
+
+@FEW
+@given(budget=st.floats(1.0, 90.0), transfer=st.sampled_from([520, 1040, 2080, 4104]))
+def test_most_ports_is_the_brute_force_count(budget, transfer) -> None:
+    platform = pcie_family.platform()
+    pattern = access_pattern(transfer, 256)
+    sized = most_ports_within_loss(platform, pattern, budget, 24)
+    losses = rmw_throughput(platform, pattern, 8 * np.arange(1, 25)).loss_pct
+    within = np.flatnonzero(losses > budget)
+    brute = (int(within[0]) if within.size else 24) or None
+    assert sized.ports == brute
+    if sized.ports:
+        assert sized.lanes == 8 * sized.ports and sized.loss_pct <= budget
+
+
+def test_aligned_patterns_have_no_port_limit() -> None:
+    sized = most_ports_within_loss(pcie_family.platform(), access_pattern(512, 256), 1.0, 32)
+    assert sized.ports == 32 and sized.next_loss_pct is None
+    # Seed 001 sec 4: 7 % at 8 lanes, 38 % at 32 lanes for 520 B.
+    assert most_ports_within_loss(pcie_family.platform(), access_pattern(520, 256), 38.0).lanes == 32
+
+
+# --- seed 002 ---------------------------------------------------------------------------------
+
+
+@FEW
+@given(mix=st.lists(st.floats(1_000.0, 400_000.0), min_size=1, max_size=4), block=st.sampled_from([4, 16, 64]),
+       target=st.floats(120.0, 2000.0), mode=st.sampled_from(["shared", "occupancy"]))
+def test_hba_ports_and_cores_are_the_brute_force_counts(mix, block, target, mode) -> None:
+    port = hba_family.fc_port()
+    sizes = [block * 1024.0]
+
+    def worst(ports: int, cores: int) -> float:
+        chosen = FcPort(link_mbps=port.link_mbps, cores=cores, core_iops=port.core_iops)
+        return float(hba_response_us(chosen, mode, mix, sizes, ports, 50.0).max())
+
+    try:
+        sized = hba_sizing(port, mode, mix, sizes, target, 50.0, given_ports=2, max_cores=64)
+    except UnreachableTargetError:
+        assert worst(4096, port.cores) > target
+        return
+    brute_ports = next(n for n in range(1, 4097) if worst(n, port.cores) <= target)
+    assert sized.ports == brute_ports
+    brute_cores = next((k for k in range(1, 65) if worst(2, k) <= target), None)
+    assert sized.cores_needed == brute_cores
+    assert (sized.cores_reason == "") == (brute_cores is not None)
+
+
+def test_hba_unreachable_and_reasons() -> None:
+    port = hba_family.fc_port()
+    with pytest.raises(UnreachableTargetError, match="one I/O alone"):
+        hba_sizing(port, "shared", [1000.0], [4096.0], 50.0, 50.0)
+    occupancy = hba_sizing(port, "occupancy", [250_000.0, 120_000.0], [4096.0], 200.0, 50.0)
+    assert occupancy.cores_needed is None and "one core" in occupancy.cores_reason
+    large = hba_sizing(port, "shared", [10_000.0], [256 * 1024.0], 2000.0, 50.0)
+    assert large.cores_needed is None and large.cores_reason.startswith("link-bound")
+
+
+# --- seed 003 ---------------------------------------------------------------------------------
+
+
+@FEW
+@given(load=st.floats(0.2, 6.0), target=st.floats(1.2, 8.0), scenario=st.sampled_from(["one-port", "system", "skew"]))
+def test_cores_per_policy_are_the_brute_force_counts(load, target, scenario) -> None:
+    from dataclasses import replace
+
+    from iosizer.model.family_sizing import _response
+
+    chosen = loadshare_family.scenario(scenario)
+    params = loadshare_family.policy_params(chosen.cores)
+    for answer in cores_per_policy(["shared", "exclusive", "one-stage", "multi-stage"], load,
+                                   chosen.port_shares, target, params, max_cores=24):
+        responses = [_response(answer.policy, load, chosen.port_shares, replace(params, cores=n))
+                     for n in range(1, 25)]
+        brute = next((n + 1 for n, r in enumerate(responses) if r <= target), None)
+        assert answer.cores == brute, answer.policy
+        if answer.max_load_cores_at_given is not None:
+            assert _response(answer.policy, answer.max_load_cores_at_given, chosen.port_shares,
+                             params) <= target * (1 + 1e-9)
+
+
+def test_cores_port_groups_follow_the_policy() -> None:
+    chosen = loadshare_family.scenario("skew")
+    answers = {a.policy: a for a in cores_per_policy(["shared", "multi-stage"], 3.0, chosen.port_shares, 3.0,
+                                                     loadshare_family.policy_params(chosen.cores))}
+    assert [g["cores_per_port"] for g in answers["shared"].port_groups] == [4, 4]
+    hot, cold = answers["multi-stage"].port_groups
+    assert hot["ports"] == 1 and hot["cores_per_port"] > cold["cores_per_port"] == 1
+    with pytest.raises(UnreachableTargetError):
+        cores_per_policy(["shared"], 1.0, chosen.port_shares, 1.0, loadshare_family.policy_params())
+
+
+# --- seed 004 ---------------------------------------------------------------------------------
+
+
+@FEW
+@given(link=st.sampled_from(["1g", "10g", "ipoib56"]), block=st.sampled_from([4.0, 16.0, 64.0]),
+       fraction=st.floats(0.05, 0.99))
+def test_outstanding_is_the_brute_force_depth(link, block, fraction) -> None:
+    system = replication_family.system(link)
+    cap = float(min(replication(system, block, 1).protocol_cap_iops, replication(system, block, 1).bandwidth_cap_iops))
+    target = fraction * cap
+    sized = outstanding_for_iops(system, block, target)
+    depths = np.arange(1, sized.outstanding + 2)
+    iops = replication(system, block, depths).iops
+    assert int(np.flatnonzero(iops >= target)[0]) + 1 == sized.outstanding
+
+
+def test_replication_edges() -> None:
+    system = replication_family.system("10g")
+    with pytest.raises(UnreachableTargetError, match="protocol cap"):
+        outstanding_for_iops(system, 4.0, 20_000.0)
+    # Seed 004: 4 KiB protocol-bound on 1GbE, 16 KiB bandwidth-bound: the boundary lies between.
+    edge = largest_protocol_bound_block_kib(replication_family.system("1g"), 32)
+    assert 4.0 < edge < 16.0
+    assert str(replication(replication_family.system("1g"), edge * (1 - 1e-6), 32).bound) == "protocol"
+    assert str(replication(replication_family.system("1g"), edge * (1 + 1e-6), 32).bound) != "protocol"
+    assert largest_protocol_bound_block_kib(replication_family.system("ipoib56"), 32) == math.inf
+    within = largest_replication_iops(system, 4.0, 1000.0)
+    assert replication(system, 4.0, within["outstanding"]).latency_us <= 1000.0
+    assert replication(system, 4.0, within["outstanding"] + 1).latency_us > 1000.0
