@@ -118,6 +118,13 @@ class Schema:
         raise KeyError(name)
 
 
+def _number(value: float) -> str:
+    """A bound or a value as a user reads it: whole numbers in full (16777216), others as %g."""
+    if math.isfinite(value) and value == math.floor(value) and abs(value) < 1e15:
+        return str(int(value))
+    return f"{value:g}"
+
+
 @dataclass(frozen=True)
 class ParameterSpec:
     """One number a model uses, declared once.
@@ -169,18 +176,21 @@ class ParameterSpec:
             return text  # type: ignore[return-value]
         try:
             number = float(value)  # type: ignore[arg-type]
+        except OverflowError:  # a whole number beyond any float
+            number = math.inf if value > 0 else -math.inf  # type: ignore[operator]
         except (TypeError, ValueError):
             raise InputError(f"{name} must be a number ({self.unit}), got {value!r}") from None
         if not math.isfinite(number):
             raise InputError(f"{name} must be finite, got {number}")
         if self.choices and number not in self.choices:
-            allowed = ", ".join(f"{c:g}" for c in self.choices)
-            raise InputError(f"{name} must be one of {allowed}, got {number:g}")
+            allowed = ", ".join(_number(c) for c in self.choices)
+            raise InputError(f"{name} must be one of {allowed}, got {_number(number)}")
         low, high = self.bounds
         if not low <= number <= high:
-            raise InputError(f"{name} must lie in [{low:g}, {high:g}] ({self.unit}), got {number:g}")
+            raise InputError(f"{name} must lie in [{_number(low)}, {_number(high)}] ({self.unit}), "
+                             f"got {_number(number)}")
         if self.integer and number != math.floor(number):
-            raise InputError(f"{name} must be a whole number, got {number:g}")
+            raise InputError(f"{name} must be a whole number, got {_number(number)}")
         return int(number) if self.integer else number
 
     def with_value(self, value: float | None, status: Status | None = None,
