@@ -7,12 +7,14 @@ from typing import Annotated, Any
 
 import typer
 
-from iosizer.cli.options import FormatOption, PlotOption
-from iosizer.cli.output import OutputFormat, Panel, Report, Series, check_plot_path, emit
+from iosizer.cli.options import FormatOption, PlotOption, output_target
+from iosizer.cli.output import OutputFormat, Panel, Report, Series, emit
 
 OutputPath = Annotated[
     Path | None,
-    typer.Option("--output", "-o", help="Write the profile here (JSON, written atomically)."),
+    typer.Option("--output", "-o", callback=output_target("--output"),
+                 help="Write the profile here (JSON, written atomically, only if the command succeeds; "
+                      "its folder must exist)."),
 ]
 CpuName = Annotated[str | None, typer.Option("--cpu-name", help="CPU the data was measured on.")]
 
@@ -43,13 +45,11 @@ def calibrate(
     """Fit a model to measured points; print the fit report, save a profile."""
     from iosizer.calibration.calibrate import calibrate as run, residual_rows
     from iosizer.calibration.fit import CONFIDENCE_CONVENTION
-    from iosizer.calibration.profile import save_profile
+    from iosizer.calibration.profile import profile_writer
 
-    check_plot_path(plot)  # before the profile is written: fail whole or not at all
+    # --output and --plot were checked while parsing; both are written at the end, together.
     options = {"stations": stations, "think_time_s": think_time_s, "servers": servers, "terminals": terminals}
     result = run(model, data, options, cpu_name=cpu_name, cpu_speed=cpu_speed)
-    if output is not None:
-        save_profile(result.profile, output)
 
     fit = result.fit
     parameters = {
@@ -94,6 +94,7 @@ def calibrate(
         ),
         output_format,
         plot,
+        files=[(output, profile_writer(result.profile))] if output is not None else (),
     )
 
 
@@ -138,12 +139,10 @@ def extrapolate(
 ) -> None:
     """Predict a profile for another CPU from profiles of one or more CPUs."""
     from iosizer.calibration.extrapolate import extrapolate as run
-    from iosizer.calibration.profile import load_profile, save_profile
+    from iosizer.calibration.profile import load_profile, profile_writer
 
     loaded = [load_profile(path) for path in profiles]
     result = run(loaded, cpu_speed, cpu_name)
-    if output is not None:
-        save_profile(result.profile, output)
     rows = [
         {
             "parameter": p.name,
@@ -183,6 +182,7 @@ def extrapolate(
         Report(document, rows, title=f"Extrapolation of '{result.profile.model}' to CPU speed {cpu_speed:g}",
                notes=notes),
         output_format,
+        files=[(output, profile_writer(result.profile))] if output is not None else (),
     )
 
 
