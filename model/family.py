@@ -38,6 +38,7 @@ import numpy as np
 from iosizer.errors import InputError
 
 __all__ = [
+    "CPU_SPEED",
     "STATUSES",
     "Column",
     "CpuScaling",
@@ -210,6 +211,17 @@ class ParameterSpec:
             "exponent_bounds": list(self.exponent_bounds),
             "description": self.description,
         }
+
+
+#: Relative per-core speed of a CPU (1 = the reference), declared once for every
+#: family: ``--cpu-speed`` of calibrate, extrapolate and the what-ifs, and the
+#: factor between any two CPUs a parameter is carried across.
+CPU_SPEED = ParameterSpec(
+    "cpu_speed", "x", 1.0, (1.0 / 64.0, 64.0), "assumed",
+    "successive CPU generations differ by 1.1-1.5x per core, and a power-law CPU scaling is an "
+    "extrapolation that holds over a few generations at most; 64x either way (about a dozen generations) "
+    "is past anything it can represent: a parameter carried further is no prediction",
+    "per-core speed of a CPU relative to the reference CPU", kind="setting")
 
 
 @dataclass(frozen=True)

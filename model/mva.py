@@ -307,6 +307,18 @@ def _as_think(name: str, value: object) -> float:
 
 #: The curve 1..N is kept for every station: N x K values per array.
 _MAX_CURVE_VALUES = 20_000_000
+#: Exact load-dependent MVA updates p(j|n), j < c, of every c-server station at
+#: every population, in each of the 2^(L-1) sub-networks holding it: about
+#: 2.5e-7 s a step in Python, so this many steps take a few seconds.
+MAX_LOAD_DEPENDENT_STEPS = 10_000_000
+
+#: The population a question may ask for (``iosizer queue mva --population``).
+POPULATION = ParameterSpec(
+    "population", "jobs", None, (1, 100_000), "assumed",
+    "exact MVA is a recursion over every population 1..N, about 2 us a step per station in Python; "
+    "100,000 jobs (terminals, threads, I/Os in flight) is far past the knee of any I/O network, where "
+    "more jobs only lengthen the queue at the bottleneck (the asymptotic bounds give it exactly)",
+    "jobs circulating in the closed network (N)", kind="setting", integer=True)
 
 
 def _as_population(value: object, stations: int = 1) -> int:
@@ -686,6 +698,16 @@ def _solve_single_class(
     solver_servers = np.where(servers >= n_max, np.inf, servers)
     multi = (solver_servers > 1) & np.isfinite(solver_servers)
     n_multi = int(multi.sum())
+    if 0 < n_multi <= _MAX_EXACT_MULTISERVER:
+        steps = n_max * 2 ** (n_multi - 1) * float(solver_servers[multi].sum())
+        if steps > MAX_LOAD_DEPENDENT_STEPS:
+            counts = ", ".join(f"{int(c):,}" for c in solver_servers[multi])
+            raise InputError(
+                f"exact MVA of population {n_max:,} with multi-server stations of {counts} servers takes "
+                f"about {steps:.3g} steps, more than the {MAX_LOAD_DEPENDENT_STEPS:,} it solves in a few "
+                "seconds; lower the population or the servers (a station with as many servers as jobs "
+                "is a pure delay)"
+            )
     if n_multi > _MAX_EXACT_MULTISERVER:
         xs, rows = _seidmann_mva(demands, solver_servers, think, n_max)
         return xs, rows, "seidmann-approximation"
@@ -1114,7 +1136,7 @@ FAMILIES = (
         expand=_closed_demands,
         columns=Schema("closed-network", (
             Column("population", Role.input, "jobs", "jobs in the network (N)", minimum=1, integer=True,
-                   maximum=1_000_000),
+                   maximum=POPULATION.bounds[1]),
             Column("throughput_per_s", Role.observed, "1/s", "completions per second",
                    minimum=0, minimum_inclusive=False),
             Column("response_time_s", Role.observed, "s", "time at the stations, think time excluded",

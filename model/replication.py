@@ -117,8 +117,10 @@ __all__ = [
 KIB = 1024
 #: Names of the three caps, in the order ``bound`` breaks ties.
 BOUNDS = ("protocol", "bandwidth", "concurrency")
-#: The MVA recursion takes one numpy step per outstanding I/O.
-MAX_OUTSTANDING = 1_000_000
+#: The MVA recursion takes one numpy step per outstanding I/O. A host keeps at
+#: most 65,536 writes in flight per path: an NVMe I/O queue holds at most 65,536
+#: entries (16-bit queue size) and FC exchange IDs are 16 bits.
+MAX_OUTSTANDING = 65_536
 
 
 class ReplicaPath(BaseModel):
