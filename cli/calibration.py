@@ -9,6 +9,7 @@ import typer
 
 from iosizer.cli.options import FormatOption, PlotOption, output_target
 from iosizer.cli.output import OutputFormat, Panel, Report, Series, emit
+from iosizer.cli.params import reject_repeats
 
 OutputPath = Annotated[
     Path | None,
@@ -48,6 +49,10 @@ def calibrate(
     from iosizer.calibration.profile import profile_writer
 
     # --output and --plot were checked while parsing; both are written at the end, together.
+    if cpu_speed is not None:
+        from iosizer.model.family import CPU_SPEED
+
+        CPU_SPEED.check(cpu_speed, "--cpu-speed")
     options = {"stations": stations, "think_time_s": think_time_s, "servers": servers, "terminals": terminals}
     result = run(model, data, options, cpu_name=cpu_name, cpu_speed=cpu_speed)
 
@@ -141,6 +146,7 @@ def extrapolate(
     from iosizer.calibration.extrapolate import extrapolate as run
     from iosizer.calibration.profile import load_profile, profile_writer
 
+    reject_repeats([path.resolve() for path in profiles], "PROFILES", [str(path) for path in profiles])
     loaded = [load_profile(path) for path in profiles]
     result = run(loaded, cpu_speed, cpu_name)
     rows = [

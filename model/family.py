@@ -48,6 +48,7 @@ __all__ = [
     "Question",
     "Role",
     "Schema",
+    "cpu_speed_factor",
 ]
 
 Status = Literal["published", "derived", "assumed", "fitted"]
@@ -222,6 +223,25 @@ CPU_SPEED = ParameterSpec(
     "extrapolation that holds over a few generations at most; 64x either way (about a dozen generations) "
     "is past anything it can represent: a parameter carried further is no prediction",
     "per-core speed of a CPU relative to the reference CPU", kind="setting")
+
+
+
+def cpu_speed_factor(target: float, measured: float, label: str = "cpu_speed") -> float:
+    """``target / measured``: the factor a parameter is carried by between two CPUs.
+
+    Both speeds and the factor itself must lie in :data:`CPU_SPEED`'s bounds;
+    the error names ``label`` (the user's flag) and the bound.
+    """
+    CPU_SPEED.check(target, label)
+    CPU_SPEED.check(measured, "the profile's cpu_speed")
+    factor = float(target) / float(measured)
+    low, high = CPU_SPEED.bounds
+    if not low <= factor <= high:
+        raise InputError(
+            f"{label} {float(target):g} is {factor:g} x the speed of the CPU the profile was measured on "
+            f"({float(measured):g}); iosizer carries a parameter at most {high:g} x faster or slower"
+        )
+    return factor
 
 
 @dataclass(frozen=True)
