@@ -14,9 +14,10 @@ from iosizer.errors import InputError
 if TYPE_CHECKING:
     from iosizer.model.family import ParameterSpec
 
-#: A sweep longer than this is almost certainly a typo in the step; every
-#: command answers it in seconds (lists count as well as ranges).
-MAX_GRID_POINTS = 100_000
+#: A sweep is for a table or a curve: more points than any plot resolves is
+#: almost certainly a typo in the step, and every command answers this many in
+#: about a second (lists count as well as ranges).
+MAX_GRID_POINTS = 10_000
 
 
 def parse_grid(text: str, name: str, spec: "ParameterSpec | None" = None) -> list[Any]:

@@ -72,6 +72,7 @@ def replication(
 
     from iosizer.calibration import replication as family
 
+    from iosizer.model.mva import check_batch_steps
     from iosizer.model.replication import BLOCK_SIZE
 
     links = _links(link)
@@ -80,6 +81,7 @@ def replication(
     depth = _outstanding(outstanding)
     if depth is None:
         depth = family.default("outstanding")
+    check_batch_steps(depth, len(blocks) * len(links), "link and block-size pairs")
     points: list[dict[str, Any]] = []
     for name in links:
         result = family.evaluate(name, np.asarray(blocks), depth)

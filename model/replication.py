@@ -227,9 +227,12 @@ def _solve(queues: np.ndarray, delay: np.ndarray, population: np.ndarray) -> np.
     delay demand, ``population`` (...) whole numbers >= 1. Returns the
     response time R(N) of each configuration at its own N.
     """
+    from iosizer.model.mva import check_batch_steps
+
     queue_length = np.zeros_like(queues)
     response = np.zeros_like(delay)
     n_max = int(population.max())
+    check_batch_steps(n_max, delay.size, "block sizes")
     for n in range(1, n_max + 1):
         residence = queues * (1.0 + queue_length)
         total = delay + residence.sum(axis=-1)
