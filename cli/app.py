@@ -62,6 +62,17 @@ def _os_message(error: OSError) -> str:
     return f"'{error.filename}': {reason}" if error.filename is not None else reason
 
 
+def _is_validation_error(error: Exception) -> bool:
+    return type(error).__name__ == "ValidationError" and type(error).__module__.startswith("pydantic")
+
+
+def _validation_message(error: Any) -> str:
+    """A pydantic ValidationError as one line: the field, what it must be and the value given."""
+    first = error.errors()[0]
+    where = ".".join(str(part) for part in first.get("loc", ())) or "value"
+    return f"{where}: {first.get('msg', 'invalid')}, got {first.get('input')!r}"
+
+
 class _OneLineErrors(TyperGroup):
     """Turn every error into one stderr line and an exit status."""
 
@@ -110,13 +121,18 @@ class _OneLineErrors(TyperGroup):
         except Exception as error:  # a bug: still no traceback for the user
             if os.environ.get("IOSIZER_DEBUG"):
                 raise
-            status = _fail(
-                f"internal error: {type(error).__name__}: {error} "
-                "(set IOSIZER_DEBUG=1 for the traceback)",
-                EXIT_INTERNAL,
-                type(error).__name__,
-                as_json,
-            )
+            if _is_validation_error(error):
+                # A model's own input validation (pydantic) caught what the
+                # edge did not: still the user's value, so exit 2.
+                status = _fail(_validation_message(error), EXIT_BAD_INPUT, "InputError", as_json)
+            else:
+                status = _fail(
+                    f"internal error: {type(error).__name__}: {error} "
+                    "(set IOSIZER_DEBUG=1 for the traceback)",
+                    EXIT_INTERNAL,
+                    type(error).__name__,
+                    as_json,
+                )
         if standalone_mode:
             sys.exit(status)
         return status

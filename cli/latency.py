@@ -71,6 +71,10 @@ def dma(
     if profile is not None:
         from iosizer.calibration.profile import load_profile
 
+        if burst_bytes is not None:
+            from iosizer.model.latency import BURST_BYTES
+
+            BURST_BYTES.check(burst_bytes, "--burst-bytes")
         chosen = family.device_from_profile(load_profile(profile, "dma"), burst_bytes)
     else:
         if burst_bytes is not None:

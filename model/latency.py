@@ -187,6 +187,12 @@ ADDED_LATENCY = ParameterSpec(
     f"{_SEED} secs 4.2-4.4 ask about 0..2,100 ns and FCoE tiers of 6,400 ns round trip; the bound, 10 ms, "
     "is a round trip across a continent: no I/O fabric adds more, and the models were calibrated far below it",
     "added round-trip latency of the I/O path", kind="setting")
+#: Bytes one DMA read burst fetches (a device from the planner's own profile).
+BURST_BYTES = ParameterSpec(
+    "burst_bytes", "bytes", None, (1, 1_048_576), "assumed",
+    f"{_SEED} table 4-1: the NICs read 512 B per burst; PCIe caps one read request at 4,096 B (MRRS), and "
+    "1 MiB covers any burst of requests a device issues before it waits",
+    "bytes moved per DMA read burst", kind="setting")
 #: One switch hop, one way (table 3-3 catalogue or the planner's own).
 HOP_NS = ParameterSpec(
     "hop_ns", "ns", None, (0.0, 1e6), "assumed",

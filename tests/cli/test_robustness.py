@@ -195,6 +195,8 @@ def test_8_a_plot_that_fails_while_drawing_leaves_no_profile(cli, good_csv: Path
     (["pcie", "rmw", "--lanes", "8000"], "--lanes must lie in [1, 128] (lanes), got 8000"),
     (["latency", "dma", "--device", "e1000", "--added-latency-ns", "1e300"], "--added-latency-ns must lie in"),
     (["replication", "--outstanding", "10000000"], "--outstanding must lie in [1, 65536]"),
+    (["latency", "dma", "--profile", str(EXAMPLES / "dma.csv"), "--added-latency-ns", "1", "--burst-bytes", "0"],
+     "--burst-bytes must lie in [1, 1048576] (bytes), got 0"),
 ])
 def test_9_every_option_has_its_declared_bound(cli, args: list[str], message: str) -> None:
     assert message in cli.fails(*args)
