@@ -225,7 +225,6 @@ CPU_SPEED = ParameterSpec(
     "per-core speed of a CPU relative to the reference CPU", kind="setting")
 
 
-
 def cpu_speed_factor(target: float, measured: float, label: str = "cpu_speed") -> float:
     """``target / measured``: the factor a parameter is carried by between two CPUs.
 
