@@ -86,11 +86,20 @@ def _variances(name: str, errors: np.ndarray) -> np.ndarray | None:
 
 
 def _check(profiles: Sequence[Profile], cpu_speed: float) -> None:
+    from iosizer.model.family import CPU_SPEED, cpu_speed_factor
+
     if not profiles:
         raise ProfileError("extrapolation needs at least one profile")
-    if not (math.isfinite(cpu_speed) and cpu_speed > 0):
-        raise ProfileError(f"--cpu-speed must be > 0, got {cpu_speed}")
+    CPU_SPEED.check(cpu_speed, "--cpu-speed")
     first = profiles[0]
+    dumps = [p.model_dump() for p in profiles]
+    for i, dump in enumerate(dumps):
+        if dump in dumps[:i]:
+            raise ProfileError(
+                f"profiles {dumps.index(dump) + 1} and {i + 1} are the same profile (CPU "
+                f"{profiles[i].cpu_name or 'unnamed'}, speed {profiles[i].cpu_speed}, same values): one "
+                "measurement counted twice would narrow the interval falsely; give each profile once"
+            )
     for profile in profiles:
         if profile.model != first.model:
             raise ProfileError(
@@ -107,6 +116,8 @@ def _check(profiles: Sequence[Profile], cpu_speed: float) -> None:
             )
         if set(profile.parameters) != set(first.parameters):
             raise ProfileError("profiles declare different parameters")
+        # Every factor a parameter is carried by stays within the declared range.
+        cpu_speed_factor(cpu_speed, profile.cpu_speed, "--cpu-speed")
 
 
 def _linear(
@@ -210,6 +221,11 @@ def extrapolate(
     speeds = np.array([p.cpu_speed for p in profiles], dtype=np.float64)
     distinct = np.unique(speeds).size
     warnings: list[str] = []
+    for speed in np.unique(speeds):
+        repeats = int(np.sum(speeds == speed))
+        if repeats > 1:
+            warnings.append(f"{repeats} profiles at CPU speed {speed:g} are pooled as repeated measurements "
+                            "of one CPU (one point of the CPU-scaling fit)")
     carried = []
     for name, first in profiles[0].parameters.items():
         estimates = [p.parameters[name] for p in profiles]

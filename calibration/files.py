@@ -6,7 +6,7 @@ import os
 import tempfile
 from contextlib import contextmanager
 from pathlib import Path
-from typing import Iterator
+from typing import Iterator, Sequence
 
 
 def _umask() -> int:
@@ -32,3 +32,27 @@ def atomic_path(target: Path) -> Iterator[Path]:
         os.replace(temporary, target)
     finally:
         Path(temporary).unlink(missing_ok=True)
+
+
+@contextmanager
+def atomic_paths(targets: Sequence[Path]) -> Iterator[list[Path]]:
+    """:func:`atomic_path` for several files that succeed or fail together.
+
+    Yields one temporary path beside each target; the caller writes them
+    all. Only when the block completes are they renamed over their targets,
+    so an exception while writing any of them leaves every target untouched.
+    """
+    temporaries: list[Path] = []
+    try:
+        for target in targets:
+            handle, temporary = tempfile.mkstemp(prefix=f".{target.name}.", suffix=".tmp", dir=target.parent)
+            os.close(handle)
+            temporaries.append(Path(temporary))
+        yield list(temporaries)
+        mode = 0o666 & ~_umask()
+        for temporary, target in zip(temporaries, targets):
+            os.chmod(temporary, mode)
+            os.replace(temporary, target)
+    finally:
+        for temporary in temporaries:
+            temporary.unlink(missing_ok=True)

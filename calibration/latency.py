@@ -294,7 +294,9 @@ def oltp_points(profile: Profile, latencies: list[float], felt_ns: Any = None) -
     ``felt_ns`` is the latency as the modelled CPU feels it (x s^(a-b) for an
     explicit CPU-generation assumption); by default the latencies themselves.
     The band comes from the profile's intervals by endpoint propagation; a
-    loss is never negative, so its lower edge is floored at 0.
+    loss lies between 0 and 100 % of the local throughput, so the band's
+    edges are clipped to [0, 100] (propagated far from the fit, an edge can
+    leave that range; :func:`band_clipped` tells whether one did).
     """
     from iosizer.calibration.uncertainty import propagate
 
@@ -309,10 +311,16 @@ def oltp_points(profile: Profile, latencies: list[float], felt_ns: Any = None) -
     centre = curve(profile.values())["degradation_pct"]
     low, high = propagate(profile, curve)["degradation_pct"]
     return [
-        {"added_latency_ns": x, "degradation_pct": float(centre[i]),
-         "degradation_pct_low": max(float(low[i]), 0.0), "degradation_pct_high": float(high[i])}
+        {"added_latency_ns": x, "degradation_pct": min(max(float(centre[i]), 0.0), 100.0),
+         "degradation_pct_low": min(max(float(low[i]), 0.0), 100.0),
+         "degradation_pct_high": min(max(float(high[i]), 0.0), 100.0)}
         for i, x in enumerate(latencies)
     ]
+
+
+def band_clipped(points: list[dict[str, Any]]) -> bool:
+    """Whether :func:`oltp_points` clipped a band edge at 100 % (a loss cannot exceed everything)."""
+    return any(p["degradation_pct_high"] >= 100.0 for p in points)
 
 
 def shipped_profile(family: str, variant: str | None = None) -> Profile:

@@ -17,7 +17,7 @@ import math
 import os
 from datetime import datetime, timezone
 from pathlib import Path
-from typing import Any, Literal, Mapping
+from typing import Any, Callable, Literal, Mapping
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator, model_validator
 
@@ -118,13 +118,26 @@ def save_profile(profile: Profile, path: str | Path) -> Path:
     folder = target.parent if str(target.parent) else Path(".")
     if not folder.is_dir():
         raise ProfileError(f"{target}: folder '{folder}' does not exist")
-    text = profile.model_dump_json(indent=2) + "\n"
     with atomic_path(target) as temporary:
-        with open(temporary, "w", encoding="utf-8") as stream:
+        profile_writer(profile)(temporary)
+    return target
+
+
+def profile_writer(profile: Profile) -> Callable[[Path], None]:
+    """A function that writes ``profile`` as JSON to the (temporary) path it is given, durably.
+
+    The CLI hands it to :func:`iosizer.cli.output.emit`, which writes every
+    output of a command together, after everything else has succeeded.
+    """
+    text = profile.model_dump_json(indent=2) + "\n"
+
+    def write(path: Path) -> None:
+        with open(path, "w", encoding="utf-8") as stream:
             stream.write(text)
             stream.flush()
             os.fsync(stream.fileno())
-    return target
+
+    return write
 
 
 def load_profile(path: str | Path, model: str | None = None) -> Profile:

@@ -2,13 +2,16 @@
 
 Commands parse their options, call one library function and hand the answer
 to :mod:`iosizer.cli.output`. Errors never reach the user as a traceback:
-bad input is one line on stderr and exit status 2; a failed internal
-self-check is one line and exit status 1 (``IOSIZER_DEBUG=1`` shows the
-traceback).
+bad input (a usage error, a value out of its declared bounds, a file that
+cannot be read or written) is one line on stderr and exit status 2; a failed
+internal self-check is one line and exit status 1 (``IOSIZER_DEBUG=1`` shows
+the traceback). With ``--format json`` the error is also a JSON object on
+stdout: ``{"error": LINE, "kind": EXCEPTION CLASS, "exit": STATUS}``.
 """
 
 from __future__ import annotations
 
+import json
 import os
 import sys
 import warnings
@@ -26,10 +29,48 @@ EXIT_BAD_INPUT = 2
 EXIT_INTERNAL = 1
 
 
-def _fail(message: str, status: int) -> int:
+def _requested_json(args: Sequence[str] | None) -> bool:
+    """Whether the command line asks for ``--format json`` (the last --format/-f wins, as in parsing)."""
+    words = list(sys.argv[1:] if args is None else args)
+    chosen = None
+    for i, word in enumerate(words):
+        if word == "--":
+            break
+        if word in ("--format", "-f") and i + 1 < len(words):
+            chosen = words[i + 1]
+        elif word.startswith("--format="):
+            chosen = word.split("=", 1)[1]
+        elif word.startswith("-f") and not word.startswith("--") and len(word) > 2:
+            chosen = word[2:]
+    return chosen is not None and chosen.strip().lower() == "json"
+
+
+def _fail(message: str, status: int, kind: str = "IosizerError", as_json: bool = False) -> int:
     # One line, whatever the message held: a user reads it, a script greps it.
-    sys.stderr.write("iosizer: error: " + " ".join(message.split()) + "\n")
+    line = " ".join(message.split())
+    sys.stderr.write("iosizer: error: " + line + "\n")
+    if as_json:
+        # --format json: the failure is data too, so an embedding program
+        # tells it from an answer without parsing English.
+        sys.stdout.write(json.dumps({"error": line, "kind": kind, "exit": status}) + "\n")
     return status
+
+
+def _os_message(error: OSError) -> str:
+    """An OSError as one line naming the file and the reason."""
+    reason = error.strerror or str(error) or type(error).__name__
+    return f"'{error.filename}': {reason}" if error.filename is not None else reason
+
+
+def _is_validation_error(error: Exception) -> bool:
+    return type(error).__name__ == "ValidationError" and type(error).__module__.startswith("pydantic")
+
+
+def _validation_message(error: Any) -> str:
+    """A pydantic ValidationError as one line: the field, what it must be and the value given."""
+    first = error.errors()[0]
+    where = ".".join(str(part) for part in first.get("loc", ())) or "value"
+    return f"{where}: {first.get('msg', 'invalid')}, got {first.get('input')!r}"
 
 
 class _OneLineErrors(TyperGroup):
@@ -43,6 +84,7 @@ class _OneLineErrors(TyperGroup):
         standalone_mode: bool = True,
         **extra: Any,
     ) -> Any:
+        as_json = _requested_json(args)
         try:
             with warnings.catch_warnings():
                 # Floating-point warnings would break the one-line contract;
@@ -59,27 +101,38 @@ class _OneLineErrors(TyperGroup):
         except typer.Exit as stop:
             status = stop.exit_code
         except typer.Abort:
-            status = _fail("aborted", EXIT_INTERNAL)
+            status = _fail("aborted", EXIT_INTERNAL, "Abort", as_json)
         except typer.TyperException as error:  # usage errors: missing option, bad value
             context = getattr(error, "ctx", None)
             where = f" (see '{context.command_path} --help')" if context else ""
-            status = _fail(error.format_message() + where, EXIT_BAD_INPUT)
+            status = _fail(error.format_message() + where, EXIT_BAD_INPUT, type(error).__name__, as_json)
         except (ConsistencyError, ConvergenceError) as error:
             if os.environ.get("IOSIZER_DEBUG"):
                 raise
-            status = _fail(str(error), EXIT_INTERNAL)
+            status = _fail(str(error), EXIT_INTERNAL, type(error).__name__, as_json)
         except IosizerError as error:
             if os.environ.get("IOSIZER_DEBUG"):
                 raise
-            status = _fail(str(error), EXIT_BAD_INPUT)
+            status = _fail(str(error), EXIT_BAD_INPUT, type(error).__name__, as_json)
+        except OSError as error:  # a file the user named cannot be read or written
+            if os.environ.get("IOSIZER_DEBUG"):
+                raise
+            status = _fail(_os_message(error), EXIT_BAD_INPUT, type(error).__name__, as_json)
         except Exception as error:  # a bug: still no traceback for the user
             if os.environ.get("IOSIZER_DEBUG"):
                 raise
-            status = _fail(
-                f"internal error: {type(error).__name__}: {error} "
-                "(set IOSIZER_DEBUG=1 for the traceback)",
-                EXIT_INTERNAL,
-            )
+            if _is_validation_error(error):
+                # A model's own input validation (pydantic) caught what the
+                # edge did not: still the user's value, so exit 2.
+                status = _fail(_validation_message(error), EXIT_BAD_INPUT, "InputError", as_json)
+            else:
+                status = _fail(
+                    f"internal error: {type(error).__name__}: {error} "
+                    "(set IOSIZER_DEBUG=1 for the traceback)",
+                    EXIT_INTERNAL,
+                    type(error).__name__,
+                    as_json,
+                )
         if standalone_mode:
             sys.exit(status)
         return status

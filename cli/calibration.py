@@ -7,13 +7,16 @@ from typing import Annotated, Any
 
 import typer
 
-from iosizer.cli.options import FormatOption, PlotOption
-from iosizer.cli.output import OutputFormat, Panel, Report, Series, check_plot_path, emit
+from iosizer.cli.options import FormatOption, PlotOption, output_target
+from iosizer.cli.output import OutputFormat, Panel, Report, Series, emit
+from iosizer.cli.params import reject_repeats
 from iosizer.errors import InputError
 
 OutputPath = Annotated[
     Path | None,
-    typer.Option("--output", "-o", help="Write the profile here (JSON, written atomically)."),
+    typer.Option("--output", "-o", callback=output_target("--output"),
+                 help="Write the profile here (JSON, written atomically, only if the command succeeds; "
+                      "its folder must exist)."),
 ]
 CpuName = Annotated[str | None, typer.Option("--cpu-name", help="CPU the data was measured on.")]
 
@@ -60,14 +63,18 @@ def calibrate(
     """Fit a family to measured points; print the fit report, save a profile."""
     from iosizer.calibration.calibrate import calibrate as run, residual_rows
     from iosizer.calibration.fit import CONFIDENCE_CONVENTION
-    from iosizer.calibration.profile import save_profile
+    from iosizer.calibration.profile import profile_writer
 
     if columns:
         _print_columns(model, output_format)
         return
     if not data:
         raise InputError("give the measured data: a CSV in the family's columns (see --columns) or benchmark output")
-    check_plot_path(plot)  # before the profile is written: fail whole or not at all
+    # --output and --plot were checked while parsing; both are written at the end, together.
+    if cpu_speed is not None:
+        from iosizer.model.family import CPU_SPEED
+
+        CPU_SPEED.check(cpu_speed, "--cpu-speed")
     options = {"stations": stations, "think_time_s": think_time_s, "servers": servers, "terminals": terminals}
     for name, value in _pairs(setting or []).items():
         if options.get(name) is not None:
@@ -75,8 +82,6 @@ def calibrate(
         options[name] = value
     result = run(model, data if len(data) > 1 else data[0], options, cpu_name=cpu_name, cpu_speed=cpu_speed,
                  force=force)
-    if output is not None:
-        save_profile(result.profile, output)
 
     fit = result.fit
     parameters = {
@@ -122,6 +127,7 @@ def calibrate(
         ),
         output_format,
         plot,
+        files=[(output, profile_writer(result.profile))] if output is not None else (),
     )
 
 
@@ -196,12 +202,11 @@ def extrapolate(
 ) -> None:
     """Predict a profile for another CPU from profiles of one or more CPUs."""
     from iosizer.calibration.extrapolate import extrapolate as run
-    from iosizer.calibration.profile import load_profile, save_profile
+    from iosizer.calibration.profile import load_profile, profile_writer
 
+    reject_repeats([path.resolve() for path in profiles], "PROFILES", [str(path) for path in profiles])
     loaded = [load_profile(path) for path in profiles]
     result = run(loaded, cpu_speed, cpu_name)
-    if output is not None:
-        save_profile(result.profile, output)
     rows = [
         {
             "parameter": p.name,
@@ -241,6 +246,7 @@ def extrapolate(
         Report(document, rows, title=f"Extrapolation of '{result.profile.model}' to CPU speed {cpu_speed:g}",
                notes=notes),
         output_format,
+        files=[(output, profile_writer(result.profile))] if output is not None else (),
     )
 
 

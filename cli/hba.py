@@ -7,7 +7,7 @@ from typing import Annotated, Any
 import typer
 
 from iosizer.cli.options import FormatOption, PlotOption
-from iosizer.cli.output import OutputFormat, Panel, Report, Series, check_plot_path, emit
+from iosizer.cli.output import OutputFormat, Panel, Report, Series, emit
 from iosizer.cli.params import parse_grid
 from iosizer.cli.tails import FAMILY_NOTE, PercentileOption, hba_points
 from iosizer.errors import InputError
@@ -50,6 +50,18 @@ def _speed(speed: str | None) -> str:
     return MEASURED_SPEED if speed is None else speed
 
 
+def _port(speed: str, cores: int | None, core_iops: float | None, link_mbps: float | None) -> Any:
+    """The FC port, every override checked against the hba declaration (bounds in the message)."""
+    from iosizer.calibration.hba import fc_port
+    from iosizer.model.hba import CORE_IOPS, CORES, LINK_MBPS
+
+    for spec, flag, value in ((CORES, "--cores", cores), (CORE_IOPS, "--core-iops", core_iops),
+                              (LINK_MBPS, "--link-mbps", link_mbps)):
+        if value is not None:
+            spec.check(value, flag)
+    return fc_port(speed, cores, core_iops, link_mbps)
+
+
 def _port_notes(speed: str, cores: int | None, core_iops: float | None, link_mbps: float | None) -> list[str]:
     from iosizer.calibration.hba import port_parameters
 
@@ -88,41 +100,45 @@ def isolation(
     """LPAR1's IOPS while LPAR2's load grows on the same FC port (section 3.1)."""
     import numpy as np
 
-    from iosizer.calibration.hba import fc_port
-    from iosizer.model.hba import BLOCK_KIB
+    from iosizer.model.hba import BLOCK_KIB, OFFERED_IOPS
     from iosizer.model.hba import isolation as solve
     from iosizer.model.hba import port_ceiling_iops
 
-    check_plot_path(plot)
     speed = _speed(speed)
-    block_kib = float(BLOCK_KIB.value) if block_kib is None else block_kib
-    for name, value in (("--block-kib", block_kib), ("--lpar2-block-kib", lpar2_block_kib)):
-        if value is not None and not value > 0:
-            raise InputError(f"{name} must be > 0, got {value:g}")
-    port = fc_port(speed, cores, core_iops, link_mbps)
+    block_kib = float(BLOCK_KIB.value) if block_kib is None else BLOCK_KIB.check(block_kib, "--block-kib")
+    if lpar2_block_kib is not None:
+        BLOCK_KIB.check(lpar2_block_kib, "--lpar2-block-kib")
+    if lpar1_iops is not None:
+        OFFERED_IOPS.check(lpar1_iops, "--lpar1-iops")
+    port = _port(speed, cores, core_iops, link_mbps)
     size1 = block_kib * 1024
     size2 = size1 if lpar2_block_kib is None else lpar2_block_kib * 1024
     if lpar2_iops is None:
         sweep = np.linspace(0.0, float(port_ceiling_iops(port, "shared", size2)), 13)
     else:
-        sweep = np.array(parse_grid(lpar2_iops, "lpar2-iops"))
+        sweep = np.array(parse_grid(lpar2_iops, "lpar2-iops", OFFERED_IOPS), dtype=np.float64)
     points: list[dict[str, Any]] = []
     results = []
     for chosen in _modes(mode):
         result = solve(port, chosen, sweep, size1, size2, lpar1_iops)
+        # The change is against LPAR1 running alone (LPAR2 idle), whatever the sweep holds.
+        alone = float(solve(port, chosen, [0.0], size1, size2, lpar1_iops).lpar1_iops[0])
         results.append(result)
-        for i, offered in enumerate(result.lpar2_offered_iops):
+        columns = {key: getattr(result, key).tolist() for key in
+                   ("lpar2_offered_iops", "lpar1_iops", "lpar2_iops", "lpar1_mbps", "lpar2_mbps")}
+        for i, offered in enumerate(columns["lpar2_offered_iops"]):
+            lpar1 = columns["lpar1_iops"][i]
             points.append({
                 "mode": chosen, "block_kib": block_kib,
-                "lpar2_offered_iops": float(offered),
-                "lpar1_iops": float(result.lpar1_iops[i]), "lpar2_iops": float(result.lpar2_iops[i]),
-                "lpar1_mbps": float(result.lpar1_mbps[i]), "lpar2_mbps": float(result.lpar2_mbps[i]),
+                "lpar2_offered_iops": offered,
+                "lpar1_iops": lpar1, "lpar2_iops": columns["lpar2_iops"][i],
+                "lpar1_mbps": columns["lpar1_mbps"][i], "lpar2_mbps": columns["lpar2_mbps"][i],
                 "lpar1_offered_iops": result.lpar1_offered_iops,
-                "lpar1_change_pct": 100 * (float(result.lpar1_iops[i]) / float(result.lpar1_iops[0]) - 1)
-                if result.lpar1_iops[0] > 0 else 0.0,
+                "lpar1_change_pct": 100 * (lpar1 / alone - 1) if alone > 0 else 0.0,
             })
     notes = [f"{SEED} sec 3.1: LPAR1 offers {'its limit' if lpar1_iops is None else f'{lpar1_iops:,.0f} IOPS'}; "
              "overload is shared pro rata to the offered IOPS at the saturated resource",
+             "lpar1_change_pct: LPAR1's IOPS against LPAR1 alone (LPAR2 offering 0)",
              *_port_notes(speed, cores, core_iops, link_mbps)]
     panels = None
     if plot is not None:
@@ -161,13 +177,16 @@ def response(
     --percentile: response_pP_us by approximation (arrival theorem per station, gamma fit end to end, the
     storage delay constant); against simulation at 4, 16, 64 threads within 5 %.
     """
-    from iosizer.calibration.hba import fc_port
+    from iosizer.model.hba import BLOCK_BYTES, STORAGE_US, THREADS
     from iosizer.model.hba import response as solve
 
-    check_plot_path(plot)
     speed = _speed(speed)
-    port = fc_port(speed, cores, core_iops, link_mbps)
-    counts = parse_grid(threads, "threads")
+    if block_bytes is not None:
+        BLOCK_BYTES.check(block_bytes, "--block-bytes")
+    if storage_us is not None:
+        STORAGE_US.check(storage_us, "--storage-us")
+    port = _port(speed, cores, core_iops, link_mbps)
+    counts = parse_grid(threads, "threads", THREADS)
     # None takes the declared block size and storage delay; each result says which it used.
     results = [solve(port, chosen, counts, block_bytes, storage_us) for chosen in _modes(mode)]
     block_bytes, storage_us = results[0].block_bytes, results[0].storage_us

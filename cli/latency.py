@@ -10,7 +10,7 @@ import typer
 
 from iosizer.cli.options import FormatOption, PlotOption
 from iosizer.cli.output import OutputFormat, Panel, Report, Series, emit
-from iosizer.cli.params import parse_grid
+from iosizer.cli.params import parse_grid, reject_repeats
 from iosizer.errors import InputError
 
 app = typer.Typer(
@@ -63,6 +63,7 @@ def dma(
 ) -> None:
     """DMA read throughput under added latency (Little's law); posted writes lose nothing."""
     from iosizer.calibration import latency as family
+    from iosizer.model.latency import ADDED_LATENCY
     from iosizer.model.latency import dma as solve
 
     if (device is None) == (profile is None):
@@ -70,12 +71,16 @@ def dma(
     if profile is not None:
         from iosizer.calibration.profile import load_profile
 
+        if burst_bytes is not None:
+            from iosizer.model.latency import BURST_BYTES
+
+            BURST_BYTES.check(burst_bytes, "--burst-bytes")
         chosen = family.device_from_profile(load_profile(profile, "dma"), burst_bytes)
     else:
         if burst_bytes is not None:
             raise InputError("--burst-bytes goes with --profile; a catalogue device knows its burst size")
         chosen = family.device(device)
-    latencies = parse_grid(added_latency_ns, "added-latency-ns")
+    latencies = parse_grid(added_latency_ns, "added-latency-ns", ADDED_LATENCY)
     result = solve(chosen, latencies).to_dict()
     published = family.published_dma(chosen.name) if device else None
     points = []
@@ -161,17 +166,22 @@ def oltp(
     """OLTP (TPC-C-like) degradation curve: the seed's batch closed network solved by MVA."""
     from iosizer.calibration import latency as family
     from iosizer.calibration.profile import load_profile
-    from iosizer.model.latency import effective_latency_ns
+    from iosizer.model.family import CPU_SPEED, cpu_speed_factor
+    from iosizer.model.latency import ADDED_LATENCY, effective_latency_ns
 
+    if cpu_speed is not None:
+        CPU_SPEED.check(cpu_speed, "--cpu-speed")
+    if profile:
+        reject_repeats([p.resolve() for p in profile], "--profile", [str(p) for p in profile])
     base = [load_profile(p, "oltp") for p in profile] if profile else [family.oltp_profile()]
-    latencies = parse_grid(added_latency_ns, "added-latency-ns")
+    latencies = parse_grid(added_latency_ns, "added-latency-ns", ADDED_LATENCY)
     explicit = stall_exponent is not None or issue_rate_exponent is not None
     notes = []
     if explicit:
         if cpu_speed is None or len(base) > 1:
             raise InputError("--stall-exponent/--issue-rate-exponent need --cpu-speed and one profile")
         chosen, extrapolation = base[0], None
-        felt = effective_latency_ns(latencies, cpu_speed / (base[0].cpu_speed or 1.0),
+        felt = effective_latency_ns(latencies, cpu_speed_factor(cpu_speed, base[0].cpu_speed or 1.0, "--cpu-speed"),
                                     stall_exponent or 0.0, issue_rate_exponent or 0.0)
         notes.append(f"CPU speed {cpu_speed:g}: latency felt as x s^(a-b) with a={stall_exponent or 0:g}, "
                      f"b={issue_rate_exponent or 0:g}")
@@ -185,6 +195,9 @@ def oltp(
                  f"{chosen.value('serial_share'):.3g}; {network.terminals} terminals, batch mode")
     notes.append("_low/_high: 95 % band from the profile's intervals"
                  + (" and the CPU-scaling assumptions" if extrapolation is not None else ""))
+    if family.band_clipped(points):
+        notes.append("band clipped at 100 %: a loss cannot exceed the whole throughput, "
+                     "though the propagated interval reaches past it")
     if extrapolation is not None and len({p.cpu_speed for p in base}) == 1:
         spread = next(p for p in extrapolation.parameters if p.name == "knee_latency_ns").assumption_spread
         notes.append(
@@ -293,9 +306,11 @@ def tiers(
 ) -> None:
     """Switch tiers within a loss budget: t tiers of hop h add 2 t h ns round trip (table 3-3)."""
     from iosizer.calibration import latency as family
+    from iosizer.model.latency import HOP_NS
 
     switches = (
-        [{"switch": f"hop {h:g} ns", "hop_ns": h} for h in hop_ns] if hop_ns else family.switch_catalogue()
+        [{"switch": f"hop {h:g} ns", "hop_ns": HOP_NS.check(h, "--hop-ns")} for h in hop_ns]
+        if hop_ns else family.switch_catalogue()
     )
     answer = family.tier_plan(switches, budget_pct, device, _load_loss_profile(profile))
     rows = [

@@ -7,7 +7,7 @@ from typing import Annotated, Any
 import typer
 
 from iosizer.cli.options import FormatOption, PlotOption
-from iosizer.cli.output import OutputFormat, Panel, Report, Series, check_plot_path, emit
+from iosizer.cli.output import OutputFormat, Panel, Report, Series, emit
 from iosizer.cli.tails import PercentileOption
 from iosizer.errors import InputError
 
@@ -34,7 +34,8 @@ Threshold = Annotated[
                                f"fraction of one core (one-stage, multi-stage). {DECLARED}")
 ]
 Cores = Annotated[int | None, typer.Option("--cores", help="Controller cores [the scenario's, tables 2-4].")]
-Points = Annotated[int, typer.Option("--points", help="Load points per curve.")]
+Points = Annotated[int, typer.Option("--points", help="Load points per curve; a curve also gets both sides "
+                                     "of every switching load, so it may have more rows.")]
 
 
 def _declared(name: str) -> Any:
@@ -48,9 +49,28 @@ def _setup(scenario: str | None, cores: int | None, comm_overhead_pct: float | N
     """The scenario (declared one if not given) and the policy parameters (declared where not given)."""
     from iosizer.calibration.loadshare import policy_params
     from iosizer.calibration.loadshare import scenario as find
+    from iosizer.model.loadshare import COMM_OVERHEAD, CORES, THRESHOLD
 
+    for spec, flag, value in ((CORES, "--cores", cores), (COMM_OVERHEAD, "--comm-overhead-pct", comm_overhead_pct),
+                              (THRESHOLD, "--threshold", threshold)):
+        if value is not None:
+            spec.check(value, flag)
     chosen = find(_declared("scenario") if scenario is None else scenario)
     return chosen, policy_params(chosen.cores if cores is None else cores, comm_overhead_pct, threshold)
+
+
+def _points(points: int) -> int:
+    from iosizer.model.loadshare import POINTS
+
+    return POINTS.check(points, "--points")
+
+
+def _rows_note(points: int, switches: int, rows: int) -> list[str]:
+    """Why a curve has more rows than --points: both sides of every switching load."""
+    if rows == points:
+        return []
+    return [(f"{rows} rows: {points} load points and both sides of {switches} switching load"
+            f"{'s' if switches != 1 else ''} below 0.95 of the maximum (where the response jumps)")]
 
 
 def _notes(chosen: Any, params: Any, reference: dict[str, float]) -> list[str]:
@@ -90,10 +110,10 @@ def curve(
     from iosizer.calibration.loadshare import normalised_curves
     from iosizer.model.loadshare import POLICIES
 
-    check_plot_path(plot)
     policy = _declared("policy") if policy is None else policy
     if policy not in POLICIES:
         raise InputError(f"--policy must be one of {', '.join(POLICIES)}, got {policy!r}")
+    points = _points(points)
     chosen, params = _setup(scenario, cores, comm_overhead_pct, threshold)
     (answer,), reference = normalised_curves(chosen, [policy], params, points)
     raw = answer.curve
@@ -117,6 +137,7 @@ def curve(
     notes = _notes(chosen, params, reference)
     if percentile:
         notes.append("response_pP: mixture over ports of their M/M/k response distributions (exact given the model)")
+    notes += _rows_note(points, int(raw.switch_loads.size), len(rows))
     if raw.switch_loads.size:
         notes.append("switches at " + ", ".join(
             f"{x / reference['max_throughput_cores']:.3f} (jump {100 * j:.1f} %)"
@@ -140,7 +161,7 @@ def compare(
     from iosizer.calibration.loadshare import normalised_curves
     from iosizer.model.loadshare import POLICIES
 
-    check_plot_path(plot)
+    points = _points(points)
     chosen, params = _setup(scenario, cores, comm_overhead_pct, threshold)
     curves, reference = normalised_curves(chosen, list(POLICIES), params, points)
     rows = [

@@ -11,11 +11,13 @@ import csv
 import io
 import json
 import math
+import os
 import sys
+import tempfile
 from dataclasses import dataclass, field
 from enum import Enum
 from pathlib import Path
-from typing import Any, Sequence
+from typing import Any, Callable, Sequence
 
 
 class OutputFormat(str, Enum):
@@ -134,68 +136,145 @@ def _is_numeric(rows: list[dict[str, Any]], name: str) -> bool:
     return all(isinstance(_plain(r.get(name)), (int, float)) for r in rows if name in r)
 
 
-def check_plot_path(path: Path | None) -> None:
-    """Refuse a bad --plot target before a command writes anything else."""
+#: The one rule for every file or folder iosizer writes, said in every error about one.
+OUTPUT_RULE = "iosizer writes only into a folder that exists"
+
+
+def check_output_path(path: Path | None, flag: str) -> Path | None:
+    """Refuse an output location before anything is computed (one rule for every output).
+
+    The target must not be a folder or a special file, and its folder must
+    exist (iosizer never creates folders) and accept a new file, which is
+    tried by creating and removing a temporary file there. Errors name the
+    flag, the path and the reason, in one line.
+    """
     from iosizer.errors import InputError
 
     if path is None:
-        return
+        return None
+    text = str(path)
+    try:
+        if path.is_dir():
+            empty = " (an empty name is the current folder)" if text == "." else ""
+            raise InputError(f"{flag}: '{text}' is a folder{empty}; give a file name")
+        if path.exists() and not path.is_file():
+            raise InputError(f"{flag}: '{text}' exists and is not a regular file")
+        folder = path.parent
+        if not folder.is_dir():
+            raise InputError(f"{flag}: folder '{folder}' of '{text}' does not exist ({OUTPUT_RULE}; create it first)")
+    except OSError as error:
+        raise InputError(f"{flag}: cannot use '{text}': {error.strerror or error}") from None
+    try:
+        handle, probe = tempfile.mkstemp(prefix=".iosizer-probe.", dir=folder)
+        os.close(handle)
+        os.unlink(probe)
+    except OSError as error:
+        raise InputError(f"{flag}: cannot write '{text}': folder '{folder}' does not accept new files "
+                         f"({error.strerror or error})") from None
+    return path
+
+
+def check_plot_path(path: Path | None) -> Path | None:
+    """Refuse a bad --plot target before a command computes or writes anything."""
+    from iosizer.errors import InputError
+
+    if path is None:
+        return None
     suffix = path.suffix.lower().lstrip(".") or "png"
     if suffix not in {"png", "svg", "pdf"}:
         raise InputError(f"--plot: unknown picture type '.{suffix}' (use .png, .svg or .pdf)")
-    folder = path.parent if str(path.parent) else Path(".")
-    if not folder.is_dir():
-        raise InputError(f"--plot: folder '{folder}' does not exist")
+    return check_output_path(path, "--plot")
 
 
-def write_plot(report: Report, path: Path) -> None:
-    """Draw ``report.plot`` to ``path`` (PNG, SVG or PDF by suffix), atomically."""
+#: Writes one output's whole content to the temporary path it is given.
+Writer = Callable[[Path], None]
+
+
+def write_outputs(outputs: Sequence[tuple[Path, Writer]]) -> None:
+    """Write every output to a temporary file beside its target, then rename each into place.
+
+    Nothing is renamed until every output is complete, so a failure (a plot
+    that cannot be drawn, a full disk) leaves no output written, new or
+    half-new; each rename is atomic, so a reader sees the old file or the new.
+    """
+    from iosizer.calibration.files import atomic_paths
+
+    with atomic_paths([target for target, _ in outputs]) as temporaries:
+        for temporary, (_, write) in zip(temporaries, outputs):
+            write(temporary)
+
+
+def _plot_writer(report: Report, path: Path) -> Writer:
+    """Check that ``report`` can be drawn and return the function that draws it."""
     from iosizer.errors import InputError
 
+    check_plot_path(path)
     if not report.plot:
         raise InputError("--plot: this command has no curve to draw")
     try:
         import matplotlib
     except ImportError:
         raise InputError("--plot needs matplotlib: pip install 'iosizer[plot]'") from None
-    matplotlib.use("Agg")
-    import matplotlib.pyplot as plt
-
-    check_plot_path(path)
     suffix = path.suffix.lower().lstrip(".") or "png"
-    figure, axes = plt.subplots(1, len(report.plot), figsize=(6 * len(report.plot), 4.2), squeeze=False)
-    for ax, panel in zip(axes[0], report.plot):
-        for series in panel.series:
-            if series.kind == "band":
-                ax.fill_between(series.x, series.y, series.y_high, alpha=0.25, label=series.label)
-            elif series.kind in ("points", "bound", "linepoints"):
-                style = {"points": "o", "bound": "v", "linepoints": "o-"}[series.kind]
-                ax.plot(series.x, series.y, style, label=series.label)
-            else:
-                ax.plot(series.x, series.y, "--" if series.kind == "dashed" else "-", label=series.label)
-        ax.set_xlabel(panel.x_label)
-        ax.set_ylabel(panel.y_label)
-        ax.set_title(panel.title or report.title, fontsize=10)
-        ax.grid(True, alpha=0.3)
-        ax.legend(fontsize=8)
-    figure.tight_layout()
-    from iosizer.calibration.files import atomic_path
 
-    try:
-        with atomic_path(path) as temporary:
+    def draw(temporary: Path) -> None:
+        matplotlib.use("Agg")
+        import matplotlib.pyplot as plt
+
+        panels = report.plot or []
+        figure, axes = plt.subplots(1, len(panels), figsize=(6 * len(panels), 4.2), squeeze=False)
+        try:
+            for ax, panel in zip(axes[0], panels):
+                _draw_panel(ax, panel, report.title)
+            figure.tight_layout()
             figure.savefig(temporary, format=suffix, dpi=120)
-    finally:
-        plt.close(figure)
+        finally:
+            plt.close(figure)
+
+    return draw
 
 
-def emit(report: Report, output_format: OutputFormat, plot: Path | None = None) -> None:
-    """Write the report to stdout in the requested format (and the plot, if asked)."""
-    if plot is not None:
-        write_plot(report, plot)
+def _draw_panel(ax: Any, panel: Panel, title: str) -> None:
+    for series in panel.series:
+        if series.kind == "band":
+            ax.fill_between(series.x, series.y, series.y_high, alpha=0.25, label=series.label)
+        elif series.kind in ("points", "bound", "linepoints"):
+            style = {"points": "o", "bound": "v", "linepoints": "o-"}[series.kind]
+            ax.plot(series.x, series.y, style, label=series.label)
+        else:
+            ax.plot(series.x, series.y, "--" if series.kind == "dashed" else "-", label=series.label)
+    ax.set_xlabel(panel.x_label)
+    ax.set_ylabel(panel.y_label)
+    ax.set_title(panel.title or title, fontsize=10)
+    ax.grid(True, alpha=0.3)
+    ax.legend(fontsize=8)
+
+
+def write_plot(report: Report, path: Path) -> None:
+    """Draw ``report.plot`` to ``path`` (PNG, SVG or PDF by suffix), atomically."""
+    write_outputs([(path, _plot_writer(report, path))])
+
+
+def emit(report: Report, output_format: OutputFormat, plot: Path | None = None,
+         files: Sequence[tuple[Path, Writer]] = ()) -> None:
+    """Write the report to stdout in the requested format, with the plot and ``files`` if asked.
+
+    Everything that can fail comes first: the JSON or CSV text is built and
+    every output file (the plot, ``files`` such as a profile) written to a
+    temporary sibling; only then are the files renamed into place and the
+    answer printed. A command that fails writes nothing.
+    """
+    outputs = ([(plot, _plot_writer(report, plot))] if plot is not None else []) + list(files)
     if output_format is OutputFormat.json:
-        sys.stdout.write(to_json(report.data) + "\n")
+        text: str | None = to_json(report.data) + "\n"
     elif output_format is OutputFormat.csv:
         rows = report.csv_rows if report.csv_rows is not None else report.rows
-        sys.stdout.write(to_csv(rows, None if report.csv_rows is not None else report.columns))
+        text = to_csv(rows, None if report.csv_rows is not None else report.columns)
+    else:
+        text = None
+    if outputs:
+        write_outputs(outputs)
+    if text is not None:
+        sys.stdout.write(text)
     else:
         _print_table(report)

@@ -40,8 +40,9 @@ def link(
 ) -> None:
     """Effective write bandwidth of a link for transfers cut into TLPs at MPS."""
     from iosizer.calibration.pcie import link_config
-    from iosizer.model.pcie import link_bandwidth
+    from iosizer.model.pcie import TRANSFER_BYTES, link_bandwidth
 
+    transfer_bytes = TRANSFER_BYTES.check(transfer_bytes, "--transfer-bytes")
     config = link_config(generation=gen, lanes=lanes, mps_bytes=mps, header_dw=header_dw,
                          ecrc=1 if ecrc else None, dllps_per_tlp=dllps_per_tlp)
     gen, lanes, mps = config.generation, config.lanes, config.mps_bytes
@@ -69,9 +70,9 @@ def pattern(
 ) -> None:
     """TLP split and 64-byte-unaligned memory accesses per KiB (table 2)."""
     from iosizer.calibration.pcie import link_config, resolve_pattern, table2, table2_mps
-    from iosizer.model.pcie import access_pattern
+    from iosizer.model.pcie import TRANSFER_BYTES, access_pattern
 
-    size = resolve_pattern(transfer_bytes)
+    size = TRANSFER_BYTES.check(resolve_pattern(transfer_bytes), "TRANSFER_BYTES")
     mps = link_config(mps_bytes=mps).mps_bytes
     result = access_pattern(size, mps, split_at_64)
     data: dict[str, Any] = {
@@ -88,8 +89,17 @@ def pattern(
         data["table2_unaligned_per_kib"] = published["unaligned_per_kib"]
         notes.append(f"{SEED} table 2 case ({published['case']}) {published['composition']}: "
                      f"{published['unaligned_per_kib']:.2f} per kB (1 kB = 1024 B)")
-    rows = [{"metric": k, "value": " ".join(map(str, v)) if isinstance(v, list) else v} for k, v in data.items()]
+    rows = [{"metric": k, "value": _sizes_text(v) if isinstance(v, list) else v} for k, v in data.items()]
     emit(Report(data, rows, title=f"Transfer pattern {size} B, MPS {mps}", notes=notes), output_format)
+
+
+def _sizes_text(sizes: list[int]) -> str:
+    """TLP sizes for the table: '256 256 8', or '256 x 65536, 8' when the list is long."""
+    if len(sizes) <= 16:
+        return " ".join(map(str, sizes))
+    full = sum(1 for size in sizes if size == sizes[0])
+    rest = sizes[full:]
+    return f"{sizes[0]} x {full}" + (", " + " ".join(map(str, rest)) if rest else "")
 
 
 @app.command()
@@ -113,17 +123,14 @@ def rmw(
 ) -> None:
     """Write throughput against lanes with a shared RMW unit (closed network, MVA)."""
     from iosizer.calibration import pcie as family
-    from iosizer.model.pcie import access_pattern, rmw_throughput
+    from iosizer.model.pcie import TOTAL_LANES, TRANSFER_BYTES, access_pattern, rmw_throughput
 
-    size = family.resolve_pattern(pattern_name or str(family.WORST_CASE_BYTES))
+    size = TRANSFER_BYTES.check(family.resolve_pattern(pattern_name or str(family.WORST_CASE_BYTES)), "--pattern")
     mps = family.link_config(mps_bytes=mps).mps_bytes
     if lanes is None:
         lane_counts = family.measured_lanes()
     else:
-        grid = parse_grid(lanes, "lanes")
-        if any(v != int(v) for v in grid):
-            raise InputError(f"--lanes must be whole numbers, got {lanes}")
-        lane_counts = [int(v) for v in grid]
+        lane_counts = parse_grid(lanes, "lanes", TOTAL_LANES)
     calibrated = None
     if profile is not None:
         from iosizer.calibration.profile import load_profile

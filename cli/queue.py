@@ -69,6 +69,8 @@ def _service_settings(
     profile: Path | None,
     single_server: bool = False,
 ) -> _ServiceSettings:
+    if servers is not None:
+        _check_servers(servers)
     if profile is None:
         if service_rate is None:
             raise InputError("Missing option '--service-rate' (or give --profile FILE)")
@@ -85,6 +87,18 @@ def _service_settings(
     if single_server and count != 1:
         raise InputError(f"{profile}: profile was calibrated with {count} servers; this queue has 1")
     return _ServiceSettings(rate, count, calibrated, str(profile))
+
+
+def _server_spec() -> Any:
+    """The declaration of a server count: the mmc family's ``servers`` (identical servers, one queue)."""
+    from iosizer.model.registry import declaration
+
+    return declaration("mmc").spec("servers")
+
+
+def _check_servers(servers: int) -> int:
+    """``--servers`` within its declared bounds (the bound in the message)."""
+    return _server_spec().check(servers, "--servers")
 
 
 def _open_queue(
@@ -291,6 +305,8 @@ def erlang(
                      f"{settings.service_rate:.6g} from {profile}")
     elif servers is None or offered_load is None:
         raise InputError("give --servers and --offered-load (or --profile FILE with --arrival-rate)")
+    else:
+        _check_servers(servers)
     data = {"servers": servers, "offered_load": offered_load, "erlang_b": erlang_b(servers, offered_load)}
     data["erlang_c"] = erlang_c(servers, offered_load) if offered_load < servers else None
     if data["erlang_c"] is None:
@@ -327,9 +343,10 @@ def mva(
     station, gamma fit end to end keeping the product form's correlations); against simulation at light,
     medium and heavy load within 2.5 % (5 % with a c-server station; see iosizer.model.percentiles).
     """
-    from iosizer.model.mva import asymptotic_bounds
+    from iosizer.model.mva import POPULATION, asymptotic_bounds
     from iosizer.model.mva import mva as solve
 
+    POPULATION.check(population, "--population")
     bands: dict[str, tuple[float, float]] = {}
     notes = []
     calibrated = None
@@ -348,7 +365,13 @@ def mva(
         raise InputError("Missing option '--demand' (or give --profile FILE)")
     think_time = 0.0 if think_time is None else think_time
 
-    counts = parse_servers(servers) if servers else None
+    counts = parse_servers(servers, _server_spec()) if servers else None
+    if counts is not None and len(counts) != len(demand):
+        raise InputError(
+            f"--servers is given {len(counts)} time{'s' if len(counts) != 1 else ''} for {len(demand)} "
+            f"station{'s' if len(demand) != 1 else ''} (--demand); give one --servers per --demand, in the "
+            "same order, or none for one server each"
+        )
     result = solve(demand, think_time, population, counts)
     bounds = asymptotic_bounds(demand, think_time, population, counts)
     data = result.to_dict()

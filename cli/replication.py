@@ -7,8 +7,8 @@ from typing import Annotated, Any
 import typer
 
 from iosizer.cli.options import FormatOption, PlotOption
-from iosizer.cli.output import OutputFormat, Panel, Report, Series, check_plot_path, emit
-from iosizer.cli.params import parse_sizes
+from iosizer.cli.output import OutputFormat, Panel, Report, Series, emit
+from iosizer.cli.params import parse_sizes, reject_repeats
 from iosizer.cli.tails import FAMILY_NOTE, PercentileOption, replication_points
 from iosizer.errors import InputError
 
@@ -27,16 +27,18 @@ def _links(text: str | None) -> list[str]:
         return [baseline_link()]
     if text.strip().lower() == "all":
         return link_names()
-    names = [resolve_link(part) for part in text.split(",") if part.strip()]
+    given = [part.strip() for part in text.split(",") if part.strip()]
+    names = [resolve_link(part) for part in given]
     if not names:
         raise InputError(f"--link: expected one of {', '.join(link_names())}, got {text!r}")
-    return list(dict.fromkeys(names))
+    reject_repeats(names, "--link", given)
+    return names
 
 
 def _outstanding(value: int | None) -> int | None:
-    if value is not None and value < 1:
-        raise InputError(f"--outstanding must be a whole number >= 1, got {value}")
-    return value
+    from iosizer.model.replication import OUTSTANDING
+
+    return None if value is None else OUTSTANDING.check(value, "--outstanding")
 
 
 def replication(
@@ -75,14 +77,16 @@ def replication(
 
     from iosizer.calibration import replication as family
 
-    check_plot_path(plot)
+    from iosizer.model.mva import check_batch_steps
+    from iosizer.model.replication import BLOCK_SIZE
+
     links = _links(link)
-    blocks = parse_sizes(block_kib, "block-kib") if block_kib is not None else [family.default("block_kib")]
-    if any(not (b > 0) for b in blocks):
-        raise InputError(f"--block-kib must be > 0, got {min(blocks):g}")
+    blocks = parse_sizes(block_kib, "block-kib", BLOCK_SIZE) if block_kib is not None \
+        else [family.default("block_kib")]
     depth = _outstanding(outstanding)
     if depth is None:
         depth = family.default("outstanding")
+    check_batch_steps(depth, len(blocks) * len(links), "link and block-size pairs")
     points: list[dict[str, Any]] = []
     for name in links:
         result = family.evaluate(name, np.asarray(blocks), depth)

@@ -22,7 +22,7 @@ from typing import Annotated, Any, Iterator
 import typer
 
 from iosizer.cli.options import FormatOption
-from iosizer.cli.output import OutputFormat, Panel, Report, Series, emit, format_number, to_json
+from iosizer.cli.output import OUTPUT_RULE, OutputFormat, Panel, Report, Series, emit, format_number, to_json
 from iosizer.errors import InputError
 
 #: Written in every report folder: only such a folder is ever replaced.
@@ -52,12 +52,16 @@ def _check_target(output_dir: Path) -> Path:
             raise InputError(f"--output-dir: '{output_dir}' is a non-empty folder that is not an iosizer report; "
                              "choose a new folder (it is replaced as a whole)")
     parent = target.absolute().parent
+    if not parent.is_dir():
+        # One rule for every output: the folder it goes into must exist.
+        raise InputError(f"--output-dir: folder '{parent}' of '{output_dir}' does not exist "
+                         f"({OUTPUT_RULE}; create it first)")
     try:
-        parent.mkdir(parents=True, exist_ok=True)
+        probe = tempfile.mkdtemp(prefix=f".{target.name}.", suffix=".probe", dir=parent)
+        os.rmdir(probe)
     except OSError as error:
-        raise InputError(f"--output-dir: cannot create '{parent}': {error.strerror or error}") from None
-    if not os.access(parent, os.W_OK):
-        raise InputError(f"--output-dir: folder '{parent}' is not writable")
+        raise InputError(f"--output-dir: cannot write '{output_dir}': folder '{parent}' does not accept "
+                         f"new folders ({error.strerror or error})") from None
     return target
 
 
@@ -257,7 +261,8 @@ def _progress() -> Any:
 
 def report(
     output_dir: Annotated[
-        Path, typer.Option("--output-dir", help="Report folder to write (replaced as a whole if it is a report).")
+        Path, typer.Option("--output-dir", help="Report folder to write (replaced as a whole if it is a report; "
+                                                 "the folder it goes into must exist).")
     ] = Path("iosizer-report"),
     check: Annotated[
         bool, typer.Option("--check", help="Exit with status 1 if any published figure is outside its tolerance.")

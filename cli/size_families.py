@@ -287,7 +287,8 @@ def cores(
     comm_overhead_pct: Annotated[float | None, typer.Option("--comm-overhead-pct", help="Hand-off overhead, % "
                                                             "[declared].")] = None,
     threshold: Annotated[float | None, typer.Option("--threshold", help="Switching threshold [declared].")] = None,
-    max_cores: Annotated[int, typer.Option("--max-cores", help="Search up to this many cores.")] = 1024,
+    max_cores: Annotated[int | None, typer.Option("--max-cores", help="Search up to this many cores "
+                                                  "[the declared core bound].")] = None,
     profile: ProfileOption = None,
     output_format: FormatOption = OutputFormat.table,
 ) -> None:
@@ -315,8 +316,6 @@ def cores(
     for name in policies:
         if name not in POLICIES:
             raise InputError(f"--policy must be one of {', '.join(POLICIES)}, got {name!r}")
-    if max_cores < 1:
-        raise InputError(f"--max-cores must be >= 1, got {max_cores}")
     answers = [a.to_dict() for a in cores_per_policy(policies, load_cores, chosen.port_shares, target_response,
                                                       params, max_cores)]
     rows = [{**a, "port_groups": ", ".join(f"{g['ports']} x {g['share']:.3g}: {g['cores_per_port']}"

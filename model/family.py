@@ -38,6 +38,7 @@ import numpy as np
 from iosizer.errors import InputError
 
 __all__ = [
+    "CPU_SPEED",
     "STATUSES",
     "Column",
     "CpuScaling",
@@ -47,6 +48,7 @@ __all__ = [
     "Question",
     "Role",
     "Schema",
+    "cpu_speed_factor",
 ]
 
 Status = Literal["published", "derived", "assumed", "fitted"]
@@ -118,6 +120,13 @@ class Schema:
         raise KeyError(name)
 
 
+def _number(value: float) -> str:
+    """A bound or a value as a user reads it: whole numbers in full (16777216), others as %g."""
+    if math.isfinite(value) and value == math.floor(value) and abs(value) < 1e15:
+        return str(int(value))
+    return f"{value:g}"
+
+
 @dataclass(frozen=True)
 class ParameterSpec:
     """One number a model uses, declared once.
@@ -169,18 +178,21 @@ class ParameterSpec:
             return text  # type: ignore[return-value]
         try:
             number = float(value)  # type: ignore[arg-type]
+        except OverflowError:  # a whole number beyond any float
+            number = math.inf if value > 0 else -math.inf  # type: ignore[operator]
         except (TypeError, ValueError):
             raise InputError(f"{name} must be a number ({self.unit}), got {value!r}") from None
         if not math.isfinite(number):
             raise InputError(f"{name} must be finite, got {number}")
         if self.choices and number not in self.choices:
-            allowed = ", ".join(f"{c:g}" for c in self.choices)
-            raise InputError(f"{name} must be one of {allowed}, got {number:g}")
+            allowed = ", ".join(_number(c) for c in self.choices)
+            raise InputError(f"{name} must be one of {allowed}, got {_number(number)}")
         low, high = self.bounds
         if not low <= number <= high:
-            raise InputError(f"{name} must lie in [{low:g}, {high:g}] ({self.unit}), got {number:g}")
+            raise InputError(f"{name} must lie in [{_number(low)}, {_number(high)}] ({self.unit}), "
+                             f"got {_number(number)}")
         if self.integer and number != math.floor(number):
-            raise InputError(f"{name} must be a whole number, got {number:g}")
+            raise InputError(f"{name} must be a whole number, got {_number(number)}")
         return int(number) if self.integer else number
 
     def with_value(self, value: float | None, status: Status | None = None,
@@ -200,6 +212,35 @@ class ParameterSpec:
             "exponent_bounds": list(self.exponent_bounds),
             "description": self.description,
         }
+
+
+#: Relative per-core speed of a CPU (1 = the reference), declared once for every
+#: family: ``--cpu-speed`` of calibrate, extrapolate and the what-ifs, and the
+#: factor between any two CPUs a parameter is carried across.
+CPU_SPEED = ParameterSpec(
+    "cpu_speed", "x", 1.0, (1.0 / 64.0, 64.0), "assumed",
+    "successive CPU generations differ by 1.1-1.5x per core, and a power-law CPU scaling is an "
+    "extrapolation that holds over a few generations at most; 64x either way (about a dozen generations) "
+    "is past anything it can represent: a parameter carried further is no prediction",
+    "per-core speed of a CPU relative to the reference CPU", kind="setting")
+
+
+def cpu_speed_factor(target: float, measured: float, label: str = "cpu_speed") -> float:
+    """``target / measured``: the factor a parameter is carried by between two CPUs.
+
+    Both speeds and the factor itself must lie in :data:`CPU_SPEED`'s bounds;
+    the error names ``label`` (the user's flag) and the bound.
+    """
+    CPU_SPEED.check(target, label)
+    CPU_SPEED.check(measured, "the profile's cpu_speed")
+    factor = float(target) / float(measured)
+    low, high = CPU_SPEED.bounds
+    if not low <= factor <= high:
+        raise InputError(
+            f"{label} {float(target):g} is {factor:g} x the speed of the CPU the profile was measured on "
+            f"({float(measured):g}); iosizer carries a parameter at most {high:g} x faster or slower"
+        )
+    return factor
 
 
 @dataclass(frozen=True)

@@ -335,11 +335,21 @@ def _largest_load(policy: str, shares: Sequence[float], params: Any, target: flo
 
 
 def cores_per_policy(policies: Sequence[str], load_cores: float, shares: Sequence[float],
-                     target_service_times: float, params: Any, max_cores: int = 1024) -> list[PolicyCores]:
-    """For each policy, the fewest cores keeping the mean response within the target (module docstring)."""
+                     target_service_times: float, params: Any, max_cores: int | None = None) -> list[PolicyCores]:
+    """For each policy, the fewest cores keeping the mean response within the target (module docstring).
+
+    ``max_cores`` [the declared core bound] limits the search; ``load_cores`` is checked
+    against the same bound (no count of cores could carry more).
+    """
     from dataclasses import replace
 
-    from iosizer.model.loadshare import serving_cores
+    from iosizer.model.loadshare import CORES, serving_cores
+
+    max_cores = CORES.bounds[1] if max_cores is None else CORES.check(max_cores, "--max-cores")
+    if not (np.isfinite(load_cores) and 0 < load_cores <= CORES.bounds[1]):
+        raise InputError(f"--load-cores must lie in (0, {CORES.bounds[1]:g}] cores of work, got {load_cores:g}")
+    if not np.isfinite(target_service_times):
+        raise InputError(f"--target-response must be finite, got {target_service_times:g}")
 
     if target_service_times <= 1.0:
         raise UnreachableTargetError(

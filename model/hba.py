@@ -151,6 +151,18 @@ BLOCK_BYTES = ParameterSpec(
     f"{_SEED} sec 3.2 environment table: blocksize=512Byte",
     "I/O size in the response question and of its measured data", kind="setting")
 
+#: The inputs of the hba questions, bounded once for every caller.
+OFFERED_IOPS = ParameterSpec(
+    "offered_iops", "IOPS", None, (0.0, 1e8), "assumed",
+    f"{_SEED} sec 3.1 offers up to ~300,000 IOPS per virtual port; the bound is core_iops' own (10^8): "
+    "four times what 128GFC could carry in 512 B frames, so anything above is a typo",
+    "I/Os per second a virtual port (LPAR) offers", kind="setting")
+THREADS = ParameterSpec(
+    "threads", "I/Os", None, (1, 65536), "derived",
+    f"{_SEED} sec 3.2 runs 1, 8 and 16 threads; FC exchange IDs (OX_ID) are 16 bits (FC-FS-3), so a port "
+    "has at most 65,536 exchanges, i.e. outstanding I/Os, open",
+    "outstanding I/Os of one virtual port (the closed network's population)", kind="setting", integer=True)
+
 
 class FcPort(BaseModel):
     """One physical FC port and the HBA cores behind it (defaults: the declared 16GFC port)."""

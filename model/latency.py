@@ -175,9 +175,30 @@ def dma(device: DmaDevice, added_latency_ns: object) -> DmaResult:
 
 _SEED = "000_249d1f3952f8e1df.txt"
 #: The TPC-C run of seed 000 (table 3-2): 16 terminals in batch mode.
-TERMINALS = ParameterSpec("terminals", "jobs", 16, (1, 100_000), "published",
-                          f"{_SEED} table 3-2: 16 terminals", "jobs in the network",
-                          kind="setting", integer=True)
+TERMINALS = ParameterSpec("terminals", "jobs", 16, (1, 10_000), "published",
+                          f"{_SEED} table 3-2: 16 terminals; the bound, 10,000, is a TPC-C-like run of 1,000 "
+                          "warehouses (10 terminals each) and keeps a calibration (an exact MVA over every "
+                          "terminal count at each fit step) within seconds",
+                          "jobs in the network", kind="setting", integer=True)
+#: The added round trip a question may ask about: seed 000 sweeps 0..2100 ns
+#: (7 ASI stages) and table 3-3's slowest hop, FCoE, adds 6400 ns per tier.
+ADDED_LATENCY = ParameterSpec(
+    "added_latency_ns", "ns", 0.0, (0.0, 1e7), "assumed",
+    f"{_SEED} secs 4.2-4.4 ask about 0..2,100 ns and FCoE tiers of 6,400 ns round trip; the bound, 10 ms, "
+    "is a round trip across a continent: no I/O fabric adds more, and the models were calibrated far below it",
+    "added round-trip latency of the I/O path", kind="setting")
+#: Bytes one DMA read burst fetches (a device from the planner's own profile).
+BURST_BYTES = ParameterSpec(
+    "burst_bytes", "bytes", None, (1, 1_048_576), "assumed",
+    f"{_SEED} table 4-1: the NICs read 512 B per burst; PCIe caps one read request at 4,096 B (MRRS), and "
+    "1 MiB covers any burst of requests a device issues before it waits",
+    "bytes moved per DMA read burst", kind="setting")
+#: One switch hop, one way (table 3-3 catalogue or the planner's own).
+HOP_NS = ParameterSpec(
+    "hop_ns", "ns", None, (0.0, 1e6), "assumed",
+    f"{_SEED} table 3-3: 150 ns (ASI, PCIe) to 3,200 ns (FCoE) per hop; the bound, 1 ms, exceeds any switch "
+    "(store-and-forward of a 9 KB jumbo frame at 100 Mbit/s takes 0.74 ms)",
+    "one-way latency of one switch tier", kind="setting")
 THINK_SHARE = ParameterSpec("think_share", "1", 0.0, (0.0, 1e3), "published",
                             f"{_SEED} table 3-2: TPC-C run in batch mode (no think time)",
                             "think time / CPU demand")
@@ -290,7 +311,8 @@ FAMILIES = (
                           cpu_scaling=CpuScaling.power, exponent_bounds=(-1.0, 0.0)),
         ),
         columns=Schema("dma", (
-            Column("added_latency_ns", Role.input, "ns", "added round-trip latency"),
+            Column("added_latency_ns", Role.input, "ns", "added round-trip latency",
+                   maximum=ADDED_LATENCY.bounds[1]),
             Column("issue_interval_ns", Role.observed, "ns", "DMA read (MRd) issue interval",
                    minimum=0, minimum_inclusive=False),
         )),
@@ -322,7 +344,8 @@ FAMILIES = (
             TERMINALS,
         ),
         columns=Schema("oltp", (
-            Column("added_latency_ns", Role.input, "ns", "added round-trip latency"),
+            Column("added_latency_ns", Role.input, "ns", "added round-trip latency",
+                   maximum=ADDED_LATENCY.bounds[1]),
             Column("degradation_pct", Role.observed, "%", "throughput loss against local",
                    maximum=100.0),
         )),

@@ -103,8 +103,10 @@ _ONE_PORT = "one-port"
 # --- declared numbers: every default of PolicyParams, the CLI and the report ---
 
 CORES = ParameterSpec(
-    "cores", "cores", 4, (1, 1024), "published",
-    f"{_SEED} tables 2-4: 'システム内コア数 4' in every scenario",
+    "cores", "cores", 4, (1, 256), "published",
+    f"{_SEED} tables 2-4: 'システム内コア数 4' in every scenario; the bound, 256, is beyond any storage "
+    "controller (a few dozen cores) and keeps the placement of every port on its cores (load points x "
+    "ports x cores per curve) within a few seconds and a few hundred MB",
     "controller cores polling the port queues (n)", kind="setting", integer=True)
 COMM_OVERHEAD = ParameterSpec(
     "comm_overhead_pct", "%", 20.0, (0.0, 100.0), "assumed",
@@ -135,6 +137,13 @@ IO_SERVICE_US = ParameterSpec(
     "IOPS and response times (iosizer calibrate loadshare)",
     "core time one I/O takes without overhead (s = 1 of the seed)",
     cpu_scaling=CpuScaling.power, exponent_bounds=(-1.0, 0.0))
+POINTS = ParameterSpec(
+    "points", "points", 60, (2, 2000), "assumed",
+    "assumed: 60 load points draw the seed's figures 4-11 smoothly; a curve also gets both sides of every "
+    "switching load below its end, so it has more rows than points; beyond 2,000 points no screen shows a "
+    "difference and the cost grows as points x ports x cores",
+    "load points per response curve, from near zero to 0.95 of the policy's maximum", kind="setting",
+    integer=True)
 POLICY = ParameterSpec(
     "policy", "name", "multi-stage", (0.0, 0.0), "published",
     f"{_SEED} sec 2.2 (A shared, B exclusive), sec 3.1 (alpha one-stage, beta multi-stage); "
@@ -308,13 +317,16 @@ def max_throughput(policy: Policy, port_shares: Sequence[float] | np.ndarray,
         return state.core_utilization.max(axis=1) - 1.0
 
     # No policy carries more than n cores of work, so the answer lies below n.
+    # The first saturation counts: a policy may be stable again above an
+    # unstable stretch (one-stage on many cores: a cold port saturates its
+    # one core just before its own switch), but no load gets through it.
     grid = np.linspace(0.0, float(params.cores), 4001)[1:]
     stable = peaks(grid) < 0
     if stable.all():
         return float(grid[-1])
-    last = int(np.flatnonzero(stable)[-1]) if stable.any() else -1
-    low = grid[last] if last >= 0 else 1e-12
-    return float(brentq(lambda total: float(peaks(np.array([total]))[0]), low, grid[last + 1], xtol=1e-12))
+    first = int(np.argmin(stable))
+    low = grid[first - 1] if first > 0 else 1e-12
+    return float(brentq(lambda total: float(peaks(np.array([total]))[0]), low, grid[first], xtol=1e-12))
 
 
 @dataclass(frozen=True, eq=False)

@@ -125,6 +125,7 @@ __all__ = [
     "StationResult",
     "asymptotic_bounds",
     "balanced_job_bounds",
+    "check_batch_steps",
     "knee_population",
     "mva",
     "mva_multiclass",
@@ -307,6 +308,23 @@ def _as_think(name: str, value: object) -> float:
 
 #: The curve 1..N is kept for every station: N x K values per array.
 _MAX_CURVE_VALUES = 20_000_000
+#: Exact load-dependent MVA updates p(j|n), j < c, of every c-server station at
+#: every population, in each of the 2^(L-1) sub-networks holding it: c + 16
+#: steps of about 0.25 us each (the 16: the station's fixed cost per
+#: population), so this many steps take about two seconds.
+MAX_LOAD_DEPENDENT_STEPS = 10_000_000
+_STATION_STEPS = 16
+#: Batched MVA (:func:`mva_batch`, a sweep solved as one recursion) costs about
+#: 25 ns per network and population: this many take about a second.
+MAX_BATCH_STEPS = 50_000_000
+
+#: The population a question may ask for (``iosizer queue mva --population``).
+POPULATION = ParameterSpec(
+    "population", "jobs", None, (1, 100_000), "assumed",
+    "exact MVA is a recursion over every population 1..N, about 2 us a step per station in Python; "
+    "100,000 jobs (terminals, threads, I/Os in flight) is far past the knee of any I/O network, where "
+    "more jobs only lengthen the queue at the bottleneck (the asymptotic bounds give it exactly)",
+    "jobs circulating in the closed network (N)", kind="setting", integer=True)
 
 
 def _as_population(value: object, stations: int = 1) -> int:
@@ -686,6 +704,16 @@ def _solve_single_class(
     solver_servers = np.where(servers >= n_max, np.inf, servers)
     multi = (solver_servers > 1) & np.isfinite(solver_servers)
     n_multi = int(multi.sum())
+    if 0 < n_multi <= _MAX_EXACT_MULTISERVER:
+        steps = n_max * 2 ** (n_multi - 1) * float(solver_servers[multi].sum() + _STATION_STEPS * n_multi)
+        if steps > MAX_LOAD_DEPENDENT_STEPS:
+            counts = ", ".join(f"{int(c):,}" for c in solver_servers[multi])
+            raise InputError(
+                f"exact MVA of population {n_max:,} with multi-server stations of {counts} servers takes "
+                f"about {steps:.3g} steps, more than the {MAX_LOAD_DEPENDENT_STEPS:,} it solves in a few "
+                "seconds; lower the population or the servers (a station with as many servers as jobs "
+                "is a pure delay)"
+            )
     if n_multi > _MAX_EXACT_MULTISERVER:
         xs, rows = _seidmann_mva(demands, solver_servers, think, n_max)
         return xs, rows, "seidmann-approximation"
@@ -1018,6 +1046,16 @@ class BatchResult:
     response_time: np.ndarray
 
 
+def check_batch_steps(population: int, networks: int, what: str = "networks") -> None:
+    """Refuse a batched MVA of ``networks`` x ``population`` steps beyond :data:`MAX_BATCH_STEPS`."""
+    steps = float(population) * float(networks)
+    if steps > MAX_BATCH_STEPS:
+        raise InputError(
+            f"MVA of {networks:,} {what} at population {int(population):,} takes {steps:.3g} steps, more than "
+            f"the {MAX_BATCH_STEPS:,} it solves in about a second; sweep fewer points or a smaller population"
+        )
+
+
 def mva_batch(demands: object, think_time: object, population: int) -> BatchResult:
     """Exact MVA of M independent single-class networks of queueing stations.
 
@@ -1030,6 +1068,7 @@ def mva_batch(demands: object, think_time: object, population: int) -> BatchResu
     d = np.atleast_2d(as_positive("demands", demands))
     z = np.broadcast_to(as_nonnegative("think_time", think_time), (d.shape[0],)).astype(np.float64)
     n_jobs = _as_population(population)
+    check_batch_steps(n_jobs, d.shape[0])
     queue = np.zeros_like(d)
     for n in range(1, n_jobs + 1):
         residence = d * (1.0 + queue)
@@ -1114,7 +1153,7 @@ FAMILIES = (
         expand=_closed_demands,
         columns=Schema("closed-network", (
             Column("population", Role.input, "jobs", "jobs in the network (N)", minimum=1, integer=True,
-                   maximum=1_000_000),
+                   maximum=POPULATION.bounds[1]),
             Column("throughput_per_s", Role.observed, "1/s", "completions per second",
                    minimum=0, minimum_inclusive=False),
             Column("response_time_s", Role.observed, "s", "time at the stations, think time excluded",

@@ -65,6 +65,7 @@ __all__ = [
     "access_pattern",
     "link_bandwidth",
     "rmw_throughput",
+    "tlp_count",
     "tlp_sizes",
 ]
 
@@ -117,6 +118,21 @@ ECRC = ParameterSpec("ecrc", "1", 0, (0, 1), "assumed",
 DLLPS_PER_TLP = ParameterSpec("dllps_per_tlp", "1", 0.0, (0.0, 16.0), "derived",
                               "a one-way write stream's ACK/UpdateFC DLLPs travel the other direction",
                               "DLLPs sharing the data direction per data TLP")
+#: Largest transfer the model describes: one DMA transfer is one I/O, and hosts
+#: split larger I/Os before they reach the device (Linux caps a request at the
+#: queue's max_hw_sectors_kb, NVMe at its MDTS, SCSI HBAs at a few MiB).
+TRANSFER_BYTES = ParameterSpec(
+    "transfer_bytes", "bytes", 512, (1, 2**24), "published",
+    f"{_SEED} sec 1: 512 B sectors; the upper bound (16 MiB) is assumed: one transfer is one I/O and "
+    "hosts split larger I/Os (Linux max_hw_sectors_kb, NVMe MDTS, SCSI HBA limits are all at or below it)",
+    "bytes per write transfer", kind="setting", integer=True)
+#: Total lanes behind one root complex (the ports that share its RMW unit).
+TOTAL_LANES = ParameterSpec(
+    "lanes", "lanes", 32, (1, 128), "assumed",
+    f"{_SEED} sec 4 measured up to 32 lanes (four x8 FPGAs) on a Xeon E5-2698 v4 (40 lanes, table 1); "
+    "the bound 128 is the most lanes one processor socket offers today (AMD EPYC): ports beyond it sit "
+    "behind another root complex with its own RMW unit",
+    "total PCIe lanes of the ports sharing one root complex's RMW unit", kind="setting", integer=True)
 LINE_SERVICE = ParameterSpec("line_service_ns", "ns", 64 / 68.256, (1e-3, 1e3), "derived",
                              f"{_SEED} table 1: 64 B per line / (DDR4-2133 x 4 channels = 68.3 GB/s)",
                              "memory write path time per whole 64 B line")
@@ -180,13 +196,29 @@ class PcieLink(BaseModel):
         return self.raw_gbps * (1.0 - SKP_SHARE[self.generation])
 
 
-def tlp_sizes(transfer_bytes: int, mps_bytes: int) -> list[int]:
-    """A transfer cut into TLP payloads of at most MPS, from its own start."""
+def _check_transfer(transfer_bytes: int, mps_bytes: int) -> int:
     if transfer_bytes < 1 or int(transfer_bytes) != transfer_bytes:
         raise InputError(f"transfer_bytes must be a whole number >= 1, got {transfer_bytes}")
     if mps_bytes not in MPS_BYTES:
         raise InputError(f"Max Payload Size must be one of {MPS_BYTES}, got {mps_bytes}")
-    full, tail = divmod(int(transfer_bytes), mps_bytes)
+    return int(transfer_bytes)
+
+
+def tlp_count(transfer_bytes: int, mps_bytes: int) -> int:
+    """TLPs of one transfer cut at MPS: ceil(transfer / MPS)."""
+    return -(-_check_transfer(transfer_bytes, mps_bytes) // mps_bytes)
+
+
+def tlp_sizes(transfer_bytes: int, mps_bytes: int) -> list[int]:
+    """A transfer cut into TLP payloads of at most MPS, from its own start.
+
+    The list has one entry per TLP, so the transfer must be one a host can
+    issue (``TRANSFER_BYTES.bounds``); :func:`tlp_count` and
+    :func:`access_pattern` need no list and take any size.
+    """
+    size = _check_transfer(transfer_bytes, mps_bytes)
+    TRANSFER_BYTES.check(size, "transfer_bytes")
+    full, tail = divmod(size, mps_bytes)
     return [mps_bytes] * full + ([tail] if tail else [])
 
 
@@ -202,13 +234,14 @@ class LinkBandwidth:
 def link_bandwidth(link: PcieLink, transfer_bytes: int) -> LinkBandwidth:
     """Payload bandwidth of back-to-back writes of ``transfer_bytes``.
 
-    effective = tlp_gbps x payload / (wire bytes + DLLP bytes), per transfer.
+    effective = tlp_gbps x payload / (wire bytes + DLLP bytes), per transfer,
+    with ceil(payload / MPS) TLPs each adding its overhead (closed form).
     """
-    sizes = tlp_sizes(transfer_bytes, link.mps_bytes)
-    wire = sum(sizes) + len(sizes) * link.tlp_overhead_bytes
-    dllp = len(sizes) * link.dllps_per_tlp * DLLP_BYTES
+    tlps = tlp_count(transfer_bytes, link.mps_bytes)
+    wire = int(transfer_bytes) + tlps * link.tlp_overhead_bytes
+    dllp = tlps * link.dllps_per_tlp * DLLP_BYTES
     effective = link.tlp_gbps * transfer_bytes / (wire + dllp)
-    return LinkBandwidth(link.raw_gbps, effective, len(sizes), effective / link.raw_gbps * 100.0, wire)
+    return LinkBandwidth(link.raw_gbps, effective, tlps, effective / link.raw_gbps * 100.0, wire)
 
 
 def _partial_lines(start: int, end: int) -> int:
@@ -226,11 +259,16 @@ class AccessPattern:
     """Memory accesses of a stream of transfers as a storage controller lays them out."""
 
     transfer_bytes: int
-    tlp_bytes: tuple[int, ...]
+    mps_bytes: int
     unaligned_per_transfer: float
     full_lines_per_transfer: float
     tlps_per_transfer: float
     layout: str
+
+    @property
+    def tlp_bytes(self) -> tuple[int, ...]:
+        """Each TLP's payload (one entry per TLP: see :func:`tlp_sizes` for the size bound)."""
+        return tuple(tlp_sizes(self.transfer_bytes, self.mps_bytes))
 
     @property
     def unaligned_per_kib(self) -> float:
@@ -249,33 +287,49 @@ class AccessPattern:
         return self.transfer_bytes / self.tlps_per_transfer
 
 
+def _lines_of_transfer(offset: int, transfer_bytes: int, mps_bytes: int) -> tuple[int, int]:
+    """(partial, whole) 64 B lines one transfer starting ``offset`` bytes into a line touches.
+
+    Every TLP starts at the same offset in its line, since MPS is a multiple
+    of 64: a full TLP touches 2 partial lines and MPS/64 - 1 whole ones when
+    unaligned, none and MPS/64 when aligned; the tail TLP is counted directly.
+    Closed form: no loop over the TLPs.
+    """
+    full, tail = divmod(transfer_bytes, mps_bytes)
+    per_mps = mps_bytes // LINE_BYTES
+    partial = full * (2 if offset else 0)
+    whole = full * (per_mps - (1 if offset else 0))
+    if tail:
+        partial += _partial_lines(offset, offset + tail)
+        whole += max((offset + tail) // LINE_BYTES - -(-offset // LINE_BYTES), 0)
+    return partial, whole
+
+
 @lru_cache(maxsize=256)
 def access_pattern(transfer_bytes: int, mps_bytes: int = MPS.value, split_at_line: bool = False) -> AccessPattern:
     """Unaligned and whole-line accesses per transfer, averaged over the alignment cycle.
+
+    Transfer i starts at byte i L, so the offsets in a 64 B line repeat with
+    period 64 / gcd(L, 64) transfers (at most 64); each transfer is counted in
+    closed form (:func:`_lines_of_transfer`), so any size costs the same.
 
     ``split_at_line``: the device buffers the stream and cuts its writes at
     64-byte address boundaries (seed 001 section 5, second mitigation): every
     write then covers whole lines and TLPs are MPS-sized pieces of the
     continuous stream.
     """
-    sizes = tlp_sizes(transfer_bytes, mps_bytes)
+    size = _check_transfer(transfer_bytes, mps_bytes)
     if split_at_line:
-        lines = transfer_bytes / LINE_BYTES
-        return AccessPattern(transfer_bytes, tuple(sizes), 0.0, lines, transfer_bytes / mps_bytes, "split-at-64")
-    period = LINE_BYTES // math.gcd(transfer_bytes, LINE_BYTES)
+        return AccessPattern(size, mps_bytes, 0.0, size / LINE_BYTES, size / mps_bytes, "split-at-64")
+    period = LINE_BYTES // math.gcd(size, LINE_BYTES)
     unaligned = 0
     full = 0
     for i in range(period):
-        start = i * transfer_bytes
-        for size in sizes:
-            partial = _partial_lines(start, start + size)
-            first = -(-start // LINE_BYTES)  # first whole line's index
-            last = (start + size) // LINE_BYTES
-            full += max(last - first, 0)
-            unaligned += partial
-            start += size
-    return AccessPattern(transfer_bytes, tuple(sizes), unaligned / period, full / period,
-                         float(len(sizes)), "packed")
+        partial, whole = _lines_of_transfer(i * size % LINE_BYTES, size, mps_bytes)
+        unaligned += partial
+        full += whole
+    return AccessPattern(size, mps_bytes, unaligned / period, full / period,
+                         float(tlp_count(size, mps_bytes)), "packed")
 
 
 class RmwPlatform(BaseModel):
@@ -342,7 +396,7 @@ def rmw_throughput(platform: RmwPlatform, pattern: AccessPattern, lanes: object)
         raise InputError(f"lanes must be whole multiples of {per_port} (one x{per_port} port each), got {lanes}")
     # The reference is the same traffic without its RMW demand: removing a
     # demand never lowers a product-form network's throughput, so loss >= 0.
-    aligned_pattern = AccessPattern(pattern.transfer_bytes, pattern.tlp_bytes, 0.0,
+    aligned_pattern = AccessPattern(pattern.transfer_bytes, pattern.mps_bytes, 0.0,
                                     pattern.full_lines_per_transfer, pattern.tlps_per_transfer, pattern.layout)
     credits = platform.posted_credits
     low, high = math.floor(credits), math.ceil(credits)
@@ -416,7 +470,8 @@ FAMILIES = (
         source="PCI Express Base Specification 3.0 secs 2.2, 3.5, 4.2; " + _SEED,
         parameters=(LINK_LANES, *_LINK_SETTINGS),
         columns=Schema("pcie-link", (
-            Column("transfer_bytes", Role.input, "bytes", "bytes per write transfer", minimum=1, integer=True),
+            Column("transfer_bytes", Role.input, "bytes", "bytes per write transfer", minimum=1, integer=True,
+                   maximum=TRANSFER_BYTES.bounds[1]),
             Column("write_gbyte_s", Role.observed, "GB/s", "payload bandwidth of back-to-back writes",
                    minimum=0, minimum_inclusive=False),
         )),
@@ -452,8 +507,9 @@ FAMILIES = (
         ),
         columns=Schema("rmw", (
             Column("lanes", Role.input, "lanes", "total PCIe lanes (x8 ports)", minimum=8, integer=True,
-                   maximum=1024),
-            Column("transfer_bytes", Role.input, "bytes", "bytes per write transfer", minimum=1, integer=True),
+                   maximum=TOTAL_LANES.bounds[1]),
+            Column("transfer_bytes", Role.input, "bytes", "bytes per write transfer", minimum=1, integer=True,
+                   maximum=TRANSFER_BYTES.bounds[1]),
             Column("loss_pct", Role.observed, "%", "throughput loss against the aligned reference",
                    maximum=100.0),
         )),

@@ -112,6 +112,7 @@ from typing import Any, Callable, Iterable, Mapping, Sequence
 
 import numpy as np
 
+from iosizer.model.family import ParameterSpec
 from iosizer.errors import ConvergenceError, InputError
 from iosizer.model._validate import as_finite, as_nonnegative, as_positive, as_server_count, scalar_or_array
 
@@ -147,16 +148,20 @@ def percentile_key(percentile: float) -> str:
     return "p" + text.replace(".", "_")
 
 
+#: Percentiles a planner may ask for. The ends are where a quantile stops meaning
+#: anything a double can resolve: P = 0.001 is the 10^-5 quantile, P = 99.9999 one
+#: event in a million; beyond them the tail sits at the solver's relative tolerance.
+PERCENTILE = ParameterSpec(
+    "percentile", "%", 99.0, (0.001, 99.9999), "assumed",
+    "assumed: SLAs are written on P50..P99.99; outside 0.001..99.9999 a quantile is below the "
+    "solver's 1e-9 relative resolution", "percentile of the wait or response time", kind="setting")
+
+
 def parse_percentiles(values: Iterable[Any] | None) -> list[float]:
-    """Checked percentiles (each strictly between 0 and 100), duplicates dropped, order kept."""
+    """Checked percentiles (within :data:`PERCENTILE`'s bounds), duplicates dropped, order kept."""
     out: list[float] = []
     for value in (() if values is None else np.ravel(np.asarray(values, dtype=object))):
-        try:
-            number = float(value)
-        except (TypeError, ValueError):
-            raise InputError(f"--percentile must be a number between 0 and 100, got {value!r}") from None
-        if not 0.0 < number < 100.0:
-            raise InputError(f"--percentile must lie strictly between 0 and 100, got {number:g}")
+        number = PERCENTILE.check(value, "--percentile")
         if number not in out:
             out.append(number)
     return out

@@ -117,8 +117,10 @@ __all__ = [
 KIB = 1024
 #: Names of the three caps, in the order ``bound`` breaks ties.
 BOUNDS = ("protocol", "bandwidth", "concurrency")
-#: The MVA recursion takes one numpy step per outstanding I/O.
-MAX_OUTSTANDING = 1_000_000
+#: The MVA recursion takes one numpy step per outstanding I/O. A host keeps at
+#: most 65,536 writes in flight per path: an NVMe I/O queue holds at most 65,536
+#: entries (16-bit queue size) and FC exchange IDs are 16 bits.
+MAX_OUTSTANDING = 65_536
 
 
 class ReplicaPath(BaseModel):
@@ -225,9 +227,12 @@ def _solve(queues: np.ndarray, delay: np.ndarray, population: np.ndarray) -> np.
     delay demand, ``population`` (...) whole numbers >= 1. Returns the
     response time R(N) of each configuration at its own N.
     """
+    from iosizer.model.mva import check_batch_steps
+
     queue_length = np.zeros_like(queues)
     response = np.zeros_like(delay)
     n_max = int(population.max())
+    check_batch_steps(n_max, delay.size, "block sizes")
     for n in range(1, n_max + 1):
         residence = queues * (1.0 + queue_length)
         total = delay + residence.sum(axis=-1)

@@ -89,6 +89,10 @@ def _target_kind(target_response_s: object, percentile: float | None, target_wai
         if percentile is not None:
             raise InputError("--percentile goes with --target-response-s, not --target-wait-probability")
         return "wait"
+    if percentile is not None:
+        from iosizer.model.percentiles import PERCENTILE
+
+        PERCENTILE.check(percentile, "--percentile")
     return "mean" if percentile is None else "percentile"
 
 

@@ -129,7 +129,7 @@ CLI_CASES = [
     ("closed-network", "population,throughput_per_s,response_time_s\n1,10,-0.005\n",
      "{path}:2: column 'response_time_s': expected a value > 0 (s), got -0.005"),
     ("closed-network", "population,throughput_per_s\n2000000,10\n",
-     "{path}:2: column 'population': 2000000 is above the ceiling 1e+06 jobs that schema "
+     "{path}:2: column 'population': 2000000 is above the ceiling 100000 jobs that schema "
      "'closed-network' declares"),
     ("closed-network", "population,throughput_per_s\n2.5,10\n",
      "{path}:2: column 'population': expected a whole number, got 2.5"),

@@ -8,7 +8,7 @@ import pytest
 
 from iosizer.calibration.extrapolate import extrapolate
 from iosizer.calibration.profile import ParameterEstimate, Profile
-from iosizer.errors import ProfileError
+from iosizer.errors import InputError, ProfileError
 
 
 def profile(speed: float, rate: float, think: float = 0.1, stderr: float = 0.01, model: str = "mmc") -> Profile:
@@ -63,7 +63,7 @@ def test_incompatible_profiles_are_refused() -> None:
     no_speed = profile(1, 1.0).model_copy(update={"cpu_speed": None})
     with pytest.raises(ProfileError, match="has no cpu_speed"):
         extrapolate([no_speed], 2.0)
-    with pytest.raises(ProfileError, match="must be > 0"):
+    with pytest.raises(InputError, match=r"--cpu-speed must lie in \[0.015625, 64\]"):
         extrapolate([profile(1, 1.0)], -1.0)
 
 

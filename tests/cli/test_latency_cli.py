@@ -70,13 +70,13 @@ def test_plots(cli, tmp_path, command) -> None:
 @pytest.mark.parametrize(("args", "fragment"), [
     (["dma", "--device", "nope", "--added-latency-ns", "1"], "unknown device 'nope'"),
     (["dma", "--added-latency-ns", "1"], "give either --device NAME or --profile FILE"),
-    (["dma", "--device", "e1000", "--added-latency-ns", "-5"], "added_latency_ns must be >= 0"),
+    (["dma", "--device", "e1000", "--added-latency-ns", "-5"], "--added-latency-ns must lie in [0, 10000000] (ns), got -5"),
     (["dma", "--device", "e1000", "--added-latency-ns", "nan"], "must be finite"),
     (["budget", "--budget-pct", "120"], "--budget-pct must lie in (0, 100)"),
-    (["tiers", "--hop-ns", "-3"], "--hop-ns must be >= 0"),
+    (["tiers", "--hop-ns", "-3"], "--hop-ns must lie in [0, 1000000] (ns), got -3"),
     (["oltp", "--added-latency-ns", "100", "--stall-exponent", "1"], "need --cpu-speed"),
     (["oltp", "--added-latency-ns", "100", "--cpu-speed", "2", "--stall-exponent", "3"], "stall_exponent must lie in [0, 1]"),
-    (["oltp", "--added-latency-ns", "100", "--cpu-speed", "0"], "must be > 0"),
+    (["oltp", "--added-latency-ns", "100", "--cpu-speed", "0"], "--cpu-speed must lie in [0.015625, 64]"),
 ])
 def test_bad_input(cli, args, fragment) -> None:
     assert fragment in cli.fails("latency", *args)

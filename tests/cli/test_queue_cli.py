@@ -73,7 +73,7 @@ def test_erlang_command(cli) -> None:
         (["--arrival-rate", "-3", "--service-rate", "1", "--servers", "4"], "arrival_rate must be > 0"),
         (["--arrival-rate", "3", "--service-rate", "0", "--servers", "4"], "service_rate must be > 0"),
         (["--arrival-rate", "3", "--service-rate", "x", "--servers", "4"], "--service-rate"),
-        (["--arrival-rate", "3", "--service-rate", "1", "--servers", "0"], "servers must be > 0"),
+        (["--arrival-rate", "3", "--service-rate", "1", "--servers", "0"], "--servers must lie in [1, 10000000]"),
         (["--arrival-rate", "3:1:1", "--service-rate", "1", "--servers", "4"], "stop >= start"),
         (["--arrival-rate", "1:2", "--service-rate", "1", "--servers", "4"], "expected a number"),
     ],

@@ -43,10 +43,10 @@ def test_plot(cli, tmp_path: Path) -> None:
     ("args", "message"),
     [
         (["--link", "token-ring"], "unknown link 'token-ring'"),
-        (["--block-kib", "-4"], "--block-kib must be > 0"),
-        (["--block-kib", "0"], "--block-kib must be > 0"),
+        (["--block-kib", "-4"], "--block-kib must lie in [0.000976562, 1048576] (KiB), got -4"),
+        (["--block-kib", "0"], "--block-kib must lie in [0.000976562, 1048576] (KiB), got 0"),
         (["--block-kib", "4KB"], "--block-kib: expected a number"),
-        (["--outstanding", "0"], "--outstanding must be a whole number >= 1"),
+        (["--outstanding", "0"], "--outstanding must lie in [1, 65536] (I/Os), got 0"),
         (["--plot", "x.gif"], "unknown picture type"),
     ],
 )

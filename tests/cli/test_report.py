@@ -104,7 +104,8 @@ def test_bad_output_dir(cli, tmp_path) -> None:
     (other / "notes.txt").write_text("mine")
     assert "not an iosizer report" in cli.fails("report", "--output-dir", str(other))
     assert (other / "notes.txt").read_text() == "mine"
-    assert "cannot create" in cli.fails("report", "--output-dir", str(file / "sub" / "out"))
+    # One rule for every output (issue 13): the folder it goes into must exist.
+    assert "does not exist" in cli.fails("report", "--output-dir", str(file / "sub" / "out"))
 
 
 def test_a_failed_write_keeps_the_old_report(cli, tmp_path, monkeypatch) -> None:

@@ -157,3 +157,19 @@ def test_bad_policy_and_shares() -> None:
         policy_curve("shared", [0.0, 0.0])
     with pytest.raises(InputError):
         scenario("two-port")
+
+
+def test_the_maximum_is_the_first_saturation_not_the_last_stable_load() -> None:
+    # One-stage on many cores: each cold port of the skew scenario saturates
+    # its one core just before its own switch spreads it, and is stable
+    # again above. No load gets through that stretch, so the maximum is
+    # below it, and the whole curve up to 0.95 of it is stable (it used to
+    # raise UnstableQueueError on 'loadshare compare --cores 128').
+    shares = scenario("skew").port_shares
+    params = PolicyParams(cores=128)
+    top = max_throughput("one-stage", shares, params)
+    assert evaluate("one-stage", [0.999 * top], shares, params).response[0] > 0
+    with pytest.raises(UnstableQueueError):
+        evaluate("one-stage", [1.001 * top], shares, params)
+    curve = policy_curve("one-stage", shares, params, points=1000)
+    assert np.all(np.isfinite(curve.response))

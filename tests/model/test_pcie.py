@@ -127,3 +127,40 @@ def test_bad_inputs() -> None:
     with pytest.raises(ValueError, match="generation must be one of 1..5"):
         PcieLink(generation=6)
     assert math.isclose(PcieLink(generation=5, lanes=16).raw_gbps, 32 * 16 * 128 / 130 / 8)
+
+
+def _brute_force_lines(size: int, mps: int) -> tuple[float, float]:
+    """Every TLP of one alignment cycle walked one by one (the definition)."""
+    from iosizer.model.pcie import _partial_lines
+
+    full, tail = divmod(size, mps)
+    sizes = [mps] * full + ([tail] if tail else [])
+    period = 64 // math.gcd(size, 64)
+    partial = whole = 0
+    for i in range(period):
+        start = i * size
+        for tlp in sizes:
+            partial += _partial_lines(start, start + tlp)
+            whole += max((start + tlp) // 64 - -(-start // 64), 0)
+            start += tlp
+    return partial / period, whole / period
+
+
+@settings(max_examples=150, deadline=None)
+@given(size=st.integers(1, 70_000), mps=st.sampled_from([128, 256, 512, 1024, 2048, 4096]))
+def test_the_closed_form_counts_what_walking_every_tlp_counts(size: int, mps: int) -> None:
+    pattern = access_pattern(size, mps)
+    assert (pattern.unaligned_per_transfer, pattern.full_lines_per_transfer) == _brute_force_lines(size, mps)
+    assert pattern.tlps_per_transfer == len(tlp_sizes(size, mps))
+
+
+def test_huge_transfers_cost_nothing_and_build_no_list() -> None:
+    # Issue 13 (4): a 10^11-byte pattern ran for minutes, 10^12 bytes ran out of memory.
+    from iosizer.model.pcie import TRANSFER_BYTES, tlp_count
+
+    pattern = access_pattern(10**11 + 8, 256)
+    assert pattern.tlps_per_transfer == tlp_count(10**11 + 8, 256) == 10**11 // 256 + 1
+    assert pattern.unaligned_per_transfer > 0
+    assert link_bandwidth(PcieLink(), 10**12).tlps_per_transfer == 10**12 // 256
+    with pytest.raises(InputError, match="16777216"):
+        tlp_sizes(TRANSFER_BYTES.bounds[1] + 1, 256)
