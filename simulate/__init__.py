@@ -25,8 +25,9 @@ Method, stated once:
   the customers arriving in max(T/20, 20 relaxation times), see
   :mod:`~iosizer.simulate.open_queues`; closed networks: the first
   max(10 %, 10 cycles per job) of completions, see :mod:`~iosizer.simulate.closed`);
-* the interval is Student's t over replication means, with control
-  variates where a model provides them (:mod:`~iosizer.simulate.stats`);
+* the interval is Student's t over replication means
+  (:mod:`~iosizer.simulate.stats`); open queues pair each run with its
+  antithetic twin (:mod:`~iosizer.simulate.streams`);
 * replications run in local processes (joblib), or on a Dask cluster given
   its scheduler address, until a count, a relative precision target or a
   time budget (:mod:`~iosizer.simulate.engine`).

@@ -145,4 +145,4 @@ class ClosedNetwork:
         for c, job_class in enumerate(self.classes):
             metrics[f"throughput_{job_class.name}"] = counts[c] / window
             metrics[f"response_{job_class.name}"] = response_sums[c] / counts[c] if counts[c] else math.nan
-        return Sample(metrics, (), time.perf_counter() - started, self.completions)
+        return Sample(metrics, time.perf_counter() - started, self.completions)

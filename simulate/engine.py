@@ -30,7 +30,7 @@ from __future__ import annotations
 import math
 import os
 import time
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import Any, Callable, Iterator, Sequence
 
 from iosizer.errors import InputError
@@ -69,7 +69,6 @@ class Run:
     executor: str
     target_pct: float | None = None
     max_seconds: float | None = None
-    estimates: dict[str, Estimate] = field(default_factory=dict)
 
     @property
     def replications(self) -> int:
@@ -136,7 +135,7 @@ class _Dask:
         # Keep two replications per worker thread in flight; submit one more per result.
         submitted = min(2 * self.workers, limit)
         futures = as_completed([self._client.submit(replicate, model, seed, i, pure=False)
-                                for i in range(submitted)])
+                                for i in range(submitted)], loop=self._client.loop)
         try:
             for future in futures:
                 yield future.result()
@@ -165,9 +164,8 @@ def _executor(workers: int | None, scheduler: str | None) -> Any:
 
 
 def estimates_of(samples: Sequence[Sample], metrics: Sequence[str]) -> dict[str, Estimate]:
-    """Each metric's estimate over ``samples`` (control variates where a model gives them)."""
-    controls = [s.controls for s in samples] if samples and samples[0].controls else None
-    return {m: estimate([s.metrics[m] for s in samples], controls) for m in metrics}
+    """Each metric's mean and 95 % interval over ``samples``."""
+    return {m: estimate([s.metrics[m] for s in samples]) for m in metrics}
 
 
 def _worst_relative(samples: Sequence[Sample], targeted: Sequence[str]) -> float:

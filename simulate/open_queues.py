@@ -27,18 +27,18 @@ T = ``customers`` / (total arrival rate), after a warm-up of
     max(T / 20, 20 t_relax),   t_relax = 1 / (c mu (1 - sqrt(rho))^2),
 
 the relaxation time of an M/M/1 queue of the pooled service rate c mu at
-utilisation rho (Morse 1955; Odoni & Roth 1983), taken at the busiest
-server group; customers arriving during the warm-up are discarded. The run
+utilisation rho (Morse 1955; Odoni & Roth 1983); for the controller, c mu
+is its cores over the longest mean service time and rho the busiest core's
+utilisation; customers arriving during the warm-up are discarded. The run
 continues for a drain of the same length as the warm-up, so that the
 window's customers finish (one still in the system at the end would be
 dropped; at these lengths that has probability well below 1e-9 below 99 %
 utilisation).
 
-Per replication: mean response and wait, the share of customers that wait,
-the utilisation (service time started by window customers / (c T)), and two
-control variates with known mean zero: arrivals per unit time minus the
-arrival rate (Poisson arrivals only) and the mean service time drawn minus
-its mean (see :mod:`iosizer.simulate.stats`).
+Per run: mean response and wait, the share of customers that wait, and
+the utilisation (service time of the window's customers / (c T)). A
+replication is a run and its antithetic twin on the same uniforms
+(:class:`AntitheticPair`, :mod:`iosizer.simulate.streams`), averaged.
 """
 
 from __future__ import annotations
@@ -47,15 +47,15 @@ import math
 import time
 from dataclasses import dataclass
 from functools import lru_cache
-from typing import Any
+from typing import Any, Callable
 
 from iosizer.simulate.stats import Sample
 from iosizer.simulate.streams import Draws, Streams
 
-__all__ = ["OpenQueue", "SharedCores", "warmup_time"]
+__all__ = ["AntitheticPair", "OpenQueue", "SharedCores", "warmup_time"]
 
-#: Customers measured per replication unless a caller asks otherwise.
-DEFAULT_CUSTOMERS = 40_000
+#: Customers measured per run unless a caller asks otherwise (a replication is a run and its twin).
+DEFAULT_CUSTOMERS = 20_000
 
 
 def warmup_time(window: float, pooled_rate: float, utilization: float) -> float:
@@ -131,14 +131,10 @@ class OpenQueue:
             "mean_wait": mean_wait,
             "mean_response": mean_wait + mean_service,
         }
-        controls = (
-            count / window - self.arrival_rate if self.arrival_scv == 1.0 else 0.0,
-            mean_service - 1.0 / self.service_rate,
-        )
-        return Sample(metrics, controls, time.perf_counter() - started, count)
+        return Sample(metrics, time.perf_counter() - started, count)
 
 
-def _eligible_node(eligible: dict[str, frozenset[int]], choice: Draws) -> type:
+def _eligible_node(eligible: dict[str, frozenset[int]], choice: Callable[[], float]) -> type:
     """Ciw's node with servers restricted per customer class (port) and random idle-server choice."""
     import ciw
 
@@ -208,7 +204,7 @@ class SharedCores:
         total = sum(self.rates[p] for p in ports)
         window = self.customers / total
         busiest = max(self.core_utilizations())
-        warm = warmup_time(window, 1.0 / max(self.service_means), busiest)
+        warm = warmup_time(window, self.cores / max(self.service_means), busiest)
         service_draws = {p: streams.draws(2 + 2 * p, self.service_means[p], self.service_scv) for p in ports}
         network = ciw.create_network(
             arrival_distributions={names[p]: [_ciw_distribution(streams.draws(1 + 2 * p, 1.0 / self.rates[p], 1.0))]
@@ -221,18 +217,14 @@ class SharedCores:
         simulation = ciw.Simulation(network, node_class=node)
         simulation.simulate_until_max_time(warm + window + warm)
         end = warm + window
-        mean_of = {names[p]: self.service_means[p] for p in ports}
         responses = 0.0
-        relative_service = 0.0
         count = 0
         for record in simulation.get_all_records():
             if warm <= record.arrival_date < end:
                 responses += record.waiting_time + record.service_time
-                relative_service += record.service_time / mean_of[record.customer_class] - 1.0
                 count += 1
         metrics = {"response_service_times": responses / count}
-        controls = (count / window - total, relative_service / count)
-        return Sample(metrics, controls, time.perf_counter() - started, count)
+        return Sample(metrics, time.perf_counter() - started, count)
 
 
 class _Uniform:
@@ -252,3 +244,16 @@ class _Uniform:
         value = self._buffer[self._next]
         self._next += 1
         return value
+
+
+@dataclass(frozen=True)
+class AntitheticPair:
+    """A replication made of a run and its antithetic twin (:meth:`Streams.mirrored`), averaged."""
+
+    model: Any
+
+    def run(self, streams: Streams) -> Sample:
+        first = self.model.run(streams)
+        twin = self.model.run(streams.mirrored())
+        metrics = {k: 0.5 * (v + twin.metrics[k]) for k, v in first.metrics.items()}
+        return Sample(metrics, first.seconds + twin.seconds, first.measured + twin.measured)

@@ -14,6 +14,15 @@ coefficient of variation (scv = variance / mean^2): 0 is a constant, 1 the
 exponential distribution, any other value a gamma distribution with shape
 1 / scv and the same mean (the two-moment fit used throughout queueing
 approximations).
+
+Every value is drawn by inversion, F^-1(u) of a uniform u, so a stream has
+an *antithetic* twin that reads F^-1(1 - u) from the same uniforms
+(:meth:`Streams.mirrored`): a long interval where one sees it short.
+Queue waits grow with service times and shrink with inter-arrival times,
+so a replication and its twin err in opposite directions and their
+average is far more precise than two independent runs (Law, *Simulation
+Modeling and Analysis*, sec. 11.3). The pair's average is one replication:
+pairs are independent, so the plain t interval holds.
 """
 
 from __future__ import annotations
@@ -52,8 +61,13 @@ class Streams:
     latency) far more precise than two independent runs would.
     """
 
-    def __init__(self, sequence: np.random.SeedSequence) -> None:
+    def __init__(self, sequence: np.random.SeedSequence, antithetic: bool = False) -> None:
         self._sequence = sequence
+        self.antithetic = antithetic
+
+    def mirrored(self) -> "Streams":
+        """The antithetic twin: the same uniforms, every value drawn at 1 - u."""
+        return Streams(self._sequence, not self.antithetic)
 
     def generator(self, k: int) -> np.random.Generator:
         child = np.random.SeedSequence(self._sequence.entropy,
@@ -61,7 +75,7 @@ class Streams:
         return generator(child)
 
     def draws(self, k: int, mean: float, scv: float) -> "Draws":
-        return Draws(self.generator(k), mean, scv)
+        return Draws(self.generator(k), mean, scv, self.antithetic)
 
 
 class Draws:
@@ -72,9 +86,9 @@ class Draws:
     events per replication.
     """
 
-    __slots__ = ("_rng", "mean", "scv", "_constant", "_buffer", "_next", "_size")
+    __slots__ = ("_rng", "mean", "scv", "antithetic", "_constant", "_buffer", "_next", "_size")
 
-    def __init__(self, rng: np.random.Generator, mean: float, scv: float) -> None:
+    def __init__(self, rng: np.random.Generator, mean: float, scv: float, antithetic: bool = False) -> None:
         if not (math.isfinite(mean) and mean >= 0):
             raise ValueError(f"mean must be finite and >= 0, got {mean}")
         if not (math.isfinite(scv) and scv >= 0):
@@ -82,6 +96,7 @@ class Draws:
         self._rng = rng
         self.mean = float(mean)
         self.scv = float(scv)
+        self.antithetic = bool(antithetic)
         self._constant = self.scv == 0.0 or self.mean == 0.0
         self._buffer: list[float] = []
         self._next = 0
@@ -94,10 +109,16 @@ class Draws:
 
     def _refill(self) -> None:
         self._size = min(2 * self._size, BLOCK)
+        # u in (0, 1]: 1 - u then lies in [0, 1), and log(u), log1p(-(1-u)) stay finite.
+        upper = 1.0 - self._rng.random(self._size)
+        tail = upper if self.antithetic else 1.0 - upper  # the probability above the value
         if self.scv == 1.0:
-            block = self._rng.exponential(self.mean, self._size)
+            block = -self.mean * np.log(np.where(tail > 0, tail, np.finfo(float).tiny))
         else:
-            block = self._rng.gamma(1.0 / self.scv, self.mean * self.scv, self._size)
+            from scipy.special import gammainccinv
+
+            shape = 1.0 / self.scv
+            block = gammainccinv(shape, tail) * self.mean * self.scv
         self._buffer = block.tolist()
         self._next = 0
 

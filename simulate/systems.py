@@ -44,7 +44,7 @@ from typing import Any, Mapping, Sequence
 
 from iosizer.errors import InputError
 from iosizer.simulate.closed import DEFAULT_COMPLETIONS, ClosedNetwork, JobClass, Station
-from iosizer.simulate.open_queues import DEFAULT_CUSTOMERS, OpenQueue, SharedCores
+from iosizer.simulate.open_queues import DEFAULT_CUSTOMERS, AntitheticPair, OpenQueue, SharedCores
 from iosizer.simulate.stats import Sample
 from iosizer.simulate.streams import Streams
 
@@ -91,7 +91,7 @@ class Renamed:
     def run(self, streams: Streams) -> Sample:
         sample = self.model.run(streams)
         metrics = {new: sample.metrics[old] * factor for new, old, factor in self.mapping}
-        return Sample(metrics, sample.controls, sample.seconds, sample.measured)
+        return Sample(metrics, sample.seconds, sample.measured)
 
 
 @dataclass(frozen=True)
@@ -106,7 +106,7 @@ class Degradation:
         loaded = self.added.run(streams)
         x0, x = base.metrics["throughput_job"], loaded.metrics["throughput_job"]
         return Sample({"degradation_pct": (x0 - x) / x0 * 100.0, "throughput_per_cpu_demand": x},
-                      (), base.seconds + loaded.seconds, base.measured + loaded.measured)
+                      base.seconds + loaded.seconds, base.measured + loaded.measured)
 
 
 @dataclass(frozen=True)
@@ -135,7 +135,7 @@ class CreditLoops:
         aligned, s2, m2 = self._throughput(self.aligned, streams)
         metrics = {"throughput_gbyte_s": loaded, "aligned_throughput_gbyte_s": aligned,
                    "loss_pct": (aligned - loaded) / aligned * 100.0}
-        return Sample(metrics, (), s1 + s2, m1 + m2)
+        return Sample(metrics, s1 + s2, m1 + m2)
 
 
 @dataclass(frozen=True)
@@ -191,7 +191,7 @@ class DmaIssue:
             local_throughput = min(self.burst_bytes / local_interval * 1000.0, cap)
             metrics["throughput_mbps"] = throughput
             metrics["degradation_pct"] = (local_throughput - throughput) / local_throughput * 100.0
-        return Sample(metrics, (), time.perf_counter() - started, self.bursts)
+        return Sample(metrics, time.perf_counter() - started, self.bursts)
 
 
 # --- helpers ---------------------------------------------------------------------
@@ -276,7 +276,8 @@ def open_queue(question: str = "mmc", *, arrival_rate: float, service_rate: floa
         answer, method = queueing.ggc(arrival_rate, rate, count, ca2, cs2), \
             "Allen-Cunneen approximation (exact for M/M/c)"
     name = _OPEN[question].replace("c", str(count)) if question in ("mmc", "ggc") else _OPEN[question]
-    model = OpenQueue(float(arrival_rate), rate, int(count), ca2, cs2, _length(run_length, DEFAULT_CUSTOMERS))
+    model = AntitheticPair(OpenQueue(float(arrival_rate), rate, int(count), ca2, cs2,
+                                     _length(run_length, DEFAULT_CUSTOMERS)))
     metrics = (Metric("mean_response", float(answer.mean_response)),
                Metric("mean_wait", float(answer.mean_wait), target=False),
                Metric("p_wait", float(answer.p_wait), target=False),
@@ -566,8 +567,9 @@ def loadshare(*, scenario: str | None = None, policy: str | None = None, load_co
     k = serving_cores(policy, port_load, params)
     service = 1.0 + params.overhead * (k - 1) / k
     groups = placement(port_load * service, k, params.cores)
-    model = SharedCores(tuple(float(v) for v in port_load), tuple(float(v) for v in service), tuple(groups),
-                        params.cores, _scv(service_scv), _length(run_length, DEFAULT_CUSTOMERS))
+    scv = _scv(service_scv)
+    model = AntitheticPair(SharedCores(tuple(float(v) for v in port_load), tuple(float(v) for v in service),
+                                       tuple(groups), params.cores, scv, _length(run_length, DEFAULT_CUSTOMERS)))
     metrics = (Metric("response_service_times", float(state.response[0])),)
     notes = (f"{chosen.name} scenario, {params.cores} cores, overhead {params.comm_overhead_pct:g} %, threshold "
              f"{params.threshold:g}; load {total:.4g} cores = {total / top:.3f} of the policy's maximum "
@@ -576,7 +578,7 @@ def loadshare(*, scenario: str | None = None, policy: str | None = None, load_co
              "exclusive, approximate where groups of different sizes overlap")
     return Experiment("loadshare", "loadshare curve", f"{policy} policy, {chosen.name} scenario, load {total:.4g} cores",
                       model, metrics, "M/M/k per port group (approximation)", "Ciw",
-                      notes + _variability_note(model.service_scv))
+                      notes + _variability_note(scv))
 
 
 # --- replication (seed 004) -------------------------------------------------------------------
