@@ -318,7 +318,8 @@ def report_simulations(progress: Callable[[str], None] | None = None) -> Simulat
         ("p", f"Each family's shipped configuration simulated at three loads (low, knee, near saturation): "
               f"{REPORT_REPLICATIONS} independent replications per point (seed 0), the simulated mean with its 95 % "
               "interval, and the analytic value's error gap_pct = (analytic - simulated) / simulated x 100. "
-              "'inside' is no where an approximation's error exceeds the simulation's own uncertainty. "
+              "'inside' is **no** where the analytic value lies outside the simulated interval: the approximation's "
+              "error exceeds the simulation's own uncertainty. "
               "Exact models (Erlang C, exact MVA) belong inside; see `iosizer simulate --help`."),
     ]
     data = []

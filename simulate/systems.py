@@ -574,7 +574,7 @@ def loadshare(*, scenario: str | None = None, policy: str | None = None, load_co
     notes = (f"{chosen.name} scenario, {params.cores} cores, overhead {params.comm_overhead_pct:g} %, threshold "
              f"{params.threshold:g}; load {total:.4g} cores = {total / top:.3f} of the policy's maximum "
              f"{top:.4g}; cores per port {', '.join(str(int(v)) for v in k)}",
-             "analytic: M/M/k per port group at its cores' mean utilisation (Erlang C), exact for shared and "
+             "the approximation: M/M/k per port group at its cores' mean utilisation (Erlang C), exact for shared and "
              "exclusive, approximate where groups of different sizes overlap")
     return Experiment("loadshare", "loadshare curve", f"{policy} policy, {chosen.name} scenario, load {total:.4g} cores",
                       model, metrics, "M/M/k per port group (approximation)", "Ciw",

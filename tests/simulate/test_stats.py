@@ -53,3 +53,11 @@ def test_antithetic_twins_mirror_their_uniforms() -> None:
         assert np.corrcoef(np.array(pairs).T)[0, 1] < -0.5  # long where the twin is short
         assert np.mean([a for a, _ in pairs]) == pytest.approx(2.0, rel=0.03)
         assert np.mean([b for _, b in pairs]) == pytest.approx(2.0, rel=0.03)
+
+
+def test_the_package_docstring_runs_as_written() -> None:
+    import doctest
+
+    import iosizer.simulate
+
+    assert doctest.testmod(iosizer.simulate).failed == 0
