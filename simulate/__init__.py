@@ -160,9 +160,10 @@ def simulate(
     run = run_replications(built.model, built.targeted, seed=seed, replications=replications,
                            target_ci_pct=target_ci_pct, max_seconds=max_seconds, workers=workers,
                            scheduler=scheduler, progress=progress, default_replications=DEFAULT_REPLICATIONS)
-    if not run.samples:
+    if len(run.samples) < 2:
         from iosizer.errors import InputError
 
-        raise InputError("no replication finished within --max-seconds; give it more time")
+        raise InputError(f"{len(run.samples)} replication(s) finished within --max-seconds {max_seconds:g}; "
+                         "an interval needs at least 2: give it more time or a shorter --run-length")
     estimates = estimates_of(run.samples, [m.name for m in built.metrics])
     return SimulationResult(built, run, estimates)

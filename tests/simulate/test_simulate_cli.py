@@ -80,6 +80,7 @@ def test_same_seed_same_answer(cli) -> None:
     (["closed-network", "--population", "3", "--method", "bard"], "--method"),
     (["hba", "response", "--service-scv", "-1"], "--service-scv"),
     (["hba", "response", "--scheduler", "notaprotocol://nowhere"], "--scheduler"),
+    (["hba", "response", "--workers", "1", "--max-seconds", "0.000001"], "needs at least 2"),
 ])
 def test_bad_input_is_one_line_and_exit_2(cli, args, message) -> None:
     assert message in cli.fails("simulate", *args)
