@@ -11,7 +11,7 @@ and prints per output metric the analytic value, the simulated mean, its
 
     >>> from iosizer.simulate import simulate
     >>> answer = simulate("mmc", arrival_rate=3.2, service_rate=1.0, servers=4,
-    ...                   replications=10, seed=1, workers=1, run_length=5000)
+    ...                   replications=10, seed=1, workers=1, run_length=2000)
     >>> row = answer.rows()[0]
     >>> row["metric"], round(row["analytic"], 4), row["within_ci"], row["replications"]
     ('mean_response', 1.7455, True, 10)
