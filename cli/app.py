@@ -174,6 +174,7 @@ def _register() -> None:
     # they import models (numpy, scipy) only inside the command bodies.
     from iosizer.cli import calibration, families, hba, latency, loadshare, pcie, queue, replication, scenario, size
     from iosizer.cli import report as report_cli
+    from iosizer.cli import simulate as simulate_cli
 
     app.add_typer(queue.app, name="queue")
     app.add_typer(latency.app, name="latency")
@@ -189,6 +190,7 @@ def _register() -> None:
     app.command("replication")(replication.replication)
     app.command("run")(scenario.run)
     app.command("report")(report_cli.report)
+    app.add_typer(simulate_cli.app, name="simulate")
 
 
 _register()

@@ -267,6 +267,11 @@ def report(
     check: Annotated[
         bool, typer.Option("--check", help="Exit with status 1 if any published figure is outside its tolerance.")
     ] = False,
+    simulate: Annotated[
+        bool, typer.Option("--simulate", help="Also simulate every family at three loads (low, knee, near "
+                                              "saturation) beside its analytic answer (takes minutes; needs "
+                                              "iosizer[simulate]).")
+    ] = False,
     output_format: FormatOption = OutputFormat.table,
 ) -> None:
     """Every model family against every published figure: report.md, report.html and plots."""
@@ -283,6 +288,11 @@ def report(
             seed_reports.append(checks.run_seed(seed))
             progress.advance(task)
         result = checks.FullReport(seed_reports)
+        simulated = None
+        if simulate:
+            from iosizer.cli.simulate import report_simulations
+
+            simulated = report_simulations(lambda text: progress.update(task, description=text))
         charts = [(s.seed, chart) for s in seed_reports for chart in s.charts]
         progress.update(task, total=len(seeds) + 2 + (len(charts) if plots else 0))
         with _atomic_folder(target) as folder:
@@ -301,6 +311,9 @@ def report(
             data["plots"] = [src for pairs in drawn.values() for src, _ in pairs]
             data["plots_skipped"] = None if plots else PLOTS_SKIPPED
             blocks = document(result, drawn, None if plots else PLOTS_SKIPPED.capitalize() + ".")
+            if simulated is not None:
+                data["simulation"] = simulated.data
+                blocks += simulated.blocks
             (folder / "report.md").write_text(to_markdown(blocks), encoding="utf-8")
             (folder / "report.html").write_text(to_html(blocks), encoding="utf-8")
             (folder / "report.json").write_text(to_json(data) + "\n", encoding="utf-8")

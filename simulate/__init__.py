@@ -1,0 +1,169 @@
+"""Discrete-event simulation of every family's question, beside its analytic answer.
+
+``iosizer.simulate`` answers "how sure is this number?": it simulates the
+system a family's model describes (same stations, routing, policies,
+credits and service-time distributions; :mod:`iosizer.simulate.systems`
+lists them) with a well-kept library, Ciw for open queues and the
+load-sharing controller (:mod:`iosizer.simulate.open_queues`), SimPy for
+closed loops, credit loops and replication (:mod:`iosizer.simulate.closed`),
+and prints per output metric the analytic value, the simulated mean, its
+95 % interval and whether the analytic value lies inside::
+
+    >>> from iosizer.simulate import simulate
+    >>> answer = simulate("mmc", arrival_rate=3.2, service_rate=1.0, servers=4,
+    ...                   replications=10, seed=1, workers=1, run_length=2000)
+    >>> row = answer.rows()[0]
+    >>> row["metric"], round(row["analytic"], 4), row["within_ci"], row["replications"]
+    ('mean_response', 1.7455, True, 10)
+
+Method, stated once:
+
+* replications are independent: replication i reads the streams of
+  ``numpy.random.SeedSequence(seed, spawn_key=(i, ...))``; the same seed
+  gives the same answer, whatever the workers;
+* each replication deletes its own warm-up by a stated rule (open queues:
+  the customers arriving in max(T/20, 20 relaxation times), see
+  :mod:`~iosizer.simulate.open_queues`; closed networks: the first
+  max(10 %, 10 cycles per job) of completions, see :mod:`~iosizer.simulate.closed`);
+* the interval is Student's t over replication means
+  (:mod:`~iosizer.simulate.stats`); open queues pair each run with its
+  antithetic twin (:mod:`~iosizer.simulate.streams`);
+* replications run in local processes (joblib), or on a Dask cluster given
+  its scheduler address, until a count, a relative precision target or a
+  time budget (:mod:`~iosizer.simulate.engine`).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any, Callable
+
+if TYPE_CHECKING:
+    from iosizer.simulate.engine import Run
+    from iosizer.simulate.stats import Estimate
+    from iosizer.simulate.systems import Experiment
+
+__all__ = ["SimulationResult", "experiment", "simulate"]
+
+#: Replications of a run that names neither a count nor a target.
+DEFAULT_REPLICATIONS = 20
+
+
+def experiment(family: str, question: str | None = None, **options: Any) -> "Experiment":
+    """The simulated system and analytic answer of ``family``'s ``question`` (no simulation yet).
+
+    ``options`` are the question's (``arrival_rate=3.2``, ``threads=16``...),
+    plus ``service_scv`` where the family has queueing stations and
+    ``run_length`` (customers or cycles measured per replication).
+    """
+    _require_libraries()
+    from iosizer.simulate.systems import build
+
+    return build(family, question, **options)
+
+
+def _require_libraries() -> None:
+    from iosizer.errors import InputError
+
+    for module in ("ciw", "simpy"):
+        try:
+            __import__(module)
+        except ImportError:
+            raise InputError(f"iosizer simulate needs {module}: pip install 'iosizer[simulate]'") from None
+
+
+@dataclass
+class SimulationResult:
+    """An experiment, the replications run for it and each metric's estimate."""
+
+    experiment: "Experiment"
+    run: "Run"
+    estimates: dict[str, "Estimate"]
+
+    def rows(self) -> list[dict[str, Any]]:
+        """One row per metric: what ``--format json`` prints.
+
+        Keys: ``metric``, ``analytic``, ``simulated`` (mean), ``ci_low`` and
+        ``ci_high`` (its 95 % interval), ``within_ci``, ``replications``,
+        then ``gap_pct`` (analytic relative to simulated, %),
+        ``half_width_pct`` (the interval's half-width relative to the mean,
+        %) and ``stopped`` (``replications``, ``target``, ``max-seconds``).
+        """
+        rows = []
+        for metric in self.experiment.metrics:
+            found = self.estimates[metric.name]
+            gap = (metric.analytic - found.mean) / abs(found.mean) * 100.0 if found.mean else None
+            rows.append({
+                "metric": metric.name,
+                "analytic": metric.analytic,
+                "simulated": found.mean,
+                "ci_low": found.low,
+                "ci_high": found.high,
+                "within_ci": found.contains(metric.analytic),
+                "replications": found.replications,
+                "gap_pct": gap,
+                "half_width_pct": 100.0 * found.relative_half_width,
+                "stopped": self.run.stopped,
+            })
+        return rows
+
+    def notes(self) -> list[str]:
+        """What was simulated and how the run stopped, for the table view."""
+        from iosizer.simulate.engine import STOP_CAP, STOP_TARGET, STOP_TIME
+
+        exp, run = self.experiment, self.run
+        targeted = ", ".join(exp.targeted)
+        worst = max((100.0 * self.estimates[m].relative_half_width for m in exp.targeted), default=0.0)
+        if run.stopped == STOP_TARGET:
+            stop = (f"stopped: target reached, 95 % half-width {worst:.3g} % <= {run.target_pct:g} % of the mean "
+                    f"({targeted}) after {run.replications} replications")
+        elif run.stopped == STOP_TIME:
+            aim = f" before the {run.target_pct:g} % target" if run.target_pct is not None else ""
+            stop = (f"stopped: --max-seconds {run.max_seconds:g} ran out{aim}; half-width {worst:.3g} % of the mean "
+                    f"({targeted}) after {run.replications} replications")
+        elif run.stopped == STOP_CAP:
+            stop = f"stopped: replication cap reached ({run.replications}); half-width {worst:.3g} %"
+        else:
+            stop = f"stopped: the {run.replications} replications asked for; half-width {worst:.3g} % ({targeted})"
+        methods = sorted({e.method for e in self.estimates.values()})
+        return [
+            *exp.notes,
+            f"analytic: {exp.analytic_method}; simulated with {exp.simulator}, {run.replications} independent "
+            f"replications ({run.executor}, {run.seconds:.1f} s); 95 % interval: {', '.join(methods)}",
+            stop,
+        ]
+
+
+def simulate(
+    family: str,
+    question: str | None = None,
+    *,
+    replications: int | None = None,
+    target_ci_pct: float | None = None,
+    max_seconds: float | None = None,
+    seed: int = 0,
+    workers: int | None = None,
+    scheduler: str | None = None,
+    progress: Callable[[int, int], None] | None = None,
+    **options: Any,
+) -> SimulationResult:
+    """Simulate ``family``'s ``question`` and compare with its analytic answer (module docstring).
+
+    ``replications`` (default 20) or ``target_ci_pct`` (relative half-width
+    of every targeted metric's interval, %), optionally ``max_seconds``;
+    ``workers`` local processes (default: the CPU count; 1 runs in this
+    process) or ``scheduler`` a Dask scheduler's address.
+    """
+    from iosizer.simulate.engine import estimates_of, run_replications
+
+    built = experiment(family, question, **options)
+    run = run_replications(built.model, built.targeted, seed=seed, replications=replications,
+                           target_ci_pct=target_ci_pct, max_seconds=max_seconds, workers=workers,
+                           scheduler=scheduler, progress=progress, default_replications=DEFAULT_REPLICATIONS)
+    if len(run.samples) < 2:
+        from iosizer.errors import InputError
+
+        raise InputError(f"{len(run.samples)} replication(s) finished within --max-seconds {max_seconds:g}; "
+                         "an interval needs at least 2: give it more time or a shorter --run-length")
+    estimates = estimates_of(run.samples, [m.name for m in built.metrics])
+    return SimulationResult(built, run, estimates)

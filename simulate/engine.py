@@ -1,0 +1,260 @@
+"""Running replications: in this process, in local processes (joblib) or on a Dask cluster.
+
+A *model* is a picklable object with ``run(streams) -> Sample`` (see
+:mod:`iosizer.simulate.open_queues` and :mod:`iosizer.simulate.closed`).
+Replication ``i`` of a run seeded ``s`` reads the streams of
+``SeedSequence(s, spawn_key=(i, ...))`` (:mod:`iosizer.simulate.streams`),
+so its value does not depend on where it runs or what runs beside it:
+
+* ``workers=1``: one after the other in this process;
+* ``workers=W`` (default: the CPU count): W local processes through
+  joblib's loky backend;
+* ``scheduler="tcp://host:port"``: the workers of that Dask cluster
+  (``pip install 'iosizer[cluster]'``), which must have iosizer installed.
+
+Stopping. Replications are handed to the workers in index order, a few
+ahead of need, and their results are read as they finish; only a
+contiguous prefix 0..R-1 is ever used. With a fixed number R of
+replications the run stops when 0..R-1 are done. With a target (the
+half-width of every targeted metric's 95 % interval within
+``target_ci_pct`` % of its mean) it stops at the *smallest* R >=
+:data:`MIN_TARGET_REPLICATIONS` whose replications 0..R-1 meet it;
+replications still running then are cancelled and never used, so the
+answer does not depend on the number of workers. ``max_seconds`` caps the
+wall time: when it runs out the run stops with the replications done so
+far and says so (the answer then depends on the machine's speed).
+"""
+
+from __future__ import annotations
+
+import math
+import os
+import time
+from dataclasses import dataclass
+from typing import Any, Callable, Iterator, Sequence
+
+from iosizer.errors import InputError
+from iosizer.simulate.stats import Estimate, Sample, estimate
+from iosizer.simulate.streams import Streams, seed_sequence
+
+__all__ = ["MAX_REPLICATIONS", "MIN_TARGET_REPLICATIONS", "Run", "run_replications"]
+
+#: A target run starts with this many replications (enough for control variates).
+MIN_TARGET_REPLICATIONS = 10
+#: No run uses more replications than this.
+MAX_REPLICATIONS = 100_000
+#: Without --max-seconds a run still stops here: no input makes simulate run unbounded.
+DEFAULT_MAX_SECONDS = 600.0
+#: The longest budget one command may be given (an hour: a cluster run, not a what-if).
+MAX_SECONDS = 3600.0
+#: More local processes than this only queue behind each other on any machine we plan for.
+MAX_WORKERS = 256
+
+#: Why a run stopped.
+STOP_REPLICATIONS = "replications"
+STOP_TARGET = "target"
+STOP_TIME = "max-seconds"
+STOP_CAP = "max-replications"
+
+Progress = Callable[[int, int], None]
+
+
+def replicate(model: Any, seed: int, index: int) -> tuple[int, Sample]:
+    """Replication ``index`` of ``model`` (a module-level function, so workers can unpickle it)."""
+    return index, model.run(Streams(seed_sequence(seed, index)))
+
+
+@dataclass
+class Run:
+    """The replications a run used, in replication order, and why it stopped."""
+
+    samples: list[Sample]
+    computed: int
+    stopped: str
+    seconds: float
+    executor: str
+    target_pct: float | None = None
+    max_seconds: float | None = None
+
+    @property
+    def replications(self) -> int:
+        return len(self.samples)
+
+
+# --- executors: each streams (index, sample) pairs as replications finish -----------
+
+
+class _InProcess:
+    name = "in-process"
+    workers = 1
+
+    def stream(self, model: Any, seed: int, limit: int) -> Iterator[tuple[int, Sample]]:
+        for index in range(limit):
+            yield replicate(model, seed, index)
+
+
+class _Joblib:
+    def __init__(self, workers: int) -> None:
+        try:
+            from joblib import Parallel
+        except ImportError:
+            raise InputError("--workers above 1 needs joblib: pip install 'iosizer[simulate]'") from None
+        self.workers = workers
+        self.name = f"joblib, {workers} local processes"
+        self._parallel = Parallel(n_jobs=workers, backend="loky", return_as="generator_unordered")
+
+    def stream(self, model: Any, seed: int, limit: int) -> Iterator[tuple[int, Sample]]:
+        import warnings
+
+        from joblib import delayed
+
+        # Tasks are dispatched lazily (two per worker ahead), so a large limit costs nothing.
+        # Stopping early cancels the tasks still running, on purpose: the run
+        # has its answer. joblib warns about it, possibly later from another
+        # thread, so its two messages are filtered for the whole process.
+        for message in (r".*tasks which were still being processed", r".*tasks have been successfully executed"):
+            warnings.filterwarnings("ignore", message=message, category=UserWarning)
+        results = self._parallel(delayed(replicate)(model, seed, i) for i in range(limit))
+        try:
+            yield from results
+        finally:
+            results.close()
+
+
+class _Dask:
+    def __init__(self, address: str) -> None:
+        try:
+            from distributed import Client
+        except ImportError:
+            raise InputError("--scheduler needs Dask's distributed client: pip install 'iosizer[cluster]'") from None
+        try:
+            self._client = Client(address, timeout="10s", set_as_default=False)
+        except (OSError, TimeoutError, ValueError) as error:
+            raise InputError(f"--scheduler: cannot reach the Dask scheduler at {address}: {error}") from None
+        workers = self._client.scheduler_info().get("workers", {})
+        self.workers = max(sum(int(w.get("nthreads", 1)) for w in workers.values()), 1)
+        self.name = f"Dask cluster {address}, {len(workers)} workers, {self.workers} threads"
+
+    def stream(self, model: Any, seed: int, limit: int) -> Iterator[tuple[int, Sample]]:
+        from distributed import as_completed
+
+        # Keep two replications per worker thread in flight; submit one more per result.
+        submitted = min(2 * self.workers, limit)
+        futures = as_completed([self._client.submit(replicate, model, seed, i, pure=False)
+                                for i in range(submitted)], loop=self._client.loop)
+        try:
+            for future in futures:
+                yield future.result()
+                if submitted < limit:
+                    futures.add(self._client.submit(replicate, model, seed, submitted, pure=False))
+                    submitted += 1
+        finally:
+            futures.clear()
+
+    def close(self) -> None:
+        self._client.close()
+
+
+def _executor(workers: int | None, scheduler: str | None) -> Any:
+    if scheduler is not None:
+        if workers is not None:
+            raise InputError("--workers and --scheduler exclude each other: the cluster has its own workers")
+        return _Dask(scheduler)
+    count = (os.cpu_count() or 1) if workers is None else workers
+    if count < 1:
+        raise InputError(f"--workers must be >= 1, got {count}")
+    return _InProcess() if count == 1 else _Joblib(count)
+
+
+# --- stopping -------------------------------------------------------------------
+
+
+def estimates_of(samples: Sequence[Sample], metrics: Sequence[str]) -> dict[str, Estimate]:
+    """Each metric's mean and 95 % interval over ``samples``."""
+    return {m: estimate([s.metrics[m] for s in samples]) for m in metrics}
+
+
+def _worst_relative(samples: Sequence[Sample], targeted: Sequence[str]) -> float:
+    return max(e.relative_half_width for e in estimates_of(samples, targeted).values())
+
+
+def run_replications(
+    model: Any,
+    targeted: Sequence[str],
+    *,
+    seed: int = 0,
+    replications: int | None = None,
+    target_ci_pct: float | None = None,
+    max_seconds: float | None = None,
+    workers: int | None = None,
+    scheduler: str | None = None,
+    progress: Progress | None = None,
+    default_replications: int = 20,
+) -> Run:
+    """Replications of ``model`` until the requested count, target or time budget (module docstring)."""
+    if replications is not None and target_ci_pct is not None:
+        raise InputError("give --replications or --target-ci-pct, not both")
+    if replications is not None and not 2 <= replications <= MAX_REPLICATIONS:
+        raise InputError(f"--replications must lie in [2, {MAX_REPLICATIONS:,}], got {replications}")
+    if target_ci_pct is not None and not (math.isfinite(target_ci_pct) and 0 < target_ci_pct < 100):
+        raise InputError(f"--target-ci-pct must lie in (0, 100), got {target_ci_pct:g}")
+    if max_seconds is not None and not (math.isfinite(max_seconds) and 0 < max_seconds <= MAX_SECONDS):
+        raise InputError(f"--max-seconds must lie in (0, {MAX_SECONDS:g}], got {max_seconds:g}")
+    if max_seconds is None:
+        max_seconds = DEFAULT_MAX_SECONDS  # the budget is checked between replications
+    if workers is not None and not 1 <= workers <= MAX_WORKERS:
+        raise InputError(f"--workers must lie in [1, {MAX_WORKERS}], got {workers}")
+    if seed < 0:
+        raise InputError(f"--seed must be >= 0, got {seed}")
+    if target_ci_pct is None and replications is None:
+        replications = default_replications
+    executor = _executor(workers, scheduler)
+    started = time.perf_counter()
+    try:
+        used, computed, stopped = _drive(executor, model, seed, targeted, replications,
+                                         None if target_ci_pct is None else target_ci_pct / 100.0,
+                                         started, max_seconds, progress)
+    finally:
+        close = getattr(executor, "close", None)
+        if close is not None:
+            close()
+    return Run(used, computed, stopped, time.perf_counter() - started, executor.name, target_ci_pct, max_seconds)
+
+
+def _drive(executor: Any, model: Any, seed: int, targeted: Sequence[str], count: int | None,
+           target: float | None, started: float, max_seconds: float | None,
+           progress: Progress | None) -> tuple[list[Sample], int, str]:
+    """Consume finished replications until the count, the target or the time budget is reached.
+
+    Only a contiguous prefix 0..R-1 is ever used: results arriving out of
+    order wait for the ones before them.
+    """
+    results: dict[int, Sample] = {}
+    prefix = 0          # replications 0..prefix-1 are all done
+    checked = MIN_TARGET_REPLICATIONS - 1
+    planned = count if count is not None else MIN_TARGET_REPLICATIONS
+    limit = count if count is not None else MAX_REPLICATIONS
+    stream = executor.stream(model, seed, limit)
+    try:
+        for index, sample in stream:
+            results[index] = sample
+            while prefix in results:
+                prefix += 1
+            if progress is not None:
+                progress(len(results), max(planned, len(results)))
+            if count is not None and prefix >= count:
+                return [results[i] for i in range(count)], len(results), STOP_REPLICATIONS
+            if target is not None and prefix > checked:
+                ordered = [results[i] for i in range(prefix)]
+                for size in range(checked + 1, prefix + 1):
+                    if _worst_relative(ordered[:size], targeted) <= target:
+                        return ordered[:size], len(results), STOP_TARGET
+                checked = prefix
+                worst = _worst_relative(ordered, targeted)
+                if math.isfinite(worst):
+                    planned = max(planned, math.ceil(prefix * (worst / target) ** 2))
+            if max_seconds is not None and time.perf_counter() - started >= max_seconds:
+                return [results[i] for i in range(prefix)], len(results), STOP_TIME
+    finally:
+        stream.close()
+    return [results[i] for i in range(prefix)], len(results), STOP_CAP

@@ -1,0 +1,658 @@
+"""Every family's question as a simulation experiment: the simulated system and the analytic answer.
+
+Each builder takes the options of one question, fills what is left out from
+the family's declaration and shipped profile (``iosizer.family(name)``),
+computes the analytic answer with the family's own model function, and
+describes the same system for a simulator:
+
+=================  ==========================================================  ===========
+family, question   simulated system                                            simulator
+=================  ==========================================================  ===========
+mmc (mm1, mmc,     one FCFS station of c servers, renewal arrivals, service    Ciw
+md1, mg1, ggc)     times of the given mean and scv
+closed-network     single-class closed network, FCFS c-server / delay          SimPy
+                   stations, exponential think time
+oltp               16-terminal batch network, CPU and serial I/O step, with    SimPy
+                   and without the added latency (common random numbers)
+dma                a device issuing bursts: local issue work, then k round     SimPy
+                   trips of the added latency (deterministic, as declared)
+rmw                one credit loop per x8 port (a class of ``credits`` TLPs):  SimPy
+                   its link, the shared RMW unit, the memory line path
+hba response       threads cycling through the HBA cores (c servers shared,    SimPy
+                   1 in occupancy mode), the link and the storage delay
+loadshare          cores serving port queues by the policy's eligibility       Ciw
+replication        writes in flight through local flash, both hosts' protocol  SimPy
+                   stacks, the link and the remote flash
+=================  ==========================================================  ===========
+
+``service_scv`` (default 1: exponential, the assumption of every MVA and
+Erlang answer here) sets the variability of the service times at the
+queueing stations, so a planner can measure what the exponential assumption
+costs when the hardware's service times are nearly constant (scv 0). The
+analytic value is always the family's model as shipped. Delays (think time
+excepted) are constants, the physical reading of a wire or flash latency,
+and the same system for MVA (product-form results do not depend on a delay
+station's distribution).
+"""
+
+from __future__ import annotations
+
+import math
+import time
+from dataclasses import dataclass
+from typing import Any, Mapping, Sequence
+
+from iosizer.errors import InputError
+from iosizer.simulate.closed import DEFAULT_COMPLETIONS, ClosedNetwork, JobClass, Station
+from iosizer.simulate.open_queues import DEFAULT_CUSTOMERS, AntitheticPair, OpenQueue, SharedCores
+from iosizer.simulate.stats import Sample
+from iosizer.simulate.streams import Streams
+
+__all__ = ["QUESTIONS", "Experiment", "Metric", "build"]
+
+
+@dataclass(frozen=True)
+class Metric:
+    """One output: its name (unit in the name), the analytic value, whether a CI target applies."""
+
+    name: str
+    analytic: float
+    target: bool = True
+
+
+@dataclass(frozen=True)
+class Experiment:
+    """A question of a family: the simulated system (``model``) and the analytic answer."""
+
+    family: str
+    question: str
+    title: str
+    model: Any
+    metrics: tuple[Metric, ...]
+    analytic_method: str
+    simulator: str
+    notes: tuple[str, ...] = ()
+
+    @property
+    def targeted(self) -> tuple[str, ...]:
+        return tuple(m.name for m in self.metrics if m.target)
+
+
+# --- small picklable adaptors between a simulator's raw metrics and a family's ---------
+
+
+@dataclass(frozen=True)
+class Renamed:
+    """A model's metrics renamed and scaled: ``mapping`` is (new name, old name, factor)."""
+
+    model: Any
+    mapping: tuple[tuple[str, str, float], ...]
+
+    def run(self, streams: Streams) -> Sample:
+        sample = self.model.run(streams)
+        metrics = {new: sample.metrics[old] * factor for new, old, factor in self.mapping}
+        return Sample(metrics, sample.seconds, sample.measured)
+
+
+@dataclass(frozen=True)
+class Degradation:
+    """The OLTP network with and without added latency on the same streams; PD from the pair."""
+
+    local: ClosedNetwork
+    added: ClosedNetwork
+
+    def run(self, streams: Streams) -> Sample:
+        base = self.local.run(streams)
+        loaded = self.added.run(streams)
+        x0, x = base.metrics["throughput_job"], loaded.metrics["throughput_job"]
+        return Sample({"degradation_pct": (x0 - x) / x0 * 100.0, "throughput_per_cpu_demand": x},
+                      base.seconds + loaded.seconds, base.measured + loaded.measured)
+
+
+@dataclass(frozen=True)
+class CreditLoops:
+    """RMW contention: the ports' credit loops with and without RMW work, at the credits either
+    side of a fractional count (linearly interpolated, as the model does)."""
+
+    with_rmw: tuple[ClosedNetwork, ...]
+    aligned: tuple[ClosedNetwork, ...]
+    weights: tuple[float, ...]
+    payload_bytes: float
+
+    def _throughput(self, networks: Sequence[ClosedNetwork], streams: Streams) -> tuple[float, float, int]:
+        total = 0.0
+        seconds = 0.0
+        measured = 0
+        for network, weight in zip(networks, self.weights):
+            sample = network.run(streams)
+            total += weight * sum(v for k, v in sample.metrics.items() if k.startswith("throughput_"))
+            seconds += sample.seconds
+            measured += sample.measured
+        return total * self.payload_bytes, seconds, measured
+
+    def run(self, streams: Streams) -> Sample:
+        loaded, s1, m1 = self._throughput(self.with_rmw, streams)
+        aligned, s2, m2 = self._throughput(self.aligned, streams)
+        metrics = {"throughput_gbyte_s": loaded, "aligned_throughput_gbyte_s": aligned,
+                   "loss_pct": (aligned - loaded) / aligned * 100.0}
+        return Sample(metrics, s1 + s2, m1 + m2)
+
+
+@dataclass(frozen=True)
+class DmaIssue:
+    """A DMA engine issuing read bursts (seed 000 sec 4.2), as a SimPy process.
+
+    Each burst takes the device's local issue work (mean ``local_ns``, scv
+    ``scv``; the model declares it deterministic) and then waits its exposed
+    round trips of the added latency, ``exposed_ns`` = k x. Throughput is
+    the burst bytes over the mean issue interval, capped by the link; the
+    degradation compares with the same bursts at no added latency.
+    The first ``bursts / 10`` bursts are the warm-up (a deterministic
+    engine has none, the rule is kept for uniformity).
+    """
+
+    local_ns: float
+    exposed_ns: float
+    burst_bytes: float | None
+    link_mbps: float
+    scv: float = 0.0
+    bursts: int = 10_000
+
+    def run(self, streams: Streams) -> Sample:
+        import simpy
+
+        started = time.perf_counter()
+        warm = self.bursts // 10
+        local = streams.draws(0, self.local_ns, self.scv)
+        env = simpy.Environment()
+        marks: dict[str, float] = {}
+        work = [0.0]
+
+        def engine():
+            for issued in range(warm + self.bursts):
+                if issued == warm:
+                    marks["start"] = env.now
+                    work[0] = 0.0
+                own = local()
+                work[0] += own
+                yield env.timeout(own)
+                yield env.timeout(self.exposed_ns)
+            marks["end"] = env.now
+
+        env.process(engine())
+        env.run()
+        interval = (marks["end"] - marks["start"]) / self.bursts
+        local_interval = work[0] / self.bursts  # the same bursts with no added latency
+        metrics = {"issue_interval_ns": interval,
+                   "degradation_pct": (interval - local_interval) / interval * 100.0}
+        if self.burst_bytes is not None:
+            cap = self.link_mbps
+            throughput = min(self.burst_bytes / interval * 1000.0, cap)
+            local_throughput = min(self.burst_bytes / local_interval * 1000.0, cap)
+            metrics["throughput_mbps"] = throughput
+            metrics["degradation_pct"] = (local_throughput - throughput) / local_throughput * 100.0
+        return Sample(metrics, time.perf_counter() - started, self.bursts)
+
+
+# --- helpers ---------------------------------------------------------------------
+
+
+def _shipped(family: str) -> dict[str, Any]:
+    """The family's shipped values: declaration, settings and calibrated parameters."""
+    import iosizer
+    from iosizer.calibration.profile import profile_values
+
+    return profile_values(iosizer.family(family).shipped())
+
+
+def _scv(value: float | None, label: str = "--service-scv") -> float:
+    scv = 1.0 if value is None else float(value)
+    if not (math.isfinite(scv) and 0.0 <= scv <= 100.0):
+        raise InputError(f"{label} must lie in [0, 100], got {scv:g}")
+    return scv
+
+
+#: The longest replication: a million customers or cycles is a minute of Ciw or SimPy, and the
+#: time budget is checked between replications, so this bounds how far a run can overshoot it.
+MAX_RUN_LENGTH = 1_000_000
+
+
+def _length(value: int | None, default: int, label: str = "--run-length") -> int:
+    length = default if value is None else int(value)
+    if not 100 <= length <= MAX_RUN_LENGTH:
+        raise InputError(f"{label} must lie in [100, {MAX_RUN_LENGTH:,}], got {length}")
+    return length
+
+
+def _positive(name: str, value: float) -> float:
+    if not (math.isfinite(value) and value > 0):
+        raise InputError(f"{name} must be > 0, got {value:g}")
+    return float(value)
+
+
+def _variability_note(scv: float) -> tuple[str, ...]:
+    if scv == 1.0:
+        return ()
+    return (f"service times simulated with scv {scv:g} (the analytic value assumes exponential, scv 1): "
+            "the gap measures that assumption",)
+
+
+# --- mmc and the open queues (Ciw) --------------------------------------------------------
+
+_OPEN = {"mm1": "M/M/1", "mmc": "M/M/c", "md1": "M/D/1", "mg1": "M/G/1", "ggc": "G/G/c"}
+
+
+def open_queue(question: str = "mmc", *, arrival_rate: float, service_rate: float | None = None,
+               servers: int | None = None, arrival_scv: float | None = None, service_scv: float | None = None,
+               run_length: int | None = None) -> Experiment:
+    """An open FCFS queue: ``question`` mm1, mmc, md1, mg1 or ggc (times in the unit of 1/rate).
+
+    Service rate and servers left out are the ``mmc`` family's shipped
+    profile (calibrated from its example file).
+    """
+    from iosizer.model import queueing
+
+    if question not in _OPEN:
+        raise InputError(f"unknown open queue '{question}'; choose one of {', '.join(_OPEN)}")
+    shipped = _shipped("mmc")
+    rate = float(shipped["service_rate_per_s"]) if service_rate is None else float(service_rate)
+    count = int(shipped["servers"]) if servers is None else servers
+    if question in ("mm1", "md1", "mg1"):
+        if servers not in (None, 1):
+            raise InputError(f"{_OPEN[question]} has one server; drop --servers")
+        count = 1
+    ca2 = 1.0 if question != "ggc" else _scv(arrival_scv, "--arrival-scv")
+    cs2 = {"mm1": 1.0, "mmc": 1.0, "md1": 0.0}.get(question)
+    if cs2 is None:
+        if service_scv is None and question == "mg1":
+            raise InputError("M/G/1 needs --service-scv (0 constant, 1 exponential)")
+        cs2 = _scv(service_scv)
+    elif service_scv is not None or arrival_scv is not None:
+        raise InputError(f"{_OPEN[question]} fixes its variability; use ggc or mg1 for --service-scv/--arrival-scv")
+    if question == "mm1":
+        answer, method = queueing.mm1(arrival_rate, rate), "exact (M/M/1)"
+    elif question == "mmc":
+        answer, method = queueing.mmc(arrival_rate, rate, count), "exact (Erlang C)"
+    elif question == "md1":
+        answer, method = queueing.md1(arrival_rate, rate), "exact (Pollaczek-Khinchine)"
+    elif question == "mg1":
+        answer, method = queueing.mg1(arrival_rate, rate, cs2), "exact (Pollaczek-Khinchine)"
+    else:
+        answer, method = queueing.ggc(arrival_rate, rate, count, ca2, cs2), \
+            "Allen-Cunneen approximation (exact for M/M/c)"
+    name = _OPEN[question].replace("c", str(count)) if question in ("mmc", "ggc") else _OPEN[question]
+    model = AntitheticPair(OpenQueue(float(arrival_rate), rate, int(count), ca2, cs2,
+                                     _length(run_length, DEFAULT_CUSTOMERS)))
+    metrics = (Metric("mean_response", float(answer.mean_response)),
+               Metric("mean_wait", float(answer.mean_wait), target=False),
+               Metric("p_wait", float(answer.p_wait), target=False),
+               Metric("utilization", float(answer.utilization), target=False))
+    notes = [f"times in the unit of 1/rate; service rate {rate:.6g}, {count} server(s)"
+             + (" (the mmc family's shipped profile)" if service_rate is None else "")]
+    if question == "ggc":
+        notes.append("p_wait: the analytic value is Erlang C's, an approximation for G/G/c")
+    return Experiment("mmc", question, f"{name} queue, arrival rate {arrival_rate:g}", model, metrics,
+                      method, "Ciw", tuple(notes))
+
+
+# --- closed-network ------------------------------------------------------------------------
+
+
+def closed_network(*, population: int, demands: Sequence[float] | None = None, think_time: float | None = None,
+                   servers: Sequence[float] | None = None, method: str = "exact",
+                   service_scv: float | None = None, run_length: int | None = None) -> Experiment:
+    """A single-class closed network; demands and think time left out are the shipped profile's (seconds)."""
+    from iosizer.model.mva import demand_name, mva, mva_multiclass
+
+    if method not in ("exact", "schweitzer"):
+        raise InputError(f"--method must be exact or schweitzer, got {method!r}")
+    notes = []
+    if demands is None:
+        shipped = _shipped("closed-network")
+        demands = [shipped[demand_name(k + 1)] for k in range(int(shipped["stations"]))]
+        if think_time is None:
+            think_time = shipped["think_time_s"]
+        notes.append("demands and think time: the closed-network family's shipped profile (its example load test)")
+    think = 0.0 if think_time is None else float(think_time)
+    counts = [1.0] * len(demands) if servers is None else [float(c) for c in servers]
+    if population < 1:
+        raise InputError(f"--population must be >= 1, got {population}")
+    if method == "exact":
+        solved = mva(list(demands), think, population, counts)
+        x, r, used = float(solved.throughput), float(solved.response_time), solved.method
+    else:
+        solved = mva_multiclass([list(demands)], [think], [population], counts, method="schweitzer")
+        x, r = float(solved.throughput[0]), float(solved.response_time[0])
+        used = solved.method.replace("schweitzer", "Bard-Schweitzer")
+    scv = _scv(service_scv)
+    stations = tuple(Station(f"station {k + 1}", c, 0.0 if math.isinf(c) else scv) for k, c in enumerate(counts))
+    network = ClosedNetwork(stations, (JobClass("job", int(population), tuple(enumerate(map(float, demands))),
+                                                think, 1.0),),
+                            _length(run_length, DEFAULT_COMPLETIONS))
+    model = Renamed(network, (("throughput_per_s", "throughput_job", 1.0), ("response_time_s", "response_job", 1.0)))
+    metrics = (Metric("throughput_per_s", x), Metric("response_time_s", r))
+    notes.append("think time exponential; delay stations constant; response excludes the think time")
+    return Experiment("closed-network", "mva", f"Closed network, {len(demands)} stations, N={population}", model,
+                      metrics, f"MVA ({used})", "SimPy", tuple(notes) + _variability_note(scv))
+
+
+# --- oltp and dma (seed 000) ---------------------------------------------------------------------
+
+
+def oltp(*, added_latency_ns: float, service_scv: float | None = None, run_length: int | None = None) -> Experiment:
+    """The shipped OLTP network at added latency x (demands in units of the CPU demand D_c)."""
+    from iosizer.model.latency import OltpNetwork, oltp_degradation_pct
+    from iosizer.model.mva import mva_batch
+
+    x = float(added_latency_ns)
+    if not (math.isfinite(x) and x >= 0):
+        raise InputError(f"--added-latency-ns must be >= 0, got {x:g}")
+    values = _shipped("oltp")
+    network = OltpNetwork(terminals=values["terminals"], knee_latency_ns=values["knee_latency_ns"],
+                          serial_share=values["serial_share"], think_share=values["think_share"])
+    serial = network.serial_share + network.round_trips_per_cpu_ns * x
+    pd = float(oltp_degradation_pct(network, x))
+    throughput = float(mva_batch([[1.0, serial]], network.think_share, network.terminals).throughput[0])
+    scv = _scv(service_scv)
+    length = _length(run_length, DEFAULT_COMPLETIONS)
+
+    def build(serial_demand: float) -> ClosedNetwork:
+        return ClosedNetwork((Station("cpu", 1.0, scv), Station("serial I/O step", 1.0, scv)),
+                             (JobClass("job", network.terminals, ((0, 1.0), (1, serial_demand)),
+                                       network.think_share, 1.0),), length)
+
+    model = Degradation(build(network.serial_share), build(serial))
+    metrics = (Metric("degradation_pct", pd), Metric("throughput_per_cpu_demand", throughput, target=False))
+    notes = (f"shipped oltp profile: knee {network.knee_latency_ns:.6g} ns, serial share {network.serial_share:.4g}, "
+             f"{network.terminals} terminals; both networks read the same random streams (common random numbers)",)
+    return Experiment("oltp", "latency oltp", f"OLTP network at +{x:g} ns", model, metrics, "exact MVA", "SimPy",
+                      notes + _variability_note(scv))
+
+
+def dma(*, device: str, added_latency_ns: float, service_scv: float | None = None,
+        run_length: int | None = None) -> Experiment:
+    """A catalogue device's read bursts at added latency x (its table 4-1 calibration)."""
+    from iosizer.calibration import latency as catalogue
+    from iosizer.model.latency import dma as solve
+
+    x = float(added_latency_ns)
+    if not (math.isfinite(x) and x >= 0):
+        raise InputError(f"--added-latency-ns must be >= 0, got {x:g}")
+    name = device
+    chosen = catalogue.device(name)
+    if chosen.posted or chosen.local_issue_interval_ns is None:
+        raise InputError(f"device '{name}' is posted: its writes do not wait for completions, so added latency "
+                         "costs nothing and there is nothing to simulate")
+    answer = solve(chosen, x)
+    scv = 0.0 if service_scv is None else _scv(service_scv)
+    model = DmaIssue(chosen.local_issue_interval_ns, chosen.exposed_round_trips * x, chosen.burst_bytes,
+                     chosen.link_mbps, scv, _length(run_length, 10_000))
+    metrics = [Metric("issue_interval_ns", float(answer.issue_interval_ns)),
+               Metric("degradation_pct", float(answer.degradation_pct), target=False)]
+    if answer.throughput_mbps is not None:
+        metrics.insert(1, Metric("throughput_mbps", float(answer.throughput_mbps)))
+    notes = ("the dma model is Little's law on a fixed issue pattern, no queueing: its simulation checks the "
+             "arithmetic, and means stay linear at any variability of the local work",)
+    return Experiment("dma", "latency dma", f"DMA bursts of {name} at +{x:g} ns", model, tuple(metrics),
+                      "closed form (Little's law)", "SimPy", notes)
+
+
+# --- rmw (seed 001) -----------------------------------------------------------------------------
+
+
+def rmw(*, transfer_bytes: int = 520, lanes: int = 8, mps_bytes: int | None = None,
+        service_scv: float | None = None, run_length: int | None = None) -> Experiment:
+    """The shipped RMW platform: ``lanes / 8`` ports' credit loops writing ``transfer_bytes`` transfers."""
+    from iosizer.calibration import pcie as shipped
+    from iosizer.model.pcie import DLLP_BYTES, access_pattern, rmw_throughput
+
+    platform = shipped.platform(mps_bytes=mps_bytes)
+    per_port = platform.link.lanes
+    if lanes < per_port or lanes % per_port:
+        raise InputError(f"--lanes must be a whole multiple of {per_port} (one x{per_port} port each), got {lanes}")
+    if transfer_bytes < 1:
+        raise InputError(f"--transfer-bytes must be >= 1, got {transfer_bytes}")
+    pattern = access_pattern(int(transfer_bytes), platform.link.mps_bytes)
+    answer = rmw_throughput(platform, pattern, [lanes])
+    ports = lanes // per_port
+    link = platform.link
+    link_ns = (pattern.payload_per_tlp + link.tlp_overhead_bytes + link.dllps_per_tlp * DLLP_BYTES) / link.tlp_gbps
+    rmw_ns = pattern.unaligned_per_tlp * platform.rmw_service_ns
+    line_ns = pattern.full_lines_per_tlp * platform.line_service_ns
+    credits = platform.posted_credits
+    low, high = math.floor(credits), math.ceil(credits)
+    weights = (1.0,) if low == high else (1.0 - (credits - low), credits - low)
+    populations = (low,) if low == high else (low, high)
+    scv = _scv(service_scv)
+    length = _length(run_length, DEFAULT_COMPLETIONS)
+    stations = tuple(Station(f"link {p + 1}", 1.0, scv) for p in range(ports)) + (
+        Station("RMW unit", 1.0, scv), Station("memory line path", math.inf, 0.0))
+
+    def loops(rmw_demand: float) -> tuple[ClosedNetwork, ...]:
+        out = []
+        for population in populations:
+            classes = []
+            for p in range(ports):
+                visits = [(p, link_ns)] + ([(ports, rmw_demand)] if rmw_demand > 0 else [])
+                if line_ns > 0:
+                    visits.append((ports + 1, line_ns))
+                classes.append(JobClass(f"port{p + 1}", int(population), tuple(visits)))
+            out.append(ClosedNetwork(stations, tuple(classes), length))
+        return tuple(out)
+
+    model = CreditLoops(loops(rmw_ns), loops(0.0), weights, pattern.payload_per_tlp)
+    metrics = (Metric("throughput_gbyte_s", float(answer.throughput_gbps[0])),
+               Metric("aligned_throughput_gbyte_s", float(answer.aligned_throughput_gbps[0]), target=False),
+               Metric("loss_pct", float(answer.loss_pct[0]), target=False))
+    exact = _rmw_exact(platform, pattern, ports)
+    notes = (f"shipped rmw profile: RMW {platform.rmw_service_ns:.4g} ns per unaligned access, {credits:.4g} "
+             f"credits per port (a fractional count: the simulation, like the model, interpolates between "
+             f"{low} and {high})" if low != high else
+             f"shipped rmw profile: RMW {platform.rmw_service_ns:.4g} ns per unaligned access, {credits:g} credits",
+             f"exact multi-class MVA of the same network: {exact:.6g} GB/s (the model uses Bard-Schweitzer)")
+    return Experiment("rmw", "pcie rmw", f"PCIe writes of {transfer_bytes} B on {lanes} lanes ({ports} ports)",
+                      model, metrics, "Bard-Schweitzer multi-class MVA", "SimPy", notes + _variability_note(scv))
+
+
+def _rmw_exact(platform: Any, pattern: Any, ports: int) -> float:
+    """The model's throughput with exact multi-class MVA in place of Bard-Schweitzer, GB/s."""
+    import numpy as np
+
+    from iosizer.model.mva import mva_multiclass
+    from iosizer.model.pcie import DLLP_BYTES
+
+    link = platform.link
+    link_ns = (pattern.payload_per_tlp + link.tlp_overhead_bytes + link.dllps_per_tlp * DLLP_BYTES) / link.tlp_gbps
+    demands = np.zeros((ports, ports + 2))
+    demands[np.arange(ports), np.arange(ports)] = link_ns
+    demands[:, ports] = pattern.unaligned_per_tlp * platform.rmw_service_ns
+    demands[:, ports + 1] = pattern.full_lines_per_tlp * platform.line_service_ns
+    servers = [1.0] * (ports + 1) + [math.inf]
+    credits = platform.posted_credits
+    low, high = math.floor(credits), math.ceil(credits)
+
+    def at(population: int) -> float:
+        solved = mva_multiclass(demands, np.zeros(ports), np.full(ports, population), servers, method="exact")
+        return float(np.sum(solved.throughput))
+
+    weight = credits - low
+    tlps = at(low) if low == high else (1 - weight) * at(low) + weight * at(high)
+    return tlps * pattern.payload_per_tlp
+
+
+# --- hba (seed 002) --------------------------------------------------------------------------
+
+
+def hba(question: str = "response", *, threads: int = 16, mode: str | None = None,
+        block_bytes: float | None = None, storage_us: float | None = None, speed: str | None = None,
+        cores: int | None = None, core_iops: float | None = None, link_mbps: float | None = None,
+        service_scv: float | None = None, run_length: int | None = None) -> Experiment:
+    """One virtual port's response at ``threads`` outstanding I/Os (seed 002 sec 3.2)."""
+    from iosizer.calibration.hba import fc_port
+    from iosizer.model.hba import MODE, response
+
+    if question != "response":
+        if question == "isolation":
+            raise InputError("hba isolation is a fluid allocation of fixed capacities (no queueing, nothing "
+                             "random to simulate); simulate answers 'hba response'")
+        raise InputError(f"hba has no question '{question}' to simulate; use 'response'")
+    chosen = MODE.value if mode is None else mode
+    if threads < 1:
+        raise InputError(f"--threads must be >= 1, got {threads}")
+    port = fc_port(speed, cores, core_iops, link_mbps)
+    answer = response(port, chosen, [threads], block_bytes, storage_us)
+    scv = _scv(service_scv)
+    link_us = float(port.link_us_per_io(answer.block_bytes))
+    stations = [Station("HBA cores", float(port.cores if chosen == "shared" else 1), scv), Station("link", 1.0, scv)]
+    visits = [(0, port.core_us_per_io), (1, link_us)]
+    if answer.storage_us > 0:
+        stations.append(Station("storage", math.inf, 0.0))
+        visits.append((2, answer.storage_us))
+    network = ClosedNetwork(tuple(stations), (JobClass("io", int(threads), tuple(visits)),),
+                            _length(run_length, DEFAULT_COMPLETIONS))
+    model = Renamed(network, (("response_us", "response_io", 1.0), ("iops", "throughput_io", 1e6)))
+    metrics = (Metric("response_us", float(answer.response_us[0])), Metric("iops", float(answer.iops[0])))
+    notes = (f"{chosen} mode: {port.cores if chosen == 'shared' else 1} core server(s) of "
+             f"{port.core_us_per_io:.4g} us per I/O, link {link_us:.4g} us, storage delay {answer.storage_us:g} us "
+             "(assumed)",)
+    return Experiment("hba", "hba response", f"HBA response, {threads} threads, {chosen} mode", model, metrics,
+                      "exact MVA", "SimPy", notes + _variability_note(scv))
+
+
+# --- loadshare (seed 003) --------------------------------------------------------------------
+
+
+def placement(work: Sequence[float], cores_per_port: Sequence[int], cores: int) -> list[tuple[int, ...]]:
+    """The cores each port is placed on: heaviest port first, on its k least-loaded cores.
+
+    The rule of :mod:`iosizer.model.loadshare` (longest-processing-time
+    placement; ties to the lower core index), for one load point.
+    """
+    import numpy as np
+
+    utilisation = np.zeros(cores)
+    placed: list[tuple[int, ...]] = [()] * len(work)
+    for port in np.argsort(-np.asarray(work, dtype=float), kind="stable"):
+        k = int(cores_per_port[port])
+        chosen = np.argsort(utilisation, kind="stable")[:k]
+        utilisation[chosen] += work[port] / k
+        placed[int(port)] = tuple(sorted(int(c) for c in chosen))
+    return placed
+
+
+def loadshare(*, scenario: str | None = None, policy: str | None = None, load_cores: float | None = None,
+              load_fraction: float | None = None, cores: int | None = None, comm_overhead_pct: float | None = None,
+              threshold: float | None = None, service_scv: float | None = None,
+              run_length: int | None = None) -> Experiment:
+    """A policy on a scenario at a total load: ``load_cores``, or ``load_fraction`` of the policy's maximum."""
+    import numpy as np
+
+    from iosizer.calibration.loadshare import policy_params, scenario as find
+    from iosizer.model.loadshare import POLICIES, evaluate, max_throughput, serving_cores
+    from iosizer.model.registry import declaration
+
+    family = declaration("loadshare")
+    chosen = find(family.default("scenario") if scenario is None else scenario)
+    policy = family.default("policy") if policy is None else policy
+    if policy not in POLICIES:
+        raise InputError(f"--policy must be one of {', '.join(POLICIES)}, got {policy!r}")
+    params = policy_params(chosen.cores if cores is None else cores, comm_overhead_pct, threshold)
+    shares = np.asarray(chosen.port_shares, dtype=float) / float(np.sum(chosen.port_shares))
+    top = max_throughput(policy, shares, params)
+    if (load_cores is None) == (load_fraction is None):
+        raise InputError("give one of --load-cores or --load-fraction")
+    if load_fraction is not None:
+        if not 0 < load_fraction < 1:
+            raise InputError(f"--load-fraction must lie in (0, 1) of the policy's maximum, got {load_fraction:g}")
+        total = load_fraction * top
+    else:
+        total = _positive("--load-cores", float(load_cores))
+    state = evaluate(policy, total, shares, params)
+    port_load = total * shares
+    k = serving_cores(policy, port_load, params)
+    service = 1.0 + params.overhead * (k - 1) / k
+    groups = placement(port_load * service, k, params.cores)
+    scv = _scv(service_scv)
+    model = AntitheticPair(SharedCores(tuple(float(v) for v in port_load), tuple(float(v) for v in service),
+                                       tuple(groups), params.cores, scv, _length(run_length, DEFAULT_CUSTOMERS)))
+    metrics = (Metric("response_service_times", float(state.response[0])),)
+    notes = (f"{chosen.name} scenario, {params.cores} cores, overhead {params.comm_overhead_pct:g} %, threshold "
+             f"{params.threshold:g}; load {total:.4g} cores = {total / top:.3f} of the policy's maximum "
+             f"{top:.4g}; cores per port {', '.join(str(int(v)) for v in k)}",
+             "the approximation: M/M/k per port group at its cores' mean utilisation (Erlang C), exact for shared and "
+             "exclusive, approximate where groups of different sizes overlap")
+    return Experiment("loadshare", "loadshare curve", f"{policy} policy, {chosen.name} scenario, load {total:.4g} cores",
+                      model, metrics, "M/M/k per port group (approximation)", "Ciw",
+                      notes + _variability_note(scv))
+
+
+# --- replication (seed 004) -------------------------------------------------------------------
+
+
+def replication(*, link: str | None = None, block_kib: float | None = None, outstanding: int | None = None,
+                service_scv: float | None = None, run_length: int | None = None) -> Experiment:
+    """The calibrated write-back cache replicating over ``link`` (declared defaults where left out)."""
+    from iosizer.calibration import replication as shipped
+    from iosizer.model.replication import LOCAL, protocol_demand_us, replication as solve, serialisation_us
+
+    name = shipped.resolve_link(shipped.baseline_link() if link is None else link)
+    block = float(shipped.default("block_kib")) if block_kib is None else _positive("--block-kib", float(block_kib))
+    depth = int(shipped.default("outstanding")) if outstanding is None else int(outstanding)
+    if depth < 1:
+        raise InputError(f"--outstanding must be >= 1, got {depth}")
+    system = shipped.system(name)
+    answer = solve(system, block, depth)
+    scv = _scv(service_scv)
+    stations = [Station("local flash", math.inf, 0.0)]
+    visits = [(0, system.local_flash_write_us)]
+    path = system.replica
+    if path is not None:
+        protocol = float(protocol_demand_us(path, block))
+        wire = float(serialisation_us(path, block))
+        rest = path.switch_round_trip_us + system.remote_flash_write_us + path.residual_delay_us
+        stations += [Station("protocol (sender)", 1.0, scv), Station("link", 1.0, scv),
+                     Station("protocol (receiver)", 1.0, scv), Station("switch, remote flash, residual", math.inf, 0.0)]
+        visits += [(1, protocol), (2, wire), (3, protocol), (4, rest)]
+    network = ClosedNetwork(tuple(stations), (JobClass("write", depth, tuple(visits)),),
+                            _length(run_length, DEFAULT_COMPLETIONS))
+    model = Renamed(network, (("iops", "throughput_write", 1e6), ("latency_us", "response_write", 1.0)))
+    metrics = (Metric("iops", float(answer.iops)), Metric("latency_us", float(answer.latency_us)))
+    notes = (f"link {name}, {block:g} KiB, {depth} outstanding; the calibrated protocol costs and residual delay",)
+    if name == LOCAL:
+        notes += ("local: the flash is a pure latency, so the simulation is deterministic",)
+    return Experiment("replication", "replication", f"Replicated writes over {name}, {block:g} KiB, {depth} outstanding",
+                      model, metrics, "exact MVA", "SimPy", notes + _variability_note(scv))
+
+
+#: family -> question -> builder; None: the family's one question.
+QUESTIONS: dict[str, dict[str | None, Any]] = {
+    "mmc": {None: open_queue, **{q: open_queue for q in _OPEN}},
+    "closed-network": {None: closed_network, "mva": closed_network},
+    "oltp": {None: oltp, "oltp": oltp},
+    "dma": {None: dma, "dma": dma},
+    "rmw": {None: rmw, "rmw": rmw},
+    "hba": {None: hba, "response": hba, "isolation": hba},
+    "loadshare": {None: loadshare, "curve": loadshare},
+    "replication": {None: replication, "replication": replication},
+}
+
+
+def build(family: str, question: str | None = None, **options: Any) -> Experiment:
+    """The experiment of ``family``'s ``question`` with ``options`` (the builder's keyword arguments)."""
+    if family == "pcie-link":
+        raise InputError("pcie-link is arithmetic on the wire format (no queueing, nothing random to simulate)")
+    if family not in QUESTIONS:
+        from iosizer.model.registry import declaration
+
+        declaration(family)  # an unknown family: the registry's own one-line error
+        raise InputError(f"family '{family}' has no simulation")
+    questions = QUESTIONS[family]
+    if question not in questions:
+        named = sorted(q for q in questions if q)
+        raise InputError(f"family '{family}' has no question '{question}' to simulate; choose {', '.join(named)}")
+    builder = questions[question]
+    if builder is open_queue:
+        return open_queue(question or "mmc", **options)
+    if builder is hba:
+        return hba(question or "response", **options)
+    return builder(**options)

@@ -1,0 +1,116 @@
+"""Issue 17 acceptance: exact models inside the simulated 95 % interval; known approximations outside.
+
+Fixed seed (17, the issue's number) and fixed replication counts: per
+point, 10 replications of the open queues (each a run of 10,000 measured
+customers and its antithetic twin, Ciw) and 20 of the closed networks
+(runs of 5,000 measured cycles, SimPy). The tests bound the intervals'
+half-widths, so "inside" is not a wide net.
+
+A 95 % interval misses a correct value 1 time in 20, and these tests check
+some 80 values, so a double sampling plan, fixed before the checks were
+run, decides each exact point: if a value falls outside the first
+interval, the point is run again with twice the replications (the first
+ones and as many more, same seed) and that interval decides. A correct
+model then fails a point about 1 time in 100 (``test_stats`` shows the
+interval's coverage is the stated 95 %); a biased one does not pass, since
+the second interval is narrower still. The approximation gaps at the end
+sit many half-widths outside, with no second look.
+"""
+
+from __future__ import annotations
+
+import math
+
+import pytest
+
+from iosizer.simulate import simulate
+
+SEED = 17
+OPEN_REPLICATIONS = 10
+CLOSED_REPLICATIONS = 20
+#: The metrics whose interval width the tests bound (a wait or a P(wait) is a small, noisy number).
+PRIMARY = {"mean_response", "throughput_per_s", "response_time_s", "response_us", "iops"}
+
+
+def run(family: str, question: str | None = None, replications: int = CLOSED_REPLICATIONS, **options):
+    return simulate(family, question, replications=replications, seed=SEED, workers=2, **options)
+
+
+def assert_inside(family: str, question: str | None, replications: int, widest_pct: float, **options) -> None:
+    """Every metric's analytic value inside its 95 % interval, by the double sampling plan."""
+    rows = run(family, question, replications, **options).rows()
+    if not all(row["within_ci"] for row in rows):
+        replications *= 2
+        rows = run(family, question, replications, **options).rows()
+    for row in rows:
+        assert row["within_ci"], row
+        assert row["replications"] == replications
+        if row["metric"] in PRIMARY:
+            assert row["half_width_pct"] <= widest_pct, row
+
+
+OPEN_POINTS = [
+    pytest.param("mm1", {"arrival_rate": 0.5, "service_rate": 1.0}, id="M/M/1 at 50 %"),
+    pytest.param("mmc", {"arrival_rate": 3.2, "service_rate": 1.0, "servers": 4}, id="M/M/4 at 80 %"),
+    pytest.param("mmc", {"arrival_rate": 12.0, "service_rate": 1.0, "servers": 16}, id="M/M/16 at 75 %"),
+    pytest.param("md1", {"arrival_rate": 0.8, "service_rate": 1.0}, id="M/D/1 at 80 %"),
+]
+
+
+@pytest.mark.parametrize("question, options", OPEN_POINTS)
+def test_erlang_c_and_pollaczek_khinchine_lie_inside_the_interval(question, options) -> None:
+    assert_inside("mmc", question, OPEN_REPLICATIONS, widest_pct=3.0, run_length=10_000, **options)
+
+
+CLOSED_POINTS = [
+    pytest.param({"population": 5}, id="shipped network N=5"),
+    pytest.param({"population": 22}, id="shipped network at its knee N=22"),
+    pytest.param({"population": 60}, id="shipped network saturated N=60"),
+    pytest.param({"population": 6, "demands": [1.0, 0.5, 2.0], "servers": [2, 1, math.inf], "think_time": 1.0},
+                 id="2-server station, queue and delay N=6"),
+]
+
+
+@pytest.mark.parametrize("options", CLOSED_POINTS)
+def test_exact_mva_lies_inside_the_interval(options) -> None:
+    assert_inside("closed-network", None, CLOSED_REPLICATIONS, widest_pct=2.0, run_length=5_000, **options)
+
+
+@pytest.mark.parametrize("mode", ["shared", "occupancy"])
+@pytest.mark.parametrize("threads", [1, 8, 16, 32])
+def test_the_hba_response_model_lies_inside_the_interval_at_exponential_service(threads, mode) -> None:
+    assert_inside("hba", "response", CLOSED_REPLICATIONS, widest_pct=1.0, threads=threads, mode=mode, run_length=5_000)
+
+
+def test_schweitzer_on_a_small_network_is_outside_the_interval() -> None:
+    """Bard-Schweitzer on two stations and three jobs: about 1.5 % off, exact MVA inside."""
+    options = {"population": 3, "demands": [1.0, 0.5], "think_time": 0.0, "run_length": 5_000}
+    approximate = run("closed-network", method="schweitzer", **options).rows()
+    exact = run("closed-network", method="exact", **options).rows()
+    for row in approximate:
+        assert not row["within_ci"], row
+        assert 1.0 < abs(row["gap_pct"]) < 2.5
+    assert all(row["within_ci"] for row in exact)
+    assert approximate[0]["simulated"] == exact[0]["simulated"]  # one system, two analytic answers
+
+
+def test_the_rmw_credit_loops_show_the_schweitzer_bias() -> None:
+    """Seed 001 at 32 lanes: Bard-Schweitzer is about 4 % low (issue 15: 2.6-4.9 %)."""
+    result = run("rmw", lanes=32, run_length=2_000)
+    row = result.rows()[0]
+    assert row["metric"] == "throughput_gbyte_s" and not row["within_ci"]
+    assert -6.0 < row["gap_pct"] < -2.5
+    exact = float(next(n for n in result.notes() if n.startswith("exact multi-class MVA")).split(": ")[1].split()[0])
+    assert row["ci_low"] <= exact <= row["ci_high"]
+
+
+@pytest.mark.parametrize("fraction, low, high, length", [(0.6, 3.0, 10.0, 10_000), (0.8, 9.0, 21.0, 10_000),
+                                                         (0.9, 15.0, 35.0, 5_000)])
+def test_the_seed003_skew_scenario_gap_is_reproduced(fraction, low, high, length) -> None:
+    """Issue 15 measured 6.3 %, 14.9 % and 25.2 % at 0.6, 0.8 and 0.9 of the maximum load; the bounds
+    allow for these shorter runs' own noise (half-widths of 1 to 7 %)."""
+    result = run("loadshare", replications=OPEN_REPLICATIONS, scenario="skew", policy="multi-stage",
+                 load_fraction=fraction, run_length=length)
+    (row,) = result.rows()
+    assert not row["within_ci"], row
+    assert low < row["gap_pct"] < high

@@ -1,0 +1,102 @@
+"""``iosizer simulate``: JSON rows, one-line errors, nothing but the answer on stdout, a fast --help."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+
+import pytest
+
+KEYS = {"metric", "analytic", "simulated", "ci_low", "ci_high", "within_ci", "replications"}
+QUICK = ("--replications", "4", "--workers", "1", "--seed", "3")
+
+
+def test_json_is_a_list_of_rows_with_the_issue_keys(cli) -> None:
+    rows = cli.json("simulate", "hba", "response", "--threads", "8", "--mode", "occupancy", *QUICK,
+                    "--run-length", "1000")
+    assert [r["metric"] for r in rows] == ["response_us", "iops"]
+    for row in rows:
+        assert KEYS <= set(row)
+        assert row["ci_low"] <= row["simulated"] <= row["ci_high"]
+        assert isinstance(row["within_ci"], bool) and row["replications"] == 4
+        assert row["stopped"] == "replications"
+
+
+def test_every_family_has_a_simulation(cli) -> None:
+    runs = {
+        "mmc": ["mmc", "--arrival-rate", "0.5", "--service-rate", "1", "--servers", "1"],
+        "md1": ["md1", "--arrival-rate", "0.5", "--service-rate", "1"],
+        "mm1": ["mm1", "--arrival-rate", "0.5", "--service-rate", "1"],
+        "mg1": ["mg1", "--arrival-rate", "0.5", "--service-rate", "1", "--service-scv", "0.5"],
+        "ggc": ["ggc", "--arrival-rate", "1.5", "--service-rate", "1", "--servers", "2", "--arrival-scv", "0.5"],
+        "closed-network": ["closed-network", "--population", "4"],
+        "oltp": ["oltp", "--added-latency-ns", "1500"],
+        "dma": ["dma", "--device", "e1000", "--added-latency-ns", "2100"],
+        "rmw": ["rmw", "--lanes", "16"],
+        "hba": ["hba", "response", "--threads", "4"],
+        "loadshare": ["loadshare", "--scenario", "system", "--policy", "exclusive", "--load-fraction", "0.5"],
+        "replication": ["replication", "--link", "1g", "--outstanding", "8"],
+    }
+    for name, args in runs.items():
+        rows = cli.json("simulate", *args, *QUICK, "--run-length", "500")
+        assert rows and all(KEYS <= set(r) for r in rows), name
+
+
+def test_the_table_names_the_system_the_method_and_why_it_stopped(cli) -> None:
+    result = cli("simulate", "closed-network", "--population", "3", "--demand", "1", "--demand", "0.5",
+                 "--method", "schweitzer", *QUICK, "--run-length", "500")
+    assert result.exit_code == 0, result.stderr
+    out = result.stdout
+    assert "Simulation vs analytic: Closed network, 2 stations, N=3" in out
+    assert "Bard-Schweitzer" in out and "SimPy" in out and "stopped: the 4 replications asked for" in out
+
+
+def test_a_target_says_whether_it_was_reached(cli) -> None:
+    reached = cli("simulate", "hba", "response", "--threads", "1", "--target-ci-pct", "1", "--workers", "1",
+                  "--run-length", "500")
+    assert reached.exit_code == 0 and "stopped: target reached" in reached.stdout
+    timed_out = cli.json("simulate", "hba", "response", "--threads", "16", "--target-ci-pct", "0.001",
+                         "--max-seconds", "0.5", "--workers", "1", "--run-length", "500")
+    assert {r["stopped"] for r in timed_out} == {"max-seconds"}
+
+
+def test_same_seed_same_answer(cli) -> None:
+    args = ("simulate", "oltp", "--added-latency-ns", "2100", *QUICK, "--run-length", "500")
+    assert cli.json(*args) == cli.json(*args)
+
+
+@pytest.mark.parametrize("args, message", [
+    (["hba", "isolation"], "fluid allocation"),
+    (["mmc", "--arrival-rate", "5", "--service-rate", "1", "--servers", "4"], "unstable"),
+    (["mmc", "--arrival-rate", "1", "--replications", "5", "--target-ci-pct", "1"], "not both"),
+    (["mmc", "--arrival-rate", "1", "--replications", "0"], "--replications"),
+    (["mg1", "--arrival-rate", "0.5", "--service-rate", "1"], "--service-scv"),
+    (["loadshare", "--policy", "greedy", "--load-fraction", "0.5"], "--policy"),
+    (["loadshare", "--load-fraction", "1.5"], "--load-fraction"),
+    (["loadshare"], "--load-cores or --load-fraction"),
+    (["rmw", "--lanes", "12"], "--lanes"),
+    (["dma", "--device", "hba-write", "--added-latency-ns", "100"], "posted"),
+    (["closed-network", "--population", "3", "--method", "bard"], "--method"),
+    (["hba", "response", "--service-scv", "-1"], "--service-scv"),
+    (["hba", "response", "--scheduler", "notaprotocol://nowhere"], "--scheduler"),
+    (["hba", "response", "--workers", "1", "--max-seconds", "0.000001"], "needs at least 2"),
+])
+def test_bad_input_is_one_line_and_exit_2(cli, args, message) -> None:
+    assert message in cli.fails("simulate", *args)
+
+
+def test_help_stays_fast_and_imports_no_simulation_library() -> None:
+    code = ("import sys, iosizer.cli.app; "
+            "print(sorted(m for m in ('ciw', 'simpy', 'joblib', 'distributed', 'numpy') if m in sys.modules))")
+    loaded = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    assert json.loads(loaded.stdout.replace("'", '"')) == []
+    shown = subprocess.run([sys.executable, "-m", "iosizer.cli", "simulate", "--help"], capture_output=True, text=True)
+    assert shown.returncode == 0 and "hba" in shown.stdout and "closed-network" in shown.stdout
+
+
+def test_stdout_holds_only_the_answer_when_run_as_a_program() -> None:
+    done = subprocess.run([sys.executable, "-m", "iosizer.cli", "simulate", "hba", "response", "--threads", "2",
+                           *QUICK, "--run-length", "300", "--format", "json"], capture_output=True, text=True)
+    assert done.returncode == 0, done.stderr
+    assert [r["metric"] for r in json.loads(done.stdout)] == ["response_us", "iops"]
