@@ -12,10 +12,12 @@ import io
 import json
 import math
 import sys
+from contextlib import contextmanager
+from contextvars import ContextVar
 from dataclasses import dataclass, field
 from enum import Enum
 from pathlib import Path
-from typing import Any, Sequence
+from typing import Any, Iterator, Sequence
 
 
 class OutputFormat(str, Enum):
@@ -188,8 +190,31 @@ def write_plot(report: Report, path: Path) -> None:
         plt.close(figure)
 
 
+#: Set by :func:`capture`: emit() hands its Report over instead of printing.
+_captured: ContextVar[list[Report] | None] = ContextVar("iosizer_captured_reports", default=None)
+
+
+@contextmanager
+def capture() -> Iterator[list[Report]]:
+    """Collect the Reports commands emit instead of printing them or drawing their plot files.
+
+    For a caller that renders answers itself (``iosizer serve``): what
+    ``--format json`` prints is ``to_json(report.data)``.
+    """
+    reports: list[Report] = []
+    token = _captured.set(reports)
+    try:
+        yield reports
+    finally:
+        _captured.reset(token)
+
+
 def emit(report: Report, output_format: OutputFormat, plot: Path | None = None) -> None:
     """Write the report to stdout in the requested format (and the plot, if asked)."""
+    sink = _captured.get()
+    if sink is not None:
+        sink.append(report)
+        return
     if plot is not None:
         write_plot(report, plot)
     if output_format is OutputFormat.json:
