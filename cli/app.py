@@ -135,6 +135,9 @@ def _register() -> None:
     app.command("replication")(replication.replication)
     app.command("run")(scenario.run)
     app.command("report")(report_cli.report)
+    from iosizer.cli.serve import serve  # imports FastAPI only when it runs
+
+    app.command("serve")(serve)
 
 
 _register()
