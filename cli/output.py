@@ -199,7 +199,10 @@ def capture() -> Iterator[list[Report]]:
     """Collect the Reports commands emit instead of printing them or drawing their plot files.
 
     For a caller that renders answers itself (``iosizer serve``): what
-    ``--format json`` prints is ``to_json(report.data)``.
+    ``--format json`` prints is ``to_json(report.data)``, and ``report.plot``
+    holds the curves ``--plot`` would draw. Only the printing and the
+    picture are left out: any other file a command writes (a profile) is
+    written as usual.
     """
     reports: list[Report] = []
     token = _captured.set(reports)
@@ -212,7 +215,7 @@ def capture() -> Iterator[list[Report]]:
 def emit(report: Report, output_format: OutputFormat, plot: Path | None = None) -> None:
     """Write the report to stdout in the requested format (and the plot, if asked)."""
     sink = _captured.get()
-    if sink is not None:
+    if sink is not None:  # the caller renders the answer: nothing printed, no picture drawn
         sink.append(report)
         return
     if plot is not None:

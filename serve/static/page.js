@@ -282,6 +282,8 @@ async function answer() {
   renderTable($("answer-table"), payload.columns, payload.rows);
   renderNotes($("answer-notes"), payload.notes);
   renderCharts($("charts"), payload.plot, "answer");
+  $("answer-url").textContent = command.url;
+  $("answer-json").textContent = JSON.stringify(payload.data, null, 2);
   document.body.dataset.answered = String(sequence);
 }
 

@@ -328,3 +328,21 @@ def test_a_long_calibration_does_not_stall_a_quick_what_if(server: Any, tmp_path
     assert quick, f"the calibration took only {fit_seconds:.2f} s: make the file bigger"
     print(f"calibration {fit_seconds:.2f} s; {len(quick)} what-ifs meanwhile, slowest {max(quick) * 1e3:.0f} ms")
     assert max(quick) < 0.5, (quick, fit_seconds)
+
+
+def _wrong_bodies(spec: Any) -> list[dict[str, Any]]:
+    fields = [f.key for f in spec.body_fields]
+    bodies = [{key: "x" for key in fields}, {key: -1 for key in fields}, {key: [] for key in fields}]
+    return bodies if spec.path == ("report",) else [{}] + bodies  # {} would run the whole report
+
+
+def test_no_request_body_makes_a_500(server: Any) -> None:
+    """Every served command, given nothing or nonsense, answers 200, 400 or 422: never 500, never a traceback."""
+    for spec in command_specs()[0]:
+        if spec.path == ("calibrate",):
+            continue
+        for body in _wrong_bodies(spec):
+            response = server.post(spec.url, json=body)
+            assert response.status_code in (200, 400, 422), (spec.name, body, response.text)
+            if response.status_code != 200:
+                _error(response, response.status_code)
