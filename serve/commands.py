@@ -124,6 +124,10 @@ class FieldSpec:
     bounds: tuple[float, float] | None = None
     minimum: float | None = None
     maximum: float | None = None
+    #: The family's declared value, which the CLI uses when the option is left out.
+    declared: Any = None
+    #: Declared names the option takes (modes, policies, links): hints, not a closed list.
+    suggestions: tuple[str, ...] = ()
 
     @property
     def argument(self) -> bool:
@@ -166,6 +170,8 @@ class FieldSpec:
             "unit": self.unit,
             "bounds": list(self.bounds) if self.bounds else None,
             "choices": choices,
+            "declared": _json_default(self.declared),
+            "suggestions": list(self.suggestions),
         }
 
 
@@ -350,6 +356,7 @@ def _field(param: Any, overrides: Mapping[str, Role], declared: Mapping[str, Any
     bounds = None
     if spec is not None and all(isinstance(b, (int, float)) for b in spec.bounds):
         bounds = (float(spec.bounds[0]), float(spec.bounds[1]))
+    suggestions = tuple(str(c) for c in spec.choices) if spec is not None and spec.choices else ()
     secondary = getattr(param, "secondary_opts", None) or []
     return FieldSpec(
         key=key,
@@ -368,6 +375,8 @@ def _field(param: Any, overrides: Mapping[str, Role], declared: Mapping[str, Any
         bounds=bounds,
         minimum=getattr(param, "min", None),
         maximum=getattr(param, "max", None),
+        declared=spec.value if spec is not None else None,
+        suggestions=suggestions,
     )
 
 

@@ -116,11 +116,12 @@ function selectQuestion(name, withProfile = false) {
 // --- one input per option: number + slider, text, checkbox, choice, profile ---
 
 function sliderRange(field, value) {
-  let [low, high] = field.bounds || [0, NaN];
+  // The declared bounds, cut to four times the value shown so that a small value is not lost at one end.
+  let [low, high] = field.bounds || [0, Infinity];
   const v = Number(value);
   if (!Number.isFinite(low) || low < -1e12) low = 0;
-  const wide = !Number.isFinite(high) || high - low > 1000 * Math.max(Math.abs(v) || 1, 1);
-  if (wide) high = Number.isFinite(v) && v > 0 ? Math.max(v * 4, low + 1) : low + 100;
+  if (Number.isFinite(v) && v > 0) high = Math.min(Number.isFinite(high) ? high : Infinity, Math.max(v * 4, low + 1));
+  if (!Number.isFinite(high)) high = low + 100;
   if (Number.isFinite(v) && v > high) high = v * 2;
   if (Number.isFinite(v) && v < low) low = v;
   return [low, high];
@@ -152,18 +153,21 @@ function fieldControl(field, initial, onChange) {
     input.addEventListener("change", () => onChange());
     control.append(input);
   } else if ((field.kind === "number" || field.kind === "integer") && !field.many) {
+    const declared = typeof field.declared === "number" ? field.declared : null;
     input = element("input", {
       type: "number", id: `field-${field.key}`, name: field.key, step: field.kind === "integer" ? "1" : "any",
-      placeholder: field.required ? "required" : "",
+      placeholder: field.required ? "required" : (declared !== null ? `declared ${formatValue(declared)}` : ""),
     });
     if (value !== null && value !== undefined) input.value = value;
     const slider = element("input", { type: "range", "aria-label": `${field.key} slider`, "data-slider": field.key });
     const place = () => {
-      const [low, high] = sliderRange(field, input.value);
+      // An empty field answers with the declared value: the slider starts there.
+      const shown = input.value !== "" ? input.value : declared;
+      const [low, high] = sliderRange(field, shown);
       slider.min = low; slider.max = high;
       slider.step = field.kind === "integer" ? Math.max(1, Math.round((high - low) / 400)) : (high - low) / 400;
-      slider.disabled = input.value === "";
-      if (input.value !== "") slider.value = input.value;
+      slider.disabled = shown === null;
+      if (shown !== null) slider.value = shown;
     };
     place();
     input.addEventListener("input", () => { place(); onChange(); });
@@ -179,6 +183,14 @@ function fieldControl(field, initial, onChange) {
       placeholder: field.many ? "values separated by commas" : (field.metavar || (field.required ? "required" : "")),
     });
     if (value !== null && value !== undefined) input.value = Array.isArray(value) ? value.join(",") : value;
+    if (field.suggestions.length) {
+      // Declared names as suggestions; the option may take more (a mode "both").
+      const list = element("datalist", { id: `names-${field.key}` });
+      for (const name of field.suggestions) list.append(element("option", { value: name }));
+      input.setAttribute("list", list.id);
+      if (field.declared !== null && !input.value) input.placeholder = `declared ${field.declared}`;
+      control.append(list);
+    }
     input.addEventListener("input", () => onChange());
     control.append(input);
   }
