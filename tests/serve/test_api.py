@@ -346,3 +346,9 @@ def test_no_request_body_makes_a_500(server: Any) -> None:
             assert response.status_code in (200, 400, 422), (spec.name, body, response.text)
             if response.status_code != 200:
                 _error(response, response.status_code)
+
+
+def test_no_server_path_leaves_the_server(server: Any) -> None:
+    message = _error(server.post("/api/queue/mmc", json={"arrival_rate": 1, "profile": {"model": "mmc"}}), 400,
+                     "ProfileError")
+    assert message.startswith("profile.json: ") and "/tmp" not in message and "iosizer-serve" not in message

@@ -77,3 +77,13 @@ def test_units_from_names_and_declarations(specs: dict[str, Any]) -> None:
     assert units["core_iops"] == "IOPS" and units["link_mbps"] == "MB/s" and units["block_kib"] == "KiB"
     bounds = {f.key: f.bounds for f in specs["hba response"].body_fields}
     assert bounds["cores"] is not None and bounds["cores"][0] >= 1
+
+
+def test_the_cli_does_not_import_the_server() -> None:
+    """``iosizer --help`` stays fast: FastAPI and uvicorn load only when ``iosizer serve`` runs."""
+    import subprocess
+    import sys
+
+    code = "import sys, iosizer.cli.app; print(sorted(m for m in ('fastapi', 'uvicorn', 'starlette') if m in sys.modules))"
+    result = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    assert result.stdout.strip() == "[]"
