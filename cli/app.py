@@ -191,6 +191,9 @@ def _register() -> None:
     app.command("run")(scenario.run)
     app.command("report")(report_cli.report)
     app.add_typer(simulate_cli.app, name="simulate")
+    from iosizer.cli.serve import serve  # imports FastAPI only when it runs
+
+    app.command("serve")(serve)
 
 
 _register()

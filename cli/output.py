@@ -14,10 +14,12 @@ import math
 import os
 import sys
 import tempfile
+from contextlib import contextmanager
+from contextvars import ContextVar
 from dataclasses import dataclass, field
 from enum import Enum
 from pathlib import Path
-from typing import Any, Callable, Sequence
+from typing import Any, Callable, Iterator, Sequence
 
 
 class OutputFormat(str, Enum):
@@ -234,6 +236,28 @@ def _plot_writer(report: Report, path: Path) -> Writer:
     return draw
 
 
+#: Set by :func:`capture`: emit() hands its Report over instead of printing.
+_captured: ContextVar[list[Report] | None] = ContextVar("iosizer_captured_reports", default=None)
+
+
+@contextmanager
+def capture() -> Iterator[list[Report]]:
+    """Collect the Reports commands emit instead of printing them or drawing their plot files.
+
+    For a caller that renders answers itself (``iosizer serve``): what
+    ``--format json`` prints is ``to_json(report.data)``, and ``report.plot``
+    holds the curves ``--plot`` would draw. Only the printing and the
+    picture are left out: any other file a command writes (a profile) is
+    written as usual.
+    """
+    reports: list[Report] = []
+    token = _captured.set(reports)
+    try:
+        yield reports
+    finally:
+        _captured.reset(token)
+
+
 def _draw_panel(ax: Any, panel: Panel, title: str) -> None:
     for series in panel.series:
         if series.kind == "band":
@@ -264,6 +288,12 @@ def emit(report: Report, output_format: OutputFormat, plot: Path | None = None,
     temporary sibling; only then are the files renamed into place and the
     answer printed. A command that fails writes nothing.
     """
+    sink = _captured.get()
+    if sink is not None:  # the caller renders the answer: nothing printed, no picture drawn
+        if files:
+            write_outputs(list(files))  # a profile is still written
+        sink.append(report)
+        return
     outputs = ([(plot, _plot_writer(report, plot))] if plot is not None else []) + list(files)
     if output_format is OutputFormat.json:
         text: str | None = to_json(report.data) + "\n"

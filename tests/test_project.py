@@ -21,7 +21,7 @@ def test_readme_quick_start_is_exactly_two_commands() -> None:
     commands = [line for line in block.group(1).splitlines() if line and not line.startswith("```")]
     assert len(commands) == 2
     assert commands[0].startswith("pip install '.[plot]' && iosizer report")
-    assert "pytest" in commands[1] and commands[1].startswith("pip install '.[test]'")
+    assert "pytest" in commands[1] and commands[1].startswith("pip install '.[serve,test]'")
 
 
 def test_python_dash_m_entry_point() -> None:

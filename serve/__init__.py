@@ -1,0 +1,15 @@
+"""``iosizer serve``: the CLI over HTTP, and a what-if page.
+
+Every command ``iosizer A B --some-option v`` is ``POST /api/A/B`` with the
+JSON body ``{"some_option": v}`` and answers exactly what ``--format json``
+prints. The endpoints and their request models are generated at start-up
+from the typer/click command tree (:mod:`iosizer.serve.commands`), so a
+command added to the CLI is served without a line here. Commands run in
+worker processes (:mod:`iosizer.serve.worker`); :mod:`iosizer.serve.app`
+builds the FastAPI application, its error contract and the page in
+``static/``.
+
+This subpackage needs the ``serve`` extra (FastAPI, uvicorn,
+python-multipart); nothing outside it imports it except the ``iosizer
+serve`` command, lazily.
+"""

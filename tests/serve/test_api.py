@@ -1,0 +1,356 @@
+"""The HTTP API against the CLI: the same answers, byte for byte, and the error contract.
+
+The server is the real one (``iosizer serve`` on a loopback port, see
+conftest.py); the CLI runs in-process through typer's runner.
+"""
+
+from __future__ import annotations
+
+import json
+import time
+from concurrent.futures import ThreadPoolExecutor
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+import iosizer
+from iosizer.serve.commands import NOT_SERVED, command_specs, root_command
+from iosizer.serve.examples import STARTING_INPUTS
+from tests.calibration.test_sources import fio_document
+
+EXAMPLES = Path(iosizer.family("mmc").example()).parent
+
+#: (command, its command line, the same as a JSON body): the README tour and more.
+TOUR: list[tuple[str, list[str], dict[str, Any]]] = [
+    ("queue mmc", ["--arrival-rate", "3.2", "--service-rate", "1", "--servers", "4"],
+     {"arrival_rate": 3.2, "service_rate": 1, "servers": 4}),
+    ("queue mmc", ["--arrival-rate", "0.5:3.5:0.5", "--service-rate", "1", "--servers", "4"],
+     {"arrival_rate": "0.5:3.5:0.5", "service_rate": 1, "servers": 4}),
+    ("queue ggc", ["--arrival-rate", "1,2,3", "--service-rate", "1", "--servers", "4", "--arrival-scv", "2"],
+     {"arrival_rate": "1,2,3", "service_rate": 1.0, "servers": 4, "arrival_scv": 2}),
+    ("queue erlang", ["--servers", "4", "--offered-load", "3.2"], {"servers": 4, "offered_load": 3.2}),
+    ("queue mva", ["--demand", "0.005", "--demand", "0.003", "--demand", "0.002", "--think-time", "0.1",
+                   "--population", "100"],
+     {"demand": [0.005, 0.003, 0.002], "think_time": 0.1, "population": 100}),
+    ("queue mva", ["--demand", "0.005", "--demand", "0.003", "--servers", "4", "--servers", "delay",
+                   "--population", "30"],
+     {"demand": [0.005, 0.003], "servers": ["4", "delay"], "population": 30}),
+    ("latency dma", ["--device", "bcm5700", "--added-latency-ns", "2100"],
+     {"device": "bcm5700", "added_latency_ns": 2100}),
+    ("latency oltp", ["--added-latency-ns", "0:2100:300"], {"added_latency_ns": "0:2100:300"}),
+    ("latency oltp", ["--added-latency-ns", "1200,2100", "--cpu-speed", "2"],
+     {"added_latency_ns": "1200,2100", "cpu_speed": 2}),
+    ("latency budget", ["--budget-pct", "5", "--device", "bcm5700", "--show-formula"],
+     {"budget_pct": 5, "device": "bcm5700", "show_formula": True}),
+    ("latency tiers", ["--budget-pct", "5"], {"budget_pct": 5}),
+    ("pcie link", [], {}),
+    ("pcie link", ["--gen", "4", "--lanes", "16", "--transfer-bytes", "4096", "--ecrc"],
+     {"gen": 4, "lanes": 16, "transfer_bytes": 4096, "ecrc": True}),
+    ("pcie pattern", ["520", "--mps", "256"], {"transfer_bytes": "520", "mps": 256}),
+    ("pcie rmw", ["--pattern", "520", "--lanes", "8,16,24,32", "--mitigation", "gather-dif"],
+     {"pattern": "520", "lanes": "8,16,24,32", "mitigation": "gather-dif"}),
+    ("hba isolation", ["--block-kib", "4", "--mode", "occupancy", "--lpar2-iops", "0:300000:100000"],
+     {"block_kib": 4, "mode": "occupancy", "lpar2_iops": "0:300000:100000"}),
+    ("hba response", ["--threads", "1,8,16", "--port", "32GFC"], {"threads": "1,8,16", "port": "32GFC"}),
+    ("loadshare compare", ["--scenario", "skew"], {"scenario": "skew"}),
+    ("loadshare curve", ["--scenario", "one-port", "--policy", "shared", "--points", "20"],
+     {"scenario": "one-port", "policy": "shared", "points": 20}),
+    ("replication", ["--link", "1g,10g,ipoib56", "--block-kib", "4,16"], {"link": "1g,10g,ipoib56", "block_kib": "4,16"}),
+    ("params", ["hba"], {"family": "hba"}),
+    ("families", [], {}),
+    ("datasets", [], {}),
+    ("run", ["shared_fc_storage"], {"scenario": "shared_fc_storage"}),
+    ("run", ["--list"], {"list": True}),
+]
+
+
+def _url(command: str) -> str:
+    return "/api/" + command.replace(" ", "/")
+
+
+def _cli_json(cli: Any, *args: str) -> str:
+    result = cli(*args, "--format", "json")
+    assert result.exit_code == 0, result.stderr
+    return result.stdout
+
+
+@pytest.mark.parametrize(("command", "args", "body"), TOUR, ids=[f"{c} {' '.join(a)}" for c, a, _ in TOUR])
+def test_the_answer_is_what_the_cli_prints(server: Any, cli: Any, command: str, args: list[str],
+                                           body: dict[str, Any]) -> None:
+    response = server.post(_url(command), json=body)
+    assert response.status_code == 200, response.text
+    assert response.headers["content-type"] == "application/json"
+    assert response.text == _cli_json(cli, *command.split(), *args)
+
+
+def test_get_families_and_parameters_are_what_the_cli_prints(server: Any, cli: Any) -> None:
+    assert server.get("/api/families").text == _cli_json(cli, "families")
+    for name in ("mmc", "hba", "replication"):
+        answer = server.get(f"/api/families/{name}/parameters")
+        assert answer.status_code == 200
+        assert answer.text == _cli_json(cli, "params", name)
+    unknown = server.get("/api/families/nope/parameters")
+    assert unknown.status_code == 400 and unknown.json()["kind"] == "InputError"
+
+
+def test_every_command_is_served_and_described_with_units(server: Any) -> None:
+    schema = server.get("/openapi.json").json()
+    specs, skipped = command_specs()
+    leaves = []
+
+    def walk(command: Any, path: tuple[str, ...]) -> None:
+        if hasattr(command, "commands"):
+            for name, sub in command.commands.items():
+                walk(sub, path + (name,))
+        else:
+            leaves.append(path)
+
+    walk(root_command(), ())
+    assert set(skipped) == {" ".join(p) for p in NOT_SERVED}
+    for path in leaves:
+        if path in NOT_SERVED:
+            continue
+        url = "/api/calibrate/{family}" if path == ("calibrate",) else "/api/" + "/".join(path)
+        assert "post" in schema["paths"][url], url
+    by_name = {spec.name: spec for spec in specs}
+    models = schema["components"]["schemas"]
+    mmc = models[by_name["queue mmc"].model.__name__]
+    assert mmc["required"] == ["arrival_rate"]
+    assert "range 0.5:3.5:0.5" in mmc["properties"]["arrival_rate"]["description"]
+    dma = models[by_name["latency dma"].model.__name__]["properties"]
+    assert dma["added_latency_ns"]["x-unit"] == "ns"
+    assert dma["added_latency_ns"]["x-cli"] == "--added-latency-ns"
+    hba = models[by_name["hba response"].model.__name__]["properties"]
+    assert hba["storage_us"]["x-unit"] == "us" and "assumed" in hba["storage_us"]["description"]
+    form = schema["paths"]["/api/calibrate/{family}"]["post"]["requestBody"]["content"]["multipart/form-data"]
+    assert form["schema"]["properties"]["file"]["items"]["format"] == "binary"
+    assert "servers" in form["schema"]["properties"]
+    assert server.get("/docs").status_code == 200
+
+
+@pytest.mark.parametrize("command", sorted(STARTING_INPUTS))
+def test_the_pages_starting_inputs_answer_as_the_cli(server: Any, cli: Any, command: str) -> None:
+    spec = next((s for s in command_specs()[0] if s.name == command), None)
+    if spec is None:
+        pytest.skip(f"'iosizer {command}' is not in this CLI")
+    body = STARTING_INPUTS[command]
+    argv = spec.argv(body)
+    assert argv[:len(spec.path)] == list(spec.path)
+    response = server.post(_url(command), json=body)
+    assert response.status_code == 200, response.text
+    result = cli(*argv)
+    assert result.exit_code == 0, result.stderr
+    assert response.text == result.stdout
+    page = server.post(_url(command) + "?view=page", json=body).json()
+    assert page["data"] == json.loads(result.stdout)
+    assert page["rows"] and page["title"]
+
+
+# --- calibration, profiles passed inline ---------------------------------------------
+
+
+def _without_run_details(profile: dict[str, Any]) -> dict[str, Any]:
+    """A profile less what differs between two runs of the same fit: when, and the file's path."""
+    kept = {k: v for k, v in profile.items() if k != "created_at"}
+    if kept.get("dataset"):
+        kept["dataset"] = {k: v for k, v in kept["dataset"].items() if k != "path"}
+    return kept
+
+
+def _calibrate(server: Any, family: str, path: Path, **options: Any) -> Any:
+    with path.open("rb") as handle:
+        return server.post(f"/api/calibrate/{family}", files={"file": (path.name, handle)},
+                           data={k: str(v) for k, v in options.items()})
+
+
+@pytest.fixture(scope="module")
+def mmc_fit(server: Any) -> dict[str, Any]:
+    response = _calibrate(server, "mmc", EXAMPLES / "hba_core_response.csv", servers=4, cpu_speed=1)
+    assert response.status_code == 200, response.text
+    return response.json()
+
+
+def test_calibrate_upload_answers_the_fit_report_and_the_profile(server: Any, cli: Any, tmp_path: Path,
+                                                                 mmc_fit: dict[str, Any]) -> None:
+    saved = tmp_path / "p.json"
+    expected = json.loads(_cli_json(cli, "calibrate", "mmc", str(EXAMPLES / "hba_core_response.csv"),
+                                    "--servers", "4", "--cpu-speed", "1", "--output", str(saved)))
+    assert expected.pop("profile") == str(saved)
+    answer = dict(mmc_fit)
+    profile = answer.pop("profile")
+    assert answer == expected
+    assert _without_run_details(profile) == _without_run_details(json.loads(saved.read_text()))
+    assert profile["dataset"]["path"] == "hba_core_response.csv"  # the upload's name, not a server path
+
+
+def test_closed_network_calibration_from_the_tour(server: Any, cli: Any, tmp_path: Path) -> None:
+    saved = tmp_path / "load_test.json"
+    expected = json.loads(_cli_json(cli, "calibrate", "closed-network", str(EXAMPLES / "load_test.csv"),
+                                    "--stations", "3", "--output", str(saved)))
+    response = _calibrate(server, "closed-network", EXAMPLES / "load_test.csv", stations=3)
+    answer = response.json()
+    profile = answer.pop("profile")
+    expected.pop("profile")
+    assert answer == expected
+    # The tour's next step: the profile back into a what-if, inline.
+    what_if = server.post("/api/queue/mva", json={"profile": profile, "population": 40})
+    assert what_if.status_code == 200, what_if.text
+    saved.write_text(json.dumps(profile))
+    assert what_if.text == _cli_json(cli, "queue", "mva", "--profile", str(saved), "--population", "40")
+    assert "throughput_ci_low" in what_if.json()
+
+
+def test_fio_json_upload_calibrates(server: Any, tmp_path: Path) -> None:
+    fio = tmp_path / "fio.json"
+    fio.write_text(json.dumps(fio_document()))
+    response = _calibrate(server, "closed-network", fio, stations=2, think_time_s=0.0)
+    assert response.status_code == 200, response.text
+    demands = sorted(p["value"] for name, p in response.json()["parameters"].items() if name.startswith("demand"))
+    assert demands == pytest.approx([12e-6, 20e-6], rel=0.02)
+
+
+def test_a_profile_inline_answers_as_the_profile_file(server: Any, cli: Any, tmp_path: Path,
+                                                      mmc_fit: dict[str, Any]) -> None:
+    path = tmp_path / "mmc.json"
+    path.write_text(json.dumps(mmc_fit["profile"]))
+    response = server.post("/api/queue/mmc", json={"arrival_rate": 3000, "profile": mmc_fit["profile"]})
+    assert response.status_code == 200, response.text
+    assert response.text == _cli_json(cli, "queue", "mmc", "--arrival-rate", "3000", "--profile", str(path))
+    # The tour: carried to a CPU 1.5x faster, the answer widens into a band.
+    out = tmp_path / "new.json"
+    expected = json.loads(_cli_json(cli, "extrapolate", str(path), "--cpu-speed", "1.5", "--output", str(out)))
+    carried = server.post("/api/extrapolate", json={"profiles": [mmc_fit["profile"]], "cpu_speed": 1.5}).json()
+    new_profile = carried.pop("profile")
+    expected.pop("profile")
+    assert carried == expected
+    assert _without_run_details(new_profile) == _without_run_details(json.loads(out.read_text()))
+    wide = server.post("/api/queue/mmc", json={"arrival_rate": 3600, "profile": new_profile}).json()
+    assert wide["mean_response_ci_low"] < wide["mean_response"] < wide["mean_response_ci_high"]
+
+
+# --- errors ----------------------------------------------------------------------------
+
+
+def _error(response: Any, status: int, kind: str | None = None) -> str:
+    assert response.status_code == status, response.text
+    body = response.json()
+    assert set(body) == {"error", "kind"}, body
+    assert "Traceback" not in response.text and "\n" not in body["error"]
+    if kind is not None:
+        assert body["kind"] == kind, body
+    return body["error"]
+
+
+def test_a_model_error_is_400_with_the_clis_line(server: Any, cli: Any) -> None:
+    args = ["--arrival-rate", "5", "--service-rate", "1", "--servers", "4"]
+    line = cli.fails("queue", "mmc", *args)
+    message = _error(server.post("/api/queue/mmc", json={"arrival_rate": 5, "service_rate": 1, "servers": 4}),
+                     400, "UnstableQueueError")
+    assert line == "iosizer: error: " + message
+
+
+def test_a_work_cap_is_refused_as_the_cli_refuses_it(server: Any, cli: Any) -> None:
+    line = cli.fails("queue", "mmc", "--arrival-rate", "0:2000000:1", "--service-rate", "1e9", "--servers", "4")
+    message = _error(server.post("/api/queue/mmc", json={"arrival_rate": "0:2000000:1", "service_rate": 1e9,
+                                                         "servers": 4}), 400, "InputError")
+    assert line == "iosizer: error: " + message
+
+
+@pytest.mark.parametrize(("body", "words"), [
+    ({"service_rate": 1, "servers": 4}, "arrival_rate: Field required"),
+    ({"arrival_rate": 3.2, "service_rate": "fast", "servers": 4}, "service_rate"),
+    ({"arrival_rate": 3.2, "service_rate": 1, "servers": 4.5}, "servers"),
+    ({"arrival_rate": 3.2, "service_rate": 1, "servers": 4, "sever": 1}, "sever: Extra inputs"),
+    ({"arrival_rate": 3.2, "service_rate": 1, "servers": 4, "profile": "/etc/passwd"}, "profile"),
+    ({"arrival_rate": [1, 2]}, "arrival_rate"),
+], ids=["missing", "not a number", "not whole", "unknown option", "profile as a path", "list for text"])
+def test_a_request_that_does_not_validate_is_422(server: Any, body: dict[str, Any], words: str) -> None:
+    assert words in _error(server.post("/api/queue/mmc", json=body), 422, "ValidationError")
+
+
+def test_malformed_bodies_and_server_paths_are_422(server: Any) -> None:
+    headers = {"content-type": "application/json"}
+    assert "not valid JSON" in _error(server.post("/api/queue/mmc", content=b"{oops", headers=headers), 422)
+    _error(server.post("/api/queue/mmc", content=b'{"arrival_rate": 1, "service_rate": NaN, "servers": 1}',
+                       headers=headers), 422)
+    _error(server.post("/api/queue/mmc", json=[1, 2]), 422)
+    assert "path on the server" in _error(server.post("/api/run", json={"scenario": "/etc/passwd"}), 422)
+    assert "path on the server" in _error(server.post("/api/run", json={"scenario": "../x.toml"}), 422)
+
+
+def test_bad_uploads(server: Any, tmp_path: Path) -> None:
+    broken = tmp_path / "broken.csv"
+    broken.write_text("arrival_rate_per_s,mean_response_s\n400,abc\n")
+    assert "broken.csv" in _error(_calibrate(server, "mmc", broken, servers=4), 400, "DatasetError")
+    _error(_calibrate(server, "mmc", EXAMPLES / "hba_core_response.csv", servers="four"), 422, "ValidationError")
+    _error(_calibrate(server, "mmc", EXAMPLES / "hba_core_response.csv", nonsense=1), 422, "ValidationError")
+    assert "unknown model" in _error(_calibrate(server, "no-such-family", EXAMPLES / "hba_core_response.csv"), 400)
+    no_file = server.post("/api/calibrate/mmc", data={"servers": "4"})
+    _error(no_file, 400, "InputError")
+
+
+def test_an_upload_over_the_limit_is_413(server: Any) -> None:
+    big = b"arrival_rate_per_s,mean_response_s\n" + b"1,1\n" * (13 * 2**20)  # 52 MiB
+    assert "50 MiB" in _error(server.post("/api/calibrate/mmc", files={"file": ("big.csv", big)}), 413,
+                              "PayloadTooLarge")
+
+    def chunks() -> Any:  # no Content-Length: counted as it streams in
+        for _ in range(51):
+            yield b" " * 2**20
+
+    _error(server.post("/api/queue/mmc", content=chunks(), headers={"content-type": "application/json"}), 413)
+
+
+def test_unknown_routes_answer_json(server: Any) -> None:
+    _error(server.get("/api/nope"), 404, "NotFound")
+    _error(server.get("/api/queue/mmc"), 405, "MethodNotAllowed")
+
+
+# --- concurrency -------------------------------------------------------------------------
+
+
+def test_a_long_calibration_does_not_stall_a_quick_what_if(server: Any, tmp_path: Path) -> None:
+    rows = (EXAMPLES / "load_test.csv").read_text().splitlines()
+    big = tmp_path / "big_load_test.csv"
+    big.write_text("\n".join([rows[0]] + rows[1:] * 6000) + "\n")  # 180,000 rows
+    with ThreadPoolExecutor(1) as pool:
+        started = time.perf_counter()
+        fit = pool.submit(_calibrate, server, "closed-network", big, stations=3)
+        time.sleep(0.3)
+        quick = []
+        while not fit.done() and len(quick) < 20:
+            t = time.perf_counter()
+            response = server.post("/api/queue/mmc", json={"arrival_rate": 3.2, "service_rate": 1, "servers": 4})
+            quick.append(time.perf_counter() - t)
+            assert response.status_code == 200
+        response = fit.result()
+        fit_seconds = time.perf_counter() - started
+    assert response.status_code == 200, response.text
+    assert quick, f"the calibration took only {fit_seconds:.2f} s: make the file bigger"
+    print(f"calibration {fit_seconds:.2f} s; {len(quick)} what-ifs meanwhile, slowest {max(quick) * 1e3:.0f} ms")
+    assert max(quick) < 0.5, (quick, fit_seconds)
+
+
+def _wrong_bodies(spec: Any) -> list[dict[str, Any]]:
+    fields = [f.key for f in spec.body_fields]
+    bodies = [{key: "x" for key in fields}, {key: -1 for key in fields}, {key: [] for key in fields}]
+    return bodies if spec.path == ("report",) else [{}] + bodies  # {} would run the whole report
+
+
+def test_no_request_body_makes_a_500(server: Any) -> None:
+    """Every served command, given nothing or nonsense, answers 200, 400 or 422: never 500, never a traceback."""
+    for spec in command_specs()[0]:
+        if spec.path == ("calibrate",):
+            continue
+        for body in _wrong_bodies(spec):
+            response = server.post(spec.url, json=body)
+            assert response.status_code in (200, 400, 422), (spec.name, body, response.text)
+            if response.status_code != 200:
+                _error(response, response.status_code)
+
+
+def test_no_server_path_leaves_the_server(server: Any) -> None:
+    message = _error(server.post("/api/queue/mmc", json={"arrival_rate": 1, "profile": {"model": "mmc"}}), 400,
+                     "ProfileError")
+    assert message.startswith("profile.json: ") and "/tmp" not in message and "iosizer-serve" not in message

@@ -1,0 +1,89 @@
+"""The endpoints generated from the command tree: keys, types, roles and the command line back."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+from pydantic import ValidationError
+
+from iosizer.errors import InputError
+from iosizer.serve.commands import Role, body_values, command_specs, unit_of
+
+
+@pytest.fixture(scope="module")
+def specs() -> dict[str, Any]:
+    return {spec.name: spec for spec in command_specs()[0]}
+
+
+def _argv(spec: Any, body: dict[str, Any], files: dict[str, Any] | None = None) -> list[str]:
+    return spec.argv(body_values(spec.model.model_validate(body)), files)
+
+
+def test_keys_are_the_long_flags(specs: dict[str, Any]) -> None:
+    rmw = {f.key: f for f in specs["pcie rmw"].fields}
+    assert rmw["pattern"].name == "pattern_name" and rmw["pattern"].flag == "--pattern"
+    assert {f.key for f in specs["hba response"].body_fields} >= {"port", "storage_us", "threads"}
+    assert "set" in {f.key for f in specs["calibrate"].body_fields}
+
+
+def test_roles_keep_server_paths_out_of_the_body(specs: dict[str, Any]) -> None:
+    roles = {f.key: f.role for f in specs["calibrate"].fields}
+    assert roles["model"] is Role.route and roles["data"] is Role.upload
+    assert roles["output"] is Role.output and roles["plot"] is Role.plot and roles["format"] is Role.format
+    assert {f.key: f.role for f in specs["report"].fields}["output_dir"] is Role.server
+    assert {f.key: f.kind() for f in specs["latency oltp"].body_fields}["profile"] == "profiles"
+    assert {f.key: f.kind() for f in specs["queue mmc"].body_fields}["profile"] == "profile"
+    for spec in specs.values():
+        for field in spec.body_fields:
+            assert field.role in (Role.plain, Role.profile)
+
+
+def test_the_command_line_back(specs: dict[str, Any]) -> None:
+    assert _argv(specs["queue mmc"], {"arrival_rate": 3.2, "service_rate": 1, "servers": 4}) == [
+        "queue", "mmc", "--arrival-rate", "3.2", "--service-rate", "1.0", "--servers", "4", "--format", "json"]
+    mva = _argv(specs["queue mva"], {"demand": [0.005, 0.003], "servers": ["4", "delay"], "population": 10})
+    assert mva.count("--demand") == 2 and mva[mva.index("--servers") + 1] == "4" and "delay" in mva
+    assert _argv(specs["pcie pattern"], {"transfer_bytes": 520, "split_at_64": True}) == [
+        "pcie", "pattern", "--split-at-64", "--format", "json", "--", "520"]
+    assert "--ecrc" not in _argv(specs["pcie link"], {"ecrc": False})
+    assert _argv(specs["queue mmc"], {"arrival_rate": "1", "profile": {"model": "mmc"}},
+                 {"profile": "profile.json"})[-4:] == ["--profile", "profile.json", "--format", "json"]
+
+
+def test_arguments_keep_their_order(specs: dict[str, Any]) -> None:
+    calibrate = specs["calibrate"]
+    assert calibrate.argv({}, {"model": "mmc", "data": ["a.csv", "b.csv"]})[-4:] == ["--", "mmc", "a.csv", "b.csv"]
+    with pytest.raises(InputError, match="needs 'model'"):
+        calibrate.argv({}, {"data": ["a.csv"]})
+
+
+@pytest.mark.parametrize("body", [
+    {"arrival_rate": "1", "service_rate": float("inf")},
+    {"arrival_rate": "1", "servers": "many"},
+    {"arrival_rate": "/etc/passwd"},
+    {"arrival_rate": "1", "profile": "p.json"},
+    {"arrival_rate": "1", "extra": 1},
+])
+def test_bodies_that_do_not_validate(specs: dict[str, Any], body: dict[str, Any]) -> None:
+    with pytest.raises(ValidationError):
+        specs["queue mmc"].model.model_validate(body)
+
+
+def test_units_from_names_and_declarations(specs: dict[str, Any]) -> None:
+    assert unit_of("added_latency_ns") == "ns" and unit_of("service_rate_per_s") == "1/s"
+    assert unit_of("comm_overhead_pct") == "%" and unit_of("servers") is None
+    units = {f.key: f.unit for f in specs["hba isolation"].body_fields}
+    assert units["core_iops"] == "IOPS" and units["link_mbps"] == "MB/s" and units["block_kib"] == "KiB"
+    bounds = {f.key: f.bounds for f in specs["hba response"].body_fields}
+    assert bounds["cores"] is not None and bounds["cores"][0] >= 1
+
+
+def test_the_cli_does_not_import_the_server() -> None:
+    """``iosizer --help`` stays fast: FastAPI and uvicorn load only when ``iosizer serve`` runs."""
+    import subprocess
+    import sys
+
+    code = "import sys, iosizer.cli.app; print(sorted(m for m in ('fastapi', 'uvicorn', 'starlette') if m in sys.modules))"
+    result = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    assert result.stdout.strip() == "[]"
