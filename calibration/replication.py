@@ -336,3 +336,23 @@ def calibration_notes() -> list[str]:
         f"access over {interconnect} "
         "(the seed prints ms; the values are microseconds)",
     ]
+
+
+def profile_system(values: Mapping[str, Any], link: str) -> ReplicationSystem:
+    """The system of a profile's (or what-if's) ``values`` over ``link``.
+
+    The link's physical facts come from the catalogue; the protocol cost is
+    the profile's, so ``link`` must use the same protocol stack as the link
+    the profile was calibrated on (an Ethernet stack's cost says nothing of
+    IPoIB's). ``local`` needs no stack.
+    """
+    from iosizer.model.replication import replication_system
+
+    short = resolve_link(link)
+    if short != LOCAL and values.get("link") not in (None, LOCAL):
+        stacks = {name: item["protocol_stack"] for name, item in _items().items()}
+        own = stacks.get(resolve_link(str(values["link"])))
+        if own is not None and stacks[short] != own:
+            raise InputError(f"the profile's protocol cost is for the {own} stack ({values['link']}); "
+                             f"{short} uses {stacks[short]}: calibrate a profile on that link")
+    return replication_system({**values, **link_settings(short)})

@@ -92,7 +92,7 @@ def _delta(
         for sign in (1.0, -1.0):
             try:
                 sides[sign] = _numeric(evaluate({**params, name: params[name] + sign * step}))
-            except IosizerError:
+            except (IosizerError, ValueError):  # pydantic refuses a value outside its domain too
                 sides[sign] = None
         if sides[1.0] is None and sides[-1.0] is None:
             return _unbounded(centre)
@@ -126,7 +126,7 @@ def _endpoints(
                 continue
             try:
                 moved = _numeric(evaluate({**params, name: end}))
-            except IosizerError:
+            except (IosizerError, ValueError):  # pydantic refuses a value outside its domain too
                 return _unbounded(centre)
             for key, value in centre.items():
                 change = moved[key] - value

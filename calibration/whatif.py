@@ -125,7 +125,9 @@ def what_if(
     extrapolation = None
     if cpu_speed is not None:
         from iosizer.calibration.extrapolate import extrapolate
+        from iosizer.model.family import CPU_SPEED
 
+        CPU_SPEED.check(cpu_speed, "--cpu-speed")
         if base.cpu_speed is None:
             raise InputError(f"{source} records no CPU speed: calibrate with --cpu-speed to carry it "
                              "to another CPU")

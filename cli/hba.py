@@ -62,6 +62,47 @@ def _port(speed: str, cores: int | None, core_iops: float | None, link_mbps: flo
     return fc_port(speed, cores, core_iops, link_mbps)
 
 
+ProfileOption = Annotated[
+    str | None,
+    typer.Option("--profile", help="An 'hba' profile from 'iosizer calibrate hba': its core capacity and storage "
+                                   "delay (with their 95 % intervals) replace the declared ones; --cores, "
+                                   "--core-iops, --link-mbps, --storage-us still change them."),
+]
+CpuSpeed = Annotated[
+    float | None,
+    typer.Option("--cpu-speed", help="Carry the profile (or the shipped values) to a CPU of this relative per-core "
+                                     "speed; one measured CPU spans the declared exponent range."),
+]
+
+
+def _calibrated_port(profile: str | None, cpu_speed: float | None, speed: str | None, cores: int | None,
+                     core_iops: float | None, link_mbps: float | None, storage_us: float | None = None) -> Any:
+    """With --profile or --cpu-speed: the port from a profile carried to the CPU, changes applied."""
+    from iosizer.calibration.whatif import what_if
+
+    if speed is not None and profile is not None:
+        raise InputError("--port picks a shipped FC speed; a --profile holds its own port values "
+                         "(change them with --cores, --core-iops, --link-mbps)")
+    return what_if("hba", profile, cpu_speed=cpu_speed, changes={
+        "cores": cores, "core_iops": core_iops, "link_mbps": link_mbps, "storage_us": storage_us})
+
+
+def _fc_port(values: Any) -> Any:
+    from iosizer.model.hba import FcPort
+
+    return FcPort(link_mbps=values["link_mbps"], cores=int(values["cores"]), core_iops=values["core_iops"])
+
+
+def _banded(points: list[dict[str, Any]], bands: dict[str, tuple[Any, Any]], offset: int) -> None:
+    """Add ``<key>_ci_low/_ci_high`` to ``points[offset:]`` from a profile's bands (null: unbounded)."""
+    import math
+
+    for key, (low, high) in bands.items():
+        for i, (lo, hi) in enumerate(zip(low, high)):
+            points[offset + i][f"{key}_ci_low"] = float(lo) if math.isfinite(lo) else None
+            points[offset + i][f"{key}_ci_high"] = float(hi) if math.isfinite(hi) else None
+
+
 def _port_notes(speed: str, cores: int | None, core_iops: float | None, link_mbps: float | None) -> list[str]:
     from iosizer.calibration.hba import port_parameters
 
@@ -94,6 +135,8 @@ def isolation(
     cores: Cores = None,
     core_iops: CoreIops = None,
     link_mbps: LinkMbps = None,
+    profile: ProfileOption = None,
+    cpu_speed: CpuSpeed = None,
     output_format: FormatOption = OutputFormat.table,
     plot: PlotOption = None,
 ) -> None:
@@ -104,13 +147,16 @@ def isolation(
     from iosizer.model.hba import isolation as solve
     from iosizer.model.hba import port_ceiling_iops
 
+    calibrated = None
+    if profile is not None or cpu_speed is not None:
+        calibrated = _calibrated_port(profile, cpu_speed, speed, cores, core_iops, link_mbps)
     speed = _speed(speed)
     block_kib = float(BLOCK_KIB.value) if block_kib is None else BLOCK_KIB.check(block_kib, "--block-kib")
     if lpar2_block_kib is not None:
         BLOCK_KIB.check(lpar2_block_kib, "--lpar2-block-kib")
     if lpar1_iops is not None:
         OFFERED_IOPS.check(lpar1_iops, "--lpar1-iops")
-    port = _port(speed, cores, core_iops, link_mbps)
+    port = _port(speed, cores, core_iops, link_mbps) if calibrated is None else _fc_port(calibrated.values)
     size1 = block_kib * 1024
     size2 = size1 if lpar2_block_kib is None else lpar2_block_kib * 1024
     if lpar2_iops is None:
@@ -124,6 +170,7 @@ def isolation(
         # The change is against LPAR1 running alone (LPAR2 idle), whatever the sweep holds.
         alone = float(solve(port, chosen, [0.0], size1, size2, lpar1_iops).lpar1_iops[0])
         results.append(result)
+        offset = len(points)
         columns = {key: getattr(result, key).tolist() for key in
                    ("lpar2_offered_iops", "lpar1_iops", "lpar2_iops", "lpar1_mbps", "lpar2_mbps")}
         for i, offered in enumerate(columns["lpar2_offered_iops"]):
@@ -136,10 +183,17 @@ def isolation(
                 "lpar1_offered_iops": result.lpar1_offered_iops,
                 "lpar1_change_pct": 100 * (lpar1 / alone - 1) if alone > 0 else 0.0,
             })
+        if calibrated is not None:
+            _banded(points, calibrated.bands(lambda v, chosen=chosen: {
+                k: getattr(solve(_fc_port(v), chosen, sweep, size1, size2, lpar1_iops), k)
+                for k in ("lpar1_iops", "lpar2_iops")}), offset)
     notes = [f"{SEED} sec 3.1: LPAR1 offers {'its limit' if lpar1_iops is None else f'{lpar1_iops:,.0f} IOPS'}; "
              "overload is shared pro rata to the offered IOPS at the saturated resource",
-             "lpar1_change_pct: LPAR1's IOPS against LPAR1 alone (LPAR2 offering 0)",
-             *_port_notes(speed, cores, core_iops, link_mbps)]
+             "lpar1_change_pct: LPAR1's IOPS against LPAR1 alone (LPAR2 offering 0)"]
+    if calibrated is None:
+        notes += _port_notes(speed, cores, core_iops, link_mbps)
+    else:
+        notes.append(f"port from the {calibrated.source}; *_ci_low/_ci_high: 95 % bands from its intervals")
     panels = None
     if plot is not None:
         panels = [Panel("LPAR2 offered IOPS", "IOPS", [
@@ -169,6 +223,8 @@ def response(
     core_iops: CoreIops = None,
     link_mbps: LinkMbps = None,
     percentile: PercentileOption = None,
+    profile: ProfileOption = None,
+    cpu_speed: CpuSpeed = None,
     output_format: FormatOption = OutputFormat.table,
     plot: PlotOption = None,
 ) -> None:
@@ -180,12 +236,17 @@ def response(
     from iosizer.model.hba import BLOCK_BYTES, STORAGE_US, THREADS
     from iosizer.model.hba import response as solve
 
+    calibrated = None
+    if profile is not None or cpu_speed is not None:
+        calibrated = _calibrated_port(profile, cpu_speed, speed, cores, core_iops, link_mbps, storage_us)
     speed = _speed(speed)
     if block_bytes is not None:
         BLOCK_BYTES.check(block_bytes, "--block-bytes")
     if storage_us is not None:
         STORAGE_US.check(storage_us, "--storage-us")
-    port = _port(speed, cores, core_iops, link_mbps)
+    port = _port(speed, cores, core_iops, link_mbps) if calibrated is None else _fc_port(calibrated.values)
+    if calibrated is not None:
+        storage_us = calibrated.values["storage_us"]
     counts = parse_grid(threads, "threads", THREADS)
     # None takes the declared block size and storage delay; each result says which it used.
     results = [solve(port, chosen, counts, block_bytes, storage_us) for chosen in _modes(mode)]
@@ -195,12 +256,20 @@ def response(
          "core_utilization": float(u)}
         for r in results for n, rt, x, u in zip(r.threads, r.response_us, r.iops, r.core_utilization)
     ]
+    if calibrated is not None:
+        for i, r in enumerate(results):
+            _banded(points, calibrated.bands(lambda v, m=r.mode: {
+                k: getattr(solve(_fc_port(v), m, counts, block_bytes, v["storage_us"]), k)
+                for k in ("response_us", "iops")}), i * len(counts))
     tails = [t for r in results for t in hba_points(port, r.mode, counts, block_bytes, storage_us, percentile)]
     for point, extra in zip(points, tails):
         point.update(extra)
     notes = [f"{SEED} sec 3.2: threads cycle through the HBA cores ({port.cores} servers shared, "
-             f"1 in occupancy mode), the link and the storage (a delay of {storage_us:g} us, assumed)",
-             *_port_notes(speed, cores, core_iops, link_mbps)] + ([FAMILY_NOTE] if percentile else [])
+             f"1 in occupancy mode), the link and the storage (a delay of {storage_us:g} us"
+             f"{', assumed' if calibrated is None else ''})"]
+    notes += (_port_notes(speed, cores, core_iops, link_mbps) if calibrated is None else
+              [f"port from the {calibrated.source}; *_ci_low/_ci_high: 95 % bands from its intervals"])
+    notes += [FAMILY_NOTE] if percentile else []
     panels = None
     if plot is not None:
         panels = [Panel("threads (outstanding I/Os)", "response (us)", [

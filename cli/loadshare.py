@@ -65,6 +65,67 @@ def _points(points: int) -> int:
     return POINTS.check(points, "--points")
 
 
+ProfileOption = Annotated[
+    str | None,
+    typer.Option("--profile", help="A 'loadshare' profile from 'iosizer calibrate loadshare': its per-I/O core time "
+                                   "and overhead (95 % intervals) replace the declared ones, and the answer "
+                                   "gains IOPS and microseconds."),
+]
+CpuSpeed = Annotated[
+    float | None,
+    typer.Option("--cpu-speed", help="Carry the profile (or the declared values) to a controller CPU of this "
+                                     "relative per-core speed; answers in IOPS and us."),
+]
+
+
+def _calibrated(profile: str | None, cpu_speed: float | None, comm_overhead_pct: float | None,
+                threshold: float | None) -> Any:
+    """With --profile or --cpu-speed: the values to run on (options still override them)."""
+    if profile is None and cpu_speed is None:
+        return None
+    from iosizer.calibration.whatif import what_if
+
+    return what_if("loadshare", profile, cpu_speed=cpu_speed,
+                   changes={"comm_overhead_pct": comm_overhead_pct, "threshold": threshold})
+
+
+def _absolute(rows: list[dict[str, Any]], calibrated: Any, chosen: Any, policy: str, params: Any,
+              switch_loads: Any) -> str:
+    """IOPS and us beside the seed's units: load x 10^6 / io_service_us, response x io_service_us,
+    with 95 % bands of the response at the same IOPS from the profile's intervals. Where the
+    response jumps (the two rows either side of a switching load) a derivative means nothing:
+    those rows get no band (null)."""
+    import math
+
+    import numpy as np
+
+    from iosizer.calibration.loadshare import policy_params
+    from iosizer.model.loadshare import evaluate
+
+    service_us = float(calibrated.values["io_service_us"])
+    iops = np.array([row["throughput_cores"] for row in rows]) / (service_us * 1e-6)
+    for row, x in zip(rows, iops):
+        row["throughput_iops"] = float(x)
+        row["response_us"] = row["response_service_times"] * service_us
+
+    def response_us(values: dict[str, Any]) -> dict[str, Any]:
+        moved = policy_params(params.cores, values["comm_overhead_pct"], values["threshold"])
+        load = iops * values["io_service_us"] * 1e-6
+        return {"response_us": evaluate(policy, load, chosen.port_shares, moved).response * values["io_service_us"]}
+
+    loads = np.array([row["throughput_cores"] for row in rows])
+    at_switch = np.zeros(loads.size, dtype=bool)
+    for switch in np.atleast_1d(switch_loads):
+        at_switch |= np.abs(loads / switch - 1.0) < 1e-6
+    for key, (low, high) in calibrated.bands(response_us).items():
+        for row, lo, hi, jump in zip(rows, np.asarray(low), np.asarray(high), at_switch):
+            row[f"{key}_ci_low"] = float(lo) if math.isfinite(lo) and not jump else None
+            row[f"{key}_ci_high"] = float(hi) if math.isfinite(hi) and not jump else None
+    return (f"from the {calibrated.source}: one I/O is {service_us:.4g} us of core time, so throughput_iops = "
+            "throughput_cores x 10^6 / io_service_us and response_us = response_service_times x io_service_us; "
+            "*_ci_low/_ci_high: 95 % bands at the same IOPS")
+
+
 def _rows_note(points: int, switches: int, rows: int) -> list[str]:
     """Why a curve has more rows than --points: both sides of every switching load."""
     if rows == points:
@@ -73,12 +134,13 @@ def _rows_note(points: int, switches: int, rows: int) -> list[str]:
             f"{'s' if switches != 1 else ''} below 0.95 of the maximum (where the response jumps)")]
 
 
-def _notes(chosen: Any, params: Any, reference: dict[str, float]) -> list[str]:
+def _notes(chosen: Any, params: Any, reference: dict[str, float], calibrated: Any = None) -> list[str]:
     return [
         f"{SEED} table {chosen.table}, figure {chosen.figure}: throughput / {chosen.reference_policy}'s maximum "
         f"({reference['max_throughput_cores']:.4g} cores), response / {chosen.reference_policy}'s minimum "
         f"({reference['min_response_service_times']:.4g} service times)",
-        f"{params.cores} cores; communication overhead {params.comm_overhead_pct:g} % (assumed); "
+        f"{params.cores} cores; communication overhead {params.comm_overhead_pct:g} % "
+        f"({'assumed' if calibrated is None else 'from the ' + calibrated.source}); "
         f"threshold {params.threshold:g} of a core per serving core",
         "response: M/M/k per port group at its cores' utilisation (Erlang C), throughput-weighted over ports",
     ]
@@ -99,6 +161,8 @@ def curve(
     threshold: Threshold = None,
     points: Points = 60,
     percentile: PercentileOption = None,
+    profile: ProfileOption = None,
+    cpu_speed: CpuSpeed = None,
     output_format: FormatOption = OutputFormat.table,
     plot: PlotOption = None,
 ) -> None:
@@ -114,6 +178,9 @@ def curve(
     if policy not in POLICIES:
         raise InputError(f"--policy must be one of {', '.join(POLICIES)}, got {policy!r}")
     points = _points(points)
+    calibrated = _calibrated(profile, cpu_speed, comm_overhead_pct, threshold)
+    if calibrated is not None:
+        comm_overhead_pct, threshold = calibrated.values["comm_overhead_pct"], calibrated.values["threshold"]
     chosen, params = _setup(scenario, cores, comm_overhead_pct, threshold)
     (answer,), reference = normalised_curves(chosen, [policy], params, points)
     raw = answer.curve
@@ -134,7 +201,11 @@ def curve(
             for row, value in zip(rows, values):
                 row[f"{key}_service_times"] = float(value)
                 row[f"{key}_norm"] = float(value) / reference["min_response_service_times"]
-    notes = _notes(chosen, params, reference)
+    notes = _notes(chosen, params, reference, calibrated)
+    absolute_keys: list[str] = []
+    if calibrated is not None:
+        notes.append(_absolute(rows, calibrated, chosen, policy, params, raw.switch_loads))
+        absolute_keys = ["throughput_iops", "response_us"]
     if percentile:
         notes.append("response_pP: mixture over ports of their M/M/k response distributions (exact given the model)")
     notes += _rows_note(points, int(raw.switch_loads.size), len(rows))
@@ -143,7 +214,8 @@ def curve(
             f"{x / reference['max_throughput_cores']:.3f} (jump {100 * j:.1f} %)"
             for x, j in zip(raw.switch_loads, raw.switch_jumps)))
     emit(Report(rows, rows, title=f"{policy} policy, {chosen.name} scenario",
-                columns=["throughput_norm", "response_norm", *tail_keys, "hot_port_cores"], notes=notes,
+                columns=["throughput_norm", "response_norm", *absolute_keys, *tail_keys, "hot_port_cores"],
+                notes=notes,
                 plot=[_panel(chosen, [answer])] if plot is not None else None), output_format, plot)
 
 
@@ -154,6 +226,8 @@ def compare(
     comm_overhead_pct: Overhead = None,
     threshold: Threshold = None,
     points: Points = 60,
+    profile: ProfileOption = None,
+    cpu_speed: CpuSpeed = None,
     output_format: FormatOption = OutputFormat.table,
     plot: PlotOption = None,
 ) -> None:
@@ -162,6 +236,9 @@ def compare(
     from iosizer.model.loadshare import POLICIES
 
     points = _points(points)
+    calibrated = _calibrated(profile, cpu_speed, comm_overhead_pct, threshold)
+    if calibrated is not None:
+        comm_overhead_pct, threshold = calibrated.values["comm_overhead_pct"], calibrated.values["threshold"]
     chosen, params = _setup(scenario, cores, comm_overhead_pct, threshold)
     curves, reference = normalised_curves(chosen, list(POLICIES), params, points)
     rows = [
@@ -173,8 +250,16 @@ def compare(
          "switch_jumps": c.curve.switch_jumps.tolist()}
         for c in curves
     ]
-    notes = _notes(chosen, params, reference)
+    notes = _notes(chosen, params, reference, calibrated)
     notes.append("singularity: largest relative jump of mean response at a switching load, max/min - 1")
+    absolute_keys: list[str] = []
+    if calibrated is not None:
+        service_us = float(calibrated.values["io_service_us"])
+        for row, c in zip(rows, curves):
+            row["max_throughput_iops"] = c.curve.max_throughput / (service_us * 1e-6)
+            row["low_load_response_us"] = c.curve.low_load_response * service_us
+        absolute_keys = ["max_throughput_iops", "low_load_response_us"]
+        notes.append(f"from the {calibrated.source}: one I/O is {service_us:.4g} us of core time")
     emit(Report(rows, rows, title=f"Load-sharing policies, {chosen.name} scenario",
-                columns=["policy", "max_throughput_norm", "low_load_response_norm", "singularity"],
+                columns=["policy", "max_throughput_norm", "low_load_response_norm", *absolute_keys, "singularity"],
                 notes=notes, plot=[_panel(chosen, curves)] if plot is not None else None), output_format, plot)

@@ -57,6 +57,17 @@ def replication(
         typer.Option("--outstanding", metavar="<int>", help=f"Writes kept in flight (queue depth). {DECLARED}"),
     ] = None,
     percentile: PercentileOption = None,
+    profile: Annotated[
+        str | None,
+        typer.Option("--profile", help="A 'replication' profile from 'iosizer calibrate replication': its protocol "
+                                       "cost and residual delay (with 95 % intervals) replace the shipped ones; "
+                                       "--link may name links of the same protocol stack."),
+    ] = None,
+    cpu_speed: Annotated[
+        float | None,
+        typer.Option("--cpu-speed", help="Carry the profile (or the shipped one) to a host CPU of this relative "
+                                         "per-core speed: the protocol costs scale, the wire does not."),
+    ] = None,
     output_format: FormatOption = OutputFormat.table,
     plot: PlotOption = None,
 ) -> None:
@@ -79,8 +90,16 @@ def replication(
 
     from iosizer.model.mva import check_batch_steps
     from iosizer.model.replication import BLOCK_SIZE
+    from iosizer.model.replication import replication as replication_model
 
-    links = _links(link)
+    calibrated = None
+    if profile is not None or cpu_speed is not None:
+        from iosizer.calibration.whatif import what_if
+
+        calibrated = what_if("replication", profile, cpu_speed=cpu_speed)
+        links = _links(link) if link is not None else [calibrated.values["link"]]
+    else:
+        links = _links(link)
     blocks = parse_sizes(block_kib, "block-kib", BLOCK_SIZE) if block_kib is not None \
         else [family.default("block_kib")]
     depth = _outstanding(outstanding)
@@ -89,12 +108,25 @@ def replication(
     check_batch_steps(depth, len(blocks) * len(links), "link and block-size pairs")
     points: list[dict[str, Any]] = []
     for name in links:
-        result = family.evaluate(name, np.asarray(blocks), depth)
+        system = family.system(name) if calibrated is None else family.profile_system(calibrated.values, name)
+        result = replication_model(system, np.asarray(blocks), depth)
+        offset = len(points)
         points.extend({"link": name, **result.point(i),
-                       **replication_points(family.system(name), blocks[i], depth, percentile)}
+                       **replication_points(system, blocks[i], depth, percentile)}
                       for i in range(len(blocks)))
+        if calibrated is not None and name != family.LOCAL:
+            bands = calibrated.bands(lambda v, n=name: {
+                k: getattr(replication_model(family.profile_system(v, n), np.asarray(blocks), depth), k)
+                for k in ("iops", "throughput_mbps", "latency_us")})
+            for key, (low, high) in bands.items():
+                for i in range(len(blocks)):
+                    lo, hi = float(np.asarray(low)[i]), float(np.asarray(high)[i])
+                    points[offset + i][f"{key}_ci_low"] = lo if np.isfinite(lo) else None
+                    points[offset + i][f"{key}_ci_high"] = hi if np.isfinite(hi) else None
     notes = [
-        *(family.calibration_notes() if any(n != family.LOCAL for n in links) else []),
+        *(family.calibration_notes() if calibrated is None and any(n != family.LOCAL for n in links) else []),
+        f"from the {calibrated.source}; *_ci_low/_ci_high: 95 % bands from its intervals"
+        if calibrated is not None else "",
         f"local: no replica; its flash is modelled as a pure {family.system(family.LOCAL).local_flash_write_us:g} "
         "us latency (the seed gives no flash bandwidth), so it is concurrency-bound at every block size"
         if family.LOCAL in links else "",

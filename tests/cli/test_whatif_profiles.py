@@ -1,0 +1,88 @@
+"""Every family's profile drives its what-ifs: bands from the fit, settings still changeable, other CPUs."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+import iosizer
+
+EXAMPLES = Path(iosizer.family("mmc").example()).parent
+
+
+@pytest.fixture(scope="module")
+def profiles(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Path]:
+    from typer.testing import CliRunner
+
+    from iosizer.cli.app import app
+
+    folder = tmp_path_factory.mktemp("profiles")
+    made = {}
+    for name in ("hba", "loadshare", "replication"):
+        path = folder / f"{name}.json"
+        result = CliRunner().invoke(app, ["calibrate", name, str(iosizer.family(name).example()),
+                                          "--cpu-speed", "1", "-o", str(path)])
+        assert result.exit_code == 0, result.stderr
+        made[name] = path
+    return made
+
+
+def _inside(row: dict, key: str) -> None:
+    assert row[f"{key}_ci_low"] <= row[key] <= row[f"{key}_ci_high"], (key, row)
+
+
+def test_hba_response_from_a_profile_has_bands_and_takes_more_cores(cli, profiles) -> None:
+    rows = cli.json("hba", "response", "--profile", str(profiles["hba"]), "--threads", "1,16,64", "--mode", "shared")
+    fitted = iosizer.load_profile(profiles["hba"]).parameters
+    # One thread: the bare demands; the storage delay is the profile's, not the declared 50 us.
+    core_us = 1e6 / fitted["core_iops"].value
+    assert rows[0]["response_us"] > fitted["storage_us"].value + core_us
+    for row in rows:
+        _inside(row, "response_us")
+        _inside(row, "iops")
+    more = cli.json("hba", "response", "--profile", str(profiles["hba"]), "--threads", "64", "--mode", "shared",
+                    "--cores", "4")
+    assert more[0]["iops"] > 1.9 * rows[-1]["iops"]  # what if the port had 4 cores: twice the ceiling
+    assert "--port" in cli.fails("hba", "response", "--profile", str(profiles["hba"]), "--port", "8GFC")
+
+
+def test_hba_on_a_faster_cpu_spans_the_declared_exponents(cli) -> None:
+    base = cli.json("hba", "isolation", "--mode", "shared", "--lpar2-iops", "0")
+    fast = cli.json("hba", "isolation", "--mode", "shared", "--lpar2-iops", "0", "--cpu-speed", "2")
+    # core_iops ~ s^e with e in [0, 1]: LPAR1 alone runs between 1x and 2x its cores' rate, and a
+    # faster core cannot push 4 KiB I/Os past the link (1554 MB/s / 4096 B): the band says so.
+    link_iops = iosizer.family("hba").declaration.default("link_mbps") * 1e6 / 4096
+    assert fast[0]["lpar1_iops_ci_low"] == pytest.approx(base[0]["lpar1_iops"], rel=1e-9)
+    assert fast[0]["lpar1_iops_ci_high"] == pytest.approx(min(2 * base[0]["lpar1_iops"], link_iops), rel=1e-6)
+    assert base[0]["lpar1_iops"] < link_iops < 2 * base[0]["lpar1_iops"]
+    assert "--cpu-speed must lie in" in cli.fails("hba", "isolation", "--cpu-speed", "1e6")
+
+
+def test_loadshare_answers_in_iops_and_microseconds_with_a_profile(cli, profiles) -> None:
+    rows = cli.json("loadshare", "compare", "--profile", str(profiles["loadshare"]), "--scenario", "one-port")
+    service_us = iosizer.load_profile(profiles["loadshare"]).parameters["io_service_us"].value
+    exclusive = next(r for r in rows if r["policy"] == "exclusive")
+    # One core serves the one port: its ceiling is one core's worth of I/Os.
+    assert exclusive["max_throughput_iops"] == pytest.approx(1e6 / service_us, rel=1e-3)
+    curve = cli.json("loadshare", "curve", "--profile", str(profiles["loadshare"]), "--scenario", "one-port",
+                     "--points", "5")
+    banded = [r for r in curve if r.get("response_us_ci_low") is not None]
+    assert banded and all(r["response_us_ci_low"] <= r["response_us"] <= r["response_us_ci_high"] for r in banded)
+    assert all(r["response_us"] == pytest.approx(r["response_service_times"] * service_us) for r in curve)
+
+
+def test_replication_profile_keeps_its_protocol_stack(cli, profiles) -> None:
+    rows = cli.json("replication", "--profile", str(profiles["replication"]), "--block-kib", "4,16")
+    assert [r["link"] for r in rows] == ["10g", "10g"]
+    for row in rows:
+        _inside(row, "iops")
+        _inside(row, "latency_us")
+    same_stack = cli.json("replication", "--profile", str(profiles["replication"]), "--link", "1g")
+    assert same_stack[0]["iops"] > 0
+    assert "ethernet stack" in cli.fails("replication", "--profile", str(profiles["replication"]),
+                                         "--link", "ipoib56")
+
+
+def test_profile_of_another_family_is_refused(cli, profiles) -> None:
+    assert "profile is for model 'hba'" in cli.fails("replication", "--profile", str(profiles["hba"]))
