@@ -69,6 +69,23 @@ def with_bands(answer: dict[str, Any], bands: dict[str, tuple[Any, Any]], index:
     return out
 
 
+def on_cpu(profile: Profile, cpu_speed: float | None, label: str = "the profile") -> Profile:
+    """``profile`` carried to a CPU of relative per-core speed ``cpu_speed`` (None: as it is).
+
+    One measured CPU spans each parameter's declared exponent range, so the
+    carried profile's intervals (and every band built on them) widen.
+    """
+    if cpu_speed is None:
+        return profile
+    from iosizer.calibration.extrapolate import extrapolate
+    from iosizer.model.family import CPU_SPEED
+
+    CPU_SPEED.check(cpu_speed, "--cpu-speed")
+    if profile.cpu_speed is None:
+        raise InputError(f"{label} records no CPU speed: calibrate with --cpu-speed to carry it to another CPU")
+    return extrapolate([profile], cpu_speed).profile
+
+
 # --- every family: a profile (shipped or the planner's), on a CPU, with settings changed ---
 
 

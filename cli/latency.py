@@ -57,6 +57,12 @@ def dma(
     burst_bytes: Annotated[
         float | None, typer.Option("--burst-bytes", help="With --profile: bytes per read burst (for MB/s).")
     ] = None,
+    cpu_speed: Annotated[
+        float | None,
+        typer.Option("--cpu-speed", help="With --profile: carry it to a CPU of this relative per-core speed "
+                                         "(issue interval and exposed round trips scale within their "
+                                         "declared exponent ranges)."),
+    ] = None,
     show_formula: ShowFormula = False,
     output_format: FormatOption = OutputFormat.table,
     plot: PlotOption = None,
@@ -75,8 +81,13 @@ def dma(
             from iosizer.model.latency import BURST_BYTES
 
             BURST_BYTES.check(burst_bytes, "--burst-bytes")
-        chosen = family.device_from_profile(load_profile(profile, "dma"), burst_bytes)
+        from iosizer.calibration.whatif import on_cpu
+
+        chosen = family.device_from_profile(on_cpu(load_profile(profile, "dma"), cpu_speed, str(profile)),
+                                            burst_bytes)
     else:
+        if cpu_speed is not None:
+            raise InputError("--cpu-speed carries a calibrated profile to another CPU: give --profile FILE")
         if burst_bytes is not None:
             raise InputError("--burst-bytes goes with --profile; a catalogue device knows its burst size")
         chosen = family.device(device)

@@ -39,6 +39,11 @@ ProfileOption = Annotated[
     Path | None,
     typer.Option("--profile", help="Calibrated profile (JSON from 'iosizer calibrate') to take parameters from."),
 ]
+CpuSpeedOption = Annotated[
+    float | None,
+    typer.Option("--cpu-speed", help="With --profile: carry it to a CPU of this relative per-core speed (the "
+                                     "service rate scales within its declared exponent range; the band widens)."),
+]
 ServiceScv = Annotated[
     float,
     typer.Option(
@@ -68,10 +73,13 @@ def _service_settings(
     servers: int | None,
     profile: Path | None,
     single_server: bool = False,
+    cpu_speed: float | None = None,
 ) -> _ServiceSettings:
     if servers is not None:
         _check_servers(servers)
     if profile is None:
+        if cpu_speed is not None:
+            raise InputError("--cpu-speed carries a calibrated profile to another CPU: give --profile FILE")
         if service_rate is None:
             raise InputError("Missing option '--service-rate' (or give --profile FILE)")
         if servers is None and not single_server:
@@ -80,13 +88,19 @@ def _service_settings(
     from iosizer.calibration.profile import load_profile
     from iosizer.calibration.whatif import mmc_settings
 
-    if service_rate is not None or servers is not None:
-        raise InputError("--profile supplies the service rate and servers; drop --service-rate/--servers")
-    calibrated = load_profile(profile, "mmc")
+    from iosizer.calibration.whatif import on_cpu
+
+    if service_rate is not None:
+        raise InputError("--profile supplies the service rate; drop --service-rate")
+    calibrated = on_cpu(load_profile(profile, "mmc"), cpu_speed, str(profile))
     rate, count = mmc_settings(calibrated)
     if single_server and count != 1:
         raise InputError(f"{profile}: profile was calibrated with {count} servers; this queue has 1")
-    return _ServiceSettings(rate, count, calibrated, str(profile))
+    source = str(profile) + (f" carried to CPU speed {cpu_speed:g}" if cpu_speed is not None else "")
+    if servers is not None and servers != count:  # what if I add a server: the rate stays the profile's
+        count = int(servers)
+        source += f", with {count} servers"
+    return _ServiceSettings(rate, count, calibrated, source)
 
 
 def _server_spec() -> Any:
@@ -178,14 +192,18 @@ def mmc(
     servers: OptionalServers = None,
     profile: ProfileOption = None,
     percentile: PercentileOption = None,
+    cpu_speed: CpuSpeedOption = None,
     output_format: FormatOption = OutputFormat.table,
     plot: PlotOption = None,
 ) -> None:
-    """M/M/c: c servers sharing one queue (Erlang C). --percentile: exact, with the profile's bands."""
+    """M/M/c: c servers sharing one queue (Erlang C). --percentile: exact, with the profile's bands.
+
+    With --profile, --servers still changes the server count (the profile's service rate stays) and
+    --cpu-speed carries the profile to another CPU."""
     from iosizer.model.percentiles import mmc_percentiles
     from iosizer.model.queueing import mmc as solve
 
-    settings = _service_settings(service_rate, servers, profile)
+    settings = _service_settings(service_rate, servers, profile, cpu_speed=cpu_speed)
     solved = with_percentiles(lambda lam, mu: solve(lam, mu, settings.servers),
                               lambda lam, mu, ps: mmc_percentiles(lam, mu, settings.servers, ps), percentile)
     _open_queue(
@@ -333,6 +351,7 @@ def mva(
         ),
     ] = None,
     profile: ProfileOption = None,
+    cpu_speed: CpuSpeedOption = None,
     percentile: PercentileOption = None,
     output_format: FormatOption = OutputFormat.table,
     plot: PlotOption = None,
@@ -356,13 +375,17 @@ def mva(
 
         if demand or think_time is not None or servers:
             raise InputError("--profile supplies the demands and think time; drop --demand/--think-time/--servers")
-        calibrated = load_profile(profile, "closed-network")
+        from iosizer.calibration.whatif import on_cpu
+
+        calibrated = on_cpu(load_profile(profile, "closed-network"), cpu_speed, str(profile))
         demand, think_time = closed_network_settings(calibrated)
         bands = closed_network_band(calibrated, population)
         notes.append(f"demands and think time from {profile} (seconds: throughput per second); "
                      "*_ci_low/_ci_high are 95 % bands")
     elif not demand:
         raise InputError("Missing option '--demand' (or give --profile FILE)")
+    if cpu_speed is not None and profile is None:
+        raise InputError("--cpu-speed carries a calibrated profile to another CPU: give --profile FILE")
     think_time = 0.0 if think_time is None else think_time
 
     counts = parse_servers(servers, _server_spec()) if servers else None

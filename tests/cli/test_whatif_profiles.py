@@ -86,3 +86,22 @@ def test_replication_profile_keeps_its_protocol_stack(cli, profiles) -> None:
 
 def test_profile_of_another_family_is_refused(cli, profiles) -> None:
     assert "profile is for model 'hba'" in cli.fails("replication", "--profile", str(profiles["hba"]))
+
+
+def test_queue_mmc_profile_takes_more_servers_and_another_cpu(cli, tmp_path: Path) -> None:
+    from iosizer.model.queueing import mmc
+
+    path = tmp_path / "m.json"
+    assert cli("calibrate", "mmc", str(iosizer.family("mmc").example()), "--cpu-speed", "1", "-o",
+               str(path)).exit_code == 0
+    mu = iosizer.load_profile(path).parameters["service_rate_per_s"].value
+    more = cli.json("queue", "mmc", "--profile", str(path), "--arrival-rate", "3500", "--servers", "5")
+    assert more["mean_response"] == pytest.approx(float(mmc(3500.0, mu, 5).mean_response), rel=1e-12)
+    _inside(more, "mean_response")
+    here = cli.json("queue", "mmc", "--profile", str(path), "--arrival-rate", "3500")
+    faster = cli.json("queue", "mmc", "--profile", str(path), "--arrival-rate", "3500", "--cpu-speed", "1.5")
+    # One CPU measured: the rate spans s^0..s^1, so the band widens around the mid exponent.
+    assert (faster["mean_response_ci_high"] - faster["mean_response_ci_low"]
+            > 10 * (here["mean_response_ci_high"] - here["mean_response_ci_low"]))
+    assert "give --profile" in cli.fails("queue", "mmc", "--arrival-rate", "1", "--service-rate", "2",
+                                         "--servers", "1", "--cpu-speed", "2")
