@@ -14,19 +14,8 @@ Each figure is the best of several runs (the least disturbed one).
 
 from __future__ import annotations
 
-import time
-from typing import Callable
-
 import numpy as np
-
-
-def best_of(repeats: int, call: Callable[[], object]) -> float:
-    timings = []
-    for _ in range(repeats):
-        start = time.perf_counter()
-        call()
-        timings.append(time.perf_counter() - start)
-    return min(timings)
+from bench_core import best_of  # run from benchmarks/: python benchmarks/bench_sizing.py
 
 
 def brute_force(lam: float, mu: float, target: float) -> int:
