@@ -159,8 +159,10 @@ def document(result: Any, charts: dict[str, list[tuple[str, str]]], plots_note: 
         for c in seed.checks:
             files.setdefault(c.file, []).append(c)
         blocks.append(("h3", "Measurement files"))
-        blocks.append(("table", ["file", "rows", "checks", "passed", "expected misses", "not modelled"], [
-            [name, str(len({c.line for c in records})), str(sum(c.status in CHECKED for c in records)),
+        owners = _families_of_files()
+        blocks.append(("table", ["file", "family", "rows", "checks", "passed", "expected misses", "not modelled"], [
+            [name, owners.get(name, ""), str(len({c.line for c in records})),
+             str(sum(c.status in CHECKED for c in records)),
              str(sum(c.status == "pass" for c in records)), str(sum(c.status == EXPECTED_MISS for c in records)),
              str(sum(c.status == NOT_MODELLED for c in records))]
             for name, records in sorted(files.items()) if name]))
@@ -336,3 +338,11 @@ def report(
                 csv_rows=csv_rows, notes=notes), output_format)
     if check and result.failed:
         raise typer.Exit(1)
+
+
+def _families_of_files() -> dict[str, str]:
+    """Which family reproduces each shipped measurement file: the registry's declarations say so."""
+    import iosizer
+
+    return {measurement: name for name in iosizer.families()
+            for measurement in iosizer.family(name).declaration.measurements}

@@ -326,7 +326,8 @@ FAMILIES = (
         ),
         fit=FitPlan(_dma_start, _dma_jacobian),
         example="dma.csv",
-        measurements=("seed000_table4_1_dma", "seed000_fig4_1_adapter_sensitivity"),
+        measurements=("seed000_table4_1_dma", "seed000_fig4_1_adapter_sensitivity", "seed000_table3_1_platform",
+                      "seed000_sec3_2_latency_facts"),
     ),
     Family(
         name="oltp",
@@ -359,6 +360,7 @@ FAMILIES = (
         ),
         fit=FitPlan(_oltp_start),
         example="oltp.csv",
-        measurements=("seed000_tpcc_degradation", "seed000_sec4_4_tiers"),
+        measurements=("seed000_tpcc_degradation", "seed000_sec4_4_tiers", "seed000_table3_2_tpcc_params",
+                      "seed000_table3_3_switches", "seed000_sec2_cpu_generation"),
     ),
 )

@@ -521,6 +521,6 @@ FAMILIES = (
         ),
         fit=FitPlan(_rmw_start),
         example="rmw.csv",
-        measurements=("seed001_sec4_losses",),
+        measurements=("seed001_sec4_losses", "seed001_text_facts"),
     ),
 )

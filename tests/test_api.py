@@ -145,3 +145,15 @@ def test_declared_values_are_the_ones_the_models_default_to() -> None:
         declared["generation"], declared["lanes"], declared["mps_bytes"], declared["header_dw"])
     network = OltpNetwork(knee_latency_ns=1000.0, serial_share=0.5)
     assert network.terminals == iosizer.family("oltp").declaration.default("terminals")
+
+
+def test_every_published_figure_belongs_to_one_family() -> None:
+    """The registry says which family reproduces which shipped measurement file: each file once."""
+    from iosizer.calibration.shipped import measurement_names
+
+    owners: dict[str, list[str]] = {}
+    for name in iosizer.families():
+        for measurement in iosizer.family(name).declaration.measurements:
+            owners.setdefault(measurement, []).append(name)
+    assert {m: o for m, o in owners.items() if len(o) > 1} == {}
+    assert sorted(owners) == sorted(measurement_names())
