@@ -487,7 +487,7 @@ class Family:
     summary: str
 
 
-FAMILIES: list[Family] = [
+_TABLES = {table.key: table for table in (
     Family("latency", LatencySection, evaluate_latency, "switch tiers and added I/O latency (seed 000)"),
     Family("pcie", PcieSection, evaluate_pcie, "PCIe write path and RMW contention (seed 001)"),
     Family("hba", HbaSection, evaluate_hba, "tenants sharing an FC port and its HBA cores (seed 002)"),
@@ -495,7 +495,21 @@ FAMILIES: list[Family] = [
            "load-sharing policies for storage-port queues (seed 003)"),
     Family("replication", ReplicationSection, evaluate_replication,
            "write-back cache with a synchronous replica (seed 004)"),
-]
+)}
+
+
+def _tables_in_registry_order() -> list[Family]:
+    """A table per model module of the family registry, in the registry's order; a table keyed
+    by anything else is a mistake caught at import (the registry is the one list of families)."""
+    from iosizer.model.registry import FAMILY_MODULES
+
+    stray = sorted(set(_TABLES) - set(FAMILY_MODULES))
+    if stray:
+        raise RuntimeError(f"scenario tables {stray} name no module of the family registry")
+    return [_TABLES[module] for module in FAMILY_MODULES if module in _TABLES]
+
+
+FAMILIES: list[Family] = _tables_in_registry_order()
 
 
 def _scenario_model() -> type[BaseModel]:
