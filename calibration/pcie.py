@@ -35,10 +35,10 @@ SEED_CPU = "Xeon E5-2698 v4 (x2)"
 
 #: How ``iosizer pcie`` spells the link settings.
 LINK_FLAGS = {"generation": "--gen", "mps_bytes": "--mps", "lanes": "--lanes", "header_dw": "--header-dw",
-              "ecrc": "--ecrc"}
+              "ecrc": "--ecrc", "mrrs_bytes": "--mrrs", "rcb_bytes": "--rcb"}
 
 
-def link_config(labels: dict[str, str] | None = None, **given: Any) -> PcieLink:
+def link_config(labels: dict[str, str] | None = None, completions: str | None = None, **given: Any) -> PcieLink:
     """A link from the planner's options; every option left None takes its declared value.
 
     Values are checked against the ``pcie-link`` declarations (bounds, allowed
@@ -51,8 +51,12 @@ def link_config(labels: dict[str, str] | None = None, **given: Any) -> PcieLink:
     dllps = given.get("dllps_per_tlp")
     values["dllps_per_tlp"] = family.default("dllps_per_tlp") if dllps is None else \
         family.spec("dllps_per_tlp").check(dllps, "--dllps-per-tlp")
+    from iosizer.model.pcie import COMPLETIONS
+
+    split = COMPLETIONS.value if completions is None else COMPLETIONS.check(completions, "--completions")
     return PcieLink(generation=values["generation"], lanes=values["lanes"], mps_bytes=values["mps_bytes"],
-                    header_dw=values["header_dw"], ecrc=bool(values["ecrc"]), dllps_per_tlp=values["dllps_per_tlp"])
+                    header_dw=values["header_dw"], ecrc=bool(values["ecrc"]), dllps_per_tlp=values["dllps_per_tlp"],
+                    mrrs_bytes=values["mrrs_bytes"], rcb_bytes=values["rcb_bytes"], completions=split)
 
 
 def table2_mps() -> int:
