@@ -236,6 +236,15 @@ TOTAL_LANES = ParameterSpec(
     "the bound 128 is the most lanes one processor socket offers today (AMD EPYC): ports beyond it sit "
     "behind another root complex with its own RMW unit",
     "total PCIe lanes of the ports sharing one root complex's RMW unit", kind="setting", integer=True)
+#: A root port's posted-write credits from a public datasheet, for the prediction
+#: check (fit the RMW time on one seed-001 figure, predict the other).
+ROOT_PORT_POSTED_TLPS = ParameterSpec(
+    "root_port_posted_tlps", "TLPs", 10.0, (1.0, 256.0), "derived",
+    "Intel Xeon Processor C5500/C3500 Series Datasheet vol. 1 (323103-001) table 76: an x8 IIO root port "
+    "advertises 32 posted header and 160 posted data credits of 16 B; 160 x 16 B / 256 B (MPS) = 10 full "
+    "TLPs in flight. The E5-2698 v4 datasheet does not list its credits; the earlier IIO's x8 figure is "
+    "assumed to carry over",
+    "posted-write TLPs a Gen3 x8 root port admits (data-credit limited)")
 LINE_SERVICE = ParameterSpec("line_service_ns", "ns", 64 / 68.256, (1e-3, 1e3), "derived",
                              f"{_SEED} table 1: 64 B per line / (DDR4-2133 x 4 channels = 68.3 GB/s)",
                              "memory write path time per whole 64 B line")
