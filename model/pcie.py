@@ -14,7 +14,7 @@ Link (PCI Express Base Specification). Per lane: Gen1 2.5 GT/s and Gen2
   device's transmit (tx) side; each carries its payload plus a 3 or 4 DW
   header (12/16 B), an optional 4 B ECRC and 8 B of framing and data-link
   bytes: in 8b/10b STP 1 + sequence number 2 + LCRC 4 + END 1; in 128b/130b
-  the 4-symbol STP token (Base Spec 3.0 sec 4.2.2.3.1, figure 4-12), which
+  the 4-symbol STP token (Base Spec 3.0 sec 4.2.2.3, framing tokens), which
   carries the 12-bit sequence number, + LCRC 4. Both are 8 B (an earlier
   version counted the sequence number twice in 128b/130b, 10 B).
 - Reads: ceil(L / MRRS) MRd requests (header only) on tx; the completer
@@ -24,15 +24,15 @@ Link (PCI Express Base Specification). Per lane: Gen1 2.5 GT/s and Gen2
   the link; each direction's capacity is counted.
 - DLLPs: the Ack and UpdateFC DLLPs (8 B each) for one direction's TLPs travel
   in the other direction, at most one per TLP and at least one per the spec's
-  latency limit L (Ack: Base Spec 3.0 tables 3-7..3-9; the UpdateFC guideline
-  tables carry the same values). The tables count symbol times, and one symbol
+  latency limit L (Ack: Base Spec 5.0 tables 3-7..3-9; the UpdateFC guideline
+  tables 2-46..2-48 carry the same values). The tables count symbol times, and one symbol
   time on an xN link carries N bytes, so each kind costs 8 / (L N) of the
   direction it travels in. Gen3 x8, MPS 256 (L = 203): 2 x 8 / (203 x 8) =
   0.99 %. pcie-bench's pcie-model divides the 8 B DLLP by L as if L were
   bytes, 2 x 8 / 203 = 7.9 %, about N times too much on wide links; and it
   deducts that share from the data direction, whereas a pure write stream
   leaves its tx lanes to TLPs (its DLLPs load rx; ``both`` loads both).
-- Gen6 flit mode (Base Spec 6.0 sec 4.2.3.4): 256 B flits carry 236 B of
+- Gen6 flit mode (Base Spec 6.0, flit mode): 256 B flits carry 236 B of
   TLPs, 6 B DLP (where DLLPs travel), 8 B CRC and 6 B FEC; TLPs have no
   per-TLP framing or LCRC, so a TLP costs its header (+ ECRC) and the link
   236/256 of its bandwidth. PAM4 carries bits 1:1 (no line code).
@@ -109,16 +109,16 @@ GENERATIONS: dict[int, tuple[float, float]] = {
     5: (32.0, 128 / 130),
     6: (64.0, 1.0),
 }
-#: Generations that send TLPs in 256-byte flits (Base Spec 6.0 section 4.2.3.4).
+#: Generations that send TLPs in 256-byte flits (Base Spec 6.0, flit mode).
 FLIT_GENERATIONS = frozenset({6})
 #: Framing and data-link bytes each TLP adds beyond its header, non-flit mode.
 #: 8b/10b (Base Spec 2.0 secs 4.2.1-4.2.2, 3.5.2): STP 1 + sequence number 2 +
-#: LCRC 4 + END 1 = 8. 128b/130b (Base Spec 3.0 sec 4.2.2.3.1, figure 4-12
-#: "STP token"): the 4-symbol STP token carries the TLP length, its parity and
+#: LCRC 4 + END 1 = 8. 128b/130b (Base Spec 3.0 sec 4.2.2.3, framing tokens,
+#: the STP token): the 4-symbol STP token carries the TLP length, its parity and
 #: the 12-bit sequence number, so STP 4 + LCRC 4 = 8, the same 8 bytes (the
 #: sequence number must not be counted twice).
 TLP_FRAMING_BYTES = {1: 8, 2: 8, 3: 8, 4: 8, 5: 8, 6: 0}
-#: Flit of Base Spec 6.0 sec 4.2.3.4.1: 256 bytes = 236 TLP + 6 DLP + 8 CRC + 6 FEC.
+#: Flit of Base Spec 6.0 (flit mode): 256 bytes = 236 TLP + 6 DLP + 8 CRC + 6 FEC.
 FLIT_BYTES = 256
 FLIT_TLP_BYTES = 236
 #: TLP header: 3 DW (32-bit address) or 4 DW (64-bit address) (Base Spec 2.2).
@@ -128,7 +128,7 @@ CPL_HEADER_BYTES = 12
 #: End-to-end CRC digest when enabled (Base Spec 2.7).
 ECRC_BYTES = 4
 #: One DLLP on the wire: 6 B (type, payload, CRC-16) + 2 B framing (SDP + END
-#: in 8b/10b, the 2-symbol SDP token in 128b/130b; Base Spec 3.0 sec 4.2.2.3.2).
+#: in 8b/10b, the 2-symbol SDP token in 128b/130b; Base Spec 3.0 sec 4.2.2.3).
 DLLP_BYTES = 8
 #: SKP ordered-set share of each lane: 4 symbols per 1538 (8b/10b, longest
 #: interval) or one 16-symbol set per 372 128b/130b blocks of 16 symbols. Gen6
@@ -146,11 +146,11 @@ LANE_CHOICES = (1, 2, 4, 8, 12, 16, 32)
 #: Lanes as the spec's Ack and UpdateFC tables list them (x12 is read from the x8 column, see below).
 _TABLE_LANES = (1, 2, 4, 8, 16, 32)
 #: Ack transmission latency limit, symbol times, per lanes (rows) and MPS 128..4096
-#: (columns): Base Spec 1.1 table 3-7 (2.5 GT/s), 2.0 table 3-8 (5.0 GT/s), 3.0
-#: table 3-9 (8.0 GT/s and faster, also 4.0 and 5.0). The UpdateFC transmission
-#: latency guidelines (Base Spec 2.0/3.0 tables 2-38..2-40; 5.0 tables 2-46..2-48)
-#: carry the same values. One symbol time on an xN link carries N bytes (one
-#: symbol per lane), so an 8-byte DLLP sent once per L symbol times takes
+#: (columns): Base Spec 5.0 tables 3-7 (2.5 GT/s), 3-8 (5.0 GT/s) and 3-9 (8.0 GT/s
+#: and above). The UpdateFC transmission latency guidelines (5.0 tables 2-46..2-48)
+#: carry the same values for every entry but two x32 ones (as pcie-bench's pcie-model
+#: transcribes them), so this table serves both. One symbol time on an xN link carries
+#: N bytes (one symbol per lane), so an 8-byte DLLP sent once per L symbol times takes
 #: 8 / (L N) of that direction. x12 is not transcribed: its x8 entry (longer
 #: interval, slightly fewer DLLPs) is used, an assumption.
 ACK_LIMIT_SYMBOLS: dict[str, dict[int, tuple[int, ...]]] = {
@@ -174,7 +174,7 @@ DIRECTIONS = ("write", "read", "both")
 def ack_limit_symbols(generation: int, lanes: int, mps_bytes: int) -> int:
     """The spec's Ack latency limit (= UpdateFC guideline), symbol times; 0 in flit mode.
 
-    Base Spec 3.0 tables 3-7..3-9 (see :data:`ACK_LIMIT_SYMBOLS`): x12 reads the x8 entry.
+    Base Spec 5.0 tables 3-7..3-9 (see :data:`ACK_LIMIT_SYMBOLS`): x12 reads the x8 entry.
     """
     if generation in FLIT_GENERATIONS:
         return 0
@@ -202,7 +202,7 @@ ECRC = ParameterSpec("ecrc", "1", 0, (0, 1), "assumed",
                      kind="setting", integer=True)
 MRRS = ParameterSpec("mrrs_bytes", "bytes", 512, (128, 4096), "published",
                      "PCIe Base Spec 3.0 sec 7.8.4, Device Control register: Max_Read_Request_Size "
-                     "resets to 010b = 512 bytes (and Linux leaves it there by default)",
+                     "resets to 010b = 512 bytes",
                      "Max Read Request Size", kind="setting", integer=True, choices=MRRS_CHOICES)
 RCB = ParameterSpec("rcb_bytes", "bytes", 64, (64, 128), "published",
                     "PCIe Base Spec 3.0 secs 2.3.1.1 and 7.8.7: a Root Port's Read Completion Boundary "
@@ -720,8 +720,8 @@ FAMILIES = (
     Family(
         name="pcie-link",
         summary="PCIe link payload bandwidth of writes, reads or both per the Base Specification",
-        source="PCI Express Base Specification 3.0 secs 2.2, 2.3.1.1, 3.5, 4.2 and tables 3-7..3-9; "
-               "6.0 sec 4.2.3.4 (flit mode); " + _SEED,
+        source="PCI Express Base Specification 3.0 secs 2.2, 2.3.1.1, 3.5, 4.2; 5.0 tables 3-7..3-9; "
+               "6.0 flit mode; " + _SEED,
         parameters=(LINK_LANES, *_LINK_SETTINGS, MRRS, RCB),
         columns=Schema("pcie-link", (
             Column("transfer_bytes", Role.input, "bytes", "bytes per write transfer", minimum=1, integer=True,
