@@ -218,7 +218,8 @@ DIRECTION = ParameterSpec("direction", "1", "write", (0, 0), "assumed",
                           "traffic: write, read or both (a read and a write stream of one size)",
                           kind="setting", choices=DIRECTIONS)
 DLLPS_PER_TLP = ParameterSpec("dllps_per_tlp", "1", 0.0, (0.0, 16.0), "derived",
-                              "a one-way write stream's ACK/UpdateFC DLLPs travel the other direction",
+                              "the spec's Ack/UpdateFC DLLPs are counted in the direction they travel "
+                              "(ack_limit_symbols); this adds extra ones per TLP, none by default",
                               "extra DLLPs sharing the data direction per data TLP, beyond the spec's "
                               "Ack/UpdateFC rates (mixed traffic)")
 #: Largest transfer the model describes: one DMA transfer is one I/O, and hosts
