@@ -35,10 +35,10 @@ SEED_CPU = "Xeon E5-2698 v4 (x2)"
 
 #: How ``iosizer pcie`` spells the link settings.
 LINK_FLAGS = {"generation": "--gen", "mps_bytes": "--mps", "lanes": "--lanes", "header_dw": "--header-dw",
-              "ecrc": "--ecrc"}
+              "ecrc": "--ecrc", "mrrs_bytes": "--mrrs", "rcb_bytes": "--rcb"}
 
 
-def link_config(labels: dict[str, str] | None = None, **given: Any) -> PcieLink:
+def link_config(labels: dict[str, str] | None = None, completions: str | None = None, **given: Any) -> PcieLink:
     """A link from the planner's options; every option left None takes its declared value.
 
     Values are checked against the ``pcie-link`` declarations (bounds, allowed
@@ -51,8 +51,12 @@ def link_config(labels: dict[str, str] | None = None, **given: Any) -> PcieLink:
     dllps = given.get("dllps_per_tlp")
     values["dllps_per_tlp"] = family.default("dllps_per_tlp") if dllps is None else \
         family.spec("dllps_per_tlp").check(dllps, "--dllps-per-tlp")
+    from iosizer.model.pcie import COMPLETIONS
+
+    split = COMPLETIONS.value if completions is None else COMPLETIONS.check(completions, "--completions")
     return PcieLink(generation=values["generation"], lanes=values["lanes"], mps_bytes=values["mps_bytes"],
-                    header_dw=values["header_dw"], ecrc=bool(values["ecrc"]), dllps_per_tlp=values["dllps_per_tlp"])
+                    header_dw=values["header_dw"], ecrc=bool(values["ecrc"]), dllps_per_tlp=values["dllps_per_tlp"],
+                    mrrs_bytes=values["mrrs_bytes"], rcb_bytes=values["rcb_bytes"], completions=split)
 
 
 def table2_mps() -> int:
@@ -114,6 +118,39 @@ def rmw_calibration(mps_bytes: int | None = None) -> Calibration:
         sources=tuple(r["source"] for r in rows),
     )
     return calibrate_dataset("rmw", dataset, {"mps_bytes": mps_bytes}, cpu_name=SEED_CPU, cpu_speed=1.0)
+
+
+@lru_cache(maxsize=1)
+def rmw_prediction() -> dict[str, float]:
+    """Seed 001's 8-lane loss predicted from its 32-lane loss and a public credit count.
+
+    The credit loop depth is taken from a datasheet (:data:`ROOT_PORT_POSTED_TLPS`)
+    instead of the fit; the RMW time alone is solved (brentq) so that case B
+    loses the published 38 % at 32 lanes; the 8-lane loss is then a prediction
+    to compare with the seed's "at most 7 %".
+    """
+    from scipy.optimize import brentq
+
+    from iosizer.model.pcie import ROOT_PORT_POSTED_TLPS, access_pattern, rmw_throughput
+
+    losses = {(r["lanes"], r["pattern_class"]): r["loss_pct"] for r in published_losses()}
+    low, high = measured_lanes()[0], measured_lanes()[-1]
+    shipped = platform()
+    pattern = access_pattern(WORST_CASE_BYTES, shipped.link.mps_bytes)
+    credits = float(ROOT_PORT_POSTED_TLPS.value)
+
+    def with_service(service_ns: float) -> RmwPlatform:
+        return shipped.model_copy(update={"rmw_service_ns": service_ns, "posted_credits": credits})
+
+    def miss(service_ns: float) -> float:
+        return float(rmw_throughput(with_service(service_ns), pattern, [high]).loss_pct[0]) - losses[(high, "unaligned")]
+
+    service = float(brentq(miss, 1e-2, 1e3, xtol=1e-9))
+    predicted = float(rmw_throughput(with_service(service), pattern, [low]).loss_pct[0])
+    return {"posted_credits": credits, "rmw_service_ns": service, "fit_lanes": float(high),
+            "fit_loss_pct": losses[(high, "unaligned")], "predicted_lanes": float(low),
+            "predicted_loss_pct": predicted, "published_loss_pct": losses[(low, "unaligned")],
+            "error_pct_points": predicted - losses[(low, "unaligned")]}
 
 
 def platform(

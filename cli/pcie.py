@@ -24,39 +24,71 @@ SEED = "seed 001"
 
 @app.command()
 def link(
-    gen: Annotated[int | None, typer.Option("--gen", help=f"PCIe generation 1..5 {DECLARED}.")] = None,
+    gen: Annotated[int | None, typer.Option("--gen", help=f"PCIe generation 1..6 (6: flit mode) {DECLARED}.")] = None,
     lanes: Annotated[int | None, typer.Option("--lanes", help=f"Lanes: 1, 2, 4, 8, 12, 16 or 32 {DECLARED}.")] = None,
     mps: Mps = None,
-    transfer_bytes: Annotated[int, typer.Option("--transfer-bytes", help="Bytes per write transfer.")] = 512,
+    transfer_bytes: Annotated[int, typer.Option("--transfer-bytes", help="Bytes per transfer.")] = 512,
     header_dw: Annotated[
         int | None, typer.Option("--header-dw", help=f"TLP header: 3 (32-bit address) or 4 DW {DECLARED}.")
     ] = None,
     ecrc: Annotated[bool, typer.Option("--ecrc", help="Count a 4-byte ECRC per TLP.")] = False,
     dllps_per_tlp: Annotated[
         float | None,
-        typer.Option("--dllps-per-tlp", help=f"ACK/UpdateFC DLLPs sharing this direction per TLP {DECLARED}."),
+        typer.Option("--dllps-per-tlp", help=f"Extra DLLPs sharing a TLP's direction per TLP, beyond the spec's "
+                     f"Ack/UpdateFC rates {DECLARED}."),
+    ] = None,
+    direction: Annotated[
+        str | None, typer.Option("--direction", help="write, read or both (a read and a write stream of the "
+                                 "same size sharing the link) [write].")
+    ] = None,
+    mrrs: Annotated[int | None, typer.Option("--mrrs", help=f"Max Read Request Size, bytes {DECLARED}.")] = None,
+    rcb: Annotated[int | None, typer.Option("--rcb", help=f"Read Completion Boundary: 64 or 128 {DECLARED}.")] = None,
+    completions: Annotated[
+        str | None, typer.Option("--completions", help="Read completions split at mps or rcb [mps].")
     ] = None,
     output_format: FormatOption = OutputFormat.table,
 ) -> None:
-    """Effective write bandwidth of a link for transfers cut into TLPs at MPS."""
+    """Effective bandwidth of a link for writes, reads (MRd + CplD) or both, per the Base Specification.
+
+    JSON: effective_gbyte_s (GB/s) and effective_gbit_s (Gb/s); effective_gbps is a deprecated alias of
+    effective_gbyte_s (gigabytes per second, kept for one release).
+    """
     from iosizer.calibration.pcie import link_config
-    from iosizer.model.pcie import TRANSFER_BYTES, link_bandwidth
+    from iosizer.model.pcie import DIRECTION, TRANSFER_BYTES, ack_limit_symbols, link_bandwidth
 
     transfer_bytes = TRANSFER_BYTES.check(transfer_bytes, "--transfer-bytes")
+    direction = DIRECTION.value if direction is None else DIRECTION.check(direction, "--direction")
     config = link_config(generation=gen, lanes=lanes, mps_bytes=mps, header_dw=header_dw,
-                         ecrc=1 if ecrc else None, dllps_per_tlp=dllps_per_tlp)
+                         ecrc=1 if ecrc else None, dllps_per_tlp=dllps_per_tlp, mrrs_bytes=mrrs, rcb_bytes=rcb,
+                         completions=completions)
     gen, lanes, mps = config.generation, config.lanes, config.mps_bytes
-    result = link_bandwidth(config, transfer_bytes)
+    result = link_bandwidth(config, transfer_bytes, direction)
     data = {
         "generation": gen, "lanes": lanes, "mps_bytes": mps, "transfer_bytes": transfer_bytes,
-        "raw_gbps": result.raw_gbps, "effective_gbps": result.effective_gbps,
+        "direction": direction, "mrrs_bytes": config.mrrs_bytes, "rcb_bytes": config.rcb_bytes,
+        "completions": config.completions,
+        "raw_gbps": result.raw_gbps, "effective_gbyte_s": result.effective_gbyte_s,
+        "effective_gbit_s": result.effective_gbit_s, "effective_gbps": result.effective_gbps,
         "tlps_per_transfer": result.tlps_per_transfer, "efficiency_pct": result.efficiency_pct,
-        "tlp_overhead_bytes": config.tlp_overhead_bytes,
+        "tlp_overhead_bytes": config.tlp_overhead_bytes, "cpl_overhead_bytes": config.cpl_overhead_bytes,
+        "read_requests_per_transfer": result.read_requests_per_transfer,
+        "completions_per_transfer": result.completions_per_transfer,
+        "tx_utilization": result.tx_utilization, "rx_utilization": result.rx_utilization,
+        "tx_dllp_share_pct": result.tx_dllp_share_pct, "rx_dllp_share_pct": result.rx_dllp_share_pct,
     }
-    notes = ["gbps here is gigabytes per second; raw = GT/s x lanes x encoding / 8",
-             f"per TLP: {config.tlp_overhead_bytes} B of header, DLL and framing; SKP ordered sets deducted"]
+    limit = ack_limit_symbols(gen, lanes, mps)
+    notes = ["raw_gbps and effective_gbyte_s are gigabytes per second (effective_gbps: deprecated alias); "
+             "raw = GT/s x lanes x encoding / 8, per direction",
+             f"per TLP: {config.tlp_overhead_bytes} B (MWr/MRd) or {config.cpl_overhead_bytes} B (CplD) of header, "
+             "DLL and framing; SKP ordered sets deducted",
+             "tx = the device's transmit side (MWr, MRd), rx = its receive side (CplD); each carries the other's "
+             "Ack/UpdateFC DLLPs"
+             + (f" (one of each per {limit} symbol times at most, 8 B each over {lanes} lanes)" if limit else
+                " (flit mode: in each flit's DLP bytes; 236 of 256 flit bytes carry TLPs)")]
+    if direction == "both":
+        notes.append("both: a read and a write of the same size; efficiency over both directions' capacity")
     emit(Report(data, [{"metric": k, "value": v} for k, v in data.items()],
-                title=f"PCIe Gen{gen} x{lanes}, MPS {mps}", notes=notes), output_format)
+                title=f"PCIe Gen{gen} x{lanes}, MPS {mps}, {direction}", notes=notes), output_format)
 
 
 @app.command()

@@ -8,14 +8,35 @@ whole line forces a read-modify-write (RMW) in the root complex.
 
 Link (PCI Express Base Specification). Per lane: Gen1 2.5 GT/s and Gen2
 5.0 GT/s with 8b/10b encoding; Gen3 8.0, Gen4 16.0, Gen5 32.0 GT/s with
-128b/130b. A write of L bytes is cut into TLPs of at most MPS bytes; each
-TLP carries on the wire its payload plus a 3 or 4 DW header (12/16 B), an
-optional 4 B ECRC, the data-link layer's 2 B sequence number and 4 B LCRC,
-and physical framing (8b/10b: STP and END symbols, 2 B; 128b/130b: the 4 B
-STP token). SKP ordered sets take a small share of every lane; DLLPs (ACK,
-UpdateFC, 8 B each) take a share of the direction they travel in: for a
-one-way write stream they go the other way, so ``dllps_per_tlp`` is 0 by
-default and a parameter for mixed traffic.
+128b/130b; Gen6 64 GT/s in flit mode. Every bandwidth is per direction.
+
+- Writes: a transfer of L bytes is cut into ceil(L / MPS) MWr TLPs on the
+  device's transmit (tx) side; each carries its payload plus a 3 or 4 DW
+  header (12/16 B), an optional 4 B ECRC and 8 B of framing and data-link
+  bytes: in 8b/10b STP 1 + sequence number 2 + LCRC 4 + END 1; in 128b/130b
+  the 4-symbol STP token (Base Spec 3.0 sec 4.2.2.3, framing tokens), which
+  carries the 12-bit sequence number, + LCRC 4. Both are 8 B (an earlier
+  version counted the sequence number twice in 128b/130b, 10 B).
+- Reads: ceil(L / MRRS) MRd requests (header only) on tx; the completer
+  answers each with CplD TLPs (3 DW header) on the device's receive (rx)
+  side, cut at MPS or, with ``completions="rcb"``, at the Read Completion
+  Boundary (64 or 128 B). ``both``: a read and a write of the same size share
+  the link; each direction's capacity is counted.
+- DLLPs: the Ack and UpdateFC DLLPs (8 B each) for one direction's TLPs travel
+  in the other direction, at most one per TLP and at least one per the spec's
+  latency limit L (Ack: Base Spec 5.0 tables 3-7..3-9; the UpdateFC guideline
+  tables 2-46..2-48 carry the same values). The tables count symbol times, and one symbol
+  time on an xN link carries N bytes, so each kind costs 8 / (L N) of the
+  direction it travels in. Gen3 x8, MPS 256 (L = 203): 2 x 8 / (203 x 8) =
+  0.99 %. pcie-bench's pcie-model divides the 8 B DLLP by L as if L were
+  bytes, 2 x 8 / 203 = 7.9 %, about N times too much on wide links; and it
+  deducts that share from the data direction, whereas a pure write stream
+  leaves its tx lanes to TLPs (its DLLPs load rx; ``both`` loads both).
+- Gen6 flit mode (Base Spec 6.0, flit mode): 256 B flits carry 236 B of
+  TLPs, 6 B DLP (where DLLPs travel), 8 B CRC and 6 B FEC; TLPs have no
+  per-TLP framing or LCRC, so a TLP costs its header (+ ECRC) and the link
+  236/256 of its bandwidth. PAM4 carries bits 1:1 (no line code).
+- SKP ordered sets take a small share of every lane.
 
 Unaligned accesses (table 2, derived from first principles). A storage
 controller lays sectors out back to back, so transfer i of L bytes starts at
@@ -36,8 +57,14 @@ So each port is one class of a closed network whose population is its
 credits (TLPs in flight); every TLP visits the port's own link, the shared
 RMW unit (one service per unaligned access it makes) and the full-line
 memory path (a delay: four DDR4-2133 channels carry four x8 ports at about
-40 % utilisation, so its queueing is second order), solved by multi-class
-MVA (Bard-Schweitzer). Stalls at the RMW unit
+40 % utilisation, so its queueing is second order), solved by exact
+multi-class MVA: four ports of a few credits each span a few hundred
+population vectors (``mva_multiclass(method="auto")``, exact up to 20,000;
+Bard-Schweitzer only beyond). Schweitzer was 2.6-4.9 % low against a
+simulation of this network; refitted with exact MVA the shipped parameters
+moved from 6.52 ns / 2.83 credits (Schweitzer) to 6.70 ns / 2.61 credits
+(same link accounting), then to 6.63 ns / 2.61 credits with the 8-byte
+per-TLP framing. Stalls at the RMW unit
 cost throughput through the credit loop before the unit saturates (8
 lanes), and its saturation dominates as ports are added (32 lanes).
 A fractional credit count is evaluated by linear interpolation between the
@@ -63,48 +90,106 @@ __all__ = [
     "RmwPlatform",
     "RmwResult",
     "access_pattern",
+    "ack_limit_symbols",
     "link_bandwidth",
+    "read_split",
     "rmw_throughput",
     "tlp_count",
     "tlp_sizes",
 ]
 
 #: Per-lane transfer rate (GT/s) and line-code efficiency, by generation.
-#: PCIe Base Spec 1.0a/2.0 (8b/10b), 3.0 section 4.2.2 (128b/130b), 4.0, 5.0.
+#: PCIe Base Spec 1.0a/2.0 (8b/10b), 3.0 section 4.2.2 (128b/130b), 4.0, 5.0;
+#: 6.0 (64 GT/s PAM4) carries bits 1:1 and pays its overhead in the flit.
 GENERATIONS: dict[int, tuple[float, float]] = {
     1: (2.5, 8 / 10),
     2: (5.0, 8 / 10),
     3: (8.0, 128 / 130),
     4: (16.0, 128 / 130),
     5: (32.0, 128 / 130),
+    6: (64.0, 1.0),
 }
-#: Physical framing per TLP: STP + END symbols (8b/10b) or the 4-symbol STP
-#: token of 128b/130b (Base Spec 3.0 section 4.2.2.3.1), in bytes.
-FRAMING_BYTES = {1: 2, 2: 2, 3: 4, 4: 4, 5: 4}
-#: Data-link layer per TLP: 2 B sequence number + 4 B LCRC (Base Spec 3.3.x).
-DLL_BYTES = 6
+#: Generations that send TLPs in 256-byte flits (Base Spec 6.0, flit mode).
+FLIT_GENERATIONS = frozenset({6})
+#: Framing and data-link bytes each TLP adds beyond its header, non-flit mode.
+#: 8b/10b (Base Spec 2.0 secs 4.2.1-4.2.2, 3.5.2): STP 1 + sequence number 2 +
+#: LCRC 4 + END 1 = 8. 128b/130b (Base Spec 3.0 sec 4.2.2.3, framing tokens,
+#: the STP token): the 4-symbol STP token carries the TLP length, its parity and
+#: the 12-bit sequence number, so STP 4 + LCRC 4 = 8, the same 8 bytes (the
+#: sequence number must not be counted twice).
+TLP_FRAMING_BYTES = {1: 8, 2: 8, 3: 8, 4: 8, 5: 8, 6: 0}
+#: Flit of Base Spec 6.0 (flit mode): 256 bytes = 236 TLP + 6 DLP + 8 CRC + 6 FEC.
+FLIT_BYTES = 256
+FLIT_TLP_BYTES = 236
 #: TLP header: 3 DW (32-bit address) or 4 DW (64-bit address) (Base Spec 2.2).
 HEADER_BYTES = {3: 12, 4: 16}
+#: Completion header: always 3 DW (Base Spec 2.2.9, figure 2-30).
+CPL_HEADER_BYTES = 12
 #: End-to-end CRC digest when enabled (Base Spec 2.7).
 ECRC_BYTES = 4
-#: One DLLP on the wire: 6 B (type, payload, CRC-16) + 2 B framing.
+#: One DLLP on the wire: 6 B (type, payload, CRC-16) + 2 B framing (SDP + END
+#: in 8b/10b, the 2-symbol SDP token in 128b/130b; Base Spec 3.0 sec 4.2.2.3).
 DLLP_BYTES = 8
 #: SKP ordered-set share of each lane: 4 symbols per 1538 (8b/10b, longest
-#: interval) or one 16-symbol set per 372 128b/130b blocks of 16 symbols.
-SKP_SHARE = {1: 4 / 1538, 2: 4 / 1538, 3: 16 / (372 * 16), 4: 16 / (372 * 16), 5: 16 / (372 * 16)}
+#: interval) or one 16-symbol set per 372 128b/130b blocks of 16 symbols. Gen6
+#: flit mode keeps SKP ordered sets; the 128b/130b share is assumed for it.
+SKP_SHARE = {1: 4 / 1538, 2: 4 / 1538, 3: 16 / (372 * 16), 4: 16 / (372 * 16), 5: 16 / (372 * 16),
+             6: 16 / (372 * 16)}
 #: Memory access granule of the processor: one 64-byte line (seed 001 section 1).
 LINE_BYTES = 64
-#: Max Payload Sizes the spec allows.
+#: Max Payload Sizes the spec allows; Max Read Request Sizes are the same set.
 MPS_BYTES = (128, 256, 512, 1024, 2048, 4096)
+MRRS_CHOICES = MPS_BYTES
+#: Read Completion Boundary: 64 or 128 bytes (Base Spec 2.3.1.1, Link Control RCB bit).
+RCB_CHOICES = (64, 128)
+LANE_CHOICES = (1, 2, 4, 8, 12, 16, 32)
+#: Lanes as the spec's Ack and UpdateFC tables list them (x12 is read from the x8 column, see below).
+_TABLE_LANES = (1, 2, 4, 8, 16, 32)
+#: Ack transmission latency limit, symbol times, per lanes (rows) and MPS 128..4096
+#: (columns): Base Spec 5.0 tables 3-7 (2.5 GT/s), 3-8 (5.0 GT/s) and 3-9 (8.0 GT/s
+#: and above). The UpdateFC transmission latency guidelines (5.0 tables 2-46..2-48)
+#: carry the same values for every entry but two x32 ones (as pcie-bench's pcie-model
+#: transcribes them), so this table serves both. One symbol time on an xN link carries
+#: N bytes (one symbol per lane), so an 8-byte DLLP sent once per L symbol times takes
+#: 8 / (L N) of that direction. x12 is not transcribed: its x8 entry (longer
+#: interval, slightly fewer DLLPs) is used, an assumption.
+ACK_LIMIT_SYMBOLS: dict[str, dict[int, tuple[int, ...]]] = {
+    "8b10b_2.5": {1: (237, 416, 559, 1071, 2095, 4143), 2: (128, 217, 289, 545, 1057, 2081),
+                  4: (73, 118, 154, 282, 538, 1050), 8: (67, 107, 86, 150, 278, 534),
+                  16: (48, 72, 86, 150, 278, 534), 32: (33, 45, 52, 84, 148, 276)},
+    "8b10b_5.0": {1: (288, 467, 610, 1122, 2146, 4194), 2: (179, 268, 340, 596, 1108, 2132),
+                  4: (124, 169, 205, 333, 589, 1101), 8: (118, 158, 137, 201, 329, 585),
+                  16: (99, 123, 137, 201, 329, 585), 32: (84, 96, 103, 135, 199, 237)},
+    "128b130b": {1: (333, 512, 655, 1167, 2191, 4239), 2: (224, 313, 385, 641, 1153, 2177),
+                 4: (169, 214, 250, 378, 634, 1146), 8: (163, 203, 182, 246, 374, 630),
+                 16: (144, 168, 182, 246, 374, 630), 32: (129, 141, 148, 180, 244, 372)},
+}
+_TABLE_OF_GENERATION = {1: "8b10b_2.5", 2: "8b10b_5.0", 3: "128b130b", 4: "128b130b", 5: "128b130b"}
+#: Read completions: split at MPS, or at the Read Completion Boundary.
+COMPLETION_SPLITS = ("mps", "rcb")
+#: Traffic of ``pcie link``: the device's writes, its reads, or both at once.
+DIRECTIONS = ("write", "read", "both")
+
+
+def ack_limit_symbols(generation: int, lanes: int, mps_bytes: int) -> int:
+    """The spec's Ack latency limit (= UpdateFC guideline), symbol times; 0 in flit mode.
+
+    Base Spec 5.0 tables 3-7..3-9 (see :data:`ACK_LIMIT_SYMBOLS`): x12 reads the x8 entry.
+    """
+    if generation in FLIT_GENERATIONS:
+        return 0
+    row = ACK_LIMIT_SYMBOLS[_TABLE_OF_GENERATION[generation]][8 if lanes == 12 else lanes]
+    return row[MPS_BYTES.index(mps_bytes)]
 
 
 _SEED = "001_d40d32e9911dac6f.txt"
 #: The link of seed 001 (table 1: Gen3 x8 FPGAs, MPS 256) and the spec's
 #: header and DLLP conventions; every default of :class:`PcieLink` is one of these.
-GENERATION = ParameterSpec("generation", "gen", 3, (1, 5), "published", f"{_SEED} table 1: PCIe Gen3",
-                           "PCIe generation", kind="setting", integer=True, choices=tuple(range(1, 6)))
+GENERATION = ParameterSpec("generation", "gen", 3, (1, 6), "published", f"{_SEED} table 1: PCIe Gen3",
+                           "PCIe generation (6: 64 GT/s flit mode)", kind="setting", integer=True,
+                           choices=tuple(range(1, 7)))
 LINK_LANES = ParameterSpec("lanes", "lanes", 8, (1, 32), "published", f"{_SEED} table 1: x8 FPGAs",
-                           "lanes of the link", kind="setting", integer=True, choices=(1, 2, 4, 8, 12, 16, 32))
+                           "lanes of the link", kind="setting", integer=True, choices=LANE_CHOICES)
 #: The same link lanes, named for the RMW platform where "lanes" is the total over ports.
 LANES_PER_PORT = replace(LINK_LANES, name="lanes_per_port", description="lanes of each port's link")
 MPS = ParameterSpec("mps_bytes", "bytes", 256, (128, 4096), "published", f"{_SEED} table 1: MPS 256",
@@ -115,9 +200,28 @@ HEADER_DW = ParameterSpec("header_dw", "DW", 4, (3, 4), "assumed",
 ECRC = ParameterSpec("ecrc", "1", 0, (0, 1), "assumed",
                      "end-to-end CRC off, the usual default (PCIe Base Spec 2.7)", "ECRC present (1) or not (0)",
                      kind="setting", integer=True)
+MRRS = ParameterSpec("mrrs_bytes", "bytes", 512, (128, 4096), "published",
+                     "PCIe Base Spec 3.0 sec 7.8.4, Device Control register: Max_Read_Request_Size "
+                     "resets to 010b = 512 bytes",
+                     "Max Read Request Size", kind="setting", integer=True, choices=MRRS_CHOICES)
+RCB = ParameterSpec("rcb_bytes", "bytes", 64, (64, 128), "published",
+                    "PCIe Base Spec 3.0 secs 2.3.1.1 and 7.8.7: a Root Port's Read Completion Boundary "
+                    "is 64 B (Link Control RCB bit 0, its reset value) or 128 B",
+                    "Read Completion Boundary", kind="setting", integer=True, choices=RCB_CHOICES)
+COMPLETIONS = ParameterSpec("completions", "1", "mps", (0, 0), "assumed",
+                            "completers return the largest completions allowed (MPS); 'rcb' models one "
+                            "that splits every read at the Read Completion Boundary (Base Spec 2.3.1.1)",
+                            "how read completions are split: mps or rcb", kind="setting",
+                            choices=COMPLETION_SPLITS)
+DIRECTION = ParameterSpec("direction", "1", "write", (0, 0), "assumed",
+                          f"{_SEED} sec 3: the FPGAs issue posted writes; read and both are what-ifs",
+                          "traffic: write, read or both (a read and a write stream of one size)",
+                          kind="setting", choices=DIRECTIONS)
 DLLPS_PER_TLP = ParameterSpec("dllps_per_tlp", "1", 0.0, (0.0, 16.0), "derived",
-                              "a one-way write stream's ACK/UpdateFC DLLPs travel the other direction",
-                              "DLLPs sharing the data direction per data TLP")
+                              "the spec's Ack/UpdateFC DLLPs are counted in the direction they travel "
+                              "(ack_limit_symbols); this adds extra ones per TLP, none by default",
+                              "extra DLLPs sharing the data direction per data TLP, beyond the spec's "
+                              "Ack/UpdateFC rates (mixed traffic)")
 #: Largest transfer the model describes: one DMA transfer is one I/O, and hosts
 #: split larger I/Os before they reach the device (Linux caps a request at the
 #: queue's max_hw_sectors_kb, NVMe at its MDTS, SCSI HBAs at a few MiB).
@@ -133,6 +237,15 @@ TOTAL_LANES = ParameterSpec(
     "the bound 128 is the most lanes one processor socket offers today (AMD EPYC): ports beyond it sit "
     "behind another root complex with its own RMW unit",
     "total PCIe lanes of the ports sharing one root complex's RMW unit", kind="setting", integer=True)
+#: A root port's posted-write credits from a public datasheet, for the prediction
+#: check (fit the RMW time on one seed-001 figure, predict the other).
+ROOT_PORT_POSTED_TLPS = ParameterSpec(
+    "root_port_posted_tlps", "TLPs", 10.0, (1.0, 256.0), "derived",
+    "Intel Xeon Processor C5500/C3500 Series Datasheet vol. 1 (323103-001) table 76: an x8 IIO root port "
+    "advertises 32 posted header and 160 posted data credits of 16 B; 160 x 16 B / 256 B (MPS) = 10 full "
+    "TLPs in flight. The E5-2698 v4 datasheet does not list its credits; the earlier IIO's x8 figure is "
+    "assumed to carry over",
+    "posted-write TLPs a Gen3 x8 root port admits (data-credit limited)")
 LINE_SERVICE = ParameterSpec("line_service_ns", "ns", 64 / 68.256, (1e-3, 1e3), "derived",
                              f"{_SEED} table 1: 64 B per line / (DDR4-2133 x 4 channels = 68.3 GB/s)",
                              "memory write path time per whole 64 B line")
@@ -143,32 +256,50 @@ class PcieLink(BaseModel):
 
     model_config = ConfigDict(frozen=True, extra="forbid")
 
-    generation: int = Field(GENERATION.value, description="PCIe generation 1..5")
+    generation: int = Field(GENERATION.value, description="PCIe generation 1..6 (6: flit mode)")
     lanes: int = Field(LINK_LANES.value, description="lane count: 1, 2, 4, 8, 12, 16 or 32")
     mps_bytes: int = Field(MPS.value, description="Max Payload Size, bytes")
     header_dw: int = Field(HEADER_DW.value, description="TLP header: 3 DW (32-bit address) or 4 DW (64-bit)")
     ecrc: bool = bool(ECRC.value)
-    dllps_per_tlp: float = Field(DLLPS_PER_TLP.value, ge=0, description="DLLPs sharing this direction per data TLP")
+    dllps_per_tlp: float = Field(DLLPS_PER_TLP.value, ge=0,
+                                 description="extra DLLPs sharing this direction per data TLP")
+    mrrs_bytes: int = Field(MRRS.value, description="Max Read Request Size, bytes")
+    rcb_bytes: int = Field(RCB.value, description="Read Completion Boundary, bytes")
+    completions: str = Field(COMPLETIONS.value, description="read completions split at 'mps' or 'rcb'")
 
     @field_validator("generation")
     @classmethod
     def _generation(cls, value: int) -> int:
         if value not in GENERATIONS:
-            raise ValueError(f"generation must be one of 1..5, got {value}")
+            raise ValueError(f"generation must be one of 1..6, got {value}")
         return value
 
     @field_validator("lanes")
     @classmethod
     def _lanes(cls, value: int) -> int:
-        if value not in (1, 2, 4, 8, 12, 16, 32):
+        if value not in LANE_CHOICES:
             raise ValueError(f"lanes must be 1, 2, 4, 8, 12, 16 or 32, got {value}")
         return value
 
-    @field_validator("mps_bytes")
+    @field_validator("mps_bytes", "mrrs_bytes")
     @classmethod
     def _mps(cls, value: int) -> int:
         if value not in MPS_BYTES:
-            raise ValueError(f"Max Payload Size must be one of {MPS_BYTES}, got {value}")
+            raise ValueError(f"Max Payload/Read Request Size must be one of {MPS_BYTES}, got {value}")
+        return value
+
+    @field_validator("rcb_bytes")
+    @classmethod
+    def _rcb(cls, value: int) -> int:
+        if value not in RCB_CHOICES:
+            raise ValueError(f"Read Completion Boundary must be 64 or 128, got {value}")
+        return value
+
+    @field_validator("completions")
+    @classmethod
+    def _completions(cls, value: str) -> str:
+        if value not in COMPLETION_SPLITS:
+            raise ValueError(f"completions must be mps or rcb, got {value!r}")
         return value
 
     @field_validator("header_dw")
@@ -179,21 +310,58 @@ class PcieLink(BaseModel):
         return value
 
     @property
+    def flit_mode(self) -> bool:
+        return self.generation in FLIT_GENERATIONS
+
+    @property
     def raw_gbps(self) -> float:
         """Line rate after encoding, GB/s (gigabytes per second): GT/s x lanes x efficiency / 8."""
         rate, efficiency = GENERATIONS[self.generation]
         return rate * self.lanes * efficiency / 8.0
 
     @property
+    def raw_gbyte_s(self) -> float:
+        """The same line rate, named with its unit."""
+        return self.raw_gbps
+
+    def _overhead(self, header_bytes: int) -> int:
+        return header_bytes + (ECRC_BYTES if self.ecrc else 0) + TLP_FRAMING_BYTES[self.generation]
+
+    @property
     def tlp_overhead_bytes(self) -> int:
-        """Wire bytes each TLP adds to its payload."""
-        return (HEADER_BYTES[self.header_dw] + (ECRC_BYTES if self.ecrc else 0) + DLL_BYTES
-                + FRAMING_BYTES[self.generation])
+        """Wire bytes each request TLP (MWr, MRd) adds to its payload: header + ECRC + 8 B framing/DLL.
+
+        8 B in 8b/10b and 128b/130b alike (:data:`TLP_FRAMING_BYTES`); 0 B in flit mode, where the
+        flit's DLP, CRC and FEC bytes replace per-TLP framing and LCRC (counted in :attr:`tlp_gbps`).
+        """
+        return self._overhead(HEADER_BYTES[self.header_dw])
+
+    @property
+    def cpl_overhead_bytes(self) -> int:
+        """Wire bytes each completion with data (CplD, 3 DW header) adds to its payload."""
+        return self._overhead(CPL_HEADER_BYTES)
 
     @property
     def tlp_gbps(self) -> float:
-        """Bandwidth left for TLPs after SKP ordered sets, GB/s."""
-        return self.raw_gbps * (1.0 - SKP_SHARE[self.generation])
+        """Bandwidth one direction leaves for TLP bytes, GB/s: raw x (1 - SKP share), x 236/256 in flit mode."""
+        flit = FLIT_TLP_BYTES / FLIT_BYTES if self.flit_mode else 1.0
+        return self.raw_gbps * (1.0 - SKP_SHARE[self.generation]) * flit
+
+    @property
+    def completion_bytes(self) -> int:
+        """Largest completion payload: MPS, or the RCB when completions are split at it."""
+        return min(self.mps_bytes, self.rcb_bytes) if self.completions == "rcb" else self.mps_bytes
+
+    @property
+    def dllp_rate_per_ns(self) -> float:
+        """Ack plus UpdateFC DLLPs per ns that a direction receiving TLPs sends back, at most.
+
+        One of each per L symbol times (L = :func:`ack_limit_symbols`); one symbol time moves one byte
+        per lane, i.e. ``lanes`` bytes of the encoded stream, so the rate is 2 raw / (L lanes) per ns
+        (GB/s = bytes per ns). 0 in flit mode: DLLPs travel in each flit's 6 DLP bytes.
+        """
+        limit = ack_limit_symbols(self.generation, self.lanes, self.mps_bytes)
+        return 0.0 if limit == 0 else 2.0 * self.raw_gbps / (limit * self.lanes)
 
 
 def _check_transfer(transfer_bytes: int, mps_bytes: int) -> int:
@@ -224,24 +392,109 @@ def tlp_sizes(transfer_bytes: int, mps_bytes: int) -> list[int]:
 
 @dataclass(frozen=True)
 class LinkBandwidth:
+    """Payload bandwidth of a stream of transfers and how each direction of the link is used.
+
+    ``tx`` is the device's (requester's) transmit direction: writes (MWr) and read
+    requests (MRd); ``rx`` its receive direction: read completions (CplD). Every
+    bandwidth is in GB/s (gigabytes per second); ``effective_gbps`` is the old
+    name of ``effective_gbyte_s`` (deprecated: it reads as gigabits).
+    """
+
     raw_gbps: float
     effective_gbps: float
     tlps_per_transfer: int
     efficiency_pct: float
     wire_bytes_per_transfer: int
+    direction: str = "write"
+    read_requests_per_transfer: int = 0
+    completions_per_transfer: int = 0
+    tx_utilization: float = 0.0
+    rx_utilization: float = 0.0
+    tx_dllp_share_pct: float = 0.0
+    rx_dllp_share_pct: float = 0.0
+
+    @property
+    def effective_gbyte_s(self) -> float:
+        return self.effective_gbps
+
+    @property
+    def effective_gbit_s(self) -> float:
+        return self.effective_gbps * 8.0
 
 
-def link_bandwidth(link: PcieLink, transfer_bytes: int) -> LinkBandwidth:
-    """Payload bandwidth of back-to-back writes of ``transfer_bytes``.
+def read_split(link: PcieLink, transfer_bytes: int) -> tuple[int, int]:
+    """(MRd requests, CplD completions) of one read of ``transfer_bytes``.
 
-    effective = tlp_gbps x payload / (wire bytes + DLLP bytes), per transfer,
-    with ceil(payload / MPS) TLPs each adding its overhead (closed form).
+    Requests are cut at MRRS from the transfer's start; each request of r bytes
+    is answered by ceil(r / c) completions, c = MPS or the RCB
+    (:attr:`PcieLink.completion_bytes`), the start assumed aligned (Base Spec 2.3.1.1).
     """
-    tlps = tlp_count(transfer_bytes, link.mps_bytes)
-    wire = int(transfer_bytes) + tlps * link.tlp_overhead_bytes
-    dllp = tlps * link.dllps_per_tlp * DLLP_BYTES
-    effective = link.tlp_gbps * transfer_bytes / (wire + dllp)
-    return LinkBandwidth(link.raw_gbps, effective, tlps, effective / link.raw_gbps * 100.0, wire)
+    size = _check_transfer(transfer_bytes, link.mps_bytes)
+    full, tail = divmod(size, link.mrrs_bytes)
+    per = link.completion_bytes
+    return full + (1 if tail else 0), full * -(-link.mrrs_bytes // per) + -(-tail // per)
+
+
+def _units_per_ns(capacity: float, tlp_bytes: float, opposite_tlps: float, dllp_cap: float) -> float:
+    """Largest rate R (units per ns) with R B + 8 (Ack + UpdateFC) <= C on one direction.
+
+    The other direction's R n TLPs are answered by at most one Ack and one
+    UpdateFC each, and at least once per the spec's latency limit: DLLPs per ns
+    = 2 min(R n, r), r = ``dllp_cap`` / 2 (:attr:`PcieLink.dllp_rate_per_ns`).
+    Solved in closed form on the two pieces of the min.
+    """
+    if tlp_bytes <= 0:
+        return math.inf
+    each = dllp_cap / 2.0
+    rate = capacity / (tlp_bytes + 2 * DLLP_BYTES * opposite_tlps)
+    if rate * opposite_tlps <= each:
+        return rate
+    return (capacity - 2 * DLLP_BYTES * each) / tlp_bytes
+
+
+def link_bandwidth(link: PcieLink, transfer_bytes: int, direction: str = "write",
+                   dllps: bool = True) -> LinkBandwidth:
+    """Payload bandwidth of back-to-back transfers of ``transfer_bytes`` (closed form).
+
+    One unit is a write (n_w = ceil(L / MPS) MWr TLPs on tx), a read (n_r MRd on
+    tx, n_c CplD on rx, :func:`read_split`) or both (one of each, 2 L of
+    payload). Per direction, with C = :attr:`PcieLink.tlp_gbps`:
+
+        tx bytes per unit = L_w + n_w o + n_r o       (o = header + ECRC + 8 B framing/DLL)
+        rx bytes per unit = L_r + n_c o_cpl           (o_cpl = 12 B CplD header + ECRC + 8 B)
+
+    and each direction also carries the Ack and UpdateFC DLLPs of the other
+    direction's TLPs (:func:`_units_per_ns`; ``dllps=False`` sets them aside).
+    The rate is the smaller of the two directions' and
+    effective = rate x payload; efficiency = effective / (raw x directions counted).
+    ``dllps_per_tlp`` adds 8 B per TLP to each TLP's own direction (mixed traffic).
+    """
+    size = _check_transfer(transfer_bytes, link.mps_bytes)
+    if direction not in DIRECTIONS:
+        raise InputError(f"direction must be one of {', '.join(DIRECTIONS)}, got {direction!r}")
+    writes = direction in ("write", "both")
+    reads = direction in ("read", "both")
+    n_w = tlp_count(size, link.mps_bytes) if writes else 0
+    n_r, n_c = read_split(link, size) if reads else (0, 0)
+    extra = link.dllps_per_tlp * DLLP_BYTES
+    tx_tlps, rx_tlps = n_w + n_r, n_c
+    tx_bytes = (size if writes else 0) + tx_tlps * (link.tlp_overhead_bytes + extra)
+    rx_bytes = (size if reads else 0) + rx_tlps * (link.cpl_overhead_bytes + extra)
+    cap = link.tlp_gbps
+    dllp_cap = link.dllp_rate_per_ns if dllps else 0.0
+    rate = min(_units_per_ns(cap, tx_bytes, rx_tlps, dllp_cap), _units_per_ns(cap, rx_bytes, tx_tlps, dllp_cap))
+    payload = size * (2 if direction == "both" else 1)
+    effective = rate * payload
+
+    def dllp_share(opposite: int) -> float:
+        return 2 * DLLP_BYTES * min(rate * opposite, dllp_cap / 2.0) / cap * 100.0
+
+    counted = 2 if direction == "both" else 1
+    return LinkBandwidth(
+        link.raw_gbps, effective, n_w + n_c, effective / (link.raw_gbps * counted) * 100.0,
+        int(round(tx_bytes + rx_bytes)), direction, n_r, n_c,
+        rate * tx_bytes / cap + dllp_share(rx_tlps) / 100.0, rate * rx_bytes / cap + dllp_share(tx_tlps) / 100.0,
+        dllp_share(rx_tlps), dllp_share(tx_tlps))
 
 
 def _partial_lines(start: int, end: int) -> int:
@@ -362,7 +615,7 @@ class RmwResult:
 def _port_throughputs(
     platform: RmwPlatform, pattern: AccessPattern, ports: int, credits: int
 ) -> float:
-    """TLPs per ns of all ports together (multi-class MVA, one class per port)."""
+    """TLPs per ns of all ports together (exact multi-class MVA, one class per port)."""
     from iosizer.model.mva import mva_multiclass
 
     link_ns = (pattern.payload_per_tlp + platform.link.tlp_overhead_bytes
@@ -379,7 +632,7 @@ def _port_throughputs(
     # aligned reference itself degrade with ports; the RMW unit is the
     # contended resource of section 5.
     servers = [1.0] * (ports + 1) + [math.inf]
-    result = mva_multiclass(demands, np.zeros(ports), np.full(ports, credits), servers, method="schweitzer")
+    result = mva_multiclass(demands, np.zeros(ports), np.full(ports, credits), servers, method="auto")
     return float(np.sum(result.throughput))
 
 
@@ -432,7 +685,8 @@ def rmw_throughput(platform: RmwPlatform, pattern: AccessPattern, lanes: object)
 def _link(values, lanes: str = "lanes") -> PcieLink:
     return PcieLink(generation=values["generation"], lanes=values[lanes], mps_bytes=values["mps_bytes"],
                     header_dw=values["header_dw"], ecrc=bool(values["ecrc"]),
-                    dllps_per_tlp=values["dllps_per_tlp"])
+                    dllps_per_tlp=values["dllps_per_tlp"], mrrs_bytes=values.get("mrrs_bytes", MRRS.value),
+                    rcb_bytes=values.get("rcb_bytes", RCB.value))
 
 
 def _link_solve(values, inputs):
@@ -466,9 +720,10 @@ _LINK_SETTINGS = (GENERATION, MPS, HEADER_DW, ECRC, DLLPS_PER_TLP)
 FAMILIES = (
     Family(
         name="pcie-link",
-        summary="PCIe link payload bandwidth of posted writes per the Base Specification",
-        source="PCI Express Base Specification 3.0 secs 2.2, 3.5, 4.2; " + _SEED,
-        parameters=(LINK_LANES, *_LINK_SETTINGS),
+        summary="PCIe link payload bandwidth of writes, reads or both per the Base Specification",
+        source="PCI Express Base Specification 3.0 secs 2.2, 2.3.1.1, 3.5, 4.2; 5.0 tables 3-7..3-9; "
+               "6.0 flit mode; " + _SEED,
+        parameters=(LINK_LANES, *_LINK_SETTINGS, MRRS, RCB),
         columns=Schema("pcie-link", (
             Column("transfer_bytes", Role.input, "bytes", "bytes per write transfer", minimum=1, integer=True,
                    maximum=TRANSFER_BYTES.bounds[1]),
@@ -482,7 +737,8 @@ FAMILIES = (
         service_time="deterministic: wire bytes over the line rate (no queueing)",
         questions=(
             Question("pcie link", "payload bandwidth and efficiency of a transfer size",
-                     ("transfer_bytes",), ("effective_gbps", "efficiency_pct", "tlps_per_transfer")),
+                     ("transfer_bytes",), ("effective_gbyte_s", "effective_gbit_s", "efficiency_pct",
+                                           "tlps_per_transfer")),
             Question("pcie pattern", "TLPs and unaligned 64 B accesses of a transfer size",
                      ("transfer_bytes",), ("unaligned_per_kib",)),
         ),
@@ -514,7 +770,8 @@ FAMILIES = (
                    maximum=100.0),
         )),
         solve=_rmw_solve,
-        service_time="exponential (product-form) link and RMW stations; Bard-Schweitzer multi-class MVA",
+        service_time="exponential (product-form) link and RMW stations; exact multi-class MVA "
+                     "(Bard-Schweitzer beyond 20,000 population vectors)",
         questions=(
             Question("pcie rmw", "write throughput and loss against lanes for a transfer pattern",
                      ("transfer_bytes", "lanes"), ("throughput_gbps", "loss_pct", "rmw_utilization")),

@@ -38,7 +38,7 @@ def test_rmw_plot(cli, tmp_path) -> None:
 
 
 @pytest.mark.parametrize(("args", "fragment"), [
-    (["link", "--gen", "7"], "--gen must be one of 1, 2, 3, 4, 5, got 7"),
+    (["link", "--gen", "7"], "--gen must be one of 1, 2, 3, 4, 5, 6, got 7"),
     (["link", "--lanes", "3"], "--lanes must be one of 1, 2, 4, 8, 12, 16, 32, got 3"),
     (["link", "--mps", "300"], "--mps must be one of 128, 256, 512, 1024, 2048, 4096, got 300"),
     (["pattern", "0"], "must be >= 1"),
@@ -69,3 +69,20 @@ def test_rmw_from_a_calibrated_profile(cli, tmp_path) -> None:
     (point,) = cli.json("pcie", "rmw", "--pattern", "520", "--lanes", "32", "--profile", str(profile))
     expected = rmw_throughput(truth, access_pattern(520), [32]).loss_pct[0]
     assert point["loss_pct"] == pytest.approx(expected, rel=0.02)
+
+
+def test_link_reads_and_units(cli) -> None:
+    """Issue 15: reads, both directions, the unit-named keys and the deprecated alias."""
+    data = cli.json("pcie", "link", "--transfer-bytes", "4096", "--direction", "read", "--mrrs", "512")
+    assert data["effective_gbps"] == data["effective_gbyte_s"]
+    assert data["effective_gbit_s"] == pytest.approx(8 * data["effective_gbyte_s"])
+    assert (data["read_requests_per_transfer"], data["completions_per_transfer"]) == (8, 16)
+    rcb = cli.json("pcie", "link", "--transfer-bytes", "4096", "--direction", "read", "--completions", "rcb",
+                   "--rcb", "128")
+    assert rcb["completions_per_transfer"] == 32 and rcb["effective_gbyte_s"] < data["effective_gbyte_s"]
+    both = cli.json("pcie", "link", "--transfer-bytes", "4096", "--direction", "both")
+    assert both["effective_gbyte_s"] > data["effective_gbyte_s"]
+    assert both["tx_dllp_share_pct"] > 0 and both["rx_dllp_share_pct"] > 0
+    write = cli.json("pcie", "link", "--transfer-bytes", "4096")
+    assert write["tx_dllp_share_pct"] == 0 and write["rx_dllp_share_pct"] > 0
+    assert cli.json("pcie", "link", "--gen", "6", "--lanes", "16")["tlp_overhead_bytes"] == 16
