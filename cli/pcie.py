@@ -46,6 +46,11 @@ def link(
     completions: Annotated[
         str | None, typer.Option("--completions", help="Read completions split at mps or rcb [mps].")
     ] = None,
+    profile: Annotated[
+        Path | None,
+        typer.Option("--profile", help="A 'pcie-link' profile from 'iosizer calibrate pcie-link': its link and "
+                                       "fitted DLLPs per TLP (95 % interval); options still change the link."),
+    ] = None,
     output_format: FormatOption = OutputFormat.table,
 ) -> None:
     """Effective bandwidth of a link for writes, reads (MRd + CplD) or both, per the Base Specification.
@@ -58,9 +63,17 @@ def link(
 
     transfer_bytes = TRANSFER_BYTES.check(transfer_bytes, "--transfer-bytes")
     direction = DIRECTION.value if direction is None else DIRECTION.check(direction, "--direction")
-    config = link_config(generation=gen, lanes=lanes, mps_bytes=mps, header_dw=header_dw,
-                         ecrc=1 if ecrc else None, dllps_per_tlp=dllps_per_tlp, mrrs_bytes=mrrs, rcb_bytes=rcb,
-                         completions=completions)
+    given = {"generation": gen, "lanes": lanes, "mps_bytes": mps, "header_dw": header_dw,
+             "ecrc": 1 if ecrc else None, "mrrs_bytes": mrrs, "rcb_bytes": rcb, "completions": completions}
+    calibrated = None
+    if profile is not None:
+        from iosizer.calibration.whatif import what_if
+
+        # The profile's link, with what the options change; its DLLPs unless --dllps-per-tlp is given.
+        calibrated = what_if("pcie-link", profile, changes={**given, "dllps_per_tlp": dllps_per_tlp})
+        given = {k: calibrated.values.get(k, v) for k, v in given.items()}
+        dllps_per_tlp = calibrated.values["dllps_per_tlp"]
+    config = link_config(dllps_per_tlp=dllps_per_tlp, **given)
     gen, lanes, mps = config.generation, config.lanes, config.mps_bytes
     result = link_bandwidth(config, transfer_bytes, direction)
     data = {
@@ -76,6 +89,14 @@ def link(
         "tx_utilization": result.tx_utilization, "rx_utilization": result.rx_utilization,
         "tx_dllp_share_pct": result.tx_dllp_share_pct, "rx_dllp_share_pct": result.rx_dllp_share_pct,
     }
+    if calibrated is not None:
+        import math
+
+        band = calibrated.bands(lambda v: {"effective_gbyte_s": link_bandwidth(
+            link_config(dllps_per_tlp=v["dllps_per_tlp"], **given), transfer_bytes, direction).effective_gbyte_s})
+        for key, (low, high) in band.items():
+            data[f"{key}_ci_low"] = float(low) if math.isfinite(low) else None
+            data[f"{key}_ci_high"] = float(high) if math.isfinite(high) else None
     limit = ack_limit_symbols(gen, lanes, mps)
     notes = ["raw_gbps and effective_gbyte_s are gigabytes per second (effective_gbps: deprecated alias); "
              "raw = GT/s x lanes x encoding / 8, per direction",
@@ -150,6 +171,11 @@ def rmw(
     profile: Annotated[
         Path | None, typer.Option("--profile", help="An 'rmw' profile from 'iosizer calibrate rmw'.")
     ] = None,
+    cpu_speed: Annotated[
+        float | None,
+        typer.Option("--cpu-speed", help="Carry the profile (or the shipped seed-001 fit) to a root complex of "
+                                         "this relative speed; the RMW time scales within its declared exponents."),
+    ] = None,
     output_format: FormatOption = OutputFormat.table,
     plot: PlotOption = None,
 ) -> None:
@@ -168,6 +194,12 @@ def rmw(
         from iosizer.calibration.profile import load_profile
 
         calibrated = load_profile(profile, "rmw")
+    if cpu_speed is not None:
+        import iosizer
+        from iosizer.calibration.whatif import on_cpu
+
+        calibrated = on_cpu(calibrated or iosizer.family("rmw").shipped(), cpu_speed,
+                            str(profile or "the shipped rmw profile"))
     platform = family.platform(mps_bytes=mps, profile=calibrated)
     base = rmw_throughput(platform, access_pattern(size, mps), lane_counts)
     mitigated = None
@@ -192,6 +224,9 @@ def rmw(
             point["recovered_gbps"] = float(mitigated.throughput_gbps[i] - base.throughput_gbps[i])
         points.append(point)
     source = f"profile {profile}" if profile is not None else family.calibration_note()
+    if cpu_speed is not None:
+        source += (f"; carried to CPU speed {cpu_speed:g} (one measured CPU: the mid exponent of the declared "
+                   "range; 'iosizer extrapolate' gives the parameter's interval)")
     notes = [
         f"{source}: RMW {platform.rmw_service_ns:.3g} ns per unaligned access, "
         f"{platform.posted_credits:.3g} TLPs in flight per port",

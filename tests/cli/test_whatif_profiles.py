@@ -105,3 +105,16 @@ def test_queue_mmc_profile_takes_more_servers_and_another_cpu(cli, tmp_path: Pat
             > 10 * (here["mean_response_ci_high"] - here["mean_response_ci_low"]))
     assert "give --profile" in cli.fails("queue", "mmc", "--arrival-rate", "1", "--service-rate", "2",
                                          "--servers", "1", "--cpu-speed", "2")
+
+
+def test_pcie_link_profile_and_rmw_on_another_cpu(cli, tmp_path: Path) -> None:
+    path = tmp_path / "link.json"
+    assert cli("calibrate", "pcie-link", str(iosizer.family("pcie-link").example()), "-o", str(path)).exit_code == 0
+    x8 = cli.json("pcie", "link", "--profile", str(path), "--transfer-bytes", "520")
+    _inside(x8, "effective_gbyte_s")
+    x16 = cli.json("pcie", "link", "--profile", str(path), "--transfer-bytes", "520", "--lanes", "16")
+    assert x16["lanes"] == 16 and x16["effective_gbyte_s"] == pytest.approx(2 * x8["effective_gbyte_s"], rel=1e-9)
+    here = cli.json("pcie", "rmw", "--lanes", "32")
+    faster = cli.json("pcie", "rmw", "--lanes", "32", "--cpu-speed", "2")
+    # The RMW time per access shrinks on a faster root complex (exponent in [-1, 0]): less loss.
+    assert faster[0]["loss_pct"] < here[0]["loss_pct"]
