@@ -3,7 +3,8 @@
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass, replace
+import re
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any, Mapping, Sequence
 
@@ -25,11 +26,61 @@ from iosizer.model.family import Schema
 
 @dataclass(frozen=True)
 class Calibration:
-    """What ``iosizer calibrate`` produces: the fit and the profile that records it."""
+    """What ``iosizer calibrate`` produces: the fit and the profile that records it.
+
+    ``tails``: measured response percentiles against the fitted model's, per
+    percentile column (:func:`tail_check`); empty when the data carry none.
+    """
 
     fit: FitResult
     profile: Profile
     dataset: Dataset
+    tails: dict[str, dict[str, Any]] = field(default_factory=dict)
+
+
+#: A measured percentile column: response_p99_s, response_p99_9_us, response_p50_ms.
+_TAIL_COLUMN = re.compile(r"^response_p(\d+(?:_\d+)?)_(s|ms|us)$")
+_TIME_SCALE = {"s": 1.0, "ms": 1e-3, "us": 1e-6}
+
+
+def tail_check(family_name: str, values: Mapping[str, Any], dataset: Dataset) -> dict[str, dict[str, Any]]:
+    """The fitted model's response percentiles against measured percentile columns.
+
+    The fit is on the means; the tail is a check of the shape it implies
+    (the service-time assumption, the queueing): per column, the relative
+    error of the model's percentile at every measured point, its RMS and
+    its worst line. Columns named ``response_pP_<s|ms|us>`` (fio's
+    ``clat_ns.percentile``: completion latency, submission excluded).
+    """
+    from iosizer.model.registry import declaration
+
+    family = declaration(family_name)
+    found = {name: _TAIL_COLUMN.match(name) for name in dataset.extra}
+    columns = {name: match for name, match in found.items() if match}
+    if not columns or family.tail is None:
+        return {}
+    checks: dict[str, dict[str, Any]] = {}
+    for name, match in sorted(columns.items()):
+        percentile = float(match.group(1).replace("_", "."))
+        try:
+            measured = np.array([float(c) if c.strip() else np.nan for c in dataset.extra[name]])
+        except ValueError:
+            raise DatasetError(f"{dataset.path}: column '{name}' holds a value that is not a number") from None
+        measured = measured * _TIME_SCALE[match.group(2)] / _TIME_SCALE[family.tail_unit]
+        keep = np.isfinite(measured) & (measured > 0)
+        if not keep.any():
+            continue
+        inputs = {k: v[keep] for k, v in dataset.inputs().items()}
+        model = family.tail(values, inputs, percentile)
+        error = model / measured[keep] - 1.0
+        worst = int(np.argmax(np.abs(error)))
+        checks[name] = {
+            "percentile": percentile, "n_points": int(keep.sum()),
+            "rms_error_pct": float(100 * np.sqrt(np.mean(error ** 2))),
+            "worst_error_pct": float(100 * error[worst]),
+            "worst_line": int(dataset.lines[np.flatnonzero(keep)[worst]]),
+        }
+    return checks
 
 
 def _finite_or_none(value: float) -> float | None:
@@ -114,10 +165,17 @@ def load_measurements(paths: str | Path | Sequence[str | Path], schema: Schema) 
     labels = tuple(p.label for p in points)
     check_columns(values, schema, label, labels)
     extra: dict[str, tuple[str, ...]] = {}
+    shared = set.intersection(*(set(p.percentiles_s) for p in points)) if points else set()
+    if shared:  # completion-latency percentiles every point has: checked against the model's tail
+        from iosizer.model.percentiles import percentile_key
+
+        for percentile in sorted(shared):
+            extra[f"response_{percentile_key(percentile)}_s"] = tuple(
+                f"{p.percentiles_s[percentile]:.9g}" for p in points)
     sizes = [p.block_bytes for p in points]
     if all(s is not None for s in sizes):  # block size as a setting column (hba, replication)
-        extra = {"block_bytes": tuple(f"{s:g}" for s in sizes),
-                 "block_kib": tuple(f"{s / 1024:g}" for s in sizes)}  # type: ignore[operator]
+        extra.update({"block_bytes": tuple(f"{s:g}" for s in sizes),
+                      "block_kib": tuple(f"{s / 1024:g}" for s in sizes)})  # type: ignore[operator]
     return Dataset(path=label, sha256=sha256, schema=schema, values=values,
                    lines=np.arange(1, len(points) + 1), sources=labels, extra=extra,
                    warnings=tuple(little_violations(points)))
@@ -199,7 +257,9 @@ def calibrate_dataset(
     )
     result = replace(result, warnings=tuple(dataset.warnings) + result.warnings + judge(result, dataset, force))
     profile = profile_from_fit(result, model_name, checked, dataset, cpu_name, cpu_speed)
-    return Calibration(result, profile, dataset)
+    from iosizer.calibration.profile import profile_values
+
+    return Calibration(result, profile, dataset, tail_check(model_name, profile_values(profile), dataset))
 
 
 #: Below this R^2 a fit gets a warning; below 0 it fits worse than a constant.

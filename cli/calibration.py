@@ -103,6 +103,7 @@ def calibrate(
         "dof": fit.dof,
         "columns": {k: {"rmse": s.rmse, "r2": s.r2, "n_points": s.n_points} for k, s in fit.statistics.items()},
         "warnings": list(fit.warnings),
+        "tails": result.tails,
         "confidence": CONFIDENCE_CONVENTION,
         "profile": str(output) if output is not None else None,
     }
@@ -112,6 +113,8 @@ def calibrate(
         for column, s in fit.statistics.items()
     ]
     notes += [f"warning: {w}" for w in fit.warnings]
+    notes += [f"tail {name}: the fitted model is {t['rms_error_pct']:.1f} % off (RMS over {t['n_points']} points; "
+              f"worst {t['worst_error_pct']:+.1f} % at line {t['worst_line']})" for name, t in result.tails.items()]
     notes.append(CONFIDENCE_CONVENTION)
     if output is not None:
         notes.append(f"profile written to {output}")

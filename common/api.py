@@ -167,6 +167,11 @@ class FitReport:
     def warnings(self) -> tuple[str, ...]:
         return self.calibration.fit.warnings
 
+    @property
+    def tails(self) -> dict[str, dict[str, Any]]:
+        """Measured response percentiles against the fitted model's, per percentile column."""
+        return dict(self.calibration.tails)
+
     def predict(self, **inputs: Any) -> Any:
         """The fitted model at new inputs with its 95 % band (delta method)."""
         return self.calibration.fit.predict(inputs)

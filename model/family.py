@@ -299,6 +299,11 @@ class Family:
     example_settings: Mapping[str, Any] = field(default_factory=dict)
     #: The shipped measurement files (``data/measurements``) this family reproduces.
     measurements: tuple[str, ...] = ()
+    #: Response-time percentiles: ``tail(values, inputs, P)`` -> the P-th percentile at each
+    #: point, in the unit of ``tail_unit``; measured ``response_pP_<unit>`` columns are then
+    #: checked against the fitted model (:func:`iosizer.calibration.calibrate.tail_check`).
+    tail: Callable[[Mapping[str, Any], Mapping[str, np.ndarray], float], np.ndarray] | None = None
+    tail_unit: str = "s"
 
     def __post_init__(self) -> None:
         names = [p.name for p in self.parameters]

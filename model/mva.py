@@ -1114,6 +1114,20 @@ def _closed_solve(values, inputs):
     return {"throughput_per_s": curve.throughput[index], "response_time_s": curve.response_time[index]}
 
 
+def _closed_tail(values, inputs, percentile):
+    """End-to-end response percentile (s) at each population, by the approximation of
+    :func:`iosizer.model.percentiles.closed_network_percentiles` (arrival theorem per station,
+    gamma fit end to end; its error against simulation is stated there)."""
+    from iosizer.model.percentiles import closed_network_percentiles, percentile_key
+
+    demands = [values[demand_name(k + 1)] for k in range(values["stations"])]
+    key = "response_" + percentile_key(percentile)
+    population = np.asarray(inputs["population"]).astype(np.int64)
+    cache = {int(n): closed_network_percentiles(demands, values["think_time_s"], int(n), [percentile]).response[key]
+             for n in np.unique(population)}
+    return np.array([cache[int(n)] for n in population.ravel()], dtype=np.float64).reshape(population.shape)
+
+
 def _closed_start(data, settings):
     """Start where the data point: the bottleneck from peak throughput, the
     total demand from the lightest load; stations start unequal so the fit
@@ -1167,6 +1181,7 @@ FAMILIES = (
                      ("throughput_per_s", "response_time_s", "utilization")),
         ),
         fit=FitPlan(_closed_start, relative=True, holdable=("think_time_s",)),
+        tail=_closed_tail,
         example="load_test.csv",
         example_settings={"stations": 3},
     ),

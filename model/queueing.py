@@ -431,6 +431,14 @@ def _mmc_solve(values, inputs):
         inputs["arrival_rate_per_s"], values["service_rate_per_s"], values["servers"]), dtype=np.float64)}
 
 
+def _mmc_tail(values, inputs, percentile):
+    """Exact M/M/c response percentile (s) at each arrival rate."""
+    from iosizer.model.percentiles import mmc_response_quantile
+
+    return np.asarray(mmc_response_quantile(inputs["arrival_rate_per_s"], values["service_rate_per_s"],
+                                            values["servers"], percentile), dtype=np.float64)
+
+
 def _mmc_start(data, settings):
     """At the lightest load the response is close to the bare service time;
     every measured arrival rate must stay below c mu (the rate's lower bound)."""
@@ -486,6 +494,7 @@ def _declare_mmc():
                      ("servers", "offered_load"), ("erlang_b", "erlang_c")),
         ),
         fit=FitPlan(_mmc_start, _mmc_jacobian, relative=True),
+        tail=_mmc_tail,
         example="hba_core_response.csv",
         example_settings={"servers": 4},
     )

@@ -19,30 +19,38 @@ DEMANDS_S = (20e-6, 12e-6)
 DEPTHS = (1, 2, 4, 8, 16, 32)
 
 
-def _direction(iops: float, latency_s: float, runtime_ms: float = 60_000.0) -> dict:
+def _direction(iops: float, latency_s: float, runtime_ms: float = 60_000.0,
+               percentiles_s: dict[float, float] | None = None) -> dict:
+    percentiles_s = percentiles_s or {50.0: latency_s * 0.7, 99.0: latency_s * 4.6}
     return {
         "io_bytes": int(iops * runtime_ms / 1e3 * 4096), "bw_bytes": int(iops * 4096), "iops": iops,
         "runtime": runtime_ms, "total_ios": int(iops * runtime_ms / 1e3),
         "slat_ns": {"min": 500, "max": 9000, "mean": 1500.0, "stddev": 300.0},
         "clat_ns": {"min": 1000, "max": 10**7, "mean": latency_s * 1e9 - 1500.0, "stddev": 1.0,
-                    "percentile": {"50.000000": latency_s * 0.7e9, "99.000000": latency_s * 4.6e9}},
+                    "percentile": {f"{p:.6f}": v * 1e9 for p, v in percentiles_s.items()}},
         "lat_ns": {"min": 1500, "max": 10**7, "mean": latency_s * 1e9, "stddev": 1.0},
     }
 
 
 def fio_document(depths=DEPTHS, numjobs: int = 1, group_reporting: bool = True) -> dict:
     """fio --output-format=json of a randread job per depth, computed by exact MVA of DEMANDS_S."""
+    from iosizer.model.percentiles import closed_network_percentiles
+
     curve = mva(list(DEMANDS_S), 0.0, max(depths) * numjobs).curve
     jobs = []
     for depth in depths:
         n = depth * numjobs
         x, r = float(curve.throughput[n - 1]), float(curve.response_time[n - 1])
+        # The network's own (approximate) completion-latency percentiles, as fio would measure them.
+        tails = closed_network_percentiles(list(DEMANDS_S), 0.0, n, [50.0, 99.0]).response
+        percentiles = {50.0: tails["response_p50"], 99.0: tails["response_p99"]}
         clones = 1 if group_reporting else numjobs
         for _ in range(clones):
             jobs.append({
                 "jobname": f"qd{depth}", "groupid": len(jobs) if group_reporting else depth,
                 "job options": {"iodepth": str(depth), "numjobs": str(numjobs)},
-                "read": _direction(x / clones, r), "write": _direction(0.0, 0.0) | {"iops": 0.0, "total_ios": 0},
+                "read": _direction(x / clones, r, percentiles_s=percentiles),
+                "write": _direction(0.0, 0.0) | {"iops": 0.0, "total_ios": 0},
                 "usr_cpu": 3.0, "sys_cpu": 12.0, "job_runtime": 60_000,
             })
     return {"fio version": "fio-3.36", "global options": {"bs": "4k", "rw": "randread", "ioengine": "libaio"},
@@ -198,3 +206,27 @@ def test_spearman_matches_scipy() -> None:
         want = spearmanr(x, y)
         assert rho == pytest.approx(float(want[0]), rel=1e-12)
         assert p == pytest.approx(float(want[1]), rel=1e-9)
+
+
+def test_fio_percentiles_check_the_fitted_tail(fio_file: Path) -> None:
+    """fio's completion-latency percentiles become response_pP_s columns, checked against the fit."""
+    result = calibrate("closed-network", fio_file, {"stations": 2, "think_time_s": 0.0})
+    assert set(result.tails) == {"response_p50_s", "response_p99_s"}
+    # The file's percentiles are the model's own: the check finds them (to rounding).
+    assert all(t["rms_error_pct"] < 1e-6 and t["n_points"] == len(DEPTHS) for t in result.tails.values())
+
+
+def test_tail_columns_in_a_csv(tmp_path: Path) -> None:
+    from iosizer.model.percentiles import mmc_response_quantile
+    from iosizer.model.queueing import mmc
+
+    lam = np.linspace(400.0, 3600.0, 9)
+    rows = [f"{a},{float(mmc(a, 1000.0, 4).mean_response)},{1.1 * float(mmc_response_quantile(a, 1000.0, 4, 99))}"
+            for a in lam]
+    path = tmp_path / "t.csv"
+    path.write_text("arrival_rate_per_s,mean_response_s,response_p99_ms\n" +
+                    "\n".join(r.rsplit(",", 1)[0] + "," + str(float(r.rsplit(",", 1)[1]) * 1e3) for r in rows))
+    tails = calibrate("mmc", path, {"servers": 4}).tails
+    # The measured p99 is 10 % above the exact M/M/4 one: the model is 1/1.1 - 1 = -9.1 % off everywhere.
+    assert tails["response_p99_ms"]["rms_error_pct"] == pytest.approx(100 * (1 / 1.1 - 1) * -1, rel=1e-6)
+    assert tails["response_p99_ms"]["worst_error_pct"] == pytest.approx(100 * (1 / 1.1 - 1), rel=1e-6)
