@@ -141,7 +141,8 @@ def oltp_network(profile: Profile) -> OltpNetwork:
 
     values = profile_values(profile)
     return OltpNetwork(terminals=values["terminals"], knee_latency_ns=values["knee_latency_ns"],
-                       serial_share=values["serial_share"], think_share=values["think_share"])
+                       serial_share=values["serial_share"], think_share=values["think_share"],
+                       service_scv=values.get("service_scv", 1.0))
 
 
 def tpcc_points() -> list[dict[str, Any]]:
