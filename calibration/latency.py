@@ -135,11 +135,16 @@ def oltp_profile() -> Profile:
     return oltp_calibration().profile
 
 
-def oltp_network(profile: Profile) -> OltpNetwork:
-    """The OLTP network of a profile; what the profile leaves out takes its declared value."""
+def oltp_network(profile: Profile, service_scv: float | None = None) -> OltpNetwork:
+    """The OLTP network of a profile; what the profile leaves out takes its declared value.
+
+    ``service_scv`` given overrides the profile's (declared: 1, exponential).
+    """
     from iosizer.calibration.profile import profile_values
 
     values = profile_values(profile)
+    if service_scv is not None:
+        values = {**values, "service_scv": service_scv}
     return OltpNetwork(terminals=values["terminals"], knee_latency_ns=values["knee_latency_ns"],
                        serial_share=values["serial_share"], think_share=values["think_share"],
                        service_scv=values.get("service_scv", 1.0))
@@ -289,7 +294,8 @@ def tier_plan(
     return plan
 
 
-def oltp_points(profile: Profile, latencies: list[float], felt_ns: Any = None) -> list[dict[str, Any]]:
+def oltp_points(profile: Profile, latencies: list[float], felt_ns: Any = None,
+                service_scv: float | None = None) -> list[dict[str, Any]]:
     """PD at each added latency with its 95 % band, from an ``oltp`` profile.
 
     ``felt_ns`` is the latency as the modelled CPU feels it (x s^(a-b) for an
@@ -301,7 +307,7 @@ def oltp_points(profile: Profile, latencies: list[float], felt_ns: Any = None) -
     """
     from iosizer.calibration.uncertainty import propagate
 
-    network = oltp_network(profile)
+    network = oltp_network(profile, service_scv)
     felt = np.asarray(latencies if felt_ns is None else felt_ns, dtype=np.float64)
 
     def curve(params: Mapping[str, float]) -> dict[str, np.ndarray]:

@@ -168,6 +168,10 @@ def response(
     cores: Cores = None,
     core_iops: CoreIops = None,
     link_mbps: LinkMbps = None,
+    service_scv: Annotated[
+        float | None,
+        typer.Option("--service-scv", help="Service-time scv at the cores and link: 1 exponential (exact MVA, "
+                     "the default), 0 constant (residual-service approximation).")] = None,
     percentile: PercentileOption = None,
     output_format: FormatOption = OutputFormat.table,
     plot: PlotOption = None,
@@ -177,7 +181,7 @@ def response(
     --percentile: response_pP_us by approximation (arrival theorem per station, gamma fit end to end, the
     storage delay constant); against simulation at 4, 16, 64 threads within 5 %.
     """
-    from iosizer.model.hba import BLOCK_BYTES, STORAGE_US, THREADS
+    from iosizer.model.hba import BLOCK_BYTES, SERVICE_SCV, STORAGE_US, THREADS
     from iosizer.model.hba import response as solve
 
     speed = _speed(speed)
@@ -185,10 +189,12 @@ def response(
         BLOCK_BYTES.check(block_bytes, "--block-bytes")
     if storage_us is not None:
         STORAGE_US.check(storage_us, "--storage-us")
+    if service_scv is not None:
+        SERVICE_SCV.check(service_scv, "--service-scv")
     port = _port(speed, cores, core_iops, link_mbps)
     counts = parse_grid(threads, "threads", THREADS)
     # None takes the declared block size and storage delay; each result says which it used.
-    results = [solve(port, chosen, counts, block_bytes, storage_us) for chosen in _modes(mode)]
+    results = [solve(port, chosen, counts, block_bytes, storage_us, service_scv) for chosen in _modes(mode)]
     block_bytes, storage_us = results[0].block_bytes, results[0].storage_us
     points = [
         {"mode": r.mode, "threads": int(n), "response_us": float(rt), "iops": float(x),
@@ -201,6 +207,9 @@ def response(
     notes = [f"{SEED} sec 3.2: threads cycle through the HBA cores ({port.cores} servers shared, "
              f"1 in occupancy mode), the link and the storage (a delay of {storage_us:g} us, assumed)",
              *_port_notes(speed, cores, core_iops, link_mbps)] + ([FAMILY_NOTE] if percentile else [])
+    scv = SERVICE_SCV.value if service_scv is None else service_scv
+    notes.append("service times exponential (cv^2 = 1): exact MVA" if scv == 1 else
+                 f"service-time cv^2 = {scv:g}: MVA with the residual-service correction (approximate)")
     panels = None
     if plot is not None:
         panels = [Panel("threads (outstanding I/Os)", "response (us)", [
