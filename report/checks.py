@@ -54,6 +54,24 @@ NOT_MODELLED, NOT_COVERED, NO_PROVIDER = "not_modelled", "not_covered", "no_prov
 CHECKED = (PASS, FAIL, EXPECTED_MISS)
 FAILING = (FAIL, NOT_COVERED)
 
+#: What a checked number is to the model (``Check.kind``): ``prediction`` (the
+#: model computed it from other inputs), ``fit_input`` (the number was used to
+#: calibrate the shipped profile, so it is met by construction or by the fit)
+#: or ``configuration`` (a stated setup value the model takes as an input).
+PREDICTION, FIT_INPUT, CONFIGURATION = "prediction", "fit_input", "configuration"
+KINDS = (PREDICTION, FIT_INPUT, CONFIGURATION)
+
+
+def _kind_from_note(note: str) -> str:
+    """The kind a provider's note implies when it names none: 'fit input...' or '... input'/'configuration'."""
+    text = note.lower()
+    if text.startswith("fit input") or "fit input" in text:
+        return FIT_INPUT
+    if "input" in text or "configuration" in text or "model constant" in text:
+        return CONFIGURATION
+    return PREDICTION
+
+
 #: Absolute band for approximate zeros ("not affected", "no loss"): the CSV
 #: gives no relative tolerance for them (a relative band of 0 is empty).
 ZERO_BAND_PCT_POINTS = 1.0
@@ -81,6 +99,8 @@ class Check:
     note: str
     status: str
     expected_miss_reason: str | None = None
+    #: prediction, fit_input or configuration (see :data:`KINDS`); None for rows with no model value.
+    kind: str | None = None
 
     @property
     def difference(self) -> float | None:
@@ -101,6 +121,7 @@ class Check:
             "published_text": self.published_text, "accepted_low": self.accepted_low,
             "accepted_high": self.accepted_high, "tolerance_reason": self.tolerance_reason,
             "expected_miss_reason": self.expected_miss_reason, "file": self.file, "line": self.line,
+            "kind": self.kind,
         }
 
 
@@ -221,8 +242,12 @@ class Collector:
         self, file: str, line: int, row: dict[str, str], *, figure: str, quantity: str, unit: str,
         model: float, column: str, relation: str | None = None, band: Band | None = None,
         zero_band: float | None = None, expected_miss: str | None = None, note: str = "",
+        kind: str | None = None,
     ) -> Check:
-        """Check ``row[column]`` against ``model``; the band from the row unless given."""
+        """Check ``row[column]`` against ``model``; the band from the row unless given.
+
+        ``kind`` (:data:`KINDS`) defaults to what ``note`` says (:func:`_kind_from_note`).
+        """
         text = row[column]
         exact = row.get("exact", "true").strip().lower() == "true"
         relation = relation or row.get("relation") or ("eq" if exact else "approx")
@@ -236,13 +261,14 @@ class Collector:
         status = PASS if within else (EXPECTED_MISS if expected_miss else FAIL)
         record = Check(self.seed, file, line, figure, quantity, unit, _number(text), text, relation, model,
                        band.low, band.high, band.tolerance, band.reason, row.get("source", ""), note, status,
-                       expected_miss)
+                       expected_miss, _checked_kind(kind, note))
         self.checks.append(record)
         return record
 
     def statement(
         self, file: str, line: int, row: dict[str, str], *, figure: str, claim: str, quantity: str, unit: str,
         model: float, holds: bool, criterion: str, expected_miss: str | None = None, note: str = "",
+        kind: str | None = None,
     ) -> Check:
         """A published qualitative statement ("LPAR1 falls", "B has the best low-load response").
 
@@ -255,7 +281,8 @@ class Collector:
             note = (note + "; " if note else "") + "marked as an expected miss but passes: drop the mark"
         status = PASS if holds else (EXPECTED_MISS if expected_miss else FAIL)
         record = Check(self.seed, file, line, figure, quantity, unit, None, claim, "statement", model, None, None,
-                       None, criterion, row.get("source", ""), note, status, expected_miss)
+                       None, criterion, row.get("source", ""), note, status, expected_miss,
+                       _checked_kind(kind, note))
         self.checks.append(record)
         return record
 
@@ -277,7 +304,7 @@ class Collector:
             if row[key] in inputs:
                 model, quantity = inputs[row[key]]
                 self.check(file, line, row, figure=where, quantity=quantity, unit=row["unit"], model=model,
-                           column="value", note=note)
+                           column="value", note=note, kind=CONFIGURATION)
             else:
                 self.not_modelled(file, line, row, otherwise, figure=where)
 
@@ -286,6 +313,13 @@ class Collector:
 
     def provided(self) -> Provided:
         return Provided(self.checks, self.charts)
+
+
+def _checked_kind(kind: str | None, note: str) -> str:
+    chosen = kind or _kind_from_note(note)
+    if chosen not in KINDS:
+        raise ValueError(f"check kind must be one of {', '.join(KINDS)}, got {chosen!r}")
+    return chosen
 
 
 def _row_key(row: dict[str, str]) -> str:
@@ -383,7 +417,8 @@ def seed000_latency() -> Provided:
                       band=Band(1200.0, 1800.0, 300.0,
                                 "the seed measured in 300 ns steps (ASI stages) and puts the knee at 5 stages: "
                                 "± one stage"),
-                      note=f"fitted bottleneck shift; 95 % interval {knee.ci_low:.0f}..{knee.ci_high:.0f} ns")
+                      note=f"fitted bottleneck shift; 95 % interval {knee.ci_low:.0f}..{knee.ci_high:.0f} ns",
+                      kind=FIT_INPUT)
 
     # Section 4.4: switch tiers within 5 %.
     name = "seed000_sec4_4_tiers"
@@ -452,7 +487,7 @@ def seed000_latency() -> Provided:
         elif parameter == "think_time":
             out.check(name, line, row, figure="table 3-2, think time", quantity="think share of the OLTP network",
                       unit="", model=network.think_share, column="value",
-                      note="batch mode: no think time in the shipped network")
+                      note="batch mode: no think time in the shipped network", kind=CONFIGURATION)
         else:
             out.not_modelled(name, line, row, "benchmark configuration with no model parameter "
                              "(the model is normalised to the local throughput)", figure=f"table 3-2, {parameter}")
@@ -830,7 +865,7 @@ def seed003_loadshare() -> Provided:
         out.statement(name, line, row, figure=f"sec 2.2/3.1, policy {row['policy']}", claim=row["cores_per_port"],
                       quantity="distinct cores serving one port as its load grows", unit="cores",
                       model=len(distinct), holds=distinct == expected, criterion=f"cores used {expected}",
-                      note=f"model: {distinct}")
+                      note=f"model: {distinct}", kind=CONFIGURATION)
 
     name = "seed003_tables2_4_scenarios"
     for line, row in out.rows(name):
@@ -1002,14 +1037,29 @@ class SeedReport:
     def failures(self) -> list[Check]:
         return [c for c in self.checks if c.status in FAILING]
 
+    def kinds(self) -> dict[str, dict[str, int]]:
+        """Per kind: checks that pass, checked in all, and expected misses."""
+        return _kind_counts(self.checks)
+
     def to_dict(self) -> dict[str, Any]:
         return {
             "seed": self.seed, "provider": self.has_provider, "passed": self.passed, "total": self.total,
+            "kinds": self.kinds(),
             "failed": len(self.failures), "expected_misses": self.count(EXPECTED_MISS),
             "not_modelled": self.count(NOT_MODELLED), "no_provider": self.count(NO_PROVIDER),
             "failures": [f"{c.figure}: {c.quantity}" for c in self.failures],
             "checks": [c.to_dict() for c in self.checks],
         }
+
+
+def _kind_counts(checks: Sequence[Check]) -> dict[str, dict[str, int]]:
+    counts = {kind: {"passed": 0, "total": 0, "expected_misses": 0} for kind in KINDS}
+    for c in checks:
+        if c.status in CHECKED and c.kind in counts:
+            counts[c.kind]["total"] += 1
+            counts[c.kind]["passed"] += c.status == PASS
+            counts[c.kind]["expected_misses"] += c.status == EXPECTED_MISS
+    return counts
 
 
 def seed_names() -> list[str]:
@@ -1068,9 +1118,14 @@ class FullReport:
     def count(self, status: str) -> int:
         return sum(s.count(status) for s in self.seeds)
 
+    def kinds(self) -> dict[str, dict[str, int]]:
+        """Per kind over every seed: checks that pass, checked in all, expected misses."""
+        return _kind_counts([c for s in self.seeds for c in s.checks])
+
     def to_dict(self, output_dir: str | None = None) -> dict[str, Any]:
         return {
             "seeds": [s.to_dict() for s in self.seeds],
+            "kinds": self.kinds(),
             "passed": self.passed, "failed": self.failed, "expected_misses": self.count(EXPECTED_MISS),
             "not_modelled": self.count(NOT_MODELLED), "no_provider": self.count(NO_PROVIDER),
             "output_dir": output_dir,
