@@ -451,7 +451,7 @@ FAMILIES = (
         solve=_response_solve,
         # Response against threads pins the storage delay (light load) and
         # the core capacity (the knee); cores and link are held as declared.
-        fit=FitPlan(_response_start, relative=True),
+        fit=FitPlan(_response_start, relative=True, holdable=("service_scv",)),
         service_time=(
             "isolation: fixed capacities (core time per I/O, link rate) shared pro rata, a fluid "
             "allocation with no queueing; response: MVA assuming exponential (product-form) "

@@ -375,7 +375,7 @@ FAMILIES = (
             Question("latency tiers", "switch tiers of a hop latency within a degradation budget",
                      ("hop_ns", "budget_pct"), ("tiers", "degradation_pct")),
         ),
-        fit=FitPlan(_oltp_start),
+        fit=FitPlan(_oltp_start, holdable=("service_scv",)),
         example="oltp.csv",
         measurements=("seed000_tpcc_degradation", "seed000_sec4_4_tiers"),
     ),
