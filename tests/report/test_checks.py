@@ -50,7 +50,9 @@ def test_seed_002_to_004_statements_hold(shipped) -> None:
     # 002 and 004 passes; seed 003's only misses are multi-stage's jumps (stated).
     by_seed = {s.seed: s for s in shipped.seeds}
     for seed in ("seed002", "seed004"):
-        statements = [c for c in by_seed[seed].checks if c.relation == "statement"]
+        # Seed 004's 4 KiB throughput/IOPS pair is a statement shown inconsistent in the seed.
+        statements = [c for c in by_seed[seed].checks if c.relation == "statement"
+                      and not (c.status == report.EXPECTED_MISS and "inconsistent in the seed" in c.expected_miss_reason)]
         assert statements and all(c.status == report.PASS for c in statements)
     misses = [c for c in by_seed["seed003"].checks if c.status == report.EXPECTED_MISS]
     assert misses and all("multi-stage" in c.quantity for c in misses)
