@@ -538,13 +538,6 @@ def seed000_latency() -> Provided:
 
 # -- seed 001: PCIe writes, unaligned accesses, RMW contention --------------
 
-_STEP_MISS = (
-    "the shared-RMW closed network's loss grows fastest between 4.43 and 6.89 per KiB (cases D -> C), at 8 and "
-    "32 lanes alike; the seed's largest step (E -> B) is not reproduced by a model whose only pattern input is "
-    "the unaligned frequency and TLP size"
-)
-
-
 def seed001_pcie() -> Provided:
     """Seed 001: table 2 patterns, section 4 losses, platform and text facts with a model value."""
     from iosizer.calibration import pcie as family
@@ -592,22 +585,23 @@ def seed001_pcie() -> Provided:
                otherwise="test platform description: the RMW model has no CPU, memory or OS parameter "
                "(its service time and credits are fitted)")
 
-    # "The loss grows most from 7.24 to 8.86 per KiB": the model's largest step between neighbours.
+    # "7.24 回/kB から 8.86 回/kB にかけて性能低下量が大きかった": the loss is large over that range (the
+    # two most frequent unaligned patterns lose the most), not that that step is the largest.
     unaligned_cases = sorted((c for c in cases if patterns[c["case"]].unaligned_per_kib > 0),
-                             key=lambda c: patterns[c["case"]].unaligned_per_kib)
-    at_32 = [float(results[c["case"]].loss_pct[-1]) for c in unaligned_cases]
-    step = max(range(len(at_32) - 1), key=lambda i: at_32[i + 1] - at_32[i])
-    ends = {"largest_loss_step_unaligned_per_kib_from": unaligned_cases[step],
-            "largest_loss_step_unaligned_per_kib_to": unaligned_cases[step + 1]}
+                             key=lambda c: float(results[c["case"]].loss_pct[-1]))
+    ends = {"largest_loss_step_unaligned_per_kib_from": unaligned_cases[-2],
+            "largest_loss_step_unaligned_per_kib_to": unaligned_cases[-1]}
     name = "seed001_text_facts"
     for line, row in out.rows(name):
         fact = row["fact"]
         if fact in ends:
             end = ends[fact]
-            out.check(name, line, row, figure=f"sec 4, {fact}", quantity="unaligned per KiB at an end of the "
-                      "largest loss step (32 lanes)", unit="per KiB",
-                      model=patterns[end["case"]].unaligned_per_kib, column="value", expected_miss=_STEP_MISS,
-                      note=f"model's largest step ends at case {end['case']}")
+            rank = "largest" if end is unaligned_cases[-1] else "second largest"
+            out.check(name, line, row, figure=f"sec 4, {fact}", quantity=f"unaligned per KiB of the case with the "
+                      f"{rank} loss (32 lanes)", unit="per KiB",
+                      model=patterns[end["case"]].unaligned_per_kib, column="value",
+                      note=f"the loss is large over 7.24-8.86 per KiB: case {end['case']} "
+                      f"({float(results[end['case']].loss_pct[-1]):.1f} %)")
         elif fact == "memory_access_unit":
             out.check(name, line, row, figure=f"sec 1, {fact}", quantity="memory line of the access model",
                       unit="bytes", model=LINE_BYTES, column="value", note="model constant LINE_BYTES")

@@ -72,8 +72,6 @@ def test_shipped_data_has_no_unexpected_failure_and_every_miss_has_a_reason(ship
         ("seed003", "figure 8 (response_variation)"), ("seed003", "figure 9 (one_port)"),
         ("seed003", "figure 11 (skew)"),
         ("seed004", "4 KiB throughput: ipoib_56g over 10gbe"),  # one inconsistent pair (with the IOPS row)
-        ("seed001", "sec 4, largest_loss_step_unaligned_per_kib_from"),
-        ("seed001", "sec 4, largest_loss_step_unaligned_per_kib_to"),
     }
 
 
