@@ -1026,10 +1026,15 @@ def seed004_replication() -> Provided:
             out.not_modelled(name, line, row, "the replication model has no storage-array path (the cache "
                              "absorbs the writes)", figure="intro: all-flash array access", column="latency_us")
 
-    name = "seed004_setup"
-    for line, row in out.rows(name):
-        out.not_modelled(name, line, row, "test setup description; rates and block range enter as profile and "
-                         "sweep inputs", figure=f"setup, {row['item']}")
+    from iosizer.calibration.replication import _items as link_catalogue
+
+    catalogue = link_catalogue()
+    inputs = {"ipoib_rate": (float(catalogue["ipoib56"]["line_rate_gbps"]), "IPoIB line rate of the link profile"),
+              "block_kib_min": (float(sizes.min()), "smallest block of the report's sweep"),
+              "block_kib_max": (float(sizes.max()), "largest block of the report's sweep")}
+    out.inputs("seed004_setup", "item", inputs, figure="setup",
+               note="model input (link profile and block sweep), not an output",
+               otherwise="test setup description (hosts, software, vendors) with no model parameter")
 
     shown = ("1g", "10g", "ipoib56")
     out.chart("seed004_replication", f"Seed 004: replicated writes against block size, {depth} outstanding", [
