@@ -176,3 +176,18 @@ def test_explicit_band_is_used() -> None:
     record = out.check("seed000_table4_1_dma", line, row, figure="f", quantity="q", unit="ns", model=12100.0,
                        column="issue_interval_local_ns", band=Band(11900.0, 12100.0, 100.0, "because"))
     assert record.status == report.PASS and record.tolerance_reason == "because"
+
+
+def test_every_check_has_a_kind_and_the_counts_add_up(shipped) -> None:
+    # Issue 15: prediction / fit_input / configuration on every checked record; per-seed counts in report.json.
+    for seed in shipped.seeds:
+        checked = [c for c in seed.checks if c.status in report.CHECKED]
+        assert all(c.kind in report.KINDS for c in checked)
+        kinds = seed.to_dict()["kinds"]
+        assert sum(k["total"] for k in kinds.values()) == seed.total
+        assert sum(k["passed"] for k in kinds.values()) == seed.passed
+    overall = shipped.to_dict()["kinds"]
+    assert overall["prediction"]["total"] > overall["fit_input"]["total"] > 0
+    # Fit inputs are marked as such (the TPC-C curve the oltp profile is fitted on).
+    tpcc = [c for s in shipped.seeds for c in s.checks if c.figure.startswith("TPC-C curve, +")]
+    assert tpcc and all(c.kind == report.FIT_INPUT for c in tpcc)
