@@ -191,6 +191,9 @@ def response(
         STORAGE_US.check(storage_us, "--storage-us")
     if service_scv is not None:
         SERVICE_SCV.check(service_scv, "--service-scv")
+        if percentile is not None and service_scv != SERVICE_SCV.value:
+            raise InputError("--percentile's approximation assumes exponential service; "
+                             "give --percentile or --service-scv other than 1, not both")
     port = _port(speed, cores, core_iops, link_mbps)
     counts = parse_grid(threads, "threads", THREADS)
     # None takes the declared block size and storage delay; each result says which it used.
