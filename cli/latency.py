@@ -202,8 +202,9 @@ def oltp(
     notes.append(f"knee (bottleneck shift) at {knee.value:.0f} ns added latency; serial share "
                  f"{chosen.value('serial_share'):.3g}; {network.terminals} terminals, batch mode")
     notes.append("service times exponential (cv^2 = 1): exact MVA" if network.service_scv == 1 else
-                 f"service-time cv^2 = {network.service_scv:g}: MVA with the residual-service correction "
-                 "(approximate); the profile was fitted with its own cv^2")
+                 f"service-time cv^2 = {network.service_scv:g} ("
+                 + ("given; the profile's was fitted with its own" if service_scv is not None else "the profile's")
+                 + "): MVA with the residual-service correction (approximate)")
     notes.append("_low/_high: 95 % band from the profile's intervals"
                  + (" and the CPU-scaling assumptions" if extrapolation is not None else ""))
     if family.band_clipped(points):
