@@ -457,9 +457,9 @@ FAMILIES = (
             "allocation with no queueing; response: MVA assuming exponential (product-form) "
             "service at the cores (one station of 'cores' servers shared, 1 in occupancy mode) and "
             "the link (service_scv = 1, exact), the storage a delay station. Hardware service is "
-            "closer to constant: with every service time constant, simulation gives 12.0 % less "
-            "response than exponential MVA at 16 threads (shared), 18.5 % at 8 (occupancy); "
-            "service_scv = 0 (residual-service correction) cuts that to 3.9 % and 10.2 %. The seed "
+            "closer to constant: with every service time constant, exponential MVA overstates the "
+            "simulated response by 12.0 % at 16 threads (shared) and 18.5 % at 8 (occupancy); "
+            "service_scv = 0 (residual-service correction) overstates it by 3.9 % and 10.2 %. The seed "
             "publishes no response values to check either against"
         ),
         questions=(
