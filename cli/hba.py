@@ -222,6 +222,10 @@ def response(
     cores: Cores = None,
     core_iops: CoreIops = None,
     link_mbps: LinkMbps = None,
+    service_scv: Annotated[
+        float | None,
+        typer.Option("--service-scv", help="Service-time scv at the cores and link: 1 exponential (exact MVA, "
+                     "the default), 0 constant (residual-service approximation).")] = None,
     percentile: PercentileOption = None,
     profile: ProfileOption = None,
     cpu_speed: CpuSpeed = None,
@@ -233,7 +237,7 @@ def response(
     --percentile: response_pP_us by approximation (arrival theorem per station, gamma fit end to end, the
     storage delay constant); against simulation at 4, 16, 64 threads within 5 %.
     """
-    from iosizer.model.hba import BLOCK_BYTES, STORAGE_US, THREADS
+    from iosizer.model.hba import BLOCK_BYTES, SERVICE_SCV, STORAGE_US, THREADS
     from iosizer.model.hba import response as solve
 
     calibrated = None
@@ -244,12 +248,19 @@ def response(
         BLOCK_BYTES.check(block_bytes, "--block-bytes")
     if storage_us is not None:
         STORAGE_US.check(storage_us, "--storage-us")
+    if service_scv is not None:
+        SERVICE_SCV.check(service_scv, "--service-scv")
+        if percentile is not None and service_scv != SERVICE_SCV.value:
+            raise InputError("--percentile's approximation assumes exponential service; "
+                             "give --percentile or --service-scv other than 1, not both")
     port = _port(speed, cores, core_iops, link_mbps) if calibrated is None else _fc_port(calibrated.values)
     if calibrated is not None:
         storage_us = calibrated.values["storage_us"]
+        if service_scv is None:  # a profile calibrated with --set service_scv=0 keeps it
+            service_scv = calibrated.values.get("service_scv")
     counts = parse_grid(threads, "threads", THREADS)
     # None takes the declared block size and storage delay; each result says which it used.
-    results = [solve(port, chosen, counts, block_bytes, storage_us) for chosen in _modes(mode)]
+    results = [solve(port, chosen, counts, block_bytes, storage_us, service_scv) for chosen in _modes(mode)]
     block_bytes, storage_us = results[0].block_bytes, results[0].storage_us
     points = [
         {"mode": r.mode, "threads": int(n), "response_us": float(rt), "iops": float(x),
@@ -259,7 +270,7 @@ def response(
     if calibrated is not None:
         for i, r in enumerate(results):
             _banded(points, calibrated.bands(lambda v, m=r.mode: {
-                k: getattr(solve(_fc_port(v), m, counts, block_bytes, v["storage_us"]), k)
+                k: getattr(solve(_fc_port(v), m, counts, block_bytes, v["storage_us"], service_scv), k)
                 for k in ("response_us", "iops")}), i * len(counts))
     tails = [t for r in results for t in hba_points(port, r.mode, counts, block_bytes, storage_us, percentile)]
     for point, extra in zip(points, tails):
@@ -270,6 +281,9 @@ def response(
     notes += (_port_notes(speed, cores, core_iops, link_mbps) if calibrated is None else
               [f"port from the {calibrated.source}; *_ci_low/_ci_high: 95 % bands from its intervals"])
     notes += [FAMILY_NOTE] if percentile else []
+    scv = SERVICE_SCV.value if service_scv is None else service_scv
+    notes.append("service times exponential (cv^2 = 1): exact MVA" if scv == 1 else
+                 f"service-time cv^2 = {scv:g}: MVA with the residual-service correction (approximate)")
     panels = None
     if plot is not None:
         panels = [Panel("threads (outstanding I/Os)", "response (us)", [

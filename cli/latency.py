@@ -171,6 +171,11 @@ def oltp(
         float | None,
         typer.Option("--issue-rate-exponent", help="b in [0, 1]: how much latency a faster core hides by issuing more DMA."),
     ] = None,
+    service_scv: Annotated[
+        float | None,
+        typer.Option("--service-scv", help="Service-time scv of the CPU and serial step: 1 exponential (exact MVA, "
+                     "the default or the profile's), 0 constant (residual-service approximation)."),
+    ] = None,
     output_format: FormatOption = OutputFormat.table,
     plot: PlotOption = None,
 ) -> None:
@@ -179,9 +184,12 @@ def oltp(
     from iosizer.calibration.profile import load_profile
     from iosizer.model.family import CPU_SPEED, cpu_speed_factor
     from iosizer.model.latency import ADDED_LATENCY, effective_latency_ns
+    from iosizer.model.mva import SERVICE_SCV
 
     if cpu_speed is not None:
         CPU_SPEED.check(cpu_speed, "--cpu-speed")
+    if service_scv is not None:
+        SERVICE_SCV.check(service_scv, "--service-scv")
     if profile:
         reject_repeats([p.resolve() for p in profile], "--profile", [str(p) for p in profile])
     base = [load_profile(p, "oltp") for p in profile] if profile else [family.oltp_profile()]
@@ -199,11 +207,15 @@ def oltp(
     else:
         chosen, extrapolation = family.profile_at_cpu(base, cpu_speed)
         felt = latencies
-    network = family.oltp_network(chosen)
-    points = family.oltp_points(chosen, latencies, felt)
+    network = family.oltp_network(chosen, service_scv)
+    points = family.oltp_points(chosen, latencies, felt, service_scv)
     knee = chosen.parameters["knee_latency_ns"]
     notes.append(f"knee (bottleneck shift) at {knee.value:.0f} ns added latency; serial share "
                  f"{chosen.value('serial_share'):.3g}; {network.terminals} terminals, batch mode")
+    notes.append("service times exponential (cv^2 = 1): exact MVA" if network.service_scv == 1 else
+                 f"service-time cv^2 = {network.service_scv:g} ("
+                 + ("given; the profile's was fitted with its own" if service_scv is not None else "the profile's")
+                 + "): MVA with the residual-service correction (approximate)")
     notes.append("_low/_high: 95 % band from the profile's intervals"
                  + (" and the CPU-scaling assumptions" if extrapolation is not None else ""))
     if family.band_clipped(points):

@@ -128,11 +128,22 @@ def document(result: Any, charts: dict[str, list[tuple[str, str]]], plots_note: 
     from iosizer.report.checks import CHECKED, EXPECTED_MISS, NO_PROVIDER, NOT_MODELLED
 
     checks = sum(s.total for s in result.seeds)
+    kinds = result.kinds()
     blocks: list[tuple] = [
         ("h1", "iosizer report"),
         ("p", f"iosizer {__version__}: every model family, with its shipped calibrated profiles, against every "
               "published figure in data/measurements/."),
-        ("p", f"{result.passed} of {checks} checks pass, {result.failed} fail, "
+        ("p", f"Predictions: {kinds['prediction']['passed']} of {kinds['prediction']['total']} pass (numbers the "
+              "model computed from other inputs). Fit inputs: "
+              f"{kinds['fit_input']['passed']} of {kinds['fit_input']['total']} (numbers the shipped profiles were "
+              f"calibrated on). Configuration: {kinds['configuration']['passed']} of "
+              f"{kinds['configuration']['total']} (stated setup values the models take as inputs)."),
+        ("table", ["seed", "predictions pass / total", "fit inputs pass / total",
+                   "configuration pass / total"], [
+            [s.seed, *(f"{k['passed']} / {k['total']}" for k in (s.kinds()[n] for n in
+                                                                  ("prediction", "fit_input", "configuration")))]
+            for s in result.seeds]),
+        ("p", f"All kinds: {result.passed} of {checks} checks pass, {result.failed} fail, "
               f"{result.count(EXPECTED_MISS)} are expected misses (listed with their reasons, counted apart); "
               f"{result.count(NOT_MODELLED)} published rows have no model counterpart (listed with the reason); "
               f"{result.count(NO_PROVIDER)} measurement files belong to seeds with no provider yet."),
@@ -167,11 +178,12 @@ def document(result: Any, charts: dict[str, list[tuple[str, str]]], plots_note: 
              str(sum(c.status == NOT_MODELLED for c in records))]
             for name, records in sorted(files.items()) if name]))
         blocks.append(("h3", f"Checks ({seed.passed} / {seed.total} pass)"))
-        blocks.append(("table", ["figure", "quantity", "unit", "published", "model", "difference", "accepted",
-                                 "within", "tolerance reason", "source", "note"], [
-            [c.figure, c.quantity, c.unit, _published(c), _number(c.model), _number(c.difference),
+        order = {"prediction": 0, "fit_input": 1, "configuration": 2}
+        blocks.append(("table", ["kind", "figure", "quantity", "unit", "published", "model", "difference",
+                                 "accepted", "within", "tolerance reason", "source", "note"], [
+            [c.kind or "", c.figure, c.quantity, c.unit, _published(c), _number(c.model), _number(c.difference),
              _accepted(c), _STATUS[c.status], c.tolerance_reason, c.source, c.note]
-            for c in checked]))
+            for c in sorted(checked, key=lambda c: order.get(c.kind or "", 3))]))
         failing = seed.failures
         if failing:
             blocks.append(("h3", "Failures"))
@@ -323,7 +335,10 @@ def report(
             progress.advance(task)
         progress.advance(task)
 
-    rows = [{"seed": s["seed"], "passed": s["passed"], "total": s["total"], "failed": s["failed"],
+    rows = [{"seed": s["seed"],
+             **{f"{kind}s" if kind != "configuration" else kind: f"{c['passed']}/{c['total']}"
+                for kind, c in s["kinds"].items()},
+             "passed": s["passed"], "total": s["total"], "failed": s["failed"],
              "expected_misses": s["expected_misses"], "not_modelled": s["not_modelled"],
              "status": "no provider yet" if not s["provider"] else ("FAIL" if s["failed"] else "ok")}
             for s in data["seeds"]]
@@ -334,7 +349,12 @@ def report(
     if not plots:
         notes.append(PLOTS_SKIPPED)
     notes.append(f"report written to {target / 'report.md'} (and report.html)")
-    emit(Report(data, rows, title=f"Published figures: {result.passed} pass, {result.failed} fail",
+    kinds = result.kinds()
+    title = (f"Published figures: predictions {kinds['prediction']['passed']}/{kinds['prediction']['total']} pass "
+             f"(fit inputs {kinds['fit_input']['passed']}/{kinds['fit_input']['total']}, configuration "
+             f"{kinds['configuration']['passed']}/{kinds['configuration']['total']}); "
+             f"all: {result.passed} pass, {result.failed} fail")
+    emit(Report(data, rows, title=title,
                 csv_rows=csv_rows, notes=notes), output_format)
     if check and result.failed:
         raise typer.Exit(1)

@@ -650,18 +650,20 @@ def _load_dependent_mva(
     n_max: int,
     active: tuple[int, ...],
     memo: dict[tuple[int, ...], list[float]],
+    scv: np.ndarray | None = None,
 ) -> tuple[np.ndarray, np.ndarray]:
     """Exact MVA over stations ``active`` with queueing, delay and c-server stations.
 
     ``servers`` must already map c >= N to inf. Returns X (N,) and the
-    residence times (N, len(active)).
+    residence times (N, len(active)). ``scv`` (K,) or None (exponential):
+    the service-time variability correction of :func:`mva` (approximate).
     """
     d = demands[list(active)]
     c = servers[list(active)]
     single = np.flatnonzero(c == 1)
     delay = np.flatnonzero(np.isinf(c))
     multi = np.flatnonzero((c > 1) & np.isfinite(c))
-    if multi.size == 0:
+    if multi.size == 0 and scv is None:
         xs, rq = _plain_mva(d[single], think + float(d[delay].sum()), n_max)
         rows = np.empty((n_max, d.size))
         rows[:, single] = rq
@@ -681,12 +683,35 @@ def _load_dependent_mva(
         r[i] = dl[i]
     xs: list[float] = []
     rows: list[list[float]] = []
+    # Residual-life factor (1 + cv^2) / 2 of each station (1: exponential).
+    half = None if scv is None else ((1.0 + scv[list(active)]) / 2.0).tolist()
+    if half is not None:
+        # The residual-life correction can carry X past the bottleneck bound
+        # near saturation; there X is held at the bound and the jobs over it
+        # wait at the bottleneck (N = X (Z + sum R) still holds).
+        capacity = np.where(np.isinf(c), np.inf, c / d)
+        bottleneck = int(np.argmin(capacity))
+        x_bound = float(capacity[bottleneck])
+    x = 0.0
     for n in range(1, n_max + 1):
         r = list(r)  # delay entries carry over; the rows keep each step's list
-        for i in single_l:
-            r[i] = dl[i] * (1.0 + q[i])
-        for i, marg in marginals:
-            r[i] = marg.residence(q[i])
+        if half is None:
+            for i in single_l:
+                r[i] = dl[i] * (1.0 + q[i])
+            for i, marg in marginals:
+                r[i] = marg.residence(q[i])
+        else:
+            for i in single_l:
+                # Reiser: wait for the queue but the one in service (U = X D),
+                # plus that one's residual life D (1 + cv^2) / 2.
+                u = x * dl[i]
+                r[i] = dl[i] * (1.0 + q[i] - u) + u * dl[i] * half[i]
+            for i, marg in marginals:
+                # c servers: the exponential wait scaled by (1 + cv^2) / 2
+                # (Allen-Cunneen's service term, Poisson-like arrivals).
+                r[i] = dl[i] + (marg.residence(q[i]) - dl[i]) * half[i]
+            if n > x_bound * (think + sum(r)):
+                r[bottleneck] += n / x_bound - think - sum(r)
         x = n / (think + sum(r))
         q = [x * ri for ri in r]
         for _, marg in marginals:
@@ -697,7 +722,8 @@ def _load_dependent_mva(
 
 
 def _solve_single_class(
-    demands: np.ndarray, servers: np.ndarray, think: float, n_max: int
+    demands: np.ndarray, servers: np.ndarray, think: float, n_max: int,
+    scv: np.ndarray | None = None,
 ) -> tuple[np.ndarray, np.ndarray, str]:
     """X (N,), residence (N, K) and the method name."""
     # With c >= N servers a station never queues: exactly a delay station.
@@ -715,13 +741,17 @@ def _solve_single_class(
                 "is a pure delay)"
             )
     if n_multi > _MAX_EXACT_MULTISERVER:
+        if scv is not None:
+            raise InputError(f"service_scv other than 1 needs at most {_MAX_EXACT_MULTISERVER} multi-server "
+                             f"stations, got {n_multi}")
         xs, rows = _seidmann_mva(demands, solver_servers, think, n_max)
         return xs, rows, "seidmann-approximation"
     everything = tuple(range(demands.size))
     xs, rows = _load_dependent_mva(
-        demands, solver_servers, think, n_max, everything, {}
+        demands, solver_servers, think, n_max, everything, {}, scv
     )
-    return xs, rows, "exact-load-dependent" if n_multi else "exact"
+    method = "exact-load-dependent" if n_multi else "exact"
+    return xs, rows, method if scv is None else method + "+residual-scv"
 
 
 def _seidmann_split(
@@ -751,6 +781,36 @@ def _seidmann_mva(
     return xs, rows
 
 
+#: The approximation ``service_scv`` != 1 applies (stated once; docstrings, the
+#: family declarations and the report quote it).
+SCV_APPROXIMATION = (
+    "MVA with residual service (Reiser 1979; Lazowska et al. 1984, sec 6.3.1 for the FCFS form): at a "
+    "single-server FCFS station an arrival waits for the queue it sees minus the job in service, plus that "
+    "job's residual life, R_k = D_k (1 + Q_k - U_k) + U_k D_k (1 + cv^2) / 2 with Q_k, U_k at population "
+    "n - 1 (exact MVA when cv^2 = 1); at a c-server station the exact load-dependent wait is scaled by "
+    "(1 + cv^2) / 2 (Allen-Cunneen's service term). Near saturation the correction can carry the "
+    "throughput past the bottleneck bound c_k / D_k; it is held at the bound there, the excess jobs "
+    "queueing at the bottleneck"
+)
+
+
+#: Service-time variability of the queueing stations of a family solved by MVA.
+SERVICE_SCV = ParameterSpec(
+    "service_scv", "1", 1.0, (0.0, 100.0), "assumed",
+    "assumed exponential (cv^2 = 1), the product-form assumption under which MVA is exact; hardware "
+    "service times are often nearly constant (cv^2 near 0): give the measured variance / mean^2. "
+    "Other values apply SCV_APPROXIMATION (iosizer.model.mva)",
+    "squared coefficient of variation of service times at the queueing stations (1 exponential, 0 constant)")
+
+
+def _as_scv(value: object, stations: int) -> np.ndarray | None:
+    """Per-station service scv, or None when every station is exponential (scv 1)."""
+    scv = np.broadcast_to(as_nonnegative("service_scv", value), (stations,)).astype(np.float64)
+    if not np.all(np.isfinite(scv)) or np.any(scv > 1e4):
+        raise InputError(f"service_scv must be finite and at most 1e4, got {scv.tolist()}")
+    return None if np.all(scv == 1.0) else scv
+
+
 def _readonly(array: np.ndarray) -> np.ndarray:
     array.setflags(write=False)
     return array
@@ -761,6 +821,7 @@ def mva(
     think_time: float = 0.0,
     population: int = 1,
     servers: Sequence[float] | np.ndarray | None = None,
+    service_scv: float | Sequence[float] | np.ndarray = 1.0,
 ) -> MVAResult:
     """Solve a single-class closed network for populations 1..``population``.
 
@@ -776,13 +837,20 @@ def mva(
     beyond (``"seidmann-approximation"``). Every population is checked
     against the asymptotic bounds and Little's law before returning; a
     failure raises :class:`~iosizer.errors.ConsistencyError`.
+
+    ``service_scv``: squared coefficient of variation of the service times
+    at the queueing stations (scalar or K entries; delay stations ignore
+    it). 1, the default, is exponential service: the exact product-form
+    answer, computed exactly as without the option. Any other value applies
+    :data:`SCV_APPROXIMATION` and appends ``"+residual-scv"`` to the method.
     """
     d = _as_demands(demands)
     z = _as_think("think_time", think_time)
     n_max = _as_population(population, d.size)
     c = _as_servers(servers, d.size)
+    scv = _as_scv(service_scv, d.size)
 
-    xs, residence, method = _solve_single_class(d, c, z, n_max)
+    xs, residence, method = _solve_single_class(d, c, z, n_max, scv)
     queue = xs[:, None] * residence
     per_server = np.where(np.isinf(c), 1.0, c)
     utilization = xs[:, None] * (d / per_server)
@@ -1056,24 +1124,42 @@ def check_batch_steps(population: int, networks: int, what: str = "networks") ->
         )
 
 
-def mva_batch(demands: object, think_time: object, population: int) -> BatchResult:
+def mva_batch(demands: object, think_time: object, population: int,
+              service_scv: object = 1.0) -> BatchResult:
     """Exact MVA of M independent single-class networks of queueing stations.
 
     ``demands`` is (M, K), one network per row; ``think_time`` a scalar or
     (M,). The recursion of :func:`mva` runs over n = 1..N once, vectorised
     across the M networks, which is what a sweep of a what-if parameter
     (an added latency, a CPU speed) needs. Checked before returning against
-    X <= min(N/(D+Z), 1/D_max), R >= D and N = X (R + Z).
+    X <= min(N/(D+Z), 1/D_max), R >= D and N = X (R + Z). ``service_scv``
+    (scalar or K entries, 1 exponential: exact, computed as without it)
+    applies :data:`SCV_APPROXIMATION` otherwise.
     """
     d = np.atleast_2d(as_positive("demands", demands))
     z = np.broadcast_to(as_nonnegative("think_time", think_time), (d.shape[0],)).astype(np.float64)
     n_jobs = _as_population(population)
     check_batch_steps(n_jobs, d.shape[0])
+    scv = _as_scv(service_scv, d.shape[1])
     queue = np.zeros_like(d)
-    for n in range(1, n_jobs + 1):
-        residence = d * (1.0 + queue)
-        throughput = n / (z + residence.sum(axis=1))
-        queue = throughput[:, None] * residence
+    if scv is None:
+        for n in range(1, n_jobs + 1):
+            residence = d * (1.0 + queue)
+            throughput = n / (z + residence.sum(axis=1))
+            queue = throughput[:, None] * residence
+    else:
+        half = (1.0 + scv) / 2.0
+        utilization = np.zeros_like(d)
+        rows, worst = np.arange(d.shape[0]), d.argmax(axis=1)
+        d_max = d.max(axis=1)
+        for n in range(1, n_jobs + 1):
+            residence = d * (1.0 + queue - utilization) + utilization * d * half
+            # Held at the bottleneck bound, the excess jobs queueing there (see _load_dependent_mva).
+            excess = np.maximum(n * d_max - (z + residence.sum(axis=1)), 0.0)
+            residence[rows, worst] += excess
+            throughput = n / (z + residence.sum(axis=1))
+            queue = throughput[:, None] * residence
+            utilization = throughput[:, None] * d
     response = residence.sum(axis=1)
     total = d.sum(axis=1)
     pops = np.full((d.shape[0], 1), float(n_jobs))

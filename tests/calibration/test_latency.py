@@ -73,6 +73,8 @@ def within_two_points(model_pct: float, value: float, relation: str, approx_pct:
         return abs(model_pct - value) <= 2.0
     if relation in ("le", "lt"):
         return model_pct <= value + 2.0
+    if relation == "ge":  # "at least about": the band's lower edge less 2
+        return model_pct >= value * (1 - float(approx_pct or 0) / 100) - 2.0
     if relation == "approx_under":
         low = value * (1 - float(approx_pct) / 100)
         return low - 2.0 <= model_pct <= value + 2.0
@@ -91,9 +93,10 @@ def test_oltp_curve_meets_the_tpcc_description() -> None:
         model = float(oltp_degradation_pct(network, float(row["added_latency_ns"])))
         assert within_two_points(model, float(row["degradation_pct"]), row["relation"], row["approx_pct"]), row
     # The bottleneck shift sits where the seed puts its knee (ASI 5 stages,
-    # 1500 ns, sec 4.3 / 6.1), to within the fit's own interval.
+    # 1500 ns, sec 4.3 / 6.1), to within one ASI stage (300 ns): with constant
+    # service (the shipped cv^2 = 0) PD leaves 0 at the shift and reaches 5 % at 1500 ns.
     knee = family.oltp_profile().parameters["knee_latency_ns"]
-    assert knee.ci_low <= 1500 <= knee.ci_high
+    assert abs(knee.value - 1500) <= 300
 
 
 def test_tier_planner_reproduces_section_4_4() -> None:
@@ -158,6 +161,6 @@ def test_relations_in_the_shipped_tpcc_file() -> None:
 
     with resources.as_file(resources.files("iosizer.data") / "measurements" / "seed000_tpcc_degradation.csv") as p:
         data = load_dataset(p, OLTP_SCHEMA)
-    assert data.bounds.tolist() == [0, 1, 1, 1, 0, 0]
+    assert data.bounds.tolist() == [0, 1, 1, 1, 0, -1]  # 2100 ns: at least about 15 % (sec 6.1)
     # "a little under 10 %" with a 10 % band: target the band's middle, 9.5.
     assert data.values["degradation_pct"][4] == pytest.approx(9.5)

@@ -51,7 +51,7 @@ def test_every_number_has_unit_status_and_source(family) -> None:
     kinds = {spec.name: spec.kind for spec in family.parameters}
     assert kinds == {"link_mbps": "parameter", "cores": "parameter", "core_iops": "parameter",
                      "storage_us": "parameter", "mode": "setting", "block_kib": "setting",
-                     "block_bytes": "setting"}
+                     "block_bytes": "setting", "service_scv": "parameter"}
     # link_mbps is derived from the FC standard's nominal rate and the seed's "1600MB/sec 弱".
     assert SEED_FILE in family.spec("link_mbps").source and "FC-FS" in family.spec("link_mbps").source
 

@@ -173,3 +173,26 @@ def test_the_maximum_is_the_first_saturation_not_the_last_stable_load() -> None:
         evaluate("one-stage", [1.001 * top], shares, params)
     curve = policy_curve("one-stage", shares, params, points=1000)
     assert np.all(np.isfinite(curve.response))
+
+
+def test_equal_response_switching_removes_the_multi_stage_singularity() -> None:
+    # Issue 15: switch k -> k+1 cores where the port alone has equal M/M/k response.
+    from iosizer.model.loadshare import PolicyParams, equal_response_loads, policy_curve
+    from iosizer.model.queueing import erlang_c
+
+    params = PolicyParams(switch_rule="equal-response")
+    loads = equal_response_loads(params)
+    assert loads.shape == (params.cores - 1,) and np.all(np.diff(loads) > 0)
+
+    def response(k: int, load: float) -> float:
+        s = 1 + params.overhead * (k - 1) / k
+        rho = load * s / k
+        return s * (1 + erlang_c(k, k * rho) / (k * (1 - rho)))
+
+    for k, load in enumerate(loads, start=1):
+        assert response(k, load) == pytest.approx(response(k + 1, load), rel=1e-9)
+    one_port = policy_curve("multi-stage", [1.0], params)
+    assert one_port.singularity < 1e-6
+    assert policy_curve("multi-stage", [1.0], PolicyParams()).singularity > 1.0  # the threshold rule's jump
+    with pytest.raises(Exception):
+        PolicyParams(switch_rule="sometimes")
