@@ -30,9 +30,7 @@ from __future__ import annotations
 
 import csv
 import hashlib
-import io
 import math
-import re
 import warnings
 from dataclasses import dataclass, field
 from pathlib import Path

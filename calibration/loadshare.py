@@ -152,3 +152,52 @@ def complete_values(family: str, values: Mapping[str, Any]) -> dict[str, Any]:
     if completed.get("port_shares") is None:
         completed["port_shares"] = scenario(completed["scenario"]).port_shares
     return completed
+
+
+# --- answers in IOPS and microseconds (a profile's io_service_us) ----------------------------
+
+
+def absolute_units(rows: list[dict[str, Any]], calibrated: Any, chosen: Any, policy: str, params: Any,
+              switch_loads: Any) -> str:
+    """IOPS and us beside the seed's units: load x 10^6 / io_service_us, response x io_service_us,
+    with 95 % bands of the response at the same IOPS from the profile's intervals. Where the
+    response jumps (the two rows either side of a switching load) a derivative means nothing:
+    those rows get no band (null)."""
+    import math
+
+    import numpy as np
+
+    from iosizer.calibration.loadshare import policy_params
+    from iosizer.model.loadshare import evaluate
+
+    service_us = float(calibrated.values["io_service_us"])
+    iops = np.array([row["throughput_cores"] for row in rows]) / (service_us * 1e-6)
+    for row, x in zip(rows, iops):
+        row["throughput_iops"] = float(x)
+        row["response_us"] = row["response_service_times"] * service_us
+
+    def response_us(values: dict[str, Any]) -> dict[str, Any]:
+        moved = policy_params(params.cores, values["comm_overhead_pct"], values["threshold"])
+        load = iops * values["io_service_us"] * 1e-6
+        return {"response_us": evaluate(policy, load, chosen.port_shares, moved).response * values["io_service_us"]}
+
+    loads = np.array([row["throughput_cores"] for row in rows])
+    at_switch = np.zeros(loads.size, dtype=bool)
+    for switch in np.atleast_1d(switch_loads):
+        at_switch |= np.abs(loads / switch - 1.0) < 1e-6
+    for key, (low, high) in calibrated.bands(response_us).items():
+        for row, lo, hi, jump in zip(rows, np.asarray(low), np.asarray(high), at_switch):
+            row[f"{key}_ci_low"] = float(lo) if math.isfinite(lo) and not jump else None
+            row[f"{key}_ci_high"] = float(hi) if math.isfinite(hi) and not jump else None
+    return (f"from the {calibrated.source}: one I/O is {service_us:.4g} us of core time, so throughput_iops = "
+            "throughput_cores x 10^6 / io_service_us and response_us = response_service_times x io_service_us; "
+            "*_ci_low/_ci_high: 95 % bands at the same IOPS")
+
+
+def absolute_summary(rows: list[dict[str, Any]], curves: list[Any], calibrated: Any) -> str:
+    """Each policy's maximum in IOPS and low-load response in us, from a profile's io_service_us."""
+    service_us = float(calibrated.values["io_service_us"])
+    for row, curve in zip(rows, curves):
+        row["max_throughput_iops"] = curve.max_throughput / (service_us * 1e-6)
+        row["low_load_response_us"] = curve.low_load_response * service_us
+    return f"from the {calibrated.source}: one I/O is {service_us:.4g} us of core time"

@@ -89,43 +89,6 @@ def _calibrated(profile: str | None, cpu_speed: float | None, comm_overhead_pct:
                    changes={"comm_overhead_pct": comm_overhead_pct, "threshold": threshold})
 
 
-def _absolute(rows: list[dict[str, Any]], calibrated: Any, chosen: Any, policy: str, params: Any,
-              switch_loads: Any) -> str:
-    """IOPS and us beside the seed's units: load x 10^6 / io_service_us, response x io_service_us,
-    with 95 % bands of the response at the same IOPS from the profile's intervals. Where the
-    response jumps (the two rows either side of a switching load) a derivative means nothing:
-    those rows get no band (null)."""
-    import math
-
-    import numpy as np
-
-    from iosizer.calibration.loadshare import policy_params
-    from iosizer.model.loadshare import evaluate
-
-    service_us = float(calibrated.values["io_service_us"])
-    iops = np.array([row["throughput_cores"] for row in rows]) / (service_us * 1e-6)
-    for row, x in zip(rows, iops):
-        row["throughput_iops"] = float(x)
-        row["response_us"] = row["response_service_times"] * service_us
-
-    def response_us(values: dict[str, Any]) -> dict[str, Any]:
-        moved = policy_params(params.cores, values["comm_overhead_pct"], values["threshold"])
-        load = iops * values["io_service_us"] * 1e-6
-        return {"response_us": evaluate(policy, load, chosen.port_shares, moved).response * values["io_service_us"]}
-
-    loads = np.array([row["throughput_cores"] for row in rows])
-    at_switch = np.zeros(loads.size, dtype=bool)
-    for switch in np.atleast_1d(switch_loads):
-        at_switch |= np.abs(loads / switch - 1.0) < 1e-6
-    for key, (low, high) in calibrated.bands(response_us).items():
-        for row, lo, hi, jump in zip(rows, np.asarray(low), np.asarray(high), at_switch):
-            row[f"{key}_ci_low"] = float(lo) if math.isfinite(lo) and not jump else None
-            row[f"{key}_ci_high"] = float(hi) if math.isfinite(hi) and not jump else None
-    return (f"from the {calibrated.source}: one I/O is {service_us:.4g} us of core time, so throughput_iops = "
-            "throughput_cores x 10^6 / io_service_us and response_us = response_service_times x io_service_us; "
-            "*_ci_low/_ci_high: 95 % bands at the same IOPS")
-
-
 def _rows_note(points: int, switches: int, rows: int) -> list[str]:
     """Why a curve has more rows than --points: both sides of every switching load."""
     if rows == points:
@@ -204,7 +167,9 @@ def curve(
     notes = _notes(chosen, params, reference, calibrated)
     absolute_keys: list[str] = []
     if calibrated is not None:
-        notes.append(_absolute(rows, calibrated, chosen, policy, params, raw.switch_loads))
+        from iosizer.calibration.loadshare import absolute_units
+
+        notes.append(absolute_units(rows, calibrated, chosen, policy, params, raw.switch_loads))
         absolute_keys = ["throughput_iops", "response_us"]
     if percentile:
         notes.append("response_pP: mixture over ports of their M/M/k response distributions (exact given the model)")
@@ -254,12 +219,10 @@ def compare(
     notes.append("singularity: largest relative jump of mean response at a switching load, max/min - 1")
     absolute_keys: list[str] = []
     if calibrated is not None:
-        service_us = float(calibrated.values["io_service_us"])
-        for row, c in zip(rows, curves):
-            row["max_throughput_iops"] = c.curve.max_throughput / (service_us * 1e-6)
-            row["low_load_response_us"] = c.curve.low_load_response * service_us
+        from iosizer.calibration.loadshare import absolute_summary
+
+        notes.append(absolute_summary(rows, [c.curve for c in curves], calibrated))
         absolute_keys = ["max_throughput_iops", "low_load_response_us"]
-        notes.append(f"from the {calibrated.source}: one I/O is {service_us:.4g} us of core time")
     emit(Report(rows, rows, title=f"Load-sharing policies, {chosen.name} scenario",
                 columns=["policy", "max_throughput_norm", "low_load_response_norm", *absolute_keys, "singularity"],
                 notes=notes, plot=[_panel(chosen, curves)] if plot is not None else None), output_format, plot)
