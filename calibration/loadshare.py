@@ -163,11 +163,8 @@ def absolute_units(rows: list[dict[str, Any]], calibrated: Any, chosen: Any, pol
     with 95 % bands of the response at the same IOPS from the profile's intervals. Where the
     response jumps (the two rows either side of a switching load) a derivative means nothing:
     those rows get no band (null)."""
-    import math
-
     import numpy as np
 
-    from iosizer.calibration.loadshare import policy_params
     from iosizer.model.loadshare import evaluate
 
     service_us = float(calibrated.values["io_service_us"])
@@ -185,10 +182,9 @@ def absolute_units(rows: list[dict[str, Any]], calibrated: Any, chosen: Any, pol
     at_switch = np.zeros(loads.size, dtype=bool)
     for switch in np.atleast_1d(switch_loads):
         at_switch |= np.abs(loads / switch - 1.0) < 1e-6
-    for key, (low, high) in calibrated.bands(response_us).items():
-        for row, lo, hi, jump in zip(rows, np.asarray(low), np.asarray(high), at_switch):
-            row[f"{key}_ci_low"] = float(lo) if math.isfinite(lo) and not jump else None
-            row[f"{key}_ci_high"] = float(hi) if math.isfinite(hi) and not jump else None
+    from iosizer.calibration.whatif import band_rows
+
+    band_rows(rows, calibrated.bands(response_us), skip=at_switch)
     return (f"from the {calibrated.source}: one I/O is {service_us:.4g} us of core time, so throughput_iops = "
             "throughput_cores x 10^6 / io_service_us and response_us = response_service_times x io_service_us; "
             "*_ci_low/_ci_high: 95 % bands at the same IOPS")

@@ -69,6 +69,22 @@ def with_bands(answer: dict[str, Any], bands: dict[str, tuple[Any, Any]], index:
     return out
 
 
+def band_rows(rows: list[dict[str, Any]], bands: dict[str, tuple[Any, Any]], offset: int = 0,
+              skip: Any = None) -> None:
+    """Add ``<key>_ci_low`` / ``<key>_ci_high`` to ``rows[offset:]`` from element-wise bands.
+
+    An infinite end (the profile cannot bound the answer) and a row marked in
+    ``skip`` (a boolean array: no band means anything there) become None,
+    ``null`` in JSON.
+    """
+    for key, (low, high) in bands.items():
+        low, high = np.atleast_1d(np.asarray(low, dtype=float)), np.atleast_1d(np.asarray(high, dtype=float))
+        for i, (lo, hi) in enumerate(zip(low, high)):
+            dropped = skip is not None and bool(skip[i])
+            rows[offset + i][f"{key}_ci_low"] = float(lo) if np.isfinite(lo) and not dropped else None
+            rows[offset + i][f"{key}_ci_high"] = float(hi) if np.isfinite(hi) and not dropped else None
+
+
 def on_cpu(profile: Profile, cpu_speed: float | None, label: str = "the profile") -> Profile:
     """``profile`` carried to a CPU of relative per-core speed ``cpu_speed`` (None: as it is).
 

@@ -87,22 +87,6 @@ def _calibrated_port(profile: str | None, cpu_speed: float | None, speed: str | 
         "cores": cores, "core_iops": core_iops, "link_mbps": link_mbps, "storage_us": storage_us})
 
 
-def _fc_port(values: Any) -> Any:
-    from iosizer.model.hba import FcPort
-
-    return FcPort(link_mbps=values["link_mbps"], cores=int(values["cores"]), core_iops=values["core_iops"])
-
-
-def _banded(points: list[dict[str, Any]], bands: dict[str, tuple[Any, Any]], offset: int) -> None:
-    """Add ``<key>_ci_low/_ci_high`` to ``points[offset:]`` from a profile's bands (null: unbounded)."""
-    import math
-
-    for key, (low, high) in bands.items():
-        for i, (lo, hi) in enumerate(zip(low, high)):
-            points[offset + i][f"{key}_ci_low"] = float(lo) if math.isfinite(lo) else None
-            points[offset + i][f"{key}_ci_high"] = float(hi) if math.isfinite(hi) else None
-
-
 def _port_notes(speed: str, cores: int | None, core_iops: float | None, link_mbps: float | None) -> list[str]:
     from iosizer.calibration.hba import port_parameters
 
@@ -143,7 +127,8 @@ def isolation(
     """LPAR1's IOPS while LPAR2's load grows on the same FC port (section 3.1)."""
     import numpy as np
 
-    from iosizer.model.hba import BLOCK_KIB, OFFERED_IOPS
+    from iosizer.calibration.whatif import band_rows
+    from iosizer.model.hba import BLOCK_KIB, OFFERED_IOPS, port_from_values
     from iosizer.model.hba import isolation as solve
     from iosizer.model.hba import port_ceiling_iops
 
@@ -156,7 +141,7 @@ def isolation(
         BLOCK_KIB.check(lpar2_block_kib, "--lpar2-block-kib")
     if lpar1_iops is not None:
         OFFERED_IOPS.check(lpar1_iops, "--lpar1-iops")
-    port = _port(speed, cores, core_iops, link_mbps) if calibrated is None else _fc_port(calibrated.values)
+    port = _port(speed, cores, core_iops, link_mbps) if calibrated is None else port_from_values(calibrated.values)
     size1 = block_kib * 1024
     size2 = size1 if lpar2_block_kib is None else lpar2_block_kib * 1024
     if lpar2_iops is None:
@@ -184,8 +169,8 @@ def isolation(
                 "lpar1_change_pct": 100 * (lpar1 / alone - 1) if alone > 0 else 0.0,
             })
         if calibrated is not None:
-            _banded(points, calibrated.bands(lambda v, chosen=chosen: {
-                k: getattr(solve(_fc_port(v), chosen, sweep, size1, size2, lpar1_iops), k)
+            band_rows(points, calibrated.bands(lambda v, chosen=chosen: {
+                k: getattr(solve(port_from_values(v), chosen, sweep, size1, size2, lpar1_iops), k)
                 for k in ("lpar1_iops", "lpar2_iops")}), offset)
     notes = [f"{SEED} sec 3.1: LPAR1 offers {'its limit' if lpar1_iops is None else f'{lpar1_iops:,.0f} IOPS'}; "
              "overload is shared pro rata to the offered IOPS at the saturated resource",
@@ -237,7 +222,8 @@ def response(
     --percentile: response_pP_us by approximation (arrival theorem per station, gamma fit end to end, the
     storage delay constant); against simulation at 4, 16, 64 threads within 5 %.
     """
-    from iosizer.model.hba import BLOCK_BYTES, SERVICE_SCV, STORAGE_US, THREADS
+    from iosizer.calibration.whatif import band_rows
+    from iosizer.model.hba import BLOCK_BYTES, SERVICE_SCV, STORAGE_US, THREADS, port_from_values
     from iosizer.model.hba import response as solve
 
     calibrated = None
@@ -253,7 +239,7 @@ def response(
         if percentile is not None and service_scv != SERVICE_SCV.value:
             raise InputError("--percentile's approximation assumes exponential service; "
                              "give --percentile or --service-scv other than 1, not both")
-    port = _port(speed, cores, core_iops, link_mbps) if calibrated is None else _fc_port(calibrated.values)
+    port = _port(speed, cores, core_iops, link_mbps) if calibrated is None else port_from_values(calibrated.values)
     if calibrated is not None:
         storage_us = calibrated.values["storage_us"]
         if service_scv is None:  # a profile calibrated with --set service_scv=0 keeps it
@@ -269,8 +255,8 @@ def response(
     ]
     if calibrated is not None:
         for i, r in enumerate(results):
-            _banded(points, calibrated.bands(lambda v, m=r.mode: {
-                k: getattr(solve(_fc_port(v), m, counts, block_bytes, v["storage_us"], service_scv), k)
+            band_rows(points, calibrated.bands(lambda v, m=r.mode: {
+                k: getattr(solve(port_from_values(v), m, counts, block_bytes, v["storage_us"], service_scv), k)
                 for k in ("response_us", "iops")}), i * len(counts))
     tails = [t for r in results for t in hba_points(port, r.mode, counts, block_bytes, storage_us, percentile)]
     for point, extra in zip(points, tails):

@@ -90,13 +90,10 @@ def link(
         "tx_dllp_share_pct": result.tx_dllp_share_pct, "rx_dllp_share_pct": result.rx_dllp_share_pct,
     }
     if calibrated is not None:
-        import math
+        from iosizer.calibration.whatif import band_rows
 
-        band = calibrated.bands(lambda v: {"effective_gbyte_s": link_bandwidth(
-            link_config(dllps_per_tlp=v["dllps_per_tlp"], **given), transfer_bytes, direction).effective_gbyte_s})
-        for key, (low, high) in band.items():
-            data[f"{key}_ci_low"] = float(low) if math.isfinite(low) else None
-            data[f"{key}_ci_high"] = float(high) if math.isfinite(high) else None
+        band_rows([data], calibrated.bands(lambda v: {"effective_gbyte_s": link_bandwidth(
+            link_config(dllps_per_tlp=v["dllps_per_tlp"], **given), transfer_bytes, direction).effective_gbyte_s}))
     limit = ack_limit_symbols(gen, lanes, mps)
     notes = ["raw_gbps and effective_gbyte_s are gigabytes per second (effective_gbps: deprecated alias); "
              "raw = GT/s x lanes x encoding / 8, per direction",

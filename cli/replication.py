@@ -88,6 +88,7 @@ def replication(
 
     from iosizer.calibration import replication as family
 
+    from iosizer.calibration.whatif import band_rows
     from iosizer.model.mva import check_batch_steps
     from iosizer.model.replication import BLOCK_SIZE
     from iosizer.model.replication import replication as replication_model
@@ -115,14 +116,9 @@ def replication(
                        **replication_points(system, blocks[i], depth, percentile)}
                       for i in range(len(blocks)))
         if calibrated is not None and name != family.LOCAL:
-            bands = calibrated.bands(lambda v, n=name: {
+            band_rows(points, calibrated.bands(lambda v, n=name: {
                 k: getattr(replication_model(family.profile_system(v, n), np.asarray(blocks), depth), k)
-                for k in ("iops", "throughput_mbps", "latency_us")})
-            for key, (low, high) in bands.items():
-                for i in range(len(blocks)):
-                    lo, hi = float(np.asarray(low)[i]), float(np.asarray(high)[i])
-                    points[offset + i][f"{key}_ci_low"] = lo if np.isfinite(lo) else None
-                    points[offset + i][f"{key}_ci_high"] = hi if np.isfinite(hi) else None
+                for k in ("iops", "throughput_mbps", "latency_us")}), offset)
     notes = [
         *(family.calibration_notes() if calibrated is None and any(n != family.LOCAL for n in links) else []),
         f"from the {calibrated.source}; *_ci_low/_ci_high: 95 % bands from its intervals"

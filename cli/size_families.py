@@ -10,7 +10,6 @@ parameter intervals.
 from __future__ import annotations
 
 import math
-from pathlib import Path
 from typing import Annotated, Any
 
 import typer

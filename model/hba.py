@@ -406,14 +406,14 @@ def response(port: FcPort, mode: Mode, threads: object, block_bytes: float | Non
 # --- family declaration: hba ------------------------------------------------------
 
 
-def _port(values) -> FcPort:
+def port_from_values(values) -> FcPort:
     return FcPort(link_mbps=values["link_mbps"], cores=int(values["cores"]), core_iops=values["core_iops"])
 
 
 def _response_solve(values, inputs):
     """Response (us) and IOPS of one virtual port at each thread count, one MVA for all of them."""
     threads = np.asarray(inputs["threads"])
-    solved = response(_port(values), values["mode"], threads.ravel(), values["block_bytes"],
+    solved = response(port_from_values(values), values["mode"], threads.ravel(), values["block_bytes"],
                       values["storage_us"], values.get("service_scv"))
     return {"response_us": solved.response_us.reshape(threads.shape),
             "iops": solved.iops.reshape(threads.shape)}

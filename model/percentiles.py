@@ -573,7 +573,6 @@ def closed_network_percentiles(demands: object, think_time: object, population: 
     demand = np.atleast_1d(np.asarray(demands, dtype=np.float64))
     count = np.ones_like(demand) if servers is None else np.atleast_1d(np.asarray(servers, dtype=np.float64))
     throughput = np.asarray(solved.curve.throughput, dtype=np.float64)  # X(1..N)
-    residence = np.array([s["residence_time"] for s in solved.to_dict()["stations"]], dtype=np.float64)
     n = int(population)
     means = np.empty(demand.size)
     variances = np.empty(demand.size)
