@@ -2,12 +2,14 @@
 
 from __future__ import annotations
 
+import re
 import sys
 from typing import Annotated
 
 import typer
 
 from iosizer.errors import InputError
+from iosizer.serve.worker import REQUEST_TIMEOUT_S  # stdlib only: --help stays fast
 
 _LOOPBACK = {"127.0.0.1", "localhost", "::1"}
 
@@ -24,6 +26,16 @@ def serve(
     max_upload_mb: Annotated[
         float, typer.Option("--max-upload-mb", min=0.001, help="Largest request body (uploaded data), MiB.")
     ] = 50.0,
+    request_timeout_s: Annotated[
+        float, typer.Option("--request-timeout-s", min=1.0, max=86400.0,
+                            help="Longest run of one request, s; beyond it the answer is 503 and its worker "
+                                 "pool restarts.")
+    ] = REQUEST_TIMEOUT_S,
+    cors_origin: Annotated[
+        list[str] | None,
+        typer.Option("--cors-origin", help="A browser origin (https://host:port, or *) allowed to call the API "
+                                           "from its own pages; repeat for several. Same origin only by default."),
+    ] = None,
     log_level: Annotated[
         str, typer.Option("--log-level", help="Server log level: critical, error, warning, info, debug.")
     ] = "info",
@@ -41,5 +53,10 @@ def serve(
     if host not in _LOOPBACK:
         sys.stderr.write(f"iosizer: warning: listening on {host}: reachable from other machines, "
                          "with no authentication\n")
-    app = create_app(workers=workers, max_upload_bytes=int(max_upload_mb * 2**20))
+    origins = [o.strip() for o in cors_origin or []]
+    for origin in origins:
+        if origin != "*" and not re.fullmatch(r"https?://[^/\s]+", origin):
+            raise InputError(f"--cors-origin: expected * or scheme://host[:port] with no path, got {origin!r}")
+    app = create_app(workers=workers, max_upload_bytes=int(max_upload_mb * 2**20),
+                     request_timeout_s=request_timeout_s, cors_origins=origins)
     uvicorn.run(app, host=host, port=port, log_level=log_level)

@@ -32,7 +32,7 @@ import tempfile
 from contextlib import asynccontextmanager
 from importlib import resources
 from pathlib import Path
-from typing import Annotated, Any, AsyncIterator
+from typing import Annotated, Any, AsyncIterator, Sequence
 
 from fastapi import Body, FastAPI, Query, Request
 from fastapi.exceptions import RequestValidationError
@@ -44,7 +44,7 @@ from starlette.exceptions import HTTPException
 from iosizer import __version__
 from iosizer.errors import InputError
 from iosizer.serve.commands import CommandSpec, Role, body_values, command_specs
-from iosizer.serve.worker import Workers
+from iosizer.serve.worker import REQUEST_TIMEOUT_S, Workers
 
 #: Largest request body (an upload of measured data), bytes.
 MAX_UPLOAD_BYTES = 50 * 1024 * 1024
@@ -71,6 +71,7 @@ class View(str, enum.Enum):
 _ERRORS = {
     400: {"model": ErrorBody, "description": "Model error (any IosizerError: an unstable queue, a work cap...)"},
     413: {"model": ErrorBody, "description": "Request body over the upload limit"},
+    503: {"model": ErrorBody, "description": "The request ran past the server's time limit (--request-timeout-s)"},
     422: {"model": ErrorBody, "description": "The request does not validate, or the command line would refuse it"},
 }
 _KINDS = {400: "BadRequest", 404: "NotFound", 405: "MethodNotAllowed", 413: "PayloadTooLarge"}
@@ -381,10 +382,17 @@ def _add_error_handlers(app: FastAPI) -> None:
 
 
 def create_app(workers: int | None = None, heavy_workers: int | None = None,
-               max_upload_bytes: int = MAX_UPLOAD_BYTES) -> FastAPI:
-    """The application; ``workers`` processes answer what-ifs, ``heavy_workers`` fits and reports."""
+               max_upload_bytes: int = MAX_UPLOAD_BYTES, request_timeout_s: float = REQUEST_TIMEOUT_S,
+               cors_origins: Sequence[str] = ()) -> FastAPI:
+    """The application; ``workers`` processes answer what-ifs, ``heavy_workers`` fits and reports.
+
+    ``request_timeout_s``: a request's longest run in a worker (503 beyond it).
+    ``cors_origins``: browser origins (``https://host:port``, or ``*``) allowed to
+    call the API from their own pages; none by default (same origin only).
+    """
     cpus = os.cpu_count() or 1
-    pools = Workers(quick=workers or max(2, cpus), heavy=heavy_workers or max(1, cpus // 2))
+    pools = Workers(quick=workers or max(2, cpus), heavy=heavy_workers or max(1, cpus // 2),
+                    timeout_s=request_timeout_s)
     server = Server(pools)
 
     @asynccontextmanager
@@ -402,12 +410,18 @@ def create_app(workers: int | None = None, heavy_workers: int | None = None,
             "`{\"some_option\": v}` (repeatable options as lists, sweeps as on the command line: "
             "`\"0:2100:300\"`) and answers exactly what `--format json` prints. Units are in the "
             "option names and help texts (`x-unit`). Profiles are passed inline as `\"profile\": {...}`. "
-            "Errors: `{\"error\", \"kind\"}` with 422 (validation), 400 (model error), 413 (body too large)."
+            "Errors: `{\"error\", \"kind\"}` with 422 (validation), 400 (model error), 413 (body too large), "
+            "503 (the request ran past the server's time limit)."
         ),
         lifespan=lifespan,
     )
     app.state.server = server
     app.add_middleware(_BodyLimit, limit=max_upload_bytes)
+    if cors_origins:
+        from fastapi.middleware.cors import CORSMiddleware
+
+        app.add_middleware(CORSMiddleware, allow_origins=list(cors_origins), allow_methods=["GET", "POST"],
+                           allow_headers=["Content-Type"], expose_headers=["X-Iosizer-Exit"])
     _add_error_handlers(app)
     _add_fixed_routes(app, server)
     _add_calibrate_route(app, server)

@@ -170,13 +170,27 @@ def _view(report: Any, output: str | None) -> dict[str, Any]:
     return {"title": report.title, "columns": columns, "rows": _plain(rows), "notes": notes, "plot": panels}
 
 
-class Workers:
-    """Two process pools: ``quick`` for what-ifs, ``heavy`` for fits, the report and simulations."""
+#: Default limit on one request's run in a worker, seconds: above ``iosizer simulate``'s default
+#: 600 s budget, so only a run that ignores its own bounds (a bug, a pathological input) reaches it.
+REQUEST_TIMEOUT_S = 900.0
 
-    def __init__(self, quick: int, heavy: int) -> None:
+
+class Workers:
+    """Two process pools: ``quick`` for what-ifs, ``heavy`` for fits, the report and simulations.
+
+    A request not answered ``timeout_s`` after it was handed to its pool (its
+    wait for a free worker included; a pool's start-up not) is answered 503 and
+    the pool is restarted: a process pool cannot cancel a running task, so its
+    workers are killed (the other requests in that pool at that moment are
+    answered 503 too, and can be sent again).
+    """
+
+    def __init__(self, quick: int, heavy: int, timeout_s: float = REQUEST_TIMEOUT_S) -> None:
         self.sizes = {False: max(1, quick), True: max(1, heavy)}
+        self.timeout_s = float(timeout_s)
         self._context = multiprocessing.get_context("spawn")
         self._pools: dict[bool, ProcessPoolExecutor] = {}
+        self._ready: dict[bool, asyncio.Future[Any]] = {}
 
     def _pool(self, heavy: bool) -> ProcessPoolExecutor:
         pool = self._pools.get(heavy)
@@ -184,27 +198,54 @@ class Workers:
             pool = ProcessPoolExecutor(self.sizes[heavy], mp_context=self._context, initializer=warm_up,
                                        initargs=(heavy,))
             self._pools[heavy] = pool
+            # Every worker started and warmed up (one trivial task each).
+            self._ready[heavy] = asyncio.gather(
+                *(asyncio.wrap_future(pool.submit(pid)) for _ in range(self.sizes[heavy])))
         return pool
 
     async def start(self) -> None:
         """Start every worker process and wait until each has imported the models."""
-        futures = []
-        for heavy, size in self.sizes.items():
-            pool = self._pool(heavy)
-            futures += [asyncio.wrap_future(pool.submit(pid)) for _ in range(size)]
-        await asyncio.gather(*futures)
+        for heavy in self.sizes:
+            self._pool(heavy)
+        await asyncio.gather(*self._ready.values())
 
     async def run(self, heavy: bool, argv: list[str], workdir: str, view: bool = False,
                   output: str | None = None) -> dict[str, Any]:
+        pool = self._pool(heavy)
         try:
-            return await asyncio.wrap_future(self._pool(heavy).submit(run, argv, workdir, view, output))
+            # A fresh pool's start-up (process spawn, imports, warm-up) is not the request's time.
+            await asyncio.shield(self._ready[heavy])
         except BrokenProcessPool:
+            pass  # answered below, as the submit fails the same way
+        try:
+            return await asyncio.wait_for(asyncio.wrap_future(pool.submit(run, argv, workdir, view, output)),
+                                          self.timeout_s)
+        except asyncio.TimeoutError:
+            log.error("iosizer %s ran past the %g s request limit; restarting its pool", " ".join(argv),
+                      self.timeout_s)
+            self._restart(heavy, pool, kill=True)
+            return _error(503, "Timeout", f"the request ran past the server's {self.timeout_s:g} s limit "
+                                          "(iosizer serve --request-timeout-s); ask for less work")
+        except BrokenProcessPool:
+            if pool is not self._pools.get(heavy):  # killed by another request's timeout
+                return _error(503, "WorkerRestarted", "the worker pool was restarted while this request ran "
+                                                      "(another request ran past the time limit); send it again")
             # A worker died (killed, out of memory): replace the pool, answer this request with the failure.
             log.error("a worker process died running iosizer %s; restarting the pool", " ".join(argv))
-            broken = self._pools.pop(heavy, None)
-            if broken is not None:
-                broken.shutdown(wait=False, cancel_futures=True)
+            self._restart(heavy, pool)
             return _error(500, "WorkerError", "the worker process answering this request died")
+
+    def _restart(self, heavy: bool, pool: ProcessPoolExecutor, kill: bool = False) -> None:
+        """Drop ``pool`` (the next request starts a fresh one); with ``kill``, stop its workers now."""
+        if self._pools.get(heavy) is pool:
+            del self._pools[heavy]
+        if kill:
+            # The executor has no public way to stop a running task; its worker processes are
+            # in ``_processes`` (CPython 3.8+), and killing one breaks the pool as a crash would.
+            for process in list(getattr(pool, "_processes", {}).values()):
+                with contextlib.suppress(Exception):
+                    process.kill()
+        pool.shutdown(wait=False, cancel_futures=True)
 
     def close(self) -> None:
         for pool in self._pools.values():
