@@ -92,6 +92,7 @@ __all__ = [
     "access_pattern",
     "ack_limit_symbols",
     "link_bandwidth",
+    "posted_tlps_in_flight",
     "read_split",
     "rmw_throughput",
     "tlp_count",
@@ -238,14 +239,18 @@ TOTAL_LANES = ParameterSpec(
     "behind another root complex with its own RMW unit",
     "total PCIe lanes of the ports sharing one root complex's RMW unit", kind="setting", integer=True)
 #: A root port's posted-write credits from a public datasheet, for the prediction
-#: check (fit the RMW time on one seed-001 figure, predict the other).
-ROOT_PORT_POSTED_TLPS = ParameterSpec(
-    "root_port_posted_tlps", "TLPs", 10.0, (1.0, 256.0), "derived",
-    "Intel Xeon Processor C5500/C3500 Series Datasheet vol. 1 (323103-001) table 76: an x8 IIO root port "
-    "advertises 32 posted header and 160 posted data credits of 16 B; 160 x 16 B / 256 B (MPS) = 10 full "
-    "TLPs in flight. The E5-2698 v4 datasheet does not list its credits; the earlier IIO's x8 figure is "
-    "assumed to carry over",
-    "posted-write TLPs a Gen3 x8 root port admits (data-credit limited)")
+#: check (fit the RMW time on one seed-001 figure, predict the other). The
+#: E5-2698 v4 datasheet does not list its credits; the earlier IIO's x8 figures
+#: are assumed to carry over.
+_CREDITS_SOURCE = ("Intel Xeon Processor C5500/C3500 Series Datasheet vol. 1 (323103-001) table 76: an x8 IIO "
+                   "root port advertises 32 posted header and 160 posted data credits")
+ROOT_PORT_POSTED_HEADER_CREDITS = ParameterSpec(
+    "root_port_posted_header_credits", "credits", 32, (1, 4096), "published", _CREDITS_SOURCE,
+    "posted request header credits of an x8 root port (one per TLP, PCIe Base Spec 2.6.1)", integer=True)
+ROOT_PORT_POSTED_DATA_CREDITS = ParameterSpec(
+    "root_port_posted_data_credits", "credits", 160, (1, 4096), "published", _CREDITS_SOURCE,
+    "posted request data credits of an x8 root port (one per 16 B of payload, PCIe Base Spec 2.6.1)",
+    integer=True)
 LINE_SERVICE = ParameterSpec("line_service_ns", "ns", 64 / 68.256, (1e-3, 1e3), "derived",
                              f"{_SEED} table 1: 64 B per line / (DDR4-2133 x 4 channels = 68.3 GB/s)",
                              "memory write path time per whole 64 B line")
@@ -388,6 +393,22 @@ def tlp_sizes(transfer_bytes: int, mps_bytes: int) -> list[int]:
     TRANSFER_BYTES.check(size, "transfer_bytes")
     full, tail = divmod(size, mps_bytes)
     return [mps_bytes] * full + ([tail] if tail else [])
+
+
+def posted_tlps_in_flight(transfer_bytes: int, mps_bytes: int,
+                          header_credits: float = ROOT_PORT_POSTED_HEADER_CREDITS.value,
+                          data_credits: float = ROOT_PORT_POSTED_DATA_CREDITS.value) -> float:
+    """Posted TLPs a receiver's credits admit for a stream of ``transfer_bytes`` writes (TLPs).
+
+    Each TLP takes one header credit and ceil(payload / 16 B) data credits
+    (PCIe Base Spec 2.6.1), so with the transfer's TLP mix the limit is
+    min(header credits, data credits / mean data credits per TLP). Datasheet
+    x8 root port (32, 160) at MPS 256: 10 full TLPs; 520 B writes (256, 256
+    and 8 B TLPs, 11 data credits each on average): 14.5.
+    """
+    sizes = tlp_sizes(transfer_bytes, mps_bytes)
+    per_tlp = sum(-(-size // 16) for size in sizes) / len(sizes)
+    return min(float(header_credits), float(data_credits) / per_tlp)
 
 
 @dataclass(frozen=True)

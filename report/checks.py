@@ -547,18 +547,26 @@ def _seed001_predictions(out: Collector, name: str, results: dict[str, Any], pat
     rows = {(int(r["total_lanes"]), r["pattern_class"]): (line, r) for line, r in out.rows(name)}
     forecast = family.rmw_prediction()
     line, row = rows[(int(forecast["predicted_lanes"]), "unaligned")]
-    arithmetic = (f"prediction: posted credits {forecast['posted_credits']:g} TLPs per port from a public datasheet "
-                  f"(root_port_posted_tlps), RMW time {forecast['rmw_service_ns']:.4g} ns fitted to the "
+    arithmetic = (f"prediction: {forecast['posted_credits']:.3g} TLPs in flight per port from a public datasheet's "
+                  "posted credits (32 header, 160 data of 16 B; case B's 256/256/8 B TLPs take 11 data credits "
+                  f"each on average), RMW time {forecast['rmw_service_ns']:.4g} ns fitted to the "
                   f"{forecast['fit_loss_pct']:g} % at {forecast['fit_lanes']:g} lanes only (the fit input); "
                   f"predicted {forecast['predicted_loss_pct']:.3g} % at {forecast['predicted_lanes']:g} lanes, "
                   f"{forecast['error_pct_points']:+.2f} points from the seed's {forecast['published_loss_pct']:g} %")
     out.check(name, line, row, figure=f"sec 4, unaligned at {forecast['predicted_lanes']:g} lanes (predicted)",
               quantity="case B loss predicted from the 32-lane figure", unit="%",
               model=forecast["predicted_loss_pct"], column="loss_pct", note=arithmetic, kind=PREDICTION,
-              expected_miss="with the datasheet's 10 TLPs in flight a port's credit loop hides the RMW stalls "
-              "at 8 lanes (loss ~0 %), so the seed's 7 % is not predicted: the shipped fit's 2.6 credits are an "
-              "effective loop depth, not the advertised credits (fitting 7 % at 8 lanes with 10 credits instead "
-              "predicts ~74 % at 32 lanes); exponential service in the MVA also overstates small-load stalls")
+              expected_miss=(
+                  f"with {forecast['posted_credits']:.3g} TLPs in flight a port's credit loop hides the RMW stalls "
+                  f"at {forecast['predicted_lanes']:g} lanes, so the seed's {forecast['published_loss_pct']:g} % "
+                  f"is not predicted: the shipped fit's {forecast['shipped_posted_credits']:.2f} credits are an "
+                  "effective loop depth, not the advertised credits (fitting "
+                  f"{forecast['published_loss_pct']:g} % at {forecast['predicted_lanes']:g} lanes at the datasheet "
+                  f"depth instead predicts {forecast['reverse_predicted_loss_pct']:.0f} % at "
+                  f"{forecast['fit_lanes']:g} lanes). Figure 4 is not transcribed, so the loss's reference is "
+                  "not known: against case A (512 B) rather than case B's own aligned throughput, the 8 B tail "
+                  f"TLP's framing adds {forecast['tail_tlp_framing_pct']:.1f} % at every lane count and the "
+                  f"prediction becomes {forecast['predicted_vs_case_a_pct']:.1f} %"))
     unaligned = sorted((k for k, p in patterns.items() if p.unaligned_per_kib > 0),
                        key=lambda k: patterns[k].unaligned_per_kib)
     line, row = rows[(lanes[-1], "unaligned")]

@@ -238,3 +238,13 @@ def test_link_laws(generation, lanes, mps, mrrs, rcb, split, size) -> None:
     # 64 B a read is request-bound on tx, where the write stream of "both" then competes.
     if size >= 64:
         assert answers["both"] >= max(answers["write"], answers["read"]) * (1 - 1e-9)
+
+
+def test_posted_credits_admit_tlps_by_their_payload_mix() -> None:
+    from iosizer.model.pcie import posted_tlps_in_flight
+
+    # Datasheet x8 root port: 32 header, 160 data credits of 16 B.
+    assert posted_tlps_in_flight(512, 256) == 160 / 16  # two full TLPs: data-credit bound, 10
+    assert posted_tlps_in_flight(520, 256) == pytest.approx(160 / 11)  # 16 + 16 + 1 credits per 3 TLPs
+    assert posted_tlps_in_flight(64, 256) == 32  # 4 data credits each: the 32 headers bind first
+    assert posted_tlps_in_flight(512, 256, header_credits=4) == 4

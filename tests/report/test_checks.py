@@ -185,7 +185,11 @@ def test_seed001_prediction_and_trends(shipped) -> None:
 
     checks = {c.figure: c for s in shipped.seeds if s.seed == "seed001" for c in s.checks}
     forecast = rmw_prediction()
-    assert forecast["posted_credits"] == 10 and forecast["fit_lanes"] == 32
+    # 32 header and 160 data credits; case B's TLPs (256, 256, 8 B) take 33 data credits per 3 TLPs.
+    assert forecast["posted_credits"] == pytest.approx(160 / 11) and forecast["fit_lanes"] == 32
+    # The 8 B tail TLP: 3 TLPs of 24 B overhead (16 B header, 8 B framing) carry 520 B where 2 carry 512 B.
+    assert forecast["tail_tlp_framing_pct"] == pytest.approx(100 * (1 - (520 / (520 + 3 * 24)) / (512 / (512 + 2 * 24))),
+                                                             rel=1e-9)
     predicted = checks["sec 4, unaligned at 8 lanes (predicted)"]
     assert predicted.model == pytest.approx(forecast["predicted_loss_pct"])
     assert "prediction" in predicted.note and "fit input" in predicted.note
