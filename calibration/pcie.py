@@ -169,20 +169,27 @@ def rmw_prediction() -> dict[str, float]:
 
 def platform(
     mps_bytes: int | None = None, generation: int | None = None, lanes_per_port: int | None = None,
-    profile: Profile | None = None,
+    profile: Profile | None = None, service_scv: float | None = None,
 ) -> RmwPlatform:
     """The seed's root complex, calibrated (or a user's ``rmw`` profile); link options for what-ifs.
 
-    Options left None take their declared values (seed 001 table 1).
+    Options left None take their declared values (seed 001 table 1);
+    ``service_scv`` None takes the profile's (a profile calibrated with
+    ``--set service_scv=0`` keeps it), else the declared 1.
     """
     from iosizer.calibration.profile import profile_values
 
     params = profile_values(profile if profile is not None else shipped_profile("rmw"))
+    if service_scv is None:
+        service_scv = params.get("service_scv", declaration("rmw").default("service_scv"))
+    else:
+        service_scv = declaration("rmw").spec("service_scv").check(service_scv, "--service-scv")
     return RmwPlatform(
         link=link_config(generation=generation, lanes=lanes_per_port, mps_bytes=mps_bytes),
         rmw_service_ns=params["rmw_service_ns"],
         posted_credits=params["posted_credits"],
         line_service_ns=params["line_service_ns"],
+        service_scv=service_scv,
     )
 
 

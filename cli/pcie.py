@@ -173,13 +173,20 @@ def rmw(
         typer.Option("--cpu-speed", help="Carry the profile (or the shipped seed-001 fit) to a root complex of "
                                          "this relative speed; the RMW time scales within its declared exponents."),
     ] = None,
+    service_scv: Annotated[
+        float | None,
+        typer.Option("--service-scv", help="Service-time scv at the links and the RMW unit: 1 exponential (exact "
+                     "MVA), 0 constant (residual-service approximation) [the profile's; declared 1; see "
+                     "'iosizer params rmw'].")] = None,
     output_format: FormatOption = OutputFormat.table,
     plot: PlotOption = None,
 ) -> None:
     """Write throughput against lanes with a shared RMW unit (closed network, MVA)."""
     from iosizer.calibration import pcie as family
-    from iosizer.model.pcie import TOTAL_LANES, TRANSFER_BYTES, access_pattern, rmw_throughput
+    from iosizer.model.pcie import RMW_SERVICE_SCV, TOTAL_LANES, TRANSFER_BYTES, access_pattern, rmw_throughput
 
+    if service_scv is not None:
+        RMW_SERVICE_SCV.check(service_scv, "--service-scv")
     size = TRANSFER_BYTES.check(family.resolve_pattern(pattern_name or str(family.WORST_CASE_BYTES)), "--pattern")
     mps = family.link_config(mps_bytes=mps).mps_bytes
     if lanes is None:
@@ -197,7 +204,8 @@ def rmw(
 
         calibrated = on_cpu(calibrated or iosizer.family("rmw").shipped(), cpu_speed,
                             str(profile or "the shipped rmw profile"))
-    platform = family.platform(mps_bytes=mps, profile=calibrated)
+    # --service-scv left out: the profile's (one calibrated with --set service_scv=0 keeps it).
+    platform = family.platform(mps_bytes=mps, profile=calibrated, service_scv=service_scv)
     base = rmw_throughput(platform, access_pattern(size, mps), lane_counts)
     mitigated = None
     if mitigation is not None:
@@ -228,6 +236,9 @@ def rmw(
         f"{source}: RMW {platform.rmw_service_ns:.3g} ns per unaligned access, "
         f"{platform.posted_credits:.3g} TLPs in flight per port",
         "aligned_throughput_gbps: the same transfers without RMW demand; gbps = gigabytes per second",
+        "service times exponential (cv^2 = 1): exact multi-class MVA" if platform.service_scv == 1 else
+        f"service-time cv^2 = {platform.service_scv:g} at the links and RMW unit: multi-class MVA with the "
+        "residual-service correction (approximate; see 'iosizer params rmw')",
     ]
     emit(
         Report(points, points, title=f"PCIe writes of {size} B against lanes (RMW contention)", notes=notes,

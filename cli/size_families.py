@@ -171,7 +171,8 @@ def lanes(
 
         def ports(values: Any) -> float:
             moved = RmwPlatform(link=platform.link, rmw_service_ns=values["rmw_service_ns"],
-                                posted_credits=values["posted_credits"], line_service_ns=platform.line_service_ns)
+                                posted_credits=values["posted_credits"], line_service_ns=platform.line_service_ns,
+                                service_scv=platform.service_scv)
             found = most_ports_within_loss(moved, chosen, budget_pct, top).ports
             return 0.0 if found is None else float(found)
 

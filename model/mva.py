@@ -63,6 +63,24 @@ Q_k(N - e_c) ~ Q_k(N) - Q_ck(N) / N_c. Both handle queueing and delay
 stations exactly as stated; a c-server station is replaced by Seidmann's
 split in both (see above).
 
+Service-time variability (``service_scv`` != 1, :data:`SCV_APPROXIMATION`):
+a class-c job arriving at single-server station k waits for the jobs there
+minus the one in service, plus that one's residual life::
+
+    R_ck(n) = D_ck (1 + Q_k(n - e_c) - U_k(n - e_c) + U_k(n - e_c) (1 + cv_k^2) / 2)
+
+with Q_k and U_k summed over the classes (Schweitzer: Q_k(N) - Q_ck(N) / N_c
+and U_k(N) - U_ck(N) / N_c). At cv^2 = 1 it is exact MVA's D_ck (1 + Q_k).
+The wait is counted in class c's demand, as exact MVA counts it: a form
+summing D_jk per class-j job found, D_ck + sum_j D_jk (Q_jk - U_jk) + ...,
+equals it when every class has the same demand at the station (the rmw
+network: each link carries one class, every port's TLP the same RMW work)
+and otherwise does not reduce to MVA at cv^2 = 1. A station the correction
+drives past utilisation 1 is held at 1: every class visiting it is slowed
+by the same factor and its extra jobs wait there (single-class, this is the
+clamp of :func:`mva`). A c-server station that queues is refused (no
+residual form for Seidmann's split); delay stations are untouched.
+
 Bounds (Lazowska et al. 1984, ch. 5)
 ------------------------------------
 Asymptotic: X(N) <= min(N / (D + Z), 1 / max_k(D_k / c_k)) and
@@ -790,7 +808,9 @@ SCV_APPROXIMATION = (
     "n - 1 (exact MVA when cv^2 = 1); at a c-server station the exact load-dependent wait is scaled by "
     "(1 + cv^2) / 2 (Allen-Cunneen's service term). Near saturation the correction can carry the "
     "throughput past the bottleneck bound c_k / D_k; it is held at the bound there, the excess jobs "
-    "queueing at the bottleneck"
+    "queueing at the bottleneck. Multi-class (mva_multiclass): Q_k and U_k summed over the classes at "
+    "n - e_c, R_ck = D_ck (1 + Q_k - U_k + U_k (1 + cv^2) / 2), single-server stations only; a station "
+    "driven past utilisation 1 is held at 1, every class visiting it slowed by the same factor"
 )
 
 
@@ -805,7 +825,11 @@ SERVICE_SCV = ParameterSpec(
 
 def _as_scv(value: object, stations: int) -> np.ndarray | None:
     """Per-station service scv, or None when every station is exponential (scv 1)."""
-    scv = np.broadcast_to(as_nonnegative("service_scv", value), (stations,)).astype(np.float64)
+    scv = as_nonnegative("service_scv", value)
+    if scv.ndim > 1 or (scv.ndim == 1 and scv.size != stations):
+        raise InputError(f"service_scv must be a scalar or one entry per station ({stations}), "
+                         f"got shape {scv.shape}")
+    scv = np.broadcast_to(scv, (stations,)).astype(np.float64)
     if not np.all(np.isfinite(scv)) or np.any(scv > 1e4):
         raise InputError(f"service_scv must be finite and at most 1e4, got {scv.tolist()}")
     return None if np.all(scv == 1.0) else scv
@@ -938,29 +962,73 @@ def _exact_step(
     queue_part: np.ndarray,
     fixed_part: np.ndarray,
     think: np.ndarray,
+    u_flat: np.ndarray | None = None,
+    extra: np.ndarray | None = None,
 ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """One batch of population vectors.
 
     Returns X (M, C) and the queueing-part and total residence times (M, C, K).
+    ``extra`` (K,), (cv_k^2 - 1) / 2, and ``u_flat``, the utilisations per
+    population vector: the residual-service correction (None: exponential).
     """
     has = counts > 0
     # Q_k(n - e_c): the flat index of n - e_c is idx - stride_c (valid if n_c > 0).
     prev = np.where(has, idx[:, None] - strides[None, :], 0)
     mask = has[:, :, None]
-    rq = np.where(mask, queue_part[None] * (1.0 + q_flat[prev]), 0.0)
+    seen = q_flat[prev]
+    if extra is not None:
+        # 1 + Q - U + U (1 + cv^2) / 2 = 1 + Q + U (cv^2 - 1) / 2, all at n - e_c.
+        seen = seen + u_flat[prev] * extra
+    rq = np.where(mask, queue_part[None] * (1.0 + seen), 0.0)
     r = np.where(mask, rq + fixed_part[None], 0.0)
     cycle = think[None, :] + r.sum(axis=2)
     x = np.divide(counts, cycle, out=np.zeros(cycle.shape), where=has)
+    if extra is not None:
+        x, rq, r = _hold_at_bounds(counts, x, rq, r, queue_part, think)
+    return x, rq, r
+
+
+def _hold_at_bounds(
+    counts: np.ndarray, x: np.ndarray, rq: np.ndarray, r: np.ndarray, load: np.ndarray, think: np.ndarray
+) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """Hold each station's utilisation at 1 where the residual correction carried it past.
+
+    ``load`` (C, K) is the per-server demand D_ck / c_k (0 at delay
+    stations). At the station most over 1, every class that visits it is
+    slowed by the same factor (the class mix there is kept), and the jobs
+    over the bound wait there: X_c R_c grows to N_c, so N = X (R + Z) still
+    holds. Single-class, this is :func:`_load_dependent_mva`'s clamp. A
+    station can only fall under 1 by slowing another, so K rounds suffice.
+    """
+    rows = np.arange(x.shape[0])
+    has = counts > 0
+    for _ in range(load.shape[1]):
+        util = x @ load
+        worst = util.argmax(axis=1)
+        peak = util[rows, worst]
+        over = peak > 1.0
+        if not over.any():
+            break
+        slowed = over[:, None] & (load[:, worst].T > 0) & has
+        cycle = think[None, :] + r.sum(axis=2)
+        excess = np.where(slowed, (peak[:, None] - 1.0) * cycle, 0.0)
+        rq = rq.copy()
+        rq[rows, :, worst] += excess
+        r = r.copy()
+        r[rows, :, worst] += excess
+        x = np.divide(counts, think[None, :] + r.sum(axis=2), out=np.zeros(x.shape), where=has)
     return x, rq, r
 
 
 def _multiclass_exact(
-    queue_part: np.ndarray, fixed_part: np.ndarray, think: np.ndarray, pops: np.ndarray
+    queue_part: np.ndarray, fixed_part: np.ndarray, think: np.ndarray, pops: np.ndarray,
+    extra: np.ndarray | None = None,
 ) -> tuple[np.ndarray, np.ndarray]:
     """Exact multi-class MVA; returns X (C,) and residence (C, K) at ``pops``.
 
     Vectors are processed level by level (total population t = 1, 2, ...):
     every n - e_c lies one level down, so each level is one numpy batch.
+    ``extra`` (K,): the residual-service correction of :func:`_exact_step`.
     """
     n_classes, n_stations = queue_part.shape
     shape = tuple(int(v) + 1 for v in pops)
@@ -969,6 +1037,8 @@ def _multiclass_exact(
     # Queue length of the queueing parts, per population vector and station.
     q = np.zeros(shape + (n_stations,))
     q_flat = q.reshape(size, n_stations)
+    # Utilisation of the queueing parts (needed only by the correction).
+    u_flat = None if extra is None else np.zeros((size, n_stations))
     counts = np.indices(shape).reshape(n_classes, size).T
     levels = counts.sum(axis=1)
     order = np.argsort(levels, kind="stable")
@@ -976,12 +1046,14 @@ def _multiclass_exact(
     for t in range(1, int(pops.sum()) + 1):
         idx = order[starts[t] : starts[t + 1]]
         x, rq, _ = _exact_step(
-            counts[idx], idx, strides, q_flat, queue_part, fixed_part, think
+            counts[idx], idx, strides, q_flat, queue_part, fixed_part, think, u_flat, extra
         )
         q_flat[idx] = np.einsum("mc,mck->mk", x, rq)
+        if u_flat is not None:
+            u_flat[idx] = x @ queue_part
     last = np.array([size - 1])
     x, _, r = _exact_step(
-        counts[last], last, strides, q_flat, queue_part, fixed_part, think
+        counts[last], last, strides, q_flat, queue_part, fixed_part, think, u_flat, extra
     )
     return x[0], r[0]
 
@@ -993,8 +1065,13 @@ def _multiclass_schweitzer(
     pops: np.ndarray,
     tol: float,
     max_iter: int,
+    extra: np.ndarray | None = None,
 ) -> tuple[np.ndarray, np.ndarray, int]:
-    """Bard-Schweitzer fixed point; X (C,), residence (C, K), iterations."""
+    """Bard-Schweitzer fixed point; X (C,), residence (C, K), iterations.
+
+    ``extra`` (K,): the residual-service correction, with Schweitzer's
+    estimate applied to utilisations too, U_k(N - e_c) ~ U_k(N) - U_ck(N) / N_c.
+    """
     has = pops > 0
     n = pops.astype(np.float64)
     n_safe = np.where(has, n, 1.0)
@@ -1002,12 +1079,19 @@ def _multiclass_schweitzer(
     # Start from each class's jobs spread evenly over the stations it queues at.
     spread = np.maximum(visited.sum(axis=1, keepdims=True), 1)
     qq = np.where(visited, n[:, None] / spread, 0.0)
+    uu = np.zeros_like(qq)
     q_old = None
     for iteration in range(1, max_iter + 1):
         seen = qq.sum(axis=0)[None, :] - qq / n_safe[:, None]
+        if extra is not None:
+            seen = seen + (uu.sum(axis=0)[None, :] - uu / n_safe[:, None]) * extra
         rq = np.where(has[:, None], queue_part * (1.0 + seen), 0.0)
         r = np.where(has[:, None], rq + fixed_part, 0.0)
         x = np.divide(n, think + r.sum(axis=1), out=np.zeros_like(n), where=has)
+        if extra is not None:
+            x, rq, r = (a[0] for a in _hold_at_bounds(pops[None, :], x[None, :], rq[None], r[None],
+                                                      queue_part, think))
+            uu = x[:, None] * queue_part
         qq = x[:, None] * rq
         q_new = x[:, None] * r
         if q_old is not None:
@@ -1028,6 +1112,7 @@ def mva_multiclass(
     method: str = "auto",
     tol: float = 1e-10,
     max_iter: int = 10_000,
+    service_scv: float | Sequence[float] | np.ndarray = 1.0,
 ) -> MultiClassResult:
     """Solve a multi-class closed network at population vector ``populations``.
 
@@ -1045,8 +1130,23 @@ def mva_multiclass(
     point, converged when the largest relative change of any Q_ck falls
     below ``tol``; :class:`~iosizer.errors.ConvergenceError` after
     ``max_iter`` iterations) or ``"auto"`` (exact up to 20,000 vectors).
+
+    ``service_scv``: squared coefficient of variation of the service times
+    at each station (scalar or K entries; delay stations ignore it). 1, the
+    default, is exponential service, computed exactly as without the
+    option. Other values apply :data:`SCV_APPROXIMATION` in its multi-class
+    form at single-server stations, in both methods: class c arriving at
+    station k finds the jobs of every class there minus the one in service,
+    plus that one's residual life, R_ck = D_ck (1 + Q_k - U_k + U_k (1 +
+    cv_k^2) / 2), with Q_k, U_k (all classes) at n - e_c (Schweitzer: Q_k(N)
+    - Q_ck(N) / N_c, and the same for U), so exact MVA is recovered at
+    cv^2 = 1. A utilisation carried past 1 is held at 1
+    (:func:`_hold_at_bounds`). ``"+residual-scv"`` is appended to the
+    method. A c-server station that queues (c < sum(N_c)) with scv other
+    than 1 is refused: use :func:`mva`, whose c-server stations are exact.
     """
     d, z, pops, c = _as_multiclass(demands, think_times, populations, servers)
+    scv = _as_scv(service_scv, d.shape[1])
     tol = float(as_positive("tol", tol))
     max_iter = int(as_server_count("max_iter", max_iter))
     vectors = math.prod(int(v) + 1 for v in pops)
@@ -1065,15 +1165,29 @@ def mva_multiclass(
     # With c >= sum(N_c) servers a station never queues: exactly a delay.
     solver_servers = np.where(c >= pops.sum(), np.inf, c)
     queue_part, fixed_part = _seidmann_split(d, solver_servers[None, :])
+    extra = None
+    if scv is not None:
+        queued = (solver_servers > 1) & np.isfinite(solver_servers) & (scv != 1.0)
+        if queued.any():
+            k = int(np.flatnonzero(queued)[0])
+            raise InputError(
+                f"service_scv {float(scv[k]):g} at station {k} of {int(solver_servers[k])} servers: "
+                "multi-class MVA splits c-server stations (Seidmann) and has no residual-service form for "
+                "them; give it scv 1 there, or solve one class with mva()"
+            )
+        # (cv^2 - 1) / 2 per station; delay stations have no queue to correct.
+        extra = np.where(np.isinf(solver_servers), 0.0, (scv - 1.0) / 2.0)
     if method == "exact":
-        x, r = _multiclass_exact(queue_part, fixed_part, z, pops)
+        x, r = _multiclass_exact(queue_part, fixed_part, z, pops, extra)
         iterations = 0
     else:
         x, r, iterations = _multiclass_schweitzer(
-            queue_part, fixed_part, z, pops, tol, max_iter
+            queue_part, fixed_part, z, pops, tol, max_iter, extra
         )
     if ((solver_servers > 1) & np.isfinite(solver_servers)).any():
         method += "+seidmann"
+    if scv is not None:
+        method += "+residual-scv"
 
     queue = x[:, None] * r
     per_server = np.where(np.isinf(c), 1.0, c)

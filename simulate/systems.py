@@ -451,6 +451,11 @@ def rmw(*, transfer_bytes: int = 520, lanes: int = 8, mps_bytes: int | None = No
              f"shipped rmw profile: RMW {platform.rmw_service_ns:.4g} ns per unaligned access, {credits:g} credits",
              f"exact multi-class MVA of the same network: {exact:.6g} GB/s (the model's own method since issue 15; "
              "Bard-Schweitzer was 2.6-4.9 % low)")
+    if scv < 1.0:
+        # The family models variability (service_scv <= 1, SCV_APPROXIMATION): its answer at this scv.
+        varied = rmw_throughput(platform.model_copy(update={"service_scv": scv}), pattern, [lanes])
+        notes += (f"the rmw model at service_scv {scv:g} ('iosizer pcie rmw --service-scv', residual-service "
+                  f"correction): {float(varied.throughput_gbps[0]):.6g} GB/s, loss {float(varied.loss_pct[0]):.4g} %",)
     return Experiment("rmw", "pcie rmw", f"PCIe writes of {transfer_bytes} B on {lanes} lanes ({ports} ports)",
                       model, metrics, "exact multi-class MVA", "SimPy", notes + _variability_note(scv))
 

@@ -54,3 +54,19 @@ def test_patterns_by_name() -> None:
     assert family.resolve_pattern("B") == 520
     assert family.resolve_pattern("f") == 4160
     assert family.resolve_pattern("1040") == 1040
+
+
+def test_a_refit_at_constant_service_reproduces_section_4_with_fewer_credits() -> None:
+    """Held at service_scv = 0 the same two points fit exactly too: 6.759 ns and 1.729 credits (at
+    cv^2 = 1: 6.630 ns and 2.611). Constant service queues less, so fewer TLPs in flight give the
+    same 8-lane loss; the shipped profile stays at cv^2 = 1."""
+    from iosizer.calibration.calibrate import calibrate_dataset
+
+    shipped = family.rmw_calibration()
+    refit = calibrate_dataset("rmw", shipped.dataset, {"mps_bytes": family.table2_mps(), "service_scv": 0.0})
+    values = {k: e.value for k, e in refit.profile.parameters.items()}
+    assert refit.fit.predicted["loss_pct"] == pytest.approx([7.0, 38.0], abs=1e-6)
+    assert values["service_scv"] == 0.0
+    assert values["rmw_service_ns"] == pytest.approx(6.759, abs=2e-3)
+    assert values["posted_credits"] == pytest.approx(1.729, abs=2e-3)
+    assert family.platform().service_scv == 1.0

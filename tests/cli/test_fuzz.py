@@ -67,7 +67,7 @@ COMMANDS: dict[str, tuple[list[str], list[str], bool, bool]] = {
     "pcie link": ([], ["--gen", "--lanes", "--mps", "--transfer-bytes", "--header-dw", "--dllps-per-tlp",
                        "--mrrs", "--rcb"], False, False),
     "pcie pattern": (["520"], ["--mps"], False, False),
-    "pcie rmw": ([], ["--pattern", "--lanes", "--mps", "--cpu-speed"], True, False),
+    "pcie rmw": ([], ["--pattern", "--lanes", "--mps", "--cpu-speed", "--service-scv"], True, False),
     "hba isolation": ([], ["--block-kib", "--lpar2-iops", "--lpar1-iops", "--lpar2-block-kib", "--cores",
                            "--core-iops", "--link-mbps", "--cpu-speed"], True, False),
     "hba response": ([], ["--block-bytes", "--threads", "--storage-us", "--cores", "--core-iops", "--link-mbps",

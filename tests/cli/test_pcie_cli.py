@@ -86,3 +86,40 @@ def test_link_reads_and_units(cli) -> None:
     write = cli.json("pcie", "link", "--transfer-bytes", "4096")
     assert write["tx_dllp_share_pct"] == 0 and write["rx_dllp_share_pct"] > 0
     assert cli.json("pcie", "link", "--gen", "6", "--lanes", "16")["tlp_overhead_bytes"] == 16
+
+
+def test_rmw_service_scv(cli) -> None:
+    """--service-scv 0: the shipped fit with constant service loses nothing at 8 and 16 lanes."""
+    points = cli.json("pcie", "rmw", "--lanes", "8,16,32", "--service-scv", "0")
+    assert [round(p["loss_pct"], 3) for p in points] == [0.0, 0.0, 36.857]
+    exponential = cli.json("pcie", "rmw", "--lanes", "8,16,32", "--service-scv", "1")
+    assert exponential == cli.json("pcie", "rmw", "--lanes", "8,16,32")
+    assert "residual-service correction" in cli("pcie", "rmw", "--service-scv", "0.5").stdout
+
+
+@pytest.mark.parametrize("value", ["-1", "2", "nan", "inf", "x"])
+def test_rmw_service_scv_errors(cli, value) -> None:
+    assert "--service-scv" in cli.fails("pcie", "rmw", "--service-scv", value)
+
+
+def test_rmw_profile_keeps_its_service_scv(cli, tmp_path) -> None:
+    """A profile calibrated with --set service_scv=0 answers at cv^2 = 0 (reproducing its data);
+    --service-scv overrides it; the what-if API and the Python API read it the same way."""
+    import iosizer
+    from iosizer.calibration.whatif import what_if
+
+    data = tmp_path / "seed001.csv"
+    data.write_text("lanes,transfer_bytes,loss_pct\n8,520,7\n32,520,38\n")
+    profile = tmp_path / "rmw0.json"
+    fitted = cli.json("calibrate", "rmw", str(data), "--set", "service_scv=0", "-o", str(profile))
+    assert fitted["parameters"]["service_scv"]["value"] == 0
+    points = cli.json("pcie", "rmw", "--lanes", "8,32", "--profile", str(profile))
+    assert [p["loss_pct"] for p in points] == pytest.approx([7.0, 38.0], abs=1e-4)
+    exponential = cli.json("pcie", "rmw", "--lanes", "8,32", "--profile", str(profile), "--service-scv", "1")
+    assert exponential[0]["loss_pct"] > 15  # the cv^2 = 0 fit's few credits, queueing exponentially
+    values = what_if("rmw", profile).values
+    assert values["service_scv"] == 0
+    assert what_if("rmw", profile, changes={"service_scv": 1.0}).values["service_scv"] == 1.0
+    loaded = iosizer.load_profile(profile)
+    assert iosizer.family("rmw").predict(loaded, lanes=[8], transfer_bytes=[520]).outputs["loss_pct"] == \
+        pytest.approx([7.0], abs=1e-4)

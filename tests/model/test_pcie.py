@@ -248,3 +248,56 @@ def test_posted_credits_admit_tlps_by_their_payload_mix() -> None:
     assert posted_tlps_in_flight(520, 256) == pytest.approx(160 / 11)  # 16 + 16 + 1 credits per 3 TLPs
     assert posted_tlps_in_flight(64, 256) == 32  # 4 data credits each: the 32 headers bind first
     assert posted_tlps_in_flight(512, 256, header_credits=4) == 4
+# --- service-time variability (service_scv, SCV_APPROXIMATION in mva_multiclass) ------------------
+
+
+def test_exponential_service_is_the_default_bit_for_bit() -> None:
+    pattern = access_pattern(520)
+    plain = rmw_throughput(PLATFORM, pattern, [8, 16, 32])
+    explicit = rmw_throughput(PLATFORM.model_copy(update={"service_scv": 1.0}), pattern, [8, 16, 32])
+    assert np.array_equal(plain.throughput_gbps, explicit.throughput_gbps)
+    assert np.array_equal(plain.loss_pct, explicit.loss_pct)
+
+
+def test_constant_service_loses_nothing_until_the_rmw_unit_saturates() -> None:
+    """cv^2 = 0, 6 ns, 3 credits: the credit loops keep each link busy (the corrected MVA holds it at
+    its bound), so one and two ports lose nothing; with four the RMW unit is held at utilisation 1."""
+    constant = PLATFORM.model_copy(update={"service_scv": 0.0})
+    result = rmw_throughput(constant, access_pattern(520), [8, 16, 32])
+    assert result.loss_pct[:2] == pytest.approx([0.0, 0.0], abs=1e-9)
+    assert result.rmw_utilization[-1] == pytest.approx(1.0, abs=1e-12)
+    # The aligned reference is the link bound: payload per TLP over its wire time.
+    link = constant.link
+    pattern = access_pattern(520)
+    bound = pattern.payload_per_tlp / ((pattern.payload_per_tlp + link.tlp_overhead_bytes) / link.tlp_gbps)
+    assert result.aligned_throughput_gbps == pytest.approx(bound * result.ports, rel=1e-12)
+
+
+@settings(max_examples=25, deadline=None)
+@given(service=st.floats(0.5, 20.0), credits=st.floats(1.0, 8.0), scv=st.floats(0.0, 1.0))
+def test_variability_keeps_the_laws(service: float, credits: float, scv: float) -> None:
+    """At any cv^2 in [0, 1]: loss in [0, 100) and growing with lanes, utilisation <= 1, and less
+    variability never loses more than exponential service."""
+    platform = RmwPlatform(rmw_service_ns=service, posted_credits=credits, service_scv=scv)
+    exponential = RmwPlatform(rmw_service_ns=service, posted_credits=credits)
+    for size in (520, 1040):
+        result = rmw_throughput(platform, access_pattern(size), [8, 16, 24, 32])
+        assert np.all(result.loss_pct >= -1e-9) and np.all(result.loss_pct < 100)
+        assert np.all(np.diff(result.loss_pct) >= -1e-6)
+        assert np.all(result.rmw_utilization <= 1 + 1e-9)
+        assert np.all(result.throughput_gbps
+                      >= rmw_throughput(exponential, access_pattern(size), [8, 16, 24, 32]).throughput_gbps
+                      * (1 - 1e-9))
+
+
+def test_service_scv_is_bounded_by_its_declaration() -> None:
+    import iosizer
+    from iosizer.errors import IosizerError
+
+    with pytest.raises(ValueError, match="less than or equal to 1"):
+        RmwPlatform(rmw_service_ns=6.0, posted_credits=3.0, service_scv=2.0)
+    with pytest.raises(IosizerError, match="service_scv"):
+        iosizer.family("rmw").predict({"service_scv": 2.0}, lanes=[8], transfer_bytes=[520])
+    # The Python API: the shipped fit at constant service.
+    loss = iosizer.family("rmw").predict({"service_scv": 0.0}, lanes=[8, 32], transfer_bytes=[520, 520])
+    assert loss.outputs["loss_pct"] == pytest.approx([0.0, 36.857], abs=1e-3)
