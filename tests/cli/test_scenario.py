@@ -5,10 +5,12 @@ from pathlib import Path
 import pytest
 
 
-@pytest.mark.parametrize("name", ["oltp_pcie_fabric", "replicated_flash_cache", "replicated_flash_cache.toml", "shared_fc_storage"])
+@pytest.mark.parametrize("name", ["oltp_pcie_fabric", "replicated_flash_cache", "replicated_flash_cache.toml",
+                                  "shared_fc_storage", "calibrated_fc_port"])
 def test_shipped_examples(cli, name: str) -> None:
     data = cli.json("run", name)
-    assert data["answers"] and {"family", "question", "value", "unit", "note"} == set(data["answers"][0])
+    assert data["answers"] and {"family", "question", "value", "ci_low", "ci_high", "unit", "note"} == set(
+        data["answers"][0])
     assert cli("run", name).exit_code == 0
 
 
@@ -16,7 +18,8 @@ def test_csv_and_list(cli) -> None:
     lines = cli("run", "replicated_flash_cache", "--format", "csv").stdout.splitlines()
     assert lines[0] == "family,question,value,unit,note" and len(lines) > 1
     listing = cli.json("run", "--list")
-    assert {row["example"] for row in listing} == {"oltp_pcie_fabric", "replicated_flash_cache", "shared_fc_storage"}
+    assert {row["example"] for row in listing} == {"oltp_pcie_fabric", "replicated_flash_cache", "shared_fc_storage",
+                                                   "calibrated_fc_port"}
 
 
 @pytest.mark.parametrize(
