@@ -155,8 +155,9 @@ class Sources:
 
     def what_if(self, family: str, changes: dict[str, Any] | None = None) -> Any:
         """:func:`iosizer.calibration.whatif.what_if` on this table's profile of ``family`` (the shipped
-        one if it names none) at its CPU; None when the table names neither profile nor CPU."""
-        if not self.calibrated:
+        one if it names none) at its CPU; None when the table names neither a profile of ``family``
+        nor a CPU (the family then answers as it ships, with no band)."""
+        if family not in self.paths and self.cpu_speed is None:
             return None
         from iosizer.calibration.whatif import what_if
 
@@ -307,7 +308,7 @@ def _dma_answers(section: LatencySection, sources: Sources, added_ns: float) -> 
             raise InputError("give either device (a table 4-1 device) or a dma profile, not both")
         calibrated = sources.what_if("dma")
         chosen = family.device_from_profile(calibrated.profile, section.burst_bytes)
-        name, note = chosen.name, calibrated.source
+        name, note = sources.written["dma"], calibrated.source
     else:
         if section.burst_bytes is not None:
             raise InputError("burst_bytes goes with a dma profile; a table 4-1 device knows its burst size")

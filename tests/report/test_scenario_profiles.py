@@ -66,9 +66,8 @@ def test_latency_oltp_and_dma_profiles(cli, profiles, cpu_speed) -> None:
     _ordered(loss)
     dma = cli.json("latency", "dma", "--added-latency-ns", "1200", "--burst-bytes", "64",
                    "--profile", str(profiles["dma"]), *speed)
-    name = iosizer.load_profile(profiles["dma"]).cpu_name or "profile"
-    _same(answers[f"{name} DMA loss"], dma, "degradation_pct", banded=False)
-    _same(answers[f"{name} DMA throughput"], dma, "throughput_mbps", banded=False)
+    _same(answers["dma.json DMA loss"], dma, "degradation_pct", banded=False)
+    _same(answers["dma.json DMA throughput"], dma, "throughput_mbps", banded=False)
     if cpu_speed is None:
         tiers = cli.json("latency", "tiers", "--hop-ns", "300", "--profile", str(profiles["oltp"]))
         plan = answers["most switch tiers within 5 % OLTP loss"]
@@ -200,3 +199,26 @@ def test_cli_errors_name_the_file_and_key(cli, profiles) -> None:
     path.write_text(HBA.replace("hba.json", "dma.json"))
     line = cli.fails("run", str(path))
     assert "cli.toml: hba.profile: dma.json is a 'dma' profile" in line
+
+
+def test_a_table_answers_unnamed_families_as_shipped(profiles) -> None:
+    folder = profiles["dma"].parent
+    shipped = _run(folder, "[latency]\nhop_ns = 300\n")
+    answers = _run(folder, '[latency]\nhop_ns = 300\nprofile = "dma.json"\n')
+    assert answers["OLTP throughput loss"] == shipped["OLTP throughput loss"]  # value and no band
+    assert answers["dma.json DMA loss"].ci_low is not None
+    pcie = _run(folder, '[pcie]\nprofile = "rmw.json"\n')
+    assert pcie["effective write bandwidth per port"].ci_low is None
+    _ordered(pcie["loss to read-modify-write contention"])
+
+
+def test_a_catalogue_device_is_carried_as_its_shipped_profile(cli, tmp_path: Path) -> None:
+    from iosizer.calibration.latency import device, shipped_profile
+    from iosizer.calibration.profile import save_profile
+
+    path = save_profile(shipped_profile("dma", "e1000"), tmp_path / "e1000.json")
+    answers = _run(tmp_path, '[latency]\nhop_ns = 300\ndevice = "e1000"\ncpu_speed = 1.3\n')
+    row = cli.json("latency", "dma", "--profile", str(path), "--cpu-speed", "1.3", "--added-latency-ns", "600",
+                   "--burst-bytes", str(device("e1000").burst_bytes))
+    _same(answers["e1000 DMA loss"], row, "degradation_pct", banded=False)
+    _same(answers["e1000 DMA throughput"], row, "throughput_mbps", banded=False)
