@@ -639,7 +639,7 @@ def evaluate_hba(section: HbaSection, sources: Sources = Sources()) -> list[Answ
                               *_band(bands, "carried", i)))
     answers += [
         Answer("hba", "port throughput", float(centre["throughput"]), "MB/s",
-               f"{section.port if 'hba' not in sources.paths else 'the profile port'}, usable {port.link_mbps:,.0f} MB/s{source}",
+               ("" if "hba" in sources.paths else f"{section.port}, ") + f"usable {port.link_mbps:,.0f} MB/s{source}",
                *_band(bands, "throughput")),
         Answer("hba", "virtual port 1 ceiling alone", float(centre["ceiling"]), "IOPS",
                f"{section.mode} mode", *_band(bands, "ceiling")),
