@@ -722,7 +722,7 @@ class LoadshareSection(Section):
 def evaluate_loadshare(section: LoadshareSection, sources: Sources = Sources()) -> list[Answer]:
     import numpy as np
 
-    from iosizer.calibration.loadshare import Scenario, absolute_units, policy_params, scenario
+    from iosizer.calibration.loadshare import policy_params, scenario
     from iosizer.model.loadshare import evaluate, policy_curve
 
     chosen = scenario(section.scenario) if section.scenario else None
@@ -734,20 +734,23 @@ def evaluate_loadshare(section: LoadshareSection, sources: Sources = Sources()) 
         params = policy_params(cores, section.comm_overhead_pct, section.threshold)
     else:
         params = policy_params(cores, calibrated.values["comm_overhead_pct"], calibrated.values["threshold"])
+    curves = {p: policy_curve(p, shares, params, points=20) for p in section.policies}
 
     def solve(values: dict[str, Any] | None) -> dict[str, Any]:
+        """Every policy's numbers at ``values`` (None: as answered); WhatIf.bands moves the fitted ones."""
         moved = params if values is None else policy_params(cores, values["comm_overhead_pct"], values["threshold"])
-        curves = [policy_curve(p, shares, moved, points=20) for p in section.policies]
-        out = {"max": np.array([c.max_throughput for c in curves]),
-               "jump": np.array([100 * c.singularity for c in curves]),
+        found = list(curves.values()) if values is None else [policy_curve(p, shares, moved, points=20)
+                                                              for p in section.policies]
+        out = {"max": np.array([c.max_throughput for c in found]),
+               "jump": np.array([100 * c.singularity for c in found]),
                "response": np.array([float(evaluate(c.policy, [section.utilization * c.max_throughput], shares,
-                                                    moved).response[0]) for c in curves])}
-        if values is not None:
-            out["max_iops"] = _max_iops(curves, replace(calibrated, values={**calibrated.values, **values}))
+                                                    moved).response[0]) for c in found])}
+        if calibrated is not None:
+            out["max_iops"] = _max_iops(found, calibrated if values is None else
+                                        replace(calibrated, values={**calibrated.values, **values}))
         return out
 
     centre = solve(None)
-    curves = {p: policy_curve(p, shares, params, points=20) for p in section.policies}
     bands = {} if calibrated is None else calibrated.bands(solve)
     best = max(curves.values(), key=lambda c: c.max_throughput)
     answers = [Answer("loadshare", "policy with the highest throughput", best.policy, "",
@@ -763,21 +766,26 @@ def evaluate_loadshare(section: LoadshareSection, sources: Sources = Sources()) 
                    f"threshold {params.threshold:g} of a core", *_band(bands, "jump", i)),
         ]
         if calibrated is not None:
-            # In IOPS and microseconds from the profile's io_service_us, as the CLI gives them
-            # (calibration.loadshare): the response band is at the same IOPS.
-            row = {"throughput_cores": section.utilization * curve.max_throughput,
-                   "response_service_times": float(centre["response"][i])}
-            load = Scenario("scenario file", "", int(params.cores), tuple(shares), policy, "")
-            absolute_units([row], calibrated, load, policy, params, curve.switch_loads)
             answers += [
-                Answer("loadshare", f"{policy}: maximum throughput in IOPS",
-                       float(_max_iops([curve], calibrated)[0]), "IOPS", calibrated.source,
-                       *_band(bands, "max_iops", i)),
-                Answer("loadshare", f"{policy}: mean response {at} in us", row["response_us"], "us",
-                       f"{calibrated.source}; band at the same IOPS",
-                       row.get("response_us_ci_low"), row.get("response_us_ci_high")),
+                Answer("loadshare", f"{policy}: maximum throughput in IOPS", float(centre["max_iops"][i]), "IOPS",
+                       calibrated.source, *_band(bands, "max_iops", i)),
+                _response_us(f"{policy}: mean response {at} in us", calibrated, curve, shares, params,
+                             section.utilization * curve.max_throughput, float(centre["response"][i])),
             ]
     return answers
+
+
+def _response_us(question: str, calibrated: Any, curve: Any, shares: tuple[float, ...], params: Any,
+                 load_cores: float, response: float) -> Answer:
+    """A response in microseconds with its band at the same IOPS, as ``iosizer loadshare curve
+    --profile`` gives it (:func:`iosizer.calibration.loadshare.absolute_units`)."""
+    from iosizer.calibration.loadshare import Scenario, absolute_units
+
+    row = {"throughput_cores": load_cores, "response_service_times": response}
+    ports = Scenario("scenario file", "", int(params.cores), tuple(shares), curve.policy, "")
+    absolute_units([row], calibrated, ports, curve.policy, params, curve.switch_loads)
+    return Answer("loadshare", question, row["response_us"], "us", f"{calibrated.source}; band at the same IOPS",
+                  row.get("response_us_ci_low"), row.get("response_us_ci_high"))
 
 
 def _max_iops(curves: list[Any], calibrated: Any) -> Any:
