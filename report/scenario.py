@@ -130,6 +130,10 @@ class Section(BaseModel):
                 raise ValueError(str(error)) from None
         return value
 
+    def profile_paths(self) -> list[str]:
+        """The ``profile`` key as a list of paths, as the file spells them."""
+        return [self.profile] if isinstance(self.profile, str) else list(self.profile or [])
+
     def given(self, *keys: str) -> dict[str, Any]:
         """The values of ``keys`` the file sets itself (not filled from a default), others None."""
         return {key: getattr(self, key) if key in self.model_fields_set else None for key in keys}
@@ -381,8 +385,6 @@ def evaluate_pcie(section: PcieSection, sources: Sources = Sources()) -> list[An
     from iosizer.calibration import pcie as family
     from iosizer.model.pcie import access_pattern, link_bandwidth, rmw_throughput
 
-    link_values = {"generation": section.generation, "lanes": section.lanes_per_port,
-                   "mps_bytes": section.mps_bytes}
     link_bands: dict[str, Any] = {}
     link_note = ""
     if "pcie-link" in sources.paths:
@@ -393,13 +395,13 @@ def evaluate_pcie(section: PcieSection, sources: Sources = Sources()) -> list[An
                                                            "mps_bytes": given["mps_bytes"]})
         settings = {k: calibrated.values.get(k) for k in ("generation", "lanes", "mps_bytes", "header_dw", "ecrc",
                                                           "mrrs_bytes", "rcb_bytes", "completions")}
-        link_values = {k: settings[k] for k in link_values}
         link = family.link_config(dllps_per_tlp=calibrated.values["dllps_per_tlp"], **settings)
         link_bands = calibrated.bands(lambda v: {"bandwidth": link_bandwidth(
             family.link_config(dllps_per_tlp=v["dllps_per_tlp"], **settings), section.transfer_bytes).effective_gbyte_s})
         link_note = f"; {calibrated.source}"
     else:
-        link = family.link_config(**link_values)
+        link = family.link_config(generation=section.generation, lanes=section.lanes_per_port,
+                                  mps_bytes=section.mps_bytes)
     generation, lanes_per_port, mps = link.generation, link.lanes, link.mps_bytes
     bandwidth = link_bandwidth(link, section.transfer_bytes)
     pattern = access_pattern(section.transfer_bytes, mps, section.split_at_64)
@@ -1011,11 +1013,10 @@ def section_sources(table: Family, section: Section, folder: Path, label: str = 
     from iosizer.calibration.profile import load_profile
     from iosizer.model.family import cpu_speed_factor
 
-    written = [section.profile] if isinstance(section.profile, str) else list(section.profile or [])
     key = f"{table.key}.profile"
     paths: dict[str, Path] = {}
     names: dict[str, str] = {}
-    for name in written:
+    for name in section.profile_paths():
         path = Path(name).expanduser()
         path = path if path.is_absolute() else folder / path
         try:
@@ -1069,8 +1070,7 @@ def source_notes(scenario: BaseModel) -> list[str]:
         section = getattr(scenario, family.key)
         if section is None or (section.profile is None and section.cpu_speed is None):
             continue
-        written = [section.profile] if isinstance(section.profile, str) else list(section.profile or [])
-        origin = ", ".join(f"profile {name}" for name in written) or "the shipped profiles"
+        origin = ", ".join(f"profile {name}" for name in section.profile_paths()) or "the shipped profiles"
         if section.cpu_speed is not None:
             origin += f", carried to CPU speed {section.cpu_speed:g}"
         notes.append(f"{family.key}: {origin}; ci_low/ci_high: 95 % bands from the profiles' intervals")

@@ -187,6 +187,16 @@ def test_profile_errors(profiles, tmp_path: Path) -> None:
     (folder / "no_cpu.json").write_text(json.dumps(no_cpu))
     line = _bad(folder, HBA.replace("hba.json", "no_cpu.json") + "cpu_speed = 1.3\n")
     assert "hba.cpu_speed: no_cpu.json records no CPU speed" in line
+    slow = {**no_cpu, "cpu_speed": 0.5}
+    (folder / "slow.json").write_text(json.dumps(slow))
+    line = _bad(folder, HBA.replace("hba.json", "slow.json") + "cpu_speed = 60\n")
+    assert "hba.cpu_speed: cpu_speed 60 is 120 x the speed of the CPU the profile was measured on" in line
+    assert "(slow.json)" in line
+    line = _bad(folder, '[pcie]\nprofile = ["rmw.json", "rmw.json"]\n')
+    assert "pcie.profile: a profile is named twice" in line
+    (folder / "rmw2.json").write_text(profiles["rmw"].read_text())
+    line = _bad(folder, '[pcie]\nprofile = ["rmw.json", "rmw2.json"]\n')
+    assert "pcie.profile: rmw.json and rmw2.json are both 'rmw' profiles; give one per family" in line
     assert "hba: port picks a shipped FC speed" in _bad(folder, HBA + 'port = "8GFC"\n')
     assert "latency: give either device" in _bad(folder, '[latency]\nhop_ns = 1\ndevice = "e1000"\n'
                                                          'profile = "dma.json"\n')
