@@ -18,11 +18,21 @@ hint. Every error is one :class:`~iosizer.errors.ScenarioError` line naming
 the file and the key path (``scenario.toml: replication.block_kib: must be
 > 0, got -4``).
 
+Any table may name the planner's own calibration: ``profile = "my.json"``
+(from ``iosizer calibrate``, relative to the scenario file's folder), a
+list of two where the table answers from two model families, and
+``cpu_speed`` to carry it (or the shipped one) to another CPU. The table is
+then answered as the what-if commands answer ``--profile`` and
+``--cpu-speed`` (:func:`iosizer.calibration.whatif.what_if`), every answer
+that depends on a fitted parameter with its 95 % band (``ci_low``,
+``ci_high``, from :meth:`~iosizer.calibration.whatif.WhatIf.bands`).
+
 Extending: a family is one pydantic section model (``extra="forbid"``,
-strict types) and one evaluator returning :class:`Answer` rows; appending a
-:class:`Family` to :data:`FAMILIES` adds its table to the schema, to the
-evaluation and to the error hints. Sections are evaluated in the order of
-:data:`FAMILIES`.
+strict types) and one evaluator ``(section, sources)`` returning
+:class:`Answer` rows; appending a :class:`Family` (with the model families
+its ``profile`` key accepts) to :data:`FAMILIES` adds its table to the
+schema, to the evaluation and to the error hints. Sections are evaluated in
+the order of :data:`FAMILIES`.
 
 Shipped examples live in :mod:`iosizer.data.scenarios`; :func:`resolve_source`
 accepts a path or an example's bare name.
