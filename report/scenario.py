@@ -18,11 +18,21 @@ hint. Every error is one :class:`~iosizer.errors.ScenarioError` line naming
 the file and the key path (``scenario.toml: replication.block_kib: must be
 > 0, got -4``).
 
+Any table may name the planner's own calibration: ``profile = "my.json"``
+(from ``iosizer calibrate``, relative to the scenario file's folder), a
+list of two where the table answers from two model families, and
+``cpu_speed`` to carry it (or the shipped one) to another CPU. The table is
+then answered as the what-if commands answer ``--profile`` and
+``--cpu-speed`` (:func:`iosizer.calibration.whatif.what_if`), every answer
+that depends on a fitted parameter with its 95 % band (``ci_low``,
+``ci_high``, from :meth:`~iosizer.calibration.whatif.WhatIf.bands`).
+
 Extending: a family is one pydantic section model (``extra="forbid"``,
-strict types) and one evaluator returning :class:`Answer` rows; appending a
-:class:`Family` to :data:`FAMILIES` adds its table to the schema, to the
-evaluation and to the error hints. Sections are evaluated in the order of
-:data:`FAMILIES`.
+strict types) and one evaluator ``(section, sources)`` returning
+:class:`Answer` rows; appending a :class:`Family` (with the model families
+its ``profile`` key accepts) to :data:`FAMILIES` adds its table to the
+schema, to the evaluation and to the error hints. Sections are evaluated in
+the order of :data:`FAMILIES`.
 
 Shipped examples live in :mod:`iosizer.data.scenarios`; :func:`resolve_source`
 accepts a path or an example's bare name.
@@ -31,8 +41,9 @@ accepts a path or an example's bare name.
 from __future__ import annotations
 
 import difflib
+import math
 import tomllib
-from dataclasses import asdict, dataclass
+from dataclasses import asdict, dataclass, field, replace
 from importlib import resources
 from pathlib import Path
 from typing import Any, Callable
@@ -46,6 +57,7 @@ __all__ = [
     "Answer",
     "Family",
     "ScenarioResult",
+    "Sources",
     "example_names",
     "load_scenario",
     "parse_scenario",
@@ -56,13 +68,21 @@ __all__ = [
 
 @dataclass(frozen=True)
 class Answer:
-    """One answer of a scenario: which family, what question, the value and its unit."""
+    """One answer of a scenario: which family, what question, the value and its unit.
+
+    ``ci_low``/``ci_high``: the answer's 95 % band from a profile's intervals
+    (a section naming ``profile`` or ``cpu_speed``); None when there is no
+    interval (the shipped exact fits, an answer of the settings alone) or the
+    profile cannot bound that end.
+    """
 
     family: str
     question: str
     value: float | int | str | None
     unit: str
     note: str = ""
+    ci_low: float | None = None
+    ci_high: float | None = None
 
     def to_dict(self) -> dict[str, Any]:
         return asdict(self)
@@ -80,9 +100,100 @@ def declared(family: str, name: str) -> Callable[[], Any]:
 
 
 class Section(BaseModel):
-    """Base of every family's table: unknown keys and loose types are errors."""
+    """Base of every family's table: unknown keys and loose types are errors.
+
+    Every table may also name where its numbers come from: ``profile``, the
+    planner's calibrated profile (``iosizer calibrate FAMILY data.csv
+    --output my.json``), a path relative to the scenario file's folder, or a
+    list of them when the table answers from two families; ``cpu_speed``
+    carries the profile (or the shipped one) to a CPU of that relative
+    per-core speed, as ``--cpu-speed`` does. Either one gives the answers
+    95 % bands (``ci_low``, ``ci_high``).
+    """
 
     model_config = ConfigDict(extra="forbid", strict=True, frozen=True)
+
+    profile: str | list[str] | None = None
+    cpu_speed: float | None = None
+
+    @field_validator("profile")
+    @classmethod
+    def _profile_paths(cls, value: str | list[str] | None) -> str | list[str] | None:
+        paths = [value] if isinstance(value, str) else value or []
+        if isinstance(value, list) and not value:
+            raise ValueError("give a profile file, or a list of them, not an empty list")
+        if any(not p.strip() for p in paths):
+            raise ValueError("a profile path is empty")
+        if len(set(paths)) != len(paths):
+            raise ValueError(f"a profile is named twice: {paths}")
+        return value
+
+    @field_validator("cpu_speed")
+    @classmethod
+    def _cpu_speed(cls, value: float | None) -> float | None:
+        from iosizer.model.family import CPU_SPEED
+
+        if value is not None:
+            try:
+                CPU_SPEED.check(value, "cpu_speed")
+            except IosizerError as error:
+                raise ValueError(str(error)) from None
+        return value
+
+    def profile_paths(self) -> list[str]:
+        """The ``profile`` key as a list of paths, as the file spells them."""
+        return [self.profile] if isinstance(self.profile, str) else list(self.profile or [])
+
+    def given(self, *keys: str) -> dict[str, Any]:
+        """The values of ``keys`` the file sets itself (not filled from a default), others None."""
+        return {key: getattr(self, key) if key in self.model_fields_set else None for key in keys}
+
+
+@dataclass(frozen=True)
+class Sources:
+    """Where one table's numbers come from: the planner's profiles by family, and the CPU.
+
+    ``paths``: each named profile's family and file (resolved against the
+    scenario's folder); ``written``: the path as the file spells it, for the
+    notes. Built and checked by :func:`section_sources`.
+    """
+
+    paths: dict[str, Path] = field(default_factory=dict)
+    written: dict[str, str] = field(default_factory=dict)
+    cpu_speed: float | None = None
+
+    @property
+    def calibrated(self) -> bool:
+        """Whether the table asks for a profile or a CPU: then its answers carry 95 % bands."""
+        return bool(self.paths) or self.cpu_speed is not None
+
+    def what_if(self, family: str, changes: dict[str, Any] | None = None) -> Any:
+        """:func:`iosizer.calibration.whatif.what_if` on this table's profile of ``family`` (the shipped
+        one if it names none) at its CPU; None when the table names neither a profile of ``family``
+        nor a CPU (the family then answers as it ships, with no band)."""
+        if family not in self.paths and self.cpu_speed is None:
+            return None
+        from iosizer.calibration.whatif import what_if
+
+        path = self.paths.get(family)
+        answer = what_if(family, path, cpu_speed=self.cpu_speed, changes=changes)
+        if path is not None:  # the notes name the file as the scenario does
+            answer = replace(answer, source=answer.source.replace(f"profile {path}",
+                                                                  f"profile {self.written[family]}", 1))
+        return answer
+
+
+def _band(bands: dict[str, tuple[Any, Any]], key: str, index: int | None = None) -> tuple[float | None, ...]:
+    """(ci_low, ci_high) of one answer from :meth:`WhatIf.bands`; an end the profile cannot bound is None."""
+    import numpy as np
+
+    if key not in bands:
+        return None, None
+    ends = []
+    for end in bands[key]:
+        value = np.asarray(end, dtype=float).reshape(-1)[0 if index is None else index]
+        ends.append(float(value) if math.isfinite(value) else None)
+    return tuple(ends)
 
 
 # --------------------------------------------------------------------------
@@ -97,6 +208,8 @@ class LatencySection(Section):
     (one-way hop latency, ns); ``tiers`` of them add 2 x tiers x hop round
     trip, plus ``added_latency_ns``. ``budget_pct``: the acceptable OLTP loss.
     ``device``: optionally, a DMA device (e1000, bcm5700, nic-recv, hba-write).
+    ``profile``: an ``oltp`` profile, a ``dma`` one (in place of ``device``;
+    ``burst_bytes`` then gives its throughput), or both.
     """
 
     switch: str | None = None
@@ -105,6 +218,7 @@ class LatencySection(Section):
     added_latency_ns: float = Field(0.0, ge=0)
     budget_pct: float = Field(5.0, gt=0, lt=100)
     device: str | None = None
+    burst_bytes: float | None = Field(None, gt=0)
 
     @model_validator(mode="after")
     def _one_hop(self) -> LatencySection:
@@ -136,9 +250,9 @@ class LatencySection(Section):
         return value
 
 
-def evaluate_latency(section: LatencySection) -> list[Answer]:
+def evaluate_latency(section: LatencySection, sources: Sources = Sources()) -> list[Answer]:
     from iosizer.calibration import latency as family
-    from iosizer.model.latency import dma, oltp_degradation_pct, round_trip_latency_ns
+    from iosizer.model.latency import oltp_degradation_pct, round_trip_latency_ns
 
     if section.switch is not None:
         hop = next(s["hop_ns"] for s in family.switch_catalogue() if s["switch"] == section.switch)
@@ -147,24 +261,98 @@ def evaluate_latency(section: LatencySection) -> list[Answer]:
         hop = float(section.hop_ns)  # type: ignore[arg-type]
         label = f"{hop:g} ns hop"
     added = float(round_trip_latency_ns(section.tiers, hop)) + section.added_latency_ns
-    network = family.oltp_network(family.oltp_profile())
-    plan = family.tier_plan([{"switch": label, "hop_ns": hop}], section.budget_pct)[0]
-    answers = [
-        Answer("latency", "added round-trip latency", added, "ns",
-               f"{section.tiers} tiers x 2 x {hop:g} ns + {section.added_latency_ns:g} ns (seed 000 sec 3.2)"),
-        Answer("latency", "OLTP throughput loss", float(oltp_degradation_pct(network, added)), "%",
-               "TPC-C-like 16-terminal closed network (MVA), calibrated to seed 000"),
-        Answer("latency", f"most switch tiers within {section.budget_pct:g} % OLTP loss", plan["max_tiers"],
-               "tiers", label),
-    ]
-    if section.device is not None:
-        result = dma(family.device(section.device), added)
-        throughput = result.throughput_mbps
-        answers.append(Answer("latency", f"{section.device} DMA loss", float(result.degradation_pct), "%",
-                              "posted writes lose nothing" if throughput is None else "table 4-1 device model"))
-        if throughput is not None:
-            answers.append(Answer("latency", f"{section.device} DMA throughput", float(throughput), "MB/s",
-                                  "non-posted reads, Little's law"))
+    oltp = sources.what_if("oltp")
+    tiers_question = f"most switch tiers within {section.budget_pct:g} % OLTP loss"
+    answers = [Answer("latency", "added round-trip latency", added, "ns",
+                      f"{section.tiers} tiers x 2 x {hop:g} ns + {section.added_latency_ns:g} ns (seed 000 sec 3.2)")]
+    if oltp is None:
+        network = family.oltp_network(family.oltp_profile())
+        plan = family.tier_plan([{"switch": label, "hop_ns": hop}], section.budget_pct)[0]
+        answers += [
+            Answer("latency", "OLTP throughput loss", float(oltp_degradation_pct(network, added)), "%",
+                   "TPC-C-like 16-terminal closed network (MVA), calibrated to seed 000"),
+            Answer("latency", tiers_question, plan["max_tiers"], "tiers", label),
+        ]
+    else:
+        # As `iosizer latency oltp --profile` answers: the loss and its band, clipped to [0, 100] %.
+        loss = family.oltp_points(oltp.profile, [added])[0]
+        plan = family.tier_plan([{"switch": label, "hop_ns": hop}], section.budget_pct, profile=oltp.profile)[0]
+        answers += [
+            Answer("latency", "OLTP throughput loss", loss["degradation_pct"], "%",
+                   f"TPC-C-like closed network (MVA), {oltp.source}",
+                   loss["degradation_pct_low"], loss["degradation_pct_high"]),
+            Answer("latency", tiers_question, plan["max_tiers"], "tiers",
+                   f"{label}; band: the tiers within budget at the loss band's edges",
+                   *_tiers_band(oltp.profile, hop, section.budget_pct)),
+        ]
+    if section.device is not None or "dma" in sources.paths:
+        answers += _dma_answers(section, sources, added)
+    return answers
+
+
+def _tiers_band(profile: Any, hop_ns: float, budget_pct: float) -> tuple[int, int]:
+    """The most tiers within ``budget_pct`` at the high and at the low edge of the OLTP loss band
+    (:func:`~iosizer.calibration.latency.tier_plan`'s count: the first tier over budget ends it)."""
+    import numpy as np
+
+    from iosizer.calibration.latency import MAX_TIERS_SEARCHED, oltp_points
+    from iosizer.model.latency import round_trip_latency_ns
+
+    every = np.arange(1, MAX_TIERS_SEARCHED + 1)
+    points = oltp_points(profile, list(np.atleast_1d(round_trip_latency_ns(every, hop_ns)).tolist()))
+
+    def within(edge: str) -> int:
+        over = [i for i, point in enumerate(points) if point[edge] > budget_pct]
+        return over[0] if over else MAX_TIERS_SEARCHED
+
+    return within("degradation_pct_high"), within("degradation_pct_low")
+
+
+def _dma_answers(section: LatencySection, sources: Sources, added_ns: float) -> list[Answer]:
+    """A DMA device's loss and throughput: a table 4-1 device, or the planner's ``dma`` profile
+    (as ``iosizer latency dma --profile`` builds it), carried to ``cpu_speed`` when one is given."""
+    from iosizer.calibration import latency as family
+    from iosizer.calibration.whatif import WhatIf, on_cpu
+    from iosizer.errors import InputError
+    from iosizer.model.latency import dma
+
+    calibrated = None
+    if "dma" in sources.paths:
+        if section.device is not None:
+            raise InputError("give either device (a table 4-1 device) or a dma profile, not both")
+        calibrated = sources.what_if("dma")
+        chosen = family.device_from_profile(calibrated.profile, section.burst_bytes)
+        name, note = sources.written["dma"], calibrated.source
+    else:
+        if section.burst_bytes is not None:
+            raise InputError("burst_bytes goes with a dma profile; a table 4-1 device knows its burst size")
+        name = str(section.device)
+        chosen = family.device(name)
+        note = "table 4-1 device model"
+        if sources.cpu_speed is not None and not chosen.posted:
+            # The shipped fit of this device (table 4-1), carried as a dma profile would be.
+            from iosizer.calibration.profile import profile_values
+
+            carried = on_cpu(family.shipped_profile("dma", name), sources.cpu_speed, f"the shipped '{name}' profile")
+            note = f"table 4-1 device model, carried to CPU speed {sources.cpu_speed:g}"
+            calibrated = WhatIf("dma", profile_values(carried), carried, note)
+            chosen = family.device_from_profile(carried, chosen.burst_bytes).model_copy(update={"name": name})
+    result = dma(chosen, added_ns)
+    bands: dict[str, Any] = {}
+    if calibrated is not None and not chosen.posted:
+        def solve(values: dict[str, Any]) -> dict[str, Any]:
+            moved = chosen.model_copy(update={k: values[k] for k in ("local_issue_interval_ns",
+                                                                     "exposed_round_trips")})
+            answer = dma(moved, added_ns)
+            return {"loss": answer.degradation_pct, "throughput": answer.throughput_mbps}
+
+        bands = calibrated.bands(solve)
+    throughput = result.throughput_mbps
+    answers = [Answer("latency", f"{name} DMA loss", float(result.degradation_pct), "%",
+                      "posted writes lose nothing" if chosen.posted else note, *_band(bands, "loss"))]
+    if throughput is not None:
+        answers.append(Answer("latency", f"{name} DMA throughput", float(throughput), "MB/s",
+                              "non-posted reads, Little's law", *_band(bands, "throughput")))
     return answers
 
 
@@ -179,7 +367,9 @@ class PcieSection(Section):
     ``ports`` x ``lanes_per_port`` lanes of PCIe ``generation``, Max Payload
     Size ``mps_bytes``, sequential writes of ``transfer_bytes`` each (520 for
     512 B sectors with an 8 B T10-DIF); ``split_at_64``: the device cuts
-    writes at 64-byte boundaries.
+    writes at 64-byte boundaries. ``profile``: an ``rmw`` profile (the RMW
+    unit), a ``pcie-link`` one (the link: its values stand for the link keys
+    the table leaves out), or both.
     """
 
     generation: int = Field(default_factory=declared("pcie-link", "generation"))
@@ -201,27 +391,55 @@ class PcieSection(Section):
         return self
 
 
-def evaluate_pcie(section: PcieSection) -> list[Answer]:
+def evaluate_pcie(section: PcieSection, sources: Sources = Sources()) -> list[Answer]:
     from iosizer.calibration import pcie as family
     from iosizer.model.pcie import access_pattern, link_bandwidth, rmw_throughput
 
-    link = family.link_config(generation=section.generation, lanes=section.lanes_per_port,
-                              mps_bytes=section.mps_bytes)
+    link_bands: dict[str, Any] = {}
+    link_note = ""
+    if "pcie-link" in sources.paths:
+        # As `iosizer pcie link --profile` runs: the profile's link, changed by the keys the file sets.
+        given = section.given("generation", "lanes_per_port", "mps_bytes")
+        calibrated = sources.what_if("pcie-link", changes={"generation": given["generation"],
+                                                           "lanes": given["lanes_per_port"],
+                                                           "mps_bytes": given["mps_bytes"]})
+        settings = {k: calibrated.values.get(k) for k in ("generation", "lanes", "mps_bytes", "header_dw", "ecrc",
+                                                          "mrrs_bytes", "rcb_bytes", "completions")}
+        link = family.link_config(dllps_per_tlp=calibrated.values["dllps_per_tlp"], **settings)
+        link_bands = calibrated.bands(lambda v: {"bandwidth": link_bandwidth(
+            family.link_config(dllps_per_tlp=v["dllps_per_tlp"], **settings), section.transfer_bytes).effective_gbyte_s})
+        link_note = f"; {calibrated.source}"
+    else:
+        link = family.link_config(generation=section.generation, lanes=section.lanes_per_port,
+                                  mps_bytes=section.mps_bytes)
+    generation, lanes_per_port, mps = link.generation, link.lanes, link.mps_bytes
     bandwidth = link_bandwidth(link, section.transfer_bytes)
-    pattern = access_pattern(section.transfer_bytes, section.mps_bytes, section.split_at_64)
-    lanes = section.ports * section.lanes_per_port
-    platform = family.platform(section.mps_bytes, section.generation, section.lanes_per_port)
+    pattern = access_pattern(section.transfer_bytes, mps, section.split_at_64)
+    lanes = section.ports * lanes_per_port
+    rmw = sources.what_if("rmw")
+    platform = family.platform(mps, generation, lanes_per_port, profile=None if rmw is None else rmw.profile)
     contention = rmw_throughput(platform, pattern, [lanes])
-    where = f"Gen{section.generation} x{section.lanes_per_port}, MPS {section.mps_bytes}"
+    rmw_bands: dict[str, Any] = {}
+    if rmw is not None:
+        def contended(values: dict[str, Any]) -> dict[str, Any]:
+            moved = platform.model_copy(update={k: values[k] for k in type(platform).model_fields
+                                                if k != "link" and k in values})
+            result = rmw_throughput(moved, pattern, [lanes])
+            return {"throughput": result.throughput_gbps, "loss": result.loss_pct}
+
+        rmw_bands = rmw.bands(contended)
+    where = f"Gen{generation} x{lanes_per_port}, MPS {mps}"
     return [
         Answer("pcie", "effective write bandwidth per port", float(bandwidth.effective_gbps), "GB/s",
-               f"{where}, {section.transfer_bytes} B transfers"),
+               f"{where}, {section.transfer_bytes} B transfers{link_note}", *_band(link_bands, "bandwidth")),
         Answer("pcie", "64-byte-unaligned accesses", float(pattern.unaligned_per_kib), "per KiB",
                "seed 001 table 2 layout" + (", split at 64 B" if section.split_at_64 else "")),
         Answer("pcie", f"write throughput, {section.ports} ports ({lanes} lanes)",
-               float(contention.throughput_gbps[0]), "GB/s", "shared RMW unit, credit loops (MVA)"),
+               float(contention.throughput_gbps[0]), "GB/s", "shared RMW unit, credit loops (MVA)",
+               *_band(rmw_bands, "throughput")),
         Answer("pcie", "loss to read-modify-write contention", float(contention.loss_pct[0]), "%",
-               "calibrated to seed 001 sec 4 (Xeon E5-2698 v4)"),
+               "calibrated to seed 001 sec 4 (Xeon E5-2698 v4)" if rmw is None else rmw.source,
+               *_band(rmw_bands, "loss")),
     ]
 
 
@@ -243,7 +461,9 @@ class ReplicationSection(Section):
     first is the baseline of the gains (by default the family's declared
     link, then ipoib56); ``block_kib`` the write size (KiB) and
     ``outstanding`` the writes in flight, by default the declared values
-    (``iosizer params replication``).
+    (``iosizer params replication``). ``profile``: a ``replication`` profile
+    (its protocol cost; ``links`` then default to the link it was measured on
+    and must share its protocol stack).
     """
 
     links: list[str] = Field(default_factory=lambda: [_replication_default("link"), "ipoib56"], min_length=1)
@@ -261,26 +481,55 @@ class ReplicationSection(Section):
             raise ValueError(str(error)) from None
 
 
-def evaluate_replication(section: ReplicationSection) -> list[Answer]:
-    from iosizer.calibration.replication import evaluate
+def evaluate_replication(section: ReplicationSection, sources: Sources = Sources()) -> list[Answer]:
+    import numpy as np
 
+    from iosizer.calibration import replication as family
+    from iosizer.model.replication import replication
+
+    calibrated = sources.what_if("replication")
+    if calibrated is None:
+        links, solve = section.links, lambda values, link: family.system(link)
+    else:
+        # As `iosizer replication --profile` runs: the profile's link unless the file names links.
+        links = section.links if "links" in section.model_fields_set else [calibrated.values["link"]]
+        solve = family.profile_system
+
+    def points(values: dict[str, Any] | None) -> dict[str, Any]:
+        out: dict[str, Any] = {}
+        iops = {}
+        for link in links:
+            result = replication(solve(values, link), np.asarray([section.block_kib]), section.outstanding)
+            iops[link] = result.iops[0]
+            if link != family.LOCAL:  # no replica, no protocol cost: nothing fitted to band
+                out.update({f"{link} {key}": getattr(result, key)[0]
+                            for key in ("iops", "throughput_mbps", "latency_us")})
+        for link in links[1:]:
+            out[f"{link} gain"] = 100.0 * (iops[link] / iops[links[0]] - 1.0)
+        return out
+
+    bands = {} if calibrated is None else calibrated.bands(points)
     answers = []
-    baseline = None
-    for link in section.links:
-        point = evaluate(link, section.block_kib, section.outstanding).point()
+    for link in links:
+        values = None if calibrated is None else calibrated.values
+        point = replication(solve(values, link), section.block_kib, section.outstanding).point()
         where = f"{link}, {section.block_kib:g} KiB, {section.outstanding} outstanding"
+        if calibrated is not None and link != family.LOCAL:
+            where += f"; {calibrated.source}"
         answers += [
-            Answer("replication", f"write IOPS over {link}", point["iops"], "IOPS", where),
-            Answer("replication", f"write throughput over {link}", point["throughput_mbps"], "MB/s", where),
-            Answer("replication", f"write latency over {link}", point["latency_us"], "us", where),
+            Answer("replication", f"write IOPS over {link}", point["iops"], "IOPS", where,
+                   *_band(bands, f"{link} iops")),
+            Answer("replication", f"write throughput over {link}", point["throughput_mbps"], "MB/s", where,
+                   *_band(bands, f"{link} throughput_mbps")),
+            Answer("replication", f"write latency over {link}", point["latency_us"], "us", where,
+                   *_band(bands, f"{link} latency_us")),
             Answer("replication", f"binding cap over {link}", point["bound"], "",
                    "protocol, bandwidth or concurrency"),
         ]
-        if baseline is None:
-            baseline = (link, point["iops"])
-        else:
-            answers.append(Answer("replication", f"IOPS gain of {link} over {baseline[0]}",
-                                  100.0 * (point["iops"] / baseline[1] - 1.0), "%", "seed 004 model"))
+        if link != links[0]:
+            answers.append(Answer("replication", f"IOPS gain of {link} over {links[0]}",
+                                  100.0 * (point["iops"] / answers[0].value - 1.0), "%", "seed 004 model",
+                                  *_band(bands, f"{link} gain")))
     return answers
 
 
@@ -308,7 +557,9 @@ class HbaSection(Section):
     ``port``: 8GFC, 16GFC or 32GFC; ``mode``: shared or occupancy (HBA-core
     occupancy); ``offered_iops`` and ``block_kib``: one entry per virtual
     port (LPAR); ``threads`` and ``storage_us``: the response question for
-    the first virtual port alone.
+    the first virtual port alone. ``profile``: an ``hba`` profile (its core
+    capacity and storage delay; ``port`` then stays out, and ``cores``,
+    ``core_iops``, ``storage_us`` given change the profile's values).
     """
 
     port: str = Field(default_factory=_hba_measured_speed)
@@ -356,28 +607,59 @@ class HbaSection(Section):
         return self
 
 
-def evaluate_hba(section: HbaSection) -> list[Answer]:
+def evaluate_hba(section: HbaSection, sources: Sources = Sources()) -> list[Answer]:
     import numpy as np
 
-    from iosizer.calibration.hba import fc_port
-    from iosizer.model.hba import port_ceiling_iops, response, virtual_port_iops
+    from iosizer.calibration.hba import MEASURED_SPEED, fc_port, port_parameters
+    from iosizer.errors import InputError
+    from iosizer.model.hba import port_ceiling_iops, port_from_values, response, virtual_port_iops
 
-    port = fc_port(section.port, section.cores, section.core_iops)
     sizes = np.array(section.block_kib) * 1024
-    carried = virtual_port_iops(port, section.mode, np.array(section.offered_iops), sizes)
+    offered = np.array(section.offered_iops)
+    calibrated = None
+    if sources.calibrated:
+        # As `iosizer hba ... --profile/--cpu-speed` runs: the profile's port, changed by the keys the file sets.
+        if "port" in section.model_fields_set and "hba" in sources.paths:
+            raise InputError("port picks a shipped FC speed; a profile holds its own port values "
+                             "(change them with cores, core_iops)")
+        changes = section.given("cores", "core_iops", "storage_us")
+        if section.port != MEASURED_SPEED and "hba" not in sources.paths:
+            changes["link_mbps"] = port_parameters(section.port)["values"]["link_mbps"]
+        calibrated = sources.what_if("hba", changes=changes)
+        port = port_from_values(calibrated.values)
+        storage_us, scv = calibrated.values["storage_us"], calibrated.values.get("service_scv")
+    else:
+        port = fc_port(section.port, section.cores, section.core_iops)
+        storage_us, scv = section.storage_us, None
+
+    def solve(values: dict[str, Any] | None) -> dict[str, Any]:
+        chosen = port if values is None else port_from_values(values)
+        storage = storage_us if values is None else values["storage_us"]
+        carried = virtual_port_iops(chosen, section.mode, offered, sizes)
+        alone = response(chosen, section.mode, [section.threads], float(sizes[0]), storage, scv)
+        return {"carried": carried, "throughput": (carried * sizes).sum() / 1e6,
+                "ceiling": port_ceiling_iops(chosen, section.mode, sizes[0]), "response": alone.response_us[0]}
+
+    centre = solve(None)
+    bands = {} if calibrated is None else calibrated.bands(solve)
+    source = "" if calibrated is None else f"; {calibrated.source}"
     answers = []
-    for i, (offered, got) in enumerate(zip(section.offered_iops, carried)):
+    for i, (demand, got) in enumerate(zip(section.offered_iops, centre["carried"])):
         answers.append(Answer("hba", f"virtual port {i + 1} IOPS ({section.mode})", float(got), "IOPS",
-                              f"offered {offered:,.0f} at {section.block_kib[i]:g} KiB; "
-                              f"{100 * (got / offered - 1) if offered else 0.0:+.1f} % of its demand"))
-    answers.append(Answer("hba", "port throughput", float((carried * sizes).sum() / 1e6), "MB/s",
-                          f"{section.port}, usable {port.link_mbps:,.0f} MB/s"))
-    alone = response(port, section.mode, [section.threads], float(sizes[0]), section.storage_us)
+                              f"offered {demand:,.0f} at {section.block_kib[i]:g} KiB; "
+                              f"{100 * (got / demand - 1) if demand else 0.0:+.1f} % of its demand",
+                              *_band(bands, "carried", i)))
     answers += [
-        Answer("hba", "virtual port 1 ceiling alone", float(port_ceiling_iops(port, section.mode, sizes[0])),
-               "IOPS", f"{section.mode} mode"),
-        Answer("hba", f"virtual port 1 response at {section.threads} threads", float(alone.response_us[0]),
-               "us", f"MVA, storage delay {section.storage_us:g} us (assumed)"),
+        Answer("hba", "port throughput", float(centre["throughput"]), "MB/s",
+               ("" if "hba" in sources.paths else f"{section.port}, ") + f"usable {port.link_mbps:,.0f} MB/s{source}",
+               *_band(bands, "throughput")),
+        Answer("hba", "virtual port 1 ceiling alone", float(centre["ceiling"]), "IOPS",
+               f"{section.mode} mode", *_band(bands, "ceiling")),
+        Answer("hba", f"virtual port 1 response at {section.threads} threads", float(centre["response"]), "us",
+               f"MVA, storage delay {storage_us:g} us " + (
+                   "(the profile's)" if "hba" in sources.paths and "storage_us" not in section.model_fields_set
+                   else "(assumed)"),
+               *_band(bands, "response")),
     ]
     return answers
 
@@ -402,7 +684,9 @@ class LoadshareSection(Section):
     ``utilization``: the operating point as a fraction of each policy's
     own maximum throughput. ``cores``, ``comm_overhead_pct`` and
     ``threshold`` left out are the ``loadshare`` family's declared values
-    (``cores``: the scenario's, when one is named).
+    (``cores``: the scenario's, when one is named). ``profile``: a
+    ``loadshare`` profile (its per-I/O core time and overhead): the answers
+    then come in IOPS and microseconds too.
     """
 
     scenario: str | None = None
@@ -447,29 +731,84 @@ class LoadshareSection(Section):
         return self
 
 
-def evaluate_loadshare(section: LoadshareSection) -> list[Answer]:
+def evaluate_loadshare(section: LoadshareSection, sources: Sources = Sources()) -> list[Answer]:
+    import numpy as np
+
     from iosizer.calibration.loadshare import policy_params, scenario
     from iosizer.model.loadshare import evaluate, policy_curve
 
     chosen = scenario(section.scenario) if section.scenario else None
     shares = chosen.port_shares if chosen else tuple(section.port_shares or ())
     cores = chosen.cores if section.cores is None and chosen else section.cores
-    params = policy_params(cores, section.comm_overhead_pct, section.threshold)
+    # As `iosizer loadshare ... --profile/--cpu-speed` runs: the table's keys change the profile's values.
+    calibrated = sources.what_if("loadshare", changes=section.given("comm_overhead_pct", "threshold"))
+    if calibrated is None:
+        params = policy_params(cores, section.comm_overhead_pct, section.threshold)
+    else:
+        params = policy_params(cores, calibrated.values["comm_overhead_pct"], calibrated.values["threshold"])
     curves = {p: policy_curve(p, shares, params, points=20) for p in section.policies}
+
+    def solve(values: dict[str, Any] | None) -> dict[str, Any]:
+        """Every policy's numbers at ``values`` (None: as answered); WhatIf.bands moves the fitted ones."""
+        moved = params if values is None else policy_params(cores, values["comm_overhead_pct"], values["threshold"])
+        found = list(curves.values()) if values is None else [policy_curve(p, shares, moved, points=20)
+                                                              for p in section.policies]
+        out = {"max": np.array([c.max_throughput for c in found]),
+               "jump": np.array([100 * c.singularity for c in found]),
+               "response": np.array([float(evaluate(c.policy, [section.utilization * c.max_throughput], shares,
+                                                    moved).response[0]) for c in found])}
+        if calibrated is not None:
+            out["max_iops"] = _max_iops(found, calibrated if values is None else
+                                        replace(calibrated, values={**calibrated.values, **values}))
+        return out
+
+    centre = solve(None)
+    bands = {} if calibrated is None else calibrated.bands(solve)
     best = max(curves.values(), key=lambda c: c.max_throughput)
     answers = [Answer("loadshare", "policy with the highest throughput", best.policy, "",
                       f"{best.max_throughput:.3g} cores of I/O work")]
-    for policy, curve in curves.items():
-        point = evaluate(policy, [section.utilization * curve.max_throughput], shares, params)
+    at = f"at {section.utilization:.0%} of its maximum"
+    for i, (policy, curve) in enumerate(curves.items()):
         answers += [
             Answer("loadshare", f"{policy}: maximum throughput", curve.max_throughput, "cores",
-                   "I/Os per service time; 1 = one core's worth"),
-            Answer("loadshare", f"{policy}: mean response at {section.utilization:.0%} of its maximum",
-                   float(point.response[0]), "service times", "M/M/k port groups (Erlang C)"),
-            Answer("loadshare", f"{policy}: largest response jump at a switch", 100 * curve.singularity, "%",
-                   f"threshold {params.threshold:g} of a core"),
+                   "I/Os per service time; 1 = one core's worth", *_band(bands, "max", i)),
+            Answer("loadshare", f"{policy}: mean response {at}", float(centre["response"][i]), "service times",
+                   "M/M/k port groups (Erlang C)", *_band(bands, "response", i)),
+            Answer("loadshare", f"{policy}: largest response jump at a switch", float(centre["jump"][i]), "%",
+                   f"threshold {params.threshold:g} of a core", *_band(bands, "jump", i)),
         ]
+        if calibrated is not None:
+            answers += [
+                Answer("loadshare", f"{policy}: maximum throughput in IOPS", float(centre["max_iops"][i]), "IOPS",
+                       calibrated.source, *_band(bands, "max_iops", i)),
+                _response_us(f"{policy}: mean response {at} in us", calibrated, curve, shares, params,
+                             section.utilization * curve.max_throughput, float(centre["response"][i])),
+            ]
     return answers
+
+
+def _response_us(question: str, calibrated: Any, curve: Any, shares: tuple[float, ...], params: Any,
+                 load_cores: float, response: float) -> Answer:
+    """A response in microseconds with its band at the same IOPS, as ``iosizer loadshare curve
+    --profile`` gives it (:func:`iosizer.calibration.loadshare.absolute_units`)."""
+    from iosizer.calibration.loadshare import Scenario, absolute_units
+
+    row = {"throughput_cores": load_cores, "response_service_times": response}
+    ports = Scenario("scenario file", "", int(params.cores), tuple(shares), curve.policy, "")
+    absolute_units([row], calibrated, ports, curve.policy, params, curve.switch_loads)
+    return Answer("loadshare", question, row["response_us"], "us", f"{calibrated.source}; band at the same IOPS",
+                  row.get("response_us_ci_low"), row.get("response_us_ci_high"))
+
+
+def _max_iops(curves: list[Any], calibrated: Any) -> Any:
+    """Each curve's maximum in IOPS from a what-if's ``io_service_us`` (``iosizer loadshare compare``)."""
+    import numpy as np
+
+    from iosizer.calibration.loadshare import absolute_summary
+
+    rows: list[dict[str, Any]] = [{} for _ in curves]
+    absolute_summary(rows, curves, calibrated)
+    return np.array([row["max_throughput_iops"] for row in rows])
 
 
 # --------------------------------------------------------------------------
@@ -479,22 +818,26 @@ def evaluate_loadshare(section: LoadshareSection) -> list[Answer]:
 
 @dataclass(frozen=True)
 class Family:
-    """One scenario table: its key, its schema, its evaluator."""
+    """One scenario table: its key, its schema, its evaluator and the model families it answers from
+    (the families whose profiles its ``profile`` key accepts)."""
 
     key: str
     section: type[Section]
-    evaluate: Callable[[Any], list[Answer]]
+    evaluate: Callable[[Any, Sources], list[Answer]]
     summary: str
+    profiles: tuple[str, ...]
 
 
 _TABLES = {table.key: table for table in (
-    Family("latency", LatencySection, evaluate_latency, "switch tiers and added I/O latency (seed 000)"),
-    Family("pcie", PcieSection, evaluate_pcie, "PCIe write path and RMW contention (seed 001)"),
-    Family("hba", HbaSection, evaluate_hba, "tenants sharing an FC port and its HBA cores (seed 002)"),
+    Family("latency", LatencySection, evaluate_latency, "switch tiers and added I/O latency (seed 000)",
+           ("oltp", "dma")),
+    Family("pcie", PcieSection, evaluate_pcie, "PCIe write path and RMW contention (seed 001)",
+           ("rmw", "pcie-link")),
+    Family("hba", HbaSection, evaluate_hba, "tenants sharing an FC port and its HBA cores (seed 002)", ("hba",)),
     Family("loadshare", LoadshareSection, evaluate_loadshare,
-           "load-sharing policies for storage-port queues (seed 003)"),
+           "load-sharing policies for storage-port queues (seed 003)", ("loadshare",)),
     Family("replication", ReplicationSection, evaluate_replication,
-           "write-back cache with a synchronous replica (seed 004)"),
+           "write-back cache with a synchronous replica (seed 004)", ("replication",)),
 )}
 
 
@@ -653,21 +996,76 @@ class ScenarioResult:
     description: str
     source: str
     answers: list[Answer]
+    #: Where the tables naming a profile or a CPU got their numbers (:func:`source_notes`).
+    notes: list[str] = field(default_factory=list)
+
+    @property
+    def banded(self) -> bool:
+        """Whether some answer has a 95 % band (then tables and CSV show ci_low and ci_high)."""
+        return any(a.ci_low is not None or a.ci_high is not None for a in self.answers)
 
     def to_dict(self) -> dict[str, Any]:
-        return {"name": self.name, "description": self.description, "source": self.source,
-                "answers": [a.to_dict() for a in self.answers]}
+        out = {"name": self.name, "description": self.description, "source": self.source,
+               "answers": [a.to_dict() for a in self.answers]}
+        if self.notes:
+            out["notes"] = self.notes
+        return out
 
 
-def evaluate_scenario(scenario: BaseModel, label: str = "scenario.toml") -> list[Answer]:
-    """Every applicable family's answers, in the order of :data:`FAMILIES`."""
+def section_sources(table: Family, section: Section, folder: Path, label: str = "scenario.toml") -> Sources:
+    """Load and check the profiles a table names, against its families and its ``cpu_speed``.
+
+    Every problem is one :class:`ScenarioError` line naming the scenario, the
+    key and the profile file: unreadable or malformed, a family the table
+    does not answer from, two of one family, or a ``cpu_speed`` the profile
+    cannot be carried to (it records no CPU speed, or the step is too far).
+    """
+    from iosizer.calibration.profile import load_profile
+    from iosizer.model.family import cpu_speed_factor
+
+    key = f"{table.key}.profile"
+    paths: dict[str, Path] = {}
+    names: dict[str, str] = {}
+    for name in section.profile_paths():
+        path = Path(name).expanduser()
+        path = path if path.is_absolute() else folder / path
+        try:
+            profile = load_profile(path)
+        except IosizerError as error:
+            raise ScenarioError(f"{label}: {key}: {error}") from None
+        if profile.model not in table.profiles:
+            raise ScenarioError(f"{label}: {key}: {name} is a '{profile.model}' profile; [{table.key}] answers "
+                                f"from {' and '.join(repr(f) for f in table.profiles)} profiles")
+        if profile.model in paths:
+            raise ScenarioError(f"{label}: {key}: {names[profile.model]} and {name} are both "
+                                f"'{profile.model}' profiles; give one per family")
+        if section.cpu_speed is not None:
+            if profile.cpu_speed is None:
+                raise ScenarioError(f"{label}: {table.key}.cpu_speed: {name} records no CPU speed: calibrate "
+                                    "with --cpu-speed to carry it to another CPU")
+            try:
+                cpu_speed_factor(section.cpu_speed, profile.cpu_speed, "cpu_speed")
+            except IosizerError as error:
+                raise ScenarioError(f"{label}: {table.key}.cpu_speed: {error} ({name})") from None
+        paths[profile.model], names[profile.model] = path, name
+    return Sources(paths, names, section.cpu_speed)
+
+
+def evaluate_scenario(scenario: BaseModel, label: str = "scenario.toml", folder: str | Path | None = None
+                      ) -> list[Answer]:
+    """Every applicable family's answers, in the order of :data:`FAMILIES`.
+
+    ``folder``: where the tables' ``profile`` paths are relative to (the
+    scenario file's folder; the working directory when None).
+    """
     answers: list[Answer] = []
     for family in FAMILIES:
         section = getattr(scenario, family.key)
         if section is None:
             continue
+        sources = section_sources(family, section, Path(folder) if folder is not None else Path("."), label)
         try:
-            answers.extend(family.evaluate(section))
+            answers.extend(family.evaluate(section, sources))
         except ScenarioError:
             raise
         except IosizerError as error:  # a value the section allowed but the model refuses
@@ -675,9 +1073,32 @@ def evaluate_scenario(scenario: BaseModel, label: str = "scenario.toml") -> list
     return answers
 
 
+def source_notes(scenario: BaseModel) -> list[str]:
+    """One line per table that names a profile or a CPU: where its numbers and bands come from."""
+    notes = []
+    for family in FAMILIES:
+        section = getattr(scenario, family.key)
+        if section is None or (section.profile is None and section.cpu_speed is None):
+            continue
+        origin = ", ".join(f"profile {name}" for name in section.profile_paths()) or "the shipped profiles"
+        if section.cpu_speed is not None:
+            origin += f", carried to CPU speed {section.cpu_speed:g}"
+        notes.append(f"{family.key}: {origin}; ci_low/ci_high: 95 % bands from the profiles' intervals")
+    return notes
+
+
+def _folder(source: str | Path) -> Path:
+    """The folder a scenario's profile paths are relative to: its own, or the shipped examples'."""
+    path = Path(source)
+    if path.is_file():
+        return path.parent
+    examples = _examples()
+    return examples if isinstance(examples, Path) else Path(str(examples))
+
+
 def run_scenario(source: str | Path) -> ScenarioResult:
     """Load, validate and evaluate a scenario file (or a shipped example by name)."""
     label, text = resolve_source(source)
     scenario = parse_scenario(text, label)
     return ScenarioResult(scenario.name, scenario.description, label,  # type: ignore[attr-defined]
-                          evaluate_scenario(scenario, label))
+                          evaluate_scenario(scenario, label, _folder(source)), source_notes(scenario))
