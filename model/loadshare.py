@@ -111,8 +111,8 @@ h = 20 %, c = 40 %, "without c" at c = 0):
   between 0.3 and 0.93 of its maximum up to 11 % above shared's, within the
   approximation's overstatement of this mixed placement (below). 16 ports: all ports share 2, 3, 4 cores from 0.41, 0.73, 0.95 cores of
   load and return to one core each at 3.28, where sharing's overhead would
-  saturate a core: maximum exclusive's, 4.0. Jumps: none (below 1e-7 %, the
-  evaluation's offset either side of a switch). Between 0.1 and 0.8 of the
+  saturate a core: maximum exclusive's, 4.0. Jumps: none (below 1e-12, the
+  bisection's tolerance on the switching load). Between 0.1 and 0.8 of the
   maximum on 16 ports its response is shared's, below exclusive's (pooling
   outweighs a 10-15 % overhead in M/M/k), where the seed's figure 10 shows
   multi-stage and exclusive alike: the model's M/M/k view of sharing, not the
@@ -576,8 +576,9 @@ def policy_curve(policy: Policy, port_shares: Sequence[float] | np.ndarray,
 
     The curve includes both sides of every switching load below the end, so a
     plotted jump is vertical; ``switch_jumps`` holds the relative jump at each
-    switching load (max/min - 1) and ``singularity`` their maximum (0 when
-    the policy never switches within the curve).
+    switching load (max/min - 1 of R with the cores chosen just below and just
+    above, both at the switching load) and ``singularity`` their maximum (0
+    when the policy never switches within the curve).
     """
     _check_policy(policy)
     if points < 2:
@@ -594,9 +595,17 @@ def policy_curve(policy: Policy, port_shares: Sequence[float] | np.ndarray,
     state = _state(policy, grid, shares, params)
     low = float(_state(policy, np.array([0.0]), shares, params).response[0])
     if switches.size:
-        below = _state(policy, switches * (1 - _SIDE_RTOL), shares, params).response
-        above = _state(policy, switches * (1 + _SIDE_RTOL), shares, params).response
-        jumps = np.maximum(below, above) / np.minimum(below, above) - 1.0
+        # The cores chosen either side, both evaluated at the switching load itself: the jump is the
+        # discontinuity alone, not the slope of R across the two reading points.
+        load = switches[:, None] * shares[None, :]
+        below = _state(policy, switches * (1 - _SIDE_RTOL), shares, params)
+        above = _state(policy, switches * (1 + _SIDE_RTOL), shares, params)
+        at_below = _configuration(load, below.cores_per_port, shares, params)[0]
+        at_above = _configuration(load, above.cores_per_port, shares, params)[0]
+        exact = np.isfinite(at_below) & np.isfinite(at_above)
+        r_below = np.where(exact, at_below, below.response)
+        r_above = np.where(exact, at_above, above.response)
+        jumps = np.maximum(r_below, r_above) / np.minimum(r_below, r_above) - 1.0
     else:
         jumps = np.empty(0)
     return PolicyCurve(
