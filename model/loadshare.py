@@ -694,7 +694,9 @@ FAMILIES = (
         solve=_loadshare_solve,
         # The threshold moves the response only near a switch, so a response
         # curve pins it poorly: it is held at its declared value unless given.
-        fit=FitPlan(_loadshare_start, relative=True, holdable=("threshold",)),
+        # The non-core part is held too (--set non_core_pct=...): with the
+        # per-I/O core time it would share the low-load response.
+        fit=FitPlan(_loadshare_start, relative=True, holdable=("threshold", "non_core_pct")),
         service_time=("exponential service of one core-time per I/O, plus the hand-off overhead h (k_p - 1) / k_p "
                       "when k_p > 1 cores serve a port, plus a fixed non-core time c per I/O (link, DMA) that "
                       "occupies no core; Poisson arrivals; M/M/k_p per port group at its cores' "

@@ -131,3 +131,16 @@ def test_loadshare_non_core_and_switch_rule_options(cli) -> None:
             assert result.exit_code == 2, (option, value, result.stderr)
             lines = result.stderr.splitlines()
             assert len(lines) == 1 and option in lines[0]
+
+
+def test_calibrate_loadshare_holds_the_non_core_part_given_by_set(cli) -> None:
+    # Issue 15: the non-core part is held (declared, or --set), never fitted; out of bounds is exit 2.
+    example = str(Path(__file__).resolve().parents[2] / "data" / "examples" / "loadshare.csv")
+    declared = cli.json("calibrate", "loadshare", example)["parameters"]
+    assert declared["non_core_pct"]["fixed"] and declared["non_core_pct"]["value"] == 40.0
+    held = cli.json("calibrate", "loadshare", example, "--set", "non_core_pct=60")["parameters"]
+    assert held["non_core_pct"]["fixed"] and held["non_core_pct"]["value"] == 60.0
+    # More of the low-load response is non-core time: less is left for the core.
+    assert held["io_service_us"]["value"] < declared["io_service_us"]["value"]
+    result = cli("calibrate", "loadshare", example, "--set", "non_core_pct=-3")
+    assert result.exit_code == 2 and "--non-core-pct must lie in" in result.stderr
