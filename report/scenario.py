@@ -400,9 +400,10 @@ class LoadshareSection(Section):
     ``port_shares``: each port's share of the I/O (any positive scale) or
     ``scenario``: one-port, system or skew; ``policies`` to compare;
     ``utilization``: the operating point as a fraction of each policy's
-    own maximum throughput. ``cores``, ``comm_overhead_pct`` and
-    ``threshold`` left out are the ``loadshare`` family's declared values
-    (``cores``: the scenario's, when one is named).
+    own maximum throughput. ``cores``, ``comm_overhead_pct``, ``threshold``,
+    ``non_core_pct`` (a write hit's time outside the cores, % of a service
+    time) and ``switch_rule`` (multi-stage's) left out are the ``loadshare``
+    family's declared values (``cores``: the scenario's, when one is named).
     """
 
     scenario: str | None = None
@@ -411,6 +412,8 @@ class LoadshareSection(Section):
     policies: list[str] = Field(default_factory=_all_policies, min_length=1)
     comm_overhead_pct: float | None = Field(None, ge=0)
     threshold: float | None = Field(None, gt=0, lt=1)
+    non_core_pct: float | None = Field(None, ge=0, allow_inf_nan=False)
+    switch_rule: str | None = None
     # The answer's operating point, not the switching threshold: a planning
     # choice of this file (70 % of each policy's own maximum), no model number.
     utilization: float = Field(0.7, gt=0, lt=1)
@@ -423,6 +426,15 @@ class LoadshareSection(Section):
         unknown = [v for v in value if v not in POLICIES]
         if unknown:
             raise ValueError(f"unknown policy {unknown[0]!r}; choose from {', '.join(POLICIES)}")
+        return value
+
+    @field_validator("switch_rule")
+    @classmethod
+    def _switch_rule(cls, value: str | None) -> str | None:
+        from iosizer.model.loadshare import SWITCH_RULES
+
+        if value is not None and value not in SWITCH_RULES:
+            raise ValueError(f"unknown switch_rule {value!r}; choose from {', '.join(SWITCH_RULES)}")
         return value
 
     @field_validator("scenario")
@@ -454,7 +466,8 @@ def evaluate_loadshare(section: LoadshareSection) -> list[Answer]:
     chosen = scenario(section.scenario) if section.scenario else None
     shares = chosen.port_shares if chosen else tuple(section.port_shares or ())
     cores = chosen.cores if section.cores is None and chosen else section.cores
-    params = policy_params(cores, section.comm_overhead_pct, section.threshold)
+    params = policy_params(cores, section.comm_overhead_pct, section.threshold, section.non_core_pct,
+                           section.switch_rule)
     curves = {p: policy_curve(p, shares, params, points=20) for p in section.policies}
     best = max(curves.values(), key=lambda c: c.max_throughput)
     answers = [Answer("loadshare", "policy with the highest throughput", best.policy, "",
@@ -465,9 +478,11 @@ def evaluate_loadshare(section: LoadshareSection) -> list[Answer]:
             Answer("loadshare", f"{policy}: maximum throughput", curve.max_throughput, "cores",
                    "I/Os per service time; 1 = one core's worth"),
             Answer("loadshare", f"{policy}: mean response at {section.utilization:.0%} of its maximum",
-                   float(point.response[0]), "service times", "M/M/k port groups (Erlang C)"),
+                   float(point.response[0]), "service times",
+                   f"M/M/k port groups (Erlang C) plus the non-core part, {params.non_core_pct:g} % of a service time"),
             Answer("loadshare", f"{policy}: largest response jump at a switch", 100 * curve.singularity, "%",
-                   f"threshold {params.threshold:g} of a core"),
+                   f"threshold {params.threshold:g} of a core" if policy == "one-stage" or params.switch_rule ==
+                   "threshold" else f"{params.switch_rule} switching" if policy == "multi-stage" else "no switch"),
         ]
     return answers
 
