@@ -111,8 +111,8 @@ h = 20 %, c = 40 %, "without c" at c = 0):
   between 0.3 and 0.93 of its maximum up to 11 % above shared's, within the
   approximation's overstatement of this mixed placement (below). 16 ports: all ports share 2, 3, 4 cores from 0.41, 0.73, 0.95 cores of
   load and return to one core each at 3.28, where sharing's overhead would
-  saturate a core: maximum exclusive's, 4.0. Jumps: none (below 1e-12, the
-  bisection's tolerance on the switching load). Between 0.1 and 0.8 of the
+  saturate a core: maximum exclusive's, 4.0. Jumps: none (R either side,
+  at the switching load itself, agrees to float rounding, ~1e-15). Between 0.1 and 0.8 of the
   maximum on 16 ports its response is shared's, below exclusive's (pooling
   outweighs a 10-15 % overhead in M/M/k), where the seed's figure 10 shows
   multi-stage and exclusive alike: the model's M/M/k view of sharing, not the
@@ -164,6 +164,8 @@ POLICIES: tuple[str, ...] = ("shared", "exclusive", "one-stage", "multi-stage")
 SWITCH_RULES: tuple[str, ...] = ("system-response", "equal-response", "threshold")
 #: Relative offset either side of a switching load used to read R- and R+.
 _SIDE_RTOL = 1e-9
+#: Relative jumps below this are float rounding (system-response's are ~1e-15) and read as none.
+_JUMP_ROUNDING = 1e-12
 
 _SEED = "003_50b3b541aaf1e973.txt"
 #: Table 2's single port: the one scenario whose port mix needs no table.
@@ -606,6 +608,7 @@ def policy_curve(policy: Policy, port_shares: Sequence[float] | np.ndarray,
         r_below = np.where(exact, at_below, below.response)
         r_above = np.where(exact, at_above, above.response)
         jumps = np.maximum(r_below, r_above) / np.minimum(r_below, r_above) - 1.0
+        jumps = np.where(jumps < _JUMP_ROUNDING, 0.0, jumps)  # rounding, not a jump
     else:
         jumps = np.empty(0)
     return PolicyCurve(
