@@ -108,8 +108,9 @@ h = 20 %, c = 40 %, "without c" at c = 0):
   the hot port goes to 2, 3, 4 cores at 0.107, 0.391, 1.225 cores of load,
   cold ports keep one; maximum 3.54, above shared's 3.48 and exclusive's
   1.14; its response is never above exclusive's (stage 1 is exclusive), and
-  between 0.3 and 0.93 of its maximum up to 11 % above shared's, within the
-  approximation's overstatement of this mixed placement (below). 16 ports: all ports share 2, 3, 4 cores from 0.41, 0.73, 0.95 cores of
+  between 0.3 and 0.93 of its maximum up to 11 % above shared's, about as
+  much as the approximation overstates this mixed placement (below), so
+  there the model cannot tell which of the two is faster. 16 ports: all ports share 2, 3, 4 cores from 0.41, 0.73, 0.95 cores of
   load and return to one core each at 3.28, where sharing's overhead would
   saturate a core: maximum exclusive's, 4.0. Jumps: none (R either side,
   at the switching load itself, agrees to float rounding, ~1e-15). Between 0.1 and 0.8 of the
