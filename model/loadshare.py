@@ -34,8 +34,9 @@ and changes no maximum.
 
 Declaration. The numbers above are declared once, as :class:`ParameterSpec`
 constants below (``CORES``, ``COMM_OVERHEAD``, ``THRESHOLD``, ``NON_CORE``
-and the ``POLICY``, ``SCENARIO`` and ``SWITCH_RULE`` settings); :class:`PolicyParams`, the CLI, the
-scenario files and the report read their defaults from them, and the
+and the ``POLICY``, ``SCENARIO`` and ``SWITCH_RULE`` settings);
+:class:`PolicyParams`, the CLI, the scenario files and the report read
+their defaults from them, and the
 ``loadshare`` family at the bottom of the module ties them to a data schema
 (total load in cores -> mean response in service times) and a solve function.
 
@@ -101,27 +102,31 @@ h = 20 %, c = 40 %, "without c" at c = 0):
   cores and every other port on cores in proportion to its load (rounded, at
   least 1); the rule takes the stage with the least mean response over the
   whole controller at each load. A stage's k_p do not change with the load,
-  so its R is continuous, and R, the lower envelope, does not jump: stage
-  m -> m + 1 happens where k and k + 1 cores give equal (controller) response.
-  One port: the stages are the port-alone counts, so it switches at the
-  equal-response loads (0.093, 0.324, 0.627), maximum shared's (3.48). Skew:
-  the hot port goes to 2, 3, 4 cores at 0.107, 0.391, 1.225 cores of load,
-  cold ports keep one; maximum 3.54, above shared's 3.48 and exclusive's
-  1.14; its response is never above exclusive's (stage 1 is exclusive), and
-  between 0.3 and 0.93 of its maximum up to 11 % above shared's, about as
-  much as the approximation overstates this mixed placement (below), so
-  there the model cannot tell which of the two is faster. 16 ports: all ports share 2, 3, 4 cores from 0.41, 0.73, 0.95 cores of
-  load and return to one core each at 3.28, where sharing's overhead would
-  saturate a core: maximum exclusive's, 4.0. Jumps: none (R either side,
-  at the switching load itself, agrees to float rounding, ~1e-15). Between 0.1 and 0.8 of the
-  maximum on 16 ports its response is shared's, below exclusive's (pooling
+  so its R is continuous, and R, their lower envelope, does not jump: stage
+  m -> m + 1 happens where m and m + 1 cores give the controller equal mean
+  response. Jumps: none (R with the cores either side, at the switching load
+  itself, agrees to float rounding, ~1e-15).
+  One port: the stages are the port's own counts, so it switches at the
+  equal-response loads (0.093, 0.324, 0.627); maximum shared's, 3.48.
+  Skew: the hot port goes to 2, 3, 4 cores at 0.107, 0.391, 1.225 cores of
+  load, cold ports keep one; maximum 3.54, above shared's 3.48 and
+  exclusive's 1.14. Its response is never above exclusive's (stage 1 is
+  exclusive); between 0.3 and 0.93 of its maximum it is up to 11 % above
+  shared's, about as much as the approximation overstates this mixed
+  placement (the measured error above: the same placement, hot port on 4
+  cores), so there the model cannot tell which of the two is faster.
+  16 ports: all ports share 2, 3, 4 cores from 0.41, 0.73, 0.95 cores of load
+  and return to one core each at 3.28, where sharing's overhead would
+  saturate a core: maximum exclusive's, 4.0. Between 0.1 and 0.8 of that
+  maximum its response is at or below shared's, below exclusive's (pooling
   outweighs a 10-15 % overhead in M/M/k), where the seed's figure 10 shows
-  multi-stage and exclusive alike: the model's M/M/k view of sharing, not the
-  rule. A port judged by its own response with the other ports' work on the
-  candidate cores would also share there (the pooling helps the port while
-  its overhead lands on the others), so the rule weighs the whole controller.
+  multi-stage and exclusive alike: the model's M/M/k view of sharing, not
+  the rule. A port judged by its own response with the other ports' work on
+  the candidate cores would share there too (the pooling helps the port
+  while its overhead lands on the others' cores), so the rule weighs the
+  whole controller.
   Cost: at most 17 stages (1..8, then steps of 1.5x to n) per load point;
-  switching loads are found by bisection on a 400-point grid.
+  switching loads by bisection on a 400-point grid.
 """
 
 from __future__ import annotations

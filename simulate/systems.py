@@ -580,8 +580,8 @@ def loadshare(*, scenario: str | None = None, policy: str | None = None, load_co
     metrics = (Metric("response_service_times", float(state.response[0])),)
     notes = (f"{chosen.name} scenario, {params.cores} cores, overhead {params.comm_overhead_pct:g} %, threshold "
              f"{params.threshold:g}, switch rule {params.switch_rule}, non-core part {params.non_core_pct:g} % of a "
-             f"service time (a constant added to both); load {total:.4g} cores = {total / top:.3f} of the policy's maximum "
-             f"{top:.4g}; cores per port {', '.join(str(int(v)) for v in k)}",
+             f"service time (a constant added to both); load {total:.4g} cores = {total / top:.3f} of the policy's "
+             f"maximum {top:.4g}; cores per port {', '.join(str(int(v)) for v in k)}",
              "the approximation: M/M/k per port group at its cores' mean utilisation (Erlang C), exact for shared and "
              "exclusive, approximate where groups of different sizes overlap")
     return Experiment("loadshare", "loadshare curve", f"{policy} policy, {chosen.name} scenario, load {total:.4g} cores",
