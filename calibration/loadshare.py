@@ -75,11 +75,13 @@ def scenario(name: str) -> Scenario:
 
 
 def policy_params(cores: int | None = None, comm_overhead_pct: float | None = None,
-                  threshold: float | None = None) -> Any:
+                  threshold: float | None = None, non_core_pct: float | None = None,
+                  switch_rule: str | None = None) -> Any:
     """:class:`~iosizer.model.loadshare.PolicyParams`; a value left as None is the declared one."""
     from iosizer.model.loadshare import PolicyParams
 
-    given = {"cores": cores, "comm_overhead_pct": comm_overhead_pct, "threshold": threshold}
+    given = {"cores": cores, "comm_overhead_pct": comm_overhead_pct, "threshold": threshold,
+             "non_core_pct": non_core_pct, "switch_rule": switch_rule}
     return PolicyParams(**{name: value for name, value in given.items() if value is not None})
 
 
@@ -163,6 +165,8 @@ def absolute_units(rows: list[dict[str, Any]], calibrated: Any, chosen: Any, pol
     with 95 % bands of the response at the same IOPS from the profile's intervals. Where the
     response jumps (the two rows either side of a switching load) a derivative means nothing:
     those rows get no band (null)."""
+    from dataclasses import replace
+
     import numpy as np
 
     from iosizer.model.loadshare import evaluate
@@ -174,7 +178,8 @@ def absolute_units(rows: list[dict[str, Any]], calibrated: Any, chosen: Any, pol
         row["response_us"] = row["response_service_times"] * service_us
 
     def response_us(values: dict[str, Any]) -> dict[str, Any]:
-        moved = policy_params(params.cores, values["comm_overhead_pct"], values["threshold"])
+        moved = replace(params, comm_overhead_pct=values["comm_overhead_pct"], threshold=values["threshold"],
+                        non_core_pct=values.get("non_core_pct", params.non_core_pct))
         load = iops * values["io_service_us"] * 1e-6
         return {"response_us": evaluate(policy, load, chosen.port_shares, moved).response * values["io_service_us"]}
 

@@ -33,6 +33,15 @@ Threshold = Annotated[
     float | None, typer.Option("--threshold", help="Switching threshold: a port's load per serving core, "
                                f"fraction of one core (one-stage, multi-stage). {DECLARED}")
 ]
+NonCore = Annotated[
+    float | None, typer.Option("--non-core-pct", help="Fixed time of a write hit that no core spends (link "
+                               "transfer, adapter DMA), added to every port's response, % of one I/O's "
+                               f"service time (not published; assumed). {DECLARED}")
+]
+SwitchRule = Annotated[
+    str | None, typer.Option("--switch-rule", help="When multi-stage gives a port another core: system-response, "
+                             f"equal-response or threshold (see `iosizer params loadshare`). {DECLARED}")
+]
 Cores = Annotated[int | None, typer.Option("--cores", help="Controller cores [the scenario's, tables 2-4].")]
 Points = Annotated[int, typer.Option("--points", help="Load points per curve; a curve also gets both sides "
                                      "of every switching load, so it may have more rows.")]
@@ -45,18 +54,22 @@ def _declared(name: str) -> Any:
 
 
 def _setup(scenario: str | None, cores: int | None, comm_overhead_pct: float | None,
-           threshold: float | None) -> tuple[Any, Any]:
+           threshold: float | None, non_core_pct: float | None = None,
+           switch_rule: str | None = None) -> tuple[Any, Any]:
     """The scenario (declared one if not given) and the policy parameters (declared where not given)."""
     from iosizer.calibration.loadshare import policy_params
     from iosizer.calibration.loadshare import scenario as find
-    from iosizer.model.loadshare import COMM_OVERHEAD, CORES, THRESHOLD
+    from iosizer.model.loadshare import COMM_OVERHEAD, CORES, NON_CORE, SWITCH_RULE, THRESHOLD
 
     for spec, flag, value in ((CORES, "--cores", cores), (COMM_OVERHEAD, "--comm-overhead-pct", comm_overhead_pct),
-                              (THRESHOLD, "--threshold", threshold)):
+                              (THRESHOLD, "--threshold", threshold), (NON_CORE, "--non-core-pct", non_core_pct)):
         if value is not None:
             spec.check(value, flag)
+    if switch_rule is not None:
+        switch_rule = SWITCH_RULE.check(switch_rule, "--switch-rule")
     chosen = find(_declared("scenario") if scenario is None else scenario)
-    return chosen, policy_params(chosen.cores if cores is None else cores, comm_overhead_pct, threshold)
+    return chosen, policy_params(chosen.cores if cores is None else cores, comm_overhead_pct, threshold,
+                                 non_core_pct, switch_rule)
 
 
 def _points(points: int) -> int:
@@ -79,14 +92,21 @@ CpuSpeed = Annotated[
 
 
 def _calibrated(profile: str | None, cpu_speed: float | None, comm_overhead_pct: float | None,
-                threshold: float | None) -> Any:
+                threshold: float | None, non_core_pct: float | None) -> Any:
     """With --profile or --cpu-speed: the values to run on (options still override them)."""
     if profile is None and cpu_speed is None:
         return None
     from iosizer.calibration.whatif import what_if
 
     return what_if("loadshare", profile, cpu_speed=cpu_speed,
-                   changes={"comm_overhead_pct": comm_overhead_pct, "threshold": threshold})
+                   changes={"comm_overhead_pct": comm_overhead_pct, "threshold": threshold,
+                            "non_core_pct": non_core_pct})
+
+
+def _profile_values(calibrated: Any) -> tuple[float, float, float]:
+    """The overhead, threshold and non-core part a profile (or what-if) runs on."""
+    values = calibrated.values
+    return values["comm_overhead_pct"], values["threshold"], values["non_core_pct"]
 
 
 def _rows_note(points: int, switches: int, rows: int) -> list[str]:
@@ -104,7 +124,10 @@ def _notes(chosen: Any, params: Any, reference: dict[str, float], calibrated: An
         f"({reference['min_response_service_times']:.4g} service times)",
         f"{params.cores} cores; communication overhead {params.comm_overhead_pct:g} % "
         f"({'assumed' if calibrated is None else 'from the ' + calibrated.source}); "
-        f"threshold {params.threshold:g} of a core per serving core",
+        f"threshold {params.threshold:g} of a core per serving core (one-stage; multi-stage only under the "
+        f"threshold rule); multi-stage switch rule {params.switch_rule}",
+        f"every response includes the non-core part of a write hit, {params.non_core_pct:g} % of a service time "
+        f"({'assumed' if calibrated is None else 'from the ' + calibrated.source})",
         "response: M/M/k per port group at its cores' utilisation (Erlang C), throughput-weighted over ports",
     ]
 
@@ -122,6 +145,8 @@ def curve(
     cores: Cores = None,
     comm_overhead_pct: Overhead = None,
     threshold: Threshold = None,
+    non_core_pct: NonCore = None,
+    switch_rule: SwitchRule = None,
     points: Points = 60,
     percentile: PercentileOption = None,
     profile: ProfileOption = None,
@@ -141,10 +166,10 @@ def curve(
     if policy not in POLICIES:
         raise InputError(f"--policy must be one of {', '.join(POLICIES)}, got {policy!r}")
     points = _points(points)
-    calibrated = _calibrated(profile, cpu_speed, comm_overhead_pct, threshold)
+    calibrated = _calibrated(profile, cpu_speed, comm_overhead_pct, threshold, non_core_pct)
     if calibrated is not None:
-        comm_overhead_pct, threshold = calibrated.values["comm_overhead_pct"], calibrated.values["threshold"]
-    chosen, params = _setup(scenario, cores, comm_overhead_pct, threshold)
+        comm_overhead_pct, threshold, non_core_pct = _profile_values(calibrated)
+    chosen, params = _setup(scenario, cores, comm_overhead_pct, threshold, non_core_pct, switch_rule)
     (answer,), reference = normalised_curves(chosen, [policy], params, points)
     raw = answer.curve
     rows = [
@@ -190,6 +215,8 @@ def compare(
     cores: Cores = None,
     comm_overhead_pct: Overhead = None,
     threshold: Threshold = None,
+    non_core_pct: NonCore = None,
+    switch_rule: SwitchRule = None,
     points: Points = 60,
     profile: ProfileOption = None,
     cpu_speed: CpuSpeed = None,
@@ -201,10 +228,10 @@ def compare(
     from iosizer.model.loadshare import POLICIES
 
     points = _points(points)
-    calibrated = _calibrated(profile, cpu_speed, comm_overhead_pct, threshold)
+    calibrated = _calibrated(profile, cpu_speed, comm_overhead_pct, threshold, non_core_pct)
     if calibrated is not None:
-        comm_overhead_pct, threshold = calibrated.values["comm_overhead_pct"], calibrated.values["threshold"]
-    chosen, params = _setup(scenario, cores, comm_overhead_pct, threshold)
+        comm_overhead_pct, threshold, non_core_pct = _profile_values(calibrated)
+    chosen, params = _setup(scenario, cores, comm_overhead_pct, threshold, non_core_pct, switch_rule)
     curves, reference = normalised_curves(chosen, list(POLICIES), params, points)
     rows = [
         {"policy": c.policy, "scenario": chosen.name,

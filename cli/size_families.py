@@ -311,7 +311,10 @@ def cores(
         values = profile_values(load_profile(profile, "loadshare"))
         comm_overhead_pct = values["comm_overhead_pct"] if comm_overhead_pct is None else comm_overhead_pct
         threshold = values["threshold"] if threshold is None else threshold
-    params = family.policy_params(chosen.cores, comm_overhead_pct, threshold)
+        non_core_pct = values.get("non_core_pct")
+    else:
+        non_core_pct = None
+    params = family.policy_params(chosen.cores, comm_overhead_pct, threshold, non_core_pct)
     policies = list(POLICIES) if policy is None else [policy]
     for name in policies:
         if name not in POLICIES:
@@ -321,7 +324,9 @@ def cores(
     rows = [{**a, "port_groups": ", ".join(f"{g['ports']} x {g['share']:.3g}: {g['cores_per_port']}"
                                             for g in a["port_groups"])} for a in answers]
     notes = [f"scenario {chosen.name}: {len(chosen.port_shares)} port(s); load {load_cores:g} cores of work; "
-             f"hand-off overhead {params.comm_overhead_pct:g} %, threshold {params.threshold:g}",
+             f"hand-off overhead {params.comm_overhead_pct:g} %, threshold {params.threshold:g}, multi-stage switch "
+             f"rule {params.switch_rule}; every response includes the non-core part of a write hit, "
+             f"{params.non_core_pct:g} % of a service time",
              "port_groups: ports x load share: cores serving each port at the answer",
              f"max_load_cores_at_given: the largest load within the target at the scenario's {chosen.cores} cores"]
     columns = ["policy", "cores", "response_service_times", "one_fewer_response_service_times", "port_groups",

@@ -343,7 +343,7 @@ def cores_per_policy(policies: Sequence[str], load_cores: float, shares: Sequenc
     """
     from dataclasses import replace
 
-    from iosizer.model.loadshare import CORES, serving_cores
+    from iosizer.model.loadshare import CORES, evaluate
 
     max_cores = CORES.bounds[1] if max_cores is None else CORES.check(max_cores, "--max-cores")
     if not (np.isfinite(load_cores) and 0 < load_cores <= CORES.bounds[1]):
@@ -351,10 +351,11 @@ def cores_per_policy(policies: Sequence[str], load_cores: float, shares: Sequenc
     if not np.isfinite(target_service_times):
         raise InputError(f"--target-response must be finite, got {target_service_times:g}")
 
-    if target_service_times <= 1.0:
+    floor = 1.0 + params.non_core
+    if target_service_times <= floor:
         raise UnreachableTargetError(
             f"target response {target_service_times:g} service times is unreachable: an I/O alone takes one "
-            "service time, which no core count shortens")
+            f"service time and the non-core part ({floor:g} in all), which no core count shortens")
     if load_cores <= 0 or not math.isfinite(load_cores):
         raise InputError(f"--load-cores must be a finite number > 0, got {load_cores:g}")
     weights = np.asarray(shares, dtype=np.float64) / float(np.sum(shares))
@@ -384,7 +385,7 @@ def cores_per_policy(policies: Sequence[str], load_cores: float, shares: Sequenc
             if cores > 1:
                 value = _response(policy, load_cores, shares, with_cores(cores - 1))
                 fewer = value if math.isfinite(value) else None
-            serving = serving_cores(policy, load_cores * weights, chosen)
+            serving = evaluate(policy, [load_cores], shares, chosen).cores_per_port[0]
             for share in sorted(set(weights.tolist()), reverse=True):
                 members = np.flatnonzero(weights == share)
                 groups.append({"ports": int(members.size), "share": share,

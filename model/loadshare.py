@@ -18,17 +18,25 @@ communication overhead remains). The policies decide k_p:
 * ``shared`` (A): every port on every core, k_p = n;
 * ``exclusive`` (B): one owner core per port, k_p = 1;
 * ``one-stage`` (alpha): k_p = 1 while L_p <= threshold, n above;
-* ``multi-stage`` (beta): k_p is the fewest cores (up to n) for which the
-  port's work per serving core, L_p s_p / k_p, stays within the threshold.
+* ``multi-stage`` (beta): k_p grows with the port's load, one core at a
+  time, up to n; ``switch_rule`` says where (see "Multi-stage's switch").
 
 ``threshold`` is a port's load per core (fraction of one core), as the seed
-describes the switch ("負荷が一定以上"); it is not published and is a
+describes one-stage's switch ("負荷が一定以上"); it is not published and is a
 parameter.
 
+A write hit (the seed's measured pattern, sec 4.1) also spends time no core
+spends: the host link carries its data, the adapter DMAs it into cache. That
+fixed non-core part c (``non_core_pct``, % of s; 40 % sized from seed 002's
+16G FC port, see ``NON_CORE``) is added to every port's response, so it
+lowers a relative jump (R+ + c) / (R- + c) and every normalised response,
+and changes no maximum.
+
 Declaration. The numbers above are declared once, as :class:`ParameterSpec`
-constants below (``CORES``, ``COMM_OVERHEAD``, ``THRESHOLD`` and the
-``POLICY`` and ``SCENARIO`` settings); :class:`PolicyParams`, the CLI, the
-scenario files and the report read their defaults from them, and the
+constants below (``CORES``, ``COMM_OVERHEAD``, ``THRESHOLD``, ``NON_CORE``
+and the ``POLICY``, ``SCENARIO`` and ``SWITCH_RULE`` settings);
+:class:`PolicyParams`, the CLI, the scenario files and the report read
+their defaults from them, and the
 ``loadshare`` family at the bottom of the module ties them to a data schema
 (total load in cores -> mean response in service times) and a solve function.
 
@@ -43,7 +51,7 @@ everything placed on them, at mean utilisation rho_p; we take its response
 as that of an M/M/k_p queue at per-server utilisation rho_p with service
 s_p (Erlang C):
 
-    R_p = s_p (1 + C(k_p, k_p rho_p) / (k_p (1 - rho_p)))         (2)
+    R_p = s_p (1 + C(k_p, k_p rho_p) / (k_p (1 - rho_p))) + c     (2)
 
 This is exact for exclusive placement (a core serving several ports FCFS is
 one M/M/1 queue, whatever port an I/O came from) and for ``shared`` (one
@@ -62,6 +70,8 @@ and 20.0 % (4.24 vs 3.53 [3.32, 3.74]) at 0.6 and 0.9 in a second run (seed 1,
 6 replications). An overlapping group's foreign work is FCFS-mixed with the
 port's own on the shared cores in the simulation, while the formula counts it
 as extra servers' worth of the port's queue; the error grows with the load.
+(Measured on the core part of the response, before the non-core part c was
+added; c lowers the relative error, not the absolute one.)
 Exclusive and shared are exact (within the simulation's interval). The
 seed's figures show
 mean response against total throughput; we report the throughput-weighted
@@ -74,17 +84,49 @@ just above every switching load and report the largest relative jump,
 max(R-, R+) / min(R-, R+) - 1, independent of how finely the curve is
 sampled. Policies that never switch have none.
 
-Multi-stage's switch. Under the declared threshold rule a port keeps k
-cores until each carries ``threshold`` of a core, far past the load where
-k + 1 cores would already answer faster, so the response drops at every
-switch (one port: 158 %, 67 %, 37 %; skew: 141 %, 58 %, 14 %).
-``PolicyParams(switch_rule="equal-response")`` gives the (k+1)-th core at
-the port load where k and k + 1 cores give the port alone equal response
-(:func:`equal_response_loads`: 0.093, 0.324, 0.627 cores on 4 cores with
-h = 0.2): the jumps become 0 on one port and at most 1.8 % under skew, the
-seed's "no singularity". It is not the default: it judges a port alone, so
-on 16 ports every port takes a second core at once and multi-stage's
-maximum falls 9 % below exclusive's (3.64 vs 4.0 cores).
+Multi-stage's switch (``switch_rule``; numbers at the declared values, 4 cores,
+h = 20 %, c = 40 %, "without c" at c = 0):
+
+* ``threshold``: a port keeps k cores until each carries ``threshold`` of a
+  core, far past the load where k + 1 cores already answer faster, so the
+  response drops at every switch: one port 121 / 51 / 28 % (158 / 67 / 37 %
+  without c), skew 107 / 44 / 11 % (141 / 58 / 14 %).
+* ``equal-response``: the (k+1)-th core at the port load where k and k + 1
+  cores give the port alone equal M/M/k response
+  (:func:`equal_response_loads`: 0.093, 0.324, 0.627 cores). One port: no
+  jump; skew: 0.02 / 0.2 / 1.3 % (0.02 / 0.28 / 1.8 %). Judging a port alone
+  fails the 16-port system: every port takes a second core at once at 1.49
+  cores of load, a 15.8 % jump (20.6 % without c), and multi-stage's maximum
+  falls 9 % below exclusive's (3.64 vs 4.0 cores).
+* ``system-response`` (the default): stage m puts the heaviest port on m
+  cores and every other port on cores in proportion to its load (rounded, at
+  least 1); the rule takes the stage with the least mean response over the
+  whole controller at each load. A stage's k_p do not change with the load,
+  so its R is continuous, and R, their lower envelope, does not jump: stage
+  m -> m + 1 happens where m and m + 1 cores give the controller equal mean
+  response. Jumps: none (R with the cores either side, at the switching load
+  itself, agrees to float rounding, ~1e-15).
+  One port: the stages are the port's own counts, so it switches at the
+  equal-response loads (0.093, 0.324, 0.627); maximum shared's, 3.48.
+  Skew: the hot port goes to 2, 3, 4 cores at 0.107, 0.391, 1.225 cores of
+  load, cold ports keep one; maximum 3.54, above shared's 3.48 and
+  exclusive's 1.14. Its response is never above exclusive's (stage 1 is
+  exclusive); between 0.3 and 0.93 of its maximum it is up to 11 % above
+  shared's, about as much as the approximation overstates this mixed
+  placement (the measured error above: the same placement, hot port on 4
+  cores), so there the model cannot tell which of the two is faster.
+  16 ports: all ports share 2, 3, 4 cores from 0.41, 0.73, 0.95 cores of load
+  and return to one core each at 3.28, where sharing's overhead would
+  saturate a core: maximum exclusive's, 4.0. Between 0.1 and 0.8 of that
+  maximum its response is at or below shared's, below exclusive's (pooling
+  outweighs a 10-15 % overhead in M/M/k), where the seed's figure 10 shows
+  multi-stage and exclusive alike: the model's M/M/k view of sharing, not
+  the rule. A port judged by its own response with the other ports' work on
+  the candidate cores would share there too (the pooling helps the port
+  while its overhead lands on the others' cores), so the rule weighs the
+  whole controller.
+  Cost: at most 17 stages (1..8, then steps of 1.5x to n) per load point;
+  switching loads by bisection on a 400-point grid.
 """
 
 from __future__ import annotations
@@ -104,9 +146,12 @@ __all__ = [
     "COMM_OVERHEAD",
     "CORES",
     "FAMILIES",
+    "NON_CORE",
     "POLICIES",
     "POLICY",
     "SCENARIO",
+    "SWITCH_RULE",
+    "SWITCH_RULES",
     "THRESHOLD",
     "PolicyCurve",
     "PolicyParams",
@@ -121,10 +166,12 @@ __all__ = [
 
 Policy = Literal["shared", "exclusive", "one-stage", "multi-stage"]
 POLICIES: tuple[str, ...] = ("shared", "exclusive", "one-stage", "multi-stage")
-#: Multi-stage's switching rules (PolicyParams.switch_rule).
-SWITCH_RULES: tuple[str, ...] = ("threshold", "equal-response")
+#: Multi-stage's switching rules (PolicyParams.switch_rule): see the module docstring.
+SWITCH_RULES: tuple[str, ...] = ("system-response", "equal-response", "threshold")
 #: Relative offset either side of a switching load used to read R- and R+.
 _SIDE_RTOL = 1e-9
+#: Relative jumps below this are float rounding (system-response's are ~1e-15) and read as none.
+_JUMP_ROUNDING = 1e-12
 
 _SEED = "003_50b3b541aaf1e973.txt"
 #: Table 2's single port: the one scenario whose port mix needs no table.
@@ -167,6 +214,29 @@ IO_SERVICE_US = ParameterSpec(
     "IOPS and response times (iosizer calibrate loadshare)",
     "core time one I/O takes without overhead (s = 1 of the seed)",
     cpu_scaling=CpuScaling.power, exponent_bounds=(-1.0, 0.0))
+NON_CORE = ParameterSpec(
+    "non_core_pct", "%", 40.0, (0.0, 10000.0), "assumed",
+    f"assumed: {_SEED} measures write hits (sec 4.1, 'ライトヒット') but states no time; a write hit also "
+    "spends time no controller core spends: the host link carries the data and the adapter DMAs it into "
+    "cache. Sized from seed 002 (002_e63f96f17eb4d7e0.txt), the one seed with both numbers for one "
+    "16G FC port: 2 cores nearly full at ~300,000 IOPS of 4 KB (sec 3.1.1) is 2 / 300,000 s = 6.67 us "
+    "of core time per I/O, and 4,096 B on the usable 1554 MB/s of the port (model/hba.py: 1600 MB/s x "
+    "2048 / 2108 of a frame) is 2.64 us, 0.40 of it: 40 %. Protocol round trips (transfer-ready, "
+    "status) would add to it; a storage controller's per-I/O core time differs from an HBA core's",
+    "fixed time of a write hit that no core spends (link transfer, adapter DMA, protocol), added to every "
+    "port's response, % of one I/O's service time (c)",
+    # A link and DMA time, the same on any controller CPU, while the I/O's core time
+    # shrinks as 1/s: as a share of it, it grows as s.
+    cpu_scaling=CpuScaling.power, exponent_bounds=(1.0, 1.0))
+SWITCH_RULE = ParameterSpec(
+    "switch_rule", "name", "system-response", (0.0, 0.0), "assumed",
+    f"assumed: {_SEED} sec 3.1 gives a port 'cores according to its load' ('ポートの負荷に応じたコア数') "
+    "and asks for no response jump (figure 8) with one-port performance of A and system performance of B "
+    "(sec 2.3); it states no rule. system-response is the one of the three that meets all three in the "
+    "model (module docstring: jumps, maxima)",
+    "when multi-stage gives a port another core: system-response (where the controller's mean response "
+    "with k and k+1 cores is equal), equal-response (the port judged alone), threshold (per-core work "
+    "reaches the threshold)", kind="setting", choices=SWITCH_RULES)
 POINTS = ParameterSpec(
     "points", "points", 60, (2, 2000), "assumed",
     "assumed: 60 load points draw the seed's figures 4-11 smoothly; a curve also gets both sides of every "
@@ -194,14 +264,18 @@ class PolicyParams:
     cores: int = CORES.value
     comm_overhead_pct: float = COMM_OVERHEAD.value
     threshold: float = THRESHOLD.value
-    #: When multi-stage gives a port its (k+1)-th core: ``threshold`` (per-core work reaches the
-    #: threshold, the default) or ``equal-response`` (at the port load where k and k+1 cores give the
-    #: port alone equal M/M/k response, :func:`equal_response_loads`; the threshold is then unused).
-    switch_rule: str = "threshold"
+    #: When multi-stage gives a port its (k+1)-th core: ``system-response`` (where the controller's
+    #: mean response with k and k+1 cores is equal, the default), ``equal-response`` (the port alone,
+    #: :func:`equal_response_loads`) or ``threshold`` (per-core work reaches ``threshold``, the only
+    #: rule that reads it). See the module docstring.
+    switch_rule: str = SWITCH_RULE.value
+    #: The fixed non-core part of a write hit's response, % of one I/O's service time (c).
+    non_core_pct: float = NON_CORE.value
 
     def __post_init__(self) -> None:
         if self.switch_rule not in SWITCH_RULES:
             raise InputError(f"switch_rule must be one of {', '.join(SWITCH_RULES)}, got {self.switch_rule!r}")
+        as_nonnegative("non_core_pct", self.non_core_pct)
         if not (isinstance(self.cores, (int, np.integer)) and self.cores >= 1):
             raise InputError(f"cores must be a whole number >= 1, got {self.cores!r}")
         as_nonnegative("comm_overhead_pct", self.comm_overhead_pct)
@@ -212,6 +286,10 @@ class PolicyParams:
     @property
     def overhead(self) -> float:
         return self.comm_overhead_pct / 100.0
+
+    @property
+    def non_core(self) -> float:
+        return self.non_core_pct / 100.0
 
 
 def equal_response_loads(params: PolicyParams) -> np.ndarray:
@@ -257,7 +335,13 @@ def _shares(port_shares: Sequence[float] | np.ndarray) -> np.ndarray:
 
 
 def serving_cores(policy: Policy, port_load: object, params: PolicyParams) -> np.ndarray:
-    """k_p, the cores serving each port at its load (core fractions), same shape."""
+    """k_p, the cores serving each port at its load (core fractions), same shape.
+
+    A port judged by its own load: under multi-stage's ``system-response``
+    rule these are the counts of a port alone (as ``equal-response``), which
+    the rule caps where the other ports' work makes fewer cores answer
+    better; ``evaluate(...).cores_per_port`` gives the counts it chooses.
+    """
     _check_policy(policy)
     load = as_nonnegative("port load", port_load)
     n = params.cores
@@ -267,7 +351,7 @@ def serving_cores(policy: Policy, port_load: object, params: PolicyParams) -> np
         return np.ones(load.shape, dtype=int)
     if policy == "one-stage":
         return np.where(load > params.threshold, n, 1).astype(int)
-    if params.switch_rule == "equal-response":
+    if params.switch_rule != "threshold":
         crossings = equal_response_loads(params).reshape((-1,) + (1,) * load.ndim)
         return (1 + (load > crossings).sum(axis=0)).astype(int)
     # Fewest cores whose per-core work, overhead (1) included, is within the threshold.
@@ -323,22 +407,70 @@ class _State:
     core_utilization: np.ndarray   # (B, n)
 
 
-def _state(policy: Policy, total: np.ndarray, shares: np.ndarray, params: PolicyParams,
-           require_stable: bool = True) -> _State:
-    load = total[:, None] * shares[None, :]
-    k = serving_cores(policy, load, params)
+def _configuration(load: np.ndarray, k: np.ndarray, shares: np.ndarray,
+                   params: PolicyParams) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """Mean response (inf where a core saturates), port responses and core utilisations of one
+    choice of k_p per port and load point: formulas (1), (2) plus the non-core part c."""
     service = 1.0 + params.overhead * (k - 1) / k
     utilisation, rho = _place(load * service, k, params.cores)
     stable = utilisation.max(axis=1) < 1.0
+    rho_safe = np.where(stable[:, None], rho, 0.0)
+    waiting = _erlang_c(k.astype(float), rho_safe) / (k * (1.0 - rho_safe))
+    port_response = service * (1.0 + waiting) + params.non_core
+    busy = shares > 0
+    mean = (port_response[:, busy] * shares[busy]).sum(axis=1)
+    return np.where(stable, mean, np.inf), port_response, utilisation
+
+
+def _caps(cores: int) -> list[int]:
+    """The heaviest port's core counts the system-response rule compares: 1..8, then steps of
+    about 1.5x to n (at most 17 on 256 cores, so the work stays bounded)."""
+    caps = list(range(1, min(cores, 8) + 1))
+    while caps[-1] < cores:
+        caps.append(min(cores, int(np.ceil(caps[-1] * 1.5))))
+    return caps
+
+
+def _stage(cap: int, shares: np.ndarray) -> np.ndarray:
+    """Stage ``cap`` of system-response: the heaviest port on ``cap`` cores, every other port on cores
+    in proportion to its load (rounded, at least 1), (P,)."""
+    return np.maximum(1, np.floor(cap * shares / shares.max() + 0.5)).astype(int)
+
+
+def _cores(policy: Policy, load: np.ndarray, shares: np.ndarray, params: PolicyParams) -> np.ndarray:
+    """k_p at each load point (B, P): the port's own load decides, except under system-response.
+
+    System-response compares the stages m = 1..n (:func:`_stage`: the heaviest port on m cores,
+    the others in proportion) and takes the one with the least mean response over the whole
+    controller (the lower stage on a tie; where every stage saturates a core, the least peak
+    utilisation). A stage's k_p do not depend on the load, so its mean response is continuous in
+    the load, and the lower envelope of continuous curves does not jump where the stage changes:
+    the switch from m to m + 1 cores is where both give the controller equal response.
+    """
+    if policy != "multi-stage" or params.switch_rule != "system-response":
+        return serving_cores(policy, load, params)
+    best_k = np.ones(load.shape, dtype=int)
+    best, _, utilisation = _configuration(load, best_k, shares, params)
+    peak = utilisation.max(axis=1)
+    for cap in _caps(params.cores)[1:]:
+        k = np.broadcast_to(_stage(cap, shares), load.shape)
+        mean, _, utilisation = _configuration(load, k, shares, params)
+        trial_peak = utilisation.max(axis=1)
+        better = (mean < best) | (np.isinf(best) & np.isinf(mean) & (trial_peak < peak))
+        best_k = np.where(better[:, None], k, best_k)
+        best, peak = np.where(better, mean, best), np.where(better, trial_peak, peak)
+    return best_k
+
+
+def _state(policy: Policy, total: np.ndarray, shares: np.ndarray, params: PolicyParams,
+           require_stable: bool = True) -> _State:
+    load = total[:, None] * shares[None, :]
+    k = _cores(policy, load, shares, params)
+    mean, port_response, utilisation = _configuration(load, k, shares, params)
+    stable = np.isfinite(mean)
     if require_stable and not stable.all():
         worst = float(utilisation.max())
         raise UnstableQueueError(worst, f"{policy} policy at total load {total[~stable][0]:.4g} cores")
-    rho_safe = np.where(stable[:, None], rho, 0.0)
-    waiting = _erlang_c(k.astype(float), rho_safe) / (k * (1.0 - rho_safe))
-    port_response = service * (1.0 + waiting)
-    busy = shares > 0
-    mean = (port_response[:, busy] * shares[busy]).sum(axis=1)
-    mean = np.where(stable, mean, np.inf)
     return _State(total, mean, port_response, k, utilisation)
 
 
@@ -356,20 +488,44 @@ def evaluate(policy: Policy, total_load: object, port_shares: Sequence[float] | 
 
 def switching_loads(policy: Policy, port_shares: Sequence[float] | np.ndarray,
                     params: PolicyParams = PolicyParams()) -> np.ndarray:
-    """Total loads at which the policy changes some port's k_p (sorted, cores)."""
+    """Total loads at which the policy changes some port's k_p (sorted, cores).
+
+    Under system-response they are found numerically below the policy's
+    maximum: on a 400-point grid, each interval where some k_p changes is
+    bisected to 1e-13 (two changes within 1/400 of the range count as one).
+    """
     _check_policy(policy)
     shares = _shares(port_shares)
     if policy in ("shared", "exclusive"):
         return np.empty(0)
     if policy == "one-stage":
         port_loads = np.array([params.threshold])
-    elif params.switch_rule == "equal-response":
+    elif params.switch_rule != "threshold":
         port_loads = equal_response_loads(params)
     else:  # k -> k + 1 where the port's per-core work on k cores reaches the threshold
         k = np.arange(1, params.cores)
         port_loads = params.threshold * k / (1.0 + params.overhead * (k - 1) / k)
+    if policy == "multi-stage" and params.switch_rule == "system-response":
+        return _system_switches(shares, params, max_throughput(policy, shares, params))
     busy = shares[shares > 0]
     return np.unique((port_loads[:, None] / busy[None, :]).ravel())
+
+
+def _system_switches(shares: np.ndarray, params: PolicyParams, top: float) -> np.ndarray:
+    def cores_at(total: np.ndarray) -> np.ndarray:
+        return _cores("multi-stage", total[:, None] * shares[None, :], shares, params)
+
+    grid = np.linspace(0.0, top, 401)[1:-1]
+    k = cores_at(grid)
+    changed = np.any(k[1:] != k[:-1], axis=1)
+    low, high, k_low = grid[:-1][changed], grid[1:][changed], k[:-1][changed]
+    for _ in range(60):  # 400 intervals of at most top / 400 -> 1e-13 relative within ~40 halvings
+        if not low.size or np.all(high - low <= 1e-13 * high):
+            break
+        middle = 0.5 * (low + high)
+        same = np.all(cores_at(middle) == k_low, axis=1)
+        low, high = np.where(same, middle, low), np.where(same, high, middle)
+    return np.unique(0.5 * (low + high))
 
 
 def max_throughput(policy: Policy, port_shares: Sequence[float] | np.ndarray,
@@ -382,6 +538,12 @@ def max_throughput(policy: Policy, port_shares: Sequence[float] | np.ndarray,
     """
     _check_policy(policy)
     shares = _shares(port_shares)
+    if policy == "multi-stage" and params.switch_rule == "system-response":
+        # Each stage's k_p are fixed, so its core utilisations are linear in the load and it is
+        # stable up to 1 / (peak utilisation per core of load); the envelope up to the best stage's.
+        stages = [_stage(cap, shares) for cap in _caps(params.cores)]
+        _, _, utilisation = _configuration(shares[None, :], np.array(stages), shares, params)
+        return float(1.0 / utilisation.max(axis=1).min())
 
     def peaks(totals: np.ndarray) -> np.ndarray:
         state = _state(policy, totals, shares, params, require_stable=False)
@@ -422,8 +584,9 @@ def policy_curve(policy: Policy, port_shares: Sequence[float] | np.ndarray,
 
     The curve includes both sides of every switching load below the end, so a
     plotted jump is vertical; ``switch_jumps`` holds the relative jump at each
-    switching load (max/min - 1) and ``singularity`` their maximum (0 when
-    the policy never switches within the curve).
+    switching load (max/min - 1 of R with the cores chosen just below and just
+    above, both at the switching load) and ``singularity`` their maximum (0
+    when the policy never switches within the curve).
     """
     _check_policy(policy)
     if points < 2:
@@ -440,9 +603,18 @@ def policy_curve(policy: Policy, port_shares: Sequence[float] | np.ndarray,
     state = _state(policy, grid, shares, params)
     low = float(_state(policy, np.array([0.0]), shares, params).response[0])
     if switches.size:
-        below = _state(policy, switches * (1 - _SIDE_RTOL), shares, params).response
-        above = _state(policy, switches * (1 + _SIDE_RTOL), shares, params).response
-        jumps = np.maximum(below, above) / np.minimum(below, above) - 1.0
+        # The cores chosen either side, both evaluated at the switching load itself: the jump is the
+        # discontinuity alone, not the slope of R across the two reading points.
+        load = switches[:, None] * shares[None, :]
+        below = _state(policy, switches * (1 - _SIDE_RTOL), shares, params)
+        above = _state(policy, switches * (1 + _SIDE_RTOL), shares, params)
+        at_below = _configuration(load, below.cores_per_port, shares, params)[0]
+        at_above = _configuration(load, above.cores_per_port, shares, params)[0]
+        exact = np.isfinite(at_below) & np.isfinite(at_above)
+        r_below = np.where(exact, at_below, below.response)
+        r_above = np.where(exact, at_above, above.response)
+        jumps = np.maximum(r_below, r_above) / np.minimum(r_below, r_above) - 1.0
+        jumps = np.where(jumps < _JUMP_ROUNDING, 0.0, jumps)  # rounding, not a jump
     else:
         jumps = np.empty(0)
     return PolicyCurve(
@@ -480,6 +652,16 @@ def port_shares_of(values: Mapping[str, Any]) -> Sequence[float]:
     return (1.0,)
 
 
+def _params_of(values: Mapping[str, Any]) -> PolicyParams:
+    """PolicyParams from a family's values (the declared ones where a name is missing or None)."""
+    def value(spec: ParameterSpec) -> Any:
+        given = values.get(spec.name)
+        return spec.value if given is None else given
+
+    return PolicyParams(int(value(CORES)), float(value(COMM_OVERHEAD)), float(value(THRESHOLD)),
+                        str(value(SWITCH_RULE)), float(value(NON_CORE)))
+
+
 def _loadshare_solve(values: Mapping[str, Any], inputs: Mapping[str, np.ndarray]) -> dict[str, np.ndarray]:
     """Throughput-weighted mean response (us) at total offered ``iops``, any shape.
 
@@ -487,7 +669,7 @@ def _loadshare_solve(values: Mapping[str, Any], inputs: Mapping[str, np.ndarray]
     ``iops x io_service_us / 10^6`` and a response of R service times is
     ``R x io_service_us`` microseconds.
     """
-    params = PolicyParams(int(values["cores"]), float(values["comm_overhead_pct"]), float(values["threshold"]))
+    params = _params_of(values)
     service_us = float(values["io_service_us"])
     iops = np.asarray(inputs["iops"], dtype=np.float64)
     state = evaluate(values["policy"], iops.ravel() * service_us * 1e-6, port_shares_of(values), params)
@@ -495,15 +677,13 @@ def _loadshare_solve(values: Mapping[str, Any], inputs: Mapping[str, np.ndarray]
 
 
 def _loadshare_start(data: Mapping[str, np.ndarray], settings: Mapping[str, Any]) -> dict[str, Any]:
-    """The lightest load's response is close to one service time; the start keeps the heaviest
-    measured load stable at the declared overhead (10 % below the policy's maximum)."""
-    threshold = settings.get("threshold")
-    params = PolicyParams(int(settings["cores"]), COMM_OVERHEAD.value,
-                          THRESHOLD.value if threshold is None else float(threshold))
+    """The lightest load's response is close to one service time plus the non-core part; the start
+    keeps the heaviest measured load stable at the declared overhead (10 % below the policy's maximum)."""
+    params = _params_of({**settings, "comm_overhead_pct": COMM_OVERHEAD.value})
     ceiling_cores = max_throughput(settings["policy"], port_shares_of(settings), params)
     stable_us = 0.9 * ceiling_cores / (float(np.max(data["iops"])) * 1e-6)
     lightest = int(np.argmin(data["iops"]))
-    return {"io_service_us": min(float(data["response_us"][lightest]), stable_us),
+    return {"io_service_us": min(float(data["response_us"][lightest]) / (1.0 + params.non_core), stable_us),
             "comm_overhead_pct": COMM_OVERHEAD.value}
 
 
@@ -512,7 +692,7 @@ FAMILIES = (
         name="loadshare",
         summary="port load-sharing policies on a multi-core storage controller: response vs throughput (seed 003)",
         source=f"{_SEED} secs 2-4, tables 1-4, figures 4-11",
-        parameters=(COMM_OVERHEAD, THRESHOLD, IO_SERVICE_US, CORES, POLICY, SCENARIO),
+        parameters=(COMM_OVERHEAD, THRESHOLD, NON_CORE, IO_SERVICE_US, CORES, POLICY, SCENARIO, SWITCH_RULE),
         columns=Schema("loadshare", (
             Column("iops", Role.input, "IOPS", "total I/Os per second offered to the controller's ports",
                    minimum=0, minimum_inclusive=False),
@@ -523,9 +703,12 @@ FAMILIES = (
         solve=_loadshare_solve,
         # The threshold moves the response only near a switch, so a response
         # curve pins it poorly: it is held at its declared value unless given.
-        fit=FitPlan(_loadshare_start, relative=True, holdable=("threshold",)),
+        # The non-core part is held too (--set non_core_pct=...): with the
+        # per-I/O core time it would share the low-load response.
+        fit=FitPlan(_loadshare_start, relative=True, holdable=("threshold", "non_core_pct")),
         service_time=("exponential service of one core-time per I/O, plus the hand-off overhead h (k_p - 1) / k_p "
-                      "when k_p > 1 cores serve a port; Poisson arrivals; M/M/k_p per port group at its cores' "
+                      "when k_p > 1 cores serve a port, plus a fixed non-core time c per I/O (link, DMA) that "
+                      "occupies no core; Poisson arrivals; M/M/k_p per port group at its cores' "
                       "utilisation (Erlang C): exact for exclusive and shared, approximate where groups of "
                       "different sizes overlap; measured against simulation in the skew scenario, one-stage and "
                       "multi-stage response is overstated by 6.3 / 14.9 / 25.2 % at 0.6 / 0.8 / 0.9 of the maximum "

@@ -638,16 +638,18 @@ def loadshare_percentiles(policy: str, total_load: object, port_shares: Sequence
     response distributions, sum_p w_p P(T_p > t) = 1 - q, solved by bisection
     (to 1e-12 relative) for every load point. As exact as the family's own
     mean, which is an approximation where port groups of different sizes
-    share cores.
+    share cores. The non-core part of a write hit (a constant) shifts every
+    percentile by itself.
     """
-    from iosizer.model.loadshare import _place, _shares, serving_cores
+    from iosizer.model.loadshare import _check_policy, _cores, _place, _shares
     from iosizer.model.queueing import _check_stable, _erlang_c_stable
 
     chosen = _keys(percentiles)
+    _check_policy(policy)
     total = np.atleast_1d(as_nonnegative("total load", total_load)).astype(np.float64)
     shares = _shares(port_shares)
     load = total[:, None] * shares[None, :]
-    k = serving_cores(policy, load, params).astype(np.float64)
+    k = _cores(policy, load, shares, params).astype(np.float64)
     service = 1.0 + params.overhead * (k - 1) / k
     utilisation, rho = _place(load * service, k.astype(int), params.cores)
     _check_stable(utilisation.max(axis=1), f"{policy} policy")
@@ -673,5 +675,6 @@ def loadshare_percentiles(policy: str, total_load: object, port_shares: Sequence
             mid = 0.5 * (lo + hi)
             above = mixture(mid) > 1.0 - q
             lo, hi = np.where(above, mid, lo), np.where(above, hi, mid)
-        out[f"response_{percentile_key(p)}"] = 0.5 * (lo + hi)
+        # Every I/O also spends the fixed non-core time c: it shifts the whole distribution.
+        out[f"response_{percentile_key(p)}"] = 0.5 * (lo + hi) + params.non_core
     return out

@@ -682,11 +682,12 @@ class LoadshareSection(Section):
     ``port_shares``: each port's share of the I/O (any positive scale) or
     ``scenario``: one-port, system or skew; ``policies`` to compare;
     ``utilization``: the operating point as a fraction of each policy's
-    own maximum throughput. ``cores``, ``comm_overhead_pct`` and
-    ``threshold`` left out are the ``loadshare`` family's declared values
-    (``cores``: the scenario's, when one is named). ``profile``: a
-    ``loadshare`` profile (its per-I/O core time and overhead): the answers
-    then come in IOPS and microseconds too.
+    own maximum throughput. ``cores``, ``comm_overhead_pct``, ``threshold``,
+    ``non_core_pct`` (a write hit's time outside the cores, % of a service
+    time) and ``switch_rule`` (multi-stage's) left out are the ``loadshare``
+    family's declared values (``cores``: the scenario's, when one is named).
+    ``profile``: a ``loadshare`` profile (its per-I/O core time, overhead and
+    non-core part): the answers then come in IOPS and microseconds too.
     """
 
     scenario: str | None = None
@@ -695,6 +696,8 @@ class LoadshareSection(Section):
     policies: list[str] = Field(default_factory=_all_policies, min_length=1)
     comm_overhead_pct: float | None = Field(None, ge=0)
     threshold: float | None = Field(None, gt=0, lt=1)
+    non_core_pct: float | None = Field(None, ge=0, allow_inf_nan=False)
+    switch_rule: str | None = None
     # The answer's operating point, not the switching threshold: a planning
     # choice of this file (70 % of each policy's own maximum), no model number.
     utilization: float = Field(0.7, gt=0, lt=1)
@@ -707,6 +710,15 @@ class LoadshareSection(Section):
         unknown = [v for v in value if v not in POLICIES]
         if unknown:
             raise ValueError(f"unknown policy {unknown[0]!r}; choose from {', '.join(POLICIES)}")
+        return value
+
+    @field_validator("switch_rule")
+    @classmethod
+    def _switch_rule(cls, value: str | None) -> str | None:
+        from iosizer.model.loadshare import SWITCH_RULES
+
+        if value is not None and value not in SWITCH_RULES:
+            raise ValueError(f"unknown switch_rule {value!r}; choose from {', '.join(SWITCH_RULES)}")
         return value
 
     @field_validator("scenario")
@@ -741,16 +753,22 @@ def evaluate_loadshare(section: LoadshareSection, sources: Sources = Sources()) 
     shares = chosen.port_shares if chosen else tuple(section.port_shares or ())
     cores = chosen.cores if section.cores is None and chosen else section.cores
     # As `iosizer loadshare ... --profile/--cpu-speed` runs: the table's keys change the profile's values.
-    calibrated = sources.what_if("loadshare", changes=section.given("comm_overhead_pct", "threshold"))
-    if calibrated is None:
-        params = policy_params(cores, section.comm_overhead_pct, section.threshold)
-    else:
-        params = policy_params(cores, calibrated.values["comm_overhead_pct"], calibrated.values["threshold"])
+    calibrated = sources.what_if("loadshare",
+                                 changes=section.given("comm_overhead_pct", "threshold", "non_core_pct"))
+
+    def params_at(values: dict[str, Any] | None) -> Any:
+        if values is None:
+            return policy_params(cores, section.comm_overhead_pct, section.threshold, section.non_core_pct,
+                                 section.switch_rule)
+        return policy_params(cores, values["comm_overhead_pct"], values["threshold"], values["non_core_pct"],
+                             section.switch_rule)
+
+    params = params_at(None if calibrated is None else calibrated.values)
     curves = {p: policy_curve(p, shares, params, points=20) for p in section.policies}
 
     def solve(values: dict[str, Any] | None) -> dict[str, Any]:
         """Every policy's numbers at ``values`` (None: as answered); WhatIf.bands moves the fitted ones."""
-        moved = params if values is None else policy_params(cores, values["comm_overhead_pct"], values["threshold"])
+        moved = params if values is None else params_at(values)
         found = list(curves.values()) if values is None else [policy_curve(p, shares, moved, points=20)
                                                               for p in section.policies]
         out = {"max": np.array([c.max_throughput for c in found]),
@@ -773,9 +791,12 @@ def evaluate_loadshare(section: LoadshareSection, sources: Sources = Sources()) 
             Answer("loadshare", f"{policy}: maximum throughput", curve.max_throughput, "cores",
                    "I/Os per service time; 1 = one core's worth", *_band(bands, "max", i)),
             Answer("loadshare", f"{policy}: mean response {at}", float(centre["response"][i]), "service times",
-                   "M/M/k port groups (Erlang C)", *_band(bands, "response", i)),
+                   f"M/M/k port groups (Erlang C) plus the non-core part, {params.non_core_pct:g} % of a service time",
+                   *_band(bands, "response", i)),
             Answer("loadshare", f"{policy}: largest response jump at a switch", float(centre["jump"][i]), "%",
-                   f"threshold {params.threshold:g} of a core", *_band(bands, "jump", i)),
+                   f"threshold {params.threshold:g} of a core" if policy == "one-stage" or params.switch_rule ==
+                   "threshold" else f"{params.switch_rule} switching" if policy == "multi-stage" else "no switch",
+                   *_band(bands, "jump", i)),
         ]
         if calibrated is not None:
             answers += [

@@ -186,6 +186,8 @@ class SharedCores:
     cores: int
     service_scv: float = 1.0
     customers: int = DEFAULT_CUSTOMERS
+    #: Time every I/O spends outside the cores (seed 003's non-core part of a write hit), service times.
+    fixed_delay: float = 0.0
 
     def core_utilizations(self) -> list[float]:
         """Each core's utilisation if every port spreads its work evenly over its cores."""
@@ -223,7 +225,7 @@ class SharedCores:
             if warm <= record.arrival_date < end:
                 responses += record.waiting_time + record.service_time
                 count += 1
-        metrics = {"response_service_times": responses / count}
+        metrics = {"response_service_times": responses / count + self.fixed_delay}
         return Sample(metrics, time.perf_counter() - started, count)
 
 

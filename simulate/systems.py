@@ -554,7 +554,7 @@ def loadshare(*, scenario: str | None = None, policy: str | None = None, load_co
     import numpy as np
 
     from iosizer.calibration.loadshare import policy_params, scenario as find
-    from iosizer.model.loadshare import POLICIES, evaluate, max_throughput, serving_cores
+    from iosizer.model.loadshare import POLICIES, evaluate, max_throughput
     from iosizer.model.registry import declaration
 
     family = declaration("loadshare")
@@ -575,16 +575,18 @@ def loadshare(*, scenario: str | None = None, policy: str | None = None, load_co
         total = _positive("--load-cores", float(load_cores))
     state = evaluate(policy, total, shares, params)
     port_load = total * shares
-    k = serving_cores(policy, port_load, params)
+    k = state.cores_per_port[0]  # the rule's choice (system-response weighs every port's load)
     service = 1.0 + params.overhead * (k - 1) / k
     groups = placement(port_load * service, k, params.cores)
     scv = _scv(service_scv)
     model = AntitheticPair(SharedCores(tuple(float(v) for v in port_load), tuple(float(v) for v in service),
-                                       tuple(groups), params.cores, scv, _length(run_length, DEFAULT_CUSTOMERS)))
+                                       tuple(groups), params.cores, scv, _length(run_length, DEFAULT_CUSTOMERS),
+                                       fixed_delay=params.non_core))
     metrics = (Metric("response_service_times", float(state.response[0])),)
     notes = (f"{chosen.name} scenario, {params.cores} cores, overhead {params.comm_overhead_pct:g} %, threshold "
-             f"{params.threshold:g}; load {total:.4g} cores = {total / top:.3f} of the policy's maximum "
-             f"{top:.4g}; cores per port {', '.join(str(int(v)) for v in k)}",
+             f"{params.threshold:g}, switch rule {params.switch_rule}, non-core part {params.non_core_pct:g} % of a "
+             f"service time (a constant added to both); load {total:.4g} cores = {total / top:.3f} of the policy's "
+             f"maximum {top:.4g}; cores per port {', '.join(str(int(v)) for v in k)}",
              "the approximation: M/M/k per port group at its cores' mean utilisation (Erlang C), exact for shared and "
              "exclusive, approximate where groups of different sizes overlap")
     return Experiment("loadshare", "loadshare curve", f"{policy} policy, {chosen.name} scenario, load {total:.4g} cores",

@@ -28,8 +28,11 @@ EXAMPLE_TRUTH = {
     # Generated at the shipped calibration (data/examples/replication.csv's source column).
     "replication": {"protocol_fixed_us": 45.977, "residual_delay_us": 126.947},
     "hba": {"core_iops": 150_000.0, "storage_us": 50.0},
-    "loadshare": {"io_service_us": 10.0, "comm_overhead_pct": 20.0},
+    "loadshare": {"io_service_us": 10.0},
 }
+#: Truths the example pins more loosely than 5 %, checked against their 95 % intervals only: the
+#: system-response curve of one port moves with the overhead near saturation alone (issue 15).
+EXAMPLE_COVERED = {"loadshare": {"comm_overhead_pct": 20.0}}
 
 
 def _example_inputs(name: str) -> dict[str, np.ndarray]:
@@ -95,6 +98,9 @@ def test_calibrating_the_example_recovers_its_truth(name: str) -> None:
         estimate = result.params[parameter]
         half = (high - low) / 2
         assert 0 < half and abs(estimate - truth) <= 2 * half, (parameter, low, high)
+    for parameter, truth in EXAMPLE_COVERED.get(name, {}).items():
+        low, high = result.intervals[parameter]
+        assert low <= truth <= high and result.params[parameter] == pytest.approx(truth, rel=0.25), parameter
     assert result.r2 > 0.99
     assert "95 %" in result.report()
     assert result.profile.model == name

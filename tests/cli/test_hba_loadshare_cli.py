@@ -99,8 +99,48 @@ def test_loadshare_defaults_are_the_declared_values(cli) -> None:
     explicit = cli.json("loadshare", "curve", "--scenario", family.default("scenario"),
                         "--policy", family.default("policy"),
                         "--comm-overhead-pct", str(family.default("comm_overhead_pct")),
-                        "--threshold", str(family.default("threshold")))
+                        "--threshold", str(family.default("threshold")),
+                        "--non-core-pct", str(family.default("non_core_pct")),
+                        "--switch-rule", family.default("switch_rule"))
     assert cli.json("loadshare", "curve") == explicit
     notes = cli("loadshare", "compare").stdout
     assert f"communication overhead {family.default('comm_overhead_pct'):g} % (assumed)" in notes
     assert f"threshold {family.default('threshold'):g} of a core" in notes
+    assert f"non-core part of a write hit, {family.default('non_core_pct'):g} %" in notes
+    assert f"switch rule {family.default('switch_rule')}" in notes
+
+
+def test_loadshare_non_core_and_switch_rule_options(cli) -> None:
+    # Issue 15: the non-core part shifts every response by c service times and leaves the maxima;
+    # bad values are one-line errors (exit 2).
+    base = cli.json("loadshare", "compare", "--scenario", "one-port", "--non-core-pct", "0")
+    more = cli.json("loadshare", "compare", "--scenario", "one-port", "--non-core-pct", "100")
+    for a, b in zip(base, more):
+        assert a["max_throughput_norm"] == pytest.approx(b["max_throughput_norm"])
+    curve = cli.json("loadshare", "curve", "--scenario", "one-port", "--policy", "exclusive", "--non-core-pct", "100")
+    first = curve[0]
+    assert first["response_service_times"] == pytest.approx(1 / (1 - first["throughput_cores"]) + 1.0)
+    threshold = cli.json("loadshare", "compare", "--scenario", "skew", "--switch-rule", "threshold")
+    system = cli.json("loadshare", "compare", "--scenario", "skew", "--switch-rule", "system-response")
+    beta = {d["policy"]: d for d in threshold}["multi-stage"], {d["policy"]: d for d in system}["multi-stage"]
+    assert beta[0]["singularity"] > 0.5 and beta[1]["singularity"] < 1e-6
+    for option, value in (("--non-core-pct", "-1"), ("--non-core-pct", "nan"), ("--non-core-pct", "1e9"),
+                          ("--switch-rule", "sometimes")):
+        for command in ("curve", "compare"):
+            result = cli("loadshare", command, option, value)
+            assert result.exit_code == 2, (option, value, result.stderr)
+            lines = result.stderr.splitlines()
+            assert len(lines) == 1 and option in lines[0]
+
+
+def test_calibrate_loadshare_holds_the_non_core_part_given_by_set(cli) -> None:
+    # Issue 15: the non-core part is held (declared, or --set), never fitted; out of bounds is exit 2.
+    example = str(Path(__file__).resolve().parents[2] / "data" / "examples" / "loadshare.csv")
+    declared = cli.json("calibrate", "loadshare", example)["parameters"]
+    assert declared["non_core_pct"]["fixed"] and declared["non_core_pct"]["value"] == 40.0
+    held = cli.json("calibrate", "loadshare", example, "--set", "non_core_pct=60")["parameters"]
+    assert held["non_core_pct"]["fixed"] and held["non_core_pct"]["value"] == 60.0
+    # More of the low-load response is non-core time: less is left for the core.
+    assert held["io_service_us"]["value"] < declared["io_service_us"]["value"]
+    result = cli("calibrate", "loadshare", example, "--set", "non_core_pct=-3")
+    assert result.exit_code == 2 and "--non-core-pct must lie in" in result.stderr

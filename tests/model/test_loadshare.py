@@ -91,11 +91,12 @@ def test_skew_one_stage_jumps_more_than_multi_stage() -> None:
 def test_jumps_grow_with_the_threshold() -> None:
     # Reported dependence: both jumps shrink as the threshold falls (the owner core
     # is less congested when it hands over). Alpha's exceeds beta's from about 0.45 up.
+    # Multi-stage under the threshold rule (the only rule that reads the threshold).
     shares = scenario("skew").port_shares
     alpha = [policy_curve("one-stage", shares, PolicyParams(threshold=t), points=10).singularity
              for t in (0.3, 0.5, 0.7, 0.9)]
-    beta = [policy_curve("multi-stage", shares, PolicyParams(threshold=t), points=10).singularity
-            for t in (0.3, 0.5, 0.7, 0.9)]
+    beta = [policy_curve("multi-stage", shares, PolicyParams(threshold=t, switch_rule="threshold"),
+                         points=10).singularity for t in (0.3, 0.5, 0.7, 0.9)]
     assert np.all(np.diff(alpha) > 0) and np.all(np.diff(beta) > 0)
     assert all(a > b for a, b in zip(alpha[1:], beta[1:]))
 
@@ -137,7 +138,7 @@ def test_overload_is_a_typed_error() -> None:
 
 
 def test_multi_stage_cores_grow_one_by_one() -> None:
-    params = PolicyParams(threshold=0.5, comm_overhead_pct=0)
+    params = PolicyParams(threshold=0.5, comm_overhead_pct=0, switch_rule="threshold")
     loads = np.array([0.2, 0.6, 1.2, 1.6, 3.0])
     assert serving_cores("multi-stage", loads, params).tolist() == [1, 2, 3, 4, 4]
     assert serving_cores("one-stage", loads, params).tolist() == [1, 4, 4, 4, 4]
@@ -193,6 +194,103 @@ def test_equal_response_switching_removes_the_multi_stage_singularity() -> None:
         assert response(k, load) == pytest.approx(response(k + 1, load), rel=1e-9)
     one_port = policy_curve("multi-stage", [1.0], params)
     assert one_port.singularity < 1e-6
-    assert policy_curve("multi-stage", [1.0], PolicyParams()).singularity > 1.0  # the threshold rule's jump
+    threshold_rule = PolicyParams(switch_rule="threshold", non_core_pct=0)
+    assert policy_curve("multi-stage", [1.0], threshold_rule).singularity > 1.0  # the threshold rule's jump
     with pytest.raises(Exception):
         PolicyParams(switch_rule="sometimes")
+
+
+# --- issue 15: multi-stage's system-response switching and the non-core part ---------------------
+
+
+def _rule(rule: str, **changes: float) -> PolicyParams:
+    return PolicyParams(switch_rule=rule, **changes)
+
+
+def test_system_response_is_the_declared_rule() -> None:
+    assert PolicyParams().switch_rule == "system-response"
+    for rule in ("threshold", "equal-response", "system-response"):
+        assert PolicyParams(switch_rule=rule).switch_rule == rule
+
+
+def test_one_port_multi_stage_is_shared_and_switches_at_equal_response() -> None:
+    # Seed 003 fig 9 (beta ~ A, no singularity): alone, a port's stages are its own core counts,
+    # so it switches where k and k+1 cores give it equal response, and from 4 cores on it is shared.
+    from iosizer.model.loadshare import equal_response_loads, switching_loads
+
+    params = PolicyParams()
+    curve = policy_curve("multi-stage", [1.0], params)
+    np.testing.assert_allclose(curve.switch_loads, equal_response_loads(params), rtol=1e-9)
+    assert curve.singularity < 1e-6
+    assert curve.max_throughput == pytest.approx(max_throughput("shared", [1.0], params), rel=1e-12)
+    loads = np.linspace(0.65, 0.95, 7) * curve.max_throughput
+    np.testing.assert_allclose(evaluate("multi-stage", loads, [1.0], params).response,
+                               evaluate("shared", loads, [1.0], params).response, rtol=1e-12)
+    np.testing.assert_allclose(switching_loads("multi-stage", [1.0], _rule("equal-response")),
+                               curve.switch_loads, rtol=1e-9)
+
+
+def test_system_multi_stage_keeps_exclusives_maximum_without_jumps() -> None:
+    # Seed 003 fig 10 (beta ~ B): 16 even ports; sharing's overhead would saturate a core near the
+    # maximum, so every port returns to one core there and the maximum is exclusive's, exactly.
+    shares = scenario("system").port_shares
+    params = PolicyParams()
+    curve = policy_curve("multi-stage", shares, params)
+    assert curve.max_throughput == pytest.approx(max_throughput("exclusive", shares, params), rel=1e-12)
+    assert curve.max_throughput == pytest.approx(4.0, rel=1e-12)
+    assert curve.singularity < 1e-6
+    near_max = evaluate("multi-stage", [0.9 * curve.max_throughput], shares, params)
+    assert near_max.cores_per_port.max() == 1
+    # Judging a port alone moves all 16 ports to two cores at once: a jump and a lower maximum.
+    alone = policy_curve("multi-stage", shares, _rule("equal-response"))
+    assert alone.singularity > 0.1 and alone.max_throughput < 0.95 * curve.max_throughput
+
+
+def test_skew_multi_stage_beats_both_without_jumps() -> None:
+    # Seed 003 fig 11: beta better than A and B, no singularity. The hot port spreads, cold ports keep one core.
+    shares = scenario("skew").port_shares
+    params = PolicyParams()
+    curve = policy_curve("multi-stage", shares, params)
+    assert curve.max_throughput > max_throughput("shared", shares, params)
+    assert curve.max_throughput > 3 * max_throughput("exclusive", shares, params)
+    assert curve.singularity < 1e-6
+    hot, *cold = evaluate("multi-stage", [0.9 * curve.max_throughput], shares, params).cores_per_port[0]
+    assert hot == params.cores and set(cold) == {1}
+    # Stage 1 is exclusive, so multi-stage never answers slower than exclusive.
+    loads = np.linspace(0.05, 0.95, 10) * max_throughput("exclusive", shares, params)
+    assert np.all(evaluate("multi-stage", loads, shares, params).response
+                  <= evaluate("exclusive", loads, shares, params).response * (1 + 1e-12))
+
+
+@pytest.mark.parametrize("name", SCENARIOS)
+def test_system_response_jumps_are_none_and_smaller_than_the_threshold_rules(name: str) -> None:
+    shares = scenario(name).port_shares
+    system = policy_curve("multi-stage", shares, PolicyParams(), points=20)
+    assert system.singularity < 1e-6
+    threshold = policy_curve("multi-stage", shares, _rule("threshold"), points=20)
+    if threshold.switch_loads.size:
+        assert threshold.singularity > 0.1
+
+
+def test_non_core_part_lowers_relative_jumps_and_keeps_maxima() -> None:
+    # A constant c in every response: R+ - R- unchanged, (R+ + c) / (R- + c) smaller; no maximum moves.
+    shares = scenario("skew").port_shares
+    without = policy_curve("multi-stage", shares, _rule("threshold", non_core_pct=0.0), points=20)
+    with_c = policy_curve("multi-stage", shares, _rule("threshold", non_core_pct=40.0), points=20)
+    assert np.all(with_c.switch_jumps < without.switch_jumps)
+    assert with_c.max_throughput == without.max_throughput
+    loads = np.array([0.2, 0.8])
+    for policy in POLICIES:
+        a = evaluate(policy, loads, shares, PolicyParams(non_core_pct=0.0))
+        b = evaluate(policy, loads, shares, PolicyParams(non_core_pct=40.0))
+        np.testing.assert_allclose(b.response - a.response, 0.4, rtol=1e-12)
+        np.testing.assert_allclose(b.port_response - a.port_response, 0.4, rtol=1e-12)
+
+
+def test_system_response_stays_bounded_on_many_cores() -> None:
+    import time
+
+    start = time.perf_counter()
+    curve = policy_curve("multi-stage", scenario("system").port_shares, PolicyParams(cores=256), points=60)
+    assert time.perf_counter() - start < 5.0
+    assert curve.singularity < 1e-6 and np.all(np.isfinite(curve.response))

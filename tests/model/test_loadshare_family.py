@@ -15,9 +15,12 @@ from iosizer.model.family import STATUSES
 from iosizer.model.loadshare import (
     COMM_OVERHEAD,
     CORES,
+    NON_CORE,
     POLICIES,
     POLICY,
     SCENARIO,
+    SWITCH_RULE,
+    SWITCH_RULES,
     THRESHOLD,
     PolicyParams,
     evaluate,
@@ -50,12 +53,12 @@ def test_every_parameter_is_declared_completely(family) -> None:
     # Published numbers cite the seed file and where in it.
     for spec in (CORES, POLICY, SCENARIO):
         assert spec.status == "published" and SEED in spec.source and ("table" in spec.source or "sec" in spec.source)
-    assert {s.name for s in family.settings} == {"cores", "policy", "scenario"}
+    assert {s.name for s in family.settings} == {"cores", "policy", "scenario", "switch_rule"}
 
 
 def test_overhead_and_threshold_are_assumed_with_a_reason() -> None:
-    # Seed 003 gives neither number (table 1 note 2; sec 3.1 '負荷が一定以上').
-    for spec in (COMM_OVERHEAD, THRESHOLD):
+    # Seed 003 gives neither number (table 1 note 2; sec 3.1 '負荷が一定以上'), nor a write hit's time.
+    for spec in (COMM_OVERHEAD, THRESHOLD, NON_CORE, SWITCH_RULE):
         assert spec.status == "assumed"
         assert spec.source.startswith("assumed: ") and len(spec.source) > 80
         assert SEED in spec.source
@@ -69,8 +72,9 @@ def test_overhead_and_threshold_are_assumed_with_a_reason() -> None:
 
 def test_defaults_are_read_from_the_declaration() -> None:
     params = PolicyParams()
-    assert (params.cores, params.comm_overhead_pct, params.threshold) == (
-        CORES.value, COMM_OVERHEAD.value, THRESHOLD.value)
+    assert (params.cores, params.comm_overhead_pct, params.threshold, params.non_core_pct, params.switch_rule) == (
+        CORES.value, COMM_OVERHEAD.value, THRESHOLD.value, NON_CORE.value, SWITCH_RULE.value)
+    assert SWITCH_RULE.choices == SWITCH_RULES and SWITCH_RULE.value == "system-response"
     assert policy_params() == params
     assert policy_params(8).cores == 8 and policy_params(8).threshold == THRESHOLD.value
     assert POLICY.choices == POLICIES and POLICY.value in POLICIES
@@ -122,7 +126,8 @@ def test_overrides_are_checked_against_the_declared_bounds(family) -> None:
     values = solve_values(overrides={"comm_overhead_pct": 0.0})
     iops = 0.01 / (values["io_service_us"] * 1e-6)
     flat = family.solve(values, {"iops": np.array([iops])})["response_us"]
-    assert flat[0] == pytest.approx(values["io_service_us"], rel=0.02)  # no overhead, near-empty: one service time
+    # No overhead, near-empty: one service time plus the non-core part of a write hit.
+    assert flat[0] == pytest.approx(values["io_service_us"] * (1 + NON_CORE.value / 100), rel=0.02)
 
 
 def test_example_reproduces_the_declared_model(family) -> None:
@@ -140,8 +145,10 @@ def test_example_reproduces_the_declared_model(family) -> None:
 def test_shipped_profile() -> None:
     profile = shipped_profile()
     assert profile.model == "loadshare"
-    assert profile.options == {"cores": CORES.value, "policy": POLICY.value, "scenario": SCENARIO.value}
-    assert set(profile.parameters) == {"comm_overhead_pct", "threshold", "io_service_us"}
+    assert profile.options == {"cores": CORES.value, "policy": POLICY.value, "scenario": SCENARIO.value,
+                               "switch_rule": SWITCH_RULE.value}
+    assert set(profile.parameters) == {"comm_overhead_pct", "threshold", "non_core_pct", "io_service_us"}
+    assert profile.value("non_core_pct") == NON_CORE.value
     overhead = profile.parameters["comm_overhead_pct"]
     assert (overhead.value, overhead.unit, overhead.vary) == (COMM_OVERHEAD.value, "%", False)
     assert overhead.cpu_scaling == "power" and overhead.exponent_bounds == COMM_OVERHEAD.exponent_bounds
@@ -150,3 +157,40 @@ def test_shipped_profile() -> None:
     with pytest.raises(InputError):
         shipped_profile("loadshare", "two-port")
     assert all(math.isfinite(v) for v in profile.values().values())
+
+
+def test_non_core_part_is_declared_with_its_arithmetic() -> None:
+    # Issue 15: a write hit's fixed non-core time (link transfer, adapter DMA), sized from seed 002's
+    # 16G FC port: 2 cores at ~300,000 IOPS -> 6.67 us of core time per I/O; 4,096 B at 1554 MB/s -> 2.64 us.
+    from iosizer.model.hba import LINK_MBPS
+
+    assert NON_CORE.name == "non_core_pct" and NON_CORE.unit == "%" and NON_CORE.kind == "parameter"
+    core_us = 2 / 300_000 * 1e6
+    transfer_us = 4096 / LINK_MBPS.value
+    assert NON_CORE.value == pytest.approx(100 * transfer_us / core_us, abs=1.0)
+    assert "002_e63f96f17eb4d7e0.txt" in NON_CORE.source and "300,000" in NON_CORE.source
+    assert "1554" in NON_CORE.source and "2.64 us" in NON_CORE.source and "6.67 us" in NON_CORE.source
+    # Link and DMA time does not speed up with the controller's CPU; the I/O's core time does.
+    assert NON_CORE.cpu_scaling.value == "power" and NON_CORE.exponent_bounds == (1.0, 1.0)
+    low, high = NON_CORE.bounds
+    assert low == 0 and high >= 2500  # a 256 KiB write is ~25 service times of link time
+    for bad in (-1.0, float("nan"), high * 2):
+        with pytest.raises(InputError):
+            NON_CORE.check(bad)
+    with pytest.raises(InputError):
+        PolicyParams(non_core_pct=-1.0)
+
+
+def test_non_core_part_adds_to_every_response_through_the_api() -> None:
+    import iosizer
+
+    family = iosizer.family("loadshare")
+    iops = np.array([50_000.0, 200_000.0])
+    base = family.predict({"scenario": "one-port", "non_core_pct": 0.0}, iops=iops).outputs["response_us"]
+    more = family.predict({"scenario": "one-port", "non_core_pct": 100.0}, iops=iops).outputs["response_us"]
+    service_us = family.shipped().value("io_service_us")
+    np.testing.assert_allclose(more - base, service_us, rtol=1e-9)  # c = 1 service time, at every load
+    declared = family.predict({"scenario": "one-port"}, iops=iops).outputs["response_us"]
+    np.testing.assert_allclose(declared - base, service_us * NON_CORE.value / 100, rtol=1e-9)
+    with pytest.raises(InputError):
+        family.predict({"scenario": "one-port", "non_core_pct": -5.0}, iops=iops)

@@ -344,7 +344,7 @@ def test_loadshare_percentiles_are_the_ports_mmk_mixture() -> None:
     from iosizer.model.loadshare import PolicyParams
     from iosizer.model.percentiles import loadshare_percentiles, mmc_response_survival
 
-    params = PolicyParams(4, 20.0, 0.7)
+    params = PolicyParams(4, 20.0, 0.7, non_core_pct=0.0)
     service = 1 + 0.2 * 3 / 4  # shared on 4 cores: the hand-off overhead of 3 in 4 I/Os
     one_port = loadshare_percentiles("shared", [2.0], [1.0], params, [99])["response_p99"][0]
     assert one_port == pytest.approx(mmc_response_quantile(2.0, 1 / service, 4, 99), rel=1e-10)
@@ -355,3 +355,6 @@ def test_loadshare_percentiles_are_the_ports_mmk_mixture() -> None:
     t = loadshare_percentiles("exclusive", [0.5], [3.0, 1.0], params, [99])["response_p99"][0]
     mix = 0.75 * mmc_response_survival(t, 0.375, 1.0, 1) + 0.25 * mmc_response_survival(t, 0.125, 1.0, 1)
     assert mix == pytest.approx(0.01, rel=1e-9)
+    # The non-core part of a write hit (issue 15) shifts every percentile by itself.
+    shifted = loadshare_percentiles("exclusive", [0.5], [3.0, 1.0], PolicyParams(non_core_pct=40.0), [99])
+    assert shifted["response_p99"][0] == pytest.approx(t + 0.4, rel=1e-12)

@@ -210,3 +210,19 @@ def test_every_check_has_a_kind_and_the_counts_add_up(shipped) -> None:
     # Fit inputs are marked as such (the TPC-C curve the oltp profile is fitted on).
     tpcc = [c for s in shipped.seeds for c in s.checks if c.figure.startswith("TPC-C curve, +")]
     assert tpcc and all(c.kind == report.FIT_INPUT for c in tpcc)
+
+
+def test_seed_003_reports_jump_sizes_per_rule_with_and_without_the_non_core_part() -> None:
+    # Issue 15: the seed-003 checks pass under the declared system-response rule, and their notes give
+    # multi-stage's jumps under every rule, with and without the non-core part of a write hit.
+    from iosizer.model.loadshare import SWITCH_RULES
+
+    checks = report.seed003_loadshare().checks
+    assert checks and all(c.status == report.PASS for c in checks if c.model is not None)
+    jumps = [c for c in checks if c.quantity.startswith("multi-stage largest jump")]
+    assert len(jumps) == 3  # figures 8, 9 and 11
+    for check in jumps:
+        assert "system-response switching" in check.quantity and check.model < 1e-9
+        assert all(rule in check.note for rule in SWITCH_RULES) and "without it" in check.note
+    figure_10 = next(c for c in checks if c.figure.startswith("figure 10"))
+    assert figure_10.model == pytest.approx(1.0) and "equal-response 15.81 %" in figure_10.note

@@ -65,6 +65,8 @@ def test_every_family_is_one_section_and_one_evaluator() -> None:
         ('[loadshare]\nscenario = "skew"\npolicies = ["random"]', "unknown policy 'random'"),
         ("[loadshare]\ncores = 4", "give either scenario or port_shares"),
         ('[loadshare]\nscenario = "two-port"', "unknown scenario 'two-port'"),
+        ('[loadshare]\nscenario = "skew"\nnon_core_pct = -1', "loadshare.non_core_pct: must be >= 0"),
+        ('[loadshare]\nscenario = "skew"\nswitch_rule = "sometimes"', "unknown switch_rule 'sometimes'"),
         ("[replication\nblock_kib = 4", "malformed TOML"),
         ("[replication]\nblock_kib = \n", "line 2"),
     ],
@@ -101,3 +103,18 @@ def test_replication_defaults_are_the_declared_values() -> None:
     assert section.links[0] == family.default("link")
     assert section.block_kib == family.default("block_kib")
     assert section.outstanding == family.default("outstanding")
+
+
+def test_loadshare_section_takes_the_non_core_part_and_switch_rule() -> None:
+    # Issue 15: the non-core part adds to every response; the switch rule decides multi-stage's jumps.
+    base = '[loadshare]\nscenario = "skew"\npolicies = ["exclusive", "multi-stage"]\n'
+
+    def answers(extra: str) -> dict[str, float]:
+        parsed = sc.parse_scenario(base + extra, "s.toml")
+        return {a.question: a.value for a in sc.evaluate_loadshare(parsed.loadshare)}
+
+    plain, more = answers("non_core_pct = 0"), answers("non_core_pct = 100")
+    key = "exclusive: mean response at 70% of its maximum"
+    assert more[key] == pytest.approx(plain[key] + 1.0)
+    jump = "multi-stage: largest response jump at a switch"
+    assert answers('switch_rule = "threshold"')[jump] > 50 and answers("")[jump] < 1e-6
