@@ -61,6 +61,7 @@ def main() -> None:
     seconds = best_of(5, lambda: mva([0.005, 0.003, 0.002], 0.1, 1_000, [1, 2, 1]))
     report("exact load-dependent MVA, 2-server station of 3, N = 1,000", seconds, 0.3)
 
+    bench_multiclass()
     bench_fits()
     bench_families()
 
@@ -78,6 +79,23 @@ def main() -> None:
         f"target < 1.5x  {verdict}"
     )
     bench_report(iosizer)
+
+
+def bench_multiclass() -> None:
+    """Exact multi-class MVA with and without the residual-service correction (service_scv), same run."""
+    from iosizer.model.mva import mva_multiclass
+
+    for classes, jobs in ((4, 3), (3, 20)):
+        demands = np.zeros((classes, classes + 1))
+        demands[np.arange(classes), np.arange(classes)] = 25.0  # each class's own link
+        demands[:, classes] = 10.0                              # the shared unit
+        pops = np.full(classes, jobs)
+        vectors = (jobs + 1) ** classes
+        plain = best_of(5, lambda: mva_multiclass(demands, np.zeros(classes), pops, method="exact"))
+        corrected = best_of(5, lambda: mva_multiclass(demands, np.zeros(classes), pops, method="exact",
+                                                      service_scv=0.0))
+        report(f"exact multi-class MVA, {classes} classes x {jobs} jobs ({vectors:,} vectors)", plain, 0.5)
+        report(f"  the same with service_scv = 0 ({corrected / plain:.2f}x the exponential one)", corrected, 0.5)
 
 
 def bench_families() -> None:
