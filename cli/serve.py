@@ -9,7 +9,7 @@ from typing import Annotated
 import typer
 
 from iosizer.errors import InputError
-from iosizer.serve.worker import REQUEST_TIMEOUT_S  # stdlib only: --help stays fast
+from iosizer.serve.worker import REQUEST_TIMEOUT  # no FastAPI: --help stays fast
 
 _LOOPBACK = {"127.0.0.1", "localhost", "::1"}
 
@@ -27,10 +27,11 @@ def serve(
         float, typer.Option("--max-upload-mb", min=0.001, help="Largest request body (uploaded data), MiB.")
     ] = 50.0,
     request_timeout_s: Annotated[
-        float, typer.Option("--request-timeout-s", min=1.0, max=86400.0,
-                            help="Longest run of one request, s; beyond it the answer is 503 and its worker "
-                                 "pool restarts.")
-    ] = REQUEST_TIMEOUT_S,
+        float, typer.Option("--request-timeout-s",
+                            help=f"Longest a request may wait for and run in a worker, s "
+                                 f"[{REQUEST_TIMEOUT.bounds[0]:g}, {REQUEST_TIMEOUT.bounds[1]:g}]; beyond it "
+                                 "the answer is 503 and its worker pool restarts.")
+    ] = float(REQUEST_TIMEOUT.value),
     cors_origin: Annotated[
         list[str] | None,
         typer.Option("--cors-origin", help="A browser origin (https://host:port, or *) allowed to call the API "
@@ -53,6 +54,7 @@ def serve(
     if host not in _LOOPBACK:
         sys.stderr.write(f"iosizer: warning: listening on {host}: reachable from other machines, "
                          "with no authentication\n")
+    request_timeout_s = REQUEST_TIMEOUT.check(request_timeout_s, "--request-timeout-s")
     origins = [o.strip() for o in cors_origin or []]
     for origin in origins:
         if origin != "*" and not re.fullmatch(r"https?://[^/\s]+", origin):

@@ -30,6 +30,8 @@ from concurrent.futures import ProcessPoolExecutor
 from concurrent.futures.process import BrokenProcessPool
 from typing import Any
 
+from iosizer.model.family import ParameterSpec
+
 log = logging.getLogger("iosizer.serve")
 
 _ROOT: Any = None
@@ -170,9 +172,14 @@ def _view(report: Any, output: str | None) -> dict[str, Any]:
     return {"title": report.title, "columns": columns, "rows": _plain(rows), "notes": notes, "plot": panels}
 
 
-#: Default limit on one request's run in a worker, seconds: above ``iosizer simulate``'s default
-#: 600 s budget, so only a run that ignores its own bounds (a bug, a pathological input) reaches it.
-REQUEST_TIMEOUT_S = 900.0
+#: How long a request may take in the workers (``iosizer serve --request-timeout-s``).
+REQUEST_TIMEOUT = ParameterSpec(
+    "request_timeout_s", "s", 900.0, (1.0, 86400.0), "assumed",
+    "assumed: above iosizer simulate's default 600 s budget, so only a run that ignores its own bounds (a "
+    "bug, a pathological input) reaches it; from 1 s (below it a fresh worker's first answer may not "
+    "arrive) to a day",
+    "longest a request may wait for and run in a worker before it is answered 503", kind="setting")
+REQUEST_TIMEOUT_S = float(REQUEST_TIMEOUT.value)
 
 
 class Workers:
@@ -187,7 +194,7 @@ class Workers:
 
     def __init__(self, quick: int, heavy: int, timeout_s: float = REQUEST_TIMEOUT_S) -> None:
         self.sizes = {False: max(1, quick), True: max(1, heavy)}
-        self.timeout_s = float(timeout_s)
+        self.timeout_s = float(REQUEST_TIMEOUT.check(timeout_s, "request_timeout_s"))
         self._context = multiprocessing.get_context("spawn")
         self._pools: dict[bool, ProcessPoolExecutor] = {}
         self._ready: dict[bool, asyncio.Future[Any]] = {}

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import contextlib
 import os
 import socket
 import subprocess
@@ -77,10 +78,10 @@ def _stop(process: subprocess.Popen[bytes]) -> None:
             process.wait()
 
 
-@pytest.fixture(scope="session")
-def server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Server]:
-    log = tmp_path_factory.mktemp("serve") / "server.log"
-    process, url = _start(log, "--workers", "2")
+@contextlib.contextmanager
+def serving(log: Path, *options: str) -> Iterator[Server]:
+    """``iosizer serve OPTIONS`` for the block; afterwards its log must hold no traceback."""
+    process, url = _start(log, *options)
     running = Server(url, log, process)
     try:
         yield running
@@ -89,6 +90,12 @@ def server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Server]:
         _stop(process)
     text = log.read_text()
     assert "Traceback" not in text, text
+
+
+@pytest.fixture(scope="session")
+def server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Server]:
+    with serving(tmp_path_factory.mktemp("serve") / "server.log", "--workers", "2") as running:
+        yield running
 
 
 def pytest_terminal_summary(terminalreporter: Any) -> None:

@@ -7,7 +7,7 @@ from typing import Any, Iterator
 
 import pytest
 
-from tests.serve.conftest import Server, _start, _stop, httpx
+from tests.serve.conftest import Server, httpx, serving
 
 PLANNER_PAGE = "http://planner.example:8080"
 
@@ -16,13 +16,8 @@ PLANNER_PAGE = "http://planner.example:8080"
 def limited(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Server]:
     """A server with a 2 s request limit that lets one other origin call it."""
     log = tmp_path_factory.mktemp("serve-limits") / "server.log"
-    process, url = _start(log, "--workers", "1", "--request-timeout-s", "2", "--cors-origin", PLANNER_PAGE)
-    running = Server(url, log, process)
-    try:
+    with serving(log, "--workers", "1", "--request-timeout-s", "2", "--cors-origin", PLANNER_PAGE) as running:
         yield running
-    finally:
-        running.client.close()
-        _stop(process)
 
 
 def _mmc(server: Server, **headers: str) -> Any:
