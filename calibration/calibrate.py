@@ -88,8 +88,17 @@ def _finite_or_none(value: float) -> float | None:
 
 
 def _where(path: str) -> str:
-    """An absolute path for a user's file; shipped data keep their package-relative name."""
-    return str(Path(path).resolve()) if Path(path).exists() else path
+    """An absolute path for a user's file; shipped data keep their package-relative name
+    (``iosizer.data/examples/hba.csv``), the same on every machine."""
+    if not Path(path).exists():
+        return path
+    from importlib import resources
+
+    resolved = Path(path).resolve()
+    shipped = Path(str(resources.files("iosizer.data"))).resolve()
+    if resolved.is_relative_to(shipped):
+        return "iosizer.data/" + resolved.relative_to(shipped).as_posix()
+    return str(resolved)
 
 
 def profile_from_fit(

@@ -126,3 +126,17 @@ def test_options_are_checked() -> None:
         get_model("closed-network").options({})
     with pytest.raises(CalibrationError, match="unknown model 'pcie'"):
         get_model("pcie")
+
+
+def test_a_profile_names_shipped_data_by_package_and_a_users_file_by_absolute_path(tmp_path) -> None:
+    import shutil
+
+    import iosizer
+    from iosizer.calibration.calibrate import calibrate
+
+    example = iosizer.family("mmc").example()
+    shipped = calibrate("mmc", example, {"servers": 4}).profile.dataset.path
+    assert shipped == "iosizer.data/examples/" + Path(example).name  # the same on every machine
+    copy = tmp_path / "mine.csv"
+    shutil.copy(example, copy)
+    assert calibrate("mmc", copy, {"servers": 4}).profile.dataset.path == str(copy.resolve())
