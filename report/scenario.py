@@ -417,7 +417,9 @@ def evaluate_pcie(section: PcieSection, sources: Sources = Sources()) -> list[An
     pattern = access_pattern(section.transfer_bytes, mps, section.split_at_64)
     lanes = section.ports * lanes_per_port
     rmw = sources.what_if("rmw")
-    platform = family.platform(mps, generation, lanes_per_port, profile=None if rmw is None else rmw.profile)
+    # The RMW network's links are the link answered above (a pcie-link profile's DLLPs and header too).
+    platform = family.platform(mps, generation, lanes_per_port, profile=None if rmw is None else rmw.profile
+                               ).model_copy(update={"link": link})
     contention = rmw_throughput(platform, pattern, [lanes])
     rmw_bands: dict[str, Any] = {}
     if rmw is not None:
@@ -1094,8 +1096,8 @@ def evaluate_scenario(scenario: BaseModel, label: str = "scenario.toml", folder:
     return answers
 
 
-def source_notes(scenario: BaseModel) -> list[str]:
-    """One line per table that names a profile or a CPU: where its numbers and bands come from."""
+def source_notes(scenario: BaseModel, answers: list[Answer]) -> list[str]:
+    """One line per table that names a profile or a CPU: where its numbers (and bands, if any) come from."""
     notes = []
     for family in FAMILIES:
         section = getattr(scenario, family.key)
@@ -1104,7 +1106,10 @@ def source_notes(scenario: BaseModel) -> list[str]:
         origin = ", ".join(f"profile {name}" for name in section.profile_paths()) or "the shipped profiles"
         if section.cpu_speed is not None:
             origin += f", carried to CPU speed {section.cpu_speed:g}"
-        notes.append(f"{family.key}: {origin}; ci_low/ci_high: 95 % bands from the profiles' intervals")
+        banded = any(a.family == family.key and a.ci_low is not None for a in answers)
+        notes.append(f"{family.key}: {origin}; " + ("ci_low/ci_high: 95 % bands from the profiles' intervals"
+                                                     if banded else "no bounded interval: a parameter was fitted "
+                                                     "exactly (as many points as parameters), so its error is unknown"))
     return notes
 
 
@@ -1121,5 +1126,6 @@ def run_scenario(source: str | Path) -> ScenarioResult:
     """Load, validate and evaluate a scenario file (or a shipped example by name)."""
     label, text = resolve_source(source)
     scenario = parse_scenario(text, label)
+    answers = evaluate_scenario(scenario, label, _folder(source))
     return ScenarioResult(scenario.name, scenario.description, label,  # type: ignore[attr-defined]
-                          evaluate_scenario(scenario, label, _folder(source)), source_notes(scenario))
+                          answers, source_notes(scenario, answers))
