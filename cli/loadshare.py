@@ -92,7 +92,7 @@ CpuSpeed = Annotated[
 
 
 def _calibrated(profile: str | None, cpu_speed: float | None, comm_overhead_pct: float | None,
-                threshold: float | None, non_core_pct: float | None) -> Any:
+                threshold: float | None, non_core_pct: float | None, switch_rule: str | None = None) -> Any:
     """With --profile or --cpu-speed: the values to run on (options still override them)."""
     if profile is None and cpu_speed is None:
         return None
@@ -100,13 +100,23 @@ def _calibrated(profile: str | None, cpu_speed: float | None, comm_overhead_pct:
 
     return what_if("loadshare", profile, cpu_speed=cpu_speed,
                    changes={"comm_overhead_pct": comm_overhead_pct, "threshold": threshold,
-                            "non_core_pct": non_core_pct})
+                            "non_core_pct": non_core_pct, "switch_rule": switch_rule})
 
 
-def _profile_values(calibrated: Any) -> tuple[float, float, float]:
-    """The overhead, threshold and non-core part a profile (or what-if) runs on."""
+def _profile_values(calibrated: Any) -> tuple[float, float, float, str]:
+    """The overhead, threshold, non-core part and switch rule a profile (or what-if) runs on."""
     values = calibrated.values
-    return values["comm_overhead_pct"], values["threshold"], values["non_core_pct"]
+    return values["comm_overhead_pct"], values["threshold"], values["non_core_pct"], values["switch_rule"]
+
+
+def _non_core_source(calibrated: Any) -> str:
+    """Where the non-core part came from: declared, or the profile (which may predate it)."""
+    if calibrated is None:
+        return "assumed"
+    if "non_core_pct" not in calibrated.profile.parameters:
+        return (f"declared: the {calibrated.source} records none, as one made before the parameter was; give "
+                "--non-core-pct 0 for the response it was fitted under")
+    return "from the " + calibrated.source
 
 
 def _rows_note(points: int, switches: int, rows: int) -> list[str]:
@@ -127,7 +137,7 @@ def _notes(chosen: Any, params: Any, reference: dict[str, float], calibrated: An
         f"threshold {params.threshold:g} of a core per serving core (one-stage; multi-stage only under the "
         f"threshold rule); multi-stage switch rule {params.switch_rule}",
         f"every response includes the non-core part of a write hit, {params.non_core_pct:g} % of a service time "
-        f"({'assumed' if calibrated is None else 'from the ' + calibrated.source})",
+        f"({_non_core_source(calibrated)})",
         "response: M/M/k per port group at its cores' utilisation (Erlang C), throughput-weighted over ports",
     ]
 
@@ -166,9 +176,9 @@ def curve(
     if policy not in POLICIES:
         raise InputError(f"--policy must be one of {', '.join(POLICIES)}, got {policy!r}")
     points = _points(points)
-    calibrated = _calibrated(profile, cpu_speed, comm_overhead_pct, threshold, non_core_pct)
+    calibrated = _calibrated(profile, cpu_speed, comm_overhead_pct, threshold, non_core_pct, switch_rule)
     if calibrated is not None:
-        comm_overhead_pct, threshold, non_core_pct = _profile_values(calibrated)
+        comm_overhead_pct, threshold, non_core_pct, switch_rule = _profile_values(calibrated)
     chosen, params = _setup(scenario, cores, comm_overhead_pct, threshold, non_core_pct, switch_rule)
     (answer,), reference = normalised_curves(chosen, [policy], params, points)
     raw = answer.curve
@@ -228,9 +238,9 @@ def compare(
     from iosizer.model.loadshare import POLICIES
 
     points = _points(points)
-    calibrated = _calibrated(profile, cpu_speed, comm_overhead_pct, threshold, non_core_pct)
+    calibrated = _calibrated(profile, cpu_speed, comm_overhead_pct, threshold, non_core_pct, switch_rule)
     if calibrated is not None:
-        comm_overhead_pct, threshold, non_core_pct = _profile_values(calibrated)
+        comm_overhead_pct, threshold, non_core_pct, switch_rule = _profile_values(calibrated)
     chosen, params = _setup(scenario, cores, comm_overhead_pct, threshold, non_core_pct, switch_rule)
     curves, reference = normalised_curves(chosen, list(POLICIES), params, points)
     rows = [

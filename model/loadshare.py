@@ -229,8 +229,12 @@ NON_CORE = ParameterSpec(
     "fixed time of a write hit that no core spends (link transfer, adapter DMA, protocol), added to every "
     "port's response, % of one I/O's service time (c)",
     # A link and DMA time, the same on any controller CPU, while the I/O's core time
-    # shrinks as 1/s: as a share of it, it grows as s.
-    cpu_scaling=CpuScaling.power, exponent_bounds=(1.0, 1.0))
+    # (io_service_us) scales as s^e with e in [-1, 0]: as a share of it, it scales as
+    # s^-e. Carried from one CPU each parameter spans its own range, so this one
+    # mirrors io_service_us's: the mid exponents (+0.5, -0.5) keep the absolute
+    # non-core time in the central answer; the band treats the two as independent,
+    # wider than the tied one.
+    cpu_scaling=CpuScaling.power, exponent_bounds=(0.0, 1.0))
 SWITCH_RULE = ParameterSpec(
     "switch_rule", "name", "system-response", (0.0, 0.0), "assumed",
     f"assumed: {_SEED} sec 3.1 gives a port 'cores according to its load' ('ポートの負荷に応じたコア数') "

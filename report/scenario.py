@@ -714,14 +714,18 @@ class LoadshareSection(Section):
             raise ValueError(f"unknown policy {unknown[0]!r}; choose from {', '.join(POLICIES)}")
         return value
 
-    @field_validator("switch_rule")
+    @field_validator("non_core_pct", "switch_rule")
     @classmethod
-    def _switch_rule(cls, value: str | None) -> str | None:
-        from iosizer.model.loadshare import SWITCH_RULES
+    def _declared_domain(cls, value: Any, info: Any) -> Any:
+        """Checked against the loadshare family's declaration, as the CLI checks its options."""
+        from iosizer.model.registry import declaration
 
-        if value is not None and value not in SWITCH_RULES:
-            raise ValueError(f"unknown switch_rule {value!r}; choose from {', '.join(SWITCH_RULES)}")
-        return value
+        if value is None:
+            return value
+        try:
+            return declaration("loadshare").spec(info.field_name).check(value, info.field_name)
+        except IosizerError as error:
+            raise ValueError(str(error)) from None
 
     @field_validator("scenario")
     @classmethod
@@ -755,15 +759,15 @@ def evaluate_loadshare(section: LoadshareSection, sources: Sources = Sources()) 
     shares = chosen.port_shares if chosen else tuple(section.port_shares or ())
     cores = chosen.cores if section.cores is None and chosen else section.cores
     # As `iosizer loadshare ... --profile/--cpu-speed` runs: the table's keys change the profile's values.
-    calibrated = sources.what_if("loadshare",
-                                 changes=section.given("comm_overhead_pct", "threshold", "non_core_pct"))
+    calibrated = sources.what_if("loadshare", changes=section.given("comm_overhead_pct", "threshold",
+                                                                    "non_core_pct", "switch_rule"))
 
     def params_at(values: dict[str, Any] | None) -> Any:
         if values is None:
             return policy_params(cores, section.comm_overhead_pct, section.threshold, section.non_core_pct,
                                  section.switch_rule)
         return policy_params(cores, values["comm_overhead_pct"], values["threshold"], values["non_core_pct"],
-                             section.switch_rule)
+                             values["switch_rule"])
 
     params = params_at(None if calibrated is None else calibrated.values)
     curves = {p: policy_curve(p, shares, params, points=20) for p in section.policies}

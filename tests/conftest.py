@@ -1,6 +1,7 @@
 from __future__ import annotations
 
 import json
+from pathlib import Path
 from typing import Any
 
 import pytest
@@ -37,3 +38,28 @@ class Cli:
 @pytest.fixture
 def cli() -> Cli:
     return Cli()
+
+
+class ExampleProfiles:
+    """Profiles made by ``iosizer calibrate FAMILY EXAMPLE --cpu-speed 1``, one per family, on first use."""
+
+    def __init__(self, folder: Path) -> None:
+        self.folder = folder
+        self.made: dict[str, Path] = {}
+
+    def __getitem__(self, family: str) -> Path:
+        if family not in self.made:
+            import iosizer
+
+            path = self.folder / f"{family}.json"
+            result = CliRunner().invoke(app, ["calibrate", family, str(iosizer.family(family).example()),
+                                              "--cpu-speed", "1", "-o", str(path)])
+            assert result.exit_code == 0, result.stderr
+            self.made[family] = path
+        return self.made[family]
+
+
+@pytest.fixture(scope="session")
+def profiles(tmp_path_factory: pytest.TempPathFactory) -> ExampleProfiles:
+    """Each calibratable family fitted by the CLI to its shipped example data (profile paths by family)."""
+    return ExampleProfiles(tmp_path_factory.mktemp("profiles"))

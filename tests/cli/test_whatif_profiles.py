@@ -11,23 +11,6 @@ import iosizer
 EXAMPLES = Path(iosizer.family("mmc").example()).parent
 
 
-@pytest.fixture(scope="module")
-def profiles(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Path]:
-    from typer.testing import CliRunner
-
-    from iosizer.cli.app import app
-
-    folder = tmp_path_factory.mktemp("profiles")
-    made = {}
-    for name in ("hba", "loadshare", "replication"):
-        path = folder / f"{name}.json"
-        result = CliRunner().invoke(app, ["calibrate", name, str(iosizer.family(name).example()),
-                                          "--cpu-speed", "1", "-o", str(path)])
-        assert result.exit_code == 0, result.stderr
-        made[name] = path
-    return made
-
-
 def _inside(row: dict, key: str) -> None:
     assert row[f"{key}_ci_low"] <= row[key] <= row[f"{key}_ci_high"], (key, row)
 
@@ -118,3 +101,35 @@ def test_pcie_link_profile_and_rmw_on_another_cpu(cli, tmp_path: Path) -> None:
     faster = cli.json("pcie", "rmw", "--lanes", "32", "--cpu-speed", "2")
     # The RMW time per access shrinks on a faster root complex (exponent in [-1, 0]): less loss.
     assert faster[0]["loss_pct"] < here[0]["loss_pct"]
+
+
+def test_a_loadshare_profiles_switch_rule_is_kept_unless_an_option_changes_it(cli, profiles, tmp_path) -> None:
+    threshold = tmp_path / "threshold.json"
+    fitted = cli("calibrate", "loadshare", str(iosizer.family("loadshare").example()), "--set",
+                 "switch_rule=threshold", "-o", str(threshold))
+    assert fitted.exit_code == 0, fitted.stderr
+    assert iosizer.load_profile(threshold).options["switch_rule"] == "threshold"
+    rows = {r["policy"]: r for r in cli.json("loadshare", "compare", "--scenario", "skew", "--profile", str(threshold))}
+    # Under the threshold rule multi-stage jumps at its switches; under system-response it does not.
+    assert rows["multi-stage"]["singularity"] > 0.05
+    rows = {r["policy"]: r for r in cli.json("loadshare", "compare", "--scenario", "skew", "--profile", str(threshold),
+                                             "--switch-rule", "system-response")}
+    assert rows["multi-stage"]["singularity"] == 0
+    scenario = tmp_path / "kept.toml"
+    scenario.write_text('[loadshare]\nprofile = "threshold.json"\nscenario = "skew"\npolicies = ["multi-stage"]\n')
+    from iosizer.report.scenario import run_scenario
+
+    jump = next(a for a in run_scenario(scenario).answers if "jump" in a.question)
+    assert jump.value > 5 and "threshold" in jump.note
+
+
+def test_a_loadshare_profile_without_the_non_core_part_says_so(cli, profiles, tmp_path) -> None:
+    import json
+
+    document = json.loads(profiles["loadshare"].read_text())
+    document["parameters"].pop("non_core_pct", None)
+    old = tmp_path / "old.json"
+    old.write_text(json.dumps(document))
+    result = cli("loadshare", "compare", "--scenario", "skew", "--profile", str(old))
+    assert result.exit_code == 0, result.stderr
+    assert "records none" in result.stdout and "--non-core-pct 0" in result.stdout

@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import math
+import tempfile
+from pathlib import Path
 
 import numpy as np
 import pytest
@@ -15,6 +17,7 @@ from iosizer.model.family import STATUSES
 from iosizer.model.loadshare import (
     COMM_OVERHEAD,
     CORES,
+    IO_SERVICE_US,
     NON_CORE,
     POLICIES,
     POLICY,
@@ -170,8 +173,10 @@ def test_non_core_part_is_declared_with_its_arithmetic() -> None:
     assert NON_CORE.value == pytest.approx(100 * transfer_us / core_us, abs=1.0)
     assert "002_e63f96f17eb4d7e0.txt" in NON_CORE.source and "300,000" in NON_CORE.source
     assert "1554" in NON_CORE.source and "2.64 us" in NON_CORE.source and "6.67 us" in NON_CORE.source
-    # Link and DMA time does not speed up with the controller's CPU; the I/O's core time does.
-    assert NON_CORE.cpu_scaling.value == "power" and NON_CORE.exponent_bounds == (1.0, 1.0)
+    # Link and DMA time does not speed up with the controller's CPU; the I/O's core time does
+    # (exponent -1..0), so the share's exponent mirrors it (0..1).
+    assert NON_CORE.cpu_scaling.value == "power" and NON_CORE.exponent_bounds == (0.0, 1.0)
+    assert IO_SERVICE_US.exponent_bounds == (-1.0, 0.0)
     low, high = NON_CORE.bounds
     assert low == 0 and high >= 2500  # a 256 KiB write is ~25 service times of link time
     for bad in (-1.0, float("nan"), high * 2):
@@ -194,3 +199,16 @@ def test_non_core_part_adds_to_every_response_through_the_api() -> None:
     np.testing.assert_allclose(declared - base, service_us * NON_CORE.value / 100, rtol=1e-9)
     with pytest.raises(InputError):
         family.predict({"scenario": "one-port", "non_core_pct": -5.0}, iops=iops)
+
+
+def test_a_profile_carried_to_a_faster_cpu_keeps_the_absolute_non_core_time() -> None:
+    import iosizer
+    from iosizer.calibration.whatif import what_if
+
+    fitted = iosizer.family("loadshare").calibrate(iosizer.family("loadshare").example(), cpu_speed=1.0)
+    with tempfile.TemporaryDirectory() as folder:
+        path = fitted.save(Path(folder) / "loadshare.json")
+        here, there = what_if("loadshare", path).values, what_if("loadshare", path, cpu_speed=2.0).values
+    absolute_us = {k: v["non_core_pct"] / 100 * v["io_service_us"] for k, v in (("here", here), ("there", there))}
+    assert absolute_us["there"] == pytest.approx(absolute_us["here"], rel=1e-12)
+    assert there["io_service_us"] < here["io_service_us"]  # the core part did speed up

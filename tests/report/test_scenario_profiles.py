@@ -15,22 +15,11 @@ from iosizer.report import scenario as sc
 FAMILIES = ("oltp", "dma", "rmw", "pcie-link", "hba", "loadshare", "replication")
 
 
-@pytest.fixture(scope="module")
-def profiles(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Path]:
-    """Every family the scenario tables answer from, calibrated by the CLI on its shipped example data."""
-    from typer.testing import CliRunner
-
-    from iosizer.cli.app import app
-
-    folder = tmp_path_factory.mktemp("profiles")
-    made = {}
+@pytest.fixture(autouse=True)
+def _every_profile_made(profiles) -> None:
+    """Scenario files name profiles by file name in one folder: make them all first."""
     for name in FAMILIES:
-        path = folder / f"{name}.json"
-        result = CliRunner().invoke(app, ["calibrate", name, str(iosizer.family(name).example()),
-                                          "--cpu-speed", "1", "-o", str(path)])
-        assert result.exit_code == 0, result.stderr
-        made[name] = path
-    return made
+        profiles[name]
 
 
 def _run(folder: Path, text: str) -> dict[str, sc.Answer]:
