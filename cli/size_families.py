@@ -16,6 +16,7 @@ import typer
 
 from iosizer.cli.options import FormatOption
 from iosizer.cli.output import OutputFormat, Report, emit
+from iosizer.cli.loadshare import CpuSpeed, NonCore, SwitchRule
 from iosizer.cli.size import ProfileOption, _emit, app
 from iosizer.errors import InputError
 
@@ -287,9 +288,12 @@ def cores(
     comm_overhead_pct: Annotated[float | None, typer.Option("--comm-overhead-pct", help="Hand-off overhead, % "
                                                             "[declared].")] = None,
     threshold: Annotated[float | None, typer.Option("--threshold", help="Switching threshold [declared].")] = None,
+    non_core_pct: NonCore = None,
+    switch_rule: SwitchRule = None,
     max_cores: Annotated[int | None, typer.Option("--max-cores", help="Search up to this many cores "
                                                   "[the declared core bound].")] = None,
     profile: ProfileOption = None,
+    cpu_speed: CpuSpeed = None,
     output_format: FormatOption = OutputFormat.table,
 ) -> None:
     """Seed 003: cores each load-sharing policy needs for a load within a response target, per port group.
@@ -298,23 +302,15 @@ def cores(
     with the throughput-weighted mean response within the target; port_groups gives the cores each group of
     ports gets at that count. max_load_cores: the largest load within the target at the scenario's cores.
     """
-    from iosizer.calibration import loadshare as family
+    from iosizer.cli.loadshare import _calibrated, _profile_values, _setup
     from iosizer.model.family_sizing import cores_per_policy
     from iosizer.model.loadshare import POLICIES
 
-    from iosizer.model.registry import declaration
-
-    chosen = family.scenario(scenario or declaration("loadshare").default("scenario"))
-    if profile is not None:
-        from iosizer.calibration.profile import load_profile, profile_values
-
-        values = profile_values(load_profile(profile, "loadshare"))
-        comm_overhead_pct = values["comm_overhead_pct"] if comm_overhead_pct is None else comm_overhead_pct
-        threshold = values["threshold"] if threshold is None else threshold
-        non_core_pct = values.get("non_core_pct")
-    else:
-        non_core_pct = None
-    params = family.policy_params(chosen.cores, comm_overhead_pct, threshold, non_core_pct)
+    # As `iosizer loadshare compare` takes them: a profile (or --cpu-speed) first, the options over it.
+    calibrated = _calibrated(profile, cpu_speed, comm_overhead_pct, threshold, non_core_pct, switch_rule)
+    if calibrated is not None:
+        comm_overhead_pct, threshold, non_core_pct, switch_rule = _profile_values(calibrated)
+    chosen, params = _setup(scenario, None, comm_overhead_pct, threshold, non_core_pct, switch_rule)
     policies = list(POLICIES) if policy is None else [policy]
     for name in policies:
         if name not in POLICIES:

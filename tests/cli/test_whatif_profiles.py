@@ -121,6 +121,11 @@ def test_a_loadshare_profiles_switch_rule_is_kept_unless_an_option_changes_it(cl
 
     jump = next(a for a in run_scenario(scenario).answers if "jump" in a.question)
     assert jump.value > 5 and "threshold" in jump.note
+    sized = cli("size", "cores", "--load-cores", "2", "--target-response", "3", "--profile", str(threshold))
+    assert sized.exit_code == 0 and "switch rule threshold" in sized.stdout
+    sized = cli("size", "cores", "--load-cores", "2", "--target-response", "3", "--profile", str(threshold),
+                "--switch-rule", "equal-response", "--cpu-speed", "2")
+    assert sized.exit_code == 0 and "switch rule equal-response" in sized.stdout
 
 
 def test_a_loadshare_profile_without_the_non_core_part_says_so(cli, profiles, tmp_path) -> None:
