@@ -106,7 +106,7 @@ def test_pcie_link_profile_and_rmw_on_another_cpu(cli, tmp_path: Path) -> None:
 def test_a_loadshare_profiles_switch_rule_is_kept_unless_an_option_changes_it(cli, profiles, tmp_path) -> None:
     threshold = tmp_path / "threshold.json"
     fitted = cli("calibrate", "loadshare", str(iosizer.family("loadshare").example()), "--set",
-                 "switch_rule=threshold", "-o", str(threshold))
+                 "switch_rule=threshold", "--cpu-speed", "1", "-o", str(threshold))
     assert fitted.exit_code == 0, fitted.stderr
     assert iosizer.load_profile(threshold).options["switch_rule"] == "threshold"
     rows = {r["policy"]: r for r in cli.json("loadshare", "compare", "--scenario", "skew", "--profile", str(threshold))}
