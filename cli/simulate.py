@@ -127,7 +127,9 @@ def _simulate(family: str, question: str | None, options: dict[str, Any], run: d
 
 ServiceScv = Annotated[float | None, typer.Option(
     "--service-scv", help="Squared coefficient of variation of service times at the queueing stations "
-                          "(1 exponential, the model's assumption [default]; 0 constant).")]
+                          "(1 exponential, the model's assumption [default]; 0 constant). The analytic column "
+                          "stays the exponential model, so the gap measures that assumption; where the family "
+                          "corrects for it (hba, oltp, rmw: their own --service-scv) the notes give its answer.")]
 ArrivalRate = Annotated[float, typer.Option("--arrival-rate", help="Arrivals per unit time.")]
 ServiceRate = Annotated[float | None, typer.Option(
     "--service-rate", help="Completions per unit time of one busy server [the mmc family's shipped profile].")]

@@ -31,9 +31,10 @@ from __future__ import annotations
 import math
 from dataclasses import dataclass, field, replace
 from enum import Enum
-from typing import Any, Callable, Literal, Mapping
+from typing import TYPE_CHECKING, Any, Callable, Literal, Mapping
 
-import numpy as np
+if TYPE_CHECKING:  # numpy only names array types here: importing the registry stays light
+    import numpy as np
 
 from iosizer.errors import InputError
 
@@ -254,9 +255,9 @@ class Question:
 
 
 #: values (parameters and settings by name) and input arrays -> output arrays.
-SolveFunction = Callable[[Mapping[str, Any], Mapping[str, np.ndarray]], Mapping[str, np.ndarray]]
+SolveFunction = Callable[[Mapping[str, Any], Mapping[str, "np.ndarray"]], Mapping[str, "np.ndarray"]]
 #: Analytic Jacobian: output name -> (n_points, n_free) array, free parameters in order.
-JacobianFunction = Callable[[Mapping[str, Any], Mapping[str, np.ndarray]], Mapping[str, np.ndarray]]
+JacobianFunction = Callable[[Mapping[str, Any], Mapping[str, "np.ndarray"]], Mapping[str, "np.ndarray"]]
 
 
 @dataclass(frozen=True)

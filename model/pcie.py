@@ -99,7 +99,8 @@ SimPy, seed 7, shipped parameters 6.63 ns / 2.61 credits, case B 520 B):
 
 The shipped fit stays at cv^2 = 1. Refitted at cv^2 = 0 the same two points
 give 6.76 ns and 1.73 credits (fewer TLPs in flight than exponential
-queueing needs, further from the datasheet's 10, ROOT_PORT_POSTED_TLPS).
+queueing needs, further from the 14.5 a datasheet x8 root port's posted
+credits admit for case B's TLP mix: :func:`posted_tlps_in_flight`).
 """
 
 from __future__ import annotations

@@ -230,6 +230,14 @@ def _positive(name: str, value: float) -> float:
     return float(value)
 
 
+def _corrected(scv: float) -> bool:
+    """Whether the families with a service-variability correction (hba, oltp) take this scv."""
+    from iosizer.model.mva import SERVICE_SCV
+
+    low, high = SERVICE_SCV.bounds
+    return low <= scv <= high
+
+
 def _variability_note(scv: float) -> tuple[str, ...]:
     if scv == 1.0:
         return ()
@@ -365,6 +373,10 @@ def oltp(*, added_latency_ns: float, service_scv: float | None = None, run_lengt
     metrics = (Metric("degradation_pct", pd), Metric("throughput_per_cpu_demand", throughput, target=False))
     notes = (f"shipped oltp profile: knee {network.knee_latency_ns:.6g} ns, serial share {network.serial_share:.4g}, "
              f"{network.terminals} terminals; both networks read the same random streams (common random numbers)",)
+    if scv != 1.0 and _corrected(scv):
+        varied = float(oltp_degradation_pct(network.model_copy(update={"service_scv": scv}), x))
+        notes += (f"the oltp model at service_scv {scv:g} ('iosizer latency oltp --service-scv', residual-service "
+                  f"correction): degradation {varied:.4g} %",)
     return Experiment("oltp", "latency oltp", f"OLTP network at +{x:g} ns", model, metrics, "exact MVA", "SimPy",
                       notes + _variability_note(scv))
 
@@ -521,6 +533,10 @@ def hba(question: str = "response", *, threads: int = 16, mode: str | None = Non
     notes = (f"{chosen} mode: {port.cores if chosen == 'shared' else 1} core server(s) of "
              f"{port.core_us_per_io:.4g} us per I/O, link {link_us:.4g} us, storage delay {answer.storage_us:g} us "
              "(assumed)",)
+    if scv != 1.0 and _corrected(scv):
+        varied = response(port, chosen, [threads], block_bytes, storage_us, service_scv=scv)
+        notes += (f"the hba model at service_scv {scv:g} ('iosizer hba response --service-scv', residual-service "
+                  f"correction): {float(varied.response_us[0]):.6g} us, {float(varied.iops[0]):.6g} IOPS",)
     return Experiment("hba", "hba response", f"HBA response, {threads} threads, {chosen} mode", model, metrics,
                       "exact MVA", "SimPy", notes + _variability_note(scv))
 
