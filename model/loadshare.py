@@ -140,6 +140,7 @@ from typing import Any, Literal, Mapping, Sequence
 
 import numpy as np
 from scipy.optimize import brentq
+from scipy.special import gammaln, logsumexp
 
 from iosizer.errors import InputError, UnstableQueueError
 from iosizer.model._validate import as_nonnegative, as_positive
@@ -364,12 +365,12 @@ def serving_cores(policy: Policy, port_load: object, params: PolicyParams) -> np
     return np.where(within.any(axis=0), within.argmax(axis=0) + 1, n).astype(int)
 
 
-def _place(work: np.ndarray, cores_per_port: np.ndarray, n: int) -> tuple[np.ndarray, np.ndarray]:
+def _placement(work: np.ndarray, cores_per_port: np.ndarray, n: int) -> tuple[np.ndarray, np.ndarray]:
     """Spread each port's work over its k least-loaded cores, heaviest port first.
 
     ``work``, ``cores_per_port``: (B, P). Returns core utilisations (B, n) and
-    each port's mean serving-core utilisation (B, P). Vectorised over B; the
-    loop runs over ports (a handful), not over load points.
+    which cores serve each port (B, P, n). Vectorised over B; the loop runs
+    over ports (a handful), not over load points.
     """
     batch, ports = work.shape
     utilisation = np.zeros((batch, n))
@@ -385,8 +386,13 @@ def _place(work: np.ndarray, cores_per_port: np.ndarray, n: int) -> tuple[np.nda
         chosen[rows[:, None], least_loaded] = rank[None, :] < k[:, None]
         utilisation += chosen * (work[rows, port] / k)[:, None]
         membership[rows, port] = chosen
-    port_rho = (membership * utilisation[:, None, :]).sum(axis=2) / cores_per_port
-    return utilisation, port_rho
+    return utilisation, membership
+
+
+def _place(work: np.ndarray, cores_per_port: np.ndarray, n: int) -> tuple[np.ndarray, np.ndarray]:
+    """:func:`_placement`'s core utilisations (B, n) and each port's mean serving-core utilisation (B, P)."""
+    utilisation, membership = _placement(work, cores_per_port, n)
+    return utilisation, (membership * utilisation[:, None, :]).sum(axis=2) / cores_per_port
 
 
 def _erlang_c(servers: np.ndarray, rho: np.ndarray) -> np.ndarray:
@@ -399,6 +405,62 @@ def _erlang_c(servers: np.ndarray, rho: np.ndarray) -> np.ndarray:
     if busy.any():
         wait[busy] = erlang_c(servers[busy], servers[busy] * rho[busy])
     return wait
+
+
+def _components(membership: np.ndarray) -> np.ndarray:
+    """Connected components of the port-core eligibility graph: each core's label (B, n), the least
+    core index of its component (cores linked by a port that may use both). Label propagation over
+    ports, at most n rounds, each vectorised over load points."""
+    batch, _, n = membership.shape
+    label = np.broadcast_to(np.arange(n, dtype=float), (batch, n))
+    for _ in range(n):
+        port_label = np.where(membership, label[:, None, :], np.inf).min(axis=2)
+        spread = np.minimum(label, np.where(membership, port_label[:, :, None], np.inf).min(axis=1))
+        if np.array_equal(spread, label):
+            break
+        label = spread
+    return label.astype(int)
+
+
+def _pooled_waiting(load: np.ndarray, service: np.ndarray, k: np.ndarray, membership: np.ndarray,
+                    busy: np.ndarray, peak: np.ndarray) -> np.ndarray:
+    """Each port's mean wait (B, P), service-time units: formula (3) of the module docstring.
+
+    ``load``, ``service``, ``k``: (B, P); ``membership``: (B, P, n) the cores of each port; ``busy``:
+    (P,) the ports that carry work (only they link cores); ``peak``: (B,) the busiest core's
+    utilisation (< 1), which no component's mean exceeds but for float rounding. A component of K cores is one M/M/K
+    queue at its ports' work a with the mean residual service s_r = sum L s^2 / sum L s; a port on
+    k_p of its cores waits when all k_p are busy: with every core busy (Erlang C) through the pooled
+    line and then for one of its own cores, with b < K busy (M/M/K's pi_b, busy cores taken at
+    random) for the first of its k_p to free.
+    """
+    batch, ports, n = membership.shape
+    label = _components(membership & busy[None, :, None])
+    rows = np.arange(batch)[:, None]
+    port_label = np.where(membership, label[:, None, :], n).min(axis=2)           # (B, P)
+    flat = (rows * n + port_label).ravel()
+
+    def per_port(values: np.ndarray) -> np.ndarray:
+        total = np.bincount(flat, weights=np.where(busy, values, 0.0).ravel(), minlength=batch * n)
+        return np.take_along_axis(total.reshape(batch, n), port_label, axis=1)
+
+    servers = np.bincount((rows * n + label).ravel(), minlength=batch * n).reshape(batch, n)
+    pooled = np.take_along_axis(servers, port_label, axis=1).astype(float)        # K of each port
+    work = per_port(load * service)
+    residual = per_port(load * service ** 2) / np.where(work > 0, work, 1.0)
+    rho = np.minimum(work / pooled, peak[:, None])
+    all_busy = _erlang_c(pooled, rho)
+    # Some of the port's cores idle-free but not all K: sum_{b=k}^{K-1} pi_b C(b, k) / C(K, k), with
+    # pi_b = (1 - C) (a^b / b!) / sum_{j<K} a^j / j!, in logs over b = 0..n-1.
+    b = np.arange(n, dtype=float)
+    log_a = np.log(np.where(work > 0, work, 1.0))[..., None]
+    below = b < pooled[..., None]
+    log_terms = np.where(below, b * log_a - gammaln(b + 1.0), -np.inf)
+    log_pi = np.log1p(-np.minimum(all_busy, 1.0))[..., None] + log_terms - logsumexp(log_terms, axis=-1, keepdims=True)
+    kk, kb = k[..., None].astype(float), pooled[..., None]
+    spread = gammaln(b + 1.0) - gammaln(np.maximum(b - kk, 0.0) + 1.0) - gammaln(kb + 1.0) + gammaln(kb - kk + 1.0)
+    some_busy = np.where(below & (b >= kk) & (work[..., None] > 0), np.exp(log_pi + spread), 0.0).sum(axis=-1)
+    return residual * (all_busy * (1.0 / (pooled * (1.0 - rho)) + 1.0 / k - 1.0 / pooled) + some_busy / k)
 
 
 @dataclass(frozen=True, eq=False)
@@ -415,12 +477,12 @@ def _configuration(load: np.ndarray, k: np.ndarray, shares: np.ndarray,
     """Mean response (inf where a core saturates), port responses and core utilisations of one
     choice of k_p per port and load point: formulas (1), (2) plus the non-core part c."""
     service = 1.0 + params.overhead * (k - 1) / k
-    utilisation, rho = _place(load * service, k, params.cores)
+    utilisation, membership = _placement(load * service, k, params.cores)
     stable = utilisation.max(axis=1) < 1.0
-    rho_safe = np.where(stable[:, None], rho, 0.0)
-    waiting = _erlang_c(k.astype(float), rho_safe) / (k * (1.0 - rho_safe))
-    port_response = service * (1.0 + waiting) + params.non_core
     busy = shares > 0
+    waiting = _pooled_waiting(np.where(stable[:, None], load, 0.0), service, k, membership, busy,
+                              np.where(stable, utilisation.max(axis=1), 0.0))
+    port_response = service + waiting + params.non_core
     mean = (port_response[:, busy] * shares[busy]).sum(axis=1)
     return np.where(stable, mean, np.inf), port_response, utilisation
 
