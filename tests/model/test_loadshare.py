@@ -334,8 +334,8 @@ def test_pooled_response_is_erlang_c_for_exclusive_and_shared(name: str) -> None
             rho = (membership * state.core_utilization[:, None, :]).sum(axis=2)
             expected = 1.0 / (1.0 - rho) + params.non_core
         busy = shares > 0
-        np.testing.assert_allclose(state.port_response[:, busy], np.broadcast_to(expected, state.port_response.shape)[:, busy],
-                                   rtol=1e-12)
+        expected = np.broadcast_to(expected, state.port_response.shape)
+        np.testing.assert_allclose(state.port_response[:, busy], expected[:, busy], rtol=1e-12)
 
 
 def test_pooled_response_keeps_separate_components_apart() -> None:
