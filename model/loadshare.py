@@ -121,7 +121,9 @@ each cold port alone loads its one core to 0.48 at 0.9, and its I/Os queue
 behind each other, which pooling hides: simulated cold-port waits 2.1
 service times, (3) 1.4), and least where narrow ports are light (skew).
 The hand-derived variant without the b < K term understated by 2.3 - 2.7 %
-in the skew scenario at 0.3 - 0.8 and 15 % on [3, 1, 1, 1]. The seed's
+in the skew scenario at 0.3 - 0.8 and 15 % on [3, 1, 1, 1]. The response
+percentiles (:func:`iosizer.model.percentiles.loadshare_percentiles`) still
+follow (2): exact for exclusive and shared, high where groups overlap. The seed's
 figures show mean response against total throughput; we report the
 throughput-weighted mean over ports, R = sum_p L_p R_p / sum_p L_p.
 
@@ -828,8 +830,9 @@ FAMILIES = (
                       "when k_p > 1 cores serve a port, plus a fixed non-core time c per I/O (link, DMA) that "
                       "occupies no core; Poisson arrivals; each connected component of the port-core eligibility "
                       "graph pooled as one M/M/K queue (Erlang C), a port on k_p < K of its cores also waiting for "
-                      "one of its own: exact for exclusive and shared; measured against simulation, within 0 - 3 % "
-                      "(under) in the seed's scenarios up to 0.9 of the maximum load (skew multi-stage -0.3 / -1.1 / "
+                      "one of its own: exact for exclusive and shared, approximate where groups of different sizes "
+                      "overlap; measured against simulation, within 3 % in the seed's scenarios up to "
+                      "0.9 of the maximum load (skew multi-stage -0.3 / -1.1 / "
                       "-0.4 % at 0.6 / 0.8 / 0.9, where M/M/k_p per port group was +4.7 / +11.4 / +19.6 %), and up "
                       "to 11 % under where a narrow port's own work loads its cores heavily"),
         questions=(
