@@ -483,11 +483,11 @@ def _pooled_waiting(load: np.ndarray, service: np.ndarray, k: np.ndarray, member
 
     ``load``, ``service``, ``k``: (B, P); ``membership``: (B, P, n) the cores of each port; ``busy``:
     (P,) the ports that carry work (only they link cores); ``peak``: (B,) the busiest core's
-    utilisation (< 1), which no component's mean exceeds but for float rounding. A component of K cores is one M/M/K
-    queue at its ports' work a with the mean residual service s_r = sum L s^2 / sum L s; a port on
-    k_p of its cores waits when all k_p are busy: with every core busy (Erlang C) through the pooled
-    line and then for one of its own cores, with b < K busy (M/M/K's pi_b, busy cores taken at
-    random) for the first of its k_p to free.
+    utilisation (< 1), which no component's mean exceeds but for float rounding. A component of K
+    cores is one M/M/K queue at its ports' work a with the mean residual service
+    s_r = sum L s^2 / sum L s; a port on k_p of its cores waits when all k_p are busy: with every
+    core busy (Erlang C) through the pooled line and then for one of its own cores, with b < K busy
+    (M/M/K's pi_b, busy cores taken at random) for the first of its k_p to free.
     """
     batch, ports, n = membership.shape
     label = _components(membership & busy[None, :, None])
@@ -505,16 +505,16 @@ def _pooled_waiting(load: np.ndarray, service: np.ndarray, k: np.ndarray, member
     residual = per_port(load * service ** 2) / np.where(work > 0, work, 1.0)
     rho = np.minimum(work / pooled, peak[:, None])
     all_busy = _erlang_c(pooled, rho)
-    # Some of the port's cores idle-free but not all K: sum_{b=k}^{K-1} pi_b C(b, k) / C(K, k), with
+    # All k of the port's cores busy but not all K: sum_{b=k}^{K-1} pi_b C(b, k) / C(K, k), with
     # pi_b = (1 - C) (a^b / b!) / sum_{j<K} a^j / j!, in logs over b = 0..n-1.
     b = np.arange(n, dtype=float)
-    log_a = np.log(np.where(work > 0, work, 1.0))[..., None]
+    log_a = np.log(np.where(rho > 0, rho * pooled, 1.0))[..., None]
     below = b < pooled[..., None]
     log_terms = np.where(below, b * log_a - gammaln(b + 1.0), -np.inf)
     log_pi = np.log1p(-np.minimum(all_busy, 1.0))[..., None] + log_terms - logsumexp(log_terms, axis=-1, keepdims=True)
     kk, kb = k[..., None].astype(float), pooled[..., None]
     spread = gammaln(b + 1.0) - gammaln(np.maximum(b - kk, 0.0) + 1.0) - gammaln(kb + 1.0) + gammaln(kb - kk + 1.0)
-    some_busy = np.where(below & (b >= kk) & (work[..., None] > 0), np.exp(log_pi + spread), 0.0).sum(axis=-1)
+    some_busy = np.where(below & (b >= kk) & (rho[..., None] > 0), np.exp(log_pi + spread), 0.0).sum(axis=-1)
     return residual * (all_busy * (1.0 / (pooled * (1.0 - rho)) + 1.0 / k - 1.0 / pooled) + some_busy / k)
 
 
