@@ -138,7 +138,8 @@ def _notes(chosen: Any, params: Any, reference: dict[str, float], calibrated: An
         f"threshold rule); multi-stage switch rule {params.switch_rule}",
         f"every response includes the non-core part of a write hit, {params.non_core_pct:g} % of a service time "
         f"({_non_core_source(calibrated)})",
-        "response: M/M/k per port group at its cores' utilisation (Erlang C), throughput-weighted over ports",
+        "response: each group of cores linked by shared ports pooled as one M/M/K (Erlang C), a port on fewer of "
+        "them also waiting for one of its own, throughput-weighted over ports",
     ]
 
 

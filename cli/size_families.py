@@ -298,7 +298,7 @@ def cores(
 ) -> None:
     """Seed 003: cores each load-sharing policy needs for a load within a response target, per port group.
 
-    A monotone search on the policy model (Erlang C per port group): the fewest cores that carry the load
+    A monotone search on the policy model (Erlang C per pooled group of cores): the fewest cores that carry the load
     with the throughput-weighted mean response within the target; port_groups gives the cores each group of
     ports gets at that count. max_load_cores: the largest load within the target at the scenario's cores.
     """

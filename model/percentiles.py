@@ -631,15 +631,17 @@ def loadshare_percentiles(policy: str, total_load: object, port_shares: Sequence
                           percentiles: Sequence[float]) -> dict[str, np.ndarray]:
     """``response_pP`` (service times) of :func:`iosizer.model.loadshare.evaluate`'s response, per total load.
 
-    The family takes each port's response as an M/M/k_p queue at its cores'
-    utilisation rho_p with service s_p (module docstring of
-    :mod:`iosizer.model.loadshare`); its percentiles follow exactly from that
-    model: the throughput-weighted mixture of the ports' exact M/M/k_p
-    response distributions, sum_p w_p P(T_p > t) = 1 - q, solved by bisection
-    (to 1e-12 relative) for every load point. As exact as the family's own
-    mean, which is an approximation where port groups of different sizes
-    share cores. The non-core part of a write hit (a constant) shifts every
-    percentile by itself.
+    Each port's response is taken as an M/M/k_p queue at its cores'
+    utilisation rho_p with service s_p, the family's former mean formula (2)
+    (module docstring of :mod:`iosizer.model.loadshare`); the percentiles are
+    the throughput-weighted mixture of the ports' exact M/M/k_p response
+    distributions, sum_p w_p P(T_p > t) = 1 - q, solved by bisection (to
+    1e-12 relative) for every load point, with the cores the family's rule
+    chooses. Exact for exclusive and shared; where port groups of different
+    sizes share cores the family's mean now pools them (formula (3)) and these
+    tails still follow (2), which overstates there (module docstring's
+    "Measured error"). The non-core part of a write hit (a constant) shifts
+    every percentile by itself.
     """
     from iosizer.model.loadshare import _check_policy, _cores, _place, _shares
     from iosizer.model.queueing import _check_stable, _erlang_c_stable

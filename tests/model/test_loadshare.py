@@ -12,6 +12,8 @@ from iosizer.errors import InputError, UnstableQueueError
 from iosizer.model.loadshare import (
     POLICIES,
     PolicyParams,
+    _configuration,
+    _placement,
     evaluate,
     max_throughput,
     policy_curve,
@@ -291,6 +293,62 @@ def test_system_response_stays_bounded_on_many_cores() -> None:
     import time
 
     start = time.perf_counter()
-    curve = policy_curve("multi-stage", scenario("system").port_shares, PolicyParams(cores=256), points=60)
+    shares = np.asarray(scenario("system").port_shares, dtype=float)
+    params = PolicyParams(cores=256)
+    curve = policy_curve("multi-stage", shares, params, points=60)
     assert time.perf_counter() - start < 5.0
-    assert curve.singularity < 1e-6 and np.all(np.isfinite(curve.response))
+    assert np.all(np.isfinite(curve.response))
+    # The pooled response (3) stays finite up to a stage's static saturation (a core at utilisation 1 under
+    # the even spread), so a stage can drop out before the next answers as fast: a jump there, and only there.
+    shares = shares / shares.sum()
+    for load in curve.switch_loads[curve.switch_jumps > 0]:
+        below = evaluate("multi-stage", load * (1 - 1e-9), shares, params).cores_per_port
+        beyond = _configuration(np.array([load * (1 + 1e-9)])[:, None] * shares, below, shares, params)[0]
+        assert np.isinf(beyond).all(), load
+
+
+def _erlang_c_response(servers: int, utilization: np.ndarray, service: float) -> np.ndarray:
+    """M/M/c mean response at per-server utilisation rho, service time ``service`` (Erlang C)."""
+    from iosizer.model.queueing import erlang_c
+
+    return service * (1.0 + erlang_c(servers, servers * utilization) / (servers * (1.0 - utilization)))
+
+
+@pytest.mark.parametrize("name", SCENARIOS)
+def test_pooled_response_is_erlang_c_for_exclusive_and_shared(name: str) -> None:
+    # Formula (3) on its exact cases: exclusive, each core one M/M/1 over the ports placed on it; shared,
+    # one M/M/n; a port whose group is its whole component has no extra wait.
+    shares = np.asarray(scenario(name).port_shares, dtype=float)
+    shares = shares / shares.sum()
+    params = PolicyParams()
+    for policy in ("exclusive", "shared"):
+        top = max_throughput(policy, shares, params)
+        state = evaluate(policy, np.array([0.2, 0.6, 0.95]) * top, shares, params)
+        service = 1.0 + params.overhead * (params.cores - 1) / params.cores if policy == "shared" else 1.0
+        if policy == "shared":
+            rho = state.core_utilization.mean(axis=1)[:, None]
+            expected = _erlang_c_response(params.cores, rho, service) + params.non_core
+        else:
+            load = state.throughput[:, None] * shares[None, :]
+            _, membership = _placement(load, np.ones(load.shape, dtype=int), params.cores)
+            rho = (membership * state.core_utilization[:, None, :]).sum(axis=2)
+            expected = 1.0 / (1.0 - rho) + params.non_core
+        busy = shares > 0
+        expected = np.broadcast_to(expected, state.port_response.shape)
+        np.testing.assert_allclose(state.port_response[:, busy], expected[:, busy], rtol=1e-12)
+
+
+def test_pooled_response_keeps_separate_components_apart() -> None:
+    # Skew with the hot port on 3 cores at low load: the cold ports all land on the fourth core, so the hot
+    # port is an M/M/3 on its own and the cold ports one M/M/1 (two components, no pooling between them).
+    shares = np.asarray(scenario("skew").port_shares, dtype=float)
+    shares = shares / shares.sum()
+    params = PolicyParams()
+    k = np.array([[3] + [1] * (shares.size - 1)])
+    load = np.array([[1.0]]) * shares
+    _, port_response, utilisation = _configuration(load, k, shares, params)
+    service = 1.0 + params.overhead * 2 / 3
+    hot = _erlang_c_response(3, utilisation[0, 0], service) + params.non_core
+    cold = 1.0 / (1.0 - utilisation[0, 3]) + params.non_core
+    assert utilisation[0, 0] == pytest.approx(utilisation[0, 2]) and utilisation[0, 3] < utilisation[0, 0]
+    np.testing.assert_allclose(port_response[0], [hot] + [cold] * (shares.size - 1), rtol=1e-12)

@@ -94,7 +94,7 @@ def test_schema_and_questions(family) -> None:
     assert [c.name for c in family.columns.inputs] == ["iops"]
     assert [c.name for c in family.columns.observed] == ["response_us"]
     assert {q.command for q in family.questions} == {"loadshare curve", "loadshare compare"}
-    assert "M/M/k" in family.service_time and "approximate" in family.service_time
+    assert "M/M/K" in family.service_time and "approximate" in family.service_time
     assert family.measurements and all(m.startswith("seed003_") for m in family.measurements)
 
 

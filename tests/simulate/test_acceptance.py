@@ -104,13 +104,13 @@ def test_the_rmw_credit_loops_are_solved_exactly() -> None:
     assert exact == pytest.approx(row["analytic"], rel=1e-5)
 
 
-@pytest.mark.parametrize("fraction, low, high, length", [(0.6, 3.0, 10.0, 10_000), (0.8, 9.0, 21.0, 10_000),
-                                                         (0.9, 15.0, 35.0, 5_000)])
-def test_the_seed003_skew_scenario_gap_is_reproduced(fraction, low, high, length) -> None:
-    """Issue 15 measured 6.3 %, 14.9 % and 25.2 % at 0.6, 0.8 and 0.9 of the maximum load; the bounds
-    allow for these shorter runs' own noise (half-widths of 1 to 7 %)."""
+@pytest.mark.parametrize("fraction, tolerance_pct, length", [(0.6, 2.0, 10_000), (0.9, 8.0, 5_000)])
+def test_the_seed003_skew_scenario_is_within_tolerance(fraction, tolerance_pct, length) -> None:
+    """The pooled response (3) against simulation, multi-stage under skew (hot port on 4 cores, cold ports on
+    one each): 10 replications of 20,000 customers measured -0.3 % and -0.4 % at 0.6 and 0.9 of the maximum
+    (model/loadshare.py, "Measured error"), where the per-group formula (2) was 4.7 % and 19.6 % over. These
+    shorter runs' half-widths are about 0.7 % and 5 %; the tolerances leave room for them and still fail (2)."""
     result = run("loadshare", replications=OPEN_REPLICATIONS, scenario="skew", policy="multi-stage",
                  load_fraction=fraction, run_length=length)
     (row,) = result.rows()
-    assert not row["within_ci"], row
-    assert low < row["gap_pct"] < high
+    assert abs(row["gap_pct"]) < tolerance_pct, row

@@ -35,7 +35,7 @@ def test_report_simulate_adds_the_section(cli, tmp_path, monkeypatch) -> None:
            "ci_high": 1.03, "within_ci": True, "gap_pct": -1.0, "replications": 2}
     levels = [{"level": level, **row} for level in LEVELS]
     canned = [comparison.Comparison("closed-network", "SimPy", "MVA (exact)", levels),
-              comparison.Comparison("loadshare", "Ciw", "M/M/k per port group (approximation)",
+              comparison.Comparison("loadshare", "Ciw", "pooled M/M/K per core group (approximation)",
                                     [{"level": "low", **row, "within_ci": False}])]
     monkeypatch.setattr(comparison, "compare", lambda progress=None: canned)
     result = cli("report", "--output-dir", str(tmp_path / "r"), "--simulate", "--format", "json")
@@ -43,5 +43,5 @@ def test_report_simulate_adds_the_section(cli, tmp_path, monkeypatch) -> None:
     written = json.loads((tmp_path / "r" / "report.json").read_text())
     assert [t["family"] for t in written["simulation"]] == ["closed-network", "loadshare"]
     text = (tmp_path / "r" / "report.md").read_text()
-    assert "## Analytic vs simulation" in text and "### loadshare: M/M/k per port group" in text
+    assert "## Analytic vs simulation" in text and "### loadshare: pooled M/M/K per core group" in text
     assert "| low | N = 1 | throughput_per_s | 1 | 1.01 | [0.99, 1.03] | **no** | -1.00 |" in text
