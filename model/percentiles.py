@@ -631,37 +631,29 @@ def loadshare_percentiles(policy: str, total_load: object, port_shares: Sequence
                           percentiles: Sequence[float]) -> dict[str, np.ndarray]:
     """``response_pP`` (service times) of :func:`iosizer.model.loadshare.evaluate`'s response, per total load.
 
-    Each port's response is taken as an M/M/k_p queue at its cores'
-    utilisation rho_p with service s_p, the family's former mean formula (2)
-    (module docstring of :mod:`iosizer.model.loadshare`); the percentiles are
-    the throughput-weighted mixture of the ports' exact M/M/k_p response
-    distributions, sum_p w_p P(T_p > t) = 1 - q, solved by bisection (to
-    1e-12 relative) for every load point, with the cores the family's rule
-    chooses. Exact for exclusive and shared; where port groups of different
-    sizes share cores the family's mean now pools them (formula (3)) and these
-    tails still follow (2), which overstates there (module docstring's
-    "Measured error"). The non-core part of a write hit (a constant) shifts
-    every percentile by itself.
+    Each port's response is its exponential service s_p plus a wait that is 0
+    with probability 1 - P_p and exponential otherwise, with P_p and the mean
+    W_p of the family's mean formula (3) (:func:`~iosizer.model.loadshare.port_waits`):
+    the M/M/c form, exact for exclusive and shared (Erlang C), a two-moment
+    match of each port's wait where port groups of different sizes pool their
+    cores. The percentiles are those of the throughput-weighted mixture of the
+    ports' responses, sum_p w_p P(T_p > t) = 1 - q, solved by bisection (to
+    1e-12 relative) at every load point. The non-core part of a write hit (a
+    constant) shifts every percentile by itself. Measured error: the module
+    docstring of :mod:`iosizer.model.loadshare` ("Percentiles").
     """
-    from iosizer.model.loadshare import _check_policy, _cores, _place, _shares
-    from iosizer.model.queueing import _check_stable, _erlang_c_stable
+    from iosizer.model.loadshare import port_waits
 
     chosen = _keys(percentiles)
-    _check_policy(policy)
-    total = np.atleast_1d(as_nonnegative("total load", total_load)).astype(np.float64)
-    shares = _shares(port_shares)
-    load = total[:, None] * shares[None, :]
-    k = _cores(policy, load, shares, params).astype(np.float64)
-    service = 1.0 + params.overhead * (k - 1) / k
-    utilisation, rho = _place(load * service, k.astype(int), params.cores)
-    _check_stable(utilisation.max(axis=1), f"{policy} policy")
-    busy = shares > 0
-    k, service, rho, weights = k[:, busy], service[:, busy], rho[:, busy], shares[busy]
-    with np.errstate(under="ignore", divide="ignore"):
-        p_wait = np.where(rho > 0, np.asarray(_erlang_c_stable(k, np.maximum(k * rho, 1e-300)), dtype=np.float64),
-                          0.0)
+    ports = port_waits(policy, total_load, port_shares, params)
+    busy = ports["weight"] > 0
+    service, wait, p_wait = (ports[k][:, busy] for k in ("service", "wait", "p_wait"))
+    weights = ports["weight"][busy]
+    with np.errstate(under="ignore", divide="ignore", invalid="ignore"):
         log_c = np.log(p_wait)
-    r = k * (1.0 - rho)  # (c mu - lambda) / mu
+        # Conditional wait W / P, as a rate relative to the service rate (the r of the M/M/c form).
+        r = np.where(wait > 0, service * p_wait / np.where(wait > 0, wait, 1.0), np.inf)
+    r = np.where(np.isfinite(r), r, 1e300)
 
     def mixture(t: np.ndarray) -> np.ndarray:
         return np.exp(_mmc_log_survival(t[:, None] / service, r, log_c)) @ weights
@@ -669,7 +661,8 @@ def loadshare_percentiles(policy: str, total_load: object, port_shares: Sequence
     out: dict[str, np.ndarray] = {}
     for p in chosen:
         q = p / 100.0
-        per_port = _exp_service_response(log_c, np.log1p(-p_wait), r, np.full(r.shape, q)) * service
+        per_port = _exp_service_response(log_c, np.log1p(-np.minimum(p_wait, 1.0 - 1e-16)), r,
+                                         np.full(r.shape, q)) * service
         lo, hi = per_port.min(axis=1), per_port.max(axis=1)
         for _ in range(100):
             if np.all(hi - lo <= 1e-12 * hi):
