@@ -20,6 +20,8 @@ from typing import Annotated, Any, Callable
 
 import typer
 
+from iosizer.cli.loadshare import NonCore, SwitchRule
+
 from iosizer.cli.options import FormatOption
 from iosizer.cli.output import OutputFormat, Report, emit
 
@@ -279,12 +281,14 @@ def loadshare(
         "--comm-overhead-pct", help=f"Hand-off overhead, % of one I/O (assumed) {DECLARED}.")] = None,
     threshold: Annotated[float | None, typer.Option(
         "--threshold", help=f"Switching threshold per serving core {DECLARED}.")] = None,
+    non_core_pct: NonCore = None,
+    switch_rule: SwitchRule = None,
     service_scv: ServiceScv = None,
 ) -> dict[str, Any]:
     """A load-sharing policy's mean response at one load (seed 003; Ciw)."""
     return {"scenario": scenario, "policy": policy, "load_fraction": load_fraction, "load_cores": load_cores,
             "cores": cores, "comm_overhead_pct": comm_overhead_pct, "threshold": threshold,
-            "service_scv": service_scv}
+            "non_core_pct": non_core_pct, "switch_rule": switch_rule, "service_scv": service_scv}
 
 
 @app.command("replication")

@@ -564,8 +564,8 @@ def placement(work: Sequence[float], cores_per_port: Sequence[int], cores: int) 
 
 def loadshare(*, scenario: str | None = None, policy: str | None = None, load_cores: float | None = None,
               load_fraction: float | None = None, cores: int | None = None, comm_overhead_pct: float | None = None,
-              threshold: float | None = None, service_scv: float | None = None,
-              run_length: int | None = None) -> Experiment:
+              threshold: float | None = None, non_core_pct: float | None = None, switch_rule: str | None = None,
+              service_scv: float | None = None, run_length: int | None = None) -> Experiment:
     """A policy on a scenario at a total load: ``load_cores``, or ``load_fraction`` of the policy's maximum."""
     import numpy as np
 
@@ -578,7 +578,12 @@ def loadshare(*, scenario: str | None = None, policy: str | None = None, load_co
     policy = family.default("policy") if policy is None else policy
     if policy not in POLICIES:
         raise InputError(f"--policy must be one of {', '.join(POLICIES)}, got {policy!r}")
-    params = policy_params(chosen.cores if cores is None else cores, comm_overhead_pct, threshold)
+    for name, value in (("comm_overhead_pct", comm_overhead_pct), ("threshold", threshold),
+                        ("non_core_pct", non_core_pct), ("switch_rule", switch_rule)):
+        if value is not None:  # checked against the declaration, as `iosizer loadshare` checks them
+            family.spec(name).check(value, "--" + name.replace("_", "-"))
+    params = policy_params(chosen.cores if cores is None else cores, comm_overhead_pct, threshold, non_core_pct,
+                           switch_rule)
     shares = np.asarray(chosen.port_shares, dtype=float) / float(np.sum(chosen.port_shares))
     top = max_throughput(policy, shares, params)
     if (load_cores is None) == (load_fraction is None):

@@ -100,3 +100,17 @@ def test_stdout_holds_only_the_answer_when_run_as_a_program() -> None:
                            *QUICK, "--run-length", "300", "--format", "json"], capture_output=True, text=True)
     assert done.returncode == 0, done.stderr
     assert [r["metric"] for r in json.loads(done.stdout)] == ["response_us", "iops"]
+
+
+def test_simulate_loadshare_takes_the_non_core_part_and_the_switch_rule(cli) -> None:
+    from iosizer.calibration.loadshare import policy_params, scenario
+    from iosizer.model.loadshare import evaluate, max_throughput
+
+    rows = cli.json("simulate", "loadshare", "--scenario", "skew", "--load-fraction", "0.6", "--non-core-pct", "0",
+                    "--switch-rule", "threshold", *QUICK, "--run-length", "500")
+    params = policy_params(4, non_core_pct=0.0, switch_rule="threshold")
+    skew = scenario("skew")
+    load = 0.6 * max_throughput("multi-stage", skew.port_shares, params)
+    assert rows[0]["analytic"] == pytest.approx(evaluate("multi-stage", [load], skew.port_shares, params).response[0])
+    assert "--switch-rule" in cli.fails("simulate", "loadshare", "--scenario", "skew", "--load-fraction", "0.6",
+                                        "--switch-rule", "sometimes")
