@@ -877,7 +877,7 @@ def seed003_loadshare() -> Provided:
     import numpy as np
 
     from iosizer.calibration.loadshare import POLICY_NAMES, normalised_curves, policy_params, scenarios
-    from iosizer.model.loadshare import POLICIES, serving_cores
+    from iosizer.model.loadshare import POLICIES, evaluate, max_throughput
 
     out = Collector("seed003")
     known = scenarios()
@@ -952,8 +952,9 @@ def seed003_loadshare() -> Provided:
     name = "seed003_policies"
     for line, row in out.rows(name):
         policy = POLICY_NAMES[row["policy"]]
-        loads = np.linspace(0.05, 3.5, 70)
-        cores = serving_cores(policy, loads, params)
+        # One port as its load grows (the seed's description of each policy): the cores the rule chooses.
+        loads = np.linspace(0.01, 0.95, 95) * max_throughput(policy, [1.0], params)
+        cores = evaluate(policy, loads, [1.0], params).cores_per_port[:, 0]
         distinct = sorted(set(cores.tolist()))
         n = params.cores  # the seed's n, declared (tables 2-4)
         expected = {"shared": [n], "exclusive": [1], "one-stage": [1, n], "multi-stage": list(range(1, n + 1))}[policy]
