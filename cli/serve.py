@@ -9,7 +9,7 @@ from typing import Annotated
 import typer
 
 from iosizer.errors import InputError
-from iosizer.serve.worker import REQUEST_TIMEOUT  # no FastAPI: --help stays fast
+from iosizer.serve.limits import REQUEST_TIMEOUT  # no FastAPI, no asyncio: --help stays fast
 
 _LOOPBACK = {"127.0.0.1", "localhost", "::1"}
 

@@ -684,15 +684,29 @@ def _system_switches(shares: np.ndarray, params: PolicyParams, top: float) -> np
     def cores_at(total: np.ndarray) -> np.ndarray:
         return _cores("multi-stage", total[:, None] * shares[None, :], shares, params)
 
+    def picks_high(total: np.ndarray, k_low: np.ndarray, k_high: np.ndarray) -> np.ndarray:
+        """Where :func:`_cores` would take ``k_high`` over ``k_low`` (the only two stages an interval
+        holds): the stage it meets second must be strictly better, as its loop over stages has it."""
+        load = total[:, None] * shares[None, :]
+        mean_low, _, use_low = _configuration(load, k_low, shares, params)
+        mean_high, _, use_high = _configuration(load, k_high, shares, params)
+        peak_low, peak_high = use_low.max(axis=1), use_high.max(axis=1)
+        saturated = np.isinf(mean_low) & np.isinf(mean_high)
+        strictly = (mean_high < mean_low) | (saturated & (peak_high < peak_low))
+        at_least = np.where(saturated, peak_high <= peak_low, mean_high <= mean_low)
+        return np.where(k_low.max(axis=1) < k_high.max(axis=1), strictly, at_least)
+
     grid = np.linspace(0.0, top, 401)[1:-1]
     k = cores_at(grid)
     changed = np.any(k[1:] != k[:-1], axis=1)
-    low, high, k_low = grid[:-1][changed], grid[1:][changed], k[:-1][changed]
+    low, high, k_low, k_high = grid[:-1][changed], grid[1:][changed], k[:-1][changed], k[1:][changed]
+    # Bisection between the two stages each interval holds (two changes within one grid step count
+    # as one): two configurations per step instead of every stage.
     for _ in range(60):  # 400 intervals of at most top / 400 -> 1e-13 relative within ~40 halvings
         if not low.size or np.all(high - low <= 1e-13 * high):
             break
         middle = 0.5 * (low + high)
-        same = np.all(cores_at(middle) == k_low, axis=1)
+        same = ~picks_high(middle, k_low, k_high)
         low, high = np.where(same, middle, low), np.where(same, high, middle)
     return np.unique(0.5 * (low + high))
 

@@ -30,7 +30,7 @@ from concurrent.futures import ProcessPoolExecutor
 from concurrent.futures.process import BrokenProcessPool
 from typing import Any
 
-from iosizer.model.family import ParameterSpec
+from iosizer.serve.limits import REQUEST_TIMEOUT, REQUEST_TIMEOUT_S
 
 log = logging.getLogger("iosizer.serve")
 
@@ -172,14 +172,6 @@ def _view(report: Any, output: str | None) -> dict[str, Any]:
     return {"title": report.title, "columns": columns, "rows": _plain(rows), "notes": notes, "plot": panels}
 
 
-#: How long a request may take in the workers (``iosizer serve --request-timeout-s``).
-REQUEST_TIMEOUT = ParameterSpec(
-    "request_timeout_s", "s", 900.0, (1.0, 86400.0), "assumed",
-    "assumed: above iosizer simulate's default 600 s budget, so only a run that ignores its own bounds (a "
-    "bug, a pathological input) reaches it; from 1 s (below it a fresh worker's first answer may not "
-    "arrive) to a day",
-    "longest a request may wait for and run in a worker before it is answered 503", kind="setting")
-REQUEST_TIMEOUT_S = float(REQUEST_TIMEOUT.value)
 
 
 class Workers:
