@@ -67,6 +67,9 @@ def test_a_refit_at_constant_service_reproduces_section_4_with_fewer_credits() -
     values = {k: e.value for k, e in refit.profile.parameters.items()}
     assert refit.fit.predicted["loss_pct"] == pytest.approx([7.0, 38.0], abs=1e-6)
     assert values["service_scv"] == 0.0
-    assert values["rmw_service_ns"] == pytest.approx(6.759, abs=2e-3)
-    assert values["posted_credits"] == pytest.approx(1.729, abs=2e-3)
-    assert family.platform().service_scv == 1.0
+    shipped_values = family.platform()
+    # Constant service queues less: the same 8-lane loss needs a shallower loop; the 32-lane loss is the
+    # saturated unit's, so the RMW time moves little (within 5 % of the exponential fit's).
+    assert 1.0 < values["posted_credits"] < shipped_values.posted_credits
+    assert values["rmw_service_ns"] == pytest.approx(shipped_values.rmw_service_ns, rel=0.05)
+    assert shipped_values.service_scv == 1.0
