@@ -183,10 +183,8 @@ def rmw(
 ) -> None:
     """Write throughput against lanes with a shared RMW unit (closed network, MVA)."""
     from iosizer.calibration import pcie as family
-    from iosizer.model.pcie import RMW_SERVICE_SCV, TOTAL_LANES, TRANSFER_BYTES, access_pattern, rmw_throughput
+    from iosizer.model.pcie import TOTAL_LANES, TRANSFER_BYTES, access_pattern, rmw_throughput
 
-    if service_scv is not None:
-        RMW_SERVICE_SCV.check(service_scv, "--service-scv")
     size = TRANSFER_BYTES.check(family.resolve_pattern(pattern_name or str(family.WORST_CASE_BYTES)), "--pattern")
     mps = family.link_config(mps_bytes=mps).mps_bytes
     if lanes is None:
