@@ -231,6 +231,7 @@ __all__ = [
     "THRESHOLD",
     "PolicyCurve",
     "PolicyParams",
+    "RESPONSE_ERROR",
     "equal_response_loads",
     "evaluate",
     "max_throughput",
@@ -870,6 +871,16 @@ def _loadshare_start(data: Mapping[str, np.ndarray], settings: Mapping[str, Any]
             "comm_overhead_pct": COMM_OVERHEAD.value}
 
 
+#: The response approximation's error against simulation (module docstring's table), stated once:
+#: the declaration's service-time text and the report quote it.
+RESPONSE_ERROR = (
+    "measured against simulation, within 3 % in the seed's scenarios up to 0.9 of the maximum load (skew "
+    "multi-stage -0.3 / -1.1 / -0.4 % at 0.6 / 0.8 / 0.9, where M/M/k_p per port group was +4.7 / +11.4 / "
+    "+19.6 %), and up to 11 % under where a narrow port's own work loads its cores heavily; percentiles "
+    "p50-p99 within 1.1 %"
+)
+
+
 FAMILIES = (
     Family(
         name="loadshare",
@@ -894,10 +905,7 @@ FAMILIES = (
                       "occupies no core; Poisson arrivals; each connected component of the port-core eligibility "
                       "graph pooled as one M/M/K queue (Erlang C), a port on k_p < K of its cores also waiting for "
                       "one of its own: exact for exclusive and shared, approximate where groups of different sizes "
-                      "overlap; measured against simulation, within 3 % in the seed's scenarios up to "
-                      "0.9 of the maximum load (skew multi-stage -0.3 / -1.1 / "
-                      "-0.4 % at 0.6 / 0.8 / 0.9, where M/M/k_p per port group was +4.7 / +11.4 / +19.6 %), and up "
-                      "to 11 % under where a narrow port's own work loads its cores heavily"),
+                      "overlap; " + RESPONSE_ERROR),
         questions=(
             Question("loadshare curve", "response against throughput for one policy, normalised as the seed's figures",
                      ("scenario", "policy"),

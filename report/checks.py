@@ -818,13 +818,6 @@ def seed002_hba() -> Provided:
 
 # -- seed 003: load-sharing policies for port queues ---------------------------
 
-_SKEW_RESPONSE_ERROR = (
-    "the response approximation (each group of cores linked by shared ports pooled as one M/M/K, a port on fewer "
-    "of them also waiting for its own), measured against simulation in this scenario, is within -0.3 / -1.1 / "
-    "-0.4 % of multi-stage's response at 0.6 / 0.8 / 0.9 of the maximum load (M/M/k per port group, which it "
-    "replaced, overstated by 4.7 / 11.4 / 19.6 %; model/loadshare.py); maximum throughputs are exact (a "
-    "utilisation bound)"
-)
 _SYSTEM_NOTE = (
     "maxima equal: under system-response multi-stage returns every port to one core where sharing's overhead "
     "would saturate a core (the equal-response rule, judging a port alone, stays at 2 cores there: 9 % below "
@@ -877,7 +870,7 @@ def seed003_loadshare() -> Provided:
     import numpy as np
 
     from iosizer.calibration.loadshare import POLICY_NAMES, normalised_curves, policy_params, scenarios
-    from iosizer.model.loadshare import POLICIES, evaluate, max_throughput
+    from iosizer.model.loadshare import POLICIES, RESPONSE_ERROR, evaluate, max_throughput
 
     out = Collector("seed003")
     known = scenarios()
@@ -935,7 +928,9 @@ def seed003_loadshare() -> Provided:
                 out.statement(name, line, row, figure=figure, claim=row["finding"],
                               quantity="multi-stage max / best of A and B", unit="ratio", model=beta_max / others,
                               holds=beta_max > others, criterion="multi-stage highest maximum throughput",
-                              note=f"{_SKEW_RESPONSE_ERROR}; {_seed003_skew_responses(known['skew'], params)}")
+                              note=f"the response approximation (each group of cores linked by shared ports pooled "
+                                   f"as one M/M/K), {RESPONSE_ERROR}; maximum throughputs are exact (a utilisation "
+                                   f"bound); {_seed003_skew_responses(known['skew'], params)}")
             else:
                 ref_max = summary(key, reference)[0]
                 out.statement(name, line, row, figure=figure, claim=row["finding"],
