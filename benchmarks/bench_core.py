@@ -111,6 +111,11 @@ def bench_families() -> None:
     shares = [7.0] + [0.125] * 8
     seconds = best_of(5, lambda: policy_curve("multi-stage", shares, PolicyParams(), points=200))
     report("loadshare curve, skew, 200 points + max search", seconds, 0.05)
+    from iosizer.model.loadshare import POLICIES
+
+    system = [1.0] * 16
+    seconds = best_of(1, lambda: [policy_curve(p, system, PolicyParams(cores=256), points=60) for p in POLICIES])
+    report("loadshare, every policy, 16 ports on 256 cores, 60 points", seconds, 5.0)
     evaluate("10g", 4.0, 32)  # fit the protocol costs once (cached)
     sizes = np.arange(4.0, 257.0, 4.0)
     seconds = best_of(5, lambda: evaluate("10g", sizes, 32))

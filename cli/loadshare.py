@@ -109,12 +109,14 @@ def _profile_values(calibrated: Any) -> tuple[float, float, float, str]:
     return values["comm_overhead_pct"], values["threshold"], values["non_core_pct"], values["switch_rule"]
 
 
-def _non_core_source(calibrated: Any) -> str:
-    """Where the non-core part came from: declared, or the profile (which may predate it)."""
+def _non_core_source(calibrated: Any, given: bool) -> str:
+    """Where the non-core part came from: the option, the declaration, or the profile (which may predate it)."""
+    if given:
+        return "given"
     if calibrated is None:
         return "assumed"
     if "non_core_pct" not in calibrated.profile.parameters:
-        return (f"declared: the {calibrated.source} records none, as one made before the parameter was; give "
+        return ("declared: the profile records none, as one made before the parameter was; give "
                 "--non-core-pct 0 for the response it was fitted under")
     return "from the " + calibrated.source
 
@@ -127,7 +129,8 @@ def _rows_note(points: int, switches: int, rows: int) -> list[str]:
             f"{'s' if switches != 1 else ''} below 0.95 of the maximum (where the response jumps)")]
 
 
-def _notes(chosen: Any, params: Any, reference: dict[str, float], calibrated: Any = None) -> list[str]:
+def _notes(chosen: Any, params: Any, reference: dict[str, float], calibrated: Any = None,
+           non_core_given: bool = False) -> list[str]:
     return [
         f"{SEED} table {chosen.table}, figure {chosen.figure}: throughput / {chosen.reference_policy}'s maximum "
         f"({reference['max_throughput_cores']:.4g} cores), response / {chosen.reference_policy}'s minimum "
@@ -137,7 +140,7 @@ def _notes(chosen: Any, params: Any, reference: dict[str, float], calibrated: An
         f"threshold {params.threshold:g} of a core per serving core (one-stage; multi-stage only under the "
         f"threshold rule); multi-stage switch rule {params.switch_rule}",
         f"every response includes the non-core part of a write hit, {params.non_core_pct:g} % of a service time "
-        f"({_non_core_source(calibrated)})",
+        f"({_non_core_source(calibrated, non_core_given)})",
         "response: each group of cores linked by shared ports pooled as one M/M/K (Erlang C), a port on fewer of "
         "them also waiting for one of its own, throughput-weighted over ports",
     ]
@@ -178,6 +181,7 @@ def curve(
     if policy not in POLICIES:
         raise InputError(f"--policy must be one of {', '.join(POLICIES)}, got {policy!r}")
     points = _points(points)
+    non_core_given = non_core_pct is not None
     calibrated = _calibrated(profile, cpu_speed, comm_overhead_pct, threshold, non_core_pct, switch_rule)
     if calibrated is not None:
         comm_overhead_pct, threshold, non_core_pct, switch_rule = _profile_values(calibrated)
@@ -201,7 +205,7 @@ def curve(
             for row, value in zip(rows, values):
                 row[f"{key}_service_times"] = float(value)
                 row[f"{key}_norm"] = float(value) / reference["min_response_service_times"]
-    notes = _notes(chosen, params, reference, calibrated)
+    notes = _notes(chosen, params, reference, calibrated, non_core_given)
     absolute_keys: list[str] = []
     if calibrated is not None:
         from iosizer.calibration.loadshare import absolute_units
@@ -211,7 +215,8 @@ def curve(
     if percentile:
         notes.append("response_pP: mixture over ports of M/M/c-form responses with each port's wait probability "
                      "and mean wait from the model (exact for shared and exclusive; within about 1 % of simulation "
-                     "where port groups overlap, iosizer.model.loadshare)")
+                     "where port groups overlap, iosizer.model.loadshare); a switch's jump below is the mean's, "
+                     "a percentile may move there too")
     notes += _rows_note(points, int(raw.switch_loads.size), len(rows))
     if raw.switch_loads.size:
         notes.append("switches at " + ", ".join(
@@ -242,6 +247,7 @@ def compare(
     from iosizer.model.loadshare import POLICIES
 
     points = _points(points)
+    non_core_given = non_core_pct is not None
     calibrated = _calibrated(profile, cpu_speed, comm_overhead_pct, threshold, non_core_pct, switch_rule)
     if calibrated is not None:
         comm_overhead_pct, threshold, non_core_pct, switch_rule = _profile_values(calibrated)
@@ -256,7 +262,7 @@ def compare(
          "switch_jumps": c.curve.switch_jumps.tolist()}
         for c in curves
     ]
-    notes = _notes(chosen, params, reference, calibrated)
+    notes = _notes(chosen, params, reference, calibrated, non_core_given)
     notes.append("singularity: largest relative jump of mean response at a switching load, max/min - 1")
     absolute_keys: list[str] = []
     if calibrated is not None:

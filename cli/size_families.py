@@ -296,7 +296,7 @@ def cores(
     cpu_speed: CpuSpeed = None,
     output_format: FormatOption = OutputFormat.table,
 ) -> None:
-    """Seed 003: cores each load-sharing policy needs for a load within a response target, per port group.
+    """Seed 003: cores each load-sharing policy needs for a load within a response target.
 
     A monotone search on the policy model (Erlang C per pooled group of cores): the fewest cores that carry the load
     with the throughput-weighted mean response within the target; port_groups gives the cores each group of
@@ -325,6 +325,9 @@ def cores(
              f"{params.non_core_pct:g} % of a service time",
              "port_groups: ports x load share: cores serving each port at the answer",
              f"max_load_cores_at_given: the largest load within the target at the scenario's {chosen.cores} cores"]
+    if calibrated is not None:
+        notes.append(f"{calibrated.source}: --load-cores and --target-response are in that CPU's I/O service times "
+                     f"({calibrated.values['io_service_us']:.4g} us each)")
     columns = ["policy", "cores", "response_service_times", "one_fewer_response_service_times", "port_groups",
                "max_load_cores_at_given", "reason"]
     emit(Report(data=answers, rows=rows, columns=columns, notes=notes,

@@ -535,7 +535,8 @@ def _pooled_waiting(load: np.ndarray, service: np.ndarray, k: np.ndarray, member
     below = b < pooled[..., None]
     log_terms = np.where(below, b * log_a - gammaln(b + 1.0), -np.inf)
     log_pi = np.log1p(-np.minimum(all_busy, 1.0))[..., None] + log_terms - logsumexp(log_terms, axis=-1, keepdims=True)
-    kk, kb = k[..., None].astype(float), pooled[..., None]
+    kb = pooled[..., None]
+    kk = np.minimum(k[..., None].astype(float), kb)  # a port never spans more than its component
     spread = gammaln(b + 1.0) - gammaln(np.maximum(b - kk, 0.0) + 1.0) - gammaln(kb + 1.0) + gammaln(kb - kk + 1.0)
     some_busy = np.where(below & (b >= kk) & (rho[..., None] > 0), np.exp(log_pi + spread), 0.0).sum(axis=-1)
     waiting = residual * (all_busy * (1.0 / (pooled * (1.0 - rho)) + 1.0 / k - 1.0 / pooled) + some_busy / k)
@@ -697,19 +698,34 @@ def _system_switches(shares: np.ndarray, params: PolicyParams, top: float) -> np
         at_least = np.where(saturated, peak_high <= peak_low, mean_high <= mean_low)
         return np.where(k_low.max(axis=1) < k_high.max(axis=1), strictly, at_least)
 
-    grid = np.linspace(0.0, top, 401)[1:-1]
+    # 400 even steps, and geometric ones below the first (many cores switch early: skew on 256 cores
+    # takes its second and third core at 0.02 and 0.07 of the maximum).
+    grid = np.unique(np.concatenate([np.geomspace(top * 1e-6, top / 400, 40), np.linspace(0.0, top, 401)[1:-1]]))
     k = cores_at(grid)
     changed = np.any(k[1:] != k[:-1], axis=1)
     low, high, k_low, k_high = grid[:-1][changed], grid[1:][changed], k[:-1][changed], k[1:][changed]
-    # Bisection between the two stages each interval holds (two changes within one grid step count
-    # as one): two configurations per step instead of every stage.
-    for _ in range(60):  # 400 intervals of at most top / 400 -> 1e-13 relative within ~40 halvings
+    # Bisection between the two stages each interval holds: two configurations per step instead of
+    # every stage. Where an interval holds more than one change, the point found is checked below.
+    for _ in range(60):  # steps of at most top / 400 -> 1e-13 relative within ~40 halvings
         if not low.size or np.all(high - low <= 1e-13 * high):
             break
         middle = 0.5 * (low + high)
         same = ~picks_high(middle, k_low, k_high)
         low, high = np.where(same, middle, low), np.where(same, high, middle)
-    return np.unique(0.5 * (low + high))
+    # Each switch found must be a real change of the rule's choice, from k_low to k_high; an interval
+    # that held two changes is bisected again on the rule itself (every stage), as before.
+    real = np.all(cores_at(low) == k_low, axis=1) & np.all(cores_at(high) == k_high, axis=1)
+    found = list(0.5 * (low + high)[real])
+    for start, end, before in zip(grid[:-1][changed][~real], grid[1:][changed][~real], k_low[~real]):
+        a, b = float(start), float(end)
+        while b - a > 1e-13 * b:
+            middle = 0.5 * (a + b)
+            if np.array_equal(cores_at(np.array([middle]))[0], before):
+                a = middle
+            else:
+                b = middle
+        found.append(0.5 * (a + b))
+    return np.unique(np.array(found, dtype=float))
 
 
 def max_throughput(policy: Policy, port_shares: Sequence[float] | np.ndarray,
@@ -730,8 +746,11 @@ def max_throughput(policy: Policy, port_shares: Sequence[float] | np.ndarray,
         return float(1.0 / utilisation.max(axis=1).min())
 
     def peaks(totals: np.ndarray) -> np.ndarray:
-        state = _state(policy, totals, shares, params, require_stable=False)
-        return state.core_utilization.max(axis=1) - 1.0
+        # Only the utilisations: these policies' k_p depend on each port's own load, not on responses.
+        load = totals[:, None] * shares[None, :]
+        k = _cores(policy, load, shares, params)
+        utilisation, _ = _placement(load * (1.0 + params.overhead * (k - 1) / k), k, params.cores)
+        return utilisation.max(axis=1) - 1.0
 
     # No policy carries more than n cores of work, so the answer lies below n.
     # The first saturation counts: a policy may be stable again above an

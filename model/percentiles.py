@@ -634,9 +634,9 @@ def loadshare_percentiles(policy: str, total_load: object, port_shares: Sequence
     Each port's response is its exponential service s_p plus a wait that is 0
     with probability 1 - P_p and exponential otherwise, with P_p and the mean
     W_p of the family's mean formula (3) (:func:`~iosizer.model.loadshare.port_waits`):
-    the M/M/c form, exact for exclusive and shared (Erlang C), a two-moment
-    match of each port's wait where port groups of different sizes pool their
-    cores. The percentiles are those of the throughput-weighted mixture of the
+    the M/M/c form, exact for exclusive and shared (Erlang C); where port
+    groups of different sizes pool their cores it matches each port's wait
+    probability and mean wait (not its variance). The percentiles are those of the throughput-weighted mixture of the
     ports' responses, sum_p w_p P(T_p > t) = 1 - q, solved by bisection (to
     1e-12 relative) at every load point. The non-core part of a write hit (a
     constant) shifts every percentile by itself. Measured error: the module

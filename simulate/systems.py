@@ -578,7 +578,7 @@ def loadshare(*, scenario: str | None = None, policy: str | None = None, load_co
     policy = family.default("policy") if policy is None else policy
     if policy not in POLICIES:
         raise InputError(f"--policy must be one of {', '.join(POLICIES)}, got {policy!r}")
-    for name, value in (("comm_overhead_pct", comm_overhead_pct), ("threshold", threshold),
+    for name, value in (("cores", cores), ("comm_overhead_pct", comm_overhead_pct), ("threshold", threshold),
                         ("non_core_pct", non_core_pct), ("switch_rule", switch_rule)):
         if value is not None:  # checked against the declaration, as `iosizer loadshare` checks them
             family.spec(name).check(value, "--" + name.replace("_", "-"))

@@ -352,3 +352,20 @@ def test_pooled_response_keeps_separate_components_apart() -> None:
     cold = 1.0 / (1.0 - utilisation[0, 3]) + params.non_core
     assert utilisation[0, 0] == pytest.approx(utilisation[0, 2]) and utilisation[0, 3] < utilisation[0, 0]
     np.testing.assert_allclose(port_response[0], [hot] + [cold] * (shares.size - 1), rtol=1e-12)
+
+
+def test_system_response_finds_every_switch_on_many_cores() -> None:
+    # Skew on 256 cores: the hot port takes its second and third cores at 0.11 and 0.37 cores of load,
+    # below the first step of an even 400-point grid (0.5): every change the rule makes is reported.
+    from iosizer.model.loadshare import switching_loads
+
+    shares = np.asarray(scenario("skew").port_shares, dtype=float)
+    params = PolicyParams(cores=256)
+    found = switching_loads("multi-stage", shares, params)
+    top = max_throughput("multi-stage", shares, params)
+    early = 0.05 * top  # a dense look at the start, where the even grid saw nothing
+    dense = np.linspace(0.0, early, 2001)[1:]
+    k = evaluate("multi-stage", dense, shares, params).cores_per_port
+    changes = dense[1:][np.any(k[1:] != k[:-1], axis=1)]
+    assert changes.size >= 2 and found[0] < 0.2
+    np.testing.assert_allclose(found[found < early], changes, atol=early / 2000)  # within the dense step
