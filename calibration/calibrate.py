@@ -55,18 +55,10 @@ def tail_check(family_name: str, values: Mapping[str, Any], dataset: Dataset) ->
     from iosizer.model.registry import declaration
 
     family = declaration(family_name)
-    found = {name: _TAIL_COLUMN.match(name) for name in dataset.extra}
-    columns = {name: match for name, match in found.items() if match}
-    if not columns or family.tail is None:
+    if family.tail is None:
         return {}
     checks: dict[str, dict[str, Any]] = {}
-    for name, match in sorted(columns.items()):
-        percentile = float(match.group(1).replace("_", "."))
-        try:
-            measured = np.array([float(c) if c.strip() else np.nan for c in dataset.extra[name]])
-        except ValueError:
-            raise DatasetError(f"{dataset.path}: column '{name}' holds a value that is not a number") from None
-        measured = measured * _TIME_SCALE[match.group(2)] / _TIME_SCALE[family.tail_unit]
+    for name, (percentile, measured) in tail_columns(family_name, dataset).items():
         keep = np.isfinite(measured) & (measured > 0)
         if not keep.any():
             continue
@@ -81,6 +73,26 @@ def tail_check(family_name: str, values: Mapping[str, Any], dataset: Dataset) ->
             "worst_line": int(dataset.lines[np.flatnonzero(keep)[worst]]),
         }
     return checks
+
+
+def tail_columns(family_name: str, dataset: Dataset) -> dict[str, tuple[float, np.ndarray]]:
+    """The dataset's measured percentile columns (``response_pP_<s|ms|us>``): ``{name: (P, values)}``,
+    values in the family's ``tail_unit``, NaN where a row has none (or a value <= 0)."""
+    from iosizer.model.registry import declaration
+
+    unit = declaration(family_name).tail_unit
+    found = {}
+    for name in sorted(dataset.extra):
+        match = _TAIL_COLUMN.match(name)
+        if not match:
+            continue
+        try:
+            measured = np.array([float(c) if c.strip() else np.nan for c in dataset.extra[name]])
+        except ValueError:
+            raise DatasetError(f"{dataset.path}: column '{name}' holds a value that is not a number") from None
+        measured = measured * _TIME_SCALE[match.group(2)] / _TIME_SCALE[unit]
+        found[name] = (float(match.group(1).replace("_", ".")), np.where(measured > 0, measured, np.nan))
+    return found
 
 
 def _finite_or_none(value: float) -> float | None:
@@ -220,10 +232,12 @@ def calibrate(
     cpu_name: str | None = None,
     cpu_speed: float | None = None,
     force: bool = False,
+    fit_percentiles: bool = False,
 ) -> Calibration:
     """Fit ``model_name`` to measured data (see :func:`load_measurements`).
 
     Settings may be columns of the file; ``options`` override them.
+    ``fit_percentiles``: see :func:`calibrate_dataset`.
     """
     model = get_model(model_name)
     given = {k: v for k, v in dict(options or {}).items() if v is not None}
@@ -234,7 +248,7 @@ def calibrate(
     dataset = load_measurements(dataset_path, model.schema)
     merged = {**settings_in_columns(dataset, model.option_names), **given}
     return calibrate_dataset(model_name, dataset, model.options(merged), cpu_name=cpu_name,
-                             cpu_speed=cpu_speed, force=force)
+                             cpu_speed=cpu_speed, force=force, fit_percentiles=fit_percentiles)
 
 
 def calibrate_dataset(
@@ -245,21 +259,43 @@ def calibrate_dataset(
     cpu_name: str | None = None,
     cpu_speed: float | None = None,
     force: bool = False,
+    fit_percentiles: bool = False,
 ) -> Calibration:
-    """Fit ``model_name`` to an already validated :class:`Dataset`; the fit is judged (:func:`judge`)."""
+    """Fit ``model_name`` to an already validated :class:`Dataset`; the fit is judged (:func:`judge`).
+
+    ``fit_percentiles``: the measured percentile columns (``response_pP_<unit>``,
+    fio's completion-latency percentiles) join the means as fit inputs, each
+    against the family's percentile model, every column scaled by its RMS
+    (:func:`iosizer.calibration.fit.fit`); otherwise they are only checked
+    against the fitted model (:func:`tail_check`).
+    """
     model = get_model(model_name)
     checked = model.options(dict(options or {}))
     if cpu_speed is not None and not (math.isfinite(cpu_speed) and cpu_speed > 0):
         raise InputError(f"--cpu-speed must be > 0, got {cpu_speed}")
     parameters = model.parameters(dataset, checked)
+    function, jacobian, observed = model.function(checked), model.jacobian(checked), dataset.observed()
+    if fit_percentiles:
+        tails = tail_columns(model_name, dataset) if model.family.tail is not None else {}
+        if model.family.tail is None:
+            raise InputError(f"--fit-percentiles: family '{model_name}' has no percentile model (its percentiles "
+                             "are neither fitted nor checked)")
+        if not tails:
+            raise InputError(f"--fit-percentiles: {dataset.path} has no percentile column "
+                             "(response_pP_s, _ms or _us; fio JSON brings its clat percentiles)")
+        if dataset.stderr is not None or dataset.bounds is not None:
+            raise InputError("--fit-percentiles: a stderr column or bounded rows apply to one observed column only")
+        function = model.with_percentiles(checked, {name: p for name, (p, _) in tails.items()})
+        jacobian = None  # the percentiles' slopes are taken numerically
+        observed = {**observed, **{name: values for name, (_, values) in tails.items()}}
     result = fit(
-        model.function(checked),
+        function,
         parameters,
         dataset.inputs(),
-        dataset.observed(),
+        observed,
         weights=dataset.weights,
         stderr=dataset.stderr,
-        jacobian=model.jacobian(checked),
+        jacobian=jacobian,
         model_name=model_name,
         relative=model.relative,
         bounds=dataset.bounds,

@@ -117,6 +117,23 @@ class CalibrationModel:
 
         return model
 
+    def with_percentiles(self, options: Mapping[str, Any], percentiles: Mapping[str, float]) -> ModelFunction:
+        """The family's solve plus its response percentiles: ``{column: P}``, each in the family's
+        ``tail_unit`` (:attr:`iosizer.model.family.Family.tail`)."""
+        settings = self._solve_settings(options)
+        solve, tail = self.family.solve, self.family.tail
+        if tail is None:
+            raise InputError(f"family '{self.name}' has no percentile model to fit measured percentiles to")
+
+        def model(params: Mapping[str, float], inputs: Mapping[str, Any]) -> Mapping[str, Any]:
+            values = {**settings, **params}
+            out = dict(solve(values, inputs))
+            for column, percentile in percentiles.items():
+                out[column] = tail(values, inputs, percentile)
+            return out
+
+        return model
+
     def jacobian(self, options: Mapping[str, Any]) -> JacobianFunction | None:
         return self.family.fit.jacobian(self._settings(options))
 

@@ -40,6 +40,12 @@ def calibrate(
     force: Annotated[
         bool, typer.Option("--force", help="Keep a fit that is worse than a constant (R^2 < 0).")
     ] = False,
+    fit_percentiles: Annotated[
+        bool, typer.Option("--fit-percentiles",
+                           help="Fit the measured percentile columns (response_pP_s/_ms/_us, fio's clat "
+                                "percentiles) with the means, against the family's percentile model (mmc, "
+                                "closed-network); without it they are only checked.")
+    ] = False,
     output: OutputPath = None,
     stations: Annotated[
         int | None, typer.Option("--stations", help="closed-network: number of stations K.")
@@ -81,7 +87,7 @@ def calibrate(
             raise InputError(f"--set {name} repeats --{name.replace('_', '-')}")
         options[name] = value
     result = run(model, data if len(data) > 1 else data[0], options, cpu_name=cpu_name, cpu_speed=cpu_speed,
-                 force=force)
+                 force=force, fit_percentiles=fit_percentiles)
 
     fit = result.fit
     parameters = {
@@ -113,8 +119,9 @@ def calibrate(
         for column, s in fit.statistics.items()
     ]
     notes += [f"warning: {w}" for w in fit.warnings]
-    notes += [f"tail {name}: the fitted model is {t['rms_error_pct']:.1f} % off (RMS over {t['n_points']} points; "
-              f"worst {t['worst_error_pct']:+.1f} % at line {t['worst_line']})" for name, t in result.tails.items()]
+    notes += [f"tail {name} ({'a fit input' if fit_percentiles else 'checked, not fitted'}): the fitted model is "
+              f"{t['rms_error_pct']:.1f} % off (RMS over {t['n_points']} points; worst {t['worst_error_pct']:+.1f} % "
+              f"at line {t['worst_line']})" for name, t in result.tails.items()]
     notes.append(CONFIDENCE_CONVENTION)
     if output is not None:
         notes.append(f"profile written to {output}")

@@ -319,14 +319,16 @@ class ModelFamily:
 
         ``options`` are the family's settings (``servers=4``) and held
         parameters (``think_time_s=0.1``), plus ``cpu_name`` and
-        ``cpu_speed`` to record the CPU the data were measured on.
+        ``cpu_speed`` to record the CPU the data were measured on, and
+        ``fit_percentiles=True`` to fit measured percentile columns too.
         """
         from iosizer.calibration.calibrate import calibrate, calibrate_dataset
 
         cpu = {k: options.pop(k, None) for k in ("cpu_name", "cpu_speed")}
+        extra = {"fit_percentiles": bool(options.pop("fit_percentiles", False))}
         if isinstance(data, Mapping):
-            return FitReport(calibrate_dataset(self.name, _dataset(self.columns, data), options, **cpu))
-        return FitReport(calibrate(self.name, data, options, **cpu))
+            return FitReport(calibrate_dataset(self.name, _dataset(self.columns, data), options, **cpu, **extra))
+        return FitReport(calibrate(self.name, data, options, **cpu, **extra))
 
 
 def _dataset(schema: "Schema", columns: Mapping[str, Any]) -> Any:

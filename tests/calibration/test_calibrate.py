@@ -140,3 +140,34 @@ def test_a_profile_names_shipped_data_by_package_and_a_users_file_by_absolute_pa
     copy = tmp_path / "mine.csv"
     shutil.copy(example, copy)
     assert calibrate("mmc", copy, {"servers": 4}).profile.dataset.path == str(copy.resolve())
+
+
+def test_measured_percentiles_can_be_fit_inputs(cli, tmp_path) -> None:
+    """--fit-percentiles: p99 columns join the means as fit inputs (checked only, without it)."""
+    import iosizer
+    from iosizer.model.queueing import mmc
+    from iosizer.model.percentiles import mmc_response_quantile
+
+    rates = np.array([400.0, 1200.0, 2000.0, 2800.0, 3400.0])
+    mean = np.asarray(mmc(rates, 1000.0, 4).mean_response)
+    p99 = np.asarray(mmc_response_quantile(rates, 1000.0, 4, 99))
+    # The means say mu = 1000/s; the p99s are 10 % longer than M/M/4 at 1000/s gives: a heavier tail.
+    data = {"arrival_rate_per_s": rates, "mean_response_s": mean, "response_p99_s": p99 * 1.10}
+    means_only = iosizer.family("mmc").calibrate(data, servers=4)
+    both = iosizer.family("mmc").calibrate(data, servers=4, fit_percentiles=True)
+    rate = {"means": means_only.params["service_rate_per_s"], "both": both.params["service_rate_per_s"]}
+    assert rate["means"] == pytest.approx(1000.0, rel=1e-6)  # the percentiles were only checked
+    assert rate["both"] < rate["means"]  # pulled toward the slower service the tail implies
+    assert "response_p99_s" in both.calibration.fit.statistics
+    assert "response_p99_s" not in means_only.calibration.fit.statistics
+    path = tmp_path / "tails.csv"
+    path.write_text("arrival_rate_per_s,mean_response_s,servers,response_p99_s\n" + "".join(
+        f"{r},{m},4,{q}\n" for r, m, q in zip(rates, mean, p99 * 1.10)))
+    shown = cli.json("calibrate", "mmc", str(path), "--fit-percentiles")
+    assert shown["parameters"]["service_rate_per_s"]["value"] == pytest.approx(rate["both"], rel=1e-6)
+    assert "response_p99_s" in shown["columns"]
+    no_tails = tmp_path / "means.csv"
+    no_tails.write_text("arrival_rate_per_s,mean_response_s,servers\n400,0.001,4\n800,0.00102,4\n")
+    assert "no percentile column" in cli.fails("calibrate", "mmc", str(no_tails), "--fit-percentiles")
+    assert "no percentile model" in cli.fails("calibrate", "hba", str(iosizer.family("hba").example()),
+                                              "--fit-percentiles")
