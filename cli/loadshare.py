@@ -103,10 +103,17 @@ def _calibrated(profile: str | None, cpu_speed: float | None, comm_overhead_pct:
                             "non_core_pct": non_core_pct, "switch_rule": switch_rule})
 
 
-def _profile_values(calibrated: Any) -> tuple[float, float, float, str]:
-    """The overhead, threshold, non-core part and switch rule a profile (or what-if) runs on."""
-    values = calibrated.values
-    return values["comm_overhead_pct"], values["threshold"], values["non_core_pct"], values["switch_rule"]
+def _configured(scenario: str | None, cores: int | None, comm_overhead_pct: float | None,
+                threshold: float | None, non_core_pct: float | None, switch_rule: str | None,
+                profile: str | None, cpu_speed: float | None) -> tuple[Any, Any, Any]:
+    """The scenario, the policy parameters and the what-if (None without --profile/--cpu-speed):
+    a profile (or --cpu-speed) first, the options over it, the declared values for the rest."""
+    calibrated = _calibrated(profile, cpu_speed, comm_overhead_pct, threshold, non_core_pct, switch_rule)
+    if calibrated is not None:
+        values = calibrated.values
+        comm_overhead_pct, threshold = values["comm_overhead_pct"], values["threshold"]
+        non_core_pct, switch_rule = values["non_core_pct"], values["switch_rule"]
+    return (*_setup(scenario, cores, comm_overhead_pct, threshold, non_core_pct, switch_rule), calibrated)
 
 
 def _non_core_source(calibrated: Any, given: bool) -> str:
@@ -182,10 +189,8 @@ def curve(
         raise InputError(f"--policy must be one of {', '.join(POLICIES)}, got {policy!r}")
     points = _points(points)
     non_core_given = non_core_pct is not None
-    calibrated = _calibrated(profile, cpu_speed, comm_overhead_pct, threshold, non_core_pct, switch_rule)
-    if calibrated is not None:
-        comm_overhead_pct, threshold, non_core_pct, switch_rule = _profile_values(calibrated)
-    chosen, params = _setup(scenario, cores, comm_overhead_pct, threshold, non_core_pct, switch_rule)
+    chosen, params, calibrated = _configured(scenario, cores, comm_overhead_pct, threshold, non_core_pct,
+                                             switch_rule, profile, cpu_speed)
     (answer,), reference = normalised_curves(chosen, [policy], params, points)
     raw = answer.curve
     rows = [
@@ -248,10 +253,8 @@ def compare(
 
     points = _points(points)
     non_core_given = non_core_pct is not None
-    calibrated = _calibrated(profile, cpu_speed, comm_overhead_pct, threshold, non_core_pct, switch_rule)
-    if calibrated is not None:
-        comm_overhead_pct, threshold, non_core_pct, switch_rule = _profile_values(calibrated)
-    chosen, params = _setup(scenario, cores, comm_overhead_pct, threshold, non_core_pct, switch_rule)
+    chosen, params, calibrated = _configured(scenario, cores, comm_overhead_pct, threshold, non_core_pct,
+                                             switch_rule, profile, cpu_speed)
     curves, reference = normalised_curves(chosen, list(POLICIES), params, points)
     rows = [
         {"policy": c.policy, "scenario": chosen.name,

@@ -302,15 +302,13 @@ def cores(
     with the throughput-weighted mean response within the target; port_groups gives the cores each group of
     ports gets at that count. max_load_cores: the largest load within the target at the scenario's cores.
     """
-    from iosizer.cli.loadshare import _calibrated, _profile_values, _setup
+    from iosizer.cli.loadshare import _configured
     from iosizer.model.family_sizing import cores_per_policy
     from iosizer.model.loadshare import POLICIES
 
     # As `iosizer loadshare compare` takes them: a profile (or --cpu-speed) first, the options over it.
-    calibrated = _calibrated(profile, cpu_speed, comm_overhead_pct, threshold, non_core_pct, switch_rule)
-    if calibrated is not None:
-        comm_overhead_pct, threshold, non_core_pct, switch_rule = _profile_values(calibrated)
-    chosen, params = _setup(scenario, None, comm_overhead_pct, threshold, non_core_pct, switch_rule)
+    chosen, params, calibrated = _configured(scenario, None, comm_overhead_pct, threshold, non_core_pct,
+                                             switch_rule, profile, cpu_speed)
     policies = list(POLICIES) if policy is None else [policy]
     for name in policies:
         if name not in POLICIES:

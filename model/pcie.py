@@ -108,6 +108,7 @@ from __future__ import annotations
 import math
 from dataclasses import dataclass, replace
 from functools import lru_cache
+from typing import Any
 
 import numpy as np
 from pydantic import BaseModel, ConfigDict, Field, field_validator
@@ -305,6 +306,11 @@ RMW_SERVICE_SCV = replace(
                 "(1 exponential, 0 constant); the memory line path is a delay")
 
 
+#: PcieLink's fields checked against their declarations.
+_LINK_FIELD_SPECS = {"lanes": LINK_LANES, "mps_bytes": MPS, "header_dw": HEADER_DW, "mrrs_bytes": MRRS,
+                     "rcb_bytes": RCB, "completions": COMPLETIONS}
+
+
 class PcieLink(BaseModel):
     """One PCIe link's configuration."""
 
@@ -328,40 +334,11 @@ class PcieLink(BaseModel):
             raise ValueError(f"generation must be one of 1..6, got {value}")
         return value
 
-    @field_validator("lanes")
+    @field_validator("lanes", "mps_bytes", "header_dw", "mrrs_bytes", "rcb_bytes", "completions")
     @classmethod
-    def _lanes(cls, value: int) -> int:
-        if value not in LANE_CHOICES:
-            raise ValueError(f"lanes must be 1, 2, 4, 8, 12, 16 or 32, got {value}")
-        return value
-
-    @field_validator("mps_bytes", "mrrs_bytes")
-    @classmethod
-    def _mps(cls, value: int) -> int:
-        if value not in MPS_BYTES:
-            raise ValueError(f"Max Payload/Read Request Size must be one of {MPS_BYTES}, got {value}")
-        return value
-
-    @field_validator("rcb_bytes")
-    @classmethod
-    def _rcb(cls, value: int) -> int:
-        if value not in RCB_CHOICES:
-            raise ValueError(f"Read Completion Boundary must be 64 or 128, got {value}")
-        return value
-
-    @field_validator("completions")
-    @classmethod
-    def _completions(cls, value: str) -> str:
-        if value not in COMPLETION_SPLITS:
-            raise ValueError(f"completions must be mps or rcb, got {value!r}")
-        return value
-
-    @field_validator("header_dw")
-    @classmethod
-    def _header(cls, value: int) -> int:
-        if value not in HEADER_BYTES:
-            raise ValueError(f"header must be 3 or 4 DW, got {value}")
-        return value
+    def _declared(cls, value: Any, info: Any) -> Any:
+        """Inside the setting's declared values (an InputError is a ValueError: pydantic reports it)."""
+        return _LINK_FIELD_SPECS[info.field_name].check(value, info.field_name)
 
     @property
     def flit_mode(self) -> bool:
