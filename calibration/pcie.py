@@ -103,9 +103,16 @@ def resolve_pattern(text: str) -> int:
 
 
 @lru_cache(maxsize=4)
-def rmw_calibration(mps_bytes: int | None = None) -> Calibration:
-    """The ``rmw`` family fitted to section 4's unaligned (case B) losses at ``mps_bytes`` [declared]."""
+def rmw_calibration(mps_bytes: int | None = None, service_scv: float | None = None) -> Calibration:
+    """The ``rmw`` family fitted to section 4's unaligned (case B) losses at ``mps_bytes`` [declared].
+
+    ``service_scv`` None keeps the declared 1 (exponential, the shipped fit);
+    0 fits the same two figures with constant service.
+    """
     mps_bytes = table2_mps() if mps_bytes is None else mps_bytes
+    settings: dict[str, Any] = {"mps_bytes": mps_bytes}
+    if service_scv is not None:
+        settings["service_scv"] = service_scv
     rows = [r for r in read_measurement(LOSSES) if r["pattern_class"] == "unaligned"]
     lanes = np.array([float(r["total_lanes"]) for r in rows])
     dataset = Dataset(
@@ -117,7 +124,7 @@ def rmw_calibration(mps_bytes: int | None = None) -> Calibration:
         lines=np.arange(2, 2 + lanes.size),
         sources=tuple(r["source"] for r in rows),
     )
-    return calibrate_dataset("rmw", dataset, {"mps_bytes": mps_bytes}, cpu_name=SEED_CPU, cpu_speed=1.0)
+    return calibrate_dataset("rmw", dataset, settings, cpu_name=SEED_CPU, cpu_speed=1.0)
 
 
 @lru_cache(maxsize=1)
@@ -133,7 +140,13 @@ def rmw_prediction() -> dict[str, float]:
     32) at the same credits, the shipped fit's effective depth, and what the
     8-lane loss would be if the seed measured it against case A (512 B,
     aligned) rather than against case B's own aligned throughput: case B's
-    8 B tail TLP then costs its framing as well.
+    8 B tail TLP then costs its framing as well. And how deep a loop the
+    two figures need under the shared-unit mechanism: the credits of the
+    two-point fit with exponential service (the shipped profile) and with
+    constant service (hardware-like, ``service_scv`` 0), to set against the
+    datasheet's; and case B's TLP boundaries inside a 64 B line per KiB
+    (:attr:`~iosizer.model.pcie.AccessPattern.shared_line_boundaries_per_kib`),
+    the per-port serialisation the model does not carry.
     """
     from scipy.optimize import brentq
 
@@ -164,7 +177,13 @@ def rmw_prediction() -> dict[str, float]:
             "reverse_rmw_service_ns": reverse_service, "reverse_predicted_loss_pct": loss(reverse_service, high),
             "shipped_posted_credits": float(shipped.posted_credits),
             "tail_tlp_framing_pct": framing,
-            "predicted_vs_case_a_pct": 100.0 - (100.0 - predicted) * (100.0 - framing) / 100.0}
+            "predicted_vs_case_a_pct": 100.0 - (100.0 - predicted) * (100.0 - framing) / 100.0,
+            "implied_posted_credits_constant_service": _fitted(rmw_calibration(service_scv=0.0), "posted_credits"),
+            "shared_line_boundaries_per_kib": pattern.shared_line_boundaries_per_kib}
+
+
+def _fitted(calibration: Calibration, name: str) -> float:
+    return float(calibration.profile.parameters[name].value)
 
 
 def platform(

@@ -564,6 +564,9 @@ class AccessPattern:
     full_lines_per_transfer: float
     tlps_per_transfer: float
     layout: str
+    #: TLP boundaries inside a 64 B line per transfer: two consecutive TLPs of the stream that
+    #: both partially write one line (see :attr:`shared_line_boundaries_per_kib`).
+    shared_line_boundaries_per_transfer: float = 0.0
 
     @property
     def tlp_bytes(self) -> tuple[int, ...]:
@@ -573,6 +576,19 @@ class AccessPattern:
     @property
     def unaligned_per_kib(self) -> float:
         return self.unaligned_per_transfer / self.transfer_bytes * 1024.0
+
+    @property
+    def shared_line_boundaries_per_kib(self) -> float:
+        """Consecutive TLPs meeting inside a 64 B line, per KiB of transfers.
+
+        Each such pair writes parts of one line back to back, and Intel's
+        optimization manual ("Maximizing PCIe performance") warns that
+        concurrent accesses to one cache line serialise and that a partial
+        write may delay the requests behind it: a per-port cost that the
+        shared RMW unit of :func:`rmw_throughput` does not carry. 520 B at
+        MPS 256: 5.17 per KiB (21 of the 24 TLP ends in one 8-transfer cycle).
+        """
+        return self.shared_line_boundaries_per_transfer / self.transfer_bytes * 1024.0
 
     @property
     def unaligned_per_tlp(self) -> float:
@@ -605,6 +621,20 @@ def _lines_of_transfer(offset: int, transfer_bytes: int, mps_bytes: int) -> tupl
     return partial, whole
 
 
+def _shared_line_ends(offset: int, transfer_bytes: int, mps_bytes: int) -> int:
+    """TLP ends of one transfer (starting ``offset`` into a line) that fall inside a line.
+
+    The stream is contiguous, so every TLP end is the next TLP's start; a
+    full TLP ends at ``offset`` in its line (MPS is a multiple of 64) and the
+    tail at ``offset + tail``. Closed form, like :func:`_lines_of_transfer`.
+    """
+    full, tail = divmod(transfer_bytes, mps_bytes)
+    ends = full if offset % LINE_BYTES else 0
+    if tail and (offset + tail) % LINE_BYTES:
+        ends += 1
+    return ends
+
+
 @lru_cache(maxsize=256)
 def access_pattern(transfer_bytes: int, mps_bytes: int = MPS.value, split_at_line: bool = False) -> AccessPattern:
     """Unaligned and whole-line accesses per transfer, averaged over the alignment cycle.
@@ -624,12 +654,15 @@ def access_pattern(transfer_bytes: int, mps_bytes: int = MPS.value, split_at_lin
     period = LINE_BYTES // math.gcd(size, LINE_BYTES)
     unaligned = 0
     full = 0
+    shared = 0
     for i in range(period):
-        partial, whole = _lines_of_transfer(i * size % LINE_BYTES, size, mps_bytes)
+        offset = i * size % LINE_BYTES
+        partial, whole = _lines_of_transfer(offset, size, mps_bytes)
         unaligned += partial
         full += whole
+        shared += _shared_line_ends(offset, size, mps_bytes)
     return AccessPattern(size, mps_bytes, unaligned / period, full / period,
-                         float(tlp_count(size, mps_bytes)), "packed")
+                         float(tlp_count(size, mps_bytes)), "packed", shared / period)
 
 
 class RmwPlatform(BaseModel):

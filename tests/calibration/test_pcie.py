@@ -21,6 +21,15 @@ def test_rmw_calibration_reproduces_section_4() -> None:
     assert any("too few points" in w for w in calibration.fit.warnings)
 
 
+def test_constant_service_fit_reproduces_section_4_with_a_shallower_loop() -> None:
+    # The report's explanation of the 8-lane miss quotes this fit: both figures again, fewer TLPs in flight.
+    constant = family.rmw_calibration(service_scv=0.0)
+    assert constant.profile.parameters["service_scv"].value == 0.0
+    assert constant.fit.predicted["loss_pct"] == pytest.approx([7.0, 38.0], abs=1e-4)
+    assert (constant.profile.parameters["posted_credits"].value
+            < family.rmw_calibration().profile.parameters["posted_credits"].value)
+
+
 def test_every_unaligned_case_stays_within_the_published_maxima() -> None:
     platform = family.platform()
     for case in family.table2():

@@ -121,9 +121,24 @@ def test_the_layout_rule_is_what_the_table_demands() -> None:
     assert access_pattern(520).unaligned_per_transfer == 4.5  # 36 partial lines per 8 transfers
 
 
+@settings(max_examples=100, deadline=None)
+@given(size=st.integers(1, 5_000), mps=st.sampled_from([128, 256, 512]))
+def test_shared_line_boundaries_match_a_walk_over_every_tlp(size: int, mps: int) -> None:
+    # Brute force over one alignment cycle: lay the transfers back to back, cut each at MPS from
+    # its own start, and count TLP ends that are not on a 64 B line boundary.
+    period = 64 // math.gcd(size, 64)
+    ends, address = 0, 0
+    for _ in range(period):
+        for payload in access_pattern(size, mps).tlp_bytes:
+            address += payload
+            ends += address % 64 != 0
+    assert access_pattern(size, mps).shared_line_boundaries_per_transfer == pytest.approx(ends / period)
+
+
 def test_split_at_64_removes_unaligned_accesses() -> None:
     split = access_pattern(520, 256, split_at_line=True)
     assert split.unaligned_per_kib == 0
+    assert split.shared_line_boundaries_per_kib == 0
     assert split.full_lines_per_transfer == pytest.approx(520 / 64)
 
 
