@@ -41,6 +41,28 @@ def test_size_hba_both_modes(cli) -> None:
     assert occupancy["cores_needed"] is None and "one core" in occupancy["cores_reason"]
 
 
+def test_size_hba_takes_service_variability_from_the_option_or_the_profile(cli, tmp_path) -> None:
+    from iosizer.calibration.hba import fc_port
+    from iosizer.model.family_sizing import hba_sizing
+
+    args = ["size", "hba", "--tenant-iops", "250000,120000", "--target-response-us", "60", "--mode", "shared"]
+    (exponential,) = cli.json(*args)
+    (constant,) = cli.json(*args, "--service-scv", "0")
+    assert exponential["service_scv"] == 1.0 and constant["service_scv"] == 0.0
+    assert constant["ports"] == hba_sizing(fc_port(), "shared", [250_000.0, 120_000.0], [4096.0], 60.0, 50.0,
+                                           service_scv=0.0).ports < exponential["ports"]
+    # A profile calibrated at constant service keeps it; the option still overrides it.
+    import iosizer
+
+    profile = tmp_path / "hba0.json"
+    cli("calibrate", "hba", str(iosizer.family("hba").example()), "--set", "service_scv=0", "-o", str(profile))
+    profiled = [*args[:4], "--target-response-us", "400", "--mode", "shared", "--profile", str(profile)]
+    (kept,) = cli.json(*profiled)
+    (overridden,) = cli.json(*profiled, "--service-scv", "1")
+    assert kept["service_scv"] == 0.0 and overridden["service_scv"] == 1.0
+    assert "--service-scv" in cli.fails(*args, "--service-scv", "nan")
+
+
 def test_size_cores_per_policy(cli) -> None:
     # 3 service times above the declared non-core part of a write hit (0.4, issue 15).
     data = cli.json("size", "cores", "--scenario", "skew", "--load-cores", "3", "--target-response", "3.4")

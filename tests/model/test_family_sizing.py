@@ -14,6 +14,7 @@ from iosizer.calibration import latency as latency_family
 from iosizer.calibration import loadshare as loadshare_family
 from iosizer.calibration import pcie as pcie_family
 from iosizer.calibration import replication as replication_family
+from iosizer.errors import InputError
 from iosizer.model.family_sizing import (
     cores_per_policy,
     hba_response_us,
@@ -83,17 +84,18 @@ def test_aligned_patterns_have_no_port_limit() -> None:
 
 @FEW
 @given(mix=st.lists(st.floats(1_000.0, 400_000.0), min_size=1, max_size=4), block=st.sampled_from([4, 16, 64]),
-       target=st.floats(120.0, 2000.0), mode=st.sampled_from(["shared", "occupancy"]))
-def test_hba_ports_and_cores_are_the_brute_force_counts(mix, block, target, mode) -> None:
+       target=st.floats(120.0, 2000.0), mode=st.sampled_from(["shared", "occupancy"]),
+       scv=st.sampled_from([0.0, 0.5, 1.0]))
+def test_hba_ports_and_cores_are_the_brute_force_counts(mix, block, target, mode, scv) -> None:
     port = hba_family.fc_port()
     sizes = [block * 1024.0]
 
     def worst(ports: int, cores: int) -> float:
         chosen = FcPort(link_mbps=port.link_mbps, cores=cores, core_iops=port.core_iops)
-        return float(hba_response_us(chosen, mode, mix, sizes, ports, 50.0).max())
+        return float(hba_response_us(chosen, mode, mix, sizes, ports, 50.0, scv).max())
 
     try:
-        sized = hba_sizing(port, mode, mix, sizes, target, 50.0, given_ports=2, max_cores=64)
+        sized = hba_sizing(port, mode, mix, sizes, target, 50.0, given_ports=2, max_cores=64, service_scv=scv)
     except UnreachableTargetError:
         assert worst(4096, port.cores) > target
         return
@@ -102,6 +104,39 @@ def test_hba_ports_and_cores_are_the_brute_force_counts(mix, block, target, mode
     brute_cores = next((k for k in range(1, 65) if worst(2, k) <= target), None)
     assert sized.cores_needed == brute_cores
     assert (sized.cores_reason == "") == (brute_cores is not None)
+
+
+@pytest.mark.parametrize("mode", ["shared", "occupancy"])
+def test_hba_service_variability_scales_every_wait_by_one_plus_scv_over_two(mode: str) -> None:
+    # Exponential service is the M/M/k cores and P-K link with E[S^2] = 2 s^2, computed here from
+    # Erlang C directly; any other cv^2 multiplies each queue's wait by (1 + cv^2) / 2 (P-K for the
+    # link and one core, Allen-Cunneen for k cores), so the no-wait part stays put.
+    from iosizer.model.queueing import mmc
+
+    port = hba_family.fc_port()
+    mix, sizes, storage_us = [90_000.0, 60_000.0], [8192.0, 4096.0], 50.0
+    iops = np.array(mix)
+    transfer_s = np.array(sizes) / (port.link_mbps * 1e6)
+    link_wait_s = float(iops @ transfer_s**2) / (1 - float(iops @ transfer_s))
+    if mode == "shared":
+        core_wait_s = np.full(2, float(mmc(iops.sum(), port.core_iops, port.cores).mean_wait))
+    else:  # tenant i alone on core i
+        core_wait_s = np.array([float(mmc(v, port.core_iops, 1).mean_wait) for v in mix])
+    no_wait_us = (1 / port.core_iops + transfer_s) * 1e6 + storage_us
+    for scv in (0.0, 0.25, 1.0, 2.0):
+        expected = no_wait_us + (core_wait_s + link_wait_s) * 1e6 * (1 + scv) / 2
+        got = hba_response_us(port, mode, mix, sizes, 1, storage_us, scv)
+        np.testing.assert_allclose(got, expected, rtol=1e-12)
+
+
+def test_hba_constant_service_needs_no_more_ports_than_exponential() -> None:
+    port = hba_family.fc_port()
+    mix = [250_000.0, 120_000.0]
+    exponential = hba_sizing(port, "shared", mix, [4096.0], 60.0, 50.0)
+    constant = hba_sizing(port, "shared", mix, [4096.0], 60.0, 50.0, service_scv=0.0)
+    assert constant.ports < exponential.ports and constant.service_scv == 0.0
+    with pytest.raises(InputError, match="service_scv"):
+        hba_sizing(port, "shared", mix, [4096.0], 60.0, 50.0, service_scv=-1.0)
 
 
 def test_hba_unreachable_and_reasons() -> None:
