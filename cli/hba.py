@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from pathlib import Path
 from typing import Annotated, Any
 
 import typer
@@ -63,7 +64,7 @@ def _port(speed: str, cores: int | None, core_iops: float | None, link_mbps: flo
 
 
 ProfileOption = Annotated[
-    str | None,
+    Path | None,
     typer.Option("--profile", help="An 'hba' profile from 'iosizer calibrate hba': its core capacity and storage "
                                    "delay (with their 95 % intervals) replace the declared ones; --cores, "
                                    "--core-iops, --link-mbps, --storage-us still change them."),

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from pathlib import Path
 from typing import Annotated, Any
 
 import typer
@@ -79,7 +80,7 @@ def _points(points: int) -> int:
 
 
 ProfileOption = Annotated[
-    str | None,
+    Path | None,
     typer.Option("--profile", help="A 'loadshare' profile from 'iosizer calibrate loadshare': its per-I/O core time "
                                    "and overhead (95 % intervals) replace the declared ones, and the answer "
                                    "gains IOPS and microseconds."),

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from pathlib import Path
 from typing import Annotated, Any
 
 import typer
@@ -58,7 +59,7 @@ def replication(
     ] = None,
     percentile: PercentileOption = None,
     profile: Annotated[
-        str | None,
+        Path | None,
         typer.Option("--profile", help="A 'replication' profile from 'iosizer calibrate replication': its protocol "
                                        "cost and residual delay (with 95 % intervals) replace the shipped ones; "
                                        "--link may name links of the same protocol stack."),

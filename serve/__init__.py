@@ -3,7 +3,7 @@
 Every command ``iosizer A B --some-option v`` is ``POST /api/A/B`` with the
 JSON body ``{"some_option": v}`` and answers exactly what ``--format json``
 prints. The endpoints and their request models are generated at start-up
-from the typer/click command tree (:mod:`iosizer.serve.commands`), so a
+from the typer/click command tree (:mod:`iosizer.cli.catalogue`), so a
 command added to the CLI is served without a line here. Commands run in
 worker processes (:mod:`iosizer.serve.worker`); :mod:`iosizer.serve.app`
 builds the FastAPI application, its error contract and the page in

@@ -1,6 +1,6 @@
 """The FastAPI application: the CLI's commands as endpoints, the error contract, the page.
 
-Routes (all generated from the command tree, see :mod:`iosizer.serve.commands`):
+Routes (all generated from the command tree, see :mod:`iosizer.cli.catalogue`):
 
 - ``POST /api/A/B``: ``iosizer A B`` with the JSON body's options; answers
   exactly what ``--format json`` prints (``?view=page`` adds the table,
@@ -43,7 +43,7 @@ from starlette.exceptions import HTTPException
 
 from iosizer import __version__
 from iosizer.errors import InputError
-from iosizer.serve.commands import CommandSpec, Role, body_values, command_specs
+from iosizer.cli.catalogue import CommandSpec, Role, body_values, command_specs
 from iosizer.serve.worker import REQUEST_TIMEOUT_S, Workers
 
 #: Largest request body (an upload of measured data), bytes.

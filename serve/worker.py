@@ -11,7 +11,7 @@ The command runs through the same click command tree as the CLI, with
 ``--format json``; :func:`iosizer.cli.output.capture` hands over the
 :class:`~iosizer.cli.output.Report` it emits, and the answer's body is
 ``to_json(report.data)``: what the CLI prints. Two pools keep a long
-calibration from holding up a quick what-if (:data:`~iosizer.serve.commands.HEAVY_GROUPS`).
+calibration from holding up a quick what-if (:data:`~iosizer.cli.catalogue.HEAVY_GROUPS`).
 """
 
 from __future__ import annotations
@@ -40,7 +40,7 @@ _ROOT: Any = None
 def _root() -> Any:
     global _ROOT
     if _ROOT is None:
-        from iosizer.serve.commands import root_command
+        from iosizer.cli.catalogue import root_command
 
         _ROOT = root_command()
     return _ROOT
@@ -53,7 +53,7 @@ HEAVY_NICENESS = 10
 def warm_up(heavy: bool = False) -> None:
     """Pool initializer: answer the page's starting questions once, so no request pays for the
     imports and shipped calibrations a command loads on its first call (up to half a second)."""
-    from iosizer.serve.commands import command_specs
+    from iosizer.cli.catalogue import command_specs
 
     if heavy and hasattr(os, "nice"):
         with contextlib.suppress(OSError):

@@ -15,7 +15,7 @@ from typing import Any
 import pytest
 
 import iosizer
-from iosizer.serve.commands import NOT_SERVED, command_specs, root_command
+from iosizer.cli.catalogue import NOT_SERVED, command_specs, root_command
 from iosizer.serve.examples import STARTING_INPUTS
 from tests.calibration.test_sources import fio_document
 
@@ -227,6 +227,23 @@ def test_a_profile_inline_answers_as_the_profile_file(server: Any, cli: Any, tmp
     assert _without_run_details(new_profile) == _without_run_details(json.loads(out.read_text()))
     wide = server.post("/api/queue/mmc", json={"arrival_rate": 3600, "profile": new_profile}).json()
     assert wide["mean_response_ci_low"] < wide["mean_response"] < wide["mean_response_ci_high"]
+
+
+@pytest.mark.parametrize(("command", "family", "body"), [
+    ("hba response", "hba", {"threads": "1,16"}),
+    ("hba isolation", "hba", {}),
+    ("loadshare curve", "loadshare", {"points": 5}),
+    ("loadshare compare", "loadshare", {}),
+    ("replication", "replication", {}),
+])
+def test_every_family_what_if_takes_its_profile_inline(server: Any, cli: Any, profiles: Any, command: str,
+                                                       family: str, body: dict[str, Any]) -> None:
+    # These five once declared --profile as text, so the API took a file name instead of the document.
+    path = profiles[family]
+    response = server.post("/api/" + command.replace(" ", "/"), json={**body, "profile": json.loads(path.read_text())})
+    assert response.status_code == 200, response.text
+    flags = [w for k, v in body.items() for w in ("--" + k.replace("_", "-"), str(v))]
+    assert response.text == _cli_json(cli, *command.split(), *flags, "--profile", str(path))
 
 
 # --- errors ----------------------------------------------------------------------------

@@ -8,7 +8,7 @@ import pytest
 from pydantic import ValidationError
 
 from iosizer.errors import InputError
-from iosizer.serve.commands import Role, body_values, command_specs, unit_of
+from iosizer.cli.catalogue import Role, body_values, command_specs, unit_of
 
 
 @pytest.fixture(scope="module")
@@ -87,3 +87,11 @@ def test_the_cli_does_not_import_the_server() -> None:
     code = "import sys, iosizer.cli.app; print(sorted(m for m in ('fastapi', 'uvicorn', 'starlette') if m in sys.modules))"
     result = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
     assert result.stdout.strip() == "[]"
+
+
+def test_every_profile_option_is_a_profile_document() -> None:
+    # A --profile declared as text would be served as a file name on the server, not a document.
+    specs, _ = command_specs()
+    misread = [(spec.name, f.key) for spec in specs for f in spec.fields
+               if "profile" in f.key and f.role is not Role.profile]
+    assert misread == []

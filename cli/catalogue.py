@@ -1,5 +1,7 @@
-"""The HTTP API's endpoints, generated from the ``iosizer`` command tree.
+"""The command catalogue: every ``iosizer`` command as the HTTP API and Python take it.
 
+``iosizer serve`` makes its endpoints from it and :func:`iosizer.ask` its
+keyword arguments, so both follow the CLI without a line naming an option.
 Each leaf command of the typer/click tree becomes a :class:`CommandSpec`: its
 URL (``iosizer queue mmc`` is ``POST /api/queue/mmc``), a pydantic request
 model built with :func:`pydantic.create_model` from the command's click
@@ -391,8 +393,9 @@ def _leaves(command: Any, path: tuple[str, ...] = ()) -> Iterable[tuple[tuple[st
         yield from _leaves(sub, path + (name,))
 
 
+@lru_cache(maxsize=1)
 def root_command() -> Any:
-    """The click command of ``iosizer`` (every command registered)."""
+    """The click command of ``iosizer`` (every command registered), built once."""
     import typer.main
 
     from iosizer.cli.app import app
@@ -433,6 +436,25 @@ def command_specs() -> tuple[list[CommandSpec], dict[str, str]]:
             continue
         specs.append(CommandSpec(path, command, fields))
     return specs, skipped
+
+
+def command_spec(command: str | Iterable[str]) -> CommandSpec:
+    """The catalogue entry of one leaf command (``"size hba"`` or ``("size", "hba")``), served or not.
+
+    An unknown or partial path is an :class:`InputError` naming the commands it could be.
+    """
+    path = tuple(command.split()) if isinstance(command, str) else tuple(command)
+    leaves = dict(_leaves(root_command()))
+    if path not in leaves:
+        text = " ".join(path)
+        near = sorted(" ".join(p) for p in leaves if p[:len(path)] == path) or sorted(
+            " ".join(p) for p in leaves if p[0] == (path[0] if path else ""))
+        hint = f"; did you mean one of: {', '.join(near)}" if near else "; see iosizer --help"
+        raise InputError(f"no command 'iosizer {text}'{hint}")
+    overrides = ROLE_OVERRIDES.get(path, {})
+    declared = _declared_by_command().get(" ".join(path), {})
+    fields = [f for p in leaves[path].params if (f := _field(p, overrides, declared)) is not None]
+    return CommandSpec(path, leaves[path], fields)
 
 
 # --- request models -------------------------------------------------------------
