@@ -8,6 +8,8 @@ The public API (see :mod:`iosizer.api`)::
     fam.shipped(); fam.predict(...)         # .shipped(), .predict(), .calibrate(),
     fam.calibrate("data.csv"); fam.example()  # .example()
     iosizer.load_profile("p.json"); iosizer.extrapolate([p1, p2], cpu_speed=1.5)
+    iosizer.ask("size hba", tenant_iops=[250000, 120000], target_response_us=200)
+                                            # any command's --format json answer
 
 Subpackages: ``iosizer.model`` (pure numpy models and the family
 declarations), ``iosizer.calibration`` (datasets, fitting, profiles,
@@ -18,6 +20,7 @@ error derives from :class:`IosizerError`.
 """
 
 from iosizer.api import FitReport, ModelFamily, Prediction, extrapolate, families, family, load_profile
+from iosizer.cli.ask import ask
 from iosizer.errors import IosizerError
 
 __version__ = "0.1.0"
@@ -28,6 +31,7 @@ __all__ = [
     "ModelFamily",
     "Prediction",
     "__version__",
+    "ask",
     "extrapolate",
     "families",
     "family",

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import math
+import re
 
 import numpy as np
 import pytest
@@ -163,3 +164,45 @@ def test_every_published_figure_belongs_to_one_family() -> None:
             owners.setdefault(measurement, []).append(name)
     assert {m: o for m, o in owners.items() if len(o) > 1} == {}
     assert sorted(owners) == sorted(measurement_names())
+
+
+# --- iosizer.ask: every command's --format json answer from Python ------------------------
+
+
+def test_ask_answers_what_the_cli_prints(cli, tmp_path) -> None:
+    assert iosizer.ask("queue mmc", arrival_rate=3.2, service_rate=1, servers=4, percentile=[50, 99]) == cli.json(
+        "queue", "mmc", "--arrival-rate", "3.2", "--service-rate", "1", "--servers", "4",
+        "--percentile", "50", "--percentile", "99")
+    # A list for a comma option; a flag's choice by its value.
+    assert iosizer.ask("size hba", tenant_iops=[250_000, 120_000], target_response_us=200, mode="shared") == cli.json(
+        "size", "hba", "--tenant-iops", "250000,120000", "--target-response-us", "200", "--mode", "shared")
+    assert iosizer.ask("params", "hba") == iosizer.ask("params", family="hba") == cli.json("params", "hba")
+
+
+def test_ask_takes_files_and_profile_objects(cli, tmp_path) -> None:
+    hba = iosizer.family("hba")
+    path = tmp_path / "hba.json"
+    fit = iosizer.ask("calibrate", "hba", hba.example(), cpu_speed=1, output=path)
+    assert fit["profile"] == str(path) and path.exists()
+    profile = iosizer.load_profile(path)
+    by_object = iosizer.ask("hba response", threads="1,16", profile=profile)
+    assert by_object == iosizer.ask("hba response", threads="1,16", profile=path) == cli.json(
+        "hba", "response", "--threads", "1,16", "--profile", str(path))
+    assert by_object[0]["response_us_ci_low"] <= by_object[0]["response_us"] <= by_object[0]["response_us_ci_high"]
+    carried = iosizer.ask("extrapolate", profile, cpu_speed=1.5)
+    assert carried["cpu_speed"] == 1.5 and carried["model"] == "hba"
+
+
+@pytest.mark.parametrize(("command", "arguments", "options", "message"), [
+    ("size nothing", (), {}, "no command 'iosizer size nothing'; did you mean one of: size cores"),
+    ("size servers", (), {"arrival_rate": 1, "bogus": 2}, "takes no 'bogus'"),
+    ("params", ("hba", "mmc"), {}, "takes 1 argument(s) by position (family), got 2"),
+    ("params", ("hba",), {"family": "mmc"}, "given both by position and by name"),
+    ("queue mmc", (), {"arrival_rate": 3.2, "service_rate": 1, "servers": "x"}, "Invalid value for '--servers'"),
+    ("queue mmc", (), {"arrival_rate": -1, "service_rate": 1, "servers": 1}, "arrival_rate must be > 0"),
+    ("hba response", (), {"profile": 3}, "expected a path or a profile"),
+])
+def test_ask_raises_the_clis_errors_as_typed_exceptions(capsys, command, arguments, options, message) -> None:
+    with pytest.raises(InputError, match=re.escape(message)):
+        iosizer.ask(command, *arguments, **options)
+    assert capsys.readouterr() == ("", "")  # raised, never printed
