@@ -114,3 +114,34 @@ def test_the_seed003_skew_scenario_is_within_tolerance(fraction, tolerance_pct, 
                  load_fraction=fraction, run_length=length)
     (row,) = result.rows()
     assert abs(row["gap_pct"]) < tolerance_pct, row
+
+
+# --- stated approximation errors, re-measured (the audit of every "within x %" statement) ---------------
+
+
+@pytest.mark.parametrize("mode, threads, exponential_pct, corrected_pct",
+                         [("shared", 17, 14.4, 4.4), ("occupancy", 8, 18.5, 10.2)])
+def test_hba_constant_service_error_at_the_knee_is_as_stated(mode, threads, exponential_pct, corrected_pct) -> None:
+    """model/hba.py: with every service time constant the port is deterministic, so the simulation is
+    exact and the errors stated at the knee (the largest) are checked to 0.1 point, the statement's rounding."""
+    from iosizer.model.hba import FcPort, response
+
+    result = simulate("hba", "response", replications=2, seed=SEED, workers=1, threads=threads, mode=mode,
+                      service_scv=0.0, run_length=2_000)
+    row = result.rows()[0]
+    simulated = row["simulated"]
+    assert row["ci_high"] - row["ci_low"] <= 1e-9 * simulated  # deterministic: no sampling error
+    corrected = float(response(FcPort(), mode, [threads], service_scv=0.0).response_us[0])
+    assert (row["analytic"] / simulated - 1) * 100 == pytest.approx(exponential_pct, abs=0.1)
+    assert (corrected / simulated - 1) * 100 == pytest.approx(corrected_pct, abs=0.1)
+
+
+@pytest.mark.parametrize("added_ns, simulated_pct, exponential_pct", [(1500, 5.00, 8.59), (2100, 26.83, 26.96)])
+def test_oltp_constant_service_errors_are_as_stated(added_ns, simulated_pct, exponential_pct) -> None:
+    """model/latency.py (oltp service_time): at the shipped profile with constant service the network is
+    deterministic; the simulated loss and exponential MVA's are checked to 0.01 point (the stated rounding)."""
+    (row, _) = simulate("oltp", None, replications=2, seed=SEED, workers=1, added_latency_ns=added_ns,
+                        service_scv=0.0, run_length=2_000).rows()
+    assert row["ci_high"] - row["ci_low"] <= 1e-9
+    assert row["simulated"] == pytest.approx(simulated_pct, abs=0.01)
+    assert row["analytic"] == pytest.approx(exponential_pct, abs=0.01)
