@@ -179,8 +179,11 @@ def _lindley(rho: float, ca2: float, cs2: float, n: int = 1_000_000) -> tuple[np
         (1.0, 2.0, 0.5, 0.05),
         (1.0, 0.0, 0.9, 0.04),   # M/D/1 at heavy load
         (1.0, 0.0, 0.5, 0.16),   # M/D/1's known overestimate at the 99th (documented: +13 %)
+        (1.0, 0.0, 0.3, 0.21),   # ... larger at light load (documented: +19 % at 0.3)
+        (1.0, 0.5, 0.5, 0.05),   # M/G/1's worst point (documented: +4.2 %, within 4.5 %)
         (0.5, 1.0, 0.7, 0.06),   # G/G/1
         (2.0, 2.0, 0.9, 0.09),
+        (2.0, 2.0, 0.3, 0.11),   # G/G/1 at light load: the 90th 9.6 % low (documented), with the mean
     ],
 )
 def test_single_server_approximation_against_lindley(ca2: float, cs2: float, rho: float,
