@@ -210,7 +210,9 @@ def response(
     service_scv: Annotated[
         float | None,
         typer.Option("--service-scv", help="Service-time scv at the cores and link: 1 exponential (exact MVA, "
-                     "the default), 0 constant (residual-service approximation).")] = None,
+                     "the default), 0 constant (residual-service approximation: against simulation within 4.4 % "
+                     "shared, 10.2 % occupancy, worst at the knee; above 1 it overstates a saturated shared "
+                     "port, +48 % at cv^2 2).")] = None,
     percentile: PercentileOption = None,
     profile: ProfileOption = None,
     cpu_speed: CpuSpeed = None,
