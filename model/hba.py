@@ -39,10 +39,25 @@ declared ``service_scv`` = 1). HBA cores and a wire are closer to constant
 service: ``service_scv`` < 1 applies the residual-service correction
 :data:`~iosizer.model.mva.SCV_APPROXIMATION`. Against simulation (seed 0, 4
 replications, every service time constant, declared port, 512 B, 50 us
-storage delay): at 16 threads, shared mode, exponential MVA overstates the
-response by 12.0 % (63.83 vs 57.00 us), the cv^2 = 0 approximation by 3.9 %
-(59.19); occupancy mode at 8 threads 18.5 % (67.54 vs 57.00) and 10.2 %
-(62.80); at 16 threads in occupancy mode (saturated) both are within 0.3 %.
+storage delay; the constant-service system is deterministic, so the
+simulated values are exact): the error peaks at the knee (shared 2 cores:
+N* = 17.1 threads; occupancy: 8.6), where exponential MVA overstates the
+response by 14.4 % (shared, 17 threads: 65.21 vs 57.00 us) and 18.5 %
+(occupancy, 8: 67.54 vs 57.00), the cv^2 = 0 approximation by 4.4 %
+(59.52) and 10.2 % (62.80); at 16 threads shared 12.0 % and 3.9 %;
+occupancy 4 threads 5.0 % and 2.6 %, 10 threads 11.3 % and 0.9 %; past the
+knee (shared 18+, occupancy 12+) the correction is exact to 0.01 % and
+exponential MVA within 6 % at shared 20, 1.2 % at 24, 0.3 % at occupancy
+16. At cv^2 = 0.5 (gamma service, 4 replications, 95 % half-width 0.3-0.8
+%): exponential MVA +3.2 / +3.4 % (shared 16 / 18) and +5.0 % (occupancy 8),
+the correction -1.2 / -3.1 % and +1.5 %. Above cv^2 = 1 the correction
+fails in shared mode: it scales the 2-server station's whole wait by
+(1 + cv^2) / 2, so past the knee it keeps the saturated cores below full
+use and overstates the response by the same factor (cv^2 = 2: +10.7 % at
+16 threads, +36.7 % at 24, +48.2 % at 64, where the simulated cores run
+full and exponential MVA is within 0.5 %; cv^2 = 1.5: +24 % at 64,
+cv^2 = 4: +145 %). Occupancy mode (one server) stays within 4 % at
+cv^2 = 2, exponential MVA within 6 %: for cv^2 > 1 use exponential MVA.
 The MVA: ``threads`` outstanding I/Os cycle through the HBA-core station
 (2 servers shared, 1 server in occupancy mode), the link and the storage,
 a delay station of ``storage_us`` (the storage round trip is not published;
@@ -458,8 +473,11 @@ FAMILIES = (
             "service at the cores (one station of 'cores' servers shared, 1 in occupancy mode) and "
             "the link (service_scv = 1, exact), the storage a delay station. Hardware service is "
             "closer to constant: with every service time constant, exponential MVA overstates the "
-            "simulated response by 12.0 % at 16 threads (shared) and 18.5 % at 8 (occupancy); "
-            "service_scv = 0 (residual-service correction) overstates it by 3.9 % and 10.2 %. The seed "
+            "simulated response most at the knee, by 14.4 % at 17 threads (shared) and 18.5 % at 8 "
+            "(occupancy); service_scv = 0 (residual-service correction) by 4.4 % and 10.2 % there, "
+            "exactly right past the knee; at cv^2 = 0.5 the correction is within -3.1..+1.5 %. Above "
+            "cv^2 = 1 it overstates shared mode's saturated response by about (1 + cv^2) / 2 (cv^2 = 2: "
+            "+48 % at 64 threads) where exponential MVA is within 6 %. The seed "
             "publishes no response values to check either against"
         ),
         questions=(

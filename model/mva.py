@@ -810,7 +810,12 @@ SCV_APPROXIMATION = (
     "throughput past the bottleneck bound c_k / D_k; it is held at the bound there, the excess jobs "
     "queueing at the bottleneck. Multi-class (mva_multiclass): Q_k and U_k summed over the classes at "
     "n - e_c, R_ck = D_ck (1 + Q_k - U_k + U_k (1 + cv^2) / 2), single-server stations only; a station "
-    "driven past utilisation 1 is held at 1, every class visiting it slowed by the same factor"
+    "driven past utilisation 1 is held at 1, every class visiting it slowed by the same factor. Measured "
+    "against simulation (each family's docstring): at cv^2 0 to 1, hba's response within 4.4 % (shared "
+    "cores) and 10.2 % (one core), worst at the knee and exact past it; oltp's loss exact at 0, within 0.4 "
+    "points at 0.5; rmw's throughput within 3 %; "
+    "above 1 the c-server scaling keeps a saturated station below full use and overstates its response by "
+    "about (1 + cv^2) / 2 (cv^2 2: +48 %), and the multi-class form misses (rmw, cv^2 2: loss 5.7 % vs 12.1 %)"
 )
 
 

@@ -20,7 +20,8 @@ utilisation rho = a/c:
   cs^2 the squared coefficient of variation of the service time; M/D/1 is
   cs^2 = 0, M/M/1 is cs^2 = 1.
 - G/G/c (Allen-Cunneen approximation): Wq = C(c, a) / (c mu - lambda)
-  x (ca^2 + cs^2) / 2; exact for M/M/c, an approximation otherwise.
+  x (ca^2 + cs^2) / 2; exact for M/M/c, an approximation otherwise (its
+  error against simulation: :func:`ggc`).
 
 Little's law then gives Lq = lambda Wq and L = lambda W. Every function
 broadcasts over its inputs (numpy rules) and returns Python floats when all
@@ -384,6 +385,29 @@ def ggc(
     Wq = C(c, a) / (c mu - lambda) x (ca^2 + cs^2) / 2, with ca^2 and cs^2
     the squared coefficients of variation of inter-arrival and service times.
     Exact for M/M/c (both 1); reported P(wait) is the Erlang C value.
+
+    Measured error of the mean response W against simulation (FCFS
+    Lindley / Kiefer-Wolfowitz recursions, gamma inter-arrival and service
+    times, 8-10 replications of 4 x 10^5 to 10^6 customers, fixed seed; 95 %
+    half-widths 0.1-1.5 %, up to 3 % at utilisation 0.9): exact with Poisson
+    arrivals and one server (Pollaczek-Khinchine; ca^2 = 1, any cs^2); with
+    ca^2 != 1 it errs most at light load, the sign of ca^2 - 1:
+
+    - c = 1, ca^2 = 0.5 (cs^2 0.5-2): +8 % at utilisation 0.3-0.5, +6 % at
+      0.7, +3 % at 0.9 (overstates);
+    - c = 1, ca^2 = 2: -10 % at 0.5, -6 % at 0.7, -2 % at 0.9, -13 % at 0.3
+      (understates); ca^2 = 4: -20 % at 0.5, -12 % at 0.7;
+    - c = 2: ca^2 = 0.5 +4 to +6 % at 0.5, +1 to +4 % at 0.9; ca^2 = 2 -9 to
+      -10 % at 0.5 (-9 % at 0.3), -2 to -3 % at 0.9;
+    - c = 4 and 8 at 0.5-0.8: within 6 % (ca^2 = 2 under, 0.5 over);
+      Poisson arrivals with constant service (c = 4, 8): within 1 %.
+
+    The reported P(wait) (Erlang C) errs more (4 replications of 4 x 10^5
+    customers, standard deviation below 0.002): at utilisation 0.5 one
+    server waits 0.38 of the time with ca^2 = 0.5 and 0.64 with ca^2 = 2
+    against 0.5 reported (+31 / -22 %), two servers 0.23 and 0.48 against
+    0.33 (+45 / -30 %); G/G/4 at 0.7, ca^2 = 2: -22 %; at 0.9 one server
+    within 4 %; Poisson arrivals with constant service (c = 4 at 0.7): +4 %.
     """
     lam = as_positive("arrival_rate", arrival_rate)
     mu = as_positive("service_rate", service_rate)
