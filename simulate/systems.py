@@ -230,11 +230,9 @@ def _positive(name: str, value: float) -> float:
     return float(value)
 
 
-def _corrected(scv: float) -> bool:
-    """Whether the families with a service-variability correction (hba, oltp) take this scv."""
-    from iosizer.model.mva import SERVICE_SCV
-
-    low, high = SERVICE_SCV.bounds
+def _corrected(scv: float, declared: Any) -> bool:
+    """Whether a family's service-variability correction (hba, oltp) takes this scv (its declared bounds)."""
+    low, high = declared.bounds
     return low <= scv <= high
 
 
@@ -373,7 +371,9 @@ def oltp(*, added_latency_ns: float, service_scv: float | None = None, run_lengt
     metrics = (Metric("degradation_pct", pd), Metric("throughput_per_cpu_demand", throughput, target=False))
     notes = (f"shipped oltp profile: knee {network.knee_latency_ns:.6g} ns, serial share {network.serial_share:.4g}, "
              f"{network.terminals} terminals; both networks read the same random streams (common random numbers)",)
-    if scv != 1.0 and _corrected(scv):
+    from iosizer.model.latency import SERVICE_SCV as OLTP_SCV
+
+    if scv != 1.0 and _corrected(scv, OLTP_SCV):
         varied = float(oltp_degradation_pct(network.model_copy(update={"service_scv": scv}), x))
         notes += (f"the oltp model at service_scv {scv:g} ('iosizer latency oltp --service-scv', residual-service "
                   f"correction): degradation {varied:.4g} %",)
@@ -533,7 +533,9 @@ def hba(question: str = "response", *, threads: int = 16, mode: str | None = Non
     notes = (f"{chosen} mode: {port.cores if chosen == 'shared' else 1} core server(s) of "
              f"{port.core_us_per_io:.4g} us per I/O, link {link_us:.4g} us, storage delay {answer.storage_us:g} us "
              "(assumed)",)
-    if scv != 1.0 and _corrected(scv):
+    from iosizer.model.hba import SERVICE_SCV as HBA_SCV
+
+    if scv != 1.0 and _corrected(scv, HBA_SCV):
         varied = response(port, chosen, [threads], block_bytes, storage_us, service_scv=scv)
         notes += (f"the hba model at service_scv {scv:g} ('iosizer hba response --service-scv', residual-service "
                   f"correction): {float(varied.response_us[0]):.6g} us, {float(varied.iops[0]):.6g} IOPS",)
