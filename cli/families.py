@@ -29,7 +29,7 @@ def params(
         rows=rows,
         columns=("name", "unit", "value", "status", "kind", "source"),
         title=f"{chosen.name}: {chosen.summary}",
-        notes=[f"service time: {chosen.service_time}",
+        notes=[f"formula: {chosen.formula}", f"service time: {chosen.service_time}",
                "fitted values are the shipped calibration's (iosizer calibrate fits your own)"],
     ), output_format)
 
@@ -48,7 +48,10 @@ def families(output_format: FormatOption = OutputFormat.table) -> None:
             "inputs": [c.name for c in chosen.columns.inputs],
             "outputs": [c.name for c in chosen.columns.outputs],
             "calibratable": chosen.declaration.fit is not None,
+            "formula": chosen.formula,
+            "service_time": chosen.service_time,
         })
     table = [r | {"inputs": ", ".join(r["inputs"]), "outputs": ", ".join(r["outputs"])} for r in rows]
     emit(Report(data=rows, rows=table, columns=("family", "summary", "inputs", "outputs", "calibratable"),
-                title="Model families (iosizer params FAMILY lists each one's numbers)"), output_format)
+                title="Model families (iosizer params FAMILY lists each one's numbers and its formula)"),
+         output_format)

@@ -16,6 +16,8 @@ In the spirit of scipy.stats, every family answers the same verbs::
   status (published, derived, assumed, fitted) and source; fitted values
   are the shipped calibration's;
 - ``family.columns``: the measured-data schema (``.inputs``, ``.outputs``);
+- ``family.formula`` and ``family.service_time``: the model's equations and
+  the service-time assumption behind them;
 - ``family.shipped()``: the profile calibrated from the shipped data (the
   "frozen" family);
 - ``family.predict(params, **inputs)``: the outputs for parameter values
@@ -213,6 +215,11 @@ class ModelFamily:
     def service_time(self) -> str:
         """The service-time assumption behind every answer of this family."""
         return self._declaration.service_time
+
+    @property
+    def formula(self) -> str:
+        """The model's equations, in plain text: what every answer of this family computes."""
+        return self._declaration.formula
 
     @property
     def questions(self) -> tuple["Question", ...]:

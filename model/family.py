@@ -292,6 +292,8 @@ class Family:
     solve: SolveFunction
     service_time: str
     questions: tuple[Question, ...] = ()
+    #: The model's equations in one paragraph of plain text: what every answer of the family computes.
+    formula: str = ""
     fit: FitPlan | None = None
     #: Parameters whose number depends on a setting (one demand per station).
     expand: Callable[[Mapping[str, Any]], tuple[ParameterSpec, ...]] | None = None

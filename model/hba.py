@@ -460,6 +460,11 @@ def _response_start(data, settings):
 FAMILIES = (
     Family(
         name="hba",
+        formula=("isolation: progressive-filling max-min shares of the cores (cores x core_iops, or "
+                 "core_iops per core in occupancy) and the link (link_mbps / block) pro rata to "
+                 "demand; response: closed network of N threads, the cores (a k-server station, 1 / "
+                 "core_iops per I/O), the link (block / link rate) and the storage delay, exact MVA: "
+                 "R(N) = N / X(N)"),
         summary="virtual FC ports sharing one physical port and its HBA cores: isolation and response (seed 002)",
         source=f"{_SEED} secs 2.2, 3.1, 3.2",
         parameters=(LINK_MBPS, CORES, CORE_IOPS, STORAGE_US, MODE, BLOCK_KIB, BLOCK_BYTES, SERVICE_SCV),

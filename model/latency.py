@@ -323,6 +323,9 @@ def _oltp_start(data, settings):
 FAMILIES = (
     Family(
         name="dma",
+        formula=("I(x) = I_local + k x, P(x) = min(burst_bytes / I(x), link), PD(x) = (P_local - P(x)) "
+                 "/ P_local x 100 (Little's law on a device's bursts; k = exposed_round_trips, 0 for "
+                 "posted writes)"),
         summary="DMA read issue interval I(x) = I_0 + k x under added latency x (seed 000 table 4-1)",
         source=f"{_SEED} sec 4.2, table 4-1",
         parameters=(
@@ -356,6 +359,10 @@ FAMILIES = (
     ),
     Family(
         name="oltp",
+        formula=("closed network of N jobs: a CPU station D_c and a serial I/O step D_s(x) = D_s0 + r "
+                 "x, exact MVA; serial_share = D_s0 / D_c, knee_latency_ns = (D_c - D_s0) / r; PD(x) = "
+                 "(X(0) - X(x)) / X(0) x 100; on a CPU of relative speed s the knee moves to knee x "
+                 "s^(b - a)"),
         summary="OLTP degradation PD(x) of a batch closed network with a serial I/O step (seed 000)",
         source=f"{_SEED} secs 4.3, 4.4, 6.1",
         parameters=(

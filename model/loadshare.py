@@ -903,6 +903,10 @@ RESPONSE_ERROR = (
 FAMILIES = (
     Family(
         name="loadshare",
+        formula=("s_p = 1 + h (k_p - 1) / k_p (1); a port's response R_p = s_p + W_p + c, W_p the wait in the "
+                 "pooled M/M/K queue of its connected group of cores (Erlang C), a port served by k_p < K of "
+                 "them also waiting for one of its own (formulas (3)-(5) of the module docstring); the "
+                 "controller's response is the throughput-weighted mean of R_p"),
         summary="port load-sharing policies on a multi-core storage controller: response vs throughput (seed 003)",
         source=f"{_SEED} secs 2-4, tables 1-4, figures 4-11",
         parameters=(COMM_OVERHEAD, THRESHOLD, NON_CORE, IO_SERVICE_US, CORES, POLICY, SCENARIO, SWITCH_RULE),

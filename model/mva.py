@@ -1359,6 +1359,10 @@ def _closed_start(data, settings):
 FAMILIES = (
     Family(
         name="closed-network",
+        formula=("exact MVA over n = 1..N: R_k(n) = D_k (1 + Q_k(n - 1)) at a queueing station, D_k at "
+                 "a delay, a c-server station through its marginal probabilities p_k(j | n) "
+                 "(Seidmann's split beyond 4 multi-server stations); X(n) = n / (Z + sum_k R_k(n)), "
+                 "Q_k(n) = X(n) R_k(n), R(n) = n / X(n) - Z"),
         summary="closed network by exact MVA: station demands and think time from X(N), R(N)",
         source="Reiser & Lavenberg 1980 (exact MVA); Lazowska et al. 1984 ch. 5-6",
         parameters=(

@@ -814,6 +814,11 @@ _LINK_SETTINGS = (GENERATION, MPS, HEADER_DW, ECRC, DLLPS_PER_TLP)
 FAMILIES = (
     Family(
         name="pcie-link",
+        formula=("efficiency = payload / wire bytes, wire bytes = sum over TLPs of (payload + header "
+                 "12/16 B + ECRC 4 B if on + framing 8 B) [Gen6 flit mode: TLP bytes x 256 / 236, no "
+                 "framing]; effective = lanes x GT/s x line code (8b/10b, 128b/130b) x (1 - SKP share) "
+                 "x efficiency; Ack and UpdateFC DLLPs cost 8 / (L N) each of the opposite direction "
+                 "(L the spec's latency limit in symbol times, N lanes)"),
         summary="PCIe link payload bandwidth of writes, reads or both per the Base Specification",
         source="PCI Express Base Specification 3.0 secs 2.2, 2.3.1.1, 3.5, 4.2; 5.0 tables 3-7..3-9; "
                "6.0 flit mode; " + _SEED,
@@ -841,6 +846,11 @@ FAMILIES = (
     ),
     Family(
         name="rmw",
+        formula=("closed multi-class network, one class per x8 port of population posted_credits: the "
+                 "port's link (wire bytes per TLP / link rate), the shared RMW unit (rmw_service_ns x "
+                 "unaligned accesses per TLP) and the memory line path (a delay, line_service_ns x "
+                 "whole lines per TLP); exact multi-class MVA; loss = 1 - X(pattern) / X(aligned "
+                 "reference)"),
         summary="PCIe write loss from a shared RMW unit behind per-port credit loops (seed 001)",
         source=f"{_SEED} secs 4-5",
         parameters=(

@@ -491,6 +491,9 @@ def _mmc_jacobian(settings):
 def _declare_mmc():
     return Family(
         name="mmc",
+        formula=("W = C(c, a) / (c mu - lambda) + 1 / mu, a = lambda / mu, rho = a / c < 1; Erlang C "
+                 "C(c, a) = B / (1 - rho (1 - B)) with Erlang B B(c, a) = Poisson pmf(c; a) / Q(c + 1, a) "
+                 "(Q the regularised upper incomplete gamma); P(Wq > t) = C exp(-(c mu - lambda) t)"),
         summary="M/M/c queue: service rate from mean response at several arrival rates",
         source="Kleinrock, Queueing Systems vol. 1, sec. 3.5 (Erlang C)",
         parameters=(

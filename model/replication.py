@@ -452,6 +452,10 @@ def _replication_start(data: Mapping[str, np.ndarray], settings: Mapping[str, An
 FAMILIES = (
     Family(
         name="replication",
+        formula=("closed network of N outstanding writes: sender and receiver protocol stations D_p(b) "
+                 "= protocol_fixed_us + protocol_per_kib_us x b_KiB, the link D_l(b) = (b + ceil(b / "
+                 "mss) x overhead) / rate, delays (flash writes, switch, residual); exact MVA: X(N), "
+                 "R(N) = N / X(N); bound = min(protocol, bandwidth, concurrency caps)"),
         summary="write-back flash cache with a synchronous replica over 1GbE, 10GbE or IPoIB (seed 004)",
         source=f"{_SEED} intro, 検証結果 (results), 考察 (discussion)",
         parameters=(

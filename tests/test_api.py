@@ -206,3 +206,15 @@ def test_ask_raises_the_clis_errors_as_typed_exceptions(capsys, command, argumen
     with pytest.raises(InputError, match=re.escape(message)):
         iosizer.ask(command, *arguments, **options)
     assert capsys.readouterr() == ("", "")  # raised, never printed
+
+
+def test_every_family_states_its_formula(cli) -> None:
+    # The answer's formula is part of what a planner is given: every family declares it once, and
+    # `iosizer families` / `iosizer params` show the declaration's text.
+    listed = {row["family"]: row for row in cli.json("families")}
+    for name in iosizer.families():
+        chosen = iosizer.family(name)
+        assert len(chosen.formula) > 40 and "=" in chosen.formula, name
+        assert listed[name]["formula"] == chosen.formula
+        assert listed[name]["service_time"] == chosen.service_time
+    assert f"formula: {iosizer.family('mmc').formula}" in " ".join(cli("params", "mmc").stdout.split())
