@@ -20,9 +20,38 @@ half-width of every targeted metric's 95 % interval within
 ``target_ci_pct`` % of its mean) it stops at the *smallest* R >=
 :data:`MIN_TARGET_REPLICATIONS` whose replications 0..R-1 meet it;
 replications still running then are cancelled and never used, so the
-answer does not depend on the number of workers. ``max_seconds`` caps the
-wall time: when it runs out the run stops with the replications done so
-far and says so (the answer then depends on the machine's speed).
+answer does not depend on the number of workers.
+
+Time budget. ``max_seconds`` caps the wall time of the whole run, within
+a replication as well as between them:
+
+* each replication is granted the budget left when it is dispatched, as a
+  duration (:class:`~iosizer.simulate.budget.Allowance`): the worker
+  starts the clock itself, so a Dask worker whose clock differs from ours
+  is still right; a local process also subtracts the time the task waited
+  to start (same machine, same clock);
+* the simulation loops check that allowance in chunks (every 1,024 SimPy
+  cycles, every 1,024 mean inter-arrival times of Ciw's simulated time), so
+  a replication ends at most one chunk, tens of milliseconds, after its
+  allowance runs out; one whose pace says it cannot finish within its
+  allowance gives up at once (:mod:`iosizer.simulate.budget`);
+* a replication that runs out is *dropped*, never counted (a truncated
+  replication is biased towards its warm-up); as results are only used as
+  a contiguous prefix, the run then stops with the replications before it
+  and says so (``stopped: max-seconds``);
+* only as many replications are in flight as there are workers, so one
+  never waits in a queue behind another while its allowance runs down, and
+  each is dispatched with the budget actually left.
+
+Measured on a loaded 2-core machine (``tests/simulate/test_budget.py``),
+runs end within the budget plus under a second: the overshoot is one
+chunk plus, with worker processes, their shutdown. When the budget does
+not bind the checks change nothing: same seed, same answer, whatever the
+workers, at a cost under 1 % of a replication's time (a clock read per
+chunk, a modulo per SimPy cycle). When fewer than 2 replications finish
+within the budget, :func:`iosizer.simulate.simulate` fails with
+:class:`~iosizer.errors.TimeBudgetError`, saying how long one replication
+was projected to take from the dropped one's progress.
 """
 
 from __future__ import annotations
@@ -34,10 +63,11 @@ from dataclasses import dataclass
 from typing import Any, Callable, Iterator, Sequence
 
 from iosizer.errors import InputError
+from iosizer.simulate.budget import Allowance, OutOfTime
 from iosizer.simulate.stats import Estimate, Sample, estimate
 from iosizer.simulate.streams import Streams, seed_sequence
 
-__all__ = ["MAX_REPLICATIONS", "MIN_TARGET_REPLICATIONS", "Run", "run_replications"]
+__all__ = ["MAX_REPLICATIONS", "MIN_TARGET_REPLICATIONS", "Dropped", "Run", "run_replications"]
 
 #: A target run starts with this many replications (enough for control variates).
 MIN_TARGET_REPLICATIONS = 10
@@ -57,11 +87,38 @@ STOP_TIME = "max-seconds"
 STOP_CAP = "max-replications"
 
 Progress = Callable[[int, int], None]
+#: The budget left, s, read when a replication is dispatched.
+Remaining = Callable[[], float]
 
 
-def replicate(model: Any, seed: int, index: int) -> tuple[int, Sample]:
-    """Replication ``index`` of ``model`` (a module-level function, so workers can unpickle it)."""
-    return index, model.run(Streams(seed_sequence(seed, index)))
+@dataclass(frozen=True)
+class Dropped:
+    """A replication stopped by its allowance, never used: how far it got and its projected time."""
+
+    index: int
+    elapsed_s: float
+    fraction: float
+    projected_s: float
+    #: True when it gave up early because its pace could not meet the allowance.
+    abandoned: bool
+
+
+def replicate(model: Any, seed: int, index: int, allowance_s: float | None = None,
+              dispatched_at: float | None = None) -> tuple[int, Sample | Dropped]:
+    """Replication ``index`` of ``model`` within ``allowance_s`` seconds (None: unbounded).
+
+    A module-level function, so workers can unpickle it. ``dispatched_at``
+    (``time.time()`` when dispatched, local processes only: the same clock)
+    counts the time the task waited to start against its allowance.
+    """
+    lag_s = 0.0
+    if dispatched_at is not None and allowance_s is not None:
+        lag_s = min(max(time.time() - dispatched_at, 0.0), allowance_s)
+    streams = Streams(seed_sequence(seed, index), allowance=Allowance(allowance_s, lag_s))
+    try:
+        return index, model.run(streams)
+    except OutOfTime as out:
+        return index, Dropped(index, out.elapsed_s, out.fraction, out.projected_s, out.abandoned)
 
 
 @dataclass
@@ -75,6 +132,9 @@ class Run:
     executor: str
     target_pct: float | None = None
     max_seconds: float | None = None
+    #: The replication the budget cut short, if any (never among ``samples``).
+    dropped: Dropped | None = None
+    workers: int = 1
 
     @property
     def replications(self) -> int:
@@ -88,9 +148,9 @@ class _InProcess:
     name = "in-process"
     workers = 1
 
-    def stream(self, model: Any, seed: int, limit: int) -> Iterator[tuple[int, Sample]]:
+    def stream(self, model: Any, seed: int, limit: int, remaining: Remaining) -> Iterator[tuple[int, Sample | Dropped]]:
         for index in range(limit):
-            yield replicate(model, seed, index)
+            yield replicate(model, seed, index, remaining())
 
 
 class _Joblib:
@@ -101,20 +161,23 @@ class _Joblib:
             raise InputError("--workers above 1 needs joblib: pip install 'iosizer[simulate]'") from None
         self.workers = workers
         self.name = f"joblib, {workers} local processes"
-        self._parallel = Parallel(n_jobs=workers, backend="loky", return_as="generator_unordered")
+        # One task per worker, unbatched: a task never waits behind another while its allowance runs down.
+        self._parallel = Parallel(n_jobs=workers, backend="loky", return_as="generator_unordered",
+                                  pre_dispatch="n_jobs", batch_size=1)
 
-    def stream(self, model: Any, seed: int, limit: int) -> Iterator[tuple[int, Sample]]:
+    def stream(self, model: Any, seed: int, limit: int, remaining: Remaining) -> Iterator[tuple[int, Sample | Dropped]]:
         import warnings
 
         from joblib import delayed
 
-        # Tasks are dispatched lazily (two per worker ahead), so a large limit costs nothing.
+        # Tasks are made lazily, when joblib dispatches them, so a large limit
+        # costs nothing and each is granted the budget left at that moment.
         # Stopping early cancels the tasks still running, on purpose: the run
         # has its answer. joblib warns about it, possibly later from another
         # thread, so its two messages are filtered for the whole process.
         for message in (r".*tasks which were still being processed", r".*tasks have been successfully executed"):
             warnings.filterwarnings("ignore", message=message, category=UserWarning)
-        results = self._parallel(delayed(replicate)(model, seed, i) for i in range(limit))
+        results = self._parallel(delayed(replicate)(model, seed, i, remaining(), time.time()) for i in range(limit))
         try:
             yield from results
         finally:
@@ -135,18 +198,20 @@ class _Dask:
         self.workers = max(sum(int(w.get("nthreads", 1)) for w in workers.values()), 1)
         self.name = f"Dask cluster {address}, {len(workers)} workers, {self.workers} threads"
 
-    def stream(self, model: Any, seed: int, limit: int) -> Iterator[tuple[int, Sample]]:
+    def stream(self, model: Any, seed: int, limit: int, remaining: Remaining) -> Iterator[tuple[int, Sample | Dropped]]:
         from distributed import as_completed
 
-        # Keep two replications per worker thread in flight; submit one more per result.
-        submitted = min(2 * self.workers, limit)
-        futures = as_completed([self._client.submit(replicate, model, seed, i, pure=False)
+        # One replication per worker thread in flight (none waits in a queue while its
+        # allowance runs down); submit the next when one finishes. The allowance is a
+        # duration: the worker's clock starts it, whatever that machine's clock reads.
+        submitted = min(self.workers, limit)
+        futures = as_completed([self._client.submit(replicate, model, seed, i, remaining(), pure=False)
                                 for i in range(submitted)], loop=self._client.loop)
         try:
             for future in futures:
                 yield future.result()
                 if submitted < limit:
-                    futures.add(self._client.submit(replicate, model, seed, submitted, pure=False))
+                    futures.add(self._client.submit(replicate, model, seed, submitted, remaining(), pure=False))
                     submitted += 1
         finally:
             futures.clear()
@@ -201,7 +266,7 @@ def run_replications(
     if max_seconds is not None and not (math.isfinite(max_seconds) and 0 < max_seconds <= MAX_SECONDS):
         raise InputError(f"--max-seconds must lie in (0, {MAX_SECONDS:g}], got {max_seconds:g}")
     if max_seconds is None:
-        max_seconds = DEFAULT_MAX_SECONDS  # the budget is checked between replications
+        max_seconds = DEFAULT_MAX_SECONDS  # every run has a budget, held within replications too
     if workers is not None and not 1 <= workers <= MAX_WORKERS:
         raise InputError(f"--workers must lie in [1, {MAX_WORKERS}], got {workers}")
     if seed < 0:
@@ -211,50 +276,55 @@ def run_replications(
     executor = _executor(workers, scheduler)
     started = time.perf_counter()
     try:
-        used, computed, stopped = _drive(executor, model, seed, targeted, replications,
-                                         None if target_ci_pct is None else target_ci_pct / 100.0,
-                                         started, max_seconds, progress)
+        used, computed, stopped, dropped = _drive(executor, model, seed, targeted, replications,
+                                                  None if target_ci_pct is None else target_ci_pct / 100.0,
+                                                  started, max_seconds, progress)
     finally:
         close = getattr(executor, "close", None)
         if close is not None:
             close()
-    return Run(used, computed, stopped, time.perf_counter() - started, executor.name, target_ci_pct, max_seconds)
+    return Run(used, computed, stopped, time.perf_counter() - started, executor.name, target_ci_pct, max_seconds,
+               dropped, executor.workers)
 
 
 def _drive(executor: Any, model: Any, seed: int, targeted: Sequence[str], count: int | None,
-           target: float | None, started: float, max_seconds: float | None,
-           progress: Progress | None) -> tuple[list[Sample], int, str]:
+           target: float | None, started: float, max_seconds: float,
+           progress: Progress | None) -> tuple[list[Sample], int, str, Dropped | None]:
     """Consume finished replications until the count, the target or the time budget is reached.
 
     Only a contiguous prefix 0..R-1 is ever used: results arriving out of
-    order wait for the ones before them.
+    order wait for the ones before them. A dropped replication ends the run
+    (the prefix cannot grow past it; the budget is spent, or will be before
+    it could finish).
     """
     results: dict[int, Sample] = {}
     prefix = 0          # replications 0..prefix-1 are all done
     checked = MIN_TARGET_REPLICATIONS - 1
     planned = count if count is not None else MIN_TARGET_REPLICATIONS
     limit = count if count is not None else MAX_REPLICATIONS
-    stream = executor.stream(model, seed, limit)
+    stream = executor.stream(model, seed, limit, lambda: max_seconds - (time.perf_counter() - started))
     try:
         for index, sample in stream:
+            if isinstance(sample, Dropped):
+                return [results[i] for i in range(prefix)], len(results), STOP_TIME, sample
             results[index] = sample
             while prefix in results:
                 prefix += 1
             if progress is not None:
                 progress(len(results), max(planned, len(results)))
             if count is not None and prefix >= count:
-                return [results[i] for i in range(count)], len(results), STOP_REPLICATIONS
+                return [results[i] for i in range(count)], len(results), STOP_REPLICATIONS, None
             if target is not None and prefix > checked:
                 ordered = [results[i] for i in range(prefix)]
                 for size in range(checked + 1, prefix + 1):
                     if _worst_relative(ordered[:size], targeted) <= target:
-                        return ordered[:size], len(results), STOP_TARGET
+                        return ordered[:size], len(results), STOP_TARGET, None
                 checked = prefix
                 worst = _worst_relative(ordered, targeted)
                 if math.isfinite(worst):
                     planned = max(planned, math.ceil(prefix * (worst / target) ** 2))
-            if max_seconds is not None and time.perf_counter() - started >= max_seconds:
-                return [results[i] for i in range(prefix)], len(results), STOP_TIME
+            if time.perf_counter() - started >= max_seconds:
+                return [results[i] for i in range(prefix)], len(results), STOP_TIME, None
     finally:
         stream.close()
-    return [results[i] for i in range(prefix)], len(results), STOP_CAP
+    return [results[i] for i in range(prefix)], len(results), STOP_CAP, None
