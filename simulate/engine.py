@@ -274,6 +274,9 @@ def run_replications(
     if target_ci_pct is None and replications is None:
         replications = default_replications
     executor = _executor(workers, scheduler)
+    # The first interval imports scipy.stats (a second or more on a busy machine): paid before the
+    # budget's clock starts, like the experiment's own imports, not in the middle of a stop rule.
+    estimate([0.0, 1.0])
     started = time.perf_counter()
     try:
         used, computed, stopped, dropped = _drive(executor, model, seed, targeted, replications,
