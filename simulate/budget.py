@@ -23,7 +23,10 @@ total
 is compared with the allowance; above :data:`ABANDON_FACTOR` times it the
 replication gives up at once rather than spend the rest of the budget on a
 result that will be thrown away. The margin keeps a replication that would
-have finished from being abandoned on a noisy pace.
+have finished from being abandoned on a noisy pace: on a shared machine
+another process can halve it for a while (measured: with 1.5 and half a
+second of pace, 20,000-customer M/M/4 replications of about 1 s were
+abandoned against 2 s allowances).
 
 Progress ``f`` runs from 0 to 1 over the whole replication; a model made of
 several runs (an antithetic pair, a network with and without added
@@ -42,9 +45,9 @@ CHECK_CYCLES = 1024
 #: Ciw models advance in steps of this many mean inter-arrival times of simulated time.
 CHECK_CUSTOMERS = 1024
 #: A replication whose projected time exceeds its allowance by this factor gives up early.
-ABANDON_FACTOR = 1.5
+ABANDON_FACTOR = 2.0
 #: The pace is measured over at least this long...
-PACE_MIN_S = 0.5
+PACE_MIN_S = 1.0
 #: ...and this share of the replication, before it may abandon the replication.
 PACE_MIN_FRACTION = 0.02
 

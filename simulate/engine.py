@@ -37,8 +37,9 @@ a replication as well as between them:
   allowance gives up at once (:mod:`iosizer.simulate.budget`);
 * a replication that runs out is *dropped*, never counted (a truncated
   replication is biased towards its warm-up); as results are only used as
-  a contiguous prefix, the run then stops with the replications before it
-  and says so (``stopped: max-seconds``);
+  a contiguous prefix, the run then waits only for the replications before
+  it still running (each within its own allowance), grants later ones no
+  time, and stops with the prefix, saying so (``stopped: max-seconds``);
 * only as many replications are in flight as there are workers, so one
   never waits in a queue behind another while its allowance runs down, and
   each is dispatched with the budget actually left.
@@ -296,38 +297,46 @@ def _drive(executor: Any, model: Any, seed: int, targeted: Sequence[str], count:
     """Consume finished replications until the count, the target or the time budget is reached.
 
     Only a contiguous prefix 0..R-1 is ever used: results arriving out of
-    order wait for the ones before them. A dropped replication ends the run
-    (the prefix cannot grow past it; the budget is spent, or will be before
-    it could finish).
+    order wait for the ones before them. A dropped replication caps the
+    prefix: the run waits only for the replications before it still running
+    (each within its own allowance), grants those after it no time, and
+    stops when the prefix reaches it.
     """
     results: dict[int, Sample] = {}
     prefix = 0          # replications 0..prefix-1 are all done
+    dropped: Dropped | None = None
     checked = MIN_TARGET_REPLICATIONS - 1
     planned = count if count is not None else MIN_TARGET_REPLICATIONS
     limit = count if count is not None else MAX_REPLICATIONS
-    stream = executor.stream(model, seed, limit, lambda: max_seconds - (time.perf_counter() - started))
+
+    def remaining() -> float:
+        return 0.0 if dropped is not None else max_seconds - (time.perf_counter() - started)
+
+    stream = executor.stream(model, seed, limit, remaining)
     try:
         for index, sample in stream:
             if isinstance(sample, Dropped):
-                return [results[i] for i in range(prefix)], len(results), STOP_TIME, sample
-            results[index] = sample
-            while prefix in results:
-                prefix += 1
-            if progress is not None:
-                progress(len(results), max(planned, len(results)))
-            if count is not None and prefix >= count:
-                return [results[i] for i in range(count)], len(results), STOP_REPLICATIONS, None
-            if target is not None and prefix > checked:
-                ordered = [results[i] for i in range(prefix)]
-                for size in range(checked + 1, prefix + 1):
-                    if _worst_relative(ordered[:size], targeted) <= target:
-                        return ordered[:size], len(results), STOP_TARGET, None
-                checked = prefix
-                worst = _worst_relative(ordered, targeted)
-                if math.isfinite(worst):
-                    planned = max(planned, math.ceil(prefix * (worst / target) ** 2))
-            if time.perf_counter() - started >= max_seconds:
-                return [results[i] for i in range(prefix)], len(results), STOP_TIME, None
+                if dropped is None or sample.index < dropped.index:
+                    dropped = sample
+            else:
+                results[index] = sample
+                while prefix in results:
+                    prefix += 1
+                if progress is not None:
+                    progress(len(results), max(planned, len(results)))
+                if count is not None and prefix >= count:
+                    return [results[i] for i in range(count)], len(results), STOP_REPLICATIONS, None
+                if target is not None and prefix > checked:
+                    ordered = [results[i] for i in range(prefix)]
+                    for size in range(checked + 1, prefix + 1):
+                        if _worst_relative(ordered[:size], targeted) <= target:
+                            return ordered[:size], len(results), STOP_TARGET, None
+                    checked = prefix
+                    worst = _worst_relative(ordered, targeted)
+                    if math.isfinite(worst):
+                        planned = max(planned, math.ceil(prefix * (worst / target) ** 2))
+            if (dropped is not None and prefix >= dropped.index) or time.perf_counter() - started >= max_seconds:
+                return [results[i] for i in range(prefix)], len(results), STOP_TIME, dropped
     finally:
         stream.close()
-    return [results[i] for i in range(prefix)], len(results), STOP_CAP, None
+    return [results[i] for i in range(prefix)], len(results), STOP_CAP, dropped

@@ -15,10 +15,11 @@ import time
 import pytest
 
 from iosizer.errors import InputError, IosizerError, TimeBudgetError
-from iosizer.simulate.budget import ABANDON_FACTOR, CHECK_CYCLES, Allowance, OutOfTime
+from iosizer.simulate.budget import ABANDON_FACTOR, CHECK_CYCLES, PACE_MIN_S, Allowance, OutOfTime
 from iosizer.simulate.closed import ClosedNetwork, JobClass, Station
-from iosizer.simulate.engine import Dropped, replicate, run_replications
+from iosizer.simulate.engine import Dropped, _drive, replicate, run_replications
 from iosizer.simulate.open_queues import AntitheticPair, OpenQueue
+from iosizer.simulate.stats import Sample
 from iosizer.simulate.streams import Streams, seed_sequence
 from iosizer.simulate.systems import MAX_RUN_LENGTH, DmaIssue
 
@@ -59,14 +60,14 @@ def test_an_allowance_stops_a_long_replication_within_a_chunk(model) -> None:
 def test_a_replication_whose_pace_cannot_meet_its_allowance_gives_up_early() -> None:
     allowance = Allowance(10.0)
     allowance.check(0.0)            # the pace is measured from the first check
-    time.sleep(0.6)
+    time.sleep(PACE_MIN_S + 0.1)
     with pytest.raises(OutOfTime) as gave_up:
-        allowance.check(0.03)       # 3 % in 0.6 s: about 20 s in all, over 1.5 x 10 s
+        allowance.check(0.03)       # 3 % in 1.1 s: about 37 s in all, over 2 x 10 s
     assert gave_up.value.abandoned and gave_up.value.projected_s > ABANDON_FACTOR * 10.0
     on_pace = Allowance(10.0)
     on_pace.check(0.0)
-    time.sleep(0.6)
-    on_pace.check(0.2)              # 20 % in 0.6 s: about 3 s, well within
+    time.sleep(PACE_MIN_S + 0.1)
+    on_pace.check(0.2)              # 20 % in 1.1 s: about 5.5 s, within
 
 
 def test_a_dropped_replication_is_reported_not_raised() -> None:
@@ -121,6 +122,32 @@ def test_a_binding_budget_drops_the_truncated_replication_and_keeps_the_prefix()
     assert all(s.measured == 2000 for s in run.samples)
     unbounded = run_replications(quick, ["throughput_job"], seed=4, replications=3, workers=1)
     assert [s.metrics for s in run.samples] == [s.metrics for s in unbounded.samples]
+
+
+class _Arrivals:
+    """An executor that hands back given results in a given order (as workers finishing out of order)."""
+
+    name = "scripted"
+    workers = 2
+
+    def __init__(self, results) -> None:
+        self.results = results
+        self.granted: list[float] = []
+
+    def stream(self, model, seed, limit, remaining):
+        for result in self.results:
+            self.granted.append(remaining())
+            yield result
+
+
+def test_a_dropped_replication_waits_for_the_ones_before_it_and_grants_the_ones_after_none() -> None:
+    sample = Sample({"x": 1.0}, 0.1, 100)
+    cut = Dropped(1, 0.5, 0.2, 2.5, True)
+    # Replication 1 gives up while 0 still runs; 2 then finishes (unused), then 0 (used).
+    executor = _Arrivals([(1, cut), (2, sample), (0, sample)])
+    used, computed, stopped, dropped = _drive(executor, None, 0, ["x"], 5, None, time.perf_counter(), 60.0, None)
+    assert used == [sample] and computed == 2 and stopped == "max-seconds" and dropped == cut
+    assert executor.granted[0] > 50 and executor.granted[1:] == [0.0, 0.0]
 
 
 def test_a_dask_cluster_keeps_the_budget() -> None:
