@@ -89,6 +89,11 @@ class Allowance:
     def bounded(self) -> bool:
         return math.isfinite(self.seconds)
 
+    @property
+    def spent(self) -> bool:
+        """True once the allowance has run out (a task that waited too long to start)."""
+        return time.perf_counter() >= self.deadline
+
     def part(self, k: int, n: int) -> "Allowance":
         """The same allowance for part ``k`` of ``n`` equal parts of this one's work."""
         view = Allowance.__new__(Allowance)

@@ -115,7 +115,10 @@ def replicate(model: Any, seed: int, index: int, allowance_s: float | None = Non
     lag_s = 0.0
     if dispatched_at is not None and allowance_s is not None:
         lag_s = min(max(time.time() - dispatched_at, 0.0), allowance_s)
-    streams = Streams(seed_sequence(seed, index), allowance=Allowance(allowance_s, lag_s))
+    allowance = Allowance(allowance_s, lag_s)
+    if allowance.spent:  # waited past its time to start: nothing to run
+        return index, Dropped(index, time.perf_counter() - allowance.started, 0.0, math.inf, False)
+    streams = Streams(seed_sequence(seed, index), allowance=allowance)
     try:
         return index, model.run(streams)
     except OutOfTime as out:
@@ -154,6 +157,15 @@ class _InProcess:
             yield replicate(model, seed, index, remaining())
 
 
+def _warm_up() -> None:
+    """Import the simulators and models in a fresh worker process (what a first replication would)."""
+    import ciw  # noqa: F401
+    import simpy  # noqa: F401
+    from scipy.special import gammainccinv  # noqa: F401  (gamma draws)
+
+    import iosizer.simulate.systems  # noqa: F401  (every model, with their imports)
+
+
 class _Joblib:
     def __init__(self, workers: int) -> None:
         try:
@@ -165,6 +177,12 @@ class _Joblib:
         # One task per worker, unbatched: a task never waits behind another while its allowance runs down.
         self._parallel = Parallel(n_jobs=workers, backend="loky", return_as="generator_unordered",
                                   pre_dispatch="n_jobs", batch_size=1)
+
+    def warm(self) -> None:
+        """Start the worker processes and import the simulators in them (best effort: a task per worker)."""
+        from joblib import Parallel, delayed
+
+        Parallel(n_jobs=self.workers, backend="loky", batch_size=1)(delayed(_warm_up)() for _ in range(self.workers))
 
     def stream(self, model: Any, seed: int, limit: int, remaining: Remaining) -> Iterator[tuple[int, Sample | Dropped]]:
         import warnings
@@ -275,9 +293,13 @@ def run_replications(
     if target_ci_pct is None and replications is None:
         replications = default_replications
     executor = _executor(workers, scheduler)
-    # The first interval imports scipy.stats (a second or more on a busy machine): paid before the
-    # budget's clock starts, like the experiment's own imports, not in the middle of a stop rule.
+    # Paid before the budget's clock starts, like the experiment's own imports: the first interval's
+    # import of scipy.stats, and local worker processes' start and imports (a second or more each on
+    # a busy machine), which no replication could otherwise stop.
     estimate([0.0, 1.0])
+    warm = getattr(executor, "warm", None)
+    if warm is not None:
+        warm()
     started = time.perf_counter()
     try:
         used, computed, stopped, dropped = _drive(executor, model, seed, targeted, replications,

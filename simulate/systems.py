@@ -267,9 +267,11 @@ def open_queue(question: str = "mmc", *, arrival_rate: float, service_rate: floa
 
     if question not in _OPEN:
         raise InputError(f"unknown open queue '{question}'; choose one of {', '.join(_OPEN)}")
-    shipped = _shipped("mmc")
+    # The shipped profile is fitted on first use (seconds of imports and calibration): only when needed.
+    needs_count = servers is None and question in ("mmc", "ggc")
+    shipped = _shipped("mmc") if service_rate is None or needs_count else {}
     rate = float(shipped["service_rate_per_s"]) if service_rate is None else float(service_rate)
-    count = int(shipped["servers"]) if servers is None else servers
+    count = int(shipped["servers"]) if needs_count else servers
     if question in ("mm1", "md1", "mg1"):
         if servers not in (None, 1):
             raise InputError(f"{_OPEN[question]} has one server; drop --servers")
