@@ -13,7 +13,8 @@ so its value does not depend on where it runs or what runs beside it:
   (``pip install 'iosizer[cluster]'``), which must have iosizer installed.
 
 Stopping. Replications are handed to the workers in index order, a few
-ahead of need, and their results are read as they finish; only a
+ahead of need (Dask: one per worker thread), and their results are read as
+they finish; only a
 contiguous prefix 0..R-1 is ever used. With a fixed number R of
 replications the run stops when 0..R-1 are done. With a target (the
 half-width of every targeted metric's 95 % interval within
@@ -23,7 +24,11 @@ replications still running then are cancelled and never used, so the
 answer does not depend on the number of workers.
 
 Time budget. ``max_seconds`` caps the wall time of the whole run, within
-a replication as well as between them:
+a replication as well as between them. Its clock starts once the fixed
+start-up costs are paid (the experiment's imports, the first interval's
+import of scipy.stats, local worker processes started and their simulators
+imported, a task per worker): work that no replication could interrupt.
+
 
 * each replication is granted the budget left when it is dispatched, as a
   duration (:class:`~iosizer.simulate.budget.Allowance`): the worker
@@ -40,9 +45,11 @@ a replication as well as between them:
   a contiguous prefix, the run then waits only for the replications before
   it still running (each within its own allowance), grants later ones no
   time, and stops with the prefix, saying so (``stopped: max-seconds``);
-* only as many replications are in flight as there are workers, so one
-  never waits in a queue behind another while its allowance runs down, and
-  each is dispatched with the budget actually left.
+* a replication never runs on time it was not granted: local processes
+  queue a few ahead (joblib's pre-dispatch and batching, for throughput),
+  and each takes its wait in the queue off its allowance; a Dask cluster
+  keeps only one replication per worker thread in flight (its workers'
+  clocks are not ours to compare), each dispatched with the budget left.
 
 Measured on a loaded 2-core machine (``tests/simulate/test_budget.py``),
 runs end within the budget plus under a second: the overshoot is one
@@ -174,9 +181,9 @@ class _Joblib:
             raise InputError("--workers above 1 needs joblib: pip install 'iosizer[simulate]'") from None
         self.workers = workers
         self.name = f"joblib, {workers} local processes"
-        # One task per worker, unbatched: a task never waits behind another while its allowance runs down.
-        self._parallel = Parallel(n_jobs=workers, backend="loky", return_as="generator_unordered",
-                                  pre_dispatch="n_jobs", batch_size=1)
+        # Tasks may queue a few ahead (joblib's default pre-dispatch and batching): each one
+        # measures its wait on this machine's clock and takes it off its allowance.
+        self._parallel = Parallel(n_jobs=workers, backend="loky", return_as="generator_unordered")
 
     def warm(self) -> None:
         """Start the worker processes and import the simulators in them (best effort: a task per worker)."""
