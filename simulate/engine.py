@@ -26,8 +26,8 @@ answer does not depend on the number of workers.
 Time budget. ``max_seconds`` caps the wall time of the whole run, within
 a replication as well as between them. Its clock starts once the fixed
 start-up costs are paid (the experiment's imports, the first interval's
-import of scipy.stats, local worker processes started and their simulators
-imported, a task per worker): work that no replication could interrupt.
+import of scipy.stats, local worker processes started, the simulators
+imported in every worker): work that no replication could interrupt.
 
 
 * each replication is granted the budget left when it is dispatched, as a
@@ -230,6 +230,14 @@ class _Dask:
         self.workers = max(sum(int(w.get("nthreads", 1)) for w in workers.values()), 1)
         self.name = f"Dask cluster {address}, {len(workers)} workers, {self.workers} threads"
 
+    def warm(self) -> None:
+        """Import the simulators on every worker (a first replication would, past its allowance's control)."""
+        try:
+            self._client.run(_warm_up)
+        except Exception as error:  # a worker's own failure, reported as one line
+            raise InputError(f"--scheduler: the Dask workers cannot import what a replication needs "
+                             f"(is iosizer[simulate] installed there?): {error}") from None
+
     def stream(self, model: Any, seed: int, limit: int, remaining: Remaining) -> Iterator[tuple[int, Sample | Dropped]]:
         from distributed import as_completed
 
@@ -307,8 +315,8 @@ def run_replications(
         replications = default_replications
     executor = _executor(workers, scheduler)
     # Paid before the budget's clock starts, like the experiment's own imports: the first interval's
-    # import of scipy.stats, and local worker processes' start and imports (a second or more each on
-    # a busy machine), which no replication could otherwise stop.
+    # import of scipy.stats, and the workers' start and imports (a second or more each on a busy
+    # machine), which no replication could otherwise stop.
     estimate([0.0, 1.0])
     warm = getattr(executor, "warm", None)
     if warm is not None:
