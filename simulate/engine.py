@@ -29,7 +29,6 @@ start-up costs are paid (the experiment's imports, the first interval's
 import of scipy.stats, local worker processes started, the simulators
 imported in every worker): work that no replication could interrupt.
 
-
 * each replication is granted the budget left when it is dispatched, as a
   duration (:class:`~iosizer.simulate.budget.Allowance`): the worker
   starts the clock itself, so a Dask worker whose clock differs from ours
@@ -62,10 +61,11 @@ does not bind the checks change nothing: same seed, same answer, whatever
 the workers, at a cost within the noise (median CPU time of a
 20,000-customer Ciw replication -1.1 %, of a 20,000-cycle SimPy one
 +0.3 %, 8 runs each: a clock read per chunk, a modulo per SimPy cycle).
-When fewer than 2 replications finish
-within the budget, :func:`iosizer.simulate.simulate` fails with
+When fewer than 2 replications finish within the budget,
+:func:`iosizer.simulate.simulate` fails with
 :class:`~iosizer.errors.TimeBudgetError`, saying how long one replication
-was projected to take from the dropped one's progress.
+takes (projected from the dropped one's progress, or observed) and what
+to change.
 """
 
 from __future__ import annotations
@@ -117,8 +117,12 @@ class Dropped:
     abandoned: bool
 
 
+#: What a replication hands back: its index, and its sample or why it was dropped.
+Result = tuple[int, "Sample | Dropped"]
+
+
 def replicate(model: Any, seed: int, index: int, allowance_s: float | None = None,
-              dispatched_at: float | None = None) -> tuple[int, Sample | Dropped]:
+              dispatched_at: float | None = None) -> Result:
     """Replication ``index`` of ``model`` within ``allowance_s`` seconds (None: unbounded).
 
     A module-level function, so workers can unpickle it. ``dispatched_at``
@@ -165,7 +169,7 @@ class _InProcess:
     name = "in-process"
     workers = 1
 
-    def stream(self, model: Any, seed: int, limit: int, remaining: Remaining) -> Iterator[tuple[int, Sample | Dropped]]:
+    def stream(self, model: Any, seed: int, limit: int, remaining: Remaining) -> Iterator[Result]:
         for index in range(limit):
             yield replicate(model, seed, index, remaining())
 
@@ -197,7 +201,7 @@ class _Joblib:
 
         Parallel(n_jobs=self.workers, backend="loky", batch_size=1)(delayed(_warm_up)() for _ in range(self.workers))
 
-    def stream(self, model: Any, seed: int, limit: int, remaining: Remaining) -> Iterator[tuple[int, Sample | Dropped]]:
+    def stream(self, model: Any, seed: int, limit: int, remaining: Remaining) -> Iterator[Result]:
         import warnings
 
         from joblib import delayed
@@ -238,7 +242,7 @@ class _Dask:
             raise InputError(f"--scheduler: the Dask workers cannot import what a replication needs "
                              f"(is iosizer[simulate] installed there?): {error}") from None
 
-    def stream(self, model: Any, seed: int, limit: int, remaining: Remaining) -> Iterator[tuple[int, Sample | Dropped]]:
+    def stream(self, model: Any, seed: int, limit: int, remaining: Remaining) -> Iterator[Result]:
         from distributed import as_completed
 
         # One replication per worker thread in flight (none waits in a queue while its

@@ -152,7 +152,8 @@ def test_a_dropped_replication_waits_for_the_ones_before_it_and_grants_the_ones_
 
 def test_a_dask_cluster_keeps_the_budget() -> None:
     distributed = pytest.importorskip("distributed")
-    with distributed.LocalCluster(processes=False, n_workers=1, threads_per_worker=2, dashboard_address=None) as cluster:
+    cluster = distributed.LocalCluster(processes=False, n_workers=1, threads_per_worker=2, dashboard_address=None)
+    with cluster:
         started = time.perf_counter()
         run = run_replications(LONG_CLOSED, ["throughput_job"], seed=1, replications=4, max_seconds=2.0,
                                scheduler=cluster.scheduler_address)
