@@ -177,7 +177,13 @@ BUDGET_MARGIN = 1.25
 
 
 def _short_of_time(run: "Run") -> str:
-    """Why fewer than 2 replications finished, how long one takes and what to change (one line)."""
+    """Why fewer than 2 replications finished, how long one takes and what to change (one line).
+
+    Suggested budget: BUDGET_MARGIN x rounds x one replication's time, s, with
+    1 round for 2 replications side by side (2+ workers), else 2; suggested
+    run length: the budget's share of that (run time grows about linearly
+    with the run length).
+    """
     import math
 
     from iosizer.simulate.engine import MAX_SECONDS
@@ -198,5 +204,5 @@ def _short_of_time(run: "Run") -> str:
     need_s = BUDGET_MARGIN * rounds * per_s
     ratio = run.max_seconds / need_s
     more = (f"--max-seconds {math.ceil(need_s):d} or more, or " if need_s <= MAX_SECONDS else "")
-    return (f"{head}: one replication takes about {per_s:.3g} s here ({how}); give {more}a --run-length "
-            f"about {100 * ratio:.2g} % of this one")
+    shorter = f"a --run-length about {100 * ratio:.2g} % of this one" if ratio < 1 else "a shorter --run-length"
+    return f"{head}: one replication takes about {per_s:.3g} s here ({how}); give {more}{shorter}"
