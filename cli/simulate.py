@@ -49,8 +49,10 @@ def _run_parameters() -> list[inspect.Parameter]:
             "--target-ci-pct", help="Add replications until every targeted metric's 95 % half-width is within "
                                     "this percent of its mean.")], None),
         "max_seconds": (Annotated[float | None, typer.Option(
-            "--max-seconds", help="Wall-time budget, checked between replications, at most an hour; the answer says "
-                                  "if it ran out first [600].")], None),
+            "--max-seconds", help="Wall-time budget of the whole run, at most an hour, held within a replication too "
+                                  "(one cut short is dropped, never counted); the answer says if it ran out first, "
+                                  "and fewer than 2 replications within it is an error saying how long one takes "
+                                  "[600].")], None),
         "seed": (Annotated[int, typer.Option(
             "--seed", help="Seed of the replications' independent streams (same seed, same answer).")], 0),
         "workers": (Annotated[int | None, typer.Option(

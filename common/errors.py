@@ -54,3 +54,11 @@ class ProfileError(IosizerError):
 
 class ScenarioError(InputError):
     """A scenario file is missing, malformed or invalid; the message names the file and key path."""
+
+
+class TimeBudgetError(InputError):
+    """A simulation's wall-time budget (``--max-seconds``) is too small for the replications it needs.
+
+    The message says how long one replication was observed or projected to
+    take and what to change (``--max-seconds``, ``--run-length``).
+    """

@@ -30,7 +30,8 @@ Method, stated once:
   antithetic twin (:mod:`~iosizer.simulate.streams`);
 * replications run in local processes (joblib), or on a Dask cluster given
   its scheduler address, until a count, a relative precision target or a
-  time budget (:mod:`~iosizer.simulate.engine`).
+  time budget, which holds within a replication too: one cut short is
+  dropped, never counted (:mod:`~iosizer.simulate.engine`).
 """
 
 from __future__ import annotations
@@ -121,6 +122,9 @@ class SimulationResult:
             aim = f" before the {run.target_pct:g} % target" if run.target_pct is not None else ""
             stop = (f"stopped: --max-seconds {run.max_seconds:g} ran out{aim}; half-width {worst:.3g} % of the mean "
                     f"({targeted}) after {run.replications} replications")
+            if run.dropped is not None:
+                stop += (f" (replication {run.dropped.index}, cut short at {100 * run.dropped.fraction:.3g} %, "
+                         "dropped: a truncated replication is biased)")
         elif run.stopped == STOP_CAP:
             stop = f"stopped: replication cap reached ({run.replications}); half-width {worst:.3g} %"
         else:
@@ -161,9 +165,44 @@ def simulate(
                            target_ci_pct=target_ci_pct, max_seconds=max_seconds, workers=workers,
                            scheduler=scheduler, progress=progress, default_replications=DEFAULT_REPLICATIONS)
     if len(run.samples) < 2:
-        from iosizer.errors import InputError
+        from iosizer.errors import TimeBudgetError
 
-        raise InputError(f"{len(run.samples)} replication(s) finished within --max-seconds {max_seconds:g}; "
-                         "an interval needs at least 2: give it more time or a shorter --run-length")
+        raise TimeBudgetError(_short_of_time(run))
     estimates = estimates_of(run.samples, [m.name for m in built.metrics])
     return SimulationResult(built, run, estimates)
+
+
+#: Suggested budgets leave this much room over the projected time (pace varies with the machine's load).
+BUDGET_MARGIN = 1.25
+
+
+def _short_of_time(run: "Run") -> str:
+    """Why fewer than 2 replications finished, how long one takes and what to change (one line).
+
+    Suggested budget: BUDGET_MARGIN x rounds x one replication's time, s, with
+    1 round for 2 replications side by side (2+ workers), else 2; suggested
+    run length: the budget's share of that (run time grows about linearly
+    with the run length).
+    """
+    import math
+
+    from iosizer.simulate.engine import MAX_SECONDS
+
+    head = (f"{len(run.samples)} replication(s) finished within --max-seconds {run.max_seconds:g}; "
+            "an interval needs at least 2")
+    dropped = run.dropped
+    if dropped is not None and dropped.fraction > 0 and math.isfinite(dropped.projected_s):
+        per_s = dropped.projected_s
+        how = (f"projected: replication {dropped.index} reached {100 * dropped.fraction:.3g} % in "
+               f"{dropped.elapsed_s:.3g} s{', then gave up' if dropped.abandoned else ''}")
+    elif run.samples:
+        per_s = max(s.seconds for s in run.samples)
+        how = "observed"
+    else:
+        return head + ": give it more time or a shorter --run-length"
+    rounds = 2 if run.workers < 2 else 1  # the 2 replications run one after the other or side by side
+    need_s = BUDGET_MARGIN * rounds * per_s
+    ratio = run.max_seconds / need_s
+    more = (f"--max-seconds {math.ceil(need_s):d} or more, or " if need_s <= MAX_SECONDS else "")
+    shorter = f"a --run-length about {100 * ratio:.2g} % of this one" if ratio < 1 else "a shorter --run-length"
+    return f"{head}: one replication takes about {per_s:.3g} s here ({how}); give {more}{shorter}"

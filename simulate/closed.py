@@ -29,6 +29,15 @@ closed network far past its start-up transient. The next ``completions``
 cycles are measured: per class, throughput = cycles completed / the time
 from the end of the warm-up to the last counted completion, response = mean
 time of those cycles from the end of thinking to completion.
+
+Time budget
+-----------
+Every :data:`~iosizer.simulate.budget.CHECK_CYCLES` completed cycles the
+run checks its replication's wall-clock allowance (``streams.allowance``,
+:mod:`iosizer.simulate.budget`) with its progress, completed / (warm-up +
+measured) cycles; the check raises out of ``env.run`` when the allowance
+is spent. It reads no random numbers and schedules no event, so a run that
+finishes gives the same numbers as without it.
 """
 
 from __future__ import annotations
@@ -38,6 +47,7 @@ import time
 from dataclasses import dataclass
 from typing import Any
 
+from iosizer.simulate.budget import CHECK_CYCLES
 from iosizer.simulate.stats import Sample
 from iosizer.simulate.streams import Streams
 
@@ -100,6 +110,7 @@ class ClosedNetwork:
         state = {"finished": 0, "start": 0.0, "end": 0.0}
         done = env.event()
         stream = 0
+        check = streams.allowance.check
 
         def job(c: int, think: Any, route: list[tuple[Any, Any]]):  # a SimPy process
             while True:
@@ -116,6 +127,8 @@ class ClosedNetwork:
                         resource.release(request)
                 state["finished"] += 1
                 finished = state["finished"]
+                if finished % CHECK_CYCLES == 0:
+                    check(finished / target)
                 if finished == warm:
                     state["start"] = env.now
                 elif finished > warm:

@@ -39,6 +39,15 @@ Per run: mean response and wait, the share of customers that wait, and
 the utilisation (service time of the window's customers / (c T)). A
 replication is a run and its antithetic twin on the same uniforms
 (:class:`AntitheticPair`, :mod:`iosizer.simulate.streams`), averaged.
+
+Time budget
+-----------
+Ciw runs to its end time in steps of
+:data:`~iosizer.simulate.budget.CHECK_CUSTOMERS` mean inter-arrival times
+(:func:`run_until`), and checks the replication's wall-clock allowance
+(``streams.allowance``) between steps with its progress, simulated time /
+end time; it raises when the allowance is spent. A run that finishes gives
+the same numbers as one call would.
 """
 
 from __future__ import annotations
@@ -49,10 +58,11 @@ from dataclasses import dataclass
 from functools import lru_cache
 from typing import Any, Callable
 
+from iosizer.simulate.budget import CHECK_CUSTOMERS, Allowance
 from iosizer.simulate.stats import Sample
 from iosizer.simulate.streams import Draws, Streams
 
-__all__ = ["AntitheticPair", "OpenQueue", "SharedCores", "warmup_time"]
+__all__ = ["AntitheticPair", "OpenQueue", "SharedCores", "run_until", "warmup_time"]
 
 #: Customers measured per run unless a caller asks otherwise (a replication is a run and its twin).
 DEFAULT_CUSTOMERS = 20_000
@@ -62,6 +72,24 @@ def warmup_time(window: float, pooled_rate: float, utilization: float) -> float:
     """The warm-up of the module docstring: max(window / 20, 20 relaxation times)."""
     relax = 1.0 / (pooled_rate * (1.0 - math.sqrt(min(utilization, 1.0 - 1e-12))) ** 2)
     return max(window / 20.0, 20.0 * relax)
+
+
+def run_until(simulation: Any, end: float, step: float, allowance: Allowance) -> None:
+    """Ciw's ``simulate_until_max_time(end)`` in steps of ``step`` (simulated time), checking ``allowance``.
+
+    Each step processes the events dated before its end, in the order one
+    call would: Ciw looks up the next event afresh at the start of a call,
+    as it does after every event. Only Ciw's per-server busy-time totals
+    (``wrap_up_servers``) are redone per step; nothing here reads them.
+    """
+    if not allowance.bounded:
+        simulation.simulate_until_max_time(end)
+        return
+    reached = 0.0
+    while reached < end:
+        reached = min(reached + step, end)
+        simulation.simulate_until_max_time(reached)
+        allowance.check(reached / end)
 
 
 @lru_cache(maxsize=1)
@@ -114,7 +142,7 @@ class OpenQueue:
             number_of_servers=[int(self.servers)],
         )
         simulation = ciw.Simulation(network)
-        simulation.simulate_until_max_time(warm + window + warm)
+        run_until(simulation, warm + window + warm, CHECK_CUSTOMERS / self.arrival_rate, streams.allowance)
         end = warm + window
         waits: list[float] = []
         services: list[float] = []
@@ -217,7 +245,7 @@ class SharedCores:
         eligible = {names[p]: frozenset(core + 1 for core in self.eligible[p]) for p in ports}
         node = _eligible_node(eligible, _Uniform(streams.generator(0)))
         simulation = ciw.Simulation(network, node_class=node)
-        simulation.simulate_until_max_time(warm + window + warm)
+        run_until(simulation, warm + window + warm, CHECK_CUSTOMERS / total, streams.allowance)
         end = warm + window
         responses = 0.0
         count = 0
@@ -255,7 +283,7 @@ class AntitheticPair:
     model: Any
 
     def run(self, streams: Streams) -> Sample:
-        first = self.model.run(streams)
-        twin = self.model.run(streams.mirrored())
+        first = self.model.run(streams.part(0, 2))
+        twin = self.model.run(streams.mirrored().part(1, 2))
         metrics = {k: 0.5 * (v + twin.metrics[k]) for k, v in first.metrics.items()}
         return Sample(metrics, first.seconds + twin.seconds, first.measured + twin.measured)

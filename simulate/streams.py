@@ -23,6 +23,11 @@ so a replication and its twin err in opposite directions and their
 average is far more precise than two independent runs (Law, *Simulation
 Modeling and Analysis*, sec. 11.3). The pair's average is one replication:
 pairs are independent, so the plain t interval holds.
+
+A :class:`Streams` also carries its replication's wall-clock
+:class:`~iosizer.simulate.budget.Allowance` (unbounded unless the engine
+grants one), so that every run of the replication, its antithetic twin and
+the parts of a composite model check the same clock.
 """
 
 from __future__ import annotations
@@ -30,6 +35,8 @@ from __future__ import annotations
 import math
 
 import numpy as np
+
+from iosizer.simulate.budget import Allowance
 
 __all__ = ["BLOCK", "Draws", "Streams", "generator", "seed_sequence"]
 
@@ -61,13 +68,19 @@ class Streams:
     latency) far more precise than two independent runs would.
     """
 
-    def __init__(self, sequence: np.random.SeedSequence, antithetic: bool = False) -> None:
+    def __init__(self, sequence: np.random.SeedSequence, antithetic: bool = False,
+                 allowance: Allowance | None = None) -> None:
         self._sequence = sequence
         self.antithetic = antithetic
+        self.allowance = Allowance() if allowance is None else allowance
 
     def mirrored(self) -> "Streams":
         """The antithetic twin: the same uniforms, every value drawn at 1 - u."""
-        return Streams(self._sequence, not self.antithetic)
+        return Streams(self._sequence, not self.antithetic, self.allowance)
+
+    def part(self, k: int, n: int) -> "Streams":
+        """These streams for part ``k`` of ``n`` of the replication's work (its share of the allowance)."""
+        return Streams(self._sequence, self.antithetic, self.allowance.part(k, n))
 
     def generator(self, k: int) -> np.random.Generator:
         child = np.random.SeedSequence(self._sequence.entropy,

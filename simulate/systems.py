@@ -43,6 +43,7 @@ from dataclasses import dataclass
 from typing import Any, Sequence
 
 from iosizer.errors import InputError
+from iosizer.simulate.budget import CHECK_CYCLES
 from iosizer.simulate.closed import DEFAULT_COMPLETIONS, ClosedNetwork, JobClass, Station
 from iosizer.simulate.open_queues import DEFAULT_CUSTOMERS, AntitheticPair, OpenQueue, SharedCores
 from iosizer.simulate.stats import Sample
@@ -102,8 +103,8 @@ class Degradation:
     added: ClosedNetwork
 
     def run(self, streams: Streams) -> Sample:
-        base = self.local.run(streams)
-        loaded = self.added.run(streams)
+        base = self.local.run(streams.part(0, 2))
+        loaded = self.added.run(streams.part(1, 2))
         x0, x = base.metrics["throughput_job"], loaded.metrics["throughput_job"]
         return Sample({"degradation_pct": (x0 - x) / x0 * 100.0, "throughput_per_cpu_demand": x},
                       base.seconds + loaded.seconds, base.measured + loaded.measured)
@@ -123,16 +124,16 @@ class CreditLoops:
         total = 0.0
         seconds = 0.0
         measured = 0
-        for network, weight in zip(networks, self.weights):
-            sample = network.run(streams)
+        for k, (network, weight) in enumerate(zip(networks, self.weights)):
+            sample = network.run(streams.part(k, len(networks)))
             total += weight * sum(v for k, v in sample.metrics.items() if k.startswith("throughput_"))
             seconds += sample.seconds
             measured += sample.measured
         return total * self.payload_bytes, seconds, measured
 
     def run(self, streams: Streams) -> Sample:
-        loaded, s1, m1 = self._throughput(self.with_rmw, streams)
-        aligned, s2, m2 = self._throughput(self.aligned, streams)
+        loaded, s1, m1 = self._throughput(self.with_rmw, streams.part(0, 2))
+        aligned, s2, m2 = self._throughput(self.aligned, streams.part(1, 2))
         metrics = {"throughput_gbyte_s": loaded, "aligned_throughput_gbyte_s": aligned,
                    "loss_pct": (aligned - loaded) / aligned * 100.0}
         return Sample(metrics, s1 + s2, m1 + m2)
@@ -167,9 +168,13 @@ class DmaIssue:
         env = simpy.Environment()
         marks: dict[str, float] = {}
         work = [0.0]
+        check = streams.allowance.check  # the replication's time budget (iosizer.simulate.budget)
+        total = warm + self.bursts
 
         def engine():
-            for issued in range(warm + self.bursts):
+            for issued in range(total):
+                if issued % CHECK_CYCLES == 0:
+                    check(issued / total)
                 if issued == warm:
                     marks["start"] = env.now
                     work[0] = 0.0
@@ -212,8 +217,8 @@ def _scv(value: float | None, label: str = "--service-scv") -> float:
     return scv
 
 
-#: The longest replication: a million customers or cycles is a minute of Ciw or SimPy, and the
-#: time budget is checked between replications, so this bounds how far a run can overshoot it.
+#: The longest replication: a million customers or cycles, one to two minutes of Ciw or SimPy
+#: (the time budget is checked within a replication, so this bounds memory, not the overshoot).
 MAX_RUN_LENGTH = 1_000_000
 
 
@@ -260,9 +265,11 @@ def open_queue(question: str = "mmc", *, arrival_rate: float, service_rate: floa
 
     if question not in _OPEN:
         raise InputError(f"unknown open queue '{question}'; choose one of {', '.join(_OPEN)}")
-    shipped = _shipped("mmc")
+    # The shipped profile is fitted on first use (seconds of imports and calibration): only when needed.
+    needs_count = servers is None and question in ("mmc", "ggc")
+    shipped = _shipped("mmc") if service_rate is None or needs_count else {}
     rate = float(shipped["service_rate_per_s"]) if service_rate is None else float(service_rate)
-    count = int(shipped["servers"]) if servers is None else servers
+    count = int(shipped["servers"]) if needs_count else servers
     if question in ("mm1", "md1", "mg1"):
         if servers not in (None, 1):
             raise InputError(f"{_OPEN[question]} has one server; drop --servers")

@@ -103,8 +103,8 @@ COMMANDS: dict[str, tuple[list[str], list[str], bool, bool]] = {
 }
 # iosizer simulate: every family, with a short fixed run (2 replications of 200 customers in
 # this process, a 3 s budget) so each example stays well inside the 10 s rule. Not fuzzed, by
-# design: --max-seconds (the budget that bounds the others; its range is checked in
-# tests/simulate) and --run-length (a replication runs to completion; checked there too).
+# design: --max-seconds (the budget that bounds the others, within a replication too; its
+# range is checked in tests/simulate) and --run-length (bounded by that budget; checked there too).
 _SIM_RUN = ["--replications", "2", "--run-length", "200", "--workers", "1", "--max-seconds", "3"]
 _SIM_FUZZED = ["--replications", "--target-ci-pct", "--seed"]
 SIMULATE: dict[str, tuple[list[str], list[str]]] = {

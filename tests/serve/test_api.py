@@ -274,6 +274,14 @@ def test_a_work_cap_is_refused_as_the_cli_refuses_it(server: Any, cli: Any) -> N
     assert line == "iosizer: error: " + message
 
 
+def test_a_simulation_budget_too_small_is_400_with_what_to_change(server: Any) -> None:
+    # One replication of a million customers against 1 s: the budget holds within the replication.
+    body = {"arrival_rate": 3.2, "service_rate": 1, "servers": 4, "replications": 2, "run_length": 1000000,
+            "max_seconds": 1, "workers": 1}
+    message = _error(server.post("/api/simulate/mmc", json=body), 400, "TimeBudgetError")
+    assert "one replication takes about" in message and "--max-seconds" in message
+
+
 @pytest.mark.parametrize(("body", "words"), [
     ({"service_rate": 1, "servers": 4}, "arrival_rate: Field required"),
     ({"arrival_rate": 3.2, "service_rate": "fast", "servers": 4}, "service_rate"),
