@@ -290,13 +290,10 @@ def test_non_core_part_lowers_relative_jumps_and_keeps_maxima() -> None:
 
 
 def test_system_response_stays_bounded_on_many_cores() -> None:
-    import time
-
-    start = time.perf_counter()
+    # Its cost on 256 cores is measured in benchmarks/, not here (a wall-clock bound fails under load).
     shares = np.asarray(scenario("system").port_shares, dtype=float)
     params = PolicyParams(cores=256)
     curve = policy_curve("multi-stage", shares, params, points=60)
-    assert time.perf_counter() - start < 5.0
     assert np.all(np.isfinite(curve.response))
     # The pooled response (3) stays finite up to a stage's static saturation (a core at utilisation 1 under
     # the even spread), so a stage can drop out before the next answers as fast: a jump there, and only there.
