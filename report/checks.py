@@ -62,16 +62,6 @@ PREDICTION, FIT_INPUT, CONFIGURATION = "prediction", "fit_input", "configuration
 KINDS = (PREDICTION, FIT_INPUT, CONFIGURATION)
 
 
-def _kind_from_note(note: str) -> str:
-    """The kind a provider's note implies when it names none: 'fit input...' or '... input'/'configuration'."""
-    text = note.lower()
-    if text.startswith("fit input") or "fit input" in text:
-        return FIT_INPUT
-    if "input" in text or "configuration" in text or "model constant" in text:
-        return CONFIGURATION
-    return PREDICTION
-
-
 #: Absolute band for approximate zeros ("not affected", "no loss"): the CSV
 #: gives no relative tolerance for them (a relative band of 0 is empty).
 ZERO_BAND_PCT_POINTS = 1.0
@@ -245,11 +235,12 @@ class Collector:
         self, file: str, line: int, row: dict[str, str], *, figure: str, quantity: str, unit: str,
         model: float, column: str, relation: str | None = None, band: Band | None = None,
         zero_band: float | None = None, expected_miss: str | None = None, note: str = "",
-        kind: str | None = None,
+        kind: str,
     ) -> Check:
         """Check ``row[column]`` against ``model``; the band from the row unless given.
 
-        ``kind`` (:data:`KINDS`) defaults to what ``note`` says (:func:`_kind_from_note`).
+        ``kind`` (:data:`KINDS`) is stated by every provider: whether a number was a fit input is the
+        provider's knowledge, never inferred from the wording of its note.
         """
         text = row[column]
         exact = row.get("exact", "true").strip().lower() == "true"
@@ -264,14 +255,14 @@ class Collector:
         status = PASS if within else (EXPECTED_MISS if expected_miss else FAIL)
         record = Check(self.seed, file, line, figure, quantity, unit, _number(text), text, relation, model,
                        band.low, band.high, band.tolerance, band.reason, row.get("source", ""), note, status,
-                       expected_miss, _checked_kind(kind, note))
+                       expected_miss, _checked_kind(kind))
         self.checks.append(record)
         return record
 
     def statement(
         self, file: str, line: int, row: dict[str, str], *, figure: str, claim: str, quantity: str, unit: str,
         model: float, holds: bool, criterion: str, expected_miss: str | None = None, note: str = "",
-        kind: str | None = None,
+        kind: str,
     ) -> Check:
         """A published qualitative statement ("LPAR1 falls", "B has the best low-load response").
 
@@ -285,7 +276,7 @@ class Collector:
         status = PASS if holds else (EXPECTED_MISS if expected_miss else FAIL)
         record = Check(self.seed, file, line, figure, quantity, unit, None, claim, "statement", model, None, None,
                        None, criterion, row.get("source", ""), note, status, expected_miss,
-                       _checked_kind(kind, note))
+                       _checked_kind(kind))
         self.checks.append(record)
         return record
 
@@ -318,11 +309,10 @@ class Collector:
         return Provided(self.checks, self.charts)
 
 
-def _checked_kind(kind: str | None, note: str) -> str:
-    chosen = kind or _kind_from_note(note)
-    if chosen not in KINDS:
-        raise ValueError(f"check kind must be one of {', '.join(KINDS)}, got {chosen!r}")
-    return chosen
+def _checked_kind(kind: str) -> str:
+    if kind not in KINDS:
+        raise ValueError(f"check kind must be one of {', '.join(KINDS)}, got {kind!r}")
+    return kind
 
 
 def _row_key(row: dict[str, str]) -> str:
@@ -352,20 +342,20 @@ def seed000_latency() -> Provided:
         local, added = dma(device, 0.0), dma(device, x)
         figure = f"table 4-1, {nic}"
         out.check(name, line, row, figure=figure, quantity="MRd issue interval, local", unit="ns",
-                  model=local.issue_interval_ns, column="issue_interval_local_ns", note=_FIT_INPUT)
+                  model=local.issue_interval_ns, column="issue_interval_local_ns", note=_FIT_INPUT, kind=FIT_INPUT)
         out.check(name, line, row, figure=figure, quantity=f"MRd issue interval, +{x:g} ns", unit="ns",
-                  model=added.issue_interval_ns, column="issue_interval_added_ns", note=_FIT_INPUT)
+                  model=added.issue_interval_ns, column="issue_interval_added_ns", note=_FIT_INPUT, kind=FIT_INPUT)
         out.check(name, line, row, figure=figure, quantity="issue interval increase", unit="ns",
                   model=added.issue_interval_ns - local.issue_interval_ns, column="issue_interval_increase_ns",
-                  note=_FIT_INPUT)
+                  note=_FIT_INPUT, kind=FIT_INPUT)
         out.check(name, line, row, figure=figure, quantity="throughput, local", unit="MB/s",
                   model=added.local_throughput_mbps, column="throughput_local_mbps",
-                  note="burst bytes / issue interval (Little's law)")
+                  note="burst bytes / issue interval (Little's law)", kind=PREDICTION)
         out.check(name, line, row, figure=figure, quantity=f"throughput, +{x:g} ns", unit="MB/s",
                   model=added.throughput_mbps, column="throughput_added_mbps",
-                  note="burst bytes / issue interval (Little's law)")
+                  note="burst bytes / issue interval (Little's law)", kind=PREDICTION)
         out.check(name, line, row, figure=figure, quantity="estimated degradation", unit="%",
-                  model=added.degradation_pct, column="estimated_degradation_pct")
+                  model=added.degradation_pct, column="estimated_degradation_pct", kind=PREDICTION)
         measured = float(row["measured_degradation_pct"])
         gap = abs(measured - float(row["estimated_degradation_pct"]))
         out.check(name, line, row, figure=figure, quantity="measured degradation", unit="%",
@@ -373,7 +363,7 @@ def seed000_latency() -> Provided:
                   band=Band(measured - 2.5, measured + 2.5, 2.5,
                             f"a measurement against the seed's own Little's-law estimate, which the model is; the "
                             f"seed's estimate differs from its measurement by {gap:.1f} points: ±2.5 points "
-                            "(issue 4's acceptance)"))
+                            "(issue 4's acceptance)"), kind=PREDICTION)
 
     # Figure 4-1: sensitivity per adapter at +2100 ns.
     table_e1000 = next(row for _, row in out.rows("seed000_table4_1_dma") if row["nic"] == "e1000")
@@ -395,7 +385,7 @@ def seed000_latency() -> Provided:
                   + (f" ({row['nic']})" if row["nic"] else ""),
                   quantity=f"degradation at +{x:g} ns", unit="%", model=dma(family.device(key), x).degradation_pct,
                   column="degradation_pct", zero_band=ZERO_BAND_PCT_POINTS, band=band,
-                  note="posted path: latency-insensitive by construction" if key in devices.values() else "")
+                  note="posted path: latency-insensitive by construction" if key in devices.values() else "", kind=PREDICTION)
 
     # TPC-C degradation curve: the calibrated OLTP network.
     profile = family.oltp_profile()
@@ -407,7 +397,7 @@ def seed000_latency() -> Provided:
         out.check(name, line, row, figure=f"TPC-C curve, +{x:g} ns", quantity="degradation", unit="%",
                   model=oltp_degradation_pct(network, x), column="degradation_pct",
                   note=f"fit input (least squares over the six points, bounds one-sided; service cv^2 held at "
-                  f"{network.service_scv:g})")
+                  f"{network.service_scv:g})", kind=FIT_INPUT)
         if x == 1500.0:
             knee = profile.parameters["knee_latency_ns"]
             out.check(name, line, row, figure="TPC-C curve, knee (sec 4.3, 6.1)", quantity="knee latency",
@@ -426,12 +416,12 @@ def seed000_latency() -> Provided:
         figure = f"sec 4.4, {hop:g} ns hop x {tiers} tiers"
         out.check(name, line, row, figure=figure, quantity="degradation", unit="%",
                   model=plan["loss_pct"][tiers - 1], column="degradation_pct",
-                  note="OLTP curve at round trip 2 x tiers x hop")
+                  note="OLTP curve at round trip 2 x tiers x hop", kind=PREDICTION)
         inside = row["within_5pct"] == "true"
         out.check(name, line, row, figure=figure, quantity="most tiers within 5 %", unit="tiers",
                   model=plan["max_tiers"], column="tiers", relation="ge" if inside else "lt",
                   band=Band(tiers, None, 0.0, f"'within 5 %' at {tiers} tiers: planner's answer ≥ {tiers}") if inside
-                  else Band(None, tiers - 1, 0.0, f"'over 5 %' at {tiers} tiers: planner's answer < {tiers}"))
+                  else Band(None, tiers - 1, 0.0, f"'over 5 %' at {tiers} tiers: planner's answer < {tiers}"), kind=PREDICTION)
 
     # Table 3-3 and section 3.2: the switch catalogue the tier planner uses.
     catalogue = hardware_profile("switches")
@@ -441,10 +431,10 @@ def seed000_latency() -> Provided:
         item = by_vendor[row["vendor"]]
         figure = f"table 3-3, {row['protocol']}"
         out.check(name, line, row, figure=figure, quantity="one-way hop latency", unit="ns", model=item["hop_ns"],
-                  column="one_way_hop_latency_ns", note="tier-planner input (data/profiles/switches.json)")
+                  column="one_way_hop_latency_ns", note="tier-planner input (data/profiles/switches.json)", kind=CONFIGURATION)
         out.check(name, line, row, figure=figure, quantity="round trip per stage", unit="ns",
                   model=round_trip_latency_ns(1, item["hop_ns"]), column="round_trip_per_stage_ns",
-                  note="2 x hop (sec 3.2)")
+                  note="2 x hop (sec 3.2)", kind=PREDICTION)
     asi = by_vendor["StarGen"]["hop_ns"]
     io_hops = [item["hop_ns"] for item in catalogue["items"] if "FCoE" not in item["protocol"]]
     fcoe = max(item["hop_ns"] for item in catalogue["items"] if "FCoE" in item["protocol"])
@@ -463,14 +453,15 @@ def seed000_latency() -> Provided:
         if fact in facts:
             quantity, model, note = facts[fact]
             out.check(name, line, row, figure=f"sec 3.2, {fact}", quantity=quantity, unit=row["unit"],
-                      model=model, column="value", note=note)
+                      model=model, column="value", note=note,
+                      kind=CONFIGURATION if note.startswith("tier-planner input") else PREDICTION)
         elif fact == "fcoe_latency_vs_other_switches":
             out.check(name, line, row, figure=f"sec 3.2, {fact}", quantity="FCoE hop / longest I/O-switch hop",
                       unit="x", model=fcoe / max(io_hops), column="value",
                       band=Band(10 ** 0.5, 10 ** 1.5, 0.0, "'one order of magnitude' (一桁): the ratio rounds to "
                                 "10 on a log scale (3.16..31.6)"),
                       note="tier-planner input; against the shortest hop the ratio is "
-                      f"{fcoe / min(io_hops):.1f}")
+                      f"{fcoe / min(io_hops):.1f}", kind=CONFIGURATION)
         else:
             out.not_modelled(name, line, row, "a count of the experimental setup, not a model output",
                              figure=f"sec 3.1-4.3, {fact}")
@@ -480,7 +471,7 @@ def seed000_latency() -> Provided:
         parameter = row["parameter"]
         if parameter == "terminals":
             out.check(name, line, row, figure="table 3-2, terminals", quantity="jobs in the OLTP network", unit="",
-                      model=network.terminals, column="value", note="configuration of the shipped oltp profile")
+                      model=network.terminals, column="value", note="configuration of the shipped oltp profile", kind=CONFIGURATION)
         elif parameter == "think_time":
             out.check(name, line, row, figure="table 3-2, think time", quantity="think share of the OLTP network",
                       unit="", model=network.think_share, column="value",
@@ -618,11 +609,11 @@ def seed001_pcie() -> Provided:
         figure = f"table 2, case {row['case']} ({row['transfer_bytes']} B)"
         tail = pattern.tlp_bytes[-1] if pattern.tlp_bytes[-1] < mps else 0
         out.check(name, line, row, figure=figure, quantity="TLPs per transfer", unit="TLPs",
-                  model=len(pattern.tlp_bytes), column="tlp_count", note=f"split at MPS {mps}")
+                  model=len(pattern.tlp_bytes), column="tlp_count", note=f"split at MPS {mps}", kind=PREDICTION)
         out.check(name, line, row, figure=figure, quantity="last TLP payload", unit="bytes", model=tail,
-                  column="tail_tlp_bytes", note="0 when the last TLP is a full MPS")
+                  column="tail_tlp_bytes", note="0 when the last TLP is a full MPS", kind=PREDICTION)
         out.check(name, line, row, figure=figure, quantity="64 B-unaligned accesses per KiB", unit="per KiB",
-                  model=pattern.unaligned_per_kib, column="unaligned_per_kib")
+                  model=pattern.unaligned_per_kib, column="unaligned_per_kib", kind=PREDICTION)
 
     name = "seed001_sec4_losses"
     for line, row in out.rows(name):
@@ -636,7 +627,8 @@ def seed001_pcie() -> Provided:
                   zero_band=ZERO_BAND_PCT_POINTS,
                   note="fit input (not a prediction): the two maxima fix the shipped RMW service time and "
                   "credits (case B), exact multi-class MVA" if unaligned
-                  else "aligned: no RMW demand, throughput proportional to lanes")
+                  else "aligned: no RMW demand, throughput proportional to lanes",
+                  kind=FIT_INPUT if unaligned else PREDICTION)
     _seed001_predictions(out, name, results, patterns, lanes)
 
     link = platform.link
@@ -670,7 +662,7 @@ def seed001_pcie() -> Provided:
                           note="a prediction for case E; case B's loss was a fit input", kind=PREDICTION)
         elif fact == "memory_access_unit":
             out.check(name, line, row, figure=f"sec 1, {fact}", quantity="memory line of the access model",
-                      unit="bytes", model=LINE_BYTES, column="value", note="model constant LINE_BYTES")
+                      unit="bytes", model=LINE_BYTES, column="value", note="model constant LINE_BYTES", kind=CONFIGURATION)
         else:
             out.not_modelled(name, line, row, "context of the study (data format, growth, units, lane range), "
                              "not a model output", figure=f"sec 1-4, {fact}")
@@ -739,45 +731,45 @@ def seed002_hba() -> Provided:
         if section == "3.1.1(1)" and mode == "shared":
             out.check(name, line, row, figure=figure, quantity="LPAR1 IOPS at its limit, LPAR2 idle", unit="IOPS",
                       model=limit["shared"].lpar1_iops[0], column="iops", relation=row["iops_relation"],
-                      note="fit input: the per-core capacity is this figure / 2 cores")
+                      note="fit input: the per-core capacity is this figure / 2 cores", kind=FIT_INPUT)
             drop = change_pct(limit["shared"])
             out.statement(name, line, row, figure=figure, claim="LPAR1 degrades as LPAR2 grows (按分)",
                           quantity="LPAR1 change when LPAR2 offers both cores' worth", unit="%", model=drop,
                           holds=bool(np.all(np.diff(limit["shared"].lpar1_iops) < 0)) and drop < -20,
-                          criterion="LPAR1 strictly falling with LPAR2's load, by more than 20 %")
+                          criterion="LPAR1 strictly falling with LPAR2's load, by more than 20 %", kind=PREDICTION)
         elif section == "3.1.1(1)":
             worst = float(np.max(np.abs(limit["occupancy"].lpar1_iops / one_core - 1)) * 100)
             out.statement(name, line, row, figure=figure, claim="almost no variation (性能の変動は殆どありません)",
                           quantity="largest deviation of LPAR1 from one core's ceiling", unit="%", model=worst,
                           holds=worst <= 2.0, criterion="within 2 % of one core's ceiling for every LPAR2 load "
-                          "(issue 6 acceptance)")
+                          "(issue 6 acceptance)", kind=PREDICTION)
         elif section == "3.1.1(2)" and mode == "shared":
             within_core = light["shared"].lpar2_offered_iops <= one_core
             loss = -float(np.min(light["shared"].lpar1_iops[within_core] / light_load - 1) * 100)
             out.statement(name, line, row, figure=figure, claim="little degradation when LPAR1 needs < one core",
                           quantity="LPAR1 loss (LPAR1 at 60 % of a core, LPAR2 up to one core)", unit="%",
                           model=loss, holds=loss <= 2.0 and loss < -change_pct(limit["shared"], 6),
-                          criterion="at most 2 % and below the loss at LPAR1's limit under the same LPAR2 load")
+                          criterion="at most 2 % and below the loss at LPAR1's limit under the same LPAR2 load", kind=PREDICTION)
         elif section == "3.1.1(2)":
             shared_loss = -change_pct(light["shared"])
             occupancy_loss = -change_pct(light["occupancy"])
             out.statement(name, line, row, figure=figure, claim="occupancy interferes less than shared",
                           quantity="LPAR1 loss in occupancy mode, LPAR2 at both cores' worth", unit="%",
                           model=occupancy_loss, holds=occupancy_loss < shared_loss,
-                          criterion=f"occupancy loss below shared mode's ({shared_loss:.1f} %)")
+                          criterion=f"occupancy loss below shared mode's ({shared_loss:.1f} %)", kind=PREDICTION)
         else:
             result = large[mode]
             total_iops = float(result.lpar1_iops[-1] + result.lpar2_iops[-1])
             out.check(name, line, row, figure=figure, quantity="total IOPS of the two LPARs at 256 KiB",
                       unit="IOPS", model=total_iops, column="iops", relation=row["iops_relation"],
-                      note="the seed's own arithmetic 1600 MB / 256 KB")
+                      note="the seed's own arithmetic 1600 MB / 256 KB", kind=PREDICTION)
             out.check(name, line, row, figure=figure, quantity="port throughput at 256 KiB", unit="MB/s",
                       model=float(result.lpar1_mbps[0]), column="throughput_mbps",
-                      relation=row["throughput_relation"], note="16GFC nominal x full-frame efficiency")
+                      relation=row["throughput_relation"], note="16GFC nominal x full-frame efficiency", kind=PREDICTION)
             drop = change_pct(result)
             out.statement(name, line, row, figure=figure, claim="LPAR1 varies greatly, whatever the mode",
                           quantity="LPAR1 change when LPAR2 offers ~6000 IOPS", unit="%", model=drop,
-                          holds=drop < -30, criterion="LPAR1 loses more than 30 % (the link is shared pro rata)")
+                          holds=drop < -30, criterion="LPAR1 loses more than 30 % (the link is shared pro rata)", kind=PREDICTION)
 
     name = "seed002_sec3_2_response"
     threads = [1, 8, 16]
@@ -792,7 +784,7 @@ def seed002_hba() -> Provided:
             out.statement(name, line, row, figure=figure, claim="one thread: the modes respond alike",
                           quantity="occupancy minus shared response", unit="us", model=gap, holds=abs(gap) < 1e-6,
                           criterion="equal: one I/O always finds an idle core",
-                          note=f"storage delay {storage_us:g} us (not published; {STORAGE_US.status})")
+                          note=f"storage delay {storage_us:g} us (not published; {STORAGE_US.status})", kind=PREDICTION)
         else:
             gap = float(occupancy.response_us[i] / shared.response_us[i] - 1) * 100
             out.statement(name, line, row, figure=figure, claim=row["statement"],
@@ -800,7 +792,7 @@ def seed002_hba() -> Provided:
                           holds=gap > 0 and occupancy.response_us[i] - occupancy.response_us[0]
                           > shared.response_us[i] - shared.response_us[0],
                           criterion="occupancy slower and growing faster from 1 thread",
-                          note=f"MVA, {storage_note}")
+                          note=f"MVA, {storage_note}", kind=PREDICTION)
 
     series = []
     for mode in ("shared", "occupancy"):
@@ -906,28 +898,28 @@ def seed003_loadshare() -> Provided:
         if row["figure"] == "4":
             a, b = summary("one_port", "shared")[0], summary("one_port", "exclusive")[0]
             out.statement(name, line, row, figure=figure, claim=row["finding"], quantity="B max / A max",
-                          unit="ratio", model=b / a, holds=b < a, criterion="exclusive's maximum below shared's")
+                          unit="ratio", model=b / a, holds=b < a, criterion="exclusive's maximum below shared's", kind=PREDICTION)
         elif row["figure"] == "5":
             a, b = summary("system", "shared")[0], summary("system", "exclusive")[0]
             out.statement(name, line, row, figure=figure, claim=row["finding"], quantity="A max / B max",
-                          unit="ratio", model=a / b, holds=a < b, criterion="shared's maximum below exclusive's")
+                          unit="ratio", model=a / b, holds=a < b, criterion="shared's maximum below exclusive's", kind=PREDICTION)
         elif row["figure"] == "6":
             lows = {p: summary("skew", p)[1] for p in POLICIES}
             out.statement(name, line, row, figure=figure, claim=row["finding"],
                           quantity="A low-load response / B's", unit="ratio",
                           model=lows["shared"] / lows["exclusive"],
                           holds=lows["exclusive"] <= min(lows.values()) + 1e-12 and lows["shared"] > lows["exclusive"],
-                          criterion="exclusive lowest at low load in every scenario (skew shown), shared higher")
+                          criterion="exclusive lowest at low load in every scenario (skew shown), shared higher", kind=PREDICTION)
         elif row["figure"] == "8":
             alpha, beta = summary("skew", "one-stage")[2], summary("skew", "multi-stage")[2]
             out.statement(name, line, row, figure=figure, claim="alpha: response jumps at the switch",
                           quantity="one-stage largest jump (skew)", unit="max/min - 1", model=alpha,
                           holds=alpha > beta and alpha > 0.5, criterion="larger than multi-stage's, above 50 %",
-                          note=f"with the non-core part of a write hit, {params.non_core_pct:g} % of a service time")
+                          note=f"with the non-core part of a write hit, {params.non_core_pct:g} % of a service time", kind=PREDICTION)
             out.statement(name, line, row, figure=figure, claim="beta: no large variation",
                           quantity=f"multi-stage largest jump (skew), {params.switch_rule} switching",
                           unit="max/min - 1", model=beta, holds=beta < 0.2, criterion="below 20 %",
-                          note=jump_note("skew"))
+                          note=jump_note("skew"), kind=PREDICTION)
         else:
             reference = POLICY_NAMES[row["throughput_ref_policy"]]
             beta_max = summary(key, "multi-stage")[0]
@@ -938,19 +930,19 @@ def seed003_loadshare() -> Provided:
                               holds=beta_max > others, criterion="multi-stage highest maximum throughput",
                               note=f"the response approximation (each group of cores linked by shared ports pooled "
                                    f"as one M/M/K), {RESPONSE_ERROR}; maximum throughputs are exact (a utilisation "
-                                   f"bound); {_seed003_skew_responses(known['skew'], params)}")
+                                   f"bound); {_seed003_skew_responses(known['skew'], params)}", kind=PREDICTION)
             else:
                 ref_max = summary(key, reference)[0]
                 out.statement(name, line, row, figure=figure, claim=row["finding"],
                               quantity=f"multi-stage max / {reference} max", unit="ratio", model=beta_max / ref_max,
                               holds=abs(beta_max / ref_max - 1) <= 0.05, criterion="within 5 % (issue 6 acceptance)",
-                              note=f"{_SYSTEM_NOTE}; {jump_note(key)}" if key == "system" else "")
+                              note=f"{_SYSTEM_NOTE}; {jump_note(key)}" if key == "system" else "", kind=PREDICTION)
             if "beta none" in row["singularity"]:
                 jump = summary(key, "multi-stage")[2]
                 out.statement(name, line, row, figure=figure, claim="no performance singularity for beta",
                               quantity=f"multi-stage largest jump, {params.switch_rule} switching",
                               unit="max/min - 1", model=jump, holds=jump < 0.2, criterion="below 20 %",
-                              note=jump_note(key))
+                              note=jump_note(key), kind=PREDICTION)
 
     name = "seed003_policies"
     for line, row in out.rows(name):
@@ -973,7 +965,7 @@ def seed003_loadshare() -> Provided:
         group = shares[:1] if row["port_group"] == "hot" else shares[1:] if row["port_group"] == "cold" else shares
         out.check(name, line, row, figure=f"table {row['table']}, {row['scenario']} {row['port_group']}",
                   quantity="I/O share of the port group", unit="%", model=100 * float(group.sum()),
-                  column="io_share_pct", note="scenario input read from this table")
+                  column="io_share_pct", note="scenario input read from this table", kind=CONFIGURATION)
 
     skew = known["skew"].port_shares
     facts = {"skew_hot_to_cold_ratio": (skew[0] / sum(skew[1:]), "hot port load / all cold ports"),
@@ -1060,7 +1052,8 @@ def seed004_replication() -> Provided:
             out.check(name, line, row, figure=figure, quantity="gain", unit="%", model=gain, column="gain_pct",
                       zero_band=ZERO_BAND_PCT_POINTS, 
                       note="fit input: the protocol costs are fitted to the IPoIB gains" if compared == "ipoib56"
-                      else "1GbE and 10GbE share the Ethernet protocol cost")
+                      else "1GbE and 10GbE share the Ethernet protocol cost",
+                      kind=FIT_INPUT if compared == "ipoib56" else PREDICTION)
         else:
             gains = [100 * (at("ipoib56", k)["iops"] / at("10g", k)["iops"] - 1) for k in (4.0, 16.0)]
             for kib, gain in zip((4, 16), gains):
@@ -1069,7 +1062,7 @@ def seed004_replication() -> Provided:
                           band=Band(float(row["gain_pct"]) - 0.5, float(row["gain_pct_max"]) + 0.5, 0.5,
                                     "stated range 10~20 % '程度' (about): the range ± half a unit of its "
                                     "printed digits"),
-                          note="the seed's summary range")
+                          note="the seed's summary range", kind=PREDICTION)
 
     name = "seed004_block_size_findings"
     for line, row in out.rows(name):
@@ -1082,7 +1075,7 @@ def seed004_replication() -> Provided:
             out.statement(name, line, row, figure=figure, claim=row["finding"],
                           quantity="sizes 16-256 KiB where 1GbE is bandwidth-bound", unit="sizes",
                           model=bounds.count("bandwidth"), holds=bounds.count("bandwidth") == len(bounds) and bool(order),
-                          criterion="1GbE bandwidth-bound and IPoIB >= 10GbE > 1GbE at every size from 16 KiB")
+                          criterion="1GbE bandwidth-bound and IPoIB >= 10GbE > 1GbE at every size from 16 KiB", kind=PREDICTION)
             continue
         point = at(link, kib)
         metric = "throughput_mbps" if row["metric"] == "throughput" else "iops"
@@ -1090,11 +1083,11 @@ def seed004_replication() -> Provided:
             out.statement(name, line, row, figure=figure, claim=f"{row['finding']} ({row['bound_by']}-bound)",
                           quantity=f"{metric} at {depth} outstanding", unit="MB/s" if metric != "iops" else "IOPS",
                           model=point[metric], holds=point["bound"] == row["bound_by"],
-                          criterion=f"binding cap is '{row['bound_by']}' (model: {point['bound']})")
+                          criterion=f"binding cap is '{row['bound_by']}' (model: {point['bound']})", kind=PREDICTION)
         elif kib == 4:
             gain = 100 * (point[metric] / at("10g", kib)[metric] - 1)
             out.statement(name, line, row, figure=figure, claim=row["finding"], quantity=f"{metric} gain over 10GbE",
-                          unit="%", model=gain, holds=gain > 0, criterion="above 10GbE")
+                          unit="%", model=gain, holds=gain > 0, criterion="above 10GbE", kind=PREDICTION)
         else:
             growth = 100 * (point[metric] / at(link, 4.0)[metric] - 1) if metric != "iops" else \
                 100 * (point["throughput_mbps"] / at(link, 4.0)["throughput_mbps"] - 1)
@@ -1102,7 +1095,7 @@ def seed004_replication() -> Provided:
             holds = growth > 50 and (not extra or point[metric] > at("10g", kib)[metric])
             out.statement(name, line, row, figure=figure, claim=row["finding"],
                           quantity="throughput growth from 4 KiB", unit="%", model=growth, holds=holds,
-                          criterion=f"keeps scaling: more than 50 % above 4 KiB{extra}")
+                          criterion=f"keeps scaling: more than 50 % above 4 KiB{extra}", kind=PREDICTION)
 
     name = "seed004_latency"
     for line, row in out.rows(name):
@@ -1110,11 +1103,11 @@ def seed004_replication() -> Provided:
             remote = float(at("10g", 4.0)["unloaded_latency_us"] - at("local", 4.0)["unloaded_latency_us"])
             out.check(name, line, row, figure="intro: remote flash over 10GbE", quantity="replica round trip, "
                       "unloaded 4 KiB", unit="us", model=remote, column="latency_us",
-                      note="fit input: the residual delay is derived from it (the seed prints ms; the values are us)")
+                      note="fit input: the residual delay is derived from it (the seed prints ms; the values are us)", kind=FIT_INPUT)
         elif row["path"] == "local_host_flash_access":
             out.check(name, line, row, figure="intro: local flash", quantity="local write, no replica", unit="us",
                       model=float(at("local", 4.0)["unloaded_latency_us"]), column="latency_us",
-                      note="model input (the seed prints ms; the values are us)")
+                      note="model input (the seed prints ms; the values are us)", kind=CONFIGURATION)
         else:
             out.not_modelled(name, line, row, "the replication model has no storage-array path (the cache "
                              "absorbs the writes)", figure="intro: all-flash array access", column="latency_us")

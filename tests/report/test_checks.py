@@ -138,7 +138,7 @@ def _one_row_provider(model: float, expected_miss: str | None = None):
         out = Collector("seed001")
         for line, row in out.rows(name):
             out.check(name, line, row, figure="f", quantity="q", unit="", model=model, column="unaligned_per_kib",
-                      expected_miss=expected_miss)
+                      expected_miss=expected_miss, kind=report.PREDICTION)
         return out.provided()
 
     return provider
@@ -175,8 +175,26 @@ def test_explicit_band_is_used() -> None:
     out = Collector("seed000")
     (line, row), *_ = out.rows("seed000_table4_1_dma")
     record = out.check("seed000_table4_1_dma", line, row, figure="f", quantity="q", unit="ns", model=12100.0,
-                       column="issue_interval_local_ns", band=Band(11900.0, 12100.0, 100.0, "because"))
+                       column="issue_interval_local_ns", band=Band(11900.0, 12100.0, 100.0, "because"),
+                       kind=report.PREDICTION)
     assert record.status == report.PASS and record.tolerance_reason == "because"
+
+
+def test_a_check_states_its_kind_whatever_its_note_says() -> None:
+    # The kind is the provider's statement, never read from the note's wording: a prediction whose note
+    # mentions a model input stays a prediction, and no kind at all is a programming error.
+    out = Collector("seed000")
+    (line, row), *_ = out.rows("seed000_table4_1_dma")
+    record = out.check("seed000_table4_1_dma", line, row, figure="f", quantity="q", unit="ns", model=1.0,
+                       column="issue_interval_local_ns", note="fit input of another figure; configuration",
+                       kind=report.PREDICTION)
+    assert record.kind == report.PREDICTION
+    with pytest.raises(TypeError):
+        out.check("seed000_table4_1_dma", line, row, figure="f", quantity="q", unit="ns", model=1.0,  # type: ignore[call-arg]
+                  column="issue_interval_local_ns")
+    with pytest.raises(ValueError, match="check kind"):
+        out.check("seed000_table4_1_dma", line, row, figure="f", quantity="q", unit="ns", model=1.0,
+                  column="issue_interval_local_ns", kind="guess")
 
 
 def test_seed001_prediction_and_trends(shipped) -> None:
