@@ -52,7 +52,8 @@ HEAVY_NICENESS = 10
 
 def warm_up(heavy: bool = False) -> None:
     """Pool initializer: answer the page's starting questions once, so no request pays for the
-    imports and shipped calibrations a command loads on its first call (up to half a second)."""
+    imports and shipped calibrations a command loads on its first call (up to half a second); a heavy
+    worker also imports the simulators and scipy.stats (one to two seconds on a busy machine)."""
     from iosizer.cli.catalogue import command_specs
 
     if heavy and hasattr(os, "nice"):
@@ -60,6 +61,13 @@ def warm_up(heavy: bool = False) -> None:
             os.nice(HEAVY_NICENESS)
     from iosizer.serve.examples import STARTING_INPUTS
 
+    if heavy:
+        with contextlib.suppress(ImportError):  # without iosizer[simulate], simulate answers a one-line error
+            from scipy.stats import t  # noqa: F401  (the replications' interval)
+
+            from iosizer.simulate.engine import import_simulators
+
+            import_simulators()
     specs = {spec.name: spec for spec in command_specs()[0]}
     with tempfile.TemporaryDirectory(prefix="iosizer-warm-") as folder:
         for name, body in STARTING_INPUTS.items():

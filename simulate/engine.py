@@ -174,8 +174,11 @@ class _InProcess:
             yield replicate(model, seed, index, remaining())
 
 
-def _warm_up() -> None:
-    """Import the simulators and models in a fresh worker process (what a first replication would)."""
+def import_simulators() -> None:
+    """Import the simulators and models in a fresh worker process (what a first replication would).
+
+    A Dask or joblib worker runs it before the budget's clock; ``iosizer serve``'s heavy workers at
+    start-up, so no request's time limit pays for a second of imports."""
     import ciw  # noqa: F401
     import simpy  # noqa: F401
     from scipy.special import gammainccinv  # noqa: F401  (gamma draws)
@@ -199,7 +202,7 @@ class _Joblib:
         """Start the worker processes and import the simulators in them (best effort: a task per worker)."""
         from joblib import Parallel, delayed
 
-        Parallel(n_jobs=self.workers, backend="loky", batch_size=1)(delayed(_warm_up)() for _ in range(self.workers))
+        Parallel(n_jobs=self.workers, backend="loky", batch_size=1)(delayed(import_simulators)() for _ in range(self.workers))
 
     def stream(self, model: Any, seed: int, limit: int, remaining: Remaining) -> Iterator[Result]:
         import warnings
@@ -237,7 +240,7 @@ class _Dask:
     def warm(self) -> None:
         """Import the simulators on every worker (a first replication would, past its allowance's control)."""
         try:
-            self._client.run(_warm_up)
+            self._client.run(import_simulators)
         except Exception as error:  # a worker's own failure, reported as one line
             raise InputError(f"--scheduler: the Dask workers cannot import what a replication needs "
                              f"(is iosizer[simulate] installed there?): {error}") from None
