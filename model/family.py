@@ -172,6 +172,10 @@ class ParameterSpec:
     def check(self, value: object, label: str | None = None) -> Any:
         """``value`` as a float inside the declared domain, or a one-line :class:`InputError`."""
         name = label or self.name
+        # A bool is an int to Python, but never a count or a rate to a planner: only a declared
+        # on/off switch (a whole number in [0, 1], such as ECRC) takes True or False.
+        if isinstance(value, bool) and not (self.integer and self.bounds == (0, 1)):
+            raise InputError(f"{name} must be a number ({self.unit}), got {value!r}")
         if self.choices and isinstance(self.choices[0], str):
             text = str(value).strip().lower()
             if text not in self.choices:

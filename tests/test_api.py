@@ -218,3 +218,20 @@ def test_every_family_states_its_formula(cli) -> None:
         assert listed[name]["formula"] == chosen.formula
         assert listed[name]["service_time"] == chosen.service_time
     assert f"formula: {iosizer.family('mmc').formula}" in " ".join(cli("params", "mmc").stdout.split())
+
+
+# --- bad input: a typed, one-line error from every verb ------------------------------------------
+
+
+@pytest.mark.parametrize("params", [{"servers": True}, {"servers": False}, {"service_rate_per_s": True}])
+def test_a_bool_is_not_taken_as_a_number(params) -> None:
+    # True is 1 to Python; to a planner it is a mistake (a flag where a count belongs), refused by name.
+    name = next(iter(params))
+    with pytest.raises(InputError, match=rf"{name} must be a number .*got (True|False)"):
+        iosizer.family("mmc").predict(params, arrival_rate_per_s=0.5)
+
+
+def test_an_on_off_setting_still_takes_a_bool() -> None:
+    from iosizer.model.pcie import ECRC
+
+    assert ECRC.check(True) == 1 and ECRC.check(False) == 0
