@@ -40,11 +40,21 @@ import numpy as np
 from iosizer.errors import ConsistencyError, InputError, UnstableQueueError
 from iosizer.model.family import Column, CpuScaling, Family, FitPlan, ParameterSpec, Question, Role, Schema
 from iosizer.model._validate import (
-    as_nonnegative,
+    as_declared,
     as_positive,
     as_server_count,
     scalar_or_array,
 )
+
+#: Variability of an open queue's inter-arrival or service times (M/G/1, G/G/c), declared once:
+#: the queue commands, the percentiles and ``iosizer simulate`` check against it.
+SCV = ParameterSpec(
+    "scv", "1", 1.0, (0.0, 100.0), "assumed",
+    "1 is exponential (Poisson arrivals, M/M/c service), 0 constant; measured I/O service times have cv^2 "
+    "from near 0 (a fixed transfer) to a few (a mix of cache hits and seeks). Both mean-value formulas grow "
+    "linearly in cv^2, so a value past 100 (a standard deviation ten times the mean) only scales the wait "
+    "by a number no measurement supports: it is a typo, refused",
+    "squared coefficient of variation (variance / mean^2) of inter-arrival or service times")
 
 #: Relative tolerance of the self-check; results are computed in float64.
 _SELF_CHECK_RTOL = 1e-9
@@ -52,6 +62,7 @@ _SELF_CHECK_RTOL = 1e-9
 _CDF_FLOOR = 1e-290
 
 __all__ = [
+    "SCV",
     "QueueResult",
     "erlang_b",
     "erlang_c",
@@ -358,7 +369,7 @@ def mg1(arrival_rate: object, service_rate: object, service_scv: object) -> Queu
     """
     lam = as_positive("arrival_rate", arrival_rate)
     mu = as_positive("service_rate", service_rate)
-    scv = as_nonnegative("service_scv", service_scv)
+    scv = as_declared("service_scv", service_scv, SCV)
     lam, mu, scv = np.broadcast_arrays(lam, mu, scv)
     rho = lam / mu
     _check_stable(rho, "M/G/1 queue")
@@ -412,8 +423,8 @@ def ggc(
     lam = as_positive("arrival_rate", arrival_rate)
     mu = as_positive("service_rate", service_rate)
     c = as_server_count("servers", servers)
-    ca2 = as_nonnegative("arrival_scv", arrival_scv)
-    cs2 = as_nonnegative("service_scv", service_scv)
+    ca2 = as_declared("arrival_scv", arrival_scv, SCV)
+    cs2 = as_declared("service_scv", service_scv, SCV)
     lam, mu, c, ca2, cs2 = np.broadcast_arrays(lam, mu, c, ca2, cs2)
     _check_stable(lam / (c * mu), "G/G/c queue")
     p_wait = _erlang_c_stable(c, lam / mu)

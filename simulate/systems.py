@@ -211,10 +211,10 @@ def _shipped(family: str) -> dict[str, Any]:
 
 
 def _scv(value: float | None, label: str = "--service-scv") -> float:
-    scv = 1.0 if value is None else float(value)
-    if not (math.isfinite(scv) and 0.0 <= scv <= 100.0):
-        raise InputError(f"{label} must lie in [0, 100], got {scv:g}")
-    return scv
+    """A simulated variability: 1 (exponential) unless given, within the open queues' declared bounds."""
+    from iosizer.model.queueing import SCV
+
+    return SCV.value if value is None else float(SCV.check(value, label))
 
 
 #: The longest replication: a million customers or cycles, one to two minutes of Ciw or SimPy

@@ -198,6 +198,13 @@ def test_8_a_plot_that_fails_while_drawing_leaves_no_profile(cli, good_csv: Path
     (["pcie", "rmw", "--lanes", "8000"], "--lanes must lie in [1, 128] (lanes), got 8000"),
     (["latency", "dma", "--device", "e1000", "--added-latency-ns", "1e300"], "--added-latency-ns must lie in"),
     (["replication", "--outstanding", "10000000"], "--outstanding must lie in [1, 65536]"),
+    # The open queues' variability is declared once (iosizer.model.queueing.SCV): 1e308 once answered 1.7e306.
+    (["queue", "ggc", "--arrival-rate", "1", "--service-rate", "2", "--servers", "2", "--service-scv", "1e308"],
+     "service_scv must lie in [0, 100] (1), got 1e+308"),
+    (["queue", "ggc", "--arrival-rate", "1", "--service-rate", "2", "--servers", "2", "--arrival-scv", "101"],
+     "arrival_scv must lie in [0, 100] (1), got 101"),
+    (["queue", "mg1", "--arrival-rate", "1", "--service-rate", "2", "--service-scv", "1e308"],
+     "service_scv must lie in [0, 100] (1), got 1e+308"),
     (["latency", "dma", "--profile", str(EXAMPLES / "dma.csv"), "--added-latency-ns", "1", "--burst-bytes", "0"],
      "--burst-bytes must lie in [1, 1048576] (bytes), got 0"),
 ])
