@@ -224,6 +224,13 @@ def test_10_a_repeated_link_is_refused(cli) -> None:
     assert "--link: '1g' is given twice" in cli.fails("replication", "--link", "1g,1g")
 
 
+@pytest.mark.parametrize("links", ["1g,", ",1g", "1g,,10g", " , "])
+def test_10_a_list_with_an_empty_item_is_refused(cli, links: str) -> None:
+    # '1g,' once answered for 1g alone: a stray comma is a typo, said as such.
+    line = cli.fails("replication", "--link", links)
+    assert "--link" in line and ("empty item" in line or "expected one of" in line)
+
+
 def test_10_servers_that_do_not_match_the_stations(cli) -> None:
     line = cli.fails("queue", "mva", "--population", "10", "--demand", "0.1", "--servers", "2", "--servers", "3")
     assert "--servers is given 2 times for 1 station (--demand)" in line
