@@ -271,8 +271,11 @@ def calibrate_dataset(
     """
     model = get_model(model_name)
     checked = model.options(dict(options or {}))
-    if cpu_speed is not None and not (math.isfinite(cpu_speed) and cpu_speed > 0):
-        raise InputError(f"--cpu-speed must be > 0, got {cpu_speed}")
+    from iosizer.model.family import CPU_SPEED, check_cpu_name
+
+    cpu_name = check_cpu_name(cpu_name)
+    if cpu_speed is not None:
+        cpu_speed = CPU_SPEED.check(cpu_speed, "--cpu-speed")
     parameters = model.parameters(dataset, checked)
     function, jacobian, observed = model.function(checked), model.jacobian(checked), dataset.observed()
     if fit_percentiles:

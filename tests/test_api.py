@@ -235,3 +235,18 @@ def test_an_on_off_setting_still_takes_a_bool() -> None:
     from iosizer.model.pcie import ECRC
 
     assert ECRC.check(True) == 1 and ECRC.check(False) == 0
+
+
+@pytest.mark.parametrize(("cpu", "message"), [
+    ({"cpu_name": "", "cpu_speed": 1}, "--cpu-name is empty"),
+    ({"cpu_name": 5, "cpu_speed": 1}, "--cpu-name must be text"),
+    ({"cpu_speed": "fast"}, "--cpu-speed must be a number"),
+    ({"cpu_speed": True}, "--cpu-speed must be a number"),
+    ({"cpu_speed": 1e6}, "--cpu-speed must lie in [0.015625, 64]"),
+])
+def test_calibrate_refuses_a_bad_cpu_by_name(cpu, message) -> None:
+    mmc = iosizer.family("mmc")
+    with pytest.raises(InputError, match=re.escape(message)):
+        mmc.calibrate(mmc.example(), servers=4, **cpu)
+    with pytest.raises(InputError, match=re.escape(message)):
+        iosizer.extrapolate([mmc.shipped()], cpu.get("cpu_speed", 2), cpu.get("cpu_name"))

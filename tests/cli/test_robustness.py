@@ -82,6 +82,14 @@ def test_3_extrapolation_is_bounded_and_refuses_the_same_cpu_twice(cli, profile:
     assert "are the same profile" in cli.fails("extrapolate", str(profile), str(copy), "--cpu-speed", "2")
 
 
+@pytest.mark.parametrize("name", ["", "   "])
+def test_3_an_empty_cpu_name_is_refused(cli, good_csv: Path, profile: Path, name: str) -> None:
+    # An empty --cpu-name was recorded as the CPU's name: a profile that says nothing about its CPU.
+    for args in (["calibrate", "mmc", str(good_csv), "--servers", "4", "--cpu-speed", "1"],
+                 ["extrapolate", str(profile), "--cpu-speed", "2"]):
+        assert "--cpu-name is empty" in cli.fails(*args, "--cpu-name", name)
+
+
 def test_3_every_factor_between_two_cpus_is_bounded(cli, good_csv: Path, tmp_path: Path) -> None:
     slow = tmp_path / "slow.json"
     assert cli("calibrate", "mmc", str(good_csv), "--servers", "4", "--cpu-speed", "0.015625",
