@@ -390,7 +390,11 @@ def _relations(
 
 def check_columns(values: dict[str, np.ndarray], schema: Schema, path: str,
                   labels: tuple[str, ...]) -> None:
-    """The same domain checks as a CSV row's, vectorised; an error names the point by ``labels``."""
+    """The same domain checks as a CSV row's, vectorised; an error names the point by ``labels``.
+
+    A label names its file and its point (``run.json:qd32``, as a CSV error names ``file:line``),
+    so the error starts with it alone; ``path`` (every file read) is not repeated before it.
+    """
     for name, array in values.items():
         column = schema.column(name)
         below = array < column.minimum if column.minimum_inclusive else array <= column.minimum
@@ -399,5 +403,5 @@ def check_columns(values: dict[str, np.ndarray], schema: Schema, path: str,
             bad |= array != np.floor(array)
         if bad.any():
             i = int(np.flatnonzero(bad)[0])
-            raise _fail(path, None, f"{labels[i]}: column '{name}' ({column.unit}) gets {array[i]:g}, "
-                                    f"outside what schema '{schema.name}' accepts")
+            raise DatasetError(f"{labels[i]}: column '{name}' ({column.unit}) gets {array[i]:g}, "
+                               f"outside what schema '{schema.name}' accepts")

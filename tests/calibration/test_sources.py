@@ -230,3 +230,15 @@ def test_tail_columns_in_a_csv(tmp_path: Path) -> None:
     # The measured p99 is 10 % above the exact M/M/4 one: the model is 1/1.1 - 1 = -9.1 % off everywhere.
     assert tails["response_p99_ms"]["rms_error_pct"] == pytest.approx(100 * (1 / 1.1 - 1) * -1, rel=1e-6)
     assert tails["response_p99_ms"]["worst_error_pct"] == pytest.approx(100 * (1 / 1.1 - 1), rel=1e-6)
+
+
+def test_a_point_outside_the_schema_names_its_file_once(tmp_path: Path) -> None:
+    # The point's label names the file ("deep.json:qd1"); the file was printed twice before it.
+    document = fio_document(depths=(1,))
+    document["jobs"][0]["job options"]["iodepth"] = "1000000000"
+    path = tmp_path / "deep.json"
+    path.write_text(json.dumps(document))
+    with pytest.raises(DatasetError) as caught:
+        load_measurements(path, declaration("closed-network").columns)
+    message = str(caught.value)
+    assert message.startswith("deep.json:qd1: column 'population'") and message.count("deep.json") == 1
