@@ -116,6 +116,22 @@ def test_little_law_violations_are_reported(tmp_path: Path) -> None:
     ('{"jobs": [{"jobname": "a", "job options": {"bs": "4k-64k"}, "read": {"iops": 1, "lat_ns": {"mean": 5}}}]}',
      "not a single size"),
     ('{"jobs": [{"jobname": "a", "read": {"iops": 0}, "write": {"iops": 0}}]}', "completed no reads or writes"),
+    # Wrong types were a ValueError or TypeError (an "internal error" on the command line), or read as numbers.
+    ('{"jobs": [{"jobname": "a", "read": {"iops": "fast", "lat_ns": {"mean": 5}}}]}',
+     "job 'a': read iops is 'fast', not a number"),
+    ('{"jobs": [{"jobname": "a", "read": {"iops": true, "lat_ns": {"mean": 5}}}]}', "read iops is True, not a number"),
+    ('{"jobs": [{"jobname": "a", "read": {"iops": 1, "lat_ns": {"mean": [5]}}}]}', "lat_ns mean is \\[5\\], not a number"),
+    ('{"jobs": [{"jobname": "a", "read": {"iops": 1, "clat_ns": {"mean": "x"}}}]}', "clat_ns mean is 'x', not a number"),
+    ('{"jobs": [{"jobname": "a", "job options": [1], "read": {"iops": 1, "lat_ns": {"mean": 5}}}]}',
+     "'job options' is list \\[1\\], not an object"),
+    ('{"global options": "x", "jobs": [{"jobname": "a", "read": {"iops": 1, "lat_ns": {"mean": 5}}}]}',
+     "'global options' is str 'x', not an object"),
+    ('{"jobs": [{"jobname": "a", "job_runtime": {}, "read": {"iops": 1, "lat_ns": {"mean": 5}}}]}',
+     "job_runtime is {}, not a number"),
+    ('{"jobs": [{"jobname": "a", "job options": {"rwmixread": "most"}, "read": {"iops": 1, "lat_ns": {"mean": 5}}}]}',
+     "rwmixread is 'most', not a number"),
+    ('{"disk_util": [{"util": "busy"}], "jobs": [{"jobname": "a", "read": {"iops": 1, "lat_ns": {"mean": 5}}}]}',
+     "disk_util util is 'busy', not a number"),
 ])
 def test_malformed_fio_is_one_clear_error(tmp_path: Path, text: str, message: str) -> None:
     path = tmp_path / "bad.json"
