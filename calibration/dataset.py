@@ -136,8 +136,13 @@ def _header(rows: list[list[str]], path: str) -> list[str]:
 
 def load_dataset(path: str | Path, schema: Schema) -> Dataset:
     """Read and validate ``path`` against ``schema``; raise :class:`DatasetError`."""
+    from iosizer.calibration.files import input_problem
+
     path_text = str(path)
     try:
+        problem = input_problem(Path(path))
+        if problem is not None:
+            raise _fail(path_text, None, problem)
         shape = _scan(Path(path))
     except OSError as error:
         raise _fail(path_text, None, f"cannot read file ({error.strerror or error})") from None

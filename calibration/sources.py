@@ -136,7 +136,12 @@ def _short(value: object) -> str:
 
 
 def _read_text(path: Path) -> tuple[str, bytes]:
+    from iosizer.calibration.files import input_problem
+
     try:
+        problem = input_problem(path)
+        if problem is not None:
+            raise _fail(str(path), problem)
         size = path.stat().st_size
         if size > MAX_SOURCE_BYTES:
             raise _fail(str(path), f"is {size / 2**20:.0f} MiB, more than a benchmark summary "
@@ -430,6 +435,14 @@ def read_points(paths: list[Path]) -> tuple[list[LoadPoint], str]:
 
 def source_kind(path: Path) -> str:
     """``fio``, ``elbencho``, ``vdbench`` or ``csv``, from the name and the first bytes."""
+    from iosizer.calibration.files import input_problem
+
+    try:
+        problem = input_problem(path)
+    except OSError as error:
+        raise _fail(str(path), f"cannot read file ({error.strerror or error})") from None
+    if problem is not None:  # before a byte is read: a pipe would wait, a device never end
+        raise _fail(str(path), problem)
     if path.suffix.lower() == ".json":
         return "fio"
     try:

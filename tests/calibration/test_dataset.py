@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 from pathlib import Path
 
 import numpy as np
@@ -186,3 +187,22 @@ def test_a_row_with_an_extra_field_is_caught_on_the_fast_path_too(tmp_path: Path
     path.write_text("arrival_rate_per_s,mean_response_s\n1,2\n2,3,9\n3,4\n")
     with pytest.raises(DatasetError, match="extra.csv:3: expected 2 fields as in the header, got 3"):
         load_dataset(path, MMC_SCHEMA)
+
+
+@pytest.mark.skipif(not hasattr(os, "mkfifo") or not Path("/dev/zero").exists(), reason="needs POSIX special files")
+@pytest.mark.parametrize("kind", ["device", "pipe", "folder"])
+def test_measured_data_that_is_no_regular_file_is_refused_before_reading(tmp_path: Path, kind: str) -> None:
+    # /dev/zero (or a pipe nobody writes) as data never ended: the command hung or filled memory.
+    from iosizer.calibration.calibrate import load_measurements
+
+    if kind == "device":
+        path = Path("/dev/zero")
+    elif kind == "pipe":
+        path = tmp_path / "pipe"
+        os.mkfifo(path)
+    else:
+        path = tmp_path
+    for reader in (lambda p: load_dataset(p, MMC_SCHEMA), lambda p: load_measurements(p, MMC_SCHEMA),
+                   lambda p: load_measurements([p, p], MMC_SCHEMA)):
+        with pytest.raises(DatasetError, match="is not a regular file|is a folder, not a file"):
+            reader(path)
