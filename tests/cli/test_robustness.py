@@ -258,6 +258,19 @@ def test_11_no_output_creates_folders(cli, good_csv: Path, tmp_path: Path) -> No
     assert not missing.exists()
 
 
+def test_11_an_output_under_a_file_says_the_file_is_in_the_way(cli, good_csv: Path, tmp_path: Path) -> None:
+    # '/tmp/afile/p.json' said "folder '/tmp/afile' does not exist": it does, as a file.
+    blocker = tmp_path / "afile"
+    blocker.write_text("")
+    for args in (["report", "--output-dir", str(blocker / "sub")],
+                 ["calibrate", "mmc", str(good_csv), "--servers", "4", "-o", str(blocker / "p.json")],
+                 ["queue", "mm1", "--arrival-rate", "1", "--service-rate", "2", "--plot", str(blocker / "a" / "x.png")]):
+        line = cli.fails(*args)
+        assert f"'{blocker}' is a file, not a folder" in line or f"'{blocker}' of " in line
+        assert "is a file, not a folder" in line
+    assert blocker.read_text() == ""
+
+
 # --- 12. errors as data ---------------------------------------------------------------------------------------
 
 
