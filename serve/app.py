@@ -93,7 +93,8 @@ def _validation_message(errors: list[Any]) -> str:
             parts.append(f"request body is not valid JSON ({(error.get('ctx') or {}).get('error', 'parse error')})")
             continue
         where = ".".join(str(p) for p in error.get("loc", ()) if p not in ("body", "form"))
-        parts.append(f"{where}: {error.get('msg', '')}" if where else str(error.get("msg", "")))
+        message = str(error.get("msg", "")).removeprefix("Value error, ")  # our validators' own words
+        parts.append(f"{where}: {message}" if where else message)
     more = len(errors) - len(parts)
     return "; ".join(parts) + (f" (and {more} more)" if more > 0 else "")
 
