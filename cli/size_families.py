@@ -227,13 +227,24 @@ def hba(
     from iosizer.model.family_sizing import hba_sizing
     from iosizer.model.registry import declaration
 
+    from iosizer.cli.params import parse_grid
+    from iosizer.model.family_sizing import MAX_PORTS
+    from iosizer.model.hba import BLOCK_KIB, CORES, OFFERED_IOPS, STORAGE_US
+
     family = declaration("hba")
-    offered = _floats(tenant_iops, "tenant-iops")
-    sizes_kib = _floats(block_kib, "block-kib") if block_kib else [family.default("block_kib")]
+    # Every value within the hba family's declarations (the bound in the message), as 'hba response' checks.
+    offered = parse_grid(tenant_iops, "tenant-iops", OFFERED_IOPS)
+    sizes_kib = parse_grid(block_kib, "block-kib", BLOCK_KIB) if block_kib else [family.default("block_kib")]
     if len(sizes_kib) not in (1, len(offered)):
         raise InputError(f"--block-kib: give one size or one per tenant ({len(offered)}), got {len(sizes_kib)}")
-    if ports < 1:
-        raise InputError(f"--ports must be a whole number >= 1, got {ports}")
+    if not 1 <= ports <= MAX_PORTS:
+        raise InputError(f"--ports must be a whole number in [1, {MAX_PORTS}], got {ports}")
+    if cores is not None:
+        CORES.check(cores, "--cores")
+    if storage_us is not None:
+        STORAGE_US.check(storage_us, "--storage-us")
+    if not (math.isfinite(target_response_us) and target_response_us > 0):
+        raise InputError(f"--target-response-us must be a finite number > 0, got {target_response_us:g}")
     storage = family.default("storage_us") if storage_us is None else storage_us
     values = None
     if profile is not None:

@@ -226,16 +226,24 @@ class HbaSizing:
         return _plain(self)
 
 
+#: The most physical ports the hba sizing searches (and a planner may give as ``given_ports``).
+MAX_PORTS = 4096
+
+
 def hba_sizing(port: Any, mode: str, tenant_iops: Sequence[float], block_bytes: Sequence[float],
                target_response_us: float, storage_us: float, given_ports: int = 1,
-               max_ports: int = 4096, max_cores: int = 1024, service_scv: float = 1.0) -> HbaSizing:
+               max_ports: int = MAX_PORTS, max_cores: int = 1024, service_scv: float = 1.0) -> HbaSizing:
     """Physical ports (each with ``port.cores`` cores) and cores per port (at ``given_ports``) for every
     tenant's response to stay within ``target_response_us`` (monotone searches on :func:`hba_response_us`;
-    ``service_scv`` the cores' and link's cv^2, 1 exponential)."""
-    from iosizer.model.hba import FcPort
+    ``service_scv`` the cores' and link's cv^2, 1 exponential). The storage delay and block sizes are
+    checked against the hba family's declarations."""
+    from iosizer.model.hba import BLOCK_BYTES, STORAGE_US, FcPort
 
-    if target_response_us <= 0:
-        raise InputError(f"--target-response-us must be > 0, got {target_response_us:g}")
+    if not (math.isfinite(target_response_us) and target_response_us > 0):
+        raise InputError(f"--target-response-us must be a finite number > 0, got {target_response_us:g}")
+    STORAGE_US.check(storage_us, "storage_us")
+    for size in np.atleast_1d(np.asarray(block_bytes, dtype=np.float64)):
+        BLOCK_BYTES.check(size, "block_bytes")
     if not tenant_iops or any(v < 0 or not math.isfinite(v) for v in tenant_iops) or sum(tenant_iops) <= 0:
         raise InputError("--tenant-iops needs at least one tenant and a positive total")
 

@@ -99,3 +99,20 @@ def test_size_outstanding_and_profile_interval(cli, tmp_path) -> None:
 )
 def test_unreachable_family_targets_are_one_line_exit_2(cli, args) -> None:
     assert "unreachable" in cli.fails(*args)
+
+
+@pytest.mark.parametrize(("extra", "message"), [
+    # Each was answered (a negative storage delay shortened the response) or said something else.
+    (["--block-kib", "-1"], "--block-kib must lie in [0.000976562, 16384] (KiB), got -1"),
+    (["--block-kib", "1e308"], "--block-kib must lie in [0.000976562, 16384] (KiB), got 1e+308"),
+    (["--storage-us", "-1"], "--storage-us must lie in [0, 1000000] (us), got -1"),
+    (["--storage-us", "nan"], "--storage-us must be finite, got nan"),
+    (["--cores", "0"], "--cores must lie in [1, 1024] (cores), got 0"),
+    (["--target-response-us", "nan"], "--target-response-us must be a finite number > 0, got nan"),
+    (["--ports", "999999999"], "--ports must be a whole number in [1, 4096], got 999999999"),
+    (["--tenant-iops", "1e308"], "--tenant-iops must lie in [0, 100000000] (IOPS), got 1e+308"),
+])
+def test_size_hba_checks_every_value_against_the_declaration(cli, extra, message) -> None:
+    args = {"--tenant-iops": "100000,50000", "--target-response-us": "100"}
+    args.update(dict(zip(extra[::2], extra[1::2])))
+    assert message in cli.fails("size", "hba", *[w for pair in args.items() for w in pair])
