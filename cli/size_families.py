@@ -400,10 +400,12 @@ def outstanding(
         calibrated = family.shipped_profile("replication", link)
     from iosizer.calibration.profile import profile_values
 
+    from iosizer.model.replication import BLOCK_SIZE, OUTSTANDING
+
     values = profile_values(calibrated)
     system = replication_system(values)
-    block = values["block_kib"] if block_kib is None else block_kib
-    depth = values["outstanding"] if at_outstanding is None else at_outstanding
+    block = values["block_kib"] if block_kib is None else BLOCK_SIZE.check(block_kib, "--block-kib")
+    depth = values["outstanding"] if at_outstanding is None else OUTSTANDING.check(at_outstanding, "--outstanding")
     data: dict[str, Any] = {"link": values["link"], "block_kib": block}
     if target_iops is not None:
         sized = outstanding_for_iops(system, block, target_iops)

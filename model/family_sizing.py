@@ -442,10 +442,11 @@ class OutstandingSizing:
 def outstanding_for_iops(system: Any, block_kib: float, target_iops: float,
                          max_outstanding: int | None = None) -> OutstandingSizing:
     """Fewest outstanding I/Os with IOPS >= target (X(N) grows with N up to the protocol/bandwidth cap)."""
-    from iosizer.model.replication import MAX_OUTSTANDING, replication
+    from iosizer.model.replication import BLOCK_SIZE, MAX_OUTSTANDING, replication
 
     if target_iops <= 0 or not math.isfinite(target_iops):
         raise InputError(f"--target-iops must be a finite number > 0, got {target_iops:g}")
+    BLOCK_SIZE.check(block_kib, "block_kib")
     top = MAX_OUTSTANDING if max_outstanding is None else int(max_outstanding)
     at = lambda n: replication(system, block_kib, n)  # noqa: E731
     one = at(1)
@@ -468,8 +469,11 @@ def largest_replication_iops(system: Any, block_kib: float, target_latency_us: f
                              max_outstanding: int | None = None) -> dict[str, Any]:
     """Largest IOPS with mean write latency within the target: the most outstanding I/Os whose latency
     R(N) (growing with N) stays within it, and the IOPS they carry."""
-    from iosizer.model.replication import MAX_OUTSTANDING, replication
+    from iosizer.model.replication import BLOCK_SIZE, MAX_OUTSTANDING, replication
 
+    if target_latency_us <= 0 or not math.isfinite(target_latency_us):  # nan was taken as "no limit"
+        raise InputError(f"--target-latency-us must be a finite number > 0, got {target_latency_us:g}")
+    BLOCK_SIZE.check(block_kib, "block_kib")
     top = MAX_OUTSTANDING if max_outstanding is None else int(max_outstanding)
     at = lambda n: replication(system, block_kib, n)  # noqa: E731
     if float(at(1).latency_us) > target_latency_us:

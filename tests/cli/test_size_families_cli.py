@@ -116,3 +116,28 @@ def test_size_hba_checks_every_value_against_the_declaration(cli, extra, message
     args = {"--tenant-iops": "100000,50000", "--target-response-us": "100"}
     args.update(dict(zip(extra[::2], extra[1::2])))
     assert message in cli.fails("size", "hba", *[w for pair in args.items() for w in pair])
+
+
+@pytest.mark.parametrize(("extra", "message"), [
+    (["--target-latency-us", "nan"], "--target-latency-us must be a finite number > 0, got nan"),  # was "no limit"
+    (["--target-latency-us", "-1"], "--target-latency-us must be a finite number > 0, got -1"),
+    (["--block-kib", "1e-300"], "--block-kib must lie in [0.000976562, 1048576] (KiB), got 1e-300"),  # answered
+    (["--block-kib", "1e308"], "--block-kib must lie in [0.000976562, 1048576] (KiB), got 1e+308"),
+    (["--outstanding", "0"], "--outstanding must lie in [1, 65536] (I/Os), got 0"),
+])
+def test_size_outstanding_checks_every_value_against_the_declaration(cli, extra, message) -> None:
+    assert message in cli.fails("size", "outstanding", "--target-iops", "10000", *extra)
+
+
+def test_replication_sizing_checks_its_block_and_latency_target() -> None:
+    from iosizer.calibration import replication as family
+    from iosizer.calibration.profile import profile_values
+    from iosizer.errors import InputError
+    from iosizer.model.family_sizing import largest_replication_iops, outstanding_for_iops
+    from iosizer.model.replication import replication_system
+
+    system = replication_system(profile_values(family.shipped_profile("replication", None)))
+    with pytest.raises(InputError, match="block_kib must lie in"):
+        outstanding_for_iops(system, 0.0, 1000.0)
+    with pytest.raises(InputError, match="--target-latency-us must be a finite number > 0, got nan"):
+        largest_replication_iops(system, 4.0, float("nan"))
