@@ -136,7 +136,7 @@ def lanes(
     from iosizer.model.family_sizing import most_ports_within_loss
     from iosizer.model.pcie import access_pattern
 
-    size = family.resolve_pattern(pattern or str(family.WORST_CASE_BYTES))
+    size = family.resolve_pattern(str(family.WORST_CASE_BYTES) if pattern is None else pattern)
     mps = family.link_config(mps_bytes=mps).mps_bytes
     calibrated = None
     if profile is not None:
@@ -234,7 +234,7 @@ def hba(
     family = declaration("hba")
     # Every value within the hba family's declarations (the bound in the message), as 'hba response' checks.
     offered = parse_grid(tenant_iops, "tenant-iops", OFFERED_IOPS)
-    sizes_kib = parse_grid(block_kib, "block-kib", BLOCK_KIB) if block_kib else [family.default("block_kib")]
+    sizes_kib = parse_grid(block_kib, "block-kib", BLOCK_KIB) if block_kib is not None else [family.default("block_kib")]
     if len(sizes_kib) not in (1, len(offered)):
         raise InputError(f"--block-kib: give one size or one per tenant ({len(offered)}), got {len(sizes_kib)}")
     if not 1 <= ports <= MAX_PORTS:

@@ -239,6 +239,15 @@ def test_10_a_list_with_an_empty_item_is_refused(cli, links: str) -> None:
     assert "--link" in line and ("empty item" in line or "expected one of" in line)
 
 
+@pytest.mark.parametrize("args", [["pcie", "rmw", "--pattern", ""], ["size", "lanes", "--budget-pct", "10", "--pattern", ""],
+                                  ["size", "hba", "--tenant-iops", "1000", "--target-response-us", "100",
+                                   "--block-kib", ""]])
+def test_10_an_empty_value_is_not_the_default(cli, args: list[str]) -> None:
+    # An empty --pattern answered for the declared 520 B, an empty --block-kib for 4 KiB.
+    line = cli.fails(*args)
+    assert "got ''" in line
+
+
 def test_10_servers_that_do_not_match_the_stations(cli) -> None:
     line = cli.fails("queue", "mva", "--population", "10", "--demand", "0.1", "--servers", "2", "--servers", "3")
     assert "--servers is given 2 times for 1 station (--demand)" in line
