@@ -201,6 +201,10 @@ def test_ask_takes_files_and_profile_objects(cli, tmp_path) -> None:
     ("queue mmc", (), {"arrival_rate": 3.2, "service_rate": 1, "servers": "x"}, "Invalid value for '--servers'"),
     ("queue mmc", (), {"arrival_rate": -1, "service_rate": 1, "servers": 1}, "arrival_rate must be > 0"),
     ("hba response", (), {"profile": 3}, "expected a path or a profile"),
+    # 'serve' started a server in the caller's process (SystemExit when the port was taken); None was a TypeError.
+    ("serve", (), {}, "iosizer serve starts this server: it has no answer to ask for"),
+    (None, (), {}, "ask takes a command as text"),
+    (["queue", 1], (), {}, "ask takes a command as text"),
 ])
 def test_ask_raises_the_clis_errors_as_typed_exceptions(capsys, command, arguments, options, message) -> None:
     with pytest.raises(InputError, match=re.escape(message)):
