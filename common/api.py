@@ -55,6 +55,8 @@ def families() -> list[str]:
 
 def family(name: str) -> "ModelFamily":
     """The family ``name`` (see :func:`families`); an unknown name raises :class:`InputError`."""
+    if not isinstance(name, str):  # a list was a TypeError from the cache
+        raise InputError(f"a family is named by text (see iosizer.families()), got {type(name).__name__} {name!r}")
     return _family(name)
 
 
@@ -311,7 +313,15 @@ class ModelFamily:
             )
         arrays = {}
         for column in self.columns.inputs:
-            array = np.asarray(given[column.name], dtype=np.float64)
+            given_value = given[column.name]
+            try:
+                kind = np.asarray(given_value).dtype
+                array = np.asarray(given_value, dtype=np.float64)
+            except (TypeError, ValueError):  # a word, a mapping, ragged lists
+                raise InputError(f"{column.name} ({column.unit}) must be a number or an array of numbers, "
+                                 f"got {_shown(given_value)}") from None
+            if kind == np.bool_ or kind == np.object_:  # True is not a rate; None is not a number
+                raise InputError(f"{column.name} ({column.unit}) must be numbers, got {_shown(given_value)}")
             bad = ~np.isfinite(array) | (array < column.minimum) | (array > column.maximum)
             if column.integer:
                 bad |= array != np.floor(array)
@@ -336,6 +346,11 @@ class ModelFamily:
         if isinstance(data, Mapping):
             return FitReport(calibrate_dataset(self.name, _dataset(self.columns, data), options, **cpu, **extra))
         return FitReport(calibrate(self.name, data, options, **cpu, **extra))
+
+
+def _shown(value: Any) -> str:
+    text = repr(value)
+    return text if len(text) <= 60 else text[:57] + "..."
 
 
 def _dataset(schema: "Schema", columns: Mapping[str, Any]) -> Any:

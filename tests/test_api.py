@@ -254,3 +254,16 @@ def test_calibrate_refuses_a_bad_cpu_by_name(cpu, message) -> None:
         mmc.calibrate(mmc.example(), servers=4, **cpu)
     with pytest.raises(InputError, match=re.escape(message)):
         iosizer.extrapolate([mmc.shipped()], cpu.get("cpu_speed", 2), cpu.get("cpu_name"))
+
+
+@pytest.mark.parametrize("value", ["abc", {"a": 1}, [[1.0], [1.0, 2.0]], True, [True, False], None, [1.0, None]])
+def test_predict_refuses_inputs_that_are_not_numbers(value) -> None:
+    # A word, a mapping and ragged lists were numpy's ValueError/TypeError; True was taken as 1.
+    with pytest.raises(InputError, match=r"arrival_rate_per_s \(1/s\) must be"):
+        iosizer.family("mmc").predict(None, arrival_rate_per_s=value)
+
+
+@pytest.mark.parametrize("name", [[], None, 3])
+def test_a_family_is_named_by_text(name) -> None:
+    with pytest.raises(InputError, match="a family is named by text"):
+        iosizer.family(name)
