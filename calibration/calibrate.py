@@ -175,7 +175,15 @@ def load_measurements(paths: str | Path | Sequence[str | Path], schema: Schema) 
     """
     from iosizer.calibration.sources import little_violations, point_columns, read_points, source_kind
 
-    listed = [Path(p) for p in ([paths] if isinstance(paths, (str, Path)) else paths)]
+    import os
+
+    given = [paths] if isinstance(paths, (str, os.PathLike)) else paths
+    if not isinstance(given, Sequence) or not all(isinstance(p, (str, os.PathLike)) for p in given):
+        raise InputError(f"measured data is a file path (CSV, fio JSON, elbencho, vdbench) or a list of them, "
+                         f"got {type(paths).__name__} {paths!r:.60}")
+    if any(not os.fspath(p).strip() for p in given):  # Path('') is the current folder
+        raise InputError("a measured data path is empty; give the file's name")
+    listed = [Path(p) for p in given]
     if not listed:
         raise InputError("give at least one measurement file")
     if len(listed) == 1 and source_kind(listed[0]) == "csv":

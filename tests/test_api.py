@@ -267,3 +267,25 @@ def test_predict_refuses_inputs_that_are_not_numbers(value) -> None:
 def test_a_family_is_named_by_text(name) -> None:
     with pytest.raises(InputError, match="a family is named by text"):
         iosizer.family(name)
+
+
+@pytest.mark.parametrize(("data", "message"), [
+    (None, "measured data is a file path"),  # TypeErrors before
+    (123, "measured data is a file path"),
+    ("", "a measured data path is empty"),  # ".: cannot read file (Is a directory)"
+    ({}, "no columns given; mmc calibrates from arrival_rate_per_s, mean_response_s"),  # "columns  differ in length"
+    ({"arrival_rate_per_s": 1, "mean_response_s": 1}, "column 'arrival_rate_per_s' must be a list"),
+    # The error named the temporary file the columns were written to.
+    ({"arrival_rate_per_s": ["a"], "mean_response_s": [1]}, "<in-memory columns>:2: column 'arrival_rate_per_s'"),
+])
+def test_calibrate_says_what_is_wrong_with_the_data(data, message) -> None:
+    with pytest.raises(iosizer.IosizerError, match=re.escape(message)) as caught:
+        iosizer.family("mmc").calibrate(data, servers=4)
+    assert "/tmp" not in str(caught.value)
+
+
+def test_extrapolate_takes_one_profile_or_a_list() -> None:
+    shipped = iosizer.family("mmc").shipped()
+    assert iosizer.extrapolate(shipped, 2).profile.cpu_speed == 2
+    with pytest.raises(InputError, match="extrapolate takes profiles"):
+        iosizer.extrapolate(None, 2)
