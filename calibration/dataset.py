@@ -190,10 +190,19 @@ def _check_header(header: list[str], schema: Schema, path_text: str) -> None:
             raise _fail(
                 path_text, 1,
                 f"missing column '{column.name}' ({column.unit}) required by schema "
-                f"'{schema.name}'; the header has: {', '.join(header)}",
+                f"'{schema.name}'; the header has: {', '.join(header)}" + _separator_hint(header),
             )
     if WEIGHT_COLUMN in header and STDERR_COLUMN in header:
         raise _fail(path_text, 1, f"give either '{WEIGHT_COLUMN}' or '{STDERR_COLUMN}', not both")
+
+
+def _separator_hint(header: list[str]) -> str:
+    """A header that is one field holding ';' or tabs was written with another separator: say so."""
+    if len(header) == 1:
+        for separator, name in ((";", "semicolon"), ("\t", "tab"), ("|", "bar")):
+            if separator in header[0]:
+                return f" (one field: the file looks {name}-separated; iosizer reads comma-separated CSV)"
+    return ""
 
 
 def _numeric_columns(header: list[str], schema: Schema) -> list[Column]:

@@ -206,3 +206,19 @@ def test_measured_data_that_is_no_regular_file_is_refused_before_reading(tmp_pat
                    lambda p: load_measurements([p, p], MMC_SCHEMA)):
         with pytest.raises(DatasetError, match="is not a regular file|is a folder, not a file"):
             reader(path)
+
+
+@pytest.mark.parametrize(("separator", "name"), [(";", "semicolon"), ("\t", "tab")])
+def test_a_file_with_another_separator_is_named_as_such(tmp_path: Path, separator: str, name: str) -> None:
+    # The error listed one long header field and left the reader to guess why.
+    path = tmp_path / "measured.csv"
+    path.write_text(separator.join(["arrival_rate_per_s", "mean_response_s"]) + "\n"
+                    + separator.join(["400", "0.001"]) + "\n")
+    with pytest.raises(DatasetError, match=f"looks {name}-separated; iosizer reads comma-separated CSV"):
+        load_dataset(path, MMC_SCHEMA)
+
+
+def test_a_byte_order_mark_and_crlf_lines_are_read(tmp_path: Path) -> None:
+    path = tmp_path / "excel.csv"
+    path.write_bytes("\ufeffarrival_rate_per_s,mean_response_s\r\n400,0.001\r\n800,0.0011\r\n".encode())
+    assert load_dataset(path, MMC_SCHEMA).values["arrival_rate_per_s"].tolist() == [400.0, 800.0]
