@@ -156,7 +156,9 @@ def _run(argv: list[str]) -> Any:
     except typer.Exit:  # an eager option (--version) answered
         return None
     except typer.TyperException as error:  # a word the command line refuses: click's own message
-        raise InputError(" ".join(error.format_message().split())) from None
+        from iosizer.cli.app import usage_message
+
+        raise InputError(" ".join(usage_message(error).split())) from None
     if not reports:
         return None
     return json.loads(to_json(reports[-1].data))

@@ -300,6 +300,14 @@ def test_12_with_format_json_an_error_is_a_json_object_too(cli, args: list[str],
     assert result.stderr.strip() == "iosizer: error: " + error["error"]
 
 
+@pytest.mark.parametrize(("option", "value"), [("--servers", "2.5"), ("--servers", "many"), ("--service-rate", "abc")])
+def test_12_a_value_the_option_cannot_read_is_quoted(cli, option: str, value: str) -> None:
+    # "Input should be a valid integer, unable to parse string as an integer" did not say what was typed.
+    args = {"--arrival-rate": "1", "--service-rate": "2", "--servers": "2", option: value}
+    line = cli.fails("queue", "mmc", *[w for pair in args.items() for w in pair])
+    assert f"Invalid value for '{option}'" in line and f"got '{value}'" in line
+
+
 def test_12_without_json_stdout_stays_empty(cli) -> None:
     result = cli("queue", "mmc", "--arrival-rate", "5", "--service-rate", "1", "--servers", "4", "-f", "csv")
     assert result.exit_code == 2 and result.stdout == ""
