@@ -152,9 +152,14 @@ def lanes(
         chosen = access_pattern(size, mps, split_at_line=True)
     else:
         raise InputError(f"--mitigation must be gather-dif or split-at-64, got {mitigation!r}")
+    from iosizer.model.family_sizing import MAX_PORTS_SEARCHED
+
     per_port = platform.link.lanes
     if max_lanes < per_port:
         raise InputError(f"--max-lanes must be at least one x{per_port} port, got {max_lanes}")
+    if max_lanes > MAX_PORTS_SEARCHED * per_port:  # 10^9 lanes searched 2,558 ports for two minutes
+        raise InputError(f"--max-lanes must lie in [{per_port}, {MAX_PORTS_SEARCHED * per_port}] "
+                         f"({MAX_PORTS_SEARCHED} x{per_port} ports), got {max_lanes}")
     top = max_lanes // per_port
     sized = most_ports_within_loss(platform, chosen, budget_pct, top)
     data: dict[str, Any] = {"transfer_bytes": size, "mps_bytes": mps, "mitigation": mitigation,

@@ -141,3 +141,10 @@ def test_replication_sizing_checks_its_block_and_latency_target() -> None:
         outstanding_for_iops(system, 0.0, 1000.0)
     with pytest.raises(InputError, match="--target-latency-us must be a finite number > 0, got nan"):
         largest_replication_iops(system, 4.0, float("nan"))
+
+
+def test_size_lanes_search_is_bounded(cli) -> None:
+    # --max-lanes 999999999 searched 2,558 ports for two minutes in 1.8 GB; the default (1024) is the end.
+    assert "--max-lanes must lie in [8, 1024] (128 x8 ports), got 999999999" in cli.fails(
+        "size", "lanes", "--budget-pct", "99.9", "--max-lanes", "999999999")
+    assert cli.json("size", "lanes", "--budget-pct", "99.9", "--max-lanes", "1024")["max_ports_searched"] == 128
