@@ -237,6 +237,11 @@ def _erlang_c_stable(c: np.ndarray, a: np.ndarray) -> np.ndarray:
     return blocking / (1.0 - rho * (1.0 - blocking))
 
 
+def _spare(lam: np.ndarray, mu: np.ndarray, c: np.ndarray) -> np.ndarray:
+    """Spare capacity c mu - lambda, as mu (c - lambda / mu): c mu alone overflows for rates near 1e308."""
+    return mu * (c - lam / mu)
+
+
 def _check_stable(utilization: np.ndarray, where: str) -> None:
     unstable = utilization >= 1.0
     if unstable.any():
@@ -297,7 +302,7 @@ def _self_check(
         | ~np.isfinite(p_wait),
         "response below the service time": w < (1.0 / mu) * (1 - _SELF_CHECK_RTOL),
         "wait above its P(wait) = 1 bound": np.asarray(result.mean_wait)
-        > variability / (c * mu - lam) * (1 + _SELF_CHECK_RTOL),
+        > variability / _spare(lam, mu, c) * (1 + _SELF_CHECK_RTOL),
         "Little's law L = lambda W broken": little_gap
         > _SELF_CHECK_RTOL * np.maximum(in_system, 1.0),
     }
@@ -322,7 +327,7 @@ def _result(
     where: str,
     variability: np.ndarray | float = 1.0,
 ) -> QueueResult:
-    rho = lam / (c * mu)
+    rho = lam / mu / c  # not lam / (c mu): c mu overflows first (1e308 per server x 2 servers)
     mean_response = mean_wait + 1.0 / mu
     shape = np.broadcast_shapes(np.shape(rho), np.shape(p_wait), np.shape(mean_wait))
     out = [
@@ -348,9 +353,9 @@ def mmc(arrival_rate: object, service_rate: object, servers: object) -> QueueRes
     c = as_server_count("servers", servers)
     lam, mu, c = np.broadcast_arrays(lam, mu, c)
     name = "M/M/1" if np.all(c == 1) else "M/M/c"
-    _check_stable(lam / (c * mu), f"{name} queue")
+    _check_stable(lam / mu / c, f"{name} queue")
     p_wait = _erlang_c_stable(c, lam / mu)
-    mean_wait = p_wait / (c * mu - lam)
+    mean_wait = p_wait / _spare(lam, mu, c)
     return _result(lam, mu, c, p_wait, mean_wait, name)
 
 
@@ -426,10 +431,10 @@ def ggc(
     ca2 = as_declared("arrival_scv", arrival_scv, SCV)
     cs2 = as_declared("service_scv", service_scv, SCV)
     lam, mu, c, ca2, cs2 = np.broadcast_arrays(lam, mu, c, ca2, cs2)
-    _check_stable(lam / (c * mu), "G/G/c queue")
+    _check_stable(lam / mu / c, "G/G/c queue")
     p_wait = _erlang_c_stable(c, lam / mu)
     with np.errstate(over="ignore", invalid="ignore"):
-        mean_wait = p_wait / (c * mu - lam) * (ca2 + cs2) / 2.0
+        mean_wait = p_wait / _spare(lam, mu, c) * (ca2 + cs2) / 2.0
     return _result(lam, mu, c, p_wait, mean_wait, "G/G/c", (ca2 + cs2) / 2.0)
 
 
@@ -455,7 +460,7 @@ def mmc_mean_response(arrival_rate: object, service_rate: object, servers: objec
     lam, mu, c = np.broadcast_arrays(lam, mu, c)
     offered = lam / mu
     _check_stable(offered / c, "M/M/1 queue" if np.all(c == 1) else "M/M/c queue")
-    response = _erlang_c_stable(c, offered) / (c * mu - lam) + 1.0 / mu
+    response = _erlang_c_stable(c, offered) / _spare(lam, mu, c) + 1.0 / mu
     if not np.all(np.isfinite(response)):
         raise ConsistencyError("M/M/c mean response is not finite")
     return scalar_or_array(response)

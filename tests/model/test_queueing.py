@@ -234,3 +234,12 @@ def test_allen_cunneen_single_server_deterministic_service_is_md1() -> None:
     # rho / (2 mu (1 - rho)), written out here.
     lam, mu = 0.7, 1.0
     assert ggc(lam, mu, 1, 1.0, 0.0).mean_wait == pytest.approx(0.7 / (2 * 1.0 * 0.3), rel=1e-12)
+
+
+@pytest.mark.parametrize("solve", [lambda lam, mu: mmc(lam, mu, 2), lambda lam, mu: ggc(lam, mu, 2, 0.5, 2.0)])
+def test_rates_near_the_float_ceiling_keep_their_utilisation(solve) -> None:
+    # c mu overflowed to inf: utilization 0 with one of two servers busy (L = 1), a silently wrong answer.
+    result = solve(1e308, 1e308)
+    assert result.utilization == pytest.approx(0.5)
+    assert result.mean_in_system == pytest.approx(result.mean_queue_length + 1.0)
+    assert result.p_wait == pytest.approx(1 / 3)
