@@ -90,6 +90,18 @@ def test_no_number_field_takes_a_bool(specs: dict[str, Any]) -> None:
     assert checked > 50  # every command's numeric options
 
 
+def test_a_refused_value_is_quoted(specs: dict[str, Any]) -> None:
+    # "servers: Input should be a valid integer, unable to parse string as an integer" hid what was sent.
+    from iosizer.serve.app import _validation_message
+
+    with pytest.raises(ValidationError) as caught:
+        specs["queue mmc"].model.model_validate({"arrival_rate": "1", "servers": "many"})
+    assert _validation_message(caught.value.errors()).endswith(", got 'many'")
+    with pytest.raises(ValidationError) as caught:
+        specs["queue mmc"].model.model_validate({"servers": 2})
+    assert "got" not in _validation_message(caught.value.errors())  # a missing field quotes nothing
+
+
 def test_units_from_names_and_declarations(specs: dict[str, Any]) -> None:
     assert unit_of("added_latency_ns") == "ns" and unit_of("service_rate_per_s") == "1/s"
     assert unit_of("comm_overhead_pct") == "%" and unit_of("servers") is None
