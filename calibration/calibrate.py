@@ -175,7 +175,15 @@ def load_measurements(paths: str | Path | Sequence[str | Path], schema: Schema) 
     """
     from iosizer.calibration.sources import little_violations, point_columns, read_points, source_kind
 
-    listed = [Path(p) for p in ([paths] if isinstance(paths, (str, Path)) else paths)]
+    import os
+
+    given = [paths] if isinstance(paths, (str, os.PathLike)) else paths
+    if not isinstance(given, Sequence) or not all(isinstance(p, (str, os.PathLike)) for p in given):
+        raise InputError(f"measured data is a file path (CSV, fio JSON, elbencho, vdbench) or a list of them, "
+                         f"got {type(paths).__name__} {paths!r:.60}")
+    if any(not os.fspath(p).strip() for p in given):  # Path('') is the current folder
+        raise InputError("a measured data path is empty; give the file's name")
+    listed = [Path(p) for p in given]
     if not listed:
         raise InputError("give at least one measurement file")
     if len(listed) == 1 and source_kind(listed[0]) == "csv":
@@ -271,8 +279,11 @@ def calibrate_dataset(
     """
     model = get_model(model_name)
     checked = model.options(dict(options or {}))
-    if cpu_speed is not None and not (math.isfinite(cpu_speed) and cpu_speed > 0):
-        raise InputError(f"--cpu-speed must be > 0, got {cpu_speed}")
+    from iosizer.model.family import CPU_SPEED, check_cpu_name
+
+    cpu_name = check_cpu_name(cpu_name)
+    if cpu_speed is not None:
+        cpu_speed = CPU_SPEED.check(cpu_speed, "--cpu-speed")
     parameters = model.parameters(dataset, checked)
     function, jacobian, observed = model.function(checked), model.jacobian(checked), dataset.observed()
     if fit_percentiles:

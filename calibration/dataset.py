@@ -136,8 +136,13 @@ def _header(rows: list[list[str]], path: str) -> list[str]:
 
 def load_dataset(path: str | Path, schema: Schema) -> Dataset:
     """Read and validate ``path`` against ``schema``; raise :class:`DatasetError`."""
+    from iosizer.calibration.files import input_problem
+
     path_text = str(path)
     try:
+        problem = input_problem(Path(path))
+        if problem is not None:
+            raise _fail(path_text, None, problem)
         shape = _scan(Path(path))
     except OSError as error:
         raise _fail(path_text, None, f"cannot read file ({error.strerror or error})") from None
@@ -185,10 +190,19 @@ def _check_header(header: list[str], schema: Schema, path_text: str) -> None:
             raise _fail(
                 path_text, 1,
                 f"missing column '{column.name}' ({column.unit}) required by schema "
-                f"'{schema.name}'; the header has: {', '.join(header)}",
+                f"'{schema.name}'; the header has: {', '.join(header)}" + _separator_hint(header),
             )
     if WEIGHT_COLUMN in header and STDERR_COLUMN in header:
         raise _fail(path_text, 1, f"give either '{WEIGHT_COLUMN}' or '{STDERR_COLUMN}', not both")
+
+
+def _separator_hint(header: list[str]) -> str:
+    """A header that is one field holding ';' or tabs was written with another separator: say so."""
+    if len(header) == 1:
+        for separator, name in ((";", "semicolon"), ("\t", "tab"), ("|", "bar")):
+            if separator in header[0]:
+                return f" (one field: the file looks {name}-separated; iosizer reads comma-separated CSV)"
+    return ""
 
 
 def _numeric_columns(header: list[str], schema: Schema) -> list[Column]:
@@ -390,7 +404,11 @@ def _relations(
 
 def check_columns(values: dict[str, np.ndarray], schema: Schema, path: str,
                   labels: tuple[str, ...]) -> None:
-    """The same domain checks as a CSV row's, vectorised; an error names the point by ``labels``."""
+    """The same domain checks as a CSV row's, vectorised; an error names the point by ``labels``.
+
+    A label names its file and its point (``run.json:qd32``, as a CSV error names ``file:line``),
+    so the error starts with it alone; ``path`` (every file read) is not repeated before it.
+    """
     for name, array in values.items():
         column = schema.column(name)
         below = array < column.minimum if column.minimum_inclusive else array <= column.minimum
@@ -399,5 +417,5 @@ def check_columns(values: dict[str, np.ndarray], schema: Schema, path: str,
             bad |= array != np.floor(array)
         if bad.any():
             i = int(np.flatnonzero(bad)[0])
-            raise _fail(path, None, f"{labels[i]}: column '{name}' ({column.unit}) gets {array[i]:g}, "
-                                    f"outside what schema '{schema.name}' accepts")
+            raise DatasetError(f"{labels[i]}: column '{name}' ({column.unit}) gets {array[i]:g}, "
+                               f"outside what schema '{schema.name}' accepts")

@@ -217,7 +217,10 @@ def extrapolate(
     profiles: Sequence[Profile], cpu_speed: float, cpu_name: str | None = None
 ) -> Extrapolation:
     """Predict a profile at ``cpu_speed`` from profiles measured on other CPUs."""
+    from iosizer.model.family import check_cpu_name
+
     _check(profiles, cpu_speed)
+    cpu_name = check_cpu_name(cpu_name)
     speeds = np.array([p.cpu_speed for p in profiles], dtype=np.float64)
     distinct = np.unique(speeds).size
     warnings: list[str] = []

@@ -1,12 +1,28 @@
-"""Atomic file output: a failed run never leaves half a file behind."""
+"""Files in and out: an input is a regular file read whole; a failed run never leaves half a file behind."""
 
 from __future__ import annotations
 
 import os
+import stat
 import tempfile
 from contextlib import contextmanager
 from pathlib import Path
 from typing import Iterator, Sequence
+
+
+def input_problem(path: Path) -> str | None:
+    """Why ``path`` cannot be read whole as an input (a profile, measured data), or None.
+
+    A folder, a device (/dev/zero never ends), a pipe or a socket is refused before a byte is read,
+    so no input can make a command wait or fill memory. A missing or unreadable path raises the
+    OSError its caller already reports ("cannot read file (No such file or directory)").
+    """
+    mode = path.stat().st_mode
+    if stat.S_ISDIR(mode):
+        return "is a folder, not a file"
+    if not stat.S_ISREG(mode):
+        return "is not a regular file (a device, a pipe or a socket); give a file"
+    return None
 
 
 def _umask() -> int:

@@ -26,6 +26,8 @@ from iosizer.calibration.files import atomic_path
 from iosizer.errors import ProfileError
 
 PROFILE_FORMAT = 1
+#: A profile is a few KiB (a few hundred parameters with their covariance at most); a file past this is not one.
+MAX_PROFILE_BYTES = 16 * 2**20
 
 
 class _Strict(BaseModel):
@@ -142,10 +144,26 @@ def profile_writer(profile: Profile) -> Callable[[Path], None]:
 
 def load_profile(path: str | Path, model: str | None = None) -> Profile:
     """Read and validate a profile; ``model`` demands a specific model name."""
+    from iosizer.calibration.files import input_problem
+
+    if not isinstance(path, (str, os.PathLike)):
+        raise ProfileError(f"expected the path of a profile file, got {type(path).__name__} {path!r}")
+    if not str(path).strip():
+        raise ProfileError("the profile's path is empty; give the JSON file 'iosizer calibrate --output' wrote")
     try:
+        problem = input_problem(Path(path))
+        if problem is None:
+            size = Path(path).stat().st_size
+            if size > MAX_PROFILE_BYTES:
+                problem = (f"is {size / 2**20:.0f} MiB, more than any profile "
+                           f"({MAX_PROFILE_BYTES // 2**20} MiB): not a profile")
+        if problem is not None:
+            raise ProfileError(f"{path}: cannot read profile: {problem}")
         text = Path(path).read_text(encoding="utf-8")
     except OSError as error:
         raise ProfileError(f"{path}: cannot read profile ({error.strerror or error})") from None
+    except UnicodeDecodeError:
+        raise ProfileError(f"{path}: not a JSON profile (not UTF-8 text)") from None
     try:
         data = json.loads(text)
     except json.JSONDecodeError as error:

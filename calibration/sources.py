@@ -103,8 +103,45 @@ def _whole(text: object, path: str, what: str) -> float:
     return value
 
 
-def _read_text(path: Path) -> tuple[str, bytes]:
+def _number(value: object, path: str, what: str, default: float = 0.0) -> float:
+    """A number of a tool's JSON: a JSON number or numeric text (fio writes options as text), finite.
+
+    Missing (None, "") is ``default``; a bool, an object or a word is a one-line error naming ``what``.
+    """
+    if value is None or value == "":
+        return default
+    if isinstance(value, bool) or not isinstance(value, (int, float, str)):
+        raise _fail(path, f"{what} is {value!r}, not a number")
     try:
+        number = float(value)
+    except ValueError:
+        raise _fail(path, f"{what} is {value!r}, not a number") from None
+    if not math.isfinite(number):
+        raise _fail(path, f"{what} is {value!r}, not a finite number")
+    return number
+
+
+def _object(value: object, path: str, what: str) -> Mapping[str, Any]:
+    """A JSON object of a tool's output (absent is empty); anything else is a one-line error."""
+    if value is None:
+        return {}
+    if not isinstance(value, Mapping):
+        raise _fail(path, f"{what} is {type(value).__name__} {_short(value)}, not an object")
+    return value
+
+
+def _short(value: object) -> str:
+    text = repr(value)
+    return text if len(text) <= 40 else text[:37] + "..."
+
+
+def _read_text(path: Path) -> tuple[str, bytes]:
+    from iosizer.calibration.files import input_problem
+
+    try:
+        problem = input_problem(path)
+        if problem is not None:
+            raise _fail(str(path), problem)
         size = path.stat().st_size
         if size > MAX_SOURCE_BYTES:
             raise _fail(str(path), f"is {size / 2**20:.0f} MiB, more than a benchmark summary "
@@ -124,21 +161,24 @@ def _read_text(path: Path) -> tuple[str, bytes]:
 def _fio_direction(job: Mapping[str, Any], name: str, path: str) -> tuple[float, float, float, dict[float, float]]:
     """(iops, mean latency s, I/Os, clat percentiles) of one direction of a fio job."""
     part = job.get(name) or {}
+    job_name = f"job {job.get('jobname')!r}"
     if not isinstance(part, Mapping):
-        raise _fail(path, f"job {job.get('jobname')!r}: '{name}' is not an object")
-    iops = float(part.get("iops", 0.0) or 0.0)
-    ios = float(part.get("total_ios", 0.0) or 0.0)
+        raise _fail(path, f"{job_name}: '{name}' is not an object")
+    iops = _number(part.get("iops"), path, f"{job_name}: {name} iops")
+    ios = _number(part.get("total_ios"), path, f"{job_name}: {name} total_ios")
     if iops <= 0:
         return 0.0, 0.0, 0.0, {}
     lat = part.get("lat_ns")
-    if isinstance(lat, Mapping) and float(lat.get("mean", 0.0) or 0.0) > 0:
-        mean_ns = float(lat["mean"])
+    if isinstance(lat, Mapping) and _number(lat.get("mean"), path, f"{job_name}: {name} lat_ns mean") > 0:
+        mean_ns = _number(lat["mean"], path, f"{job_name}: {name} lat_ns mean")
     else:
         clat, slat = part.get("clat_ns"), part.get("slat_ns")
         if not isinstance(clat, Mapping):
-            raise _fail(path, f"job {job.get('jobname')!r}: {name} has no lat_ns or clat_ns "
+            raise _fail(path, f"{job_name}: {name} has no lat_ns or clat_ns "
                               "(fio 3.x JSON output is needed; older fio reports microseconds)")
-        mean_ns = float(clat.get("mean", 0.0)) + float((slat or {}).get("mean", 0.0))
+        mean_ns = (_number(clat.get("mean"), path, f"{job_name}: {name} clat_ns mean")
+                   + _number(_object(slat, path, f"{job_name}: {name} slat_ns").get("mean"), path,
+                             f"{job_name}: {name} slat_ns mean"))
     percentiles: dict[float, float] = {}
     clat = part.get("clat_ns")
     if isinstance(clat, Mapping) and isinstance(clat.get("percentile"), Mapping):
@@ -169,8 +209,11 @@ def read_fio(path: str | Path) -> list[LoadPoint]:
     jobs = document.get("jobs") if isinstance(document, Mapping) else None
     if not isinstance(jobs, list) or not jobs:
         raise _fail(label, "has no 'jobs' list: not fio JSON output")
-    global_options = document.get("global options") or {}
-    utilization = [float(d.get("util", math.nan)) for d in document.get("disk_util") or []
+    global_options = _object(document.get("global options"), label, "'global options'")
+    disks = document.get("disk_util") or []
+    if not isinstance(disks, list):
+        raise _fail(label, f"'disk_util' is {type(disks).__name__} {_short(disks)}, not a list")
+    utilization = [_number(d.get("util"), label, "disk_util util", math.nan) for d in disks
                    if isinstance(d, Mapping)]
     util = max(utilization) if utilization else None
 
@@ -182,7 +225,7 @@ def read_fio(path: str | Path) -> list[LoadPoint]:
 
     points = []
     for (name, _), clones in groups.items():
-        options = {**global_options, **(clones[0].get("job options") or {})}
+        options = {**global_options, **_object(clones[0].get("job options"), label, f"job {name!r}: 'job options'")}
         depth = _whole(options.get("iodepth", 1), label, f"job {name!r}: iodepth")
         numjobs = _whole(options.get("numjobs", 1), label, f"job {name!r}: numjobs")
         if len(clones) not in (1, int(numjobs)):
@@ -200,13 +243,13 @@ def read_fio(path: str | Path) -> list[LoadPoint]:
                     writes += ios
                 for p, v in pct.items():
                     percentiles.setdefault(p, []).append((iops, v))
-            runtime_s = float(clone.get("job_runtime", 0.0) or 0.0) / 1e3
-            cpu_s += (float(clone.get("usr_cpu", 0.0) or 0.0) + float(clone.get("sys_cpu", 0.0) or 0.0)) \
-                / 100.0 * runtime_s
+            runtime_s = _number(clone.get("job_runtime"), label, f"job {name!r}: job_runtime") / 1e3
+            cpu_s += (_number(clone.get("usr_cpu"), label, f"job {name!r}: usr_cpu")
+                      + _number(clone.get("sys_cpu"), label, f"job {name!r}: sys_cpu")) / 100.0 * runtime_s
         if total_iops <= 0:
             raise _fail(label, f"job {name!r} completed no reads or writes")
         if "rwmixread" in options:
-            read_fraction = float(options["rwmixread"]) / 100.0
+            read_fraction = _number(options["rwmixread"], label, f"job {name!r}: rwmixread") / 100.0
         else:
             read_fraction = reads / (reads + writes) if reads + writes > 0 else None
         bs = options.get("bs") or options.get("blocksize")
@@ -392,6 +435,14 @@ def read_points(paths: list[Path]) -> tuple[list[LoadPoint], str]:
 
 def source_kind(path: Path) -> str:
     """``fio``, ``elbencho``, ``vdbench`` or ``csv``, from the name and the first bytes."""
+    from iosizer.calibration.files import input_problem
+
+    try:
+        problem = input_problem(path)
+    except OSError as error:
+        raise _fail(str(path), f"cannot read file ({error.strerror or error})") from None
+    if problem is not None:  # before a byte is read: a pipe would wait, a device never end
+        raise _fail(str(path), problem)
     if path.suffix.lower() == ".json":
         return "fio"
     try:

@@ -73,6 +73,23 @@ def _validation_message(error: Any) -> str:
     return f"{where}: {first.get('msg', 'invalid')}, got {first.get('input')!r}"
 
 
+def usage_message(error: Exception) -> str:
+    """A usage error's message, with the value typed when typer's own check hides it.
+
+    typer converts option values with pydantic and says "Input should be a valid integer, unable to
+    parse string as an integer" for '--servers 2.5' without the 2.5; the pydantic error behind it
+    keeps the input.
+    """
+    message = error.format_message() if hasattr(error, "format_message") else str(error)
+    cause = error.__cause__
+    if cause is not None and _is_validation_error(cause):
+        message = message.replace("Value error, ", "")  # pydantic's prefix for a validator's own words
+        errors = cause.errors()
+        if errors and "input" in errors[0] and repr(errors[0]["input"]) not in message:
+            message = f"{message.rstrip('.')}, got {errors[0]['input']!r}"
+    return message
+
+
 class _OneLineErrors(TyperGroup):
     """Turn every error into one stderr line and an exit status."""
 
@@ -105,7 +122,7 @@ class _OneLineErrors(TyperGroup):
         except typer.TyperException as error:  # usage errors: missing option, bad value
             context = getattr(error, "ctx", None)
             where = f" (see '{context.command_path} --help')" if context else ""
-            status = _fail(error.format_message() + where, EXIT_BAD_INPUT, type(error).__name__, as_json)
+            status = _fail(usage_message(error) + where, EXIT_BAD_INPUT, type(error).__name__, as_json)
         except (ConsistencyError, ConvergenceError) as error:
             if os.environ.get("IOSIZER_DEBUG"):
                 raise

@@ -52,9 +52,16 @@ def ask(command: str | Iterable[str], /, *arguments: Any, **options: Any) -> Any
     list of dicts, as the command prints it; None for a command that prints
     no answer.
     """
-    from iosizer.cli.catalogue import Role
+    from iosizer.cli.catalogue import NOT_SERVED, Role
 
-    spec = _spec(tuple(command.split()) if isinstance(command, str) else tuple(command))
+    words = tuple(command.split()) if isinstance(command, str) else tuple(command) \
+        if isinstance(command, (list, tuple)) else None
+    if words is None or not all(isinstance(w, str) for w in words):
+        raise InputError(f"ask takes a command as text ('size servers') or a list of words, got {command!r}")
+    if words in NOT_SERVED:  # 'serve' would start a server in this process and never return
+        raise InputError(f"iosizer {' '.join(words)} {NOT_SERVED[words]}: it has no answer to ask for; "
+                         "run it from the command line")
+    spec = _spec(words)
     fields = {f.key: f for f in spec.fields if f.role is not Role.format}
     options = {**_by_position(spec, arguments, options), **options}
     unknown = sorted(set(options) - set(fields))
@@ -149,7 +156,9 @@ def _run(argv: list[str]) -> Any:
     except typer.Exit:  # an eager option (--version) answered
         return None
     except typer.TyperException as error:  # a word the command line refuses: click's own message
-        raise InputError(" ".join(error.format_message().split())) from None
+        from iosizer.cli.app import usage_message
+
+        raise InputError(" ".join(usage_message(error).split())) from None
     if not reports:
         return None
     return json.loads(to_json(reports[-1].data))

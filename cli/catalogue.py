@@ -40,7 +40,7 @@ from functools import lru_cache
 from pathlib import Path
 from typing import Annotated, Any, Iterable, Mapping, Union, get_args, get_origin
 
-from pydantic import AfterValidator, BaseModel, ConfigDict, Field, create_model
+from pydantic import AfterValidator, BaseModel, BeforeValidator, ConfigDict, Field, create_model
 
 from iosizer.errors import InputError
 
@@ -96,6 +96,17 @@ def _no_server_path(text: str) -> str:
 
 
 SafeText = Annotated[str, AfterValidator(_no_server_path)]
+
+
+def _not_a_bool(value: Any) -> Any:
+    # JSON true is 1 to pydantic's lax numbers; to a planner it is a mistake, as on the command line.
+    if isinstance(value, bool):
+        raise ValueError(f"a number is expected, not {str(value).lower()}")
+    return value
+
+
+#: A number field of a request: a JSON number (or numeric text), never true/false.
+_NUMBERS = {int: Annotated[int, BeforeValidator(_not_a_bool)], float: Annotated[float, BeforeValidator(_not_a_bool)]}
 
 
 def unit_of(name: str) -> str | None:
@@ -472,7 +483,7 @@ def _field_type(spec: FieldSpec) -> Any:
     elif isinstance(spec.annotation, type) and issubclass(spec.annotation, Path):
         element = SafeText
     else:
-        element = spec.annotation
+        element = _NUMBERS.get(spec.annotation, spec.annotation)
     return list[element] if spec.many else element
 
 

@@ -142,6 +142,17 @@ def _is_numeric(rows: list[dict[str, Any]], name: str) -> bool:
 OUTPUT_RULE = "iosizer writes only into a folder that exists"
 
 
+def missing_folder(flag: str, folder: Path, text: str) -> str:
+    """The error for an output whose folder is not a folder: missing, or a file in the way."""
+    existing = next((p for p in (folder, *folder.parents) if p.exists()), None)
+    if existing == folder:  # '/etc/passwd/x.json': the folder is a file
+        return f"{flag}: '{folder}' of '{text}' is a file, not a folder ({OUTPUT_RULE})"
+    if existing is not None and not existing.is_dir():
+        return (f"{flag}: folder '{folder}' of '{text}' does not exist: '{existing}' is a file, not a folder "
+                f"({OUTPUT_RULE})")
+    return f"{flag}: folder '{folder}' of '{text}' does not exist ({OUTPUT_RULE}; create it first)"
+
+
 def check_output_path(path: Path | None, flag: str) -> Path | None:
     """Refuse an output location before anything is computed (one rule for every output).
 
@@ -163,7 +174,7 @@ def check_output_path(path: Path | None, flag: str) -> Path | None:
             raise InputError(f"{flag}: '{text}' exists and is not a regular file")
         folder = path.parent
         if not folder.is_dir():
-            raise InputError(f"{flag}: folder '{folder}' of '{text}' does not exist ({OUTPUT_RULE}; create it first)")
+            raise InputError(missing_folder(flag, folder, text))
     except OSError as error:
         raise InputError(f"{flag}: cannot use '{text}': {error.strerror or error}") from None
     try:

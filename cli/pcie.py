@@ -185,7 +185,7 @@ def rmw(
     from iosizer.calibration import pcie as family
     from iosizer.model.pcie import TOTAL_LANES, TRANSFER_BYTES, access_pattern, rmw_throughput
 
-    size = TRANSFER_BYTES.check(family.resolve_pattern(pattern_name or str(family.WORST_CASE_BYTES)), "--pattern")
+    size = TRANSFER_BYTES.check(family.resolve_pattern(str(family.WORST_CASE_BYTES) if pattern_name is None else pattern_name), "--pattern")
     mps = family.link_config(mps_bytes=mps).mps_bytes
     if lanes is None:
         lane_counts = family.measured_lanes()

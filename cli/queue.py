@@ -327,6 +327,9 @@ def erlang(
         servers, offered_load = settings.servers, arrival_rate / settings.service_rate
         notes.append(f"offered load {offered_load:.6g} erlangs = arrival rate / calibrated service rate "
                      f"{settings.service_rate:.6g} from {profile}")
+    elif arrival_rate is not None:  # was silently ignored (nan and -1 included)
+        raise InputError("--arrival-rate goes with --profile (which supplies the service rate); "
+                         "without one give --offered-load (arrival rate / service rate)")
     elif servers is None or offered_load is None:
         raise InputError("give --servers and --offered-load (or --profile FILE with --arrival-rate)")
     else:

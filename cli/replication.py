@@ -28,10 +28,13 @@ def _links(text: str | None) -> list[str]:
         return [baseline_link()]
     if text.strip().lower() == "all":
         return link_names()
-    given = [part.strip() for part in text.split(",") if part.strip()]
-    names = [resolve_link(part) for part in given]
-    if not names:
+    given = [part.strip() for part in text.split(",")]
+    if not any(given):
         raise InputError(f"--link: expected one of {', '.join(link_names())}, got {text!r}")
+    if not all(given):  # '1g,' or '1g,,10g': a typo, never a silently shorter list
+        raise InputError(f"--link: {text!r} has an empty item; give links separated by single commas, "
+                         f"such as 1g,10g")
+    names = [resolve_link(part) for part in given]
     reject_repeats(names, "--link", given)
     return names
 

@@ -22,7 +22,7 @@ from typing import Annotated, Any, Iterator
 import typer
 
 from iosizer.cli.options import FormatOption
-from iosizer.cli.output import OUTPUT_RULE, OutputFormat, Panel, Report, Series, emit, format_number, to_json
+from iosizer.cli.output import OutputFormat, Panel, Report, Series, emit, format_number, missing_folder, to_json
 from iosizer.errors import InputError
 
 #: Written in every report folder: only such a folder is ever replaced.
@@ -54,8 +54,7 @@ def _check_target(output_dir: Path) -> Path:
     parent = target.absolute().parent
     if not parent.is_dir():
         # One rule for every output: the folder it goes into must exist.
-        raise InputError(f"--output-dir: folder '{parent}' of '{output_dir}' does not exist "
-                         f"({OUTPUT_RULE}; create it first)")
+        raise InputError(missing_folder("--output-dir", parent, str(output_dir)))
     try:
         probe = tempfile.mkdtemp(prefix=f".{target.name}.", suffix=".probe", dir=parent)
         os.rmdir(probe)

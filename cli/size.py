@@ -10,7 +10,6 @@ carries ``<key>_ci_low`` / ``<key>_ci_high``.
 
 from __future__ import annotations
 
-import math
 from pathlib import Path
 from typing import Annotated, Any
 
@@ -181,6 +180,9 @@ def load(
         _closed_load(target_response_s, percentile, target_wait_probability, demand, think_time, servers,
                      calibrated, profile, output_format)
     else:
+        if think_time is not None:  # was silently ignored (even -1 or nan)
+            raise InputError("--think-time belongs to a closed network (give --demand per station, or a "
+                             "closed-network --profile); an M/M/c queue has none")
         _mmc_load(target_response_s, percentile, target_wait_probability, service_rate, servers, calibrated,
                   profile, output_format)
 
@@ -194,7 +196,7 @@ def _mmc_load(target_response_s: float | None, percentile: float | None, target_
         if service_rate is not None:
             raise InputError("--profile supplies the service rate; drop --service-rate")
         mu = calibrated.value("service_rate_per_s")
-        count = int(servers[0]) if servers else int(calibrated.options["servers"])
+        count = _whole(servers) if servers else int(calibrated.options["servers"])
     else:
         if service_rate is None or not servers:
             raise InputError("give --service-rate and --servers (M/M/c), or --demand per station (closed network)")
@@ -217,15 +219,16 @@ def _mmc_load(target_response_s: float | None, percentile: float | None, target_
 
 
 def _whole(servers: list[str]) -> int:
+    """The one M/M/c server count, within the mmc family's declaration (nan and 1e308 included)."""
+    from iosizer.model.registry import declaration
+
     if len(servers) != 1:
         raise InputError("M/M/c takes one --servers value")
     try:
         value = float(servers[0])
     except ValueError:
         raise InputError(f"--servers must be a whole number >= 1, got {servers[0]!r}") from None
-    if value < 1 or value != math.floor(value):
-        raise InputError(f"--servers must be a whole number >= 1, got {servers[0]!r}")
-    return int(value)
+    return int(declaration("mmc").spec("servers").check(value, "--servers"))
 
 
 def _closed_load(target_response_s: float | None, percentile: float | None, target_wait_probability: float | None,

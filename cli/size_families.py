@@ -136,7 +136,7 @@ def lanes(
     from iosizer.model.family_sizing import most_ports_within_loss
     from iosizer.model.pcie import access_pattern
 
-    size = family.resolve_pattern(pattern or str(family.WORST_CASE_BYTES))
+    size = family.resolve_pattern(str(family.WORST_CASE_BYTES) if pattern is None else pattern)
     mps = family.link_config(mps_bytes=mps).mps_bytes
     calibrated = None
     if profile is not None:
@@ -152,9 +152,14 @@ def lanes(
         chosen = access_pattern(size, mps, split_at_line=True)
     else:
         raise InputError(f"--mitigation must be gather-dif or split-at-64, got {mitigation!r}")
+    from iosizer.model.family_sizing import MAX_PORTS_SEARCHED
+
     per_port = platform.link.lanes
     if max_lanes < per_port:
         raise InputError(f"--max-lanes must be at least one x{per_port} port, got {max_lanes}")
+    if max_lanes > MAX_PORTS_SEARCHED * per_port:  # 10^9 lanes searched 2,558 ports for two minutes
+        raise InputError(f"--max-lanes must lie in [{per_port}, {MAX_PORTS_SEARCHED * per_port}] "
+                         f"({MAX_PORTS_SEARCHED} x{per_port} ports), got {max_lanes}")
     top = max_lanes // per_port
     sized = most_ports_within_loss(platform, chosen, budget_pct, top)
     data: dict[str, Any] = {"transfer_bytes": size, "mps_bytes": mps, "mitigation": mitigation,
@@ -227,13 +232,24 @@ def hba(
     from iosizer.model.family_sizing import hba_sizing
     from iosizer.model.registry import declaration
 
+    from iosizer.cli.params import parse_grid
+    from iosizer.model.family_sizing import MAX_PORTS
+    from iosizer.model.hba import BLOCK_KIB, CORES, OFFERED_IOPS, STORAGE_US
+
     family = declaration("hba")
-    offered = _floats(tenant_iops, "tenant-iops")
-    sizes_kib = _floats(block_kib, "block-kib") if block_kib else [family.default("block_kib")]
+    # Every value within the hba family's declarations (the bound in the message), as 'hba response' checks.
+    offered = parse_grid(tenant_iops, "tenant-iops", OFFERED_IOPS)
+    sizes_kib = parse_grid(block_kib, "block-kib", BLOCK_KIB) if block_kib is not None else [family.default("block_kib")]
     if len(sizes_kib) not in (1, len(offered)):
         raise InputError(f"--block-kib: give one size or one per tenant ({len(offered)}), got {len(sizes_kib)}")
-    if ports < 1:
-        raise InputError(f"--ports must be a whole number >= 1, got {ports}")
+    if not 1 <= ports <= MAX_PORTS:
+        raise InputError(f"--ports must be a whole number in [1, {MAX_PORTS}], got {ports}")
+    if cores is not None:
+        CORES.check(cores, "--cores")
+    if storage_us is not None:
+        STORAGE_US.check(storage_us, "--storage-us")
+    if not (math.isfinite(target_response_us) and target_response_us > 0):
+        raise InputError(f"--target-response-us must be a finite number > 0, got {target_response_us:g}")
     storage = family.default("storage_us") if storage_us is None else storage_us
     values = None
     if profile is not None:
@@ -389,10 +405,12 @@ def outstanding(
         calibrated = family.shipped_profile("replication", link)
     from iosizer.calibration.profile import profile_values
 
+    from iosizer.model.replication import BLOCK_SIZE, OUTSTANDING
+
     values = profile_values(calibrated)
     system = replication_system(values)
-    block = values["block_kib"] if block_kib is None else block_kib
-    depth = values["outstanding"] if at_outstanding is None else at_outstanding
+    block = values["block_kib"] if block_kib is None else BLOCK_SIZE.check(block_kib, "--block-kib")
+    depth = values["outstanding"] if at_outstanding is None else OUTSTANDING.check(at_outstanding, "--outstanding")
     data: dict[str, Any] = {"link": values["link"], "block_kib": block}
     if target_iops is not None:
         sized = outstanding_for_iops(system, block, target_iops)

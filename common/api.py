@@ -55,6 +55,8 @@ def families() -> list[str]:
 
 def family(name: str) -> "ModelFamily":
     """The family ``name`` (see :func:`families`); an unknown name raises :class:`InputError`."""
+    if not isinstance(name, str):  # a list was a TypeError from the cache
+        raise InputError(f"a family is named by text (see iosizer.families()), got {type(name).__name__} {name!r}")
     return _family(name)
 
 
@@ -79,9 +81,15 @@ def extrapolate(profiles: Sequence["Profile | str | Path"], cpu_speed: float,
     Returns the extrapolation: ``.profile`` (usable wherever a profile is),
     ``.parameters`` (how each parameter was carried) and ``.warnings``.
     """
+    import os
+
     from iosizer.calibration.extrapolate import extrapolate as carry
     from iosizer.calibration.profile import Profile
 
+    if isinstance(profiles, (str, os.PathLike, Profile)):  # one profile (a path's letters are not profiles)
+        profiles = [profiles]
+    if not isinstance(profiles, Sequence):
+        raise InputError(f"extrapolate takes profiles (or their paths) in a list, got {type(profiles).__name__}")
     loaded = [p if isinstance(p, Profile) else load_profile(p) for p in profiles]
     return carry(loaded, cpu_speed, cpu_name)
 
@@ -311,7 +319,15 @@ class ModelFamily:
             )
         arrays = {}
         for column in self.columns.inputs:
-            array = np.asarray(given[column.name], dtype=np.float64)
+            given_value = given[column.name]
+            try:
+                kind = np.asarray(given_value).dtype
+                array = np.asarray(given_value, dtype=np.float64)
+            except (TypeError, ValueError):  # a word, a mapping, ragged lists
+                raise InputError(f"{column.name} ({column.unit}) must be a number or an array of numbers, "
+                                 f"got {_shown(given_value)}") from None
+            if kind == np.bool_ or kind == np.object_:  # True is not a rate; None is not a number
+                raise InputError(f"{column.name} ({column.unit}) must be numbers, got {_shown(given_value)}")
             bad = ~np.isfinite(array) | (array < column.minimum) | (array > column.maximum)
             if column.integer:
                 bad |= array != np.floor(array)
@@ -338,6 +354,15 @@ class ModelFamily:
         return FitReport(calibrate(self.name, data, options, **cpu, **extra))
 
 
+#: How an error names data given as a mapping of columns (a CSV "line" is its row + 1, the header being 1).
+_IN_MEMORY = "<in-memory columns>"
+
+
+def _shown(value: Any) -> str:
+    text = repr(value)
+    return text if len(text) <= 60 else text[:57] + "..."
+
+
 def _dataset(schema: "Schema", columns: Mapping[str, Any]) -> Any:
     """An in-memory dataset, checked like a CSV file's rows."""
     import csv
@@ -346,7 +371,15 @@ def _dataset(schema: "Schema", columns: Mapping[str, Any]) -> Any:
 
     from iosizer.calibration.dataset import load_dataset
 
+    from iosizer.errors import DatasetError
+
     names = list(columns)
+    if not names:
+        raise InputError(f"no columns given; {schema.name} calibrates from "
+                         f"{', '.join(c.name for c in schema.columns if c.required)}")
+    for name in names:
+        if isinstance(columns[name], (str, bytes)) or not hasattr(columns[name], "__len__"):
+            raise InputError(f"column '{name}' must be a list or an array of values, got {_shown(columns[name])}")
     lengths = {len(list(columns[n])) for n in names}
     if len(lengths) != 1:
         raise InputError(f"columns {', '.join(names)} differ in length")
@@ -358,8 +391,11 @@ def _dataset(schema: "Schema", columns: Mapping[str, Any]) -> Any:
     with tempfile.TemporaryDirectory() as folder:
         path = Path(folder) / "data.csv"
         path.write_text(text.getvalue(), encoding="utf-8")
-        dataset = load_dataset(path, schema)
-    return replace(dataset, path="<in-memory columns>")
+        try:
+            dataset = load_dataset(path, schema)
+        except DatasetError as error:  # name the columns as the caller gave them, not a temporary file
+            raise DatasetError(str(error).replace(str(path), _IN_MEMORY)) from None
+    return replace(dataset, path=_IN_MEMORY)
 
 
 def _calibration_module(name: str) -> Any:

@@ -7,9 +7,14 @@ parameter and the first offending value.
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 import numpy as np
 
 from iosizer.errors import InputError
+
+if TYPE_CHECKING:
+    from iosizer.model.family import ParameterSpec
 
 
 def _first_bad(values: np.ndarray, bad: np.ndarray) -> float:
@@ -45,6 +50,16 @@ def as_nonnegative(name: str, value: object) -> np.ndarray:
     bad = array < 0
     if bad.any():
         raise InputError(f"{name} must be >= 0, got {_first_bad(array, bad):g}")
+    return array
+
+
+def as_declared(name: str, value: object, spec: "ParameterSpec") -> np.ndarray:
+    """Finite and inside ``spec``'s declared bounds (inclusive); the error gives the bound."""
+    array = as_finite(name, value)
+    low, high = spec.bounds
+    bad = (array < low) | (array > high)
+    if bad.any():
+        raise InputError(f"{name} must lie in [{low:g}, {high:g}] ({spec.unit}), got {_first_bad(array, bad):g}")
     return array
 
 

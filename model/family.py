@@ -49,6 +49,7 @@ __all__ = [
     "Question",
     "Role",
     "Schema",
+    "check_cpu_name",
     "cpu_speed_factor",
 ]
 
@@ -172,6 +173,10 @@ class ParameterSpec:
     def check(self, value: object, label: str | None = None) -> Any:
         """``value`` as a float inside the declared domain, or a one-line :class:`InputError`."""
         name = label or self.name
+        # A bool is an int to Python, but never a count or a rate to a planner: only a declared
+        # on/off switch (a whole number in [0, 1], such as ECRC) takes True or False.
+        if isinstance(value, bool) and not (self.integer and self.bounds == (0, 1)):
+            raise InputError(f"{name} must be a number ({self.unit}), got {value!r}")
         if self.choices and isinstance(self.choices[0], str):
             text = str(value).strip().lower()
             if text not in self.choices:
@@ -224,6 +229,18 @@ CPU_SPEED = ParameterSpec(
     "extrapolation that holds over a few generations at most; 64x either way (about a dozen generations) "
     "is past anything it can represent: a parameter carried further is no prediction",
     "per-core speed of a CPU relative to the reference CPU", kind="setting")
+
+
+def check_cpu_name(name: object, label: str = "--cpu-name") -> str | None:
+    """The name of the CPU a profile was measured on or is carried to: None, or non-blank text."""
+    if name is None:
+        return None
+    if not isinstance(name, str):
+        raise InputError(f"{label} must be text (the CPU's name), got {type(name).__name__} {name!r}")
+    text = " ".join(name.split())  # one line: it is printed in notes and tables
+    if not text:
+        raise InputError(f"{label} is empty; name the CPU (e.g. 'Xeon E5-2698 v4') or leave the option out")
+    return text
 
 
 def cpu_speed_factor(target: float, measured: float, label: str = "cpu_speed") -> float:

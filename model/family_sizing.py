@@ -127,7 +127,14 @@ class PortSizing:
         return _plain(self)
 
 
-def most_ports_within_loss(platform: Any, pattern: Any, budget_pct: float, max_ports: int = 128) -> PortSizing:
+#: The most ports the RMW search goes to. Each step solves a multi-class MVA with one class per port:
+#: 128 ports (1,024 lanes at x8, eight times the lanes of the largest socket, TOTAL_LANES) answer in
+#: seconds; a search let run to 2,558 ports took two minutes and 1.8 GB.
+MAX_PORTS_SEARCHED = 128
+
+
+def most_ports_within_loss(platform: Any, pattern: Any, budget_pct: float,
+                           max_ports: int = MAX_PORTS_SEARCHED) -> PortSizing:
     """Most ports sharing the RMW unit with loss <= ``budget_pct`` (monotone search on the MVA model).
 
     ``ports`` None: even one port exceeds the budget. ``ports`` equal to
@@ -137,6 +144,8 @@ def most_ports_within_loss(platform: Any, pattern: Any, budget_pct: float, max_p
 
     if not 0 <= budget_pct < 100:
         raise InputError(f"--budget-pct must lie in [0, 100), got {budget_pct:g}")
+    if not 1 <= max_ports <= MAX_PORTS_SEARCHED:
+        raise InputError(f"max_ports must lie in [1, {MAX_PORTS_SEARCHED}], got {max_ports}")
     per_port = platform.link.lanes
     cache: dict[int, float] = {}
 
@@ -226,16 +235,24 @@ class HbaSizing:
         return _plain(self)
 
 
+#: The most physical ports the hba sizing searches (and a planner may give as ``given_ports``).
+MAX_PORTS = 4096
+
+
 def hba_sizing(port: Any, mode: str, tenant_iops: Sequence[float], block_bytes: Sequence[float],
                target_response_us: float, storage_us: float, given_ports: int = 1,
-               max_ports: int = 4096, max_cores: int = 1024, service_scv: float = 1.0) -> HbaSizing:
+               max_ports: int = MAX_PORTS, max_cores: int = 1024, service_scv: float = 1.0) -> HbaSizing:
     """Physical ports (each with ``port.cores`` cores) and cores per port (at ``given_ports``) for every
     tenant's response to stay within ``target_response_us`` (monotone searches on :func:`hba_response_us`;
-    ``service_scv`` the cores' and link's cv^2, 1 exponential)."""
-    from iosizer.model.hba import FcPort
+    ``service_scv`` the cores' and link's cv^2, 1 exponential). The storage delay and block sizes are
+    checked against the hba family's declarations."""
+    from iosizer.model.hba import BLOCK_BYTES, STORAGE_US, FcPort
 
-    if target_response_us <= 0:
-        raise InputError(f"--target-response-us must be > 0, got {target_response_us:g}")
+    if not (math.isfinite(target_response_us) and target_response_us > 0):
+        raise InputError(f"--target-response-us must be a finite number > 0, got {target_response_us:g}")
+    STORAGE_US.check(storage_us, "storage_us")
+    for size in np.atleast_1d(np.asarray(block_bytes, dtype=np.float64)):
+        BLOCK_BYTES.check(size, "block_bytes")
     if not tenant_iops or any(v < 0 or not math.isfinite(v) for v in tenant_iops) or sum(tenant_iops) <= 0:
         raise InputError("--tenant-iops needs at least one tenant and a positive total")
 
@@ -434,10 +451,11 @@ class OutstandingSizing:
 def outstanding_for_iops(system: Any, block_kib: float, target_iops: float,
                          max_outstanding: int | None = None) -> OutstandingSizing:
     """Fewest outstanding I/Os with IOPS >= target (X(N) grows with N up to the protocol/bandwidth cap)."""
-    from iosizer.model.replication import MAX_OUTSTANDING, replication
+    from iosizer.model.replication import BLOCK_SIZE, MAX_OUTSTANDING, replication
 
     if target_iops <= 0 or not math.isfinite(target_iops):
         raise InputError(f"--target-iops must be a finite number > 0, got {target_iops:g}")
+    BLOCK_SIZE.check(block_kib, "block_kib")
     top = MAX_OUTSTANDING if max_outstanding is None else int(max_outstanding)
     at = lambda n: replication(system, block_kib, n)  # noqa: E731
     one = at(1)
@@ -460,8 +478,11 @@ def largest_replication_iops(system: Any, block_kib: float, target_latency_us: f
                              max_outstanding: int | None = None) -> dict[str, Any]:
     """Largest IOPS with mean write latency within the target: the most outstanding I/Os whose latency
     R(N) (growing with N) stays within it, and the IOPS they carry."""
-    from iosizer.model.replication import MAX_OUTSTANDING, replication
+    from iosizer.model.replication import BLOCK_SIZE, MAX_OUTSTANDING, replication
 
+    if target_latency_us <= 0 or not math.isfinite(target_latency_us):  # nan was taken as "no limit"
+        raise InputError(f"--target-latency-us must be a finite number > 0, got {target_latency_us:g}")
+    BLOCK_SIZE.check(block_kib, "block_kib")
     top = MAX_OUTSTANDING if max_outstanding is None else int(max_outstanding)
     at = lambda n: replication(system, block_kib, n)  # noqa: E731
     if float(at(1).latency_us) > target_latency_us:

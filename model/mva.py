@@ -345,6 +345,26 @@ POPULATION = ParameterSpec(
     "jobs circulating in the closed network (N)", kind="setting", integer=True)
 
 
+def _check_scale(demands: np.ndarray, think: np.ndarray | float, population: object) -> None:
+    """The times MVA forms must stay floats: N (Z + sum D) and min(N / (Z + sum D), 1 / D_max) finite.
+
+    Each is a bound MVA reaches (the cycle time at population N; the throughput's asymptotic
+    bound), so past 1.8e308 every answer is inf or nan: an input error (a time in the wrong
+    unit), not the self-check's ConsistencyError.
+    """
+    jobs = float(np.max(population))
+    rows = np.atleast_2d(demands)
+    cycle = np.asarray(think, dtype=np.float64) + np.sum(rows, axis=-1)
+    with np.errstate(over="ignore", divide="ignore"):
+        longest = jobs * np.max(cycle)
+        fastest = np.max(np.minimum(jobs / cycle, 1.0 / np.max(rows, axis=-1)))
+    if not (math.isfinite(longest) and math.isfinite(fastest)):
+        raise InputError(
+            f"demands and think time (sum {float(np.max(cycle)):g}) at population {jobs:g} put MVA's times "
+            f"outside double precision ({longest:g} per cycle, throughput up to {fastest:g}); "
+            "give them in another time unit")
+
+
 def _as_population(value: object, stations: int = 1) -> int:
     array = as_server_count("population", value)
     if array.ndim != 0:
@@ -876,6 +896,7 @@ def mva(
     d = _as_demands(demands)
     z = _as_think("think_time", think_time)
     n_max = _as_population(population, d.size)
+    _check_scale(d, z, n_max)
     c = _as_servers(servers, d.size)
     scv = _as_scv(service_scv, d.size)
 
@@ -956,6 +977,7 @@ def _as_multiclass(
         )
     if n.sum() <= 0:
         raise InputError("populations must hold at least one job, got all zeros")
+    _check_scale(d, z, n.sum())
     return d, z, n.astype(np.int64), _as_servers(servers, n_stations)
 
 
@@ -1258,6 +1280,7 @@ def mva_batch(demands: object, think_time: object, population: int,
     d = np.atleast_2d(as_positive("demands", demands))
     z = np.broadcast_to(as_nonnegative("think_time", think_time), (d.shape[0],)).astype(np.float64)
     n_jobs = _as_population(population)
+    _check_scale(d, z, n_jobs)
     check_batch_steps(n_jobs, d.shape[0])
     scv = _as_scv(service_scv, d.shape[1])
     queue = np.zeros_like(d)

@@ -336,17 +336,17 @@ def _gamma_service_response(log_p_wait: np.ndarray, r: np.ndarray, scv: np.ndarr
 def _mmc_state(arrival_rate: object, service_rate: object, servers: object,
                percentile: object) -> tuple[np.ndarray, ...]:
     """(lambda, mu, theta, ln C, ln(1 - C), q) broadcast, after the stability check."""
-    from iosizer.model.queueing import _check_stable, _erlang_c_stable
+    from iosizer.model.queueing import _check_stable, _erlang_c_stable, _spare
 
     lam = as_positive("arrival_rate", arrival_rate)
     mu = as_positive("service_rate", service_rate)
     c = as_server_count("servers", servers)
     q = _as_probability(percentile)
     lam, mu, c, q = np.broadcast_arrays(lam, mu, c, q)
-    _check_stable(lam / (c * mu), "M/M/1 queue" if np.all(c == 1) else "M/M/c queue")
+    _check_stable(lam / mu / c, "M/M/1 queue" if np.all(c == 1) else "M/M/c queue")
     with np.errstate(under="ignore", over="ignore"):
         p_wait = np.asarray(_erlang_c_stable(c, lam / mu), dtype=np.float64)
-    theta = c * mu - lam
+    theta = _spare(lam, mu, c)
     return lam, mu, theta, _log(p_wait), np.log1p(-p_wait), q
 
 

@@ -40,11 +40,21 @@ import numpy as np
 from iosizer.errors import ConsistencyError, InputError, UnstableQueueError
 from iosizer.model.family import Column, CpuScaling, Family, FitPlan, ParameterSpec, Question, Role, Schema
 from iosizer.model._validate import (
-    as_nonnegative,
+    as_declared,
     as_positive,
     as_server_count,
     scalar_or_array,
 )
+
+#: Variability of an open queue's inter-arrival or service times (M/G/1, G/G/c), declared once:
+#: the queue commands, the percentiles and ``iosizer simulate`` check against it.
+SCV = ParameterSpec(
+    "scv", "1", 1.0, (0.0, 100.0), "assumed",
+    "1 is exponential (Poisson arrivals, M/M/c service), 0 constant; measured I/O service times have cv^2 "
+    "from near 0 (a fixed transfer) to a few (a mix of cache hits and seeks). Both mean-value formulas grow "
+    "linearly in cv^2, so a value past 100 (a standard deviation ten times the mean) only scales the wait "
+    "by a number no measurement supports: it is a typo, refused",
+    "squared coefficient of variation (variance / mean^2) of inter-arrival or service times")
 
 #: Relative tolerance of the self-check; results are computed in float64.
 _SELF_CHECK_RTOL = 1e-9
@@ -52,6 +62,7 @@ _SELF_CHECK_RTOL = 1e-9
 _CDF_FLOOR = 1e-290
 
 __all__ = [
+    "SCV",
     "QueueResult",
     "erlang_b",
     "erlang_c",
@@ -226,6 +237,11 @@ def _erlang_c_stable(c: np.ndarray, a: np.ndarray) -> np.ndarray:
     return blocking / (1.0 - rho * (1.0 - blocking))
 
 
+def _spare(lam: np.ndarray, mu: np.ndarray, c: np.ndarray) -> np.ndarray:
+    """Spare capacity c mu - lambda, as mu (c - lambda / mu): c mu alone overflows for rates near 1e308."""
+    return mu * (c - lam / mu)
+
+
 def _check_stable(utilization: np.ndarray, where: str) -> None:
     unstable = utilization >= 1.0
     if unstable.any():
@@ -286,7 +302,7 @@ def _self_check(
         | ~np.isfinite(p_wait),
         "response below the service time": w < (1.0 / mu) * (1 - _SELF_CHECK_RTOL),
         "wait above its P(wait) = 1 bound": np.asarray(result.mean_wait)
-        > variability / (c * mu - lam) * (1 + _SELF_CHECK_RTOL),
+        > variability / _spare(lam, mu, c) * (1 + _SELF_CHECK_RTOL),
         "Little's law L = lambda W broken": little_gap
         > _SELF_CHECK_RTOL * np.maximum(in_system, 1.0),
     }
@@ -311,7 +327,7 @@ def _result(
     where: str,
     variability: np.ndarray | float = 1.0,
 ) -> QueueResult:
-    rho = lam / (c * mu)
+    rho = lam / mu / c  # not lam / (c mu): c mu overflows first (1e308 per server x 2 servers)
     mean_response = mean_wait + 1.0 / mu
     shape = np.broadcast_shapes(np.shape(rho), np.shape(p_wait), np.shape(mean_wait))
     out = [
@@ -337,9 +353,9 @@ def mmc(arrival_rate: object, service_rate: object, servers: object) -> QueueRes
     c = as_server_count("servers", servers)
     lam, mu, c = np.broadcast_arrays(lam, mu, c)
     name = "M/M/1" if np.all(c == 1) else "M/M/c"
-    _check_stable(lam / (c * mu), f"{name} queue")
+    _check_stable(lam / mu / c, f"{name} queue")
     p_wait = _erlang_c_stable(c, lam / mu)
-    mean_wait = p_wait / (c * mu - lam)
+    mean_wait = p_wait / _spare(lam, mu, c)
     return _result(lam, mu, c, p_wait, mean_wait, name)
 
 
@@ -358,7 +374,7 @@ def mg1(arrival_rate: object, service_rate: object, service_scv: object) -> Queu
     """
     lam = as_positive("arrival_rate", arrival_rate)
     mu = as_positive("service_rate", service_rate)
-    scv = as_nonnegative("service_scv", service_scv)
+    scv = as_declared("service_scv", service_scv, SCV)
     lam, mu, scv = np.broadcast_arrays(lam, mu, scv)
     rho = lam / mu
     _check_stable(rho, "M/G/1 queue")
@@ -412,13 +428,13 @@ def ggc(
     lam = as_positive("arrival_rate", arrival_rate)
     mu = as_positive("service_rate", service_rate)
     c = as_server_count("servers", servers)
-    ca2 = as_nonnegative("arrival_scv", arrival_scv)
-    cs2 = as_nonnegative("service_scv", service_scv)
+    ca2 = as_declared("arrival_scv", arrival_scv, SCV)
+    cs2 = as_declared("service_scv", service_scv, SCV)
     lam, mu, c, ca2, cs2 = np.broadcast_arrays(lam, mu, c, ca2, cs2)
-    _check_stable(lam / (c * mu), "G/G/c queue")
+    _check_stable(lam / mu / c, "G/G/c queue")
     p_wait = _erlang_c_stable(c, lam / mu)
     with np.errstate(over="ignore", invalid="ignore"):
-        mean_wait = p_wait / (c * mu - lam) * (ca2 + cs2) / 2.0
+        mean_wait = p_wait / _spare(lam, mu, c) * (ca2 + cs2) / 2.0
     return _result(lam, mu, c, p_wait, mean_wait, "G/G/c", (ca2 + cs2) / 2.0)
 
 
@@ -444,7 +460,7 @@ def mmc_mean_response(arrival_rate: object, service_rate: object, servers: objec
     lam, mu, c = np.broadcast_arrays(lam, mu, c)
     offered = lam / mu
     _check_stable(offered / c, "M/M/1 queue" if np.all(c == 1) else "M/M/c queue")
-    response = _erlang_c_stable(c, offered) / (c * mu - lam) + 1.0 / mu
+    response = _erlang_c_stable(c, offered) / _spare(lam, mu, c) + 1.0 / mu
     if not np.all(np.isfinite(response)):
         raise ConsistencyError("M/M/c mean response is not finite")
     return scalar_or_array(response)

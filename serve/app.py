@@ -93,7 +93,11 @@ def _validation_message(errors: list[Any]) -> str:
             parts.append(f"request body is not valid JSON ({(error.get('ctx') or {}).get('error', 'parse error')})")
             continue
         where = ".".join(str(p) for p in error.get("loc", ()) if p not in ("body", "form"))
-        parts.append(f"{where}: {error.get('msg', '')}" if where else str(error.get("msg", "")))
+        message = str(error.get("msg", "")).removeprefix("Value error, ")  # our validators' own words
+        given = error.get("input")
+        if isinstance(given, (str, int, float)) and error.get("type") != "missing" and repr(given) not in message:
+            message += f", got {given!r}"  # as the command line says it: what was sent
+        parts.append(f"{where}: {message}" if where else message)
     more = len(errors) - len(parts)
     return "; ".join(parts) + (f" (and {more} more)" if more > 0 else "")
 

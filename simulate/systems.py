@@ -211,10 +211,10 @@ def _shipped(family: str) -> dict[str, Any]:
 
 
 def _scv(value: float | None, label: str = "--service-scv") -> float:
-    scv = 1.0 if value is None else float(value)
-    if not (math.isfinite(scv) and 0.0 <= scv <= 100.0):
-        raise InputError(f"{label} must lie in [0, 100], got {scv:g}")
-    return scv
+    """A simulated variability: 1 (exponential) unless given, within the open queues' declared bounds."""
+    from iosizer.model.queueing import SCV
+
+    return SCV.value if value is None else float(SCV.check(value, label))
 
 
 #: The longest replication: a million customers or cycles, one to two minutes of Ciw or SimPy
@@ -328,8 +328,9 @@ def closed_network(*, population: int, demands: Sequence[float] | None = None, t
         notes.append("demands and think time: the closed-network family's shipped profile (its example load test)")
     think = 0.0 if think_time is None else float(think_time)
     counts = [1.0] * len(demands) if servers is None else [float(c) for c in servers]
-    if population < 1:
-        raise InputError(f"--population must be >= 1, got {population}")
+    from iosizer.model.mva import POPULATION
+
+    population = POPULATION.check(population, "--population")  # 10^7 ran for minutes in gigabytes
     if method == "exact":
         solved = mva(list(demands), think, population, counts)
         x, r, used = float(solved.throughput), float(solved.response_time), solved.method
@@ -357,9 +358,9 @@ def oltp(*, added_latency_ns: float, service_scv: float | None = None, run_lengt
     from iosizer.model.latency import OltpNetwork, oltp_degradation_pct
     from iosizer.model.mva import mva_batch
 
-    x = float(added_latency_ns)
-    if not (math.isfinite(x) and x >= 0):
-        raise InputError(f"--added-latency-ns must be >= 0, got {x:g}")
+    from iosizer.model.latency import ADDED_LATENCY
+
+    x = float(ADDED_LATENCY.check(added_latency_ns, "--added-latency-ns"))
     values = _shipped("oltp")
     network = OltpNetwork(terminals=values["terminals"], knee_latency_ns=values["knee_latency_ns"],
                           serial_share=values["serial_share"], think_share=values["think_share"])
@@ -394,9 +395,9 @@ def dma(*, device: str, added_latency_ns: float, service_scv: float | None = Non
     from iosizer.calibration import latency as catalogue
     from iosizer.model.latency import dma as solve
 
-    x = float(added_latency_ns)
-    if not (math.isfinite(x) and x >= 0):
-        raise InputError(f"--added-latency-ns must be >= 0, got {x:g}")
+    from iosizer.model.latency import ADDED_LATENCY
+
+    x = float(ADDED_LATENCY.check(added_latency_ns, "--added-latency-ns"))
     name = device
     chosen = catalogue.device(name)
     if chosen.posted or chosen.local_issue_interval_ns is None:
@@ -425,12 +426,14 @@ def rmw(*, transfer_bytes: int = 520, lanes: int = 8, mps_bytes: int | None = No
     from iosizer.calibration import pcie as shipped
     from iosizer.model.pcie import DLLP_BYTES, access_pattern, rmw_throughput
 
+    from iosizer.model.pcie import TOTAL_LANES, TRANSFER_BYTES
+
     platform = shipped.platform(mps_bytes=mps_bytes)
     per_port = platform.link.lanes
+    lanes = TOTAL_LANES.check(lanes, "--lanes")  # 2^20 lanes asked numpy for 128 GiB
     if lanes < per_port or lanes % per_port:
         raise InputError(f"--lanes must be a whole multiple of {per_port} (one x{per_port} port each), got {lanes}")
-    if transfer_bytes < 1:
-        raise InputError(f"--transfer-bytes must be >= 1, got {transfer_bytes}")
+    transfer_bytes = TRANSFER_BYTES.check(transfer_bytes, "--transfer-bytes")
     pattern = access_pattern(int(transfer_bytes), platform.link.mps_bytes)
     answer = rmw_throughput(platform, pattern, [lanes])
     ports = lanes // per_port
@@ -514,7 +517,7 @@ def hba(question: str = "response", *, threads: int = 16, mode: str | None = Non
         service_scv: float | None = None, run_length: int | None = None) -> Experiment:
     """One virtual port's response at ``threads`` outstanding I/Os (seed 002 sec 3.2)."""
     from iosizer.calibration.hba import fc_port
-    from iosizer.model.hba import MODE, response
+    from iosizer.model.hba import BLOCK_BYTES, CORE_IOPS, CORES, LINK_MBPS, MODE, STORAGE_US, THREADS, response
 
     if question != "response":
         if question == "isolation":
@@ -522,8 +525,13 @@ def hba(question: str = "response", *, threads: int = 16, mode: str | None = Non
                              "random to simulate); simulate answers 'hba response'")
         raise InputError(f"hba has no question '{question}' to simulate; use 'response'")
     chosen = MODE.value if mode is None else mode
-    if threads < 1:
-        raise InputError(f"--threads must be >= 1, got {threads}")
+    # As 'iosizer hba response' checks them: the hba declarations, the bound in the message.
+    threads = THREADS.check(threads, "--threads")
+    for spec, flag, value in ((BLOCK_BYTES, "--block-bytes", block_bytes), (STORAGE_US, "--storage-us", storage_us),
+                              (CORES, "--cores", cores), (CORE_IOPS, "--core-iops", core_iops),
+                              (LINK_MBPS, "--link-mbps", link_mbps)):
+        if value is not None:
+            spec.check(value, flag)
     port = fc_port(speed, cores, core_iops, link_mbps)
     answer = response(port, chosen, [threads], block_bytes, storage_us)
     scv = _scv(service_scv)
@@ -633,11 +641,12 @@ def replication(*, link: str | None = None, block_kib: float | None = None, outs
     from iosizer.calibration import replication as shipped
     from iosizer.model.replication import LOCAL, protocol_demand_us, replication as solve, serialisation_us
 
+    from iosizer.model.replication import BLOCK_SIZE, OUTSTANDING
+
     name = shipped.resolve_link(shipped.baseline_link() if link is None else link)
-    block = float(shipped.default("block_kib")) if block_kib is None else _positive("--block-kib", float(block_kib))
-    depth = int(shipped.default("outstanding")) if outstanding is None else int(outstanding)
-    if depth < 1:
-        raise InputError(f"--outstanding must be >= 1, got {depth}")
+    block = float(shipped.default("block_kib")) if block_kib is None else BLOCK_SIZE.check(block_kib, "--block-kib")
+    depth = int(shipped.default("outstanding")) if outstanding is None else OUTSTANDING.check(outstanding,
+                                                                                               "--outstanding")
     system = shipped.system(name)
     answer = solve(system, block, depth)
     scv = _scv(service_scv)

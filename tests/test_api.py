@@ -201,6 +201,10 @@ def test_ask_takes_files_and_profile_objects(cli, tmp_path) -> None:
     ("queue mmc", (), {"arrival_rate": 3.2, "service_rate": 1, "servers": "x"}, "Invalid value for '--servers'"),
     ("queue mmc", (), {"arrival_rate": -1, "service_rate": 1, "servers": 1}, "arrival_rate must be > 0"),
     ("hba response", (), {"profile": 3}, "expected a path or a profile"),
+    # 'serve' started a server in the caller's process (SystemExit when the port was taken); None was a TypeError.
+    ("serve", (), {}, "iosizer serve starts this server: it has no answer to ask for"),
+    (None, (), {}, "ask takes a command as text"),
+    (["queue", 1], (), {}, "ask takes a command as text"),
 ])
 def test_ask_raises_the_clis_errors_as_typed_exceptions(capsys, command, arguments, options, message) -> None:
     with pytest.raises(InputError, match=re.escape(message)):
@@ -218,3 +222,70 @@ def test_every_family_states_its_formula(cli) -> None:
         assert listed[name]["formula"] == chosen.formula
         assert listed[name]["service_time"] == chosen.service_time
     assert f"formula: {iosizer.family('mmc').formula}" in " ".join(cli("params", "mmc").stdout.split())
+
+
+# --- bad input: a typed, one-line error from every verb ------------------------------------------
+
+
+@pytest.mark.parametrize("params", [{"servers": True}, {"servers": False}, {"service_rate_per_s": True}])
+def test_a_bool_is_not_taken_as_a_number(params) -> None:
+    # True is 1 to Python; to a planner it is a mistake (a flag where a count belongs), refused by name.
+    name = next(iter(params))
+    with pytest.raises(InputError, match=rf"{name} must be a number .*got (True|False)"):
+        iosizer.family("mmc").predict(params, arrival_rate_per_s=0.5)
+
+
+def test_an_on_off_setting_still_takes_a_bool() -> None:
+    from iosizer.model.pcie import ECRC
+
+    assert ECRC.check(True) == 1 and ECRC.check(False) == 0
+
+
+@pytest.mark.parametrize(("cpu", "message"), [
+    ({"cpu_name": "", "cpu_speed": 1}, "--cpu-name is empty"),
+    ({"cpu_name": 5, "cpu_speed": 1}, "--cpu-name must be text"),
+    ({"cpu_speed": "fast"}, "--cpu-speed must be a number"),
+    ({"cpu_speed": True}, "--cpu-speed must be a number"),
+    ({"cpu_speed": 1e6}, "--cpu-speed must lie in [0.015625, 64]"),
+])
+def test_calibrate_refuses_a_bad_cpu_by_name(cpu, message) -> None:
+    mmc = iosizer.family("mmc")
+    with pytest.raises(InputError, match=re.escape(message)):
+        mmc.calibrate(mmc.example(), servers=4, **cpu)
+    with pytest.raises(InputError, match=re.escape(message)):
+        iosizer.extrapolate([mmc.shipped()], cpu.get("cpu_speed", 2), cpu.get("cpu_name"))
+
+
+@pytest.mark.parametrize("value", ["abc", {"a": 1}, [[1.0], [1.0, 2.0]], True, [True, False], None, [1.0, None]])
+def test_predict_refuses_inputs_that_are_not_numbers(value) -> None:
+    # A word, a mapping and ragged lists were numpy's ValueError/TypeError; True was taken as 1.
+    with pytest.raises(InputError, match=r"arrival_rate_per_s \(1/s\) must be"):
+        iosizer.family("mmc").predict(None, arrival_rate_per_s=value)
+
+
+@pytest.mark.parametrize("name", [[], None, 3])
+def test_a_family_is_named_by_text(name) -> None:
+    with pytest.raises(InputError, match="a family is named by text"):
+        iosizer.family(name)
+
+
+@pytest.mark.parametrize(("data", "message"), [
+    (None, "measured data is a file path"),  # TypeErrors before
+    (123, "measured data is a file path"),
+    ("", "a measured data path is empty"),  # ".: cannot read file (Is a directory)"
+    ({}, "no columns given; mmc calibrates from arrival_rate_per_s, mean_response_s"),  # "columns  differ in length"
+    ({"arrival_rate_per_s": 1, "mean_response_s": 1}, "column 'arrival_rate_per_s' must be a list"),
+    # The error named the temporary file the columns were written to.
+    ({"arrival_rate_per_s": ["a"], "mean_response_s": [1]}, "<in-memory columns>:2: column 'arrival_rate_per_s'"),
+])
+def test_calibrate_says_what_is_wrong_with_the_data(data, message) -> None:
+    with pytest.raises(iosizer.IosizerError, match=re.escape(message)) as caught:
+        iosizer.family("mmc").calibrate(data, servers=4)
+    assert "/tmp" not in str(caught.value)
+
+
+def test_extrapolate_takes_one_profile_or_a_list() -> None:
+    shipped = iosizer.family("mmc").shipped()
+    assert iosizer.extrapolate(shipped, 2).profile.cpu_speed == 2
+    with pytest.raises(InputError, match="extrapolate takes profiles"):
+        iosizer.extrapolate(None, 2)

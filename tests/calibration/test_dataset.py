@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 from pathlib import Path
 
 import numpy as np
@@ -186,3 +187,38 @@ def test_a_row_with_an_extra_field_is_caught_on_the_fast_path_too(tmp_path: Path
     path.write_text("arrival_rate_per_s,mean_response_s\n1,2\n2,3,9\n3,4\n")
     with pytest.raises(DatasetError, match="extra.csv:3: expected 2 fields as in the header, got 3"):
         load_dataset(path, MMC_SCHEMA)
+
+
+@pytest.mark.skipif(not hasattr(os, "mkfifo") or not Path("/dev/zero").exists(), reason="needs POSIX special files")
+@pytest.mark.parametrize("kind", ["device", "pipe", "folder"])
+def test_measured_data_that_is_no_regular_file_is_refused_before_reading(tmp_path: Path, kind: str) -> None:
+    # /dev/zero (or a pipe nobody writes) as data never ended: the command hung or filled memory.
+    from iosizer.calibration.calibrate import load_measurements
+
+    if kind == "device":
+        path = Path("/dev/zero")
+    elif kind == "pipe":
+        path = tmp_path / "pipe"
+        os.mkfifo(path)
+    else:
+        path = tmp_path
+    for reader in (lambda p: load_dataset(p, MMC_SCHEMA), lambda p: load_measurements(p, MMC_SCHEMA),
+                   lambda p: load_measurements([p, p], MMC_SCHEMA)):
+        with pytest.raises(DatasetError, match="is not a regular file|is a folder, not a file"):
+            reader(path)
+
+
+@pytest.mark.parametrize(("separator", "name"), [(";", "semicolon"), ("\t", "tab")])
+def test_a_file_with_another_separator_is_named_as_such(tmp_path: Path, separator: str, name: str) -> None:
+    # The error listed one long header field and left the reader to guess why.
+    path = tmp_path / "measured.csv"
+    path.write_text(separator.join(["arrival_rate_per_s", "mean_response_s"]) + "\n"
+                    + separator.join(["400", "0.001"]) + "\n")
+    with pytest.raises(DatasetError, match=f"looks {name}-separated; iosizer reads comma-separated CSV"):
+        load_dataset(path, MMC_SCHEMA)
+
+
+def test_a_byte_order_mark_and_crlf_lines_are_read(tmp_path: Path) -> None:
+    path = tmp_path / "excel.csv"
+    path.write_bytes("\ufeffarrival_rate_per_s,mean_response_s\r\n400,0.001\r\n800,0.0011\r\n".encode())
+    assert load_dataset(path, MMC_SCHEMA).values["arrival_rate_per_s"].tolist() == [400.0, 800.0]

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import re
 import os
 from pathlib import Path
 
@@ -144,3 +145,29 @@ def test_profiles_are_checked_against_their_model(tmp_path: Path, change: dict, 
     path.write_text(json.dumps(document))
     with pytest.raises(ProfileError, match=message.replace("(", r"\(").replace(")", r"\)")):
         load_profile(path)
+
+
+@pytest.mark.parametrize(("path", "message"), [
+    ("", "the profile's path is empty"),
+    (None, "expected the path of a profile file, got NoneType None"),
+    (5, "expected the path of a profile file, got int 5"),
+    ("{tmp}", "cannot read profile: is a folder, not a file"),
+    pytest.param("/dev/zero", "is not a regular file",
+                 marks=pytest.mark.skipif(not Path("/dev/zero").exists(), reason="no /dev/zero")),
+])
+def test_a_profile_path_that_is_no_file_is_one_clear_error(tmp_path: Path, path, message: str) -> None:
+    # '' said "': cannot read profile (Is a directory)"; None and 5 were TypeErrors; /dev/zero filled memory.
+    if isinstance(path, str):
+        path = path.replace("{tmp}", str(tmp_path))
+    with pytest.raises(ProfileError, match=re.escape(message)):
+        load_profile(path)
+
+
+def test_a_file_far_larger_than_any_profile_is_not_read(tmp_path: Path, monkeypatch) -> None:
+    from iosizer.calibration import profile as module
+
+    monkeypatch.setattr(module, "MAX_PROFILE_BYTES", 1024)
+    big = tmp_path / "big.json"
+    big.write_text(" " * 2048)
+    with pytest.raises(ProfileError, match="more than any profile"):
+        load_profile(big)

@@ -116,6 +116,22 @@ def test_little_law_violations_are_reported(tmp_path: Path) -> None:
     ('{"jobs": [{"jobname": "a", "job options": {"bs": "4k-64k"}, "read": {"iops": 1, "lat_ns": {"mean": 5}}}]}',
      "not a single size"),
     ('{"jobs": [{"jobname": "a", "read": {"iops": 0}, "write": {"iops": 0}}]}', "completed no reads or writes"),
+    # Wrong types were a ValueError or TypeError (an "internal error" on the command line), or read as numbers.
+    ('{"jobs": [{"jobname": "a", "read": {"iops": "fast", "lat_ns": {"mean": 5}}}]}',
+     "job 'a': read iops is 'fast', not a number"),
+    ('{"jobs": [{"jobname": "a", "read": {"iops": true, "lat_ns": {"mean": 5}}}]}', "read iops is True, not a number"),
+    ('{"jobs": [{"jobname": "a", "read": {"iops": 1, "lat_ns": {"mean": [5]}}}]}', "lat_ns mean is \\[5\\], not a number"),
+    ('{"jobs": [{"jobname": "a", "read": {"iops": 1, "clat_ns": {"mean": "x"}}}]}', "clat_ns mean is 'x', not a number"),
+    ('{"jobs": [{"jobname": "a", "job options": [1], "read": {"iops": 1, "lat_ns": {"mean": 5}}}]}',
+     "'job options' is list \\[1\\], not an object"),
+    ('{"global options": "x", "jobs": [{"jobname": "a", "read": {"iops": 1, "lat_ns": {"mean": 5}}}]}',
+     "'global options' is str 'x', not an object"),
+    ('{"jobs": [{"jobname": "a", "job_runtime": {}, "read": {"iops": 1, "lat_ns": {"mean": 5}}}]}',
+     "job_runtime is {}, not a number"),
+    ('{"jobs": [{"jobname": "a", "job options": {"rwmixread": "most"}, "read": {"iops": 1, "lat_ns": {"mean": 5}}}]}',
+     "rwmixread is 'most', not a number"),
+    ('{"disk_util": [{"util": "busy"}], "jobs": [{"jobname": "a", "read": {"iops": 1, "lat_ns": {"mean": 5}}}]}',
+     "disk_util util is 'busy', not a number"),
 ])
 def test_malformed_fio_is_one_clear_error(tmp_path: Path, text: str, message: str) -> None:
     path = tmp_path / "bad.json"
@@ -230,3 +246,15 @@ def test_tail_columns_in_a_csv(tmp_path: Path) -> None:
     # The measured p99 is 10 % above the exact M/M/4 one: the model is 1/1.1 - 1 = -9.1 % off everywhere.
     assert tails["response_p99_ms"]["rms_error_pct"] == pytest.approx(100 * (1 / 1.1 - 1) * -1, rel=1e-6)
     assert tails["response_p99_ms"]["worst_error_pct"] == pytest.approx(100 * (1 / 1.1 - 1), rel=1e-6)
+
+
+def test_a_point_outside_the_schema_names_its_file_once(tmp_path: Path) -> None:
+    # The point's label names the file ("deep.json:qd1"); the file was printed twice before it.
+    document = fio_document(depths=(1,))
+    document["jobs"][0]["job options"]["iodepth"] = "1000000000"
+    path = tmp_path / "deep.json"
+    path.write_text(json.dumps(document))
+    with pytest.raises(DatasetError) as caught:
+        load_measurements(path, declaration("closed-network").columns)
+    message = str(caught.value)
+    assert message.startswith("deep.json:qd1: column 'population'") and message.count("deep.json") == 1

@@ -344,3 +344,53 @@ def test_the_csv_fuzz_has_a_valid_file_among_its_cases(cli, tmp_path: Path) -> N
 def test_serve_options_are_bounded(cli, args: list[str]) -> None:
     """Refused while parsing, before any server starts (one line, exit 2)."""
     assert cli.fails("serve", *args)
+
+
+# --- the fio JSON reader ---------------------------------------------------------------------------
+
+_FIO = json.loads((EXAMPLES / "fio_randread.json").read_text())
+_FIO_VALUES = [None, True, False, "x", "", [], {}, [1], {"a": 1}, -1, 0, 1e308, "nan", "1e9", 2**70]
+
+
+def _fio_paths(node: Any, path: tuple = ()) -> list[tuple]:
+    """Every place in the document a value sits (keys of objects, indices of lists)."""
+    found = [path] if path else []
+    children = node.items() if isinstance(node, dict) else enumerate(node) if isinstance(node, list) else ()
+    for key, child in children:
+        found += _fio_paths(child, (*path, key))
+    return found
+
+
+_FIO_PATHS = _fio_paths(_FIO)
+
+
+@st.composite
+def _fio_bytes(draw: Any) -> bytes:
+    text = json.dumps(_FIO)
+    if draw(st.integers(0, 4)) == 0:
+        return text[:draw(st.integers(0, len(text)))].encode()  # truncated
+    document = json.loads(text)
+    for _ in range(draw(st.integers(1, 3))):
+        where = draw(st.sampled_from(_FIO_PATHS))
+        node = document
+        try:
+            for key in where[:-1]:
+                node = node[key]
+            node[where[-1]] = draw(st.sampled_from(_FIO_VALUES))
+        except (KeyError, IndexError, TypeError):
+            continue  # an earlier change removed the path
+    return json.dumps(document).encode()
+
+
+@settings(max_examples=8 * EXAMPLES_PER_COMMAND, derandomize=True, database=None, deadline=None,
+          suppress_health_check=[HealthCheck.too_slow, HealthCheck.function_scoped_fixture])
+@given(data=_fio_bytes(), output_format=st.sampled_from(["json", "table"]))
+def test_the_fio_reader_obeys_the_rule(cli, data: bytes, output_format: str) -> None:
+    # Wrong types anywhere in fio's JSON (a word for a number, a list for an object) or a truncated
+    # file: a one-line error naming the file, never an internal error.
+    with tempfile.TemporaryDirectory() as folder:
+        path = Path(folder) / "run.json"
+        path.write_bytes(data)
+        out = Path(folder) / "out.json"
+        check_rule(cli, ["calibrate", "closed-network", str(path), "--set", "stations=2", "--set", "think_time_s=0",
+                         "--force", "-o", str(out), "--format", output_format], [out], output_format)

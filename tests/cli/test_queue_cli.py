@@ -64,6 +64,13 @@ def test_erlang_command(cli) -> None:
     assert data["erlang_c"] == pytest.approx(float(c), rel=1e-13)
 
 
+@pytest.mark.parametrize("rate", ["3.2", "-1", "nan"])
+def test_erlang_arrival_rate_without_a_profile_is_refused(cli, rate) -> None:
+    # It was silently ignored: the answer was the --offered-load one, whatever the rate said.
+    line = cli.fails("queue", "erlang", "--servers", "4", "--offered-load", "3.2", "--arrival-rate", rate)
+    assert "--arrival-rate goes with --profile" in line
+
+
 @pytest.mark.parametrize(
     ("args", "fragment"),
     [

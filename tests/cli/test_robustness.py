@@ -82,6 +82,14 @@ def test_3_extrapolation_is_bounded_and_refuses_the_same_cpu_twice(cli, profile:
     assert "are the same profile" in cli.fails("extrapolate", str(profile), str(copy), "--cpu-speed", "2")
 
 
+@pytest.mark.parametrize("name", ["", "   "])
+def test_3_an_empty_cpu_name_is_refused(cli, good_csv: Path, profile: Path, name: str) -> None:
+    # An empty --cpu-name was recorded as the CPU's name: a profile that says nothing about its CPU.
+    for args in (["calibrate", "mmc", str(good_csv), "--servers", "4", "--cpu-speed", "1"],
+                 ["extrapolate", str(profile), "--cpu-speed", "2"]):
+        assert "--cpu-name is empty" in cli.fails(*args, "--cpu-name", name)
+
+
 def test_3_every_factor_between_two_cpus_is_bounded(cli, good_csv: Path, tmp_path: Path) -> None:
     slow = tmp_path / "slow.json"
     assert cli("calibrate", "mmc", str(good_csv), "--servers", "4", "--cpu-speed", "0.015625",
@@ -198,6 +206,13 @@ def test_8_a_plot_that_fails_while_drawing_leaves_no_profile(cli, good_csv: Path
     (["pcie", "rmw", "--lanes", "8000"], "--lanes must lie in [1, 128] (lanes), got 8000"),
     (["latency", "dma", "--device", "e1000", "--added-latency-ns", "1e300"], "--added-latency-ns must lie in"),
     (["replication", "--outstanding", "10000000"], "--outstanding must lie in [1, 65536]"),
+    # The open queues' variability is declared once (iosizer.model.queueing.SCV): 1e308 once answered 1.7e306.
+    (["queue", "ggc", "--arrival-rate", "1", "--service-rate", "2", "--servers", "2", "--service-scv", "1e308"],
+     "service_scv must lie in [0, 100] (1), got 1e+308"),
+    (["queue", "ggc", "--arrival-rate", "1", "--service-rate", "2", "--servers", "2", "--arrival-scv", "101"],
+     "arrival_scv must lie in [0, 100] (1), got 101"),
+    (["queue", "mg1", "--arrival-rate", "1", "--service-rate", "2", "--service-scv", "1e308"],
+     "service_scv must lie in [0, 100] (1), got 1e+308"),
     (["latency", "dma", "--profile", str(EXAMPLES / "dma.csv"), "--added-latency-ns", "1", "--burst-bytes", "0"],
      "--burst-bytes must lie in [1, 1048576] (bytes), got 0"),
 ])
@@ -215,6 +230,22 @@ def test_10_more_rows_than_points_is_explained(cli) -> None:
 
 def test_10_a_repeated_link_is_refused(cli) -> None:
     assert "--link: '1g' is given twice" in cli.fails("replication", "--link", "1g,1g")
+
+
+@pytest.mark.parametrize("links", ["1g,", ",1g", "1g,,10g", " , "])
+def test_10_a_list_with_an_empty_item_is_refused(cli, links: str) -> None:
+    # '1g,' once answered for 1g alone: a stray comma is a typo, said as such.
+    line = cli.fails("replication", "--link", links)
+    assert "--link" in line and ("empty item" in line or "expected one of" in line)
+
+
+@pytest.mark.parametrize("args", [["pcie", "rmw", "--pattern", ""], ["size", "lanes", "--budget-pct", "10", "--pattern", ""],
+                                  ["size", "hba", "--tenant-iops", "1000", "--target-response-us", "100",
+                                   "--block-kib", ""]])
+def test_10_an_empty_value_is_not_the_default(cli, args: list[str]) -> None:
+    # An empty --pattern answered for the declared 520 B, an empty --block-kib for 4 KiB.
+    line = cli.fails(*args)
+    assert "got ''" in line
 
 
 def test_10_servers_that_do_not_match_the_stations(cli) -> None:
@@ -236,6 +267,19 @@ def test_11_no_output_creates_folders(cli, good_csv: Path, tmp_path: Path) -> No
     assert not missing.exists()
 
 
+def test_11_an_output_under_a_file_says_the_file_is_in_the_way(cli, good_csv: Path, tmp_path: Path) -> None:
+    # '/tmp/afile/p.json' said "folder '/tmp/afile' does not exist": it does, as a file.
+    blocker = tmp_path / "afile"
+    blocker.write_text("")
+    for args in (["report", "--output-dir", str(blocker / "sub")],
+                 ["calibrate", "mmc", str(good_csv), "--servers", "4", "-o", str(blocker / "p.json")],
+                 ["queue", "mm1", "--arrival-rate", "1", "--service-rate", "2", "--plot", str(blocker / "a" / "x.png")]):
+        line = cli.fails(*args)
+        assert f"'{blocker}' is a file, not a folder" in line or f"'{blocker}' of " in line
+        assert "is a file, not a folder" in line
+    assert blocker.read_text() == ""
+
+
 # --- 12. errors as data ---------------------------------------------------------------------------------------
 
 
@@ -254,6 +298,14 @@ def test_12_with_format_json_an_error_is_a_json_object_too(cli, args: list[str],
     error = json.loads(result.stdout)
     assert error == {"error": error["error"], "kind": kind, "exit": 2}
     assert result.stderr.strip() == "iosizer: error: " + error["error"]
+
+
+@pytest.mark.parametrize(("option", "value"), [("--servers", "2.5"), ("--servers", "many"), ("--service-rate", "abc")])
+def test_12_a_value_the_option_cannot_read_is_quoted(cli, option: str, value: str) -> None:
+    # "Input should be a valid integer, unable to parse string as an integer" did not say what was typed.
+    args = {"--arrival-rate": "1", "--service-rate": "2", "--servers": "2", option: value}
+    line = cli.fails("queue", "mmc", *[w for pair in args.items() for w in pair])
+    assert f"Invalid value for '{option}'" in line and f"got '{value}'" in line
 
 
 def test_12_without_json_stdout_stays_empty(cli) -> None:

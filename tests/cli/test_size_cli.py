@@ -87,3 +87,23 @@ def test_size_load_closed_network_profile_interval(cli, tmp_path) -> None:
     data = cli.json("size", "load", "--profile", str(path), "--target-response-s", "0.05")
     assert data["population_ci_low"] <= data["population"] <= data["population_ci_high"]
     assert data["throughput_ci_low"] <= data["throughput"] <= data["throughput_ci_high"]
+
+
+@pytest.mark.parametrize(("extra", "message"), [
+    (["--servers", "nan"], "--servers must be finite, got nan"),  # was an internal error (exit 1)
+    (["--servers", "1e308"], "--servers must lie in [1, 10000000] (servers), got 1e+308"),  # answered 8.75e307
+    (["--servers", "4", "--think-time", "-1"], "--think-time belongs to a closed network"),  # silently ignored
+    (["--servers", "4", "--think-time", "nan"], "--think-time belongs to a closed network"),
+])
+def test_size_load_mmc_checks_what_it_is_given(cli, extra, message) -> None:
+    assert message in cli.fails("size", "load", "--service-rate", "1", "--target-response-s", "2", *extra)
+
+
+def test_size_load_with_an_mmc_profile_checks_its_server_count(cli, tmp_path) -> None:
+    import iosizer
+
+    mmc_family = iosizer.family("mmc")
+    path = tmp_path / "mmc.json"
+    mmc_family.calibrate(mmc_family.example(), servers=4).save(path)
+    assert "--servers must be a whole number >= 1, got 'x'" in cli.fails(
+        "size", "load", "--profile", str(path), "--target-response-s", "0.01", "--servers", "x")

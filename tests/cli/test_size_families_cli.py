@@ -99,3 +99,52 @@ def test_size_outstanding_and_profile_interval(cli, tmp_path) -> None:
 )
 def test_unreachable_family_targets_are_one_line_exit_2(cli, args) -> None:
     assert "unreachable" in cli.fails(*args)
+
+
+@pytest.mark.parametrize(("extra", "message"), [
+    # Each was answered (a negative storage delay shortened the response) or said something else.
+    (["--block-kib", "-1"], "--block-kib must lie in [0.000976562, 16384] (KiB), got -1"),
+    (["--block-kib", "1e308"], "--block-kib must lie in [0.000976562, 16384] (KiB), got 1e+308"),
+    (["--storage-us", "-1"], "--storage-us must lie in [0, 1000000] (us), got -1"),
+    (["--storage-us", "nan"], "--storage-us must be finite, got nan"),
+    (["--cores", "0"], "--cores must lie in [1, 1024] (cores), got 0"),
+    (["--target-response-us", "nan"], "--target-response-us must be a finite number > 0, got nan"),
+    (["--ports", "999999999"], "--ports must be a whole number in [1, 4096], got 999999999"),
+    (["--tenant-iops", "1e308"], "--tenant-iops must lie in [0, 100000000] (IOPS), got 1e+308"),
+])
+def test_size_hba_checks_every_value_against_the_declaration(cli, extra, message) -> None:
+    args = {"--tenant-iops": "100000,50000", "--target-response-us": "100"}
+    args.update(dict(zip(extra[::2], extra[1::2])))
+    assert message in cli.fails("size", "hba", *[w for pair in args.items() for w in pair])
+
+
+@pytest.mark.parametrize(("extra", "message"), [
+    (["--target-latency-us", "nan"], "--target-latency-us must be a finite number > 0, got nan"),  # was "no limit"
+    (["--target-latency-us", "-1"], "--target-latency-us must be a finite number > 0, got -1"),
+    (["--block-kib", "1e-300"], "--block-kib must lie in [0.000976562, 1048576] (KiB), got 1e-300"),  # answered
+    (["--block-kib", "1e308"], "--block-kib must lie in [0.000976562, 1048576] (KiB), got 1e+308"),
+    (["--outstanding", "0"], "--outstanding must lie in [1, 65536] (I/Os), got 0"),
+])
+def test_size_outstanding_checks_every_value_against_the_declaration(cli, extra, message) -> None:
+    assert message in cli.fails("size", "outstanding", "--target-iops", "10000", *extra)
+
+
+def test_replication_sizing_checks_its_block_and_latency_target() -> None:
+    from iosizer.calibration import replication as family
+    from iosizer.calibration.profile import profile_values
+    from iosizer.errors import InputError
+    from iosizer.model.family_sizing import largest_replication_iops, outstanding_for_iops
+    from iosizer.model.replication import replication_system
+
+    system = replication_system(profile_values(family.shipped_profile("replication", None)))
+    with pytest.raises(InputError, match="block_kib must lie in"):
+        outstanding_for_iops(system, 0.0, 1000.0)
+    with pytest.raises(InputError, match="--target-latency-us must be a finite number > 0, got nan"):
+        largest_replication_iops(system, 4.0, float("nan"))
+
+
+def test_size_lanes_search_is_bounded(cli) -> None:
+    # --max-lanes 999999999 searched 2,558 ports for two minutes in 1.8 GB; the default (1024) is the end.
+    assert "--max-lanes must lie in [8, 1024] (128 x8 ports), got 999999999" in cli.fails(
+        "size", "lanes", "--budget-pct", "99.9", "--max-lanes", "999999999")
+    assert cli.json("size", "lanes", "--budget-pct", "99.9", "--max-lanes", "1024")["max_ports_searched"] == 128

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import math
+import re
 
 import numpy as np
 import pytest
@@ -214,3 +215,13 @@ def test_replication_edges() -> None:
     within = largest_replication_iops(system, 4.0, 1000.0)
     assert replication(system, 4.0, within["outstanding"]).latency_us <= 1000.0
     assert replication(system, 4.0, within["outstanding"] + 1).latency_us > 1000.0
+
+
+@pytest.mark.parametrize(("storage_us", "sizes", "target", "message"), [
+    (-1.0, [4096.0], 100.0, "storage_us must lie in [0, 1000000] (us), got -1"),
+    (50.0, [0.0], 100.0, "block_bytes must lie in [1, 16777216] (bytes), got 0"),
+    (50.0, [4096.0], float("nan"), "target-response-us must be a finite number > 0, got nan"),
+])
+def test_hba_sizing_checks_its_inputs_against_the_declaration(storage_us, sizes, target, message) -> None:
+    with pytest.raises(InputError, match=re.escape(message)):
+        hba_sizing(hba_family.fc_port(), "shared", [100_000.0], sizes, target, storage_us)

@@ -25,6 +25,7 @@ from iosizer.model.mva import (
     balanced_job_bounds,
     knee_population,
     mva,
+    mva_batch,
     mva_multiclass,
 )
 
@@ -577,3 +578,22 @@ def test_broken_little_law_fails_self_check():
             think=np.array([TEXTBOOK_Z]),
             servers=np.ones(3),
         )
+
+
+@pytest.mark.parametrize(("call", "population"), [
+    (lambda n: mva([0.05, 1e308], 0.0, n), 10),
+    (lambda n: mva([1.0], 1e308, n), 10),
+    (lambda n: mva([1e-320], 0.0, n), 10),
+    (lambda n: mva_batch([[0.05, 1e308]], 0.0, n), 10),
+    (lambda n: mva_multiclass([[0.05, 1e308]], [0.0], [n]), 3),
+])
+def test_times_beyond_double_precision_are_an_input_error(call, population) -> None:
+    # A demand of 1e308 overflowed the cycle time to inf: the self-check's ConsistencyError (exit 1,
+    # "a bug") for what is a time in the wrong unit.
+    with pytest.raises(InputError, match="outside double precision"):
+        call(population)
+
+
+def test_extreme_but_representable_times_still_solve() -> None:
+    assert mva([1e-306], 0.0, 100_000).throughput == pytest.approx(1e306)
+    assert mva([1e300], 0.0, 10).throughput == pytest.approx(1e-300)

@@ -122,7 +122,11 @@ def test_broadcasting_and_scalar_round_trip() -> None:
         (lambda: mmc(float("nan"), 1.0, 2), "arrival_rate must be finite, got nan"),
         (lambda: mmc(1.0, 1.0, 2.5), "servers must be a whole number >= 1, got 2.5"),
         (lambda: mmc(1.0, 1.0, 0), "servers must be > 0, got 0"),
-        (lambda: mg1(0.5, 1.0, -0.1), "service_scv must be >= 0, got -0.1"),
+        (lambda: mg1(0.5, 1.0, -0.1), "service_scv must lie in [0, 100] (1), got -0.1"),
+        # The variability is declared (queueing.SCV): a huge one is a typo, not a 1e306 wait.
+        (lambda: mg1(0.5, 1.0, 1e308), "service_scv must lie in [0, 100] (1), got 1e+308"),
+        (lambda: ggc(1.0, 2.0, 2, 1.0, [1.0, 101.0]), "service_scv must lie in [0, 100] (1), got 101"),
+        (lambda: ggc(1.0, 2.0, 2, float("inf")), "arrival_scv must be finite, got inf"),
         (lambda: mmc("fast", 1.0, 2), "arrival_rate must be a number"),
     ],
 )
@@ -207,8 +211,9 @@ def test_extreme_but_legal_inputs_stay_finite(call) -> None:
 
 
 def test_overflowing_answers_are_input_errors() -> None:
+    # The variability is bounded (queueing.SCV), so the overflow comes from rates near the float floor.
     with pytest.raises(InputError, match="mean_wait overflows double precision"):
-        ggc(1.0, 2.0, 1, 1e308, 1e308)
+        ggc(1e-307, 2e-307, 1, 100.0, 100.0)
 
 
 def test_large_c_waiting_measures_against_the_recurrence() -> None:
@@ -229,3 +234,12 @@ def test_allen_cunneen_single_server_deterministic_service_is_md1() -> None:
     # rho / (2 mu (1 - rho)), written out here.
     lam, mu = 0.7, 1.0
     assert ggc(lam, mu, 1, 1.0, 0.0).mean_wait == pytest.approx(0.7 / (2 * 1.0 * 0.3), rel=1e-12)
+
+
+@pytest.mark.parametrize("solve", [lambda lam, mu: mmc(lam, mu, 2), lambda lam, mu: ggc(lam, mu, 2, 0.5, 2.0)])
+def test_rates_near_the_float_ceiling_keep_their_utilisation(solve) -> None:
+    # c mu overflowed to inf: utilization 0 with one of two servers busy (L = 1), a silently wrong answer.
+    result = solve(1e308, 1e308)
+    assert result.utilization == pytest.approx(0.5)
+    assert result.mean_in_system == pytest.approx(result.mean_queue_length + 1.0)
+    assert result.p_wait == pytest.approx(1 / 3)

@@ -64,10 +64,42 @@ def test_arguments_keep_their_order(specs: dict[str, Any]) -> None:
     {"arrival_rate": "/etc/passwd"},
     {"arrival_rate": "1", "profile": "p.json"},
     {"arrival_rate": "1", "extra": 1},
+    # JSON true/false is not a count or a rate (pydantic's lax numbers took true as 1).
+    {"arrival_rate": "1", "service_rate": True},
+    {"arrival_rate": "1", "service_rate": 1, "servers": True},
 ])
 def test_bodies_that_do_not_validate(specs: dict[str, Any], body: dict[str, Any]) -> None:
     with pytest.raises(ValidationError):
         specs["queue mmc"].model.model_validate(body)
+
+
+def test_no_number_field_takes_a_bool(specs: dict[str, Any]) -> None:
+    from iosizer.serve.app import _validation_message
+
+    checked = 0
+    for spec in specs.values():
+        for field in spec.body_fields:
+            if field.annotation not in (int, float):
+                continue
+            for value in (True, False):
+                with pytest.raises(ValidationError) as caught:
+                    spec.model.model_validate({field.key: [value] if field.many else value})
+                assert f"a number is expected, not {str(value).lower()}" in _validation_message(caught.value.errors())
+                assert "Value error" not in _validation_message(caught.value.errors())
+            checked += 1
+    assert checked > 50  # every command's numeric options
+
+
+def test_a_refused_value_is_quoted(specs: dict[str, Any]) -> None:
+    # "servers: Input should be a valid integer, unable to parse string as an integer" hid what was sent.
+    from iosizer.serve.app import _validation_message
+
+    with pytest.raises(ValidationError) as caught:
+        specs["queue mmc"].model.model_validate({"arrival_rate": "1", "servers": "many"})
+    assert _validation_message(caught.value.errors()).endswith(", got 'many'")
+    with pytest.raises(ValidationError) as caught:
+        specs["queue mmc"].model.model_validate({"servers": 2})
+    assert "got" not in _validation_message(caught.value.errors())  # a missing field quotes nothing
 
 
 def test_units_from_names_and_declarations(specs: dict[str, Any]) -> None:

@@ -81,6 +81,20 @@ def test_same_seed_same_answer(cli) -> None:
     (["hba", "response", "--service-scv", "-1"], "--service-scv"),
     (["hba", "response", "--scheduler", "notaprotocol://nowhere"], "--scheduler"),
     (["hba", "response", "--workers", "1", "--max-seconds", "0.000001"], "needs at least 2"),
+    # Every option within its family's declaration, as the analytic command checks it (issue: a 10^7 population
+    # ran for minutes in gigabytes, 2^20 lanes asked numpy for 128 GiB, 1e308 bytes answered 1e306 us).
+    (["closed-network", "--population", "10000000", "--demand", "0.1"], "--population must lie in [1, 100000] (jobs)"),
+    (["rmw", "--lanes", "1048576"], "--lanes must lie in [1, 128] (lanes), got 1048576"),
+    (["rmw", "--transfer-bytes", "2000000000"], "--transfer-bytes must lie in [1, 16777216] (bytes)"),
+    (["oltp", "--added-latency-ns", "1e308"], "--added-latency-ns must lie in [0, 10000000] (ns), got 1e+308"),
+    (["dma", "--device", "e1000", "--added-latency-ns", "1e308"], "--added-latency-ns must lie in [0, 10000000]"),
+    (["hba", "response", "--block-bytes", "1e308"], "--block-bytes must lie in [1, 16777216] (bytes), got 1e+308"),
+    (["hba", "response", "--storage-us", "1e308"], "--storage-us must lie in [0, 1000000] (us), got 1e+308"),
+    (["hba", "response", "--core-iops", "1e308"], "--core-iops must lie in [1, 100000000] (IOPS), got 1e+308"),
+    (["hba", "response", "--link-mbps", "1e308"], "--link-mbps must lie in [1, 100000] (MB/s), got 1e+308"),
+    (["hba", "response", "--threads", "100000"], "--threads must lie in [1, 65536] (I/Os), got 100000"),
+    (["replication", "--block-kib", "1e-300"], "--block-kib must lie in [0.000976562, 1048576] (KiB), got 1e-300"),
+    (["replication", "--outstanding", "10000000"], "--outstanding must lie in [1, 65536] (I/Os), got 10000000"),
 ])
 def test_bad_input_is_one_line_and_exit_2(cli, args, message) -> None:
     assert message in cli.fails("simulate", *args)
