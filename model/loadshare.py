@@ -95,7 +95,8 @@ for one of its own cores to free), and count the work ahead by Little's
 law instead: the port's own, L_p W_p I/Os, served by its k_p cores, and of
 every other port q the share omega_pq of its L_q W_K that p's cores serve:
 
-    W_p = (Q_p + (W_K / k_p) sum_{q != p} omega_pq L_q s_q) / (1 - L_p s_p / k_p)
+    W_p = max( (Q_p + (W_K / k_p) sum_{q != p} omega_pq L_q s_q) / (1 - u_p),
+               s_p C(k_p, k_p u_p) / (k_p (1 - u_p)) ),    u_p = L_p s_p / k_p
     R_p = s_p + W_p + c                                          (4)
 
 with omega_pq = sum_{j in both ports' cores} v_qj / sum_{j in q's cores} v_qj,
@@ -104,13 +105,20 @@ proportion to the capacity the other ports leave it (U_j the placement's
 utilisation), not evenly as placed. Simulated (40 replications, below),
 the hot port of [3, 1, 1, 1] at 0.9 puts 0.40 of its work on the core it
 has alone and 0.20 on each cold port's (the rule: 0.39 and 0.20; the
-placement: 0.25 each). With k_p = K
+placement: 0.25 each). The second term is the port's own M/M/k_p, a lower
+bound: its I/Os start in arrival order on its own cores, and other ports'
+work only holds those cores longer. It binds where a light wide port links
+narrow ones, whose cores (3) and the first term pool as if the wide port's
+work could relieve them ([0.1, 1, 1, 1] at 0.8 of the mix's maximum, cold
+ports at utilisation 0.78 on their own: simulated 4.837 [4.729, 4.946]
+(10 replications, seed 0), (4) 4.795 (-0.9 %), its first term alone 4.071
+(-15.8 %), (3) 2.110); in the table below it never does. With k_p = K
 (omega_pq = 1 for every q) or K = 1, (4) is (3) exactly, so exclusive and
 shared stay exact; where a port's cores are as busy as its component's
 (skew's cold ports, 16 ports on 3 cores each) it differs from (3) only in
 counting the port's own I/Os ahead at their own wait: by
-u_p (W_p^(3) - W_K) / (1 - u_p), u_p = L_p s_p / k_p, at most 0.2 % of the
-mean response in the table below.
+u_p (W_p^(3) - W_K) / (1 - u_p), at most 0.2 % of the mean response in
+the table below.
 
 Measured error (simulation: :class:`iosizer.simulate.open_queues.SharedCores`,
 same exponential assumptions, declared values h = 20 %, c = 40 %; 10
@@ -170,7 +178,11 @@ leaves another core idle; [3, 1, 1, 1]'s hot port waits 0.083 / 0.621
 simulated at 0.6 / 0.9, (4) 0.109 / 0.684), and it spreads a component's
 imbalance too evenly over its narrow ports ([2, 1 x6] with 3 and 2 cores
 at 0.9: 1.35 against 1.52 simulated on the two busiest cores, 1.33 - 1.34
-against 1.27 - 1.32 on the others). Tried and left: the own line added to
+against 1.27 - 1.32 on the others). Between a light and a heavy wide port
+neither term holds the narrow ports' wait: [0.5, 1, 1, 1] at 0.8, simulated
+3.645 [3.593, 3.697] (10 replications, seed 0), (4) 3.447 (-5.4 %; first
+term -9.0 %, (3) -41.9 %), cold-port waits 2.58 simulated against 2.33,
+and the wide port's 0.10 against 0.22. Tried and left: the own line added to
 (3)'s, W_p / (1 - u_p (1 - k_p / K)) (+2.8 % on [3, 1, 1, 1] at 0.9, but
 +6.6 % on [2, 1 x6] with 2 and 1 cores, where the other cold port's I/Os
 balance the line); (4) without the spare-capacity shares, omega_pq the
@@ -603,24 +615,28 @@ def _pooled_waiting(load: np.ndarray, service: np.ndarray, k: np.ndarray, member
     some_busy = np.where(below & (b >= kk) & (rho[..., None] > 0), np.exp(log_pi + spread), 0.0).sum(axis=-1)
     waiting = residual * (all_busy * (1.0 / (pooled * (1.0 - rho)) + 1.0 / k - 1.0 / pooled) + some_busy / k)
     pooled_wait = residual * all_busy / (pooled * (1.0 - rho))  # W_K, M/M/K's mean wait
-    waiting = _own_line(load * service, k, membership, busy, waiting - rho * pooled_wait, pooled_wait)
+    waiting = _own_line(load, service, k, pooled, membership, busy, waiting - rho * pooled_wait, pooled_wait)
     # With ``with_probability``: also P(the port waits) = P(all k_p of its cores busy), for the tails.
     return (waiting, all_busy + some_busy) if with_probability else waiting
 
 
-def _own_line(work: np.ndarray, k: np.ndarray, membership: np.ndarray, busy: np.ndarray, until_free: np.ndarray,
-              pooled_wait: np.ndarray) -> np.ndarray:
-    """Formula (4) of the module docstring: W_p = (Q_p + F_p) / (1 - L_p s_p / k_p), (B, P), service times.
+def _own_line(load: np.ndarray, service: np.ndarray, k: np.ndarray, pooled: np.ndarray, membership: np.ndarray,
+              busy: np.ndarray, until_free: np.ndarray, pooled_wait: np.ndarray) -> np.ndarray:
+    """Formula (4) of the module docstring, each port's mean wait W_p (B, P), service times.
 
-    ``work``: L_p s_p (B, P); ``until_free``: Q_p, formula (3) less its pooled line rho W_K (the wait
-    for one of the port's cores to free); ``pooled_wait``: W_K = s_r C(K, a) / (K (1 - rho)). The
-    I/Os ahead of an arrival are taken by Little's law: the port's own, L_p W_p of them, only its k_p
-    cores serve; of another port q's, L_q W_K, the share omega_pq that lands on p's cores, each core
-    j of q taking q's work in proportion to its spare capacity 1 - (U_j - L_q s_q / k_q) (U_j the
-    placement's utilisation, q's own share left out): F_p = W_K sum_{q != p} omega_pq L_q s_q / k_p.
+    ``load``, ``service``, ``k``, ``pooled``: L_p, s_p, k_p and K (B, P); ``until_free``: Q_p, formula
+    (3) less its pooled line rho W_K (the wait for one of the port's cores to free); ``pooled_wait``:
+    W_K = s_r C(K, a) / (K (1 - rho)). The I/Os ahead of an arrival are taken by Little's law: the
+    port's own, L_p W_p of them, only its k_p cores serve; of another port q's, L_q W_K, the share
+    omega_pq that lands on p's cores, each core j of q taking q's work in proportion to its spare
+    capacity 1 - (U_j - L_q s_q / k_q) (U_j the placement's utilisation, q's own share left out):
+
+        W_p = (Q_p + F_p) / (1 - u_p),  F_p = W_K sum_{q != p} omega_pq L_q s_q / k_p,  u_p = L_p s_p / k_p
+
+    and a narrow port's W_p at least its own M/M/k_p wait, s_p C(k_p, k_p u_p) / (k_p (1 - u_p)).
     With k_p = K (omega = 1 for every q) or K = 1 this is (3) again, exactly.
     """
-    work = np.where(busy, work, 0.0)
+    work = np.where(busy, load * service, 0.0)
     per_core = work / k                                                       # (B, P)
     utilisation = (membership * per_core[:, :, None]).sum(axis=1)            # U_j (B, n)
     # Spare capacity of each of q's cores once q's own share is taken off: where q's work goes when
@@ -632,7 +648,17 @@ def _own_line(work: np.ndarray, k: np.ndarray, membership: np.ndarray, busy: np.
     # p's own work comes off whole (one pass over cores instead of one per pair of ports).
     landing = np.einsum("bqn,bq->bn", share, work)
     foreign = np.maximum(np.einsum("bpn,bn->bp", membership, landing) - work, 0.0)
-    return (until_free + pooled_wait * foreign / k) / (1.0 - per_core)
+    waiting = (until_free + pooled_wait * foreign / k) / (1.0 - per_core)
+    # Never below the port's own M/M/k_p: its I/Os start in arrival order on its own cores, and other
+    # ports' work only holds those cores longer. (3) and the first term read the pooled busy probability,
+    # below that of the port's cores where a light wide port links narrow ones (module docstring).
+    # Erlang C is at most the utilisation, so s_p u_p / (k_p (1 - u_p)) bounds M/M/k_p's wait from above:
+    # only ports under that need Erlang C (few: none in the seed's scenarios).
+    narrow = busy & (k < pooled) & (service * per_core / (k * (1.0 - per_core)) > waiting)
+    if narrow.any():
+        u, kn = per_core[narrow], k[narrow]
+        waiting[narrow] = np.maximum(waiting[narrow], service[narrow] * _erlang_c(kn, u) / (kn * (1.0 - u)))
+    return waiting
 
 
 def port_waits(policy: Policy, total_load: object, port_shares: Sequence[float] | np.ndarray,

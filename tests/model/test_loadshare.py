@@ -371,6 +371,23 @@ def test_a_narrow_ports_own_work_queues_on_its_own_cores(fraction: float, respon
     np.testing.assert_allclose(waits[0, 1:], cold_wait, rtol=0.07)
 
 
+def test_a_narrow_port_waits_at_least_its_own_mmk() -> None:
+    # Ports [0.1, 1, 1, 1], the light one on all 4 cores linking three narrow ones, at 0.8 of the mix's maximum:
+    # each cold port loads its core to 0.78 alone. Its I/Os start in arrival order on its own core and other
+    # ports' work only holds that core longer, so it waits at least M/M/1's u / (1 - u) (3.50); simulated
+    # (SharedCores, 10 replications of 20,000 customers, seed 0) 3.46 - 3.69, mean response 4.837
+    # [4.729, 4.946]. (4) gives 4.795 (-0.9 %); without the bound 4.071 (-15.8 %), (3) 2.110. Tolerance:
+    # the measured error and the interval's half-width, 3 %.
+    shares, k = np.array([0.1, 1.0, 1.0, 1.0]) / 3.1, np.array([[4, 1, 1, 1]])
+    params = PolicyParams()
+    unit = _configuration(shares[None, :], k, shares, params)[2]
+    load = 0.8 / unit.max() * shares[None, :]
+    mean, port_response, _ = _configuration(load, k, shares, params)
+    own = load[0, 1]
+    np.testing.assert_allclose(port_response[0, 1:] - 1.0 - params.non_core, own / (1.0 - own), rtol=1e-12)
+    assert mean[0] == pytest.approx(4.837, rel=0.03)
+
+
 def test_system_response_finds_every_switch_on_many_cores() -> None:
     # Skew on 256 cores: the hot port takes its second and third cores at 0.11 and 0.37 cores of load,
     # below the first step of an even 400-point grid (0.5): every change the rule makes is reported.
