@@ -335,6 +335,30 @@ def test_pooled_response_is_erlang_c_for_exclusive_and_shared(name: str) -> None
         np.testing.assert_allclose(state.port_response[:, busy], expected[:, busy], rtol=1e-12)
 
 
+@settings(max_examples=30, deadline=None)
+@given(shares=st.lists(st.floats(0.01, 10.0), min_size=1, max_size=12), cores=st.integers(1, 12),
+       fraction=st.floats(0.05, 0.97))
+def test_pooled_response_is_exact_for_any_exclusive_or_shared_mix(shares: list, cores: int, fraction: float) -> None:
+    # The own-line term of (4) and its M/M/k_p floor apply to ports on part of their component only:
+    # exclusive (each core an M/M/1 over the ports placed on it) and shared (one M/M/n) stay Erlang C for
+    # any port mix and core count, not only the seed's scenarios.
+    weights = np.asarray(shares) / np.sum(shares)
+    params = PolicyParams(cores=cores)
+    for policy in ("exclusive", "shared"):
+        total = fraction * max_throughput(policy, weights, params)
+        state = evaluate(policy, [total], weights, params)
+        if policy == "shared":
+            service = 1.0 + params.overhead * (cores - 1) / cores
+            rho = np.full(weights.shape, total * service / cores)
+            expected = _erlang_c_response(cores, rho, service) + params.non_core
+        else:
+            load = total * weights[None, :]
+            _, membership = _placement(load, np.ones(load.shape, dtype=int), cores)
+            rho = (membership * state.core_utilization[:, None, :]).sum(axis=2)[0]
+            expected = 1.0 / (1.0 - rho) + params.non_core
+        np.testing.assert_allclose(state.port_response[0], expected, rtol=1e-11)
+
+
 def test_pooled_response_keeps_separate_components_apart() -> None:
     # Skew with the hot port on 3 cores at low load: the cold ports all land on the fourth core, so the hot
     # port is an M/M/3 on its own and the cold ports one M/M/1 (two components, no pooling between them).
