@@ -150,7 +150,7 @@ def _notes(chosen: Any, params: Any, reference: dict[str, float], calibrated: An
         f"every response includes the non-core part of a write hit, {params.non_core_pct:g} % of a service time "
         f"({_non_core_source(calibrated, non_core_given)})",
         "response: each group of cores linked by shared ports pooled as one M/M/K (Erlang C), a port on fewer of "
-        "them also waiting for one of its own, throughput-weighted over ports",
+        "them also waiting for one of its own and behind its own I/Os ahead, throughput-weighted over ports",
     ]
 
 

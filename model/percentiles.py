@@ -655,8 +655,8 @@ def loadshare_percentiles(policy: str, total_load: object, port_shares: Sequence
     """``response_pP`` (service times) of :func:`iosizer.model.loadshare.evaluate`'s response, per total load.
 
     Each port's response is its exponential service s_p plus a wait that is 0
-    with probability 1 - P_p and exponential otherwise, with P_p and the mean
-    W_p of the family's mean formula (3) (:func:`~iosizer.model.loadshare.port_waits`):
+    with probability 1 - P_p and exponential otherwise, with P_p of formula (3) and the mean
+    W_p of the family's mean formula (4) (:func:`~iosizer.model.loadshare.port_waits`):
     the M/M/c form, exact for exclusive and shared (Erlang C); where port
     groups of different sizes pool their cores it matches each port's wait
     probability and mean wait (not its variance). The percentiles are those of the throughput-weighted mixture of the

@@ -929,7 +929,8 @@ def seed003_loadshare() -> Provided:
                               quantity="multi-stage max / best of A and B", unit="ratio", model=beta_max / others,
                               holds=beta_max > others, criterion="multi-stage highest maximum throughput",
                               note=f"the response approximation (each group of cores linked by shared ports pooled "
-                                   f"as one M/M/K), {RESPONSE_ERROR}; maximum throughputs are exact (a utilisation "
+                                   f"as one M/M/K, a narrow port's own I/Os ahead served by its own cores alone), "
+                                   f"{RESPONSE_ERROR}; maximum throughputs are exact (a utilisation "
                                    f"bound); {_seed003_skew_responses(known['skew'], params)}", kind=PREDICTION)
             else:
                 ref_max = summary(key, reference)[0]

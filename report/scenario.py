@@ -797,7 +797,8 @@ def evaluate_loadshare(section: LoadshareSection, sources: Sources = Sources()) 
             Answer("loadshare", f"{policy}: maximum throughput", curve.max_throughput, "cores",
                    "I/Os per service time; 1 = one core's worth", *_band(bands, "max", i)),
             Answer("loadshare", f"{policy}: mean response {at}", float(centre["response"][i]), "service times",
-                   f"core groups pooled as M/M/K (Erlang C) plus the non-core part, {params.non_core_pct:g} % of a service time",
+                   f"core groups pooled as M/M/K (Erlang C), a narrow port's own I/Os ahead on its own cores, plus the "
+                   f"non-core part, {params.non_core_pct:g} % of a service time",
                    *_band(bands, "response", i)),
             Answer("loadshare", f"{policy}: largest response jump at a switch", float(centre["jump"][i]), "%",
                    f"threshold {params.threshold:g} of a core" if policy == "one-stage" or params.switch_rule ==

@@ -626,7 +626,8 @@ def loadshare(*, scenario: str | None = None, policy: str | None = None, load_co
              f"service time (a constant added to both); load {total:.4g} cores = {total / top:.3f} of the policy's "
              f"maximum {top:.4g}; cores per port {', '.join(str(int(v)) for v in k)}",
              "the approximation: each group of cores linked by shared ports pooled as one M/M/K (Erlang C), a port on "
-             "fewer of them also waiting for one of its own; exact for shared and exclusive")
+             "fewer of them also waiting for one of its own and behind its own I/Os ahead; exact for shared and "
+             "exclusive")
     return Experiment("loadshare", "loadshare curve", f"{policy} policy, {chosen.name} scenario, load {total:.4g} cores",
                       model, metrics, "pooled M/M/K per core group (approximation)", "Ciw",
                       notes + _variability_note(scv))
