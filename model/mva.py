@@ -1108,6 +1108,9 @@ def _multiclass_schweitzer(
     qq = np.where(visited, n[:, None] / spread, 0.0)
     uu = np.zeros_like(qq)
     q_old = None
+    # The corrected map (extra < 0 at cv^2 < 1) can cycle instead of settling (two classes, cv^2 = 0: a
+    # period-2 orbit); after a stall the update is relaxed, which keeps the fixed point and damps the cycle.
+    relax, best, stalled = 1.0, np.inf, 0
     for iteration in range(1, max_iter + 1):
         seen = qq.sum(axis=0)[None, :] - qq / n_safe[:, None]
         if extra is not None:
@@ -1118,13 +1121,16 @@ def _multiclass_schweitzer(
         if extra is not None:
             x, rq, r = (a[0] for a in _hold_at_bounds(pops[None, :], x[None, :], rq[None], r[None],
                                                       queue_part, think))
-            uu = x[:, None] * queue_part
-        qq = x[:, None] * rq
+            uu = relax * x[:, None] * queue_part + (1.0 - relax) * uu
+        qq = relax * x[:, None] * rq + (1.0 - relax) * qq
         q_new = x[:, None] * r
         if q_old is not None:
-            change = np.abs(q_new - q_old) / np.where(q_new > 0, q_new, 1.0)
-            if float(change.max()) < tol:
+            change = float((np.abs(q_new - q_old) / np.where(q_new > 0, q_new, 1.0)).max())
+            if change < tol:
                 return x, r, iteration
+            best, stalled = (change, 0) if change < best * (1.0 - 1e-9) else (best, stalled + 1)
+            if stalled >= 50 and relax > 0.1:
+                relax, best, stalled = relax / 2.0, np.inf, 0
         q_old = q_new
     raise ConvergenceError(
         f"Schweitzer MVA did not converge to tol {tol:g} in {max_iter} iterations"
