@@ -88,6 +88,10 @@ class Answer:
         return asdict(self)
 
 
+#: The most entries a list key takes, as a command-line list (iosizer.cli.params.MAX_GRID_POINTS).
+_MAX_ENTRIES = 10_000
+
+
 def _upper(module: str, spec: str) -> float:
     """The upper bound a family module declares for ``spec``: a table's key takes no value beyond it."""
     from importlib import import_module
@@ -590,8 +594,9 @@ class HbaSection(Section):
 
     port: str = Field(default_factory=_hba_measured_speed)
     mode: str = Field(default_factory=lambda: _hba_declared("mode"))
-    offered_iops: list[float] = Field(min_length=1)
-    block_kib: list[float] = Field(min_length=1)
+    # One entry per virtual port: at most as many as a command-line list takes (MAX_GRID_POINTS).
+    offered_iops: list[float] = Field(min_length=1, max_length=_MAX_ENTRIES)
+    block_kib: list[float] = Field(min_length=1, max_length=_MAX_ENTRIES)
     # Bounds: the hba family's declarations, as `iosizer hba` checks its options.
     cores: int | None = Field(None, ge=1, le=_upper("hba", "CORES"))
     core_iops: float | None = Field(None, gt=0, le=_upper("hba", "CORE_IOPS"))

@@ -130,3 +130,14 @@ def test_loadshare_section_takes_the_non_core_part_and_switch_rule() -> None:
     assert more[key] == pytest.approx(plain[key] + 1.0)
     jump = "multi-stage: largest response jump at a switch"
     assert answers('switch_rule = "threshold"')[jump] > 50 and answers("")[jump] < 1e-6
+
+
+def test_a_list_key_takes_as_many_entries_as_a_command_line_list() -> None:
+    # 10^5 virtual ports in [hba] were all solved (seconds each 10^5; a million ran a minute).
+    from iosizer.cli.params import MAX_GRID_POINTS
+
+    assert sc._MAX_ENTRIES == MAX_GRID_POINTS
+    ports = MAX_GRID_POINTS + 1
+    text = f"[hba]\noffered_iops = [{', '.join(['1'] * ports)}]\nblock_kib = [{', '.join(['4'] * ports)}]"
+    with pytest.raises(ScenarioError, match="hba.offered_iops: List should have at most 10000 items"):
+        sc.parse_scenario(text, "scenario.toml")
