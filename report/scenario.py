@@ -1005,6 +1005,10 @@ def _examples() -> Any:
     return resources.files("iosizer.data").joinpath("scenarios")
 
 
+#: A scenario describes one system in a few tables; a file past this is not one (and would be parsed whole).
+MAX_SCENARIO_BYTES = 4 * 2**20
+
+
 def example_names() -> list[str]:
     """Shipped example scenarios (``data/scenarios/*.toml``), by bare name."""
     return sorted(p.name[:-5] for p in _examples().iterdir() if p.name.endswith(".toml"))
@@ -1015,6 +1019,10 @@ def resolve_source(source: str | Path) -> tuple[str, str]:
     path = Path(source)
     if path.is_file():
         try:
+            size = path.stat().st_size
+            if size > MAX_SCENARIO_BYTES:
+                raise ScenarioError(f"{source}: is {size / 2**20:.0f} MiB, more than a scenario file "
+                                    f"({MAX_SCENARIO_BYTES // 2**20} MiB): not a scenario")
             return str(source), path.read_text(encoding="utf-8")
         except (OSError, UnicodeDecodeError) as error:
             raise ScenarioError(f"{source}: cannot read: {error}") from None

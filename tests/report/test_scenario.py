@@ -141,3 +141,11 @@ def test_a_list_key_takes_as_many_entries_as_a_command_line_list() -> None:
     text = f"[hba]\noffered_iops = [{', '.join(['1'] * ports)}]\nblock_kib = [{', '.join(['4'] * ports)}]"
     with pytest.raises(ScenarioError, match="hba.offered_iops: List should have at most 10000 items"):
         sc.parse_scenario(text, "scenario.toml")
+
+
+def test_a_file_far_larger_than_a_scenario_is_not_read(tmp_path: Path, monkeypatch) -> None:
+    monkeypatch.setattr(sc, "MAX_SCENARIO_BYTES", 1024)
+    path = tmp_path / "big.toml"
+    path.write_text("# " + "x" * 2048 + "\n[replication]\n")
+    with pytest.raises(ScenarioError, match="more than a scenario file"):
+        sc.resolve_source(path)
