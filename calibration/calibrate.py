@@ -299,18 +299,21 @@ def calibrate_dataset(
         function = model.with_percentiles(checked, {name: p for name, (p, _) in tails.items()})
         jacobian = None  # the percentiles' slopes are taken numerically
         observed = {**observed, **{name: values for name, (_, values) in tails.items()}}
-    result = fit(
-        function,
-        parameters,
-        dataset.inputs(),
-        observed,
-        weights=dataset.weights,
-        stderr=dataset.stderr,
-        jacobian=jacobian,
-        model_name=model_name,
-        relative=model.relative,
-        bounds=dataset.bounds,
-    )
+    try:
+        result = fit(
+            function,
+            parameters,
+            dataset.inputs(),
+            observed,
+            weights=dataset.weights,
+            stderr=dataset.stderr,
+            jacobian=jacobian,
+            model_name=model_name,
+            relative=model.relative,
+            bounds=dataset.bounds,
+        )
+    except CalibrationError as error:  # name the data that could not be fitted, as a row error names its file
+        raise CalibrationError(f"{dataset.path}: {error}") from None
     result = replace(result, warnings=tuple(dataset.warnings) + result.warnings + judge(result, dataset, force))
     profile = profile_from_fit(result, model_name, checked, dataset, cpu_name, cpu_speed)
     from iosizer.calibration.profile import profile_values
