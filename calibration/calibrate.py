@@ -181,8 +181,8 @@ def load_measurements(paths: str | Path | Sequence[str | Path], schema: Schema) 
     if not isinstance(given, Sequence) or not all(isinstance(p, (str, os.PathLike)) for p in given):
         raise InputError(f"measured data is a file path (CSV, fio JSON, elbencho, vdbench) or a list of them, "
                          f"got {type(paths).__name__} {paths!r:.60}")
-    if any(not os.fspath(p).strip() for p in given):  # Path('') is the current folder
-        raise InputError("a measured data path is empty; give the file's name")
+    if any(not os.fspath(p).strip() or os.fspath(p) == "." for p in given):  # Path('') is the current folder
+        raise InputError("a measured data path is empty (or the current folder); give the file's name")
     listed = [Path(p) for p in given]
     if not listed:
         raise InputError("give at least one measurement file")

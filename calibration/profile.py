@@ -148,8 +148,9 @@ def load_profile(path: str | Path, model: str | None = None) -> Profile:
 
     if not isinstance(path, (str, os.PathLike)):
         raise ProfileError(f"expected the path of a profile file, got {type(path).__name__} {path!r}")
-    if not str(path).strip():
-        raise ProfileError("the profile's path is empty; give the JSON file 'iosizer calibrate --output' wrote")
+    if not str(path).strip() or str(path) == ".":  # the command line reads an empty --profile as '.'
+        raise ProfileError("the profile's path is empty (or the current folder); give the JSON file "
+                           "'iosizer calibrate --output' wrote")
     try:
         problem = input_problem(Path(path))
         if problem is None:
