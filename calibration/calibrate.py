@@ -181,8 +181,8 @@ def load_measurements(paths: str | Path | Sequence[str | Path], schema: Schema) 
     if not isinstance(given, Sequence) or not all(isinstance(p, (str, os.PathLike)) for p in given):
         raise InputError(f"measured data is a file path (CSV, fio JSON, elbencho, vdbench) or a list of them, "
                          f"got {type(paths).__name__} {paths!r:.60}")
-    if any(not os.fspath(p).strip() for p in given):  # Path('') is the current folder
-        raise InputError("a measured data path is empty; give the file's name")
+    if any(not os.fspath(p).strip() or os.fspath(p) == "." for p in given):  # Path('') is the current folder
+        raise InputError("a measured data path is empty (or the current folder); give the file's name")
     listed = [Path(p) for p in given]
     if not listed:
         raise InputError("give at least one measurement file")
@@ -299,18 +299,21 @@ def calibrate_dataset(
         function = model.with_percentiles(checked, {name: p for name, (p, _) in tails.items()})
         jacobian = None  # the percentiles' slopes are taken numerically
         observed = {**observed, **{name: values for name, (_, values) in tails.items()}}
-    result = fit(
-        function,
-        parameters,
-        dataset.inputs(),
-        observed,
-        weights=dataset.weights,
-        stderr=dataset.stderr,
-        jacobian=jacobian,
-        model_name=model_name,
-        relative=model.relative,
-        bounds=dataset.bounds,
-    )
+    try:
+        result = fit(
+            function,
+            parameters,
+            dataset.inputs(),
+            observed,
+            weights=dataset.weights,
+            stderr=dataset.stderr,
+            jacobian=jacobian,
+            model_name=model_name,
+            relative=model.relative,
+            bounds=dataset.bounds,
+        )
+    except CalibrationError as error:  # name the data that could not be fitted, as a row error names its file
+        raise CalibrationError(f"{dataset.path}: {error}") from None
     result = replace(result, warnings=tuple(dataset.warnings) + result.warnings + judge(result, dataset, force))
     profile = profile_from_fit(result, model_name, checked, dataset, cpu_name, cpu_speed)
     from iosizer.calibration.profile import profile_values

@@ -319,8 +319,9 @@ def fit(
                     x_scale="jac", xtol=1e-12, ftol=1e-12, gtol=1e-12, max_nfev=2000,
                 )
         except (OverflowError, FloatingPointError, ZeroDivisionError) as error:
+            reason = str(error.args[-1]) if error.args else type(error).__name__  # not "(34, '...')"
             raise CalibrationError(
-                f"model '{model_name}' overflowed during the fit ({error}); the data are far outside "
+                f"model '{model_name}' overflowed during the fit ({reason}); the data are far outside "
                 "the model's numeric range"
             ) from None
         except ValueError as error:  # scipy: residuals or Jacobian not finite at the start

@@ -53,6 +53,13 @@ class ParameterEstimate(_Strict):
             raise ValueError("must be a finite number")
         return value
 
+    @field_validator("stderr")
+    @classmethod
+    def _spread(cls, value: float | None) -> float | None:
+        if value is not None and not (value >= 0):  # nan too; inf is an unbounded estimate
+            raise ValueError(f"must be >= 0, got {value:g}")
+        return value
+
     @model_validator(mode="after")
     def _interval_holds_the_value(self) -> "ParameterEstimate":
         if self.ci_low is not None and self.ci_low > self.value:
@@ -104,6 +111,51 @@ class Profile(_Strict):
     tool_version: str = __version__
     created_at: datetime = Field(default_factory=lambda: datetime.now(timezone.utc))
 
+    @field_validator("options", mode="before")
+    @classmethod
+    def _no_bools(cls, value: Any) -> Any:
+        # A setting is a number or a name: JSON true would be read as 1 (one server).
+        if isinstance(value, Mapping):
+            for name, setting in value.items():
+                if isinstance(setting, bool):
+                    raise ValueError(f"option '{name}' is {str(setting).lower()}, not a number or a name")
+        return value
+
+    @field_validator("cpu_speed", mode="before")
+    @classmethod
+    def _speed(cls, value: Any) -> Any:
+        from iosizer.model.family import CPU_SPEED
+
+        if value is None:
+            return value
+        if isinstance(value, bool):
+            raise ValueError(f"is {str(value).lower()}, not a relative speed")
+        low, high = CPU_SPEED.bounds
+        if isinstance(value, (int, float)) and not low <= value <= high:
+            raise ValueError(f"must lie in [{low:g}, {high:g}] (relative per-core speed), got {value:g}")
+        return value
+
+    @model_validator(mode="after")
+    def _covariance_fits_the_parameters(self) -> "Profile":
+        """The covariance is square over ``covariance_parameters``, names parameters, and has variances >= 0."""
+        names = self.covariance_parameters
+        unknown = [n for n in names if n not in self.parameters]
+        if unknown:
+            raise ValueError(f"covariance_parameters names {unknown[0]!r}, which is not a parameter")
+        if len(set(names)) != len(names):
+            raise ValueError("covariance_parameters names a parameter twice")
+        if self.covariance is None:
+            return self
+        if len(self.covariance) != len(names) or any(len(row) != len(names) for row in self.covariance):
+            raise ValueError(f"covariance must be {len(names)} x {len(names)} (one row and column per "
+                             "covariance_parameters entry)")
+        for i, row in enumerate(self.covariance):
+            if any(v is not None and not math.isfinite(v) for v in row):
+                raise ValueError("covariance entries must be finite numbers (or null)")
+            if row[i] is not None and row[i] < 0:
+                raise ValueError(f"the variance of {names[i]!r} is {row[i]:g}, below 0")
+        return self
+
     def value(self, name: str) -> float:
         try:
             return self.parameters[name].value
@@ -148,8 +200,9 @@ def load_profile(path: str | Path, model: str | None = None) -> Profile:
 
     if not isinstance(path, (str, os.PathLike)):
         raise ProfileError(f"expected the path of a profile file, got {type(path).__name__} {path!r}")
-    if not str(path).strip():
-        raise ProfileError("the profile's path is empty; give the JSON file 'iosizer calibrate --output' wrote")
+    if not str(path).strip() or str(path) == ".":  # the command line reads an empty --profile as '.'
+        raise ProfileError("the profile's path is empty (or the current folder); give the JSON file "
+                           "'iosizer calibrate --output' wrote")
     try:
         problem = input_problem(Path(path))
         if problem is None:
@@ -174,7 +227,7 @@ def load_profile(path: str | Path, model: str | None = None) -> Profile:
         first = error.errors()[0]
         where = ".".join(str(p) for p in first["loc"]) or "document"
         raise ProfileError(
-            f"{path}: invalid profile at '{where}': {first['msg']} "
+            f"{path}: invalid profile at '{where}': {str(first['msg']).removeprefix('Value error, ')} "
             f"({error.error_count()} problem{'s' if error.error_count() > 1 else ''})"
         ) from None
     if model is not None and profile.model != model:

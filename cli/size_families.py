@@ -77,7 +77,10 @@ def latency(
     answer = x_max()
     chosen_profile = calibrated if calibrated is not None else (family.oltp_profile() if kind == "oltp" else None)
     band = _interval(chosen_profile, x_max) if chosen_profile is not None else (None, None)
-    switches = ([{"switch": f"hop {h:g} ns", "hop_ns": h} for h in hop_ns] if hop_ns
+    from iosizer.model.latency import HOP_NS
+
+    # Each hop within the declaration, as 'latency tiers --hop-ns' checks it (1e308 was answered here).
+    switches = ([{"switch": f"hop {h:g} ns", "hop_ns": HOP_NS.check(h, "--hop-ns")} for h in hop_ns] if hop_ns
                 else family.switch_catalogue())
     rows = []
     for switch in switches:

@@ -482,10 +482,22 @@ def _check_policy(policy: str) -> None:
         raise InputError(f"policy must be one of {', '.join(POLICIES)}, got {policy!r}")
 
 
-def _shares(port_shares: Sequence[float] | np.ndarray) -> np.ndarray:
+#: The most port x core pairs a question places: the seed's largest port mix (16 ports) at the declared
+#: core bound (256). Every load point places each port on its cores, so the work grows as ports x cores:
+#: 4,096 pairs answer in seconds, 256 ports on 256 cores took four minutes and 1.8 GB, 10^5 ports
+#: a MemoryError.
+MAX_PORT_CORES = 16 * 256
+
+
+def _shares(port_shares: Sequence[float] | np.ndarray, params: PolicyParams | None = None) -> np.ndarray:
     shares = np.atleast_1d(as_nonnegative("port share", port_shares)).astype(float)
     if shares.ndim != 1 or shares.sum() <= 0:
         raise InputError("port shares must be a list of loads with a positive sum")
+    cores = (params or PolicyParams()).cores
+    if shares.size * cores > MAX_PORT_CORES:
+        raise InputError(f"{shares.size:,} ports on {cores} cores are {shares.size * cores:,} port x core pairs, more "
+                         f"than the {MAX_PORT_CORES:,} answered in seconds; give fewer ports (group alike ones: "
+                         "their shares add) or fewer cores")
     return shares / shares.sum()
 
 
@@ -673,7 +685,7 @@ def port_waits(policy: Policy, total_load: object, port_shares: Sequence[float] 
     """
     _check_policy(policy)
     total = np.atleast_1d(as_nonnegative("total load", total_load)).astype(np.float64)
-    shares = _shares(port_shares)
+    shares = _shares(port_shares, params)
     load = total[:, None] * shares[None, :]
     k = _cores(policy, load, shares, params)
     service = 1.0 + params.overhead * (k - 1) / k
@@ -771,7 +783,7 @@ def evaluate(policy: Policy, total_load: object, port_shares: Sequence[float] | 
     """
     _check_policy(policy)
     total = np.atleast_1d(as_nonnegative("total load", total_load))
-    return _state(policy, total, _shares(port_shares), params)
+    return _state(policy, total, _shares(port_shares, params), params)
 
 
 def switching_loads(policy: Policy, port_shares: Sequence[float] | np.ndarray,
@@ -783,7 +795,7 @@ def switching_loads(policy: Policy, port_shares: Sequence[float] | np.ndarray,
     bisected to 1e-13 (two changes within 1/400 of the range count as one).
     """
     _check_policy(policy)
-    shares = _shares(port_shares)
+    shares = _shares(port_shares, params)
     if policy in ("shared", "exclusive"):
         return np.empty(0)
     if policy == "one-stage":
@@ -854,7 +866,7 @@ def max_throughput(policy: Policy, port_shares: Sequence[float] | np.ndarray,
     the last stable interval.
     """
     _check_policy(policy)
-    shares = _shares(port_shares)
+    shares = _shares(port_shares, params)
     if policy == "multi-stage" and params.switch_rule == "system-response":
         # Each stage's k_p are fixed, so its core utilisations are linear in the load and it is
         # stable up to 1 / (peak utilisation per core of load); the envelope up to the best stage's.
@@ -913,7 +925,7 @@ def policy_curve(policy: Policy, port_shares: Sequence[float] | np.ndarray,
         raise InputError(f"points must be >= 2, got {points}")
     if not 0 < max_fraction < 1:
         raise InputError(f"max_fraction must be in (0, 1), got {max_fraction:g}")
-    shares = _shares(port_shares)
+    shares = _shares(port_shares, params)
     top = max_throughput(policy, shares, params)
     end = max_fraction * top
     switches = switching_loads(policy, shares, params)

@@ -88,6 +88,23 @@ class Answer:
         return asdict(self)
 
 
+#: The most entries a list key takes, as a command-line list (iosizer.cli.params.MAX_GRID_POINTS).
+_MAX_ENTRIES = 10_000
+
+
+def _upper(module: str, spec: str) -> float:
+    """The upper bound a family module declares for ``spec``: a table's key takes no value beyond it."""
+    from importlib import import_module
+
+    return getattr(import_module(f"iosizer.model.{module}"), spec).bounds[1]
+
+
+def _lower(module: str, spec: str) -> float:
+    from importlib import import_module
+
+    return getattr(import_module(f"iosizer.model.{module}"), spec).bounds[0]
+
+
 def declared(family: str, name: str) -> Callable[[], Any]:
     """A default factory reading a family's declared value when a section leaves it out."""
 
@@ -213,12 +230,13 @@ class LatencySection(Section):
     """
 
     switch: str | None = None
-    hop_ns: float | None = Field(None, ge=0)
+    # Bounds: the latency family's declarations (1e308 ns of added latency was answered).
+    hop_ns: float | None = Field(None, ge=0, le=_upper("latency", "HOP_NS"))
     tiers: int = Field(1, ge=0, le=64)
-    added_latency_ns: float = Field(0.0, ge=0)
+    added_latency_ns: float = Field(0.0, ge=0, le=_upper("latency", "ADDED_LATENCY"))
     budget_pct: float = Field(5.0, gt=0, lt=100)
     device: str | None = None
-    burst_bytes: float | None = Field(None, gt=0)
+    burst_bytes: float | None = Field(None, gt=0, le=_upper("latency", "BURST_BYTES"))
 
     @model_validator(mode="after")
     def _one_hop(self) -> LatencySection:
@@ -376,7 +394,7 @@ class PcieSection(Section):
     lanes_per_port: int = Field(default_factory=declared("rmw", "lanes_per_port"))
     ports: int = Field(1, ge=1, le=16)
     mps_bytes: int = Field(default_factory=declared("pcie-link", "mps_bytes"))
-    transfer_bytes: int = Field(512, ge=1)
+    transfer_bytes: int = Field(512, ge=1, le=_upper("pcie", "TRANSFER_BYTES"))
     split_at_64: bool = False
 
     @model_validator(mode="after")
@@ -469,8 +487,18 @@ class ReplicationSection(Section):
     """
 
     links: list[str] = Field(default_factory=lambda: [_replication_default("link"), "ipoib56"], min_length=1)
-    block_kib: float = Field(default_factory=lambda: float(_replication_default("block_kib")), gt=0)
-    outstanding: int = Field(default_factory=lambda: int(_replication_default("outstanding")), ge=1, le=1_000_000)
+    block_kib: float = Field(default_factory=lambda: float(_replication_default("block_kib")),
+                             gt=0, le=_upper("replication", "BLOCK_SIZE"))
+    outstanding: int = Field(default_factory=lambda: int(_replication_default("outstanding")), ge=1,
+                             le=_upper("replication", "OUTSTANDING"))
+
+    @field_validator("block_kib")
+    @classmethod
+    def _declared_block(cls, value: float) -> float:
+        low = _lower("replication", "BLOCK_SIZE")  # after gt=0: a negative size keeps its own message
+        if value < low:
+            raise ValueError(f"must be >= {low:g}, got {value:g}")
+        return value
 
     @field_validator("links")
     @classmethod
@@ -566,12 +594,15 @@ class HbaSection(Section):
 
     port: str = Field(default_factory=_hba_measured_speed)
     mode: str = Field(default_factory=lambda: _hba_declared("mode"))
-    offered_iops: list[float] = Field(min_length=1)
-    block_kib: list[float] = Field(min_length=1)
-    cores: int | None = Field(None, ge=1)
-    core_iops: float | None = Field(None, gt=0)
-    threads: int = Field(16, ge=1, le=100_000)
-    storage_us: float = Field(default_factory=lambda: _hba_declared("storage_us"), ge=0)
+    # One entry per virtual port: at most as many as a command-line list takes (MAX_GRID_POINTS).
+    offered_iops: list[float] = Field(min_length=1, max_length=_MAX_ENTRIES)
+    block_kib: list[float] = Field(min_length=1, max_length=_MAX_ENTRIES)
+    # Bounds: the hba family's declarations, as `iosizer hba` checks its options.
+    cores: int | None = Field(None, ge=1, le=_upper("hba", "CORES"))
+    core_iops: float | None = Field(None, gt=0, le=_upper("hba", "CORE_IOPS"))
+    threads: int = Field(16, ge=1, le=_upper("hba", "THREADS"))
+    storage_us: float = Field(default_factory=lambda: _hba_declared("storage_us"), ge=0,
+                              le=_upper("hba", "STORAGE_US"))
 
     @field_validator("port")
     @classmethod
@@ -594,9 +625,12 @@ class HbaSection(Section):
 
     @field_validator("offered_iops", "block_kib")
     @classmethod
-    def _non_negative(cls, value: list[float]) -> list[float]:
+    def _non_negative(cls, value: list[float], info: Any) -> list[float]:
         if any(not v >= 0 for v in value):
             raise ValueError(f"every entry must be >= 0, got {value}")
+        top = _upper("hba", "OFFERED_IOPS" if info.field_name == "offered_iops" else "BLOCK_KIB")
+        if any(v > top for v in value):
+            raise ValueError(f"every entry must be <= {top:g}, got {value}")
         return value
 
     @model_validator(mode="after")
@@ -972,6 +1006,10 @@ def _examples() -> Any:
     return resources.files("iosizer.data").joinpath("scenarios")
 
 
+#: A scenario describes one system in a few tables; a file past this is not one (and would be parsed whole).
+MAX_SCENARIO_BYTES = 4 * 2**20
+
+
 def example_names() -> list[str]:
     """Shipped example scenarios (``data/scenarios/*.toml``), by bare name."""
     return sorted(p.name[:-5] for p in _examples().iterdir() if p.name.endswith(".toml"))
@@ -982,6 +1020,10 @@ def resolve_source(source: str | Path) -> tuple[str, str]:
     path = Path(source)
     if path.is_file():
         try:
+            size = path.stat().st_size
+            if size > MAX_SCENARIO_BYTES:
+                raise ScenarioError(f"{source}: is {size / 2**20:.0f} MiB, more than a scenario file "
+                                    f"({MAX_SCENARIO_BYTES // 2**20} MiB): not a scenario")
             return str(source), path.read_text(encoding="utf-8")
         except (OSError, UnicodeDecodeError) as error:
             raise ScenarioError(f"{source}: cannot read: {error}") from None

@@ -222,3 +222,16 @@ def test_a_byte_order_mark_and_crlf_lines_are_read(tmp_path: Path) -> None:
     path = tmp_path / "excel.csv"
     path.write_bytes("\ufeffarrival_rate_per_s,mean_response_s\r\n400,0.001\r\n800,0.0011\r\n".encode())
     assert load_dataset(path, MMC_SCHEMA).values["arrival_rate_per_s"].tolist() == [400.0, 800.0]
+
+
+def test_data_far_outside_the_model_name_the_file_in_one_clean_line(tmp_path: Path) -> None:
+    # "model 'mmc' overflowed during the fit ((34, 'Numerical result out of range'))": no file, a raw tuple.
+    from iosizer.calibration.calibrate import calibrate
+    from iosizer.errors import CalibrationError
+
+    path = tmp_path / "huge.csv"
+    path.write_text("arrival_rate_per_s,mean_response_s\n1e308,0.001\n800,0.0011\n1200,0.0012\n")
+    with pytest.raises(CalibrationError) as caught:
+        calibrate("mmc", path, {"servers": 4})
+    message = str(caught.value)
+    assert message.startswith(f"{path}: model 'mmc'") and "(34," not in message

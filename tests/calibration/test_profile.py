@@ -171,3 +171,27 @@ def test_a_file_far_larger_than_any_profile_is_not_read(tmp_path: Path, monkeypa
     big.write_text(" " * 2048)
     with pytest.raises(ProfileError, match="more than any profile"):
         load_profile(big)
+
+
+@pytest.mark.parametrize(("change", "message"), [
+    # Each of these loaded: a KeyError later (an unknown covariance name), a zero-width band (a negative
+    # variance), a wrong band (a covariance of another shape), or a bool taken as a number.
+    (lambda d: d.update(covariance_parameters=["bogus"], covariance=[[1.0]]), "names 'bogus', which is not a parameter"),
+    (lambda d: d.update(covariance=[[1.0, 2.0]]), "covariance must be 1 x 1"),
+    (lambda d: d.update(covariance=[[-1.0]]), "the variance of 'service_rate_per_s' is -1, below 0"),
+    (lambda d: d["parameters"]["service_rate_per_s"].update(stderr=-1), "stderr': must be >= 0, got -1"),
+    (lambda d: d["options"].update(servers=True), "option 'servers' is true, not a number or a name"),
+    (lambda d: d.update(cpu_speed=1e9), "cpu_speed': must lie in [0.015625, 64]"),
+])
+def test_a_hand_edited_profile_is_checked_whole(tmp_path: Path, change, message: str) -> None:
+    import iosizer
+
+    mmc = iosizer.family("mmc")
+    document = json.loads(mmc.calibrate(mmc.example(), servers=4).profile.model_dump_json())
+    assert document["covariance_parameters"] == ["service_rate_per_s"]
+    change(document)
+    path = tmp_path / "edited.json"
+    path.write_text(json.dumps(document))
+    with pytest.raises(ProfileError, match=re.escape(message)) as caught:
+        load_profile(path)
+    assert "Value error" not in str(caught.value)

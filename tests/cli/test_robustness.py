@@ -280,6 +280,13 @@ def test_11_an_output_under_a_file_says_the_file_is_in_the_way(cli, good_csv: Pa
     assert blocker.read_text() == ""
 
 
+@pytest.mark.parametrize("args", [["queue", "mmc", "--arrival-rate", "1", "--profile", ""],
+                                  ["calibrate", "mmc", "", "--servers", "4"]])
+def test_11_an_empty_input_path_says_it_is_empty(cli, args: list[str]) -> None:
+    # The command line reads '' as '.', and the error said ".: cannot read ... (Is a directory)".
+    assert "path is empty (or the current folder)" in cli.fails(*args)
+
+
 # --- 12. errors as data ---------------------------------------------------------------------------------------
 
 

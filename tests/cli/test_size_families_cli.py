@@ -148,3 +148,11 @@ def test_size_lanes_search_is_bounded(cli) -> None:
     assert "--max-lanes must lie in [8, 1024] (128 x8 ports), got 999999999" in cli.fails(
         "size", "lanes", "--budget-pct", "99.9", "--max-lanes", "999999999")
     assert cli.json("size", "lanes", "--budget-pct", "99.9", "--max-lanes", "1024")["max_ports_searched"] == 128
+
+
+@pytest.mark.parametrize(("hop", "message"), [("1e308", "--hop-ns must lie in [0, 1000000] (ns), got 1e+308"),
+                                              ("-1", "--hop-ns must lie in [0, 1000000] (ns), got -1")])
+def test_size_latency_checks_the_hop_as_latency_tiers_does(cli, hop, message) -> None:
+    # 'latency tiers --hop-ns 1e308' was refused and 'size latency --hop-ns 1e308' answered 0 tiers.
+    assert message in cli.fails("size", "latency", "--budget-pct", "5", "--hop-ns", hop)
+    assert message in cli.fails("latency", "tiers", "--hop-ns", hop)

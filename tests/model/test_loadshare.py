@@ -427,3 +427,15 @@ def test_system_response_finds_every_switch_on_many_cores() -> None:
     changes = dense[1:][np.any(k[1:] != k[:-1], axis=1)]
     assert changes.size >= 2 and found[0] < 0.2
     np.testing.assert_allclose(found[found < early], changes, atol=early / 2000)  # within the dense step
+
+
+def test_the_ports_times_cores_a_question_places_are_bounded() -> None:
+    # 256 ports on 256 cores took four minutes and 1.8 GB; 10^5 ports (a scenario's port_shares) a MemoryError.
+    from iosizer.model.loadshare import MAX_PORT_CORES, PolicyParams, evaluate, max_throughput
+
+    with pytest.raises(InputError, match="port x core pairs, more than the 4,096"):
+        max_throughput("multi-stage", [1.0] * 100_000, PolicyParams(cores=4))
+    with pytest.raises(InputError, match="257 ports on 16 cores"):
+        evaluate("shared", [1.0], [1.0] * 257, PolicyParams(cores=16))
+    assert MAX_PORT_CORES == 16 * 256  # the seed's 16-port system at the declared core bound still answers
+    assert max_throughput("exclusive", [1.0] * 16, PolicyParams(cores=256)) > 0

@@ -68,6 +68,17 @@ def test_every_family_is_one_section_and_one_evaluator() -> None:
         ('[loadshare]\nscenario = "skew"\nnon_core_pct = -1', "loadshare.non_core_pct: must be >= 0"),
         ('[loadshare]\nscenario = "skew"\nnon_core_pct = 1e6', "non_core_pct must lie in [0, 10000] (%), got 1000000"),
         ('[loadshare]\nscenario = "skew"\nswitch_rule = "sometimes"', "switch_rule must be one of system-response, equal-response, threshold, got 'sometimes'"),
+        # Each key within its family's declaration (these were answered: 1e308 ns, 10^11-byte transfers).
+        ('[latency]\nswitch = "asi"\nadded_latency_ns = 1e308', "latency.added_latency_ns: must be <= 1e+07"),
+        ("[latency]\nhop_ns = 1e9", "latency.hop_ns: must be <= 1e+06"),
+        ("[pcie]\ntransfer_bytes = 99999999999", "pcie.transfer_bytes: must be <= 1.67772e+07"),
+        ("[replication]\nblock_kib = 99999999999", "replication.block_kib: must be <= 1.04858e+06"),
+        ("[replication]\nblock_kib = 1e-300", "replication.block_kib: must be >= 0.000976562"),
+        ("[replication]\noutstanding = 100000", "replication.outstanding: must be <= 65536"),
+        ("[hba]\noffered_iops = [1e12]\nblock_kib = [4]", "hba.offered_iops: every entry must be <= 1e+08"),
+        ("[hba]\noffered_iops = [1]\nblock_kib = [1e9]", "hba.block_kib: every entry must be <= 16384"),
+        ("[hba]\noffered_iops = [1]\nblock_kib = [4]\nthreads = 70000", "hba.threads: must be <= 65536"),
+        ("[hba]\noffered_iops = [1]\nblock_kib = [4]\nstorage_us = 1e300", "hba.storage_us: must be <= 1e+06"),
         ("[replication\nblock_kib = 4", "malformed TOML"),
         ("[replication]\nblock_kib = \n", "line 2"),
     ],
@@ -119,3 +130,22 @@ def test_loadshare_section_takes_the_non_core_part_and_switch_rule() -> None:
     assert more[key] == pytest.approx(plain[key] + 1.0)
     jump = "multi-stage: largest response jump at a switch"
     assert answers('switch_rule = "threshold"')[jump] > 50 and answers("")[jump] < 1e-6
+
+
+def test_a_list_key_takes_as_many_entries_as_a_command_line_list() -> None:
+    # 10^5 virtual ports in [hba] were all solved (seconds each 10^5; a million ran a minute).
+    from iosizer.cli.params import MAX_GRID_POINTS
+
+    assert sc._MAX_ENTRIES == MAX_GRID_POINTS
+    ports = MAX_GRID_POINTS + 1
+    text = f"[hba]\noffered_iops = [{', '.join(['1'] * ports)}]\nblock_kib = [{', '.join(['4'] * ports)}]"
+    with pytest.raises(ScenarioError, match="hba.offered_iops: List should have at most 10000 items"):
+        sc.parse_scenario(text, "scenario.toml")
+
+
+def test_a_file_far_larger_than_a_scenario_is_not_read(tmp_path: Path, monkeypatch) -> None:
+    monkeypatch.setattr(sc, "MAX_SCENARIO_BYTES", 1024)
+    path = tmp_path / "big.toml"
+    path.write_text("# " + "x" * 2048 + "\n[replication]\n")
+    with pytest.raises(ScenarioError, match="more than a scenario file"):
+        sc.resolve_source(path)
