@@ -221,7 +221,11 @@ def read_fio(path: str | Path) -> list[LoadPoint]:
     for job in jobs:
         if not isinstance(job, Mapping):
             raise _fail(label, "a 'jobs' entry is not an object")
-        groups.setdefault((str(job.get("jobname", "")), job.get("groupid")), []).append(job)
+        group = job.get("groupid")
+        if not (group is None or isinstance(group, (int, str))) or isinstance(group, bool):
+            raise _fail(label, f"job {str(job.get('jobname', ''))!r}: 'groupid' is {type(group).__name__} "
+                               f"{_short(group)}, not a number")
+        groups.setdefault((str(job.get("jobname", "")), group), []).append(job)
 
     points = []
     for (name, _), clones in groups.items():

@@ -124,6 +124,8 @@ def test_little_law_violations_are_reported(tmp_path: Path) -> None:
     ('{"jobs": [{"jobname": "a", "read": {"iops": 1, "clat_ns": {"mean": "x"}}}]}', "clat_ns mean is 'x', not a number"),
     ('{"jobs": [{"jobname": "a", "job options": [1], "read": {"iops": 1, "lat_ns": {"mean": 5}}}]}',
      "'job options' is list \\[1\\], not an object"),
+    ('{"jobs": [{"jobname": "a", "groupid": [], "read": {"iops": 1, "lat_ns": {"mean": 5}}}]}',
+     "job 'a': 'groupid' is list \\[\\], not a number"),  # was "unhashable type" (the fio fuzz, in CI)
     ('{"global options": "x", "jobs": [{"jobname": "a", "read": {"iops": 1, "lat_ns": {"mean": 5}}}]}',
      "'global options' is str 'x', not an object"),
     ('{"jobs": [{"jobname": "a", "job_runtime": {}, "read": {"iops": 1, "lat_ns": {"mean": 5}}}]}',
