@@ -56,6 +56,10 @@ def warm_up(heavy: bool = False) -> None:
     worker also imports the simulators and scipy.stats (one to two seconds on a busy machine)."""
     from iosizer.cli.catalogue import command_specs
 
+    if hasattr(os, "setpgrp"):
+        # Its own process group, which the simulation's joblib workers join: killing the group stops
+        # them too (killed alone, a worker left its replications running as orphans).
+        os.setpgrp()
     if heavy and hasattr(os, "nice"):
         with contextlib.suppress(OSError):
             os.nice(HEAVY_NICENESS)
@@ -247,14 +251,26 @@ class Workers:
         if self._pools.get(heavy) is pool:
             del self._pools[heavy]
         if kill:
-            # The executor has no public way to stop a running task; its worker processes are
-            # in ``_processes`` (CPython 3.8+), and killing one breaks the pool as a crash would.
-            for process in list(getattr(pool, "_processes", {}).values()):
-                with contextlib.suppress(Exception):
-                    process.kill()
+            _kill_workers(pool)
         pool.shutdown(wait=False, cancel_futures=True)
 
     def close(self) -> None:
+        """Stop every worker and what it started now: a running simulation is not waited for."""
         for pool in self._pools.values():
-            pool.shutdown(wait=True, cancel_futures=True)
+            _kill_workers(pool)
+            pool.shutdown(wait=False, cancel_futures=True)
         self._pools.clear()
+
+
+def _kill_workers(pool: ProcessPoolExecutor) -> None:
+    """Kill ``pool``'s worker processes with their process groups (each worker leads its own, see
+    :func:`warm_up`). The executor has no public way to stop a running task; its workers are in
+    ``_processes`` (CPython 3.8+), and killing one breaks the pool as a crash would."""
+    import signal
+
+    for process in list(getattr(pool, "_processes", {}).values()):
+        with contextlib.suppress(Exception):
+            if hasattr(os, "killpg") and process.pid and os.getpgid(process.pid) == process.pid:
+                os.killpg(process.pid, signal.SIGKILL)
+            else:
+                process.kill()

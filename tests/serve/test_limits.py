@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import contextlib
+import time
 from pathlib import Path
 from typing import Any, Iterator
 
@@ -20,21 +22,36 @@ def limited(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Server]:
         yield running
 
 
+def _loky_processes() -> list[str]:
+    """Live joblib (loky) worker processes on this machine, by their command lines."""
+    found = []
+    for entry in Path("/proc").iterdir():
+        with contextlib.suppress(OSError):
+            if entry.name.isdigit() and b"LokyProcess" in (entry / "cmdline").read_bytes():
+                found.append(entry.name)
+    return found
+
+
 def _mmc(server: Server, **headers: str) -> Any:
     return server.post("/api/queue/mmc", json={"arrival_rate": 3.2, "service_rate": 1, "servers": 4},
                        headers=headers)
 
 
 def test_a_request_past_the_time_limit_is_503_and_the_server_recovers(limited: Server) -> None:
-    # About a minute of simulation in one process: far past the 2 s limit.
+    # About a minute of simulation in two joblib processes: far past the 2 s limit.
     long_run = {"arrival_rate": 3.0, "service_rate": 1, "servers": 4, "replications": 400,
-                "run_length": 200000, "workers": 1}
+                "run_length": 200000, "workers": 2}
     answer = limited.post("/api/simulate/mmc", json=long_run)
     assert answer.status_code == 503, answer.text
     body = answer.json()
     assert body["kind"] == "Timeout" and "2 s limit" in body["error"] and "--request-timeout-s" in body["error"]
+    # The killed worker's joblib processes die with it (they ran on as orphans, burning both CPUs).
+    deadline = time.monotonic() + 10
+    while _loky_processes() and time.monotonic() < deadline:
+        time.sleep(0.2)
+    assert not _loky_processes()
     # The killed pool is replaced: the next heavy and quick requests are answered.
-    short_run = {**long_run, "replications": 2, "run_length": 2000}
+    short_run = {**long_run, "replications": 2, "run_length": 2000, "workers": 1}
     assert limited.post("/api/simulate/mmc", json=short_run).status_code == 200
     assert _mmc(limited).status_code == 200
 
