@@ -26,7 +26,7 @@ answer does not depend on the number of workers.
 Time budget. ``max_seconds`` caps the wall time of the whole run, within
 a replication as well as between them. Its clock starts once the fixed
 start-up costs are paid (the experiment's imports, the first interval's
-import of scipy.stats, local worker processes started, the simulators
+import of scipy.special, local worker processes started, the simulators
 imported in every worker): work that no replication could interrupt.
 
 * each replication is granted the budget left when it is dispatched, as a
@@ -333,7 +333,7 @@ def run_replications(
     if target_ci_pct is None and replications is None:
         replications = default_replications
     if vectorised:
-        estimate([0.0, 1.0])  # scipy.stats' import, before the budget's clock as below
+        estimate([0.0, 1.0])  # scipy.special's import, before the budget's clock as below
         started = time.perf_counter()
         used, computed, stopped, dropped = _drive_batches(
             model, seed, targeted, replications, None if target_ci_pct is None else target_ci_pct / 100.0,
@@ -342,7 +342,7 @@ def run_replications(
                    dropped, 1)
     executor = _executor(workers, scheduler)
     # Paid before the budget's clock starts, like the experiment's own imports: the first interval's
-    # import of scipy.stats, and the workers' start and imports (a second or more each on a busy
+    # import of scipy.special, and the workers' start and imports (a second or more each on a busy
     # machine), which no replication could otherwise stop.
     estimate([0.0, 1.0])
     warm = getattr(executor, "warm", None)

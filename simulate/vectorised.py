@@ -170,32 +170,41 @@ def _kiefer_wolfowitz(arrivals: np.ndarray, service: np.ndarray, free: np.ndarra
 
 
 class _Variates:
-    """The closed network's random durations: one :class:`_Source` per variable station and per thinking class."""
+    """The closed network's random durations: one :class:`_Source` per variable station and per thinking class.
+
+    Source ``len(sources)`` is the constant 1 (a delay of fixed length); the others hand out their rows'
+    variates in order, refilled a block at a time per row.
+    """
 
     def __init__(self, batch: Sequence[Streams], pieces: Sequence[int], sources: list[tuple[int, float]]) -> None:
         self.sources = [_Source(batch, [key + PIECE_KEY * p for p in pieces], scv) for key, scv in sources]
         self.rows = len(batch)
-        self.pool = np.stack([s.block() for s in self.sources]) if sources else np.ones((1, self.rows, 1))
-        self.used = np.zeros((len(sources) or 1, self.rows), dtype=np.int64)
+        self.constant = len(sources)
+        self.pool = np.ones((len(sources) + 1, self.rows, BLOCK))
+        for k, source in enumerate(self.sources):
+            self.pool[k] = source.block()
+        self.flat = self.pool.reshape(-1)
+        self.used = np.zeros((len(sources) + 1) * self.rows, dtype=np.int64)
         self._row = np.arange(self.rows)
 
     def take(self, source: np.ndarray, wanted: np.ndarray) -> np.ndarray:
-        """One variate per row from ``source`` (an index per row, -1: the constant 1) where ``wanted``."""
-        draw = wanted & (source >= 0)
-        chosen = np.where(draw, source, 0)
-        position = self.used[chosen, self._row]
-        values = np.where(draw, self.pool[chosen, self._row, np.minimum(position, self.pool.shape[2] - 1)], 1.0)
-        self.used[chosen, self._row] += draw
-        if draw.any() and int(self.used.max()) >= self.pool.shape[2]:
-            self._refill()
+        """One variate per row from ``source`` (an index per row) where ``wanted`` (1 elsewhere)."""
+        cell = source * self.rows + self._row
+        position = self.used[cell]
+        values = np.where(wanted, self.flat[cell * BLOCK + position], 1.0)
+        if self.constant:
+            self.used[cell] += wanted & (source != self.constant)
+            if int(position.max()) >= BLOCK - 1:
+                self._refill()
         return values
 
     def _refill(self) -> None:
+        used = self.used.reshape(-1, self.rows)
         for k, source in enumerate(self.sources):
-            spent = np.flatnonzero(self.used[k] >= source.size)
+            spent = np.flatnonzero(used[k] >= BLOCK)
             if spent.size:
                 self.pool[k, spent] = source.block(spent.tolist())
-                self.used[k, spent] = 0
+                used[k, spent] = 0
 
 
 def pieces(completions: int, population: int) -> list[int]:
@@ -242,107 +251,136 @@ def closed_network(network: Any, batch: Sequence[Streams]) -> list[Sample]:
     return samples
 
 
+def _closed_tables(network: Any) -> dict[str, Any]:
+    """Static tables of a closed network's jobs, indexed by a job's *state* j x (V + 1) + slot.
+
+    Slot 0 is thinking, slot v + 1 the job's visit v (V: the longest route).
+    Per state: the station it occupies (S, past the last, while thinking),
+    the mean and variate source of its activity, and where leaving it
+    leads (next state, and whether that ends a cycle or begins one).
+    """
+    stations, classes = network.stations, network.classes
+    sources: list[tuple[int, float]] = []
+    station_source = []
+    for s, station in enumerate(stations):
+        station_source.append(len(sources) if station.scv > 0 else None)
+        if station.scv > 0:
+            sources.append((STATION_KEY + s, station.scv))
+    think_source = []
+    for k, job in enumerate(classes):
+        think_source.append(len(sources) if job.think_time > 0 and job.think_scv > 0 else None)
+        if think_source[-1] is not None:
+            sources.append((THINK_KEY + k, job.think_scv))
+    constant = len(sources)
+    width = max(len(c.visits) for c in classes) + 1
+    job_class, here, mean, source, after, ends, begins = [], [], [], [], [], [], []
+    for k, job in enumerate(classes):
+        for _ in range(job.population):
+            j = len(job_class)
+            job_class.append(k)
+            visits = list(job.visits)
+            thinks = job.think_time > 0
+            for slot in range(width):
+                if slot == 0:
+                    here.append(len(stations))
+                    mean.append(job.think_time)
+                    picked = think_source[k]
+                elif slot <= len(visits):
+                    station, visit_mean = visits[slot - 1]
+                    here.append(station)
+                    mean.append(visit_mean)
+                    picked = station_source[station]
+                else:  # padding past a short route: never entered
+                    here.append(len(stations))
+                    mean.append(0.0)
+                    picked = None
+                source.append(constant if picked is None else picked)
+                last = slot == len(visits)
+                nxt = (0 if thinks else 1) if last else slot + 1
+                after.append(j * width + nxt)
+                ends.append(last)
+                begins.append(nxt == 1)
+    servers = np.array([s.servers for s in stations] + [0.0])
+    return {"sources": sources, "width": width, "job_class": np.array(job_class), "here": np.array(here),
+            "mean": np.array(mean), "source": np.array(source), "after": np.array(after),
+            "ends": np.array(ends), "begins": np.array(begins), "capacity": servers,
+            "queueing": np.append(~np.isinf(servers[:-1]), False)}
+
+
 def _closed_rows(network: Any, batch: Sequence[Streams], piece: Sequence[int], lengths: Sequence[int],
                  owners: Sequence[Streams]) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """Each row's measured cycle counts and response-time sums per class, and its measured time window."""
     from iosizer.simulate.budget import CHECK_CYCLES
 
-    rows, stations, classes = len(batch), network.stations, network.classes
-    # Static tables per job (columns): its class, route (station, mean, variate source per visit), think.
-    sources: list[tuple[int, float]] = []
-    station_source = []
-    for s, station in enumerate(stations):
-        variable = station.scv > 0
-        station_source.append(len(sources) if variable else -1)
-        if variable:
-            sources.append((STATION_KEY + s, station.scv))
-    job_class, think_mean, think_source, route_station, route_mean = [], [], [], [], []
-    longest = max(len(c.visits) for c in classes)
-    for k, job in enumerate(classes):
-        thinker = -1
-        if job.think_time > 0 and job.think_scv > 0:
-            thinker = len(sources)
-            sources.append((THINK_KEY + k, job.think_scv))
-        padded = list(job.visits) + [job.visits[-1]] * (longest - len(job.visits))
-        for _ in range(job.population):
-            job_class.append(k)
-            think_mean.append(job.think_time)
-            think_source.append(thinker)
-            route_station.append([s for s, _ in padded])
-            route_mean.append([m for _, m in padded])
-    jobs = len(job_class)
-    cls = np.array(job_class)
-    visits = np.array([len(classes[k].visits) for k in job_class])
-    think_mean_j, think_source_j = np.array(think_mean), np.array(think_source)
-    station_of, mean_of = np.array(route_station), np.array(route_mean)
-    source_of = np.array(station_source)[station_of]
-    servers = np.array([s.servers for s in stations])
-    queueing = np.append(~np.isinf(servers), False)  # index -1 (thinking) is not a queue
-    capacity = np.append(servers, 0.0)
-    variates = _Variates(batch, piece, sources)
-
+    t = _closed_tables(network)
+    rows, jobs, width = len(batch), len(t["job_class"]), t["width"]
+    stations = len(network.stations)
+    here_of, mean_of, source_of, after, ends, begins = (t[k] for k in ("here", "mean", "source", "after", "ends",
+                                                                       "begins"))
+    queueing, capacity, job_class = t["queueing"], t["capacity"], t["job_class"]
+    variates = _Variates(batch, piece, t["sources"])
     row = np.arange(rows)
-    end = np.zeros((rows, jobs))              # every job starts thinking (a zero think: at once, in job order)
+    base = row * jobs                         # flat index of (row, job 0)
+    per_row = row * (stations + 1)            # flat index of (row, station 0) in ``busy``
+    # Every job starts thinking (a zero think ends at once, the jobs in order).
+    state = np.tile(np.arange(jobs) * width, rows)
+    end = np.zeros((rows, jobs))
     everyone = np.ones(rows, dtype=bool)
-    for job in np.flatnonzero(think_mean_j > 0):
-        end[:, job] = think_mean_j[job] * variates.take(np.full(rows, think_source_j[job]), everyone)
-    position = np.full((rows, jobs), -1)
-    at = np.full((rows, jobs), -1)            # the station of the job's position (-1: thinking)
-    began = np.zeros((rows, jobs))
+    for j in range(jobs):
+        if mean_of[j * width] > 0:
+            end[:, j] = mean_of[j * width] * variates.take(np.full(rows, source_of[j * width]), everyone)
+    end_f = end.reshape(-1)
+    at = np.full((rows, jobs), stations)      # the station each job occupies (``stations``: thinking)
+    at_f = at.reshape(-1)
+    began = np.zeros(rows * jobs)
     queued = np.zeros((rows, jobs), dtype=np.int64)
-    busy = np.zeros((rows, len(stations) + 1))
-    ticket = 0
+    queued_f = queued.reshape(-1)
+    busy = np.zeros(rows * (stations + 1))
     measure = np.asarray(lengths)
     warm = np.maximum(measure // 10, 10 * jobs)
     target = warm + measure
     done = np.zeros(rows, dtype=np.int64)
-    counts, sums = np.zeros((rows, len(classes))), np.zeros((rows, len(classes)))
+    counts, sums = np.zeros((rows, len(network.classes))), np.zeros((rows, len(network.classes)))
     opened, closed_at = np.zeros(rows), np.zeros(rows)
     never = np.iinfo(np.int64).max
     step = 0
     while True:
-        j = end.argmin(axis=1)
-        now = end[row, j]
-        v = position[row, j]
-        here = at[row, j]
-        served = queueing[here]
-        # A finished service frees its server, which takes the longest-waiting job there.
-        busy[row, here] -= served
-        waiting = np.isinf(end) & (at == here[:, None]) & served[:, None]
-        head = np.where(waiting, queued, never).argmin(axis=1)
-        takes = waiting[row, head]
-        hv = position[row, head]
-        length = mean_of[head, hv] * variates.take(source_of[head, hv], takes)
-        end[row, head] = np.where(takes, now + length, end[row, head])
-        busy[row, here] += takes
-        # The job moves on: next visit, or the cycle ends (think, or straight back to the first visit).
-        k = cls[j]
-        wraps = v == visits[j] - 1
-        thinks = think_mean_j[j] > 0
-        nxt = np.where(v < 0, 0, np.where(wraps, np.where(thinks, -1, 0), v + 1))
-        completes = (v >= 0) & wraps
-        if completes.any():
+        fj = base + end.argmin(axis=1)
+        now = end_f[fj]
+        was = state[fj]
+        here = here_of[was]
+        # A finished service frees its server, which takes the longest-waiting job there (FCFS by ticket).
+        freed = np.where(queueing[here], here, stations)
+        busy[per_row + freed] -= queueing[here]
+        waiting = np.isinf(end) & (at == freed[:, None])
+        fh = base + np.where(waiting, queued, never).argmin(axis=1)
+        takes = waiting.reshape(-1)[fh]
+        head = state[fh]
+        length = mean_of[head] * variates.take(source_of[head], takes)
+        end_f[fh] = np.where(takes, now + length, end_f[fh])
+        busy[per_row + freed] += takes
+        # The job moves on: its next visit, or the cycle ends (think, or straight back to the first visit).
+        if ends[was].any():
+            completes = ends[was]
             live = completes & (done < target)
             done += live
             measured = live & (done > warm)
-            counts[row[measured], k[measured]] += 1.0   # one job per row: no repeated index
-            sums[row[measured], k[measured]] += (now - began[row, j])[measured]
+            k = job_class[fj[measured] - base[measured]]
+            counts[row[measured], k] += 1.0   # one job per row: no repeated index
+            sums[row[measured], k] += (now - began[fj])[measured]
             opened = np.where(live & (done == warm), now, opened)
             closed_at = np.where(live & (done == target), now, closed_at)
-        began[row, j] = np.where((nxt == 0) & ((v < 0) | wraps), now, began[row, j])
-        station = np.where(nxt >= 0, station_of[j, np.maximum(nxt, 0)], -1)
+        nxt = after[was]
+        began[fj] = np.where(begins[was], now, began[fj])
+        station = here_of[nxt]
         in_queue = queueing[station]
-        free = busy[row, station] < capacity[station]
-        starts = ~in_queue | free
-        mean = np.where(nxt < 0, think_mean_j[j], mean_of[j, np.maximum(nxt, 0)])
-        source = np.where(nxt < 0, think_source_j[j], source_of[j, np.maximum(nxt, 0)])
-        length = mean * variates.take(source, starts)
-        busy[row, station] += in_queue & free
-        queued[row, j] = ticket
-        ticket += 1
-        end[row, j] = np.where(starts, now + length, np.inf)
-        position[row, j] = nxt
-        at[row, j] = station
+        starts = ~in_queue | (busy[per_row + station] < capacity[station])
+        length = mean_of[nxt] * variates.take(source_of[nxt], starts)
+        busy[per_row + station] += in_queue & starts
+        queued_f[fj] = step
+        end_f[fj] = np.where(starts, now + length, np.inf)
+        state[fj] = nxt
+        at_f[fj] = station
         step += 1
         if step % 64 == 0:  # rows already done run on unmeasured until every row is
             if not np.any(done < target):

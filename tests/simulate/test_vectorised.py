@@ -98,15 +98,15 @@ def test_a_target_stops_at_the_first_qualifying_count_as_the_library_engine_does
     """The vectorised batches stop at the smallest prefix meeting the target: the same replications, values and
     count as Ciw run one replication at a time (the numpy engine reproduces Ciw's customers)."""
     model = AntitheticPair(OpenQueue(3.2, 1.0, 4, customers=500))
-    batched = run_replications(model, ["mean_response"], seed=4, target_ci_pct=5.0, vectorised=True)
-    one_by_one = run_replications(model, ["mean_response"], seed=4, target_ci_pct=5.0, workers=1)
+    batched = run_replications(model, ["mean_response"], seed=4, target_ci_pct=8.0, vectorised=True)
+    one_by_one = run_replications(model, ["mean_response"], seed=4, target_ci_pct=8.0, workers=1)
     assert batched.stopped == one_by_one.stopped == "target"
     assert batched.replications == one_by_one.replications >= MIN_TARGET_REPLICATIONS
     assert [s.metrics["mean_response"] for s in batched.samples] == pytest.approx(
         [s.metrics["mean_response"] for s in one_by_one.samples], rel=1e-12)
     widths = [estimates_of(batched.samples[:n], ["mean_response"])["mean_response"].relative_half_width
               for n in range(MIN_TARGET_REPLICATIONS, batched.replications + 1)]
-    assert widths[-1] <= 0.05 and all(w > 0.05 for w in widths[:-1])
+    assert widths[-1] <= 0.08 and all(w > 0.08 for w in widths[:-1])
 
 
 def test_an_engine_that_cannot_run_the_system_is_a_one_line_error(cli) -> None:
