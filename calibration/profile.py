@@ -21,7 +21,7 @@ from typing import Any, Callable, Literal, Mapping
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator, model_validator
 
-from iosizer import __version__
+from iosizer._version import __version__
 from iosizer.calibration.files import atomic_path
 from iosizer.errors import ProfileError
 

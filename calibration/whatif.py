@@ -145,7 +145,7 @@ def what_if(
     a changed parameter is fixed at its new value, so no band comes from it.
     Every value is checked against its declaration; None means "keep".
     """
-    import iosizer
+    from iosizer.calibration.frozen import shipped
     from iosizer.calibration.profile import load_profile, profile_values
 
     declared = declaration(family)
@@ -153,7 +153,7 @@ def what_if(
         base = load_profile(profile_path, family)
         source = f"profile {profile_path}"
     else:
-        base = iosizer.family(family).shipped()
+        base = shipped(family)
         source = f"shipped '{family}' profile"
     extrapolation = None
     if cpu_speed is not None:

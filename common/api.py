@@ -31,9 +31,8 @@ In the spirit of scipy.stats, every family answers the same verbs::
 
 from __future__ import annotations
 
-from dataclasses import dataclass, replace
+from dataclasses import dataclass, field, replace
 from functools import cached_property, lru_cache
-from importlib import import_module, resources
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Mapping, Sequence
 
@@ -65,6 +64,60 @@ def _family(name: str) -> "ModelFamily":
     from iosizer.model.registry import declaration
 
     return ModelFamily(declaration(name))
+
+
+def ask(command: str | Sequence[str], /, *arguments: Any, **options: Any) -> Any:
+    """The answer of ``iosizer COMMAND ... --format json`` as Python values (a dict, or a list of them).
+
+    A declared question (``"mm1k queue"``: a family and a question with a
+    solve) is answered here through :meth:`ModelFamily.ask`: keyword
+    arguments are its inputs, the family's settings and parameters,
+    ``profile`` (a path or a :class:`Profile`), ``cpu_speed`` and
+    ``percentile``. Any other command runs the CLI in this process
+    (:func:`iosizer.cli.ask.ask`), with its JSON keys as keywords.
+    """
+    import json
+
+    asked = _declared_question(command)
+    if asked is None:
+        # Commands not yet declared as questions are the CLI's to answer (tests/test_layers.py allow-lists
+        # this one upward import; it goes when the last hand-written command is a declared question).
+        from iosizer.cli.ask import ask as ask_command
+
+        return ask_command(command, *arguments, **options)
+    chosen, question = asked
+    if arguments:
+        raise InputError(f"iosizer {' '.join(question.path(chosen.name))} takes its values by name, "
+                         f"got {len(arguments)} by position")
+    profile = options.pop("profile", None)
+    if profile is not None and not hasattr(profile, "model"):
+        from iosizer.calibration.profile import load_profile as load
+
+        profile = load(profile, chosen.name)
+    percentile = options.pop("percentile", None)
+    percentiles = None if percentile is None else (percentile if isinstance(percentile, (list, tuple))
+                                                    else [percentile])
+    answer = chosen.ask(question.command, profile, cpu_speed=options.pop("cpu_speed", None),
+                        percentiles=percentiles, **options)
+    return json.loads(answer.to_json())
+
+
+def _declared_question(command: str | Sequence[str]) -> "tuple[ModelFamily, Question] | None":
+    """(family, question) when ``command`` names a declared question by its CLI path, else None."""
+    words = tuple(command.split()) if isinstance(command, str) else tuple(command) \
+        if isinstance(command, (list, tuple)) else ()
+    if len(words) != 2 or not all(isinstance(w, str) for w in words):
+        return None
+    from iosizer.model.registry import declaration
+
+    try:
+        declared = declaration(words[0])
+    except InputError:
+        return None
+    for question in declared.questions:
+        if question.answerable and question.path(declared.name) == words:
+            return _family(declared.name), question
+    return None
 
 
 def load_profile(path: str | Path) -> "Profile":
@@ -137,6 +190,61 @@ class Prediction:
         record = {name: plain(value) for name, value in self.inputs.items()}
         record.update({name: plain(value) for name, value in self.to_arrays().items()})
         return record
+
+
+@dataclass(frozen=True)
+class Answer:
+    """A declared question's answer: one record per point of the inputs' grid.
+
+    ``inputs``: each input's values over the grid (1-D, every combination
+    of the values given, the first input varying slowest); ``outputs``: the
+    declared outputs and any ``<output>_pP`` percentiles at each point;
+    ``bands``: 95 % bands ``(low, high)`` of the outputs that depend on a
+    profile's fitted parameters; ``notes``: the sources of the values used.
+    :meth:`to_data` is what ``iosizer <family> <question> --format json``
+    prints and ``POST /api/<family>/<question>`` answers.
+    """
+
+    family: str
+    question: str
+    inputs: Mapping[str, Any]
+    outputs: Mapping[str, Any]
+    bands: Mapping[str, tuple[Any, Any]]
+    notes: tuple[str, ...] = ()
+    integers: frozenset[str] = frozenset()
+    values: Mapping[str, Any] = field(default_factory=dict)
+
+    def records(self) -> list[dict[str, Any]]:
+        """One dict per point: inputs, outputs, then ``<output>_ci_low`` / ``_ci_high``; None where the
+        number is not finite (an unbounded band end)."""
+        import math
+
+        def plain(array: Any, i: int, integer: bool = False) -> Any:
+            value = float(array[i])
+            if not math.isfinite(value):
+                return None
+            return int(value) if integer else value
+
+        count = len(next(iter(self.inputs.values()))) if self.inputs else 1
+        rows = []
+        for i in range(count):
+            row = {k: plain(v, i, k in self.integers) for k, v in self.inputs.items()}
+            row.update({k: plain(v, i) for k, v in self.outputs.items()})
+            for key, (low, high) in self.bands.items():
+                row[f"{key}_ci_low"], row[f"{key}_ci_high"] = plain(low, i), plain(high, i)
+            rows.append(row)
+        return rows
+
+    def to_data(self) -> Any:
+        """One point: its record; a sweep: the list of records."""
+        rows = self.records()
+        return rows[0] if len(rows) == 1 else rows
+
+    def to_json(self) -> str:
+        """:meth:`to_data` as the CLI prints it (two-space indent, no NaN)."""
+        import json
+
+        return json.dumps(self.to_data(), indent=2, allow_nan=False)
 
 
 class FitReport:
@@ -266,10 +374,9 @@ class ModelFamily:
 
     def example(self) -> Path:
         """Path of the shipped example measurement file in this family's ``columns`` schema."""
-        if not self._declaration.example:
-            raise InputError(f"family '{self.name}' ships no example file")
-        resource = resources.files("iosizer.data").joinpath("examples", self._declaration.example)
-        return Path(str(resource))
+        from iosizer.calibration.frozen import example_path
+
+        return example_path(self.name)
 
     def predict(self, params: "Profile | Mapping[str, Any] | None" = None, **inputs: Any) -> Prediction:
         """Outputs (``columns.outputs``) at ``inputs`` for parameter values ``params``.
@@ -337,6 +444,110 @@ class ModelFamily:
         shapes = np.broadcast_shapes(*(a.shape for a in arrays.values())) if arrays else ()
         return {k: np.broadcast_to(v, shapes) for k, v in arrays.items()}
 
+    def ask(self, question: str, params: "Profile | Mapping[str, Any] | None" = None, *,
+            cpu_speed: float | None = None, percentiles: Sequence[float] | None = None,
+            **given: Any) -> Answer:
+        """Answer a declared question (one with a ``solve``): the one road every surface takes.
+
+        ``params``: a profile (the planner's calibration; its intervals give
+        95 % bands), a mapping of values laid over the shipped profile, or
+        None for the shipped profile. ``cpu_speed`` carries the profile to a
+        CPU of that relative per-core speed (the band widens). ``given``:
+        the question's inputs (a number or a list: the answer covers every
+        combination; a left-out input takes its default sweep) and any of
+        the family's settings and parameters by name (a given parameter is
+        fixed: no band comes from it). ``percentiles``: where the question
+        declares them, ``<output>_pP`` columns. Every value is checked once,
+        by its declaration; a bad one is a one-line :class:`InputError`.
+        """
+        import numpy as np
+
+        asked = self._declaration.question(question)
+        if asked.solve is None:
+            raise InputError(f"question '{asked.command}' of family '{self.name}' declares no solve: "
+                             f"ask it as a command (iosizer.ask('{asked.command}', ...))")
+        inputs = {k: given.pop(k) for k in list(given) if k in asked.input_names}
+        changes = dict(params) if isinstance(params, Mapping) else {}
+        changes.update(given)
+        base = params if not isinstance(params, Mapping) else None
+        values, profile, source = self._resolve(base, cpu_speed, changes)
+        arrays = _input_grid(asked, inputs)
+        chosen: list[float] = []
+        if percentiles:
+            if asked.percentiles is None:
+                raise InputError(f"question '{asked.command}' of family '{self.name}' has no percentiles")
+            from iosizer.model.percentiles import parse_percentiles
+
+            chosen = parse_percentiles(percentiles)
+
+        def evaluate(vals: Mapping[str, Any]) -> dict[str, Any]:
+            out = dict(asked.solve(vals, arrays))  # type: ignore[misc]
+            if chosen:
+                out.update(asked.percentiles(vals, arrays, tuple(chosen)))  # type: ignore[misc]
+            return out
+
+        solved = evaluate(values)
+        missing = [n for n in asked.output_names if n not in solved]
+        if missing:
+            from iosizer.errors import ConsistencyError
+
+            raise ConsistencyError(f"question '{asked.command}' of family '{self.name}' did not compute "
+                                   f"{', '.join(missing)}")
+        shape = next(iter(arrays.values())).shape if arrays else ()
+        outputs = {k: np.broadcast_to(np.asarray(v, dtype=np.float64), shape).reshape(-1)
+                   for k, v in solved.items()}
+        bands: dict[str, tuple[Any, Any]] = {}
+        notes = list(asked.notes) + [f"values: {source}"]
+        if profile is not None and any(e.vary for e in profile.parameters.values()):
+            from iosizer.calibration.uncertainty import propagate
+
+            raw = propagate(profile, lambda fitted: evaluate({**values, **fitted}))
+            bands = {k: tuple(np.broadcast_to(np.asarray(end, dtype=np.float64), shape).reshape(-1)
+                              for end in raw[k]) for k in outputs if k in raw}
+            notes.append("*_ci_low/_ci_high: 95 % bands from the profile's parameter intervals")
+        return Answer(self.name, asked.command, {k: v.reshape(-1) for k, v in arrays.items()}, outputs,
+                      bands, tuple(notes), frozenset(i.name for i in asked.input_specs if i.integer), values)
+
+    def _resolve(self, base: "Profile | None", cpu_speed: float | None,
+                 changes: Mapping[str, Any]) -> tuple[dict[str, Any], "Profile | None", str]:
+        """(values a solve needs, the profile whose intervals band the answer, one line naming the source).
+
+        Settings in ``changes`` replace the profile's; parameters are fixed at the value given
+        (checked by their declarations); an unknown name is an :class:`InputError`.
+        """
+        from iosizer.calibration.profile import Profile, profile_values
+        from iosizer.calibration.whatif import on_cpu
+
+        family = self._declaration
+        if base is not None and not isinstance(base, Profile):
+            raise InputError(f"params must be a profile or a mapping of values, got {type(base).__name__}")
+        profile = base if base is not None else self.shipped()
+        if profile.model != self.name:
+            raise ProfileError(f"profile is for family '{profile.model}', not '{self.name}'")
+        source = "the planner's profile" if base is not None else f"shipped '{self.name}' profile"
+        if cpu_speed is not None:
+            profile = on_cpu(profile, cpu_speed, source)
+            source += f", carried to CPU speed {float(cpu_speed):g}"
+        values = profile_values(profile)
+        given = {k: v for k, v in changes.items() if v is not None}
+        setting_names = {s.name for s in family.settings}
+        new_settings = {k: v for k, v in given.items() if k in setting_names}
+        if new_settings:
+            current = {name: values.get(name) for name in setting_names}
+            values.update(family.check_settings({**current, **new_settings}))
+        fixed = {k: family.spec(k, values).check(v, k) for k, v in given.items() if k not in setting_names}
+        if fixed:
+            values.update(fixed)
+            profile = profile.model_copy(update={"parameters": {
+                name: (estimate.model_copy(update={"value": float(fixed[name]), "vary": False, "ci_low": None,
+                                                   "ci_high": None, "stderr": 0.0})
+                       if name in fixed else estimate)
+                for name, estimate in profile.parameters.items()}})
+        if given:
+            source += "; given " + ", ".join(f"{k} = {v:g}" if isinstance(v, (int, float)) else f"{k} = {v}"
+                                              for k, v in {**new_settings, **fixed}.items())
+        return _complete(self.name, values), profile, source
+
     def calibrate(self, data: "str | Path | Mapping[str, Any]", **options: Any) -> FitReport:
         """Fit the family to measured data: a CSV path in ``columns`` form, or a mapping of columns.
 
@@ -352,6 +563,29 @@ class ModelFamily:
         if isinstance(data, Mapping):
             return FitReport(calibrate_dataset(self.name, _dataset(self.columns, data), options, **cpu, **extra))
         return FitReport(calibrate(self.name, data, options, **cpu, **extra))
+
+
+def _input_grid(question: "Question", given: Mapping[str, Any]) -> dict[str, Any]:
+    """Each input's values (checked by its declaration) over every combination: arrays of one shape."""
+    import numpy as np
+
+    axes = []
+    for spec in question.input_specs:
+        raw = given.get(spec.name)
+        if raw is None:
+            raw = spec.sweep()
+            if not raw:
+                raise InputError(f"question '{question.command}' needs {spec.name} ({spec.unit}"
+                                 f"{': ' + spec.description if spec.description else ''})")
+        items = list(np.ravel(np.asarray(raw, dtype=object))) if isinstance(raw, (list, tuple)) or \
+            hasattr(raw, "__array__") else [raw]
+        if not items:
+            raise InputError(f"{spec.name}: give at least one value")
+        axes.append(np.asarray([spec.check(v, spec.name) for v in items], dtype=np.float64))
+    if not axes:
+        return {}
+    grids = np.meshgrid(*axes, indexing="ij")
+    return {spec.name: grid for spec, grid in zip(question.input_specs, grids)}
 
 
 #: How an error names data given as a mapping of columns (a CSV "line" is its row + 1, the header being 1).
@@ -398,55 +632,24 @@ def _dataset(schema: "Schema", columns: Mapping[str, Any]) -> Any:
     return replace(dataset, path=_IN_MEMORY)
 
 
-def _calibration_module(name: str) -> Any:
-    """``iosizer.calibration.<module>`` of the family's model module, where one exists."""
-    from iosizer.model.registry import module_of
-
-    try:
-        return import_module(f"iosizer.calibration.{module_of(name)}")
-    except ModuleNotFoundError:
-        return None
+# The shipped ("frozen") profiles are built in the calibration layer; these names stay for callers.
+from iosizer.calibration.frozen import REFERENCE_CPU_SPEED  # noqa: E402
 
 
 def _complete(name: str, values: dict[str, Any]) -> dict[str, Any]:
-    """Values a solve needs that a profile cannot hold (lists read from shipped tables)."""
-    completer = getattr(_calibration_module(name), "complete_values", None)
-    return values if completer is None else completer(name, values)
+    from iosizer.calibration.frozen import complete_values
+
+    return complete_values(name, values)
 
 
-#: Relative per-core speed of the CPU behind every shipped profile: the scale
-#: that ``--cpu-speed`` and :func:`extrapolate` measure other CPUs against.
-REFERENCE_CPU_SPEED = 1.0
-
-
-@lru_cache(maxsize=None)
 def _shipped(name: str, variant: str | None) -> "Profile":
-    """The shipped profile, on the reference CPU (speed 1) unless it names its own."""
-    profile = _build_shipped(name, variant)
-    if profile.cpu_speed is None:
-        profile = profile.model_copy(update={"cpu_speed": REFERENCE_CPU_SPEED,
-                                             "cpu_name": profile.cpu_name or "the shipped data's CPU"})
-    return profile
+    from iosizer.calibration.frozen import shipped
 
-
-def _build_shipped(name: str, variant: str | None) -> "Profile":
-    """The family's calibration module builds it, or its example is fitted, or it is declared."""
-    from iosizer.model.registry import declaration
-
-    builder = getattr(_calibration_module(name), "shipped_profile", None)
-    if builder is not None:
-        return builder(name, variant)
-    family = declaration(name)
-    if variant is not None:
-        raise InputError(f"family '{name}' ships one profile; it has no variant '{variant}'")
-    if family.fit is not None and family.example:
-        return family_example_fit(name)
-    from iosizer.calibration.profile import declared_profile
-
-    return declared_profile(name)
+    return shipped(name, variant)
 
 
 def family_example_fit(name: str) -> "Profile":
     """The family calibrated from its shipped example file with the settings it declares."""
-    fam = _family(name)
-    return fam.calibrate(fam.example(), **dict(fam.declaration.example_settings)).profile
+    from iosizer.calibration.frozen import example_fit
+
+    return example_fit(name)
