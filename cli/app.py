@@ -91,7 +91,18 @@ def usage_message(error: Exception) -> str:
 
 
 class _OneLineErrors(TyperGroup):
-    """Turn every error into one stderr line and an exit status."""
+    """Turn every error into one stderr line and an exit status; offer every declared question."""
+
+    def list_commands(self, ctx: Any) -> list[str]:
+        from iosizer.cli.questions import group_names
+
+        names = super().list_commands(ctx)
+        return names + [name for name in group_names() if name not in names]
+
+    def get_command(self, ctx: Any, cmd_name: str) -> Any:
+        from iosizer.cli.questions import resolve
+
+        return resolve(self, cmd_name, super().get_command(ctx, cmd_name))
 
     def main(
         self,

@@ -31,7 +31,7 @@ In the spirit of scipy.stats, every family answers the same verbs::
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, replace
 from functools import cached_property, lru_cache
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Mapping, Sequence
@@ -39,6 +39,7 @@ from typing import TYPE_CHECKING, Any, Mapping, Sequence
 from iosizer.errors import InputError, ProfileError
 
 if TYPE_CHECKING:  # the heavy modules load on first use
+    from iosizer.calibration.questions import Answer
     from iosizer.calibration.calibrate import Calibration
     from iosizer.calibration.extrapolate import Extrapolation
     from iosizer.calibration.profile import Profile
@@ -120,6 +121,14 @@ def _declared_question(command: str | Sequence[str]) -> "tuple[ModelFamily, Ques
     return None
 
 
+def __getattr__(name: str) -> Any:
+    if name == "Answer":  # the answer of a declared question (iosizer.Answer), from the layer that computes it
+        from iosizer.calibration.questions import Answer
+
+        return Answer
+    raise AttributeError(f"module 'iosizer.api' has no attribute {name!r}")
+
+
 def load_profile(path: str | Path) -> "Profile":
     """Read and validate a profile written by ``iosizer calibrate`` or :meth:`FitReport.save`."""
     from iosizer.calibration.profile import load_profile as load
@@ -190,61 +199,6 @@ class Prediction:
         record = {name: plain(value) for name, value in self.inputs.items()}
         record.update({name: plain(value) for name, value in self.to_arrays().items()})
         return record
-
-
-@dataclass(frozen=True)
-class Answer:
-    """A declared question's answer: one record per point of the inputs' grid.
-
-    ``inputs``: each input's values over the grid (1-D, every combination
-    of the values given, the first input varying slowest); ``outputs``: the
-    declared outputs and any ``<output>_pP`` percentiles at each point;
-    ``bands``: 95 % bands ``(low, high)`` of the outputs that depend on a
-    profile's fitted parameters; ``notes``: the sources of the values used.
-    :meth:`to_data` is what ``iosizer <family> <question> --format json``
-    prints and ``POST /api/<family>/<question>`` answers.
-    """
-
-    family: str
-    question: str
-    inputs: Mapping[str, Any]
-    outputs: Mapping[str, Any]
-    bands: Mapping[str, tuple[Any, Any]]
-    notes: tuple[str, ...] = ()
-    integers: frozenset[str] = frozenset()
-    values: Mapping[str, Any] = field(default_factory=dict)
-
-    def records(self) -> list[dict[str, Any]]:
-        """One dict per point: inputs, outputs, then ``<output>_ci_low`` / ``_ci_high``; None where the
-        number is not finite (an unbounded band end)."""
-        import math
-
-        def plain(array: Any, i: int, integer: bool = False) -> Any:
-            value = float(array[i])
-            if not math.isfinite(value):
-                return None
-            return int(value) if integer else value
-
-        count = len(next(iter(self.inputs.values()))) if self.inputs else 1
-        rows = []
-        for i in range(count):
-            row = {k: plain(v, i, k in self.integers) for k, v in self.inputs.items()}
-            row.update({k: plain(v, i) for k, v in self.outputs.items()})
-            for key, (low, high) in self.bands.items():
-                row[f"{key}_ci_low"], row[f"{key}_ci_high"] = plain(low, i), plain(high, i)
-            rows.append(row)
-        return rows
-
-    def to_data(self) -> Any:
-        """One point: its record; a sweep: the list of records."""
-        rows = self.records()
-        return rows[0] if len(rows) == 1 else rows
-
-    def to_json(self) -> str:
-        """:meth:`to_data` as the CLI prints it (two-space indent, no NaN)."""
-        import json
-
-        return json.dumps(self.to_data(), indent=2, allow_nan=False)
 
 
 class FitReport:
@@ -446,7 +400,7 @@ class ModelFamily:
 
     def ask(self, question: str, params: "Profile | Mapping[str, Any] | None" = None, *,
             cpu_speed: float | None = None, percentiles: Sequence[float] | None = None,
-            **given: Any) -> Answer:
+            **given: Any) -> "Answer":
         """Answer a declared question (one with a ``solve``): the one road every surface takes.
 
         ``params``: a profile (the planner's calibration; its intervals give
@@ -459,94 +413,11 @@ class ModelFamily:
         fixed: no band comes from it). ``percentiles``: where the question
         declares them, ``<output>_pP`` columns. Every value is checked once,
         by its declaration; a bad one is a one-line :class:`InputError`.
+        See :func:`iosizer.calibration.questions.answer`.
         """
-        import numpy as np
+        from iosizer.calibration.questions import answer
 
-        asked = self._declaration.question(question)
-        if asked.solve is None:
-            raise InputError(f"question '{asked.command}' of family '{self.name}' declares no solve: "
-                             f"ask it as a command (iosizer.ask('{asked.command}', ...))")
-        inputs = {k: given.pop(k) for k in list(given) if k in asked.input_names}
-        changes = dict(params) if isinstance(params, Mapping) else {}
-        changes.update(given)
-        base = params if not isinstance(params, Mapping) else None
-        values, profile, source = self._resolve(base, cpu_speed, changes)
-        arrays = _input_grid(asked, inputs)
-        chosen: list[float] = []
-        if percentiles:
-            if asked.percentiles is None:
-                raise InputError(f"question '{asked.command}' of family '{self.name}' has no percentiles")
-            from iosizer.model.percentiles import parse_percentiles
-
-            chosen = parse_percentiles(percentiles)
-
-        def evaluate(vals: Mapping[str, Any]) -> dict[str, Any]:
-            out = dict(asked.solve(vals, arrays))  # type: ignore[misc]
-            if chosen:
-                out.update(asked.percentiles(vals, arrays, tuple(chosen)))  # type: ignore[misc]
-            return out
-
-        solved = evaluate(values)
-        missing = [n for n in asked.output_names if n not in solved]
-        if missing:
-            from iosizer.errors import ConsistencyError
-
-            raise ConsistencyError(f"question '{asked.command}' of family '{self.name}' did not compute "
-                                   f"{', '.join(missing)}")
-        shape = next(iter(arrays.values())).shape if arrays else ()
-        outputs = {k: np.broadcast_to(np.asarray(v, dtype=np.float64), shape).reshape(-1)
-                   for k, v in solved.items()}
-        bands: dict[str, tuple[Any, Any]] = {}
-        notes = list(asked.notes) + [f"values: {source}"]
-        if profile is not None and any(e.vary for e in profile.parameters.values()):
-            from iosizer.calibration.uncertainty import propagate
-
-            raw = propagate(profile, lambda fitted: evaluate({**values, **fitted}))
-            bands = {k: tuple(np.broadcast_to(np.asarray(end, dtype=np.float64), shape).reshape(-1)
-                              for end in raw[k]) for k in outputs if k in raw}
-            notes.append("*_ci_low/_ci_high: 95 % bands from the profile's parameter intervals")
-        return Answer(self.name, asked.command, {k: v.reshape(-1) for k, v in arrays.items()}, outputs,
-                      bands, tuple(notes), frozenset(i.name for i in asked.input_specs if i.integer), values)
-
-    def _resolve(self, base: "Profile | None", cpu_speed: float | None,
-                 changes: Mapping[str, Any]) -> tuple[dict[str, Any], "Profile | None", str]:
-        """(values a solve needs, the profile whose intervals band the answer, one line naming the source).
-
-        Settings in ``changes`` replace the profile's; parameters are fixed at the value given
-        (checked by their declarations); an unknown name is an :class:`InputError`.
-        """
-        from iosizer.calibration.profile import Profile, profile_values
-        from iosizer.calibration.whatif import on_cpu
-
-        family = self._declaration
-        if base is not None and not isinstance(base, Profile):
-            raise InputError(f"params must be a profile or a mapping of values, got {type(base).__name__}")
-        profile = base if base is not None else self.shipped()
-        if profile.model != self.name:
-            raise ProfileError(f"profile is for family '{profile.model}', not '{self.name}'")
-        source = "the planner's profile" if base is not None else f"shipped '{self.name}' profile"
-        if cpu_speed is not None:
-            profile = on_cpu(profile, cpu_speed, source)
-            source += f", carried to CPU speed {float(cpu_speed):g}"
-        values = profile_values(profile)
-        given = {k: v for k, v in changes.items() if v is not None}
-        setting_names = {s.name for s in family.settings}
-        new_settings = {k: v for k, v in given.items() if k in setting_names}
-        if new_settings:
-            current = {name: values.get(name) for name in setting_names}
-            values.update(family.check_settings({**current, **new_settings}))
-        fixed = {k: family.spec(k, values).check(v, k) for k, v in given.items() if k not in setting_names}
-        if fixed:
-            values.update(fixed)
-            profile = profile.model_copy(update={"parameters": {
-                name: (estimate.model_copy(update={"value": float(fixed[name]), "vary": False, "ci_low": None,
-                                                   "ci_high": None, "stderr": 0.0})
-                       if name in fixed else estimate)
-                for name, estimate in profile.parameters.items()}})
-        if given:
-            source += "; given " + ", ".join(f"{k} = {v:g}" if isinstance(v, (int, float)) else f"{k} = {v}"
-                                              for k, v in {**new_settings, **fixed}.items())
-        return _complete(self.name, values), profile, source
+        return answer(self.name, question, params, cpu_speed=cpu_speed, percentiles=percentiles, **given)
 
     def calibrate(self, data: "str | Path | Mapping[str, Any]", **options: Any) -> FitReport:
         """Fit the family to measured data: a CSV path in ``columns`` form, or a mapping of columns.
@@ -563,29 +434,6 @@ class ModelFamily:
         if isinstance(data, Mapping):
             return FitReport(calibrate_dataset(self.name, _dataset(self.columns, data), options, **cpu, **extra))
         return FitReport(calibrate(self.name, data, options, **cpu, **extra))
-
-
-def _input_grid(question: "Question", given: Mapping[str, Any]) -> dict[str, Any]:
-    """Each input's values (checked by its declaration) over every combination: arrays of one shape."""
-    import numpy as np
-
-    axes = []
-    for spec in question.input_specs:
-        raw = given.get(spec.name)
-        if raw is None:
-            raw = spec.sweep()
-            if not raw:
-                raise InputError(f"question '{question.command}' needs {spec.name} ({spec.unit}"
-                                 f"{': ' + spec.description if spec.description else ''})")
-        items = list(np.ravel(np.asarray(raw, dtype=object))) if isinstance(raw, (list, tuple)) or \
-            hasattr(raw, "__array__") else [raw]
-        if not items:
-            raise InputError(f"{spec.name}: give at least one value")
-        axes.append(np.asarray([spec.check(v, spec.name) for v in items], dtype=np.float64))
-    if not axes:
-        return {}
-    grids = np.meshgrid(*axes, indexing="ij")
-    return {spec.name: grid for spec, grid in zip(question.input_specs, grids)}
 
 
 #: How an error names data given as a mapping of columns (a CSV "line" is its row + 1, the header being 1).

@@ -23,7 +23,7 @@ from iosizer.errors import InputError
 from iosizer.model.family import Family
 
 __all__ = ["BUILTIN_FAMILIES", "ENTRY_POINT_GROUP", "FAMILY_MODULES", "declaration", "family_names",
-           "module_of", "plugin_names"]
+           "module_of", "plugin_module", "plugin_names"]
 
 #: Modules of :mod:`iosizer.model` that declare families, in presentation order.
 FAMILY_MODULES: tuple[str, ...] = ("queueing", "mva", "latency", "pcie", "hba", "loadshare", "replication")
@@ -49,6 +49,11 @@ def _plugins() -> dict[str, str]:
         if point.name not in found:  # the same package seen twice on sys.path
             found[point.name] = point.value.split(":")[0].strip()
     return found
+
+
+def plugin_module(name: str) -> str:
+    """The module a plugin's entry point names for family ``name`` (not imported)."""
+    return _plugins()[name]
 
 
 def plugin_names() -> list[str]:

@@ -36,19 +36,20 @@ def mm1k(arrival_rate, service_rate, capacity) -> dict[str, np.ndarray]:
     near = np.abs(a - 1.0) < _NEAR_ONE
     safe = np.where(near, 0.5, a)  # the a = 1 points take their limits below
     with np.errstate(over="ignore", invalid="ignore", divide="ignore"):
-        # p_K = a^K (1 - a) / (1 - a^(K+1)), written with a^-1 above 1 so nothing overflows.
+        # p_0 = (1 - a) / (1 - a^(K+1)) and p_K = a^K p_0; above a = 1 they are written with b = 1/a
+        # (p_n(a) = p_(K-n)(1/a)) so nothing overflows.
         high = safe > 1.0
-        inv = np.where(high, 1.0 / safe, safe)
-        blocking = np.where(high, (1.0 - inv) / (1.0 - inv ** (k + 1)),
-                            inv ** k * (1.0 - inv) / (1.0 - inv ** (k + 1)))
-        number = np.where(high, k - (inv / (1.0 - inv) - (k + 1) * inv ** (k + 1) / (1.0 - inv ** (k + 1))),
-                          safe / (1.0 - safe) - (k + 1) * safe ** (k + 1) / (1.0 - safe ** (k + 1)))
-    blocking = np.where(near, 1.0 / (k + 1), blocking)
-    number = np.where(near, k / 2.0, number)
+        b = np.where(high, 1.0 / safe, safe)
+        edge = b ** k * (1.0 - b) / (1.0 - b ** (k + 1))  # p_K below a = 1, p_0 above
+        centre = (1.0 - b) / (1.0 - b ** (k + 1))  # p_0 below a = 1, p_K above
+        number = b / (1.0 - b) - (k + 1) * b ** (k + 1) / (1.0 - b ** (k + 1))
+    blocking = np.where(near, 1.0 / (k + 1), np.where(high, centre, edge))
+    empty = np.where(near, 1.0 / (k + 1), np.where(high, edge, centre))
+    number = np.where(near, k / 2.0, np.where(high, k - number, number))
     throughput = lam * (1.0 - blocking)
     with np.errstate(invalid="ignore", divide="ignore"):
         response = np.where(throughput > 0, number / throughput, 1.0 / mu)  # an empty queue: one service
-    return {"blocking_probability": blocking, "throughput": throughput, "utilization": throughput / mu,
+    return {"blocking_probability": blocking, "throughput": throughput, "utilization": 1.0 - empty,
             "mean_number": number, "mean_response": response}
 
 
