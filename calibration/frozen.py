@@ -8,13 +8,14 @@ for a family with nothing to fit, its declared values. Every shipped profile
 names a CPU: the reference one (relative speed 1) unless it names its own.
 
 This sits in the calibration layer so that calibration never reaches up to
-the public API (:mod:`iosizer.api` re-exports it).
+the public API (:mod:`iosizer.api` re-exports it); the per-family hooks are
+read by :mod:`iosizer.calibration.family_modules`.
 """
 
 from __future__ import annotations
 
 from functools import lru_cache
-from importlib import import_module, resources
+from importlib import resources
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -23,31 +24,11 @@ from iosizer.errors import InputError
 if TYPE_CHECKING:
     from iosizer.calibration.profile import Profile
 
-__all__ = ["REFERENCE_CPU_SPEED", "calibration_module", "complete_values", "example_fit", "example_path",
-           "shipped"]
+__all__ = ["REFERENCE_CPU_SPEED", "example_fit", "example_path", "shipped"]
 
 #: Relative per-core speed of the CPU behind every shipped profile: the scale
 #: that ``--cpu-speed`` and :func:`iosizer.extrapolate` measure other CPUs against.
 REFERENCE_CPU_SPEED = 1.0
-
-
-def calibration_module(name: str) -> Any:
-    """``iosizer.calibration.<module>`` of a built-in family's model module, where one exists."""
-    from iosizer.model.registry import FAMILY_MODULES, module_of
-
-    module = module_of(name)
-    if module not in FAMILY_MODULES:  # a plugin's family: its declaration is all there is
-        return None
-    try:
-        return import_module(f"iosizer.calibration.{module}")
-    except ModuleNotFoundError:
-        return None
-
-
-def complete_values(name: str, values: dict[str, Any]) -> dict[str, Any]:
-    """Values a solve needs that a profile cannot hold (lists read from shipped tables)."""
-    completer = getattr(calibration_module(name), "complete_values", None)
-    return values if completer is None else completer(name, values)
 
 
 def example_path(name: str) -> Path:
@@ -79,6 +60,8 @@ def shipped(name: str, variant: str | None = None) -> "Profile":
 def _build(name: str, variant: str | None) -> "Profile":
     """The family's calibration module builds it, or its example is fitted, or it is declared."""
     from iosizer.model.registry import declaration
+
+    from iosizer.calibration.family_modules import calibration_module
 
     builder = getattr(calibration_module(name), "shipped_profile", None)
     if builder is not None:

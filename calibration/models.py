@@ -70,7 +70,7 @@ class CalibrationModel:
 
     def _solve_settings(self, options: Mapping[str, Any]) -> dict[str, Any]:
         """The settings plus what a family's solve needs beyond them (a scenario's port shares)."""
-        from iosizer.calibration.frozen import complete_values
+        from iosizer.calibration.family_modules import complete_values
 
         return complete_values(self.name, self._settings(options))
 

@@ -144,7 +144,8 @@ def resolve(family_name: str, base: "Profile | None", cpu_speed: float | None,
     Settings in ``changes`` replace the profile's; parameters are fixed at the value given
     (checked by their declarations); an unknown name is an :class:`InputError`.
     """
-    from iosizer.calibration.frozen import complete_values, shipped
+    from iosizer.calibration.family_modules import complete_values
+    from iosizer.calibration.frozen import shipped
     from iosizer.calibration.profile import Profile, profile_values
 
     family = declaration(family_name)

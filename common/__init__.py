@@ -22,7 +22,7 @@ files), ``iosizer.cli`` (the ``iosizer`` command) and ``iosizer.data``
 """
 
 from iosizer._version import __version__
-from iosizer.api import Answer, FitReport, ModelFamily, Prediction, ask, extrapolate, families, family, load_profile
+from iosizer.api import FitReport, ModelFamily, Prediction, ask, extrapolate, families, family, load_profile
 from iosizer.errors import IosizerError
 
 __all__ = [
@@ -38,3 +38,11 @@ __all__ = [
     "family",
     "load_profile",
 ]
+
+
+def __getattr__(name: str) -> object:
+    if name == "Answer":  # a declared question's answer; its module loads on first use
+        from iosizer.calibration.questions import Answer
+
+        return Answer
+    raise AttributeError(f"module 'iosizer' has no attribute {name!r}")

@@ -485,7 +485,7 @@ from iosizer.calibration.frozen import REFERENCE_CPU_SPEED  # noqa: E402
 
 
 def _complete(name: str, values: dict[str, Any]) -> dict[str, Any]:
-    from iosizer.calibration.frozen import complete_values
+    from iosizer.calibration.family_modules import complete_values
 
     return complete_values(name, values)
 

@@ -19,8 +19,12 @@ from __future__ import annotations
 from functools import lru_cache
 from importlib import import_module
 
+from typing import TYPE_CHECKING
+
 from iosizer.errors import InputError
-from iosizer.model.family import Family
+
+if TYPE_CHECKING:  # listing the plugins' names imports no declaration machinery
+    from iosizer.model.family import Family
 
 __all__ = ["BUILTIN_FAMILIES", "ENTRY_POINT_GROUP", "FAMILY_MODULES", "declaration", "family_names",
            "module_of", "plugin_module", "plugin_names"]
@@ -62,8 +66,10 @@ def plugin_names() -> list[str]:
 
 
 @lru_cache(maxsize=None)
-def _module(path: str) -> dict[str, Family]:
+def _module(path: str) -> "dict[str, Family]":
     """The families one module declares, by name."""
+    from iosizer.model.family import Family
+
     module = import_module(path)
     declared = getattr(module, "FAMILIES", None)
     if not isinstance(declared, tuple) or not all(isinstance(f, Family) for f in declared):
@@ -76,9 +82,9 @@ def _path(module: str) -> str:
 
 
 @lru_cache(maxsize=1)
-def _builtins() -> dict[str, tuple[Family, str]]:
+def _builtins() -> "dict[str, tuple[Family, str]]":
     """Every built-in family (every built-in module imported), in presentation order."""
-    found: dict[str, tuple[Family, str]] = {}
+    found: "dict[str, tuple[Family, str]]" = {}
     for module_name in FAMILY_MODULES:
         for name, family in _module(_path(module_name)).items():
             if name in found:
@@ -92,7 +98,7 @@ def family_names() -> list[str]:
     return list(_builtins()) + plugin_names()
 
 
-def _locate(name: str) -> tuple[Family, str] | None:
+def _locate(name: str) -> "tuple[Family, str] | None":
     module = BUILTIN_FAMILIES.get(name)
     if module is None and name in _plugins():
         module = _plugins()[name]
@@ -104,7 +110,7 @@ def _locate(name: str) -> tuple[Family, str] | None:
     return _builtins().get(name)
 
 
-def declaration(name: str) -> Family:
+def declaration(name: str) -> "Family":
     """The declaration of family ``name``; an unknown name is a one-line :class:`InputError`."""
     found = _locate(name) if isinstance(name, str) else None
     if found is None:
