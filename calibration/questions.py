@@ -146,7 +146,7 @@ def resolve(family_name: str, base: "Profile | None", cpu_speed: float | None,
     """
     from iosizer.calibration.family_modules import complete_values
     from iosizer.calibration.frozen import shipped
-    from iosizer.calibration.profile import Profile, profile_values
+    from iosizer.calibration.profile import Profile, profile_values, with_changes
 
     family = declaration(family_name)
     if base is not None and not isinstance(base, Profile):
@@ -157,36 +157,23 @@ def resolve(family_name: str, base: "Profile | None", cpu_speed: float | None,
         from iosizer.calibration.profile import declared_profile
 
         settings = {s.name: given[s.name] for s in family.settings if s.name in given}
-        base_profile = declared_profile(family_name, settings, {s.name: given[s.name] for s in
-                                                                 family.parameters if s.kind == "parameter"})
+        profile = declared_profile(family_name, settings, {s.name: given[s.name] for s in
+                                                            family.parameters if s.kind == "parameter"})
+        source = "the values given"
+    elif base is not None:
+        profile, source = base, "the planner's profile"
     else:
-        base_profile = base if base is not None else shipped(family_name)
-    profile = base_profile
+        profile, source = shipped(family_name), f"shipped '{family_name}' profile"
     if profile.model != family_name:
         raise ProfileError(f"profile is for family '{profile.model}', not '{family_name}'")
-    source = "the planner's profile" if base is not None else f"shipped '{family_name}' profile"
     if cpu_speed is not None:
         from iosizer.calibration.whatif import on_cpu
 
         profile = on_cpu(profile, cpu_speed, source)
         source += f", carried to CPU speed {float(cpu_speed):g}"
-    values = profile_values(profile)
-    setting_names = {s.name for s in family.settings}
-    new_settings = {k: v for k, v in given.items() if k in setting_names}
-    if new_settings:
-        current = {name: values.get(name) for name in setting_names}
-        values.update(family.check_settings({**current, **new_settings}))
-    fixed = {k: family.spec(k, values).check(v, k) for k, v in given.items() if k not in setting_names}
-    if fixed:
-        values.update(fixed)
-        profile = profile.model_copy(update={"parameters": {
-            name: (estimate.model_copy(update={"value": float(fixed[name]), "vary": False, "ci_low": None,
-                                               "ci_high": None, "stderr": 0.0})
-                   if name in fixed else estimate)
-            for name, estimate in profile.parameters.items()}})
-    if given:
-        source += "; given " + ", ".join(f"{k} = {v:g}" if isinstance(v, (int, float)) else f"{k} = {v}"
-                                          for k, v in {**new_settings, **fixed}.items())
+    values, profile, note = with_changes(profile, profile_values(profile), given)
+    if source != "the values given":
+        source += note
     return complete_values(family_name, values), profile, source
 
 
