@@ -136,7 +136,7 @@ def calibrate(
             # One row per measured value: built only when CSV is asked for (a million-row fit).
             csv_rows=residual_rows(result) if output_format is OutputFormat.csv else None,
             notes=notes,
-            plot=_fit_panels(fit) if plot is not None else None,
+            plot=_fit_panels(fit, result.dataset.schema) if plot is not None else None,
         ),
         output_format,
         plot,
@@ -174,7 +174,7 @@ def _print_columns(family_name: str, output_format: OutputFormat) -> None:
     emit(Report(rows, rows, title=f"Columns of '{family.name}' data", notes=notes), output_format)
 
 
-def _fit_panels(fit: Any) -> list[Panel]:
+def _fit_panels(fit: Any, schema: Any) -> list[Panel]:
     """Measured points against the fitted model, one panel per observed column:
     a curve with its 95 % band for one input, model-vs-measured for several."""
     import numpy as np
@@ -193,7 +193,7 @@ def _fit_panels(fit: Any) -> list[Panel]:
     x = fit.inputs[x_name]
     order = np.argsort(x)
     dense = np.linspace(float(x.min()), float(x.max()), 200)
-    if x_name == "population":
+    if any(c.name == x_name and c.integer for c in schema.columns):  # threads, population: whole numbers
         dense = np.unique(np.round(dense))
     band = fit.predict({x_name: dense})
     for column, observed in fit.observed.items():
