@@ -155,9 +155,15 @@ def profile_from_fit(
         else None
     )
     covariance = [[_finite_or_none(v) for v in row] for row in result.covariance.tolist()]
+    from iosizer.model.registry import declaration
+
+    family = declaration(model)
+    # A held parameter's value is in `parameters` (fixed); the options record the settings and the
+    # family's holdable names only, as a profile declares them.
+    recorded = {s.name for s in family.settings} | set(family.fit.holdable if family.fit else ())
     return Profile(
         model=model,
-        options=dict(options),
+        options={k: v for k, v in options.items() if k in recorded},
         parameters=parameters,
         covariance=covariance if result.free else None,
         covariance_parameters=list(result.free),
@@ -261,12 +267,18 @@ def calibrate(
     """
     model = get_model(model_name)
     given = {k: v for k, v in dict(options or {}).items() if v is not None}
-    unknown = sorted(set(given) - set(model.option_names))
-    if unknown:  # before the file is read
-        flags = ", ".join("--" + k.replace("_", "-") for k in unknown)
-        raise InputError(f"{flags} does not apply to model '{model_name}'")
+    if set(given) - set(model.option_names):  # before the file is read: a name that applies nowhere
+        model.options(given)
     dataset = load_measurements(dataset_path, model.schema, force=force)
-    merged = {**settings_in_columns(dataset, model.option_names), **given}
+    columns = settings_in_columns(dataset, model.option_names)
+    for name, value in columns.items():  # a bad setting column is the file's error, not a flag's
+        if name not in given:
+            try:
+                model.options({**given, name: value})
+            except InputError as error:
+                raise DatasetError(f"{dataset.path}: column '{name}' (a setting, one value per file) holds "
+                                   f"{value!r}: {error}") from None
+    merged = {**columns, **given}
     notes = list(dataset.notes)
     if "think_time_s" in model.option_names and merged.get("think_time_s") is None \
             and dataset.think_time_s is not None:
@@ -305,7 +317,9 @@ def calibrate_dataset(
     cpu_name = check_cpu_name(cpu_name)
     if cpu_speed is not None:
         cpu_speed = CPU_SPEED.check(cpu_speed, "--cpu-speed")
-    parameters = model.parameters(dataset, checked)
+    moved: list[str] = []
+    parameters = model.parameters(dataset, checked, moved)
+    dataset = replace(dataset, warnings=dataset.warnings + tuple(moved))
     function, jacobian, observed = model.function(checked), model.jacobian(checked), dataset.observed()
     if fit_percentiles:
         tails = tail_columns(model_name, dataset) if model.family.tail is not None else {}
@@ -390,11 +404,36 @@ def _spearman(x: np.ndarray, y: np.ndarray) -> tuple[float, float]:
     return rho, float(2.0 * stdtr(n - 2, -t))
 
 
+#: A fit whose RMS relative residual is at most this is within a measurement's own scale (a storage
+#: benchmark repeats to about 1-2 %): on data that flat, R^2 compares the residual with a spread as small.
+RELATIVE_RMSE_OK = 0.02
+#: With a stderr column: residuals whose RMS is at most this many stated standard errors are within them.
+STDERR_RMS_OK = 2.0
+
+
+def _on_its_scale(result: FitResult, dataset: Dataset, column: str) -> tuple[bool, str]:
+    """Whether the fit of ``column`` is within the measurement's own scale, and that scale in words:
+    the points' stated stderr when the file gives it, else the RMS relative residual."""
+    observed, residual = result.observed[column], result.residuals[column]
+    measured = np.isfinite(observed) & np.isfinite(residual)
+    if dataset.stderr is not None:
+        rms = float(np.sqrt(np.mean((residual[measured] / dataset.stderr[measured]) ** 2)))
+        return rms <= STDERR_RMS_OK, f"residuals {rms:.3g} stated stderr RMS, above {STDERR_RMS_OK:g}"
+    nonzero = measured & (observed != 0)
+    if not nonzero.any():
+        return False, "no non-zero value to scale by"
+    relative = float(np.sqrt(np.mean((residual[nonzero] / observed[nonzero]) ** 2)))
+    return relative <= RELATIVE_RMSE_OK, (f"relative RMSE {100 * relative:.3g} %, above the "
+                                          f"{100 * RELATIVE_RMSE_OK:g} % a measurement repeats to")
+
+
 def judge(result: FitResult, dataset: Dataset, force: bool = False) -> tuple[str, ...]:
     """Goodness of fit, judged: warnings for R^2 < 0.9 or residuals trending with the load.
 
     A fit worse than a constant (R^2 < 0 on some column) is a
-    :class:`CalibrationError` unless ``force``. Data with bounds (published
+    :class:`CalibrationError` unless ``force``, or unless it is within the
+    measurement's own scale (:func:`_on_its_scale`): flat data (every point
+    within a percent or two) give R^2 < 0 to a fit within a percent. Data with bounds (published
     "5 % or less" statements) are judged on their trend only: R^2 of a
     bound is not defined. The trend is the Spearman rank correlation of the
     relative residuals with the first input column (the load), reported at
@@ -403,13 +442,14 @@ def judge(result: FitResult, dataset: Dataset, force: bool = False) -> tuple[str
     warnings = []
     load_name = next(iter(result.inputs))
     for column, stats in result.statistics.items():
-        if dataset.bounds is None and math.isfinite(stats.r2) and stats.r2 < 0 and not force:
+        within, scale = _on_its_scale(result, dataset, column)
+        if dataset.bounds is None and math.isfinite(stats.r2) and stats.r2 < 0 and not within and not force:
             raise CalibrationError(
                 f"{dataset.path}: the fit of '{result.model_name}' to {column} is worse than a constant "
-                f"(R^2 {stats.r2:.3g}); {_worst(result, dataset, column)}. Check the data and the "
+                f"(R^2 {stats.r2:.3g}, {scale}); {_worst(result, dataset, column)}. Check the data and the "
                 f"family, or pass --force to keep it{data_checks(dataset)}"
             )
-        if dataset.bounds is None and math.isfinite(stats.r2) and stats.r2 < POOR_R2:
+        if dataset.bounds is None and math.isfinite(stats.r2) and stats.r2 < POOR_R2 and not within:
             warnings.append(f"{column}: R^2 {stats.r2:.3f} is below {POOR_R2}; {_worst(result, dataset, column)}")
         observed = result.observed[column]
         measured = np.isfinite(observed)
