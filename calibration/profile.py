@@ -108,6 +108,9 @@ class Profile(_Strict):
     cpu_name: str | None = None
     cpu_speed: float | None = Field(default=None, gt=0)
     extrapolated_from: list[str] = Field(default_factory=list)
+    #: Parameters carried from one CPU under one unknown exponent (the same declared range): their
+    #: interval ends move together in every band (:mod:`iosizer.calibration.uncertainty`).
+    shared_exponent: list[list[str]] = Field(default_factory=list)
     tool_version: str = __version__
     created_at: datetime = Field(default_factory=lambda: datetime.now(timezone.utc))
 

@@ -11,7 +11,11 @@ Two routes, chosen by what the profile knows:
   parameter is moved, one at a time, to both ends of its interval; per
   parameter the downward and upward changes of y are combined in
   quadrature. For one parameter and a monotone answer this is exact: the
-  band is the image of the interval.
+  band is the image of the interval. Parameters that share one unknown CPU
+  exponent (``Profile.shared_exponent``) move together, as one: all to
+  their low ends, then all to their high ends, so the band spans both ends
+  of the declared range (their own fit intervals move with them, which
+  widens the band by at most their quadrature sum, on the safe side).
 
 A parameter whose interval is undefined (an exact fit with no degrees of
 freedom) makes every band unbounded: the profile cannot bound the answer,
@@ -114,18 +118,29 @@ def _delta(
     return band
 
 
+def _units(profile: Profile) -> list[list[str]]:
+    """The uncertain parameters as independent units: a shared-exponent group is one unit."""
+    varying = [n for n, e in profile.parameters.items() if e.vary]
+    grouped = [[n for n in group if n in varying] for group in profile.shared_exponent]
+    grouped = [g for g in grouped if g]
+    taken = {n for g in grouped for n in g}
+    return grouped + [[n] for n in varying if n not in taken]
+
+
 def _endpoints(
     profile: Profile, evaluate: Callable, params: Mapping[str, float], centre: dict[str, np.ndarray]
 ) -> Band:
     down = {k: np.zeros_like(v) for k, v in centre.items()}
     up = {k: np.zeros_like(v) for k, v in centre.items()}
-    for name, estimate in profile.parameters.items():
-        interval = _interval(estimate) if estimate.vary else None
-        for end in interval or ():
-            if end == estimate.value:
+    for names in _units(profile):
+        intervals = {n: _interval(profile.parameters[n]) for n in names}
+        for side in (0, 1):
+            ends = {n: interval[side] for n, interval in intervals.items()
+                    if interval is not None and interval[side] != profile.parameters[n].value}
+            if not ends:
                 continue
             try:
-                moved = _numeric(evaluate({**params, name: end}))
+                moved = _numeric(evaluate({**params, **ends}))
             except (IosizerError, ValueError):  # pydantic refuses a value outside its domain too
                 return _unbounded(centre)
             for key, value in centre.items():
