@@ -155,15 +155,18 @@ def profile_from_fit(
         else None
     )
     covariance = [[_finite_or_none(v) for v in row] for row in result.covariance.tolist()]
-    from iosizer.model.registry import declaration
+    from iosizer.model.registry import declaration, family_names
 
-    family = declaration(model)
-    # A held parameter's value is in `parameters` (fixed); the options record the settings and the
-    # family's holdable names only, as a profile declares them.
-    recorded = {s.name for s in family.settings} | set(family.fit.holdable if family.fit else ())
+    recorded = dict(options)
+    if model in family_names():
+        # A held parameter's value is in `parameters` (fixed); the options record the settings and the
+        # family's holdable names only, as a profile declares them.
+        family = declaration(model)
+        names = {s.name for s in family.settings} | set(family.fit.holdable if family.fit else ())
+        recorded = {k: v for k, v in options.items() if k in names}
     return Profile(
         model=model,
-        options={k: v for k, v in options.items() if k in recorded},
+        options=recorded,
         parameters=parameters,
         covariance=covariance if result.free else None,
         covariance_parameters=list(result.free),

@@ -85,6 +85,19 @@ def band_rows(rows: list[dict[str, Any]], bands: dict[str, tuple[Any, Any]], off
             rows[offset + i][f"{key}_ci_high"] = float(hi) if np.isfinite(hi) and not dropped else None
 
 
+def band_note(answers: Any, text: str) -> str:
+    """``text`` (what the ``*_ci_low``/``*_ci_high`` bands are) when every answer has its band; otherwise
+    say where there is none, so a what-if never claims bands it does not print."""
+    rows = [answers] if isinstance(answers, dict) else list(answers)
+    ends = [v for row in rows for k, v in row.items() if k.endswith(("_ci_low", "_ci_high"))]
+    missing = [v for v in ends if v is None or not np.isfinite(v)]
+    if not missing:
+        return text
+    where = "no 95 % band" if len(missing) == len(ends) else "no 95 % band where *_ci_low/_ci_high are empty"
+    return (f"{where}: the profile's intervals are undefined (an exact or singular fit: add repeat measurements) "
+            "or the answer stops existing inside them")
+
+
 def on_cpu(profile: Profile, cpu_speed: float | None, label: str = "the profile") -> Profile:
     """``profile`` carried to a CPU of relative per-core speed ``cpu_speed`` (None: as it is).
 

@@ -128,7 +128,7 @@ def isolation(
     """LPAR1's IOPS while LPAR2's load grows on the same FC port (section 3.1)."""
     import numpy as np
 
-    from iosizer.calibration.whatif import band_rows
+    from iosizer.calibration.whatif import band_note, band_rows
     from iosizer.model.hba import BLOCK_KIB, OFFERED_IOPS, port_from_values
     from iosizer.model.hba import isolation as solve
     from iosizer.model.hba import port_ceiling_iops
@@ -179,7 +179,8 @@ def isolation(
     if calibrated is None:
         notes += _port_notes(speed, cores, core_iops, link_mbps)
     else:
-        notes.append(f"port from the {calibrated.source}; *_ci_low/_ci_high: 95 % bands from its intervals")
+        notes.append(f"port from the {calibrated.source}; "
+                     + band_note(points, "*_ci_low/_ci_high: 95 % bands from its intervals"))
     panels = None
     if plot is not None:
         panels = [Panel("LPAR2 offered IOPS", "IOPS", [
@@ -226,7 +227,7 @@ def response(
     storage delay constant); against simulation at 4 to 64 threads within 5 % at 512 B (the 99th over, most
     just past the knee); at 4 KiB shared mode's 99th up to 11 % over (28-40 threads).
     """
-    from iosizer.calibration.whatif import band_rows
+    from iosizer.calibration.whatif import band_note, band_rows
     from iosizer.model.hba import BLOCK_BYTES, SERVICE_SCV, STORAGE_US, THREADS, port_from_values
     from iosizer.model.hba import response as solve
 
@@ -269,7 +270,8 @@ def response(
              f"1 in occupancy mode), the link and the storage (a delay of {storage_us:g} us"
              f"{', assumed' if calibrated is None else ''})"]
     notes += (_port_notes(speed, cores, core_iops, link_mbps) if calibrated is None else
-              [f"port from the {calibrated.source}; *_ci_low/_ci_high: 95 % bands from its intervals"])
+              [f"port from the {calibrated.source}; "
+               + band_note(points, "*_ci_low/_ci_high: 95 % bands from its intervals")])
     notes += [FAMILY_NOTE] if percentile else []
     scv = SERVICE_SCV.value if service_scv is None else service_scv
     notes.append("service times exponential (cv^2 = 1): exact MVA" if scv == 1 else

@@ -136,13 +136,13 @@ def _open_queue(
     answers = [{k: (v[i] if isinstance(v, list) else v) for k, v in columns.items()} for i in range(len(rates))]
     notes = [_QUEUE_NOTE] + ([note] if note else [])
     if settings.profile is not None:
-        from iosizer.calibration.whatif import service_rate_band, with_bands
+        from iosizer.calibration.whatif import band_note, service_rate_band, with_bands
 
         bands = service_rate_band(settings.profile, lambda mu: solve(np.asarray(rates), mu).to_dict())
         answers = [with_bands(answer, bands, i) for i, answer in enumerate(answers)]
         notes.append(
-            f"service rate {settings.service_rate:.6g} and {settings.servers} server(s) from "
-            f"{settings.source}; *_ci_low/_ci_high are 95 % bands from the profile's interval"
+            f"service rate {settings.service_rate:.6g} and {settings.servers} server(s) from {settings.source}; "
+            + band_note(answers, "*_ci_low/_ci_high are 95 % bands from the profile's interval")
         )
     if len(rates) == 1:
         data = answers[0]
@@ -380,7 +380,7 @@ def mva(
     calibrated = None
     if profile is not None:
         from iosizer.calibration.profile import load_profile
-        from iosizer.calibration.whatif import closed_network_band, closed_network_settings
+        from iosizer.calibration.whatif import band_note, closed_network_band, closed_network_settings, with_bands
 
         if demand or think_time is not None or servers:
             raise InputError("--profile supplies the demands and think time; drop --demand/--think-time/--servers")
@@ -390,7 +390,7 @@ def mva(
         demand, think_time = closed_network_settings(calibrated)
         bands = closed_network_band(calibrated, population)
         notes.append(f"demands and think time from {profile} (seconds: throughput per second); "
-                     "*_ci_low/_ci_high are 95 % bands")
+                     + band_note(with_bands(dict.fromkeys(bands), bands), "*_ci_low/_ci_high are 95 % bands"))
     elif not demand:
         raise InputError("Missing option '--demand' (or give --profile FILE)")
     if cpu_speed is not None and profile is None:

@@ -131,3 +131,68 @@ def test_erlang_from_a_profile(cli, mmc_csv: Path, tmp_path: Path) -> None:
     assert data["offered_load"] == pytest.approx(3 / rate)
     assert data["erlang_c"] == pytest.approx(erlang_c(4, 3 / rate))
     assert "give --arrival-rate" in cli.fails("queue", "erlang", "--profile", str(profile))
+
+
+# --- issue 25: small things (N1, N9) -------------------------------------------------------------
+
+
+@pytest.mark.parametrize("ending", [b"\r\n", b"\r\r\n", b"\r"], ids=["crlf", "cr-crlf", "cr"])
+@pytest.mark.parametrize("name", ["hba", "oltp"])
+def test_windows_line_endings_read_silently_and_the_same(cli, tmp_path: Path, name: str, ending: bytes) -> None:
+    # Excel on Windows writes CRLF; Python's csv module on Windows in text mode writes CR CR LF (a 3-line
+    # numpy UserWarning leaked to stderr, with a site-packages path); old Mac Excel writes CR alone (refused).
+    import warnings
+
+    import iosizer
+
+    example = Path(str(iosizer.family(name).example()))
+    lf = tmp_path / f"{name}_lf.csv"
+    lf.write_bytes(example.read_bytes().replace(b"\r\n", b"\n"))
+    other = tmp_path / f"{name}_other.csv"
+    other.write_bytes(lf.read_bytes().replace(b"\n", ending))
+    with warnings.catch_warnings(record=True) as caught:  # pytest would swallow a warning: record it here
+        warnings.simplefilter("always")
+        result = cli("calibrate", name, str(other), "--format", "json")
+    assert result.exit_code == 0 and result.stderr == "", result.stderr
+    assert not caught, [str(w.message)[:80] for w in caught]
+    assert json.loads(result.stdout)["parameters"] == cli.json("calibrate", name, str(lf))["parameters"]
+
+
+def test_a_percentile_next_to_a_bound_is_reported_as_given(cli) -> None:
+    message = cli.fails("queue", "mmc", "--arrival-rate", "1", "--service-rate", "2", "--servers", "1",
+                        "--percentile", "99.99999999999")
+    assert "got 99.99999999999" in message and "got 100" not in message
+
+
+def test_size_outstanding_names_a_bad_latency_target(cli) -> None:
+    message = cli.fails("size", "outstanding", "--target-latency-us", "-5")
+    assert "--target-latency-us" in message and "-5" in message
+
+
+def _exact_network_profile(cli, tmp_path: Path) -> Path:
+    """A profile whose intervals are undefined: the fit passes through every (exact) point."""
+    curve = mva([0.005, 0.003], 0.0, 30).curve
+    data = tmp_path / "exact.csv"
+    data.write_text("population,throughput_per_s,response_time_s\n" + "".join(
+        f"{n},{curve.throughput[n - 1]},{curve.response_time[n - 1]}\n" for n in range(1, 30, 3)))
+    profile = tmp_path / "exact.json"
+    cli.json("calibrate", "closed-network", str(data), "--stations", "2", "--think-time-s", "0", "-o", str(profile))
+    return profile
+
+
+def test_a_singular_fit_s_what_if_claims_no_band(cli, tmp_path: Path) -> None:
+    profile = _exact_network_profile(cli, tmp_path)
+    answer = cli("queue", "mva", "--profile", str(profile), "--population", "8")
+    assert answer.exit_code == 0, answer.stderr
+    assert "are 95 % bands" not in answer.stdout and "no 95 % band" in answer.stdout
+    document = cli.json("queue", "mva", "--profile", str(profile), "--population", "8")
+    assert document["throughput_ci_low"] is None and document["throughput_ci_high"] is None
+    # A profile whose intervals are defined still says what its bands are.
+    fitted = tmp_path / "fitted.json"
+    curve = mva([0.005, 0.003], 0.0, 30).curve
+    rng = np.random.default_rng(4)
+    noisy = tmp_path / "noisy.csv"
+    noisy.write_text("population,throughput_per_s\n" + "".join(
+        f"{n},{curve.throughput[n - 1] * (1 + rng.normal(0, 0.01))}\n" for n in range(1, 30, 3)))
+    cli.json("calibrate", "closed-network", str(noisy), "--stations", "2", "--think-time-s", "0", "-o", str(fitted))
+    assert "are 95 % bands" in cli("queue", "mva", "--profile", str(fitted), "--population", "8").stdout
