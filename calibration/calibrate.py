@@ -77,6 +77,20 @@ def tail_check(family_name: str, values: Mapping[str, Any], dataset: Dataset) ->
     return checks
 
 
+def tail_summary(tails: Mapping[str, Mapping[str, Any]]) -> dict[str, Any] | None:
+    """The tail check in one record: how many percentiles, their RMS error over every point, and the
+    percentile the model misses most (largest RMS), with its worst point. None without percentiles."""
+    if not tails:
+        return None
+    worst_name = max(tails, key=lambda name: tails[name]["rms_error_pct"])
+    worst = tails[worst_name]
+    points = sum(t["n_points"] for t in tails.values())
+    overall = math.sqrt(sum(t["rms_error_pct"] ** 2 * t["n_points"] for t in tails.values()) / points)
+    return {"n_percentiles": len(tails), "rms_error_pct": overall, "worst_column": worst_name,
+            "worst_percentile": worst["percentile"], "worst_rms_error_pct": worst["rms_error_pct"],
+            "worst_error_pct": worst["worst_error_pct"], "worst_line": worst["worst_line"]}
+
+
 def tail_columns(family_name: str, dataset: Dataset) -> dict[str, tuple[float, np.ndarray]]:
     """The dataset's measured percentile columns (``response_pP_<s|ms|us>``): ``{name: (P, values)}``,
     values in the family's ``tail_unit``, NaN where a row has none (or a value <= 0)."""

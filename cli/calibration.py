@@ -64,11 +64,15 @@ def calibrate(
         float | None,
         typer.Option("--cpu-speed", help="Relative per-core speed of that CPU (for extrapolation)."),
     ] = None,
+    verbose: Annotated[
+        bool, typer.Option("--verbose", "-v", help="Print the tail check per percentile, not its one-line summary "
+                                                   "(JSON always has both: 'tails', 'tail_summary').")
+    ] = False,
     output_format: FormatOption = OutputFormat.table,
     plot: PlotOption = None,
 ) -> None:
     """Fit a family to measured points; print the fit report, save a profile."""
-    from iosizer.calibration.calibrate import calibrate as run, residual_rows
+    from iosizer.calibration.calibrate import calibrate as run, residual_rows, tail_summary
     from iosizer.calibration.fit import CONFIDENCE_CONVENTION
     from iosizer.calibration.profile import profile_writer
 
@@ -112,6 +116,7 @@ def calibrate(
         "warnings": list(fit.warnings),
         "notes": list(result.notes),
         "tails": result.tails,
+        "tail_summary": tail_summary(result.tails),
         "confidence": CONFIDENCE_CONVENTION,
         "profile": str(output) if output is not None else None,
     }
@@ -122,9 +127,17 @@ def calibrate(
     ]
     notes += [f"note: {n}" for n in result.notes]
     notes += [f"warning: {w}" for w in fit.warnings]
-    notes += [f"tail {name} ({'a fit input' if fit_percentiles else 'checked, not fitted'}): the fitted model is "
-              f"{t['rms_error_pct']:.1f} % off (RMS over {t['n_points']} points; worst {t['worst_error_pct']:+.1f} % "
-              f"at line {t['worst_line']})" for name, t in result.tails.items()]
+    role = "a fit input" if fit_percentiles else "checked, not fitted"
+    summary = tail_summary(result.tails)
+    if verbose or (summary is not None and summary["n_percentiles"] == 1):
+        notes += [f"tail {name} ({role}): the fitted model is {t['rms_error_pct']:.1f} % off (RMS over "
+                  f"{t['n_points']} points; worst {t['worst_error_pct']:+.1f} % at line {t['worst_line']})"
+                  for name, t in result.tails.items()]
+    elif summary is not None:  # one line: the warnings above must not drown in one per percentile
+        notes.append(f"tail check ({role}) of {summary['n_percentiles']} percentiles: the fitted model is "
+                     f"{summary['rms_error_pct']:.1f} % off (RMS over all); worst p{summary['worst_percentile']:g} "
+                     f"({summary['worst_rms_error_pct']:.1f} % RMS; {summary['worst_error_pct']:+.1f} % at line "
+                     f"{summary['worst_line']}); each percentile: --verbose or JSON 'tails'")
     notes.append(CONFIDENCE_CONVENTION)
     if output is not None:
         notes.append(f"profile written to {output}")

@@ -196,3 +196,32 @@ def test_a_singular_fit_s_what_if_claims_no_band(cli, tmp_path: Path) -> None:
         f"{n},{curve.throughput[n - 1] * (1 + rng.normal(0, 0.01))}\n" for n in range(1, 30, 3)))
     cli.json("calibrate", "closed-network", str(noisy), "--stations", "2", "--think-time-s", "0", "-o", str(fitted))
     assert "are 95 % bands" in cli("queue", "mva", "--profile", str(fitted), "--population", "8").stdout
+
+
+#: The 17 completion-latency percentiles fio writes by default.
+FIO_PERCENTILES = (1, 5, 10, 20, 30, 40, 50, 60, 70, 80, 90, 95, 99, 99.5, 99.9, 99.95, 99.99)
+
+
+def _fio_with_all_percentiles(tmp_path: Path) -> Path:
+    from tests.calibration.test_sources import fio_document
+
+    document = fio_document()
+    for job in document["jobs"]:
+        mean_ns = job["read"]["lat_ns"]["mean"]
+        job["read"]["clat_ns"]["percentile"] = {f"{p:.6f}": mean_ns * (0.3 + 4 * p / 100) for p in FIO_PERCENTILES}
+    path = tmp_path / "fio17.json"
+    path.write_text(json.dumps(document))
+    return path
+
+
+def test_the_tail_check_is_one_line_unless_verbose(cli, tmp_path: Path) -> None:
+    path = _fio_with_all_percentiles(tmp_path)
+    table = cli("calibrate", "closed-network", str(path), "--stations", "2")
+    assert table.exit_code == 0, table.stderr
+    tail_lines = [line for line in table.stdout.splitlines() if line.startswith("tail")]
+    assert len(tail_lines) == 1, tail_lines
+    assert "17 percentiles" in tail_lines[0] and "worst p" in tail_lines[0] and "RMS" in tail_lines[0]
+    verbose = cli("calibrate", "closed-network", str(path), "--stations", "2", "--verbose")
+    assert sum(line.startswith("tail response_p") for line in verbose.stdout.splitlines()) == 17
+    document = cli.json("calibrate", "closed-network", str(path), "--stations", "2")
+    assert len(document["tails"]) == 17 and document["tail_summary"]["n_percentiles"] == 17
