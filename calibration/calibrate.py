@@ -111,6 +111,13 @@ def tail_columns(family_name: str, dataset: Dataset) -> dict[str, tuple[float, n
     return found
 
 
+def _relative_rmse(result: FitResult, column: str) -> float | None:
+    """RMS of residual / observed over the measured, non-zero points; None if there are none."""
+    observed, residual = result.observed[column], result.residuals[column]
+    keep = np.isfinite(observed) & np.isfinite(residual) & (observed != 0)
+    return _finite_or_none(float(np.sqrt(np.mean((residual[keep] / observed[keep]) ** 2)))) if keep.any() else None
+
+
 def _finite_or_none(value: float) -> float | None:
     return float(value) if math.isfinite(value) else None
 
@@ -157,7 +164,8 @@ def profile_from_fit(
         dof=result.dof,
         quantile=_finite_or_none(interval_quantile(result.dof, result.absolute_sigma)),
         columns={
-            name: ColumnFit(rmse=s.rmse, r2=_finite_or_none(s.r2), n_points=s.n_points)
+            name: ColumnFit(rmse=s.rmse, r2=_finite_or_none(s.r2), n_points=s.n_points,
+                            relative_rmse=_relative_rmse(result, name))
             for name, s in result.statistics.items()
         },
         warnings=list(result.warnings),

@@ -275,5 +275,7 @@ def extrapolate(
         cpu_speed=cpu_speed,
         extrapolated_from=source,
         shared_exponent=[names for names in shared.values() if len(names) > 1],
+        # The fit's residual scatter (a prediction band's) is relative for a load test: it carries over.
+        statistics=profiles[0].statistics if len(profiles) == 1 else None,
     )
     return Extrapolation(profile, tuple(carried), tuple(warnings))

@@ -73,6 +73,8 @@ class ColumnFit(_Strict):
     rmse: float
     r2: float | None = None
     n_points: int = Field(ge=0)
+    #: RMS of residual / observed: the scatter of a relative fit (a prediction band's, proportional to the value).
+    relative_rmse: float | None = None
 
 
 class FitStatistics(_Strict):

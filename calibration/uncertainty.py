@@ -17,6 +17,15 @@ Two routes, chosen by what the profile knows:
   of the declared range (their own fit intervals move with them, which
   widens the band by at most their quadrature sum, on the safe side).
 
+Two bands (``band``): ``parameter`` (the default) carries the parameters'
+uncertainty only: where the model's mean answer lies. ``prediction`` adds
+the fit's residual scatter in quadrature, half-width sqrt(h^2 + (q s)^2),
+to every answer named like a fitted column (``scatter_columns`` maps other
+names): where a new measurement lies, so a model that misfits its own data
+does not look precise. s is the residual RMS scaled by sqrt(n / dof), taken
+relative to the value for families fitted on relative errors (load tests:
+noise proportional to the value), absolute otherwise.
+
 A parameter whose interval is undefined (an exact fit with no degrees of
 freedom) makes every band unbounded: the profile cannot bound the answer,
 and the band says so (infinite; ``null`` in JSON). An answer that stops
@@ -62,10 +71,16 @@ def _unbounded(centre: Mapping[str, np.ndarray]) -> Band:
     return {k: (np.full_like(v, -np.inf), np.full_like(v, np.inf)) for k, v in centre.items()}
 
 
+BANDS = ("parameter", "prediction")
+
+
 def propagate(
-    profile: Profile, evaluate: Callable[[Mapping[str, float]], Mapping[str, Any]]
+    profile: Profile, evaluate: Callable[[Mapping[str, float]], Mapping[str, Any]], band: str = "parameter",
+    scatter_columns: Mapping[str, str] | None = None,
 ) -> Band:
-    """95 % band (low, high) of each numeric output of ``evaluate(params)``."""
+    """95 % band (low, high) of each numeric output of ``evaluate(params)``; ``band``: see the module."""
+    if band not in BANDS:
+        raise ValueError(f"band must be one of {', '.join(BANDS)}, got {band!r}")
     params = profile.values()
     centre = _numeric(evaluate(params))
     uncertain = {n: e for n, e in profile.parameters.items() if e.vary}
@@ -73,8 +88,44 @@ def propagate(
         return _unbounded(centre)
     covariance = _covariance(profile)
     if covariance is not None:
-        return _delta(profile, evaluate, params, centre, covariance)
-    return _endpoints(profile, evaluate, params, centre)
+        bands = _delta(profile, evaluate, params, centre, covariance)
+    else:
+        bands = _endpoints(profile, evaluate, params, centre)
+    return with_scatter(profile, centre, bands, scatter_columns) if band == "prediction" else bands
+
+
+def scatter(profile: Profile, column: str) -> tuple[float, bool] | None:
+    """The fit's residual scatter in ``column`` as (s, relative), s = RMS x sqrt(n / dof); None if unknown."""
+    from iosizer.model.registry import declaration, family_names
+
+    statistics = profile.statistics
+    fit = statistics.columns.get(column) if statistics is not None else None
+    if fit is None or statistics is None or statistics.dof <= 0:
+        return None
+    inflate = math.sqrt(statistics.n_points / statistics.dof)
+    family = declaration(profile.model) if profile.model in family_names() else None
+    relative = bool(family is not None and family.fit is not None and family.fit.relative)
+    if relative and fit.relative_rmse is not None:
+        return fit.relative_rmse * inflate, True
+    return fit.rmse * inflate, False
+
+
+def with_scatter(profile: Profile, centre: Mapping[str, np.ndarray], bands: Band,
+                 scatter_columns: Mapping[str, str] | None = None) -> Band:
+    """``bands`` widened by the residual scatter of the fitted column each answer is named after."""
+    quantile = NORMAL_QUANTILE
+    if profile.statistics is not None and profile.statistics.quantile is not None:
+        quantile = profile.statistics.quantile
+    out = dict(bands)
+    for key, (low, high) in bands.items():
+        found = scatter(profile, (scatter_columns or {}).get(key, key))
+        if found is None:
+            continue
+        s, relative = found
+        value = centre[key]
+        spread = quantile * s * (np.abs(value) if relative else 1.0)
+        out[key] = (value - np.hypot(value - low, spread), value + np.hypot(high - value, spread))
+    return out
 
 
 def _covariance(profile: Profile) -> np.ndarray | None:

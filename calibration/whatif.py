@@ -27,10 +27,11 @@ def mmc_settings(profile: Profile) -> tuple[float, int]:
 
 
 def service_rate_band(
-    profile: Profile, evaluate: Callable[[float], dict[str, Any]]
+    profile: Profile, evaluate: Callable[[float], dict[str, Any]], band: str = "parameter",
 ) -> dict[str, tuple[float, float]]:
     """95 % bands of an open-queue answer ``evaluate(service_rate)``, from an ``mmc`` profile."""
-    return propagate(profile, lambda params: evaluate(params["service_rate_per_s"]))
+    return propagate(profile, lambda params: evaluate(params["service_rate_per_s"]), band,
+                     {"mean_response": "mean_response_s"})
 
 
 def closed_network_settings(profile: Profile) -> tuple[list[float], float]:
@@ -39,7 +40,7 @@ def closed_network_settings(profile: Profile) -> tuple[list[float], float]:
     return [profile.value(demand_name(k + 1)) for k in range(stations)], profile.value("think_time_s")
 
 
-def closed_network_band(profile: Profile, population: int) -> dict[str, tuple[float, float]]:
+def closed_network_band(profile: Profile, population: int, band: str = "parameter") -> dict[str, tuple[float, float]]:
     """95 % bands of throughput and response time at ``population``."""
     from iosizer.model.mva import mva
 
@@ -50,7 +51,16 @@ def closed_network_band(profile: Profile, population: int) -> dict[str, tuple[fl
         result = mva(demands, params["think_time_s"], population)
         return {"throughput": result.throughput, "response_time": result.response_time}
 
-    return propagate(profile, evaluate)
+    return propagate(profile, evaluate, band, {"throughput": "throughput_per_s", "response_time": "response_time_s"})
+
+
+def band_words(band: str) -> str:
+    """What a printed band is, for the notes (``--band``)."""
+    if band == "prediction":
+        return ("95 % prediction bands: the parameters' uncertainty plus the fit's residual scatter "
+                "(where a new measurement lies)")
+    return ("95 % bands of the parameters' uncertainty only (the model's mean answer; --band prediction "
+            "adds the fit's residual scatter)")
 
 
 def with_bands(answer: dict[str, Any], bands: dict[str, tuple[Any, Any]], index: int | None = None) -> dict[str, Any]:
@@ -133,12 +143,14 @@ class WhatIf:
     profile: Profile
     source: str
     extrapolation: Any = None
+    #: ``parameter`` or ``prediction`` (:mod:`iosizer.calibration.uncertainty`).
+    band: str = "parameter"
 
     def bands(self, evaluate: Callable[[dict[str, Any]], dict[str, Any]]) -> dict[str, tuple[Any, Any]]:
         """95 % bands of ``evaluate(values)``'s numeric outputs, from the profile's intervals."""
         if not any(e.vary for e in self.profile.parameters.values()):
             return {}
-        return propagate(self.profile, lambda fitted: evaluate({**self.values, **fitted}))
+        return propagate(self.profile, lambda fitted: evaluate({**self.values, **fitted}), self.band)
 
 
 def what_if(
@@ -147,6 +159,7 @@ def what_if(
     *,
     cpu_speed: float | None = None,
     changes: dict[str, Any] | None = None,
+    band: str = "parameter",
 ) -> WhatIf:
     """The values a family's what-if runs on.
 
@@ -199,4 +212,4 @@ def what_if(
     if given:
         source += "; given " + ", ".join(f"{k} = {v:g}" if isinstance(v, (int, float)) else f"{k} = {v}"
                                           for k, v in {**new_settings, **fixed}.items())
-    return WhatIf(family, values, base, source, extrapolation)
+    return WhatIf(family, values, base, source, extrapolation, band)

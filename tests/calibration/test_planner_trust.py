@@ -146,3 +146,55 @@ def test_a_fio_block_size_past_a_float_is_named(tmp_path: Path) -> None:
     path.write_text(json.dumps(document))
     with pytest.raises(DatasetError, match="huge.json: job 'qd1': bs '9999.* is not a finite size"):
         calibrate("hba", path)
+
+
+# --- a prediction band: the fit's residual scatter on top of the parameters' uncertainty ------------
+
+
+def test_a_misfit_model_s_prediction_band_covers_held_out_points(tmp_path: Path) -> None:
+    # An M/M/2 system fitted as M/M/1 on every other load (2 % noise): the parameter band is narrow
+    # around a wrong curve and misses 5 of the 8 held-out points; the prediction band, carrying the
+    # fit's own 20-40 % residuals, covers 7 of them (seed 8; the numbers are this seed's, the order holds).
+    from iosizer.calibration.whatif import service_rate_band
+    from iosizer.model.queueing import mmc
+
+    lam = np.linspace(100, 1700, 17)
+    response = mmc(lam, 1000.0, 2).mean_response * (1 + np.random.default_rng(8).normal(0, 0.02, lam.size))
+    path = tmp_path / "misfit.csv"
+    path.write_text("arrival_rate_per_s,mean_response_s\n"
+                    + "".join(f"{a},{r}\n" for a, r in zip(lam[::2], response[::2])))
+    profile = calibrate("mmc", path, {"servers": 1}).profile
+    held_out, truth = lam[1::2], response[1::2]
+    covered = {}
+    for band in ("parameter", "prediction"):
+        low, high = service_rate_band(profile, lambda mu: {"mean_response": mmc(held_out, mu, 1).mean_response},
+                                      band)["mean_response"]
+        assert np.all(low <= mmc(held_out, profile.value("service_rate_per_s"), 1).mean_response)
+        covered[band] = int(np.sum((low <= truth) & (truth <= high)))
+    assert covered == {"parameter": 3, "prediction": 7}
+
+
+def test_the_prediction_band_adds_the_scatter_in_quadrature(tmp_path: Path) -> None:
+    from iosizer.calibration.uncertainty import propagate, scatter
+    from iosizer.calibration.whatif import what_if
+
+    path = calibrate("hba", EXAMPLES / "hba.csv").profile
+    saved = tmp_path / "hba.json"
+    saved.write_text(path.model_dump_json())
+    parameter, prediction = what_if("hba", saved), what_if("hba", saved, band="prediction")
+    assert parameter.band == "parameter" and prediction.band == "prediction"
+    from iosizer.model.registry import declaration
+
+    solve = declaration("hba").solve
+    threads = np.array([1.0, 16.0, 64.0])
+    evaluate = lambda values: solve(values, {"threads": threads})  # noqa: E731
+    narrow, wide = parameter.bands(evaluate), prediction.bands(evaluate)
+    s, relative = scatter(parameter.profile, "response_us")
+    assert relative and 0 < s < 0.05  # the example's 1 % noise, as a relative scatter
+    value = evaluate(parameter.values)["response_us"]
+    quantile = parameter.profile.statistics.quantile
+    half = np.hypot(narrow["response_us"][1] - value, quantile * s * value)
+    assert wide["response_us"][1] == pytest.approx(value + half, rel=1e-12)
+    # Without the option nothing changed: the default band is the parameters' (a public contract).
+    assert propagate(parameter.profile, lambda v: evaluate({**parameter.values, **v}))["iops"][0] == \
+        pytest.approx(narrow["iops"][0], rel=1e-12)

@@ -195,7 +195,7 @@ def test_a_singular_fit_s_what_if_claims_no_band(cli, tmp_path: Path) -> None:
     noisy.write_text("population,throughput_per_s\n" + "".join(
         f"{n},{curve.throughput[n - 1] * (1 + rng.normal(0, 0.01))}\n" for n in range(1, 30, 3)))
     cli.json("calibrate", "closed-network", str(noisy), "--stations", "2", "--think-time-s", "0", "-o", str(fitted))
-    assert "are 95 % bands" in cli("queue", "mva", "--profile", str(fitted), "--population", "8").stdout
+    assert "95 % bands of the parameters" in cli("queue", "mva", "--profile", str(fitted), "--population", "8").stdout
 
 
 #: The 17 completion-latency percentiles fio writes by default.
@@ -225,3 +225,17 @@ def test_the_tail_check_is_one_line_unless_verbose(cli, tmp_path: Path) -> None:
     assert sum(line.startswith("tail response_p") for line in verbose.stdout.splitlines()) == 17
     document = cli.json("calibrate", "closed-network", str(path), "--stations", "2")
     assert len(document["tails"]) == 17 and document["tail_summary"]["n_percentiles"] == 17
+
+
+def test_band_option_prints_and_names_the_prediction_band(cli, network_csv: Path, tmp_path: Path) -> None:
+    profile = tmp_path / "n.json"
+    cli.json("calibrate", "closed-network", str(network_csv), "--stations", "3", "-o", str(profile))
+    narrow = cli.json("queue", "mva", "--population", "40", "--profile", str(profile))
+    wide = cli.json("queue", "mva", "--population", "40", "--profile", str(profile), "--band", "prediction")
+    assert wide["throughput"] == narrow["throughput"]
+    assert wide["throughput_ci_low"] < narrow["throughput_ci_low"] < narrow["throughput_ci_high"] < \
+        wide["throughput_ci_high"]
+    table = cli("queue", "mva", "--population", "40", "--profile", str(profile), "--band", "prediction").stdout
+    assert "prediction bands" in table
+    assert "parameters' uncertainty only" in cli("queue", "mva", "--population", "40", "--profile",
+                                                 str(profile)).stdout
