@@ -283,7 +283,7 @@ def calibrate(
     cpu_name: str | None = None,
     cpu_speed: float | None = None,
     force: bool = False,
-    fit_percentiles: bool = False,
+    fit_percentiles: bool | Sequence[float] = False,
 ) -> Calibration:
     """Fit ``model_name`` to measured data (see :func:`load_measurements`).
 
@@ -325,15 +325,17 @@ def calibrate_dataset(
     cpu_name: str | None = None,
     cpu_speed: float | None = None,
     force: bool = False,
-    fit_percentiles: bool = False,
+    fit_percentiles: bool | Sequence[float] = False,
 ) -> Calibration:
     """Fit ``model_name`` to an already validated :class:`Dataset`; the fit is judged (:func:`judge`).
 
     ``fit_percentiles``: the measured percentile columns (``response_pP_<unit>``,
-    fio's completion-latency percentiles) join the means as fit inputs, each
-    against the family's percentile model, every column scaled by its RMS
-    (:func:`iosizer.calibration.fit.fit`); otherwise they are only checked
-    against the fitted model (:func:`tail_check`).
+    fio's completion-latency percentiles) of the chosen percentiles (True:
+    :data:`FIT_PERCENTILES`, p50 and p99; or a list of P) join the means as
+    fit inputs, each against the family's percentile model, every column
+    scaled by its RMS (:func:`iosizer.calibration.fit.fit`), the fit bounded
+    by :data:`FIT_PERCENTILES_SECONDS`; the others, and all without it, are
+    only checked against the fitted model (:func:`tail_check`).
     """
     model = get_model(model_name)
     checked = model.options(dict(options or {}))
@@ -356,6 +358,7 @@ def calibrate_dataset(
                              "(response_pP_s, _ms or _us; fio JSON brings its clat percentiles)")
         if dataset.stderr is not None or dataset.bounds is not None:
             raise InputError("--fit-percentiles: a stderr column or bounded rows apply to one observed column only")
+        tails = _chosen_tails(tails, fit_percentiles, dataset)
         function = model.with_percentiles(checked, {name: p for name, (p, _) in tails.items()})
         jacobian = None  # the percentiles' slopes are taken numerically
         observed = {**observed, **{name: values for name, (_, values) in tails.items()}}
@@ -371,6 +374,7 @@ def calibrate_dataset(
             model_name=model_name,
             relative=model.relative,
             bounds=dataset.bounds,
+            max_seconds=FIT_PERCENTILES_SECONDS if fit_percentiles else None,
         )
     except CalibrationError as error:  # name the data that could not be fitted, as a row error names its file
         raise CalibrationError(f"{dataset.path}: {error}{data_checks(dataset)}") from None
@@ -379,6 +383,32 @@ def calibrate_dataset(
     from iosizer.calibration.profile import profile_values
 
     return Calibration(result, profile, dataset, tail_check(model_name, profile_values(profile), dataset))
+
+
+#: The percentiles --fit-percentiles fits unless told which: the median and the usual tail target.
+FIT_PERCENTILES = (50.0, 99.0)
+#: A percentile fit stops past this (each step solves the percentile model at every point).
+FIT_PERCENTILES_SECONDS = 60.0
+
+
+def _chosen_tails(tails: dict[str, tuple[float, np.ndarray]], chosen: bool | Sequence[float],
+                  dataset: Dataset) -> dict[str, tuple[float, np.ndarray]]:
+    """The percentile columns of the chosen percentiles (True: those of :data:`FIT_PERCENTILES` the data
+    carry); one the data lack is an error naming those they have."""
+    have = sorted({p for p, _ in tails.values()})
+    wanted_list = [p for p in FIT_PERCENTILES if p in have] if chosen is True else list(chosen)  # type: ignore[arg-type]
+    if not wanted_list:
+        raise InputError(f"--fit-percentiles: {dataset.path} has none of the default percentiles "
+                         f"({', '.join(f'{p:g}' for p in FIT_PERCENTILES)}); choose with --fit-percentile P "
+                         f"(it has {', '.join(f'{p:g}' for p in have)})")
+    picked = {}
+    for wanted in wanted_list:
+        found = [name for name, (p, _) in tails.items() if math.isclose(p, float(wanted), rel_tol=0, abs_tol=1e-9)]
+        if not found:
+            raise InputError(f"--fit-percentile {float(wanted):g}: {dataset.path} has no such percentile column; "
+                             f"it has {', '.join(f'{p:g}' for p in have)}")
+        picked.update({name: tails[name] for name in found})
+    return picked
 
 
 #: Below this R^2 a fit gets a warning; below 0 it fits worse than a constant.

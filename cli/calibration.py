@@ -43,10 +43,17 @@ def calibrate(
     ] = False,
     fit_percentiles: Annotated[
         bool, typer.Option("--fit-percentiles",
-                           help="Fit the measured percentile columns (response_pP_s/_ms/_us, fio's clat "
-                                "percentiles) with the means, against the family's percentile model (mmc, "
-                                "closed-network); without it they are only checked.")
+                           help="Fit measured percentile columns (response_pP_s/_ms/_us, fio's clat "
+                                "percentiles; p50 and p99 unless --fit-percentile) with the means, against "
+                                "the family's percentile model (mmc, closed-network); without it they are "
+                                "only checked.")
     ] = False,
+    fit_percentile: Annotated[
+        list[float] | None,
+        typer.Option("--fit-percentile", metavar="P",
+                     help="A percentile to fit (repeatable; implies --fit-percentiles) [default: 50 and 99]; the "
+                          "others the data carry are checked only.")
+    ] = None,
     output: OutputPath = None,
     stations: Annotated[
         int | None, typer.Option("--stations", help="closed-network: number of stations K.")
@@ -91,8 +98,14 @@ def calibrate(
         if options.get(name) is not None:
             raise InputError(f"--set {name} repeats --{name.replace('_', '-')}")
         options[name] = value
+    chosen: bool | list[float] = fit_percentile if fit_percentile else fit_percentiles
+    if fit_percentile:
+        from iosizer.model.percentiles import PERCENTILE
+
+        chosen = [PERCENTILE.check(p, "--fit-percentile") for p in fit_percentile]
+        fit_percentiles = True
     result = run(model, data if len(data) > 1 else data[0], options, cpu_name=cpu_name, cpu_speed=cpu_speed,
-                 force=force, fit_percentiles=fit_percentiles)
+                 force=force, fit_percentiles=chosen)
 
     fit = result.fit
     parameters = {

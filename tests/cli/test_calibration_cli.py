@@ -239,3 +239,30 @@ def test_band_option_prints_and_names_the_prediction_band(cli, network_csv: Path
     assert "prediction bands" in table
     assert "parameters' uncertainty only" in cli("queue", "mva", "--population", "40", "--profile",
                                                  str(profile)).stdout
+
+
+def test_fit_percentiles_fits_the_chosen_ones(cli, tmp_path: Path) -> None:
+    # fio writes 17 percentiles; fitting them all ran 104 s on real output and was refused on p99.95.
+    path = _fio_with_all_percentiles(tmp_path)
+    default = cli.json("calibrate", "closed-network", str(path), "--stations", "2", "--fit-percentiles", "--force")
+    fitted = {k for k in default["columns"] if k.startswith("response_p")}
+    assert fitted == {"response_p50_s", "response_p99_s"}
+    chosen = cli.json("calibrate", "closed-network", str(path), "--stations", "2", "--fit-percentiles", "--force",
+                      "--fit-percentile", "99.9", "--fit-percentile", "90")
+    assert {k for k in chosen["columns"] if k.startswith("response_p")} == {"response_p99_9_s", "response_p90_s"}
+    message = cli.fails("calibrate", "closed-network", str(path), "--stations", "2", "--fit-percentiles",
+                        "--fit-percentile", "97")
+    assert "97" in message and "99.95" in message  # names the percentiles the data have
+    # --fit-percentile alone implies --fit-percentiles.
+    alone = cli.json("calibrate", "closed-network", str(path), "--stations", "2", "--force", "--fit-percentile", "90")
+    assert {k for k in alone["columns"] if k.startswith("response_p")} == {"response_p90_s"}
+
+
+def test_a_percentile_fit_is_bounded_in_time(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    from iosizer.calibration import calibrate as module
+    from iosizer.errors import CalibrationError
+
+    monkeypatch.setattr(module, "FIT_PERCENTILES_SECONDS", 0.0)
+    with pytest.raises(CalibrationError, match="stopped after"):
+        module.calibrate("closed-network", _fio_with_all_percentiles(tmp_path), {"stations": 2},
+                         fit_percentiles=True)
