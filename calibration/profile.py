@@ -73,6 +73,8 @@ class ColumnFit(_Strict):
     rmse: float
     r2: float | None = None
     n_points: int = Field(ge=0)
+    #: RMS of residual / observed: the scatter of a relative fit (a prediction band's, proportional to the value).
+    relative_rmse: float | None = None
 
 
 class FitStatistics(_Strict):
@@ -108,6 +110,9 @@ class Profile(_Strict):
     cpu_name: str | None = None
     cpu_speed: float | None = Field(default=None, gt=0)
     extrapolated_from: list[str] = Field(default_factory=list)
+    #: Parameters carried from one CPU under one unknown exponent (the same declared range): their
+    #: interval ends move together in every band (:mod:`iosizer.calibration.uncertainty`).
+    shared_exponent: list[list[str]] = Field(default_factory=list)
     tool_version: str = __version__
     created_at: datetime = Field(default_factory=lambda: datetime.now(timezone.utc))
 

@@ -131,6 +131,12 @@ class Schema:
         raise KeyError(name)
 
 
+def _given(value: float) -> str:
+    """A refused value in full where %g would round it onto a bound (99.99999999999 is not 100)."""
+    text = _number(value)
+    return text if float(text) == value else repr(value)
+
+
 def _number(value: float) -> str:
     """A bound or a value as a user reads it: whole numbers in full (16777216), others as %g."""
     if math.isfinite(value) and value == math.floor(value) and abs(value) < 1e15:
@@ -165,7 +171,7 @@ def check_value(spec: "ParameterSpec | Input", value: object, label: str | None 
     low, high = spec.bounds
     if not low <= number <= high:
         raise InputError(f"{name} must lie in [{_number(low)}, {_number(high)}] ({spec.unit}), "
-                         f"got {_number(number)}")
+                         f"got {_given(number)}")
     if spec.integer and number != math.floor(number):
         raise InputError(f"{name} must be a whole number, got {_number(number)}")
     return int(number) if spec.integer else number

@@ -1047,7 +1047,9 @@ FAMILIES = (
         parameters=(COMM_OVERHEAD, THRESHOLD, NON_CORE, IO_SERVICE_US, CORES, POLICY, SCENARIO, SWITCH_RULE),
         columns=Schema("loadshare", (
             Column("iops", Role.input, "IOPS", "total I/Os per second offered to the controller's ports",
-                   minimum=0, minimum_inclusive=False),
+                   minimum=0, minimum_inclusive=False,
+                   # The most any declared controller serves: every core at the shortest declared service time.
+                   maximum=CORES.bounds[1] / (IO_SERVICE_US.bounds[0] * 1e-6)),
             Column("response_us", Role.observed, "us",
                    "throughput-weighted mean response over ports, microseconds",
                    minimum=0, minimum_inclusive=False),
