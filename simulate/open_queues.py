@@ -168,7 +168,8 @@ class OpenQueue:
         """Replications of this queue by the numpy engine, one per Streams (the same customers as :meth:`run`)."""
         from iosizer.simulate.vectorised import open_queue
 
-        return open_queue(self, batch)
+        window = self.customers / self.arrival_rate
+        return open_queue(self, batch, warmup_time(window, self.servers * self.service_rate, self.utilization))
 
 
 def _eligible_node(eligible: dict[str, frozenset[int]], choice: Callable[[], float]) -> type:

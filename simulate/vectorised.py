@@ -91,20 +91,17 @@ def _check(batch: Sequence[Streams], fraction: float) -> None:
 # --- open FCFS queues -----------------------------------------------------------------------
 
 
-def open_queue(queue: Any, batch: Sequence[Streams]) -> list[Sample]:
+def open_queue(queue: Any, batch: Sequence[Streams], warm: float) -> list[Sample]:
     """Replications of :class:`~iosizer.simulate.open_queues.OpenQueue` ``queue``, one per Streams of ``batch``.
 
     Metrics as the Ciw model: the customers arriving in [warm, warm + T)
-    that leave by warm + T + warm, T = customers / arrival rate, warm by
-    :func:`~iosizer.simulate.open_queues.warmup_time`.
+    that leave by warm + T + warm, T = customers / arrival rate, ``warm``
+    the queue's warm-up (:func:`~iosizer.simulate.open_queues.warmup_time`).
     """
-    from iosizer.simulate.open_queues import warmup_time
-
     started = time.perf_counter()
     rows = len(batch)
     mean_gap, mean_service, c = 1.0 / queue.arrival_rate, 1.0 / queue.service_rate, int(queue.servers)
     window = queue.customers / queue.arrival_rate
-    warm = warmup_time(window, c * queue.service_rate, queue.utilization)
     end, close = warm + window, warm + window + warm
     gaps = None if queue.arrival_scv == 0 else _Source(batch, 0, queue.arrival_scv, mean=mean_gap)
     services = None if queue.service_scv == 0 else _Source(batch, 1, queue.service_scv, mean=mean_service)
