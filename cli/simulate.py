@@ -277,6 +277,9 @@ def hba_isolation() -> None:
 def loadshare(
     scenario: Annotated[str | None, typer.Option(
         "--scenario", help=f"one-port, system or skew (seed 003 tables 2-4) {DECLARED}.")] = None,
+    port_share: Annotated[list[float] | None, typer.Option(
+        "--port-share", help="Load share of one port, any positive number (repeat per port; normalised), "
+                             "instead of a scenario's mix; --cores then defaults to the declared count.")] = None,
     policy: Annotated[str | None, typer.Option(
         "--policy", help=f"shared, exclusive, one-stage or multi-stage {DECLARED}.")] = None,
     load_fraction: Annotated[float | None, typer.Option(
@@ -292,8 +295,8 @@ def loadshare(
     switch_rule: SwitchRule = None,
     service_scv: ServiceScv = None,
 ) -> dict[str, Any]:
-    """A load-sharing policy's mean response at one load (seed 003; Ciw)."""
-    return {"scenario": scenario, "policy": policy, "load_fraction": load_fraction, "load_cores": load_cores,
+    """A load-sharing policy's mean response at one load, for a scenario of seed 003 or any port mix (Ciw)."""
+    return {"scenario": scenario, "port_shares": port_share or None, "policy": policy, "load_fraction": load_fraction, "load_cores": load_cores,
             "cores": cores, "comm_overhead_pct": comm_overhead_pct, "threshold": threshold,
             "non_core_pct": non_core_pct, "switch_rule": switch_rule, "service_scv": service_scv}
 
