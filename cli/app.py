@@ -93,6 +93,12 @@ def usage_message(error: Exception) -> str:
 class _OneLineErrors(TyperGroup):
     """Turn every error into one stderr line and an exit status."""
 
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        super().__init__(*args, **kwargs)
+        from iosizer.cli.output import add_output_options
+
+        add_output_options(self)  # --columns and --rows beside every --format
+
     def main(
         self,
         args: Sequence[str] | None = None,

@@ -38,6 +38,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any, Mapping, Sequence
 
 from iosizer.errors import InputError, ProfileError
+from iosizer.frames import Table, TableView
 
 if TYPE_CHECKING:  # the heavy modules load on first use
     from iosizer.calibration.calibrate import Calibration
@@ -94,8 +95,8 @@ def extrapolate(profiles: Sequence["Profile | str | Path"], cpu_speed: float,
     return carry(loaded, cpu_speed, cpu_name)
 
 
-@dataclass(frozen=True)
-class Prediction:
+@dataclass(frozen=True, repr=False)  # repr: the table of TableView
+class Prediction(TableView):
     """A family's outputs at the given inputs, with their 95 % bands where the profile has intervals.
 
     Fields are the output names (units in the names), and for each
@@ -138,9 +139,23 @@ class Prediction:
         record.update({name: plain(value) for name, value in self.to_arrays().items()})
         return record
 
+    def table(self) -> Table:
+        """One row per point: inputs, then each output with its band (``to_frame()``, ``repr()``)."""
+        from iosizer.frames import record_table
 
-class FitReport:
-    """A calibration of a family to measured data: values, 95 % intervals, goodness of fit, profile."""
+        schema = family(self.family).columns
+        units = {c.name: c.unit for c in (*schema.inputs, *schema.outputs)}
+        banded = " with 95 % bands" if self.bands else ""
+        return record_table(self.to_dict(), list(self.inputs), list(self.outputs), units,
+                            title=f"{self.family} prediction{banded}")
+
+
+class FitReport(TableView):
+    """A calibration of a family to measured data: values, 95 % intervals, goodness of fit, profile.
+
+    ``repr()`` is :meth:`fit_report`; ``to_frame()`` the parameter table;
+    ``to_dict()`` what ``iosizer calibrate --format json`` prints.
+    """
 
     def __init__(self, calibration: "Calibration") -> None:
         self.calibration = calibration
@@ -188,6 +203,44 @@ class FitReport:
 
     def report(self) -> str:
         return self.calibration.fit.report()
+
+    def to_dict(self, profile_path: str | Path | None = None) -> dict[str, Any]:
+        """What ``iosizer calibrate --format json`` prints (``profile``: where it was written, if it was)."""
+        from iosizer.calibration.fit import CONFIDENCE_CONVENTION
+
+        fit = self.calibration.fit
+        parameters = {
+            name: {"value": e.value, "ci_low": e.ci_low, "ci_high": e.ci_high, "unit": e.unit, "fixed": not e.vary}
+            for name, e in self.profile.parameters.items()
+        }
+        return {
+            "model": self.profile.model,
+            "parameters": parameters,
+            "rmse": fit.rmse,
+            "r2": fit.r2,
+            "n_points": fit.n_points,
+            "dof": fit.dof,
+            "columns": {k: {"rmse": s.rmse, "r2": s.r2, "n_points": s.n_points} for k, s in fit.statistics.items()},
+            "warnings": list(fit.warnings),
+            "tails": dict(self.calibration.tails),
+            "confidence": CONFIDENCE_CONVENTION,
+            "profile": str(profile_path) if profile_path is not None else None,
+        }
+
+    def table(self) -> Table:
+        """One row per parameter: value, standard error, 95 % interval, unit, held or fitted."""
+        from iosizer.frames import fit_table
+
+        return fit_table(self.to_dict(), dict(self.calibration.fit.stderr), self.calibration.dataset.path)
+
+    def fit_report(self) -> str:
+        """The fit as lmfit prints one: statistics, parameters (+/- standard error, 95 % interval), warnings."""
+        from iosizer.frames import fit_report
+
+        return fit_report(self.to_dict(), dict(self.calibration.fit.stderr), self.calibration.dataset.path)
+
+    def __repr__(self) -> str:
+        return self.fit_report()
 
     def save(self, path: str | Path) -> Path:
         """Write the profile as JSON, atomically."""
