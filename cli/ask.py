@@ -150,8 +150,8 @@ def _units(command: str) -> dict[str, str]:
 def _run(argv: list[str], units: dict[str, str] | None = None) -> Any:
     """Run ``iosizer ARGV`` here and return the answer's JSON, parsed; the command's errors are raised.
 
-    An object or a list comes back as :class:`~iosizer.frames.Answer` or
-    :class:`~iosizer.frames.AnswerRows`: the same JSON, with the rows of the
+    An object or a list comes back as :class:`~iosizer.frames.AnswerDict` or
+    :class:`~iosizer.frames.AnswerList`: the same JSON, with the rows of the
     command's table or CSV behind ``to_frame()`` and ``repr()``.
     """
     import typer
@@ -174,11 +174,11 @@ def _run(argv: list[str], units: dict[str, str] | None = None) -> Any:
     if not reports:
         return None
     from iosizer.cli.output import report_table
-    from iosizer.frames import Answer, AnswerRows
+    from iosizer.frames import AnswerDict, AnswerList
 
     answer = json.loads(to_json(reports[-1].data))
     if isinstance(answer, dict):
-        return Answer(answer, report_table(reports[-1], units))
+        return AnswerDict(answer, report_table(reports[-1], units))
     if isinstance(answer, list):
-        return AnswerRows(answer, report_table(reports[-1], units))
+        return AnswerList(answer, report_table(reports[-1], units))
     return answer

@@ -145,15 +145,20 @@ class _TableChoices:
 _choices: ContextVar[_TableChoices] = ContextVar("iosizer_table_choices", default=_TableChoices())
 
 
-def _remember_columns(value: str | None) -> str | None:
+def _remember(ctx: typer.Context, **choice: Any) -> None:
+    """Keep a choice for emit() until the command's context closes (the next command starts afresh)."""
     current = _choices.get()
-    _choices.set(_TableChoices(value.split(",") if value else None, current.rows))
+    token = _choices.set(_TableChoices(**{"columns": current.columns, "rows": current.rows, **choice}))
+    ctx.call_on_close(lambda: _choices.reset(token))
+
+
+def _remember_columns(ctx: typer.Context, value: str | None) -> str | None:
+    _remember(ctx, columns=value.split(",") if value else None)
     return value
 
 
-def _remember_rows(value: bool) -> bool:
-    current = _choices.get()
-    _choices.set(_TableChoices(current.columns, bool(value)))
+def _remember_rows(ctx: typer.Context, value: bool) -> bool:
+    _remember(ctx, rows=bool(value))
     return value
 
 

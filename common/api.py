@@ -302,8 +302,8 @@ class ModelFamily:
         for spec in self._declaration.specs(shipped.options):
             if spec.name in shipped.parameters:
                 spec = spec.with_value(shipped.parameters[spec.name].value)
-            elif spec.value is None and shipped.options.get(spec.name) is not None:
-                spec = spec.with_value(shipped.options[spec.name])
+            elif spec.value is None and isinstance(option := shipped.options.get(spec.name), (int, float)):
+                spec = spec.with_value(option)  # a count the profile records (servers, stations)
             filled.append(spec)
         return tuple(filled)
 
@@ -400,11 +400,13 @@ class ModelFamily:
         """
         from iosizer.calibration.calibrate import calibrate, calibrate_dataset
 
-        cpu = {k: options.pop(k, None) for k in ("cpu_name", "cpu_speed")}
-        extra = {"fit_percentiles": bool(options.pop("fit_percentiles", False))}
+        cpu_name, cpu_speed = options.pop("cpu_name", None), options.pop("cpu_speed", None)
+        fit_percentiles = bool(options.pop("fit_percentiles", False))
         if isinstance(data, Mapping):
-            return FitReport(calibrate_dataset(self.name, _dataset(self.columns, data), options, **cpu, **extra))
-        return FitReport(calibrate(self.name, data, options, **cpu, **extra))
+            return FitReport(calibrate_dataset(self.name, _dataset(self.columns, data), options, cpu_name=cpu_name,
+                                               cpu_speed=cpu_speed, fit_percentiles=fit_percentiles))
+        return FitReport(calibrate(self.name, data, options, cpu_name=cpu_name, cpu_speed=cpu_speed,
+                                   fit_percentiles=fit_percentiles))
 
 
 #: How an error names data given as a mapping of columns (a CSV "line" is its row + 1, the header being 1).
@@ -488,7 +490,8 @@ def _build_shipped(name: str, variant: str | None) -> "Profile":
 
     builder = getattr(_calibration_module(name), "shipped_profile", None)
     if builder is not None:
-        return builder(name, variant)
+        built: Profile = builder(name, variant)
+        return built
     family = declaration(name)
     if variant is not None:
         raise InputError(f"family '{name}' ships one profile; it has no variant '{variant}'")

@@ -32,8 +32,8 @@ if TYPE_CHECKING:  # pandas is optional and loads on first to_frame()
     from pandas import DataFrame
 
 __all__ = [
-    "Answer",
-    "AnswerRows",
+    "AnswerDict",
+    "AnswerList",
     "Shown",
     "Table",
     "TableView",
@@ -189,7 +189,7 @@ class Table:
         pandas = require_pandas()
         frame = pandas.DataFrame([[row.get(c) for c in self.columns] for row in self.rows],
                                  columns=list(self.columns))
-        return frame.rename(columns=self.labels())  # type: ignore[no-any-return]
+        return frame.rename(columns=self.labels())
 
     def shown(self) -> list[Shown]:
         """The displayed columns: each band folded into the column it bounds."""
@@ -361,7 +361,7 @@ class _AnswerView(TableView):
         raise NotImplementedError
 
 
-class Answer(dict[str, Any], _AnswerView):
+class AnswerDict(dict[str, Any], _AnswerView):
     """What :func:`iosizer.ask` returns for a one-object answer: the JSON object, viewable as a table.
 
     It is the dict ``--format json`` prints (compare, index and serialise it
@@ -379,7 +379,7 @@ class Answer(dict[str, Any], _AnswerView):
     __repr__ = _AnswerView.__repr__
 
 
-class AnswerRows(list[Any], _AnswerView):
+class AnswerList(list[Any], _AnswerView):
     """What :func:`iosizer.ask` returns for an answer that is a list: the JSON list, viewable as a table."""
 
     def __init__(self, data: Iterable[Any], table: Table | None = None) -> None:
