@@ -90,31 +90,11 @@ def calibrate(
     result = run(model, data if len(data) > 1 else data[0], options, cpu_name=cpu_name, cpu_speed=cpu_speed,
                  force=force, fit_percentiles=fit_percentiles)
 
+    from iosizer.api import FitReport
+
     fit = result.fit
-    parameters = {
-        name: {
-            "value": estimate.value,
-            "ci_low": estimate.ci_low,
-            "ci_high": estimate.ci_high,
-            "unit": estimate.unit,
-            "fixed": not estimate.vary,
-        }
-        for name, estimate in result.profile.parameters.items()
-    }
-    document: dict[str, Any] = {
-        "model": model,
-        "parameters": parameters,
-        "rmse": fit.rmse,
-        "r2": fit.r2,
-        "n_points": fit.n_points,
-        "dof": fit.dof,
-        "columns": {k: {"rmse": s.rmse, "r2": s.r2, "n_points": s.n_points} for k, s in fit.statistics.items()},
-        "warnings": list(fit.warnings),
-        "notes": list(result.notes),
-        "tails": result.tails,
-        "confidence": CONFIDENCE_CONVENTION,
-        "profile": str(output) if output is not None else None,
-    }
+    document = FitReport(result).to_dict(output)  # one builder: the CLI's JSON is the API's to_dict()
+    parameters = document["parameters"]
     rows = [{"parameter": name, **values} for name, values in parameters.items()]
     notes = [
         f"{column}: RMSE {s.rmse:.6g}, R^2 {s.r2:.6f} over {s.n_points} points"

@@ -222,6 +222,7 @@ class FitReport(TableView):
             "dof": fit.dof,
             "columns": {k: {"rmse": s.rmse, "r2": s.r2, "n_points": s.n_points} for k, s in fit.statistics.items()},
             "warnings": list(fit.warnings),
+            "notes": list(self.calibration.notes),
             "tails": dict(self.calibration.tails),
             "confidence": CONFIDENCE_CONVENTION,
             "profile": str(profile_path) if profile_path is not None else None,

@@ -421,7 +421,8 @@ def fit_table(document: Mapping[str, Any], stderr: Mapping[str, float], data: st
     """The parameter table of a calibration document (what ``iosizer calibrate --format json`` prints)."""
     title = (f"Calibration of '{document['model']}' on {data} ({document['n_points']} points): "
              f"R^2 {format_number(document['r2'])}, RMSE {format_number(document['rmse'])}")
-    notes = [f"warning: {w}" for w in document["warnings"]] + [document["confidence"]]
+    notes = [f"note: {n}" for n in document.get("notes", ())] + [f"warning: {w}" for w in document["warnings"]]
+    notes.append(document["confidence"])
     return Table.of(_fit_rows(document, stderr), title=title, notes=notes)
 
 
@@ -455,6 +456,7 @@ def fit_report(document: Mapping[str, Any], stderr: Mapping[str, float], data: s
     lines += ["    " + "  ".join(c[i].ljust(widths[i]) for i in range(5)).rstrip() for c in cells]
     lines.append("[[Warnings]]")
     lines += [f"    {w}" for w in document["warnings"]] or ["    (none)"]
+    lines += [f"    note: {n}" for n in document.get("notes", ())]
     for name, t in document.get("tails", {}).items():
         lines.append(f"    tail {name}: the fitted model is {t['rms_error_pct']:.1f} % off "
                      f"(RMS over {t['n_points']} points)")
