@@ -8,7 +8,7 @@ from typing import Annotated, Any
 import typer
 
 from iosizer.cli.options import FormatOption, PlotOption, output_target
-from iosizer.cli.output import OutputFormat, Panel, Report, Series, emit
+from iosizer.cli.output import OutputFormat, Panel, Report, Series, emit, progress_bar
 from iosizer.cli.params import reject_repeats
 from iosizer.errors import InputError
 
@@ -87,8 +87,10 @@ def calibrate(
         if options.get(name) is not None:
             raise InputError(f"--set {name} repeats --{name.replace('_', '-')}")
         options[name] = value
-    result = run(model, data if len(data) > 1 else data[0], options, cpu_name=cpu_name, cpu_speed=cpu_speed,
-                 force=force, fit_percentiles=fit_percentiles)
+    with progress_bar() as progress:  # a large file takes seconds to read and fit; shown on a terminal only
+        progress.add_task(f"calibrating {model} on {', '.join(p.name for p in data)}", total=None)
+        result = run(model, data if len(data) > 1 else data[0], options, cpu_name=cpu_name, cpu_speed=cpu_speed,
+                     force=force, fit_percentiles=fit_percentiles)
 
     from iosizer.api import FitReport
 

@@ -111,11 +111,11 @@ def _keys(rows: Sequence[dict[str, Any]]) -> list[str]:
     return list(seen)
 
 
-#: How a command's JSON is shaped, stated once for --help, the README and the HTTP API's schema.
+#: How a command's JSON is shaped, stated once for --rows's help and the HTTP API's schema.
 JSON_SHAPE_RULE = (
-    "The JSON answer is shaped by the question: a question about one point (one arrival rate, one size) "
-    "answers one object, a sweep answers a list of objects, one per point; a summary with several parts "
-    "answers an object of them. --rows always prints a list of rows (the rows the CSV holds)."
+    "The JSON answer is shaped by the question: one point (one arrival rate, one size) answers one object, "
+    "a sweep a list of objects, one per point; a summary of several parts an object of them. "
+    "--rows prints the rows the CSV holds, as a list, whatever the input."
 )
 
 
@@ -168,8 +168,7 @@ def _carrier(
         help="Only these columns (a value brings its 95 % band), in the table, the CSV and --rows; "
              "for a metric/value table, these metrics.")] = None,
     rows: Annotated[bool, typer.Option(
-        "--rows", callback=_remember_rows,
-        help="With --format json: always a list of rows (the CSV's rows), whatever the input's shape.")] = False,
+        "--rows", callback=_remember_rows, help="With --format json: always a list of rows. " + JSON_SHAPE_RULE)] = False,
 ) -> None:
     """Carries the declarations of ``--columns`` and ``--rows`` (typer builds them as every option)."""
 
@@ -262,6 +261,20 @@ def _print_table(report: Report) -> None:
         console.print(shown)
     for note in report.notes:
         console.print(note, soft_wrap=width is None)
+
+
+def progress_bar(counts: bool = False) -> Any:
+    """A transient rich progress bar on stderr, drawn only when stderr is a terminal.
+
+    stdout carries nothing but the answer, so ``--format json`` stays clean;
+    piped or captured stderr gets nothing. ``counts`` adds "done/total".
+    """
+    from rich.console import Console
+    from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
+
+    columns = [TextColumn("{task.description}"), BarColumn(), *([MofNCompleteColumn()] if counts else []),
+               TimeElapsedColumn()]
+    return Progress(*columns, console=Console(stderr=True), transient=True, disable=not sys.stderr.isatty())
 
 
 #: The one rule for every file or folder iosizer writes, said in every error about one.
