@@ -13,6 +13,7 @@ import io
 import json
 import math
 import os
+import re
 import sys
 import tempfile
 from contextlib import contextmanager
@@ -226,6 +227,9 @@ def _terminal_width() -> int | None:
 _COLUMN_OVERHEAD, _TABLE_OVERHEAD = 3, 1
 #: A text column narrower than this is not wrapped (a name, a mode).
 _TEXT_MIN = 24
+#: A cell that is a number as format_number writes it, with or without its band.
+_SCALAR = r"-?[\d,.]+(?:e[+-]?\d+)?|-?inf|nan|n/a"
+_NUMBER = re.compile(rf"(?:{_SCALAR})(?: \[(?:{_SCALAR}), (?:{_SCALAR})\])?")
 
 
 def _print_table(report: Report) -> None:
@@ -243,7 +247,10 @@ def _print_table(report: Report) -> None:
     table = _chosen(report, Table([{k: _plain(v) for k, v in r.items()} for r in report.rows], columns))
     headers, cells, numeric, _ = table.layout(elide=False)
     full = [max([len(h)] + [len(row[i]) for row in cells]) for i, h in enumerate(headers)]
-    need = [w if numeric[i] else min(w, max(_TEXT_MIN, len(headers[i]))) for i, w in enumerate(full)]
+    # A text column may wrap its words, never a number it holds (a metric/value table mixes both).
+    floor = [max([len(row[i]) for row in cells if _NUMBER.fullmatch(row[i])], default=0) for i in range(len(full))]
+    need = [w if numeric[i] else max(floor[i], min(w, max(_TEXT_MIN, len(headers[i]))))
+            for i, w in enumerate(full)]
     width = _terminal_width()
     natural = sum(w + _COLUMN_OVERHEAD for w in full) + _TABLE_OVERHEAD
     console = Console(highlight=False, width=width or max(natural, 40))
@@ -255,7 +262,7 @@ def _print_table(report: Report) -> None:
             if numeric[i]:  # a number is never wrapped nor cut: its column is as wide as its widest cell
                 shown.add_column(headers[i], justify="right", no_wrap=True, min_width=full[i])
             else:
-                shown.add_column(headers[i], justify="left", overflow="fold")
+                shown.add_column(headers[i], justify="left", overflow="fold", min_width=floor[i] or None)
         for row in cells:
             shown.add_row(*(row[i] for i in group))
         console.print(shown)
