@@ -189,18 +189,29 @@ def add_output_options(command: Any) -> None:
     """Give every command under ``command`` that takes ``--format`` the options ``--columns`` and ``--rows``.
 
     Commands that already have a flag of that name (``calibrate --columns``)
-    keep their own. The options are hidden from the HTTP API and
+    keep their own. A group's commands made on demand (a lazy group) get
+    them as they are made. The options are hidden from the HTTP API and
     :func:`iosizer.ask` (not exposed), which answer JSON as it is.
     """
     subcommands = getattr(command, "commands", None)
-    if subcommands is not None:
-        for sub in subcommands.values():
-            add_output_options(sub)
+    if subcommands is None:
+        flags = {opt for param in command.params for opt in getattr(param, "opts", ())}
+        if "--format" in flags:  # idempotent: a second call finds --rows there
+            command.params.extend(copy.copy(p) for p in _output_options() if not set(p.opts) & flags)
         return
-    flags = {opt for param in command.params for opt in getattr(param, "opts", ())}
-    if "--format" not in flags:
-        return
-    command.params.extend(copy.copy(p) for p in _output_options() if not set(p.opts) & flags)
+    if not getattr(command, "_iosizer_output_options", False):
+        command._iosizer_output_options = True
+        made = command.get_command
+
+        def get_command(ctx: Any, name: str) -> Any:
+            found = made(ctx, name)
+            if found is not None:
+                add_output_options(found)
+            return found
+
+        command.get_command = get_command  # this group only: its commands, listed or made on demand
+    for sub in list(subcommands.values()):
+        add_output_options(sub)
 
 
 def _chosen(report: Report, table: "Table") -> "Table":
