@@ -174,11 +174,6 @@ def _run(argv: list[str], units: dict[str, str] | None = None) -> Any:
     if not reports:
         return None
     from iosizer.cli.output import report_table
-    from iosizer.frames import AnswerDict, AnswerList
+    from iosizer.frames import viewed
 
-    answer = json.loads(to_json(reports[-1].data))
-    if isinstance(answer, dict):
-        return AnswerDict(answer, report_table(reports[-1], units))
-    if isinstance(answer, list):
-        return AnswerList(answer, report_table(reports[-1], units))
-    return answer
+    return viewed(json.loads(to_json(reports[-1].data)), report_table(reports[-1], units))

@@ -254,7 +254,10 @@ def _print_table(report: Report) -> None:
 
     from iosizer.frames import Table
 
-    columns = list(report.columns or _keys(report.rows))
+    keys = _keys(report.rows)
+    # A value's 95 % band is shown with it ("value [low, high]"), even where the command lists its columns.
+    columns = [c for name in (report.columns or keys) for c in (name, name + "_ci_low", name + "_ci_high")
+               if c == name or c in keys]
     table = _chosen(report, Table([{k: _plain(v) for k, v in r.items()} for r in report.rows], columns))
     headers, cells, numeric, _ = table.layout(elide=False)
     full = [max([len(h)] + [len(row[i]) for row in cells]) for i, h in enumerate(headers)]

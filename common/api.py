@@ -37,7 +37,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any, Mapping, Sequence
 
 from iosizer.errors import InputError, ProfileError
-from iosizer.frames import Table, TableView
+from iosizer.frames import Table, TableView, viewed
 
 if TYPE_CHECKING:  # the heavy modules load on first use
     from iosizer.calibration.questions import Answer
@@ -101,7 +101,7 @@ def ask(command: str | Sequence[str], /, *arguments: Any, **options: Any) -> Any
                                                     else [percentile])
     answer = chosen.ask(question.command, profile, cpu_speed=options.pop("cpu_speed", None),
                         percentiles=percentiles, **options)
-    return json.loads(answer.to_json())
+    return viewed(json.loads(answer.to_json()), answer.table())
 
 
 def _declared_question(command: str | Sequence[str]) -> "tuple[ModelFamily, Question] | None":

@@ -27,6 +27,7 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Iterable, Mapping, Sequence
 
 from iosizer.errors import MissingExtraError
+from iosizer.units import NOT_UNITS, unit_of
 
 if TYPE_CHECKING:  # pandas is optional and loads on first to_frame()
     from pandas import DataFrame
@@ -41,14 +42,13 @@ __all__ = [
     "format_number",
     "split_columns",
     "unit_label",
+    "viewed",
 ]
 
 #: Suffixes of the two ends of a 95 % band, after the name of what they bound.
 LOW, HIGH = "_ci_low", "_ci_high"
 #: Bare band columns bound the column just before ``ci_low`` (simulate: simulated, ci_low, ci_high).
 BARE_LOW, BARE_HIGH = "ci_low", "ci_high"
-#: Declared units that say nothing in a column name: dimensionless numbers and names.
-_NO_UNIT = frozenset({"", "1", "name"})
 #: Rows a text or HTML view shows before it elides the middle (as pandas does).
 MAX_ROWS = 20
 _EDGE_ROWS = 8
@@ -78,16 +78,9 @@ def format_number(value: Any) -> str:
     return str(value)
 
 
-def _suffix_unit(name: str) -> str | None:
-    """The unit a name carries in its suffix, read from the project's one suffix table."""
-    from iosizer.cli.catalogue import unit_of
-
-    return unit_of(name)
-
-
 def unit_label(name: str, unit: str | None) -> str:
     """``name`` with its declared unit appended when the name does not carry one (``lanes``, ``t``)."""
-    if unit is None or unit in _NO_UNIT or name.lower() == unit.lower() or _suffix_unit(name) is not None:
+    if unit is None or unit in NOT_UNITS or name.lower() == unit.lower() or unit_of(name) is not None:
         return name
     return f"{name} [{unit}]"
 
@@ -462,3 +455,12 @@ def fit_report(document: Mapping[str, Any], stderr: Mapping[str, float], data: s
                      f"(RMS over {t['n_points']} points)")
     lines.append(document["confidence"])
     return "\n".join(lines)
+
+
+def viewed(data: Any, table: Table | None = None) -> Any:
+    """A JSON answer as :class:`AnswerDict` or :class:`AnswerList` (with ``table`` behind its views); else as is."""
+    if isinstance(data, dict):
+        return AnswerDict(data, table)
+    if isinstance(data, list):
+        return AnswerList(data, table)
+    return data

@@ -122,3 +122,32 @@ def test_split_columns_keeps_the_key_column_and_never_cuts_one() -> None:
     assert split_columns([5, 10, 10], 40, overhead=3, base=1) == [[0, 1, 2]]
     assert split_columns([5, 10, 10], 25, overhead=3, base=1) == [[0, 1], [0, 2]]
     assert split_columns([5, 50], 20, overhead=3, base=1) == [[0, 1]]  # too wide: alone, uncut
+
+
+def test_a_declared_questions_answer_is_the_cli_json_with_table_views(cli) -> None:
+    pytest.importorskip("iosizer_mm1k", reason="the example plugin is not installed")
+    answer = iosizer.family("mm1k").ask("queue", arrival_rate=[0.5, 0.9], capacity=10)
+    printed = cli.json("mm1k", "queue", "--arrival-rate", "0.5,0.9", "--capacity", "10")
+    assert answer.to_dict() == printed
+    asked = iosizer.ask("mm1k queue", arrival_rate=[0.5, 0.9], capacity=10)
+    assert isinstance(asked, AnswerList) and asked == printed
+    frame = answer.to_frame()
+    assert frame.columns[0] == "arrival_rate [1/t]" and "mean_response [t]" in frame.columns
+    first = printed[0]
+    cell = _cell(first["mean_response"], first["mean_response_ci_low"], first["mean_response_ci_high"])
+    assert cell in repr(answer) and cell in repr(asked)
+
+
+def test_a_simulation_result_is_the_cli_json_with_table_views(cli) -> None:
+    pytest.importorskip("ciw")
+    from iosizer.simulate import simulate
+
+    result = simulate("mmc", arrival_rate=3.2, service_rate=1.0, servers=4, replications=2, seed=1, workers=1,
+                      run_length=300)
+    printed = cli.json("simulate", "mmc", "--arrival-rate", "3.2", "--service-rate", "1", "--servers", "4",
+                       "--replications", "2", "--seed", "1", "--workers", "1", "--run-length", "300")
+    assert result.to_dict() == printed  # the same seed, the same answer
+    assert result.to_frame()["simulated"].tolist() == [r["simulated"] for r in printed]
+    first = printed[0]
+    assert _cell(first["simulated"], first["ci_low"], first["ci_high"]) in repr(result)
+    assert "<table>" in result._repr_html_()
