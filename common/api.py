@@ -305,12 +305,25 @@ class ModelFamily:
 
     @cached_property
     def parameters(self) -> tuple["ParameterSpec", ...]:
-        """Every parameter and setting at its shipped value (fitted ones from :meth:`shipped`)."""
+        """Every parameter and setting at its shipped value (fitted ones from :meth:`shipped`).
+
+        A value the shipped calibration fitted says ``fitted``, whatever the declaration assumed; one it
+        holds at another value than the declared one says so in its source.
+        """
         shipped = self.shipped()
         filled = []
         for spec in self._declaration.specs(shipped.options):
             if spec.name in shipped.parameters:
-                spec = spec.with_value(shipped.parameters[spec.name].value)
+                estimate = shipped.parameters[spec.name]
+                if estimate.vary and spec.status != "fitted":
+                    spec = spec.with_value(estimate.value, "fitted", f"fitted by the shipped calibration "
+                                                                     f"(declared {spec.status}: {spec.source})")
+                elif spec.value is not None and estimate.value != spec.value:
+                    spec = spec.with_value(estimate.value, source=(
+                        f"the shipped profile holds it at {estimate.value:g} (declared {spec.value:g}; "
+                        f"iosizer calibrate holds the declared value unless told): {spec.source}"))
+                else:
+                    spec = spec.with_value(estimate.value)
             elif spec.value is None and shipped.options.get(spec.name) is not None:
                 spec = spec.with_value(shipped.options[spec.name])
             filled.append(spec)
