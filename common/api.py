@@ -73,7 +73,7 @@ def ask(command: str | Sequence[str], /, *arguments: Any, **options: Any) -> Any
     A declared question (``"mm1k queue"``: a family and a question with a
     solve) is answered here through :meth:`ModelFamily.ask`: keyword
     arguments are its inputs, the family's settings and parameters,
-    ``profile`` (a path or a :class:`Profile`), ``cpu_speed`` and
+    ``profile`` (a path or a :class:`Profile`), ``cpu_speed``, ``band`` and
     ``percentile``. Any other command runs the CLI in this process
     (:func:`iosizer.cli.ask.ask`), with its JSON keys as keywords.
     """
@@ -99,7 +99,7 @@ def ask(command: str | Sequence[str], /, *arguments: Any, **options: Any) -> Any
     percentiles = None if percentile is None else (percentile if isinstance(percentile, (list, tuple))
                                                     else [percentile])
     answer = chosen.ask(question.command, profile, cpu_speed=options.pop("cpu_speed", None),
-                        percentiles=percentiles, **options)
+                        percentiles=percentiles, band=options.pop("band", None) or "parameter", **options)
     return json.loads(answer.to_json())
 
 
@@ -413,7 +413,7 @@ class ModelFamily:
 
     def ask(self, question: str, params: "Profile | Mapping[str, Any] | None" = None, *,
             cpu_speed: float | None = None, percentiles: Sequence[float] | None = None,
-            **given: Any) -> "Answer":
+            band: str = "parameter", **given: Any) -> "Answer":
         """Answer a declared question (one with a ``solve``): the one road every surface takes.
 
         ``params``: a profile (the planner's calibration; its intervals give
@@ -424,13 +424,16 @@ class ModelFamily:
         combination; a left-out input takes its default sweep) and any of
         the family's settings and parameters by name (a given parameter is
         fixed: no band comes from it). ``percentiles``: where the question
-        declares them, ``<output>_pP`` columns. Every value is checked once,
-        by its declaration; a bad one is a one-line :class:`InputError`.
-        See :func:`iosizer.calibration.questions.answer`.
+        declares them, ``<output>_pP`` columns. ``band``: ``parameter`` (the
+        parameters' uncertainty) or ``prediction`` (plus the fit's residual
+        scatter). Every value is checked once, by its declaration; a bad one
+        is a one-line :class:`InputError`. See
+        :func:`iosizer.calibration.questions.answer`.
         """
         from iosizer.calibration.questions import answer
 
-        return answer(self.name, question, params, cpu_speed=cpu_speed, percentiles=percentiles, **given)
+        return answer(self.name, question, params, cpu_speed=cpu_speed, percentiles=percentiles, band=band,
+                      **given)
 
     def calibrate(self, data: "str | Path | Mapping[str, Any]", **options: Any) -> FitReport:
         """Fit the family to measured data: a CSV path in ``columns`` form, or a mapping of columns.
