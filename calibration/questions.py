@@ -95,7 +95,7 @@ class Answer(TableView):
 
 def answer(family_name: str, question: str, params: "Profile | Mapping[str, Any] | None" = None, *,
            cpu_speed: float | None = None, percentiles: Sequence[float] | None = None,
-           **given: Any) -> Answer:
+           band: str = "parameter", **given: Any) -> Answer:
     """The answer of ``question`` of family ``family_name`` (see :meth:`iosizer.ModelFamily.ask`)."""
     import numpy as np
 
@@ -140,10 +140,20 @@ def answer(family_name: str, question: str, params: "Profile | Mapping[str, Any]
     if profile is not None and any(e.vary for e in profile.parameters.values()):
         from iosizer.calibration.uncertainty import propagate
 
-        raw = propagate(profile, lambda fitted: evaluate({**values, **fitted}))
+        from iosizer.calibration.uncertainty import BANDS
+
+        if band not in BANDS:
+            raise InputError(f"band must be one of {', '.join(BANDS)}, got {band!r}")
+        # A prediction band adds the fit's residual scatter of the measured column an output is.
+        measured = {c.name for c in declaration(family_name).columns.observed}
+        raw = propagate(profile, lambda fitted: evaluate({**values, **fitted}), band,
+                        {k: k for k in outputs if k in measured})
         bands = {k: tuple(np.broadcast_to(np.asarray(end, dtype=np.float64), shape).reshape(-1)
                           for end in raw[k]) for k in outputs if k in raw}
-        notes.append("*_ci_low/_ci_high: 95 % bands from the profile's parameter intervals")
+        notes.append("*_ci_low/_ci_high: " + ("95 % prediction bands: the parameters' uncertainty plus the "
+                                              "fit's residual scatter (where a new measurement lies)"
+                                              if band == "prediction" else
+                                              "95 % bands of the parameters' uncertainty only"))
     return Answer(family_name, asked.command, {k: v.reshape(-1) for k, v in arrays.items()}, outputs,
                   bands, tuple(notes), frozenset(i.name for i in asked.input_specs if i.integer), values)
 

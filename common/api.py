@@ -74,7 +74,7 @@ def ask(command: str | Sequence[str], /, *arguments: Any, **options: Any) -> Any
     A declared question (``"mm1k queue"``: a family and a question with a
     solve) is answered here through :meth:`ModelFamily.ask`: keyword
     arguments are its inputs, the family's settings and parameters,
-    ``profile`` (a path or a :class:`Profile`), ``cpu_speed`` and
+    ``profile`` (a path or a :class:`Profile`), ``cpu_speed``, ``band`` and
     ``percentile``. Any other command runs the CLI in this process
     (:func:`iosizer.cli.ask.ask`), with its JSON keys as keywords.
     """
@@ -100,7 +100,7 @@ def ask(command: str | Sequence[str], /, *arguments: Any, **options: Any) -> Any
     percentiles = None if percentile is None else (percentile if isinstance(percentile, (list, tuple))
                                                     else [percentile])
     answer = chosen.ask(question.command, profile, cpu_speed=options.pop("cpu_speed", None),
-                        percentiles=percentiles, **options)
+                        percentiles=percentiles, band=options.pop("band", None) or "parameter", **options)
     return viewed(json.loads(answer.to_json()), answer.table())
 
 
@@ -361,12 +361,25 @@ class ModelFamily:
 
     @cached_property
     def parameters(self) -> tuple["ParameterSpec", ...]:
-        """Every parameter and setting at its shipped value (fitted ones from :meth:`shipped`)."""
+        """Every parameter and setting at its shipped value (fitted ones from :meth:`shipped`).
+
+        A value the shipped calibration fitted says ``fitted``, whatever the declaration assumed; one it
+        holds at another value than the declared one says so in its source.
+        """
         shipped = self.shipped()
         filled = []
         for spec in self._declaration.specs(shipped.options):
             if spec.name in shipped.parameters:
-                spec = spec.with_value(shipped.parameters[spec.name].value)
+                estimate = shipped.parameters[spec.name]
+                if estimate.vary and spec.status != "fitted":
+                    spec = spec.with_value(estimate.value, "fitted", f"fitted by the shipped calibration "
+                                                                     f"(declared {spec.status}: {spec.source})")
+                elif spec.value is not None and estimate.value != spec.value:
+                    spec = spec.with_value(estimate.value, source=(
+                        f"the shipped profile holds it at {estimate.value:g} (declared {spec.value:g}; "
+                        f"iosizer calibrate holds the declared value unless told): {spec.source}"))
+                else:
+                    spec = spec.with_value(estimate.value)
             elif spec.value is None and isinstance(option := shipped.options.get(spec.name), (int, float)):
                 spec = spec.with_value(option)  # a count the profile records (servers, stations)
             filled.append(spec)
@@ -456,7 +469,7 @@ class ModelFamily:
 
     def ask(self, question: str, params: "Profile | Mapping[str, Any] | None" = None, *,
             cpu_speed: float | None = None, percentiles: Sequence[float] | None = None,
-            **given: Any) -> "Answer":
+            band: str = "parameter", **given: Any) -> "Answer":
         """Answer a declared question (one with a ``solve``): the one road every surface takes.
 
         ``params``: a profile (the planner's calibration; its intervals give
@@ -467,13 +480,16 @@ class ModelFamily:
         combination; a left-out input takes its default sweep) and any of
         the family's settings and parameters by name (a given parameter is
         fixed: no band comes from it). ``percentiles``: where the question
-        declares them, ``<output>_pP`` columns. Every value is checked once,
-        by its declaration; a bad one is a one-line :class:`InputError`.
-        See :func:`iosizer.calibration.questions.answer`.
+        declares them, ``<output>_pP`` columns. ``band``: ``parameter`` (the
+        parameters' uncertainty) or ``prediction`` (plus the fit's residual
+        scatter). Every value is checked once, by its declaration; a bad one
+        is a one-line :class:`InputError`. See
+        :func:`iosizer.calibration.questions.answer`.
         """
         from iosizer.calibration.questions import answer
 
-        return answer(self.name, question, params, cpu_speed=cpu_speed, percentiles=percentiles, **given)
+        return answer(self.name, question, params, cpu_speed=cpu_speed, percentiles=percentiles, band=band,
+                      **given)
 
     def calibrate(self, data: "str | Path | Mapping[str, Any]", **options: Any) -> FitReport:
         """Fit the family to measured data: a CSV path in ``columns`` form, or a mapping of columns.
