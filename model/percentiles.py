@@ -137,7 +137,14 @@ import numpy as np
 
 from iosizer.model.family import ParameterSpec
 from iosizer.errors import ConvergenceError, InputError
-from iosizer.model._validate import as_finite, as_nonnegative, as_positive, as_server_count, scalar_or_array
+from iosizer.model._validate import (
+    as_declared,
+    as_finite,
+    as_nonnegative,
+    as_positive,
+    as_server_count,
+    scalar_or_array,
+)
 
 __all__ = [
     "ClosedNetworkPercentiles",
@@ -145,6 +152,7 @@ __all__ = [
     "ggc_percentiles",
     "loadshare_percentiles",
     "md1_percentiles",
+    "mg1_exact_quantiles",
     "mg1_percentiles",
     "mm1_percentiles",
     "mmc_percentiles",
@@ -158,6 +166,8 @@ __all__ = [
 #: Relative tolerance of the quantile root finder.
 _RTOL = 1e-13
 _MAX_ITERATIONS = 200
+#: ... and on a transform inversion, whose own relative error is ~1e-10 (so 1e-13 is noise).
+_TRANSFORM_RTOL = 1e-9
 #: Below this squared coefficient of variation a service time is deterministic.
 _DETERMINISTIC_SCV = 1e-12
 
@@ -204,16 +214,17 @@ def _as_probability(percentile: object) -> np.ndarray:
 LogSurvival = Callable[[np.ndarray, np.ndarray], tuple[np.ndarray, np.ndarray]]
 
 
-def _invert(log_survival: LogSurvival, target: np.ndarray, lower: np.ndarray, upper: np.ndarray) -> np.ndarray:
+def _invert(log_survival: LogSurvival, target: np.ndarray, lower: np.ndarray, upper: np.ndarray,
+            start: np.ndarray | None = None, rtol: float = _RTOL) -> np.ndarray:
     """x with ln G(x) = target, G decreasing, lower <= x <= upper, for every point.
 
-    Newton steps on ln G (derivative -h); a step leaving the current bracket
-    is replaced by bisection, so it converges from any bracket. Stops at a
-    step (or bracket) below 1e-13 relative.
+    Newton steps on ln G (derivative -h) from ``start`` (default: the lower end, or mid-bracket
+    from 0); a step leaving the current bracket is replaced by bisection, so it converges from any
+    bracket. Stops at a step (or bracket) below ``rtol`` relative (1e-13 by default).
     """
     lo, hi = lower.astype(np.float64).copy(), upper.astype(np.float64).copy()
-    x = np.where(lo > 0, lo, 0.5 * hi)
-    active = np.flatnonzero(hi > lo * (1 + _RTOL))
+    x = np.where(lo > 0, lo, 0.5 * hi) if start is None else np.clip(start, lo, hi)
+    active = np.flatnonzero(hi > lo * (1 + rtol))
     for _ in range(_MAX_ITERATIONS):
         if active.size == 0:
             return x
@@ -228,8 +239,8 @@ def _invert(log_survival: LogSurvival, target: np.ndarray, lower: np.ndarray, up
             proposal = xa + step
         bad = ~np.isfinite(proposal) | (proposal <= lo[active]) | (proposal >= hi[active])
         proposal = np.where(bad, 0.5 * (lo[active] + hi[active]), proposal)
-        done = (residual == 0) | (np.abs(proposal - xa) <= _RTOL * np.abs(proposal)) \
-            | (hi[active] - lo[active] <= _RTOL * hi[active])
+        done = (residual == 0) | (np.abs(proposal - xa) <= rtol * np.abs(proposal)) \
+            | (hi[active] - lo[active] <= rtol * hi[active])
         x[active] = np.where(residual == 0, xa, proposal)
         active = active[~done]
     raise ConvergenceError(f"quantile solver did not converge in {_MAX_ITERATIONS} iterations")
@@ -434,27 +445,153 @@ def _approximate(result: Any, service_rate: object, service_scv: object,
     return out
 
 
+# --- M/G/1 by transform inversion, M/D/c by Crommelin: exact ----------------------------------
+
+
+def mg1_exact_quantiles(utilization: object, service_scv: object, probability: object,
+                        law: str = "gamma") -> tuple[np.ndarray, np.ndarray]:
+    """(wait, response) q-quantiles of the M/G/1 queue in service units (mean service 1), exact.
+
+    ``law`` "gamma" (shape 1 / cs^2: iosizer's service law for ``service_scv``, Erlang-k at 1/k) or
+    "hyperexponential" (balanced means, cs^2 > 1). The distributions are the Pollaczek-Khinchine
+    transforms inverted by Abate-Whitt's Euler method (:mod:`iosizer.model.transforms`); each quantile
+    is the root of ln P(> x) = ln(1 - q), bracketed by 0 and Lundberg's bound e^(-eta x) (response:
+    (1 + eta / rho) e^(-eta x)) and found by safeguarded Newton steps (the density comes from the same
+    transform values), vectorised over every point, to 1e-13 relative. The wait is 0 for q <= 1 - rho.
+    """
+    from iosizer.model import transforms
+
+    rho, scv, q = (np.ravel(v).astype(np.float64) for v in np.broadcast_arrays(
+        np.asarray(utilization, dtype=np.float64), np.asarray(service_scv, dtype=np.float64),
+        np.asarray(probability, dtype=np.float64)))
+    if law == "gamma":
+        service = transforms.gamma_law(scv)
+    elif law == "hyperexponential":
+        if np.any(scv <= 1.0):
+            raise InputError("a balanced-means hyperexponential needs service_scv > 1")
+        service = transforms.hyperexponential_law(scv)
+    else:
+        raise InputError(f"service law must be gamma or hyperexponential, got {law!r}")
+    eta = transforms.mg1_decay_rate(rho, service)
+    log_tail = np.log1p(-q)
+
+    def solver(tail: Callable[..., tuple[np.ndarray, np.ndarray]]) -> LogSurvival:
+        def log_survival(x: np.ndarray, i: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+            survival, density = tail(x, i, rho, service, eta)
+            survival = np.maximum(survival, 1e-300)
+            return np.log(survival), np.log(np.maximum(density, 1e-300) / survival)
+        return log_survival
+
+    wait = np.zeros_like(rho)
+    waits = np.flatnonzero(q > 1.0 - rho)
+    if waits.size:
+        upper = -log_tail[waits] / eta[waits]
+        sub = _subset_solver(solver(transforms.mg1_wait_tail), waits)
+        # ln P(W > x) is close to ln C - eta x with C < 1: Newton from just inside Lundberg's bound.
+        wait[waits] = _invert(sub, log_tail[waits], np.zeros(waits.size), upper, 0.97 * upper,
+                              _TRANSFORM_RTOL)
+    upper = (np.log1p(eta / rho) - log_tail) / eta
+    response = _invert(solver(transforms.mg1_response_tail), log_tail, np.zeros_like(rho), upper,
+                       np.maximum(wait + 1.0, 0.9 * upper), _TRANSFORM_RTOL)
+    return wait, response
+
+
+def _subset_solver(log_survival: LogSurvival, index: np.ndarray) -> LogSurvival:
+    """The same log-survival seen through the points ``index`` (``_invert`` numbers them from 0)."""
+    return lambda x, i: log_survival(x, index[i])
+
+
+def _mdc_exact(offered: np.ndarray, servers: np.ndarray, q: np.ndarray) -> np.ndarray:
+    """M/D/c wait quantiles in service units, one chain solved per distinct (load, servers)."""
+    from iosizer.model.mdc import mdc_wait_quantile
+
+    wait = np.empty(q.shape)
+    pairs = np.stack([offered, servers], axis=-1)
+    unique, inverse = np.unique(pairs, axis=0, return_inverse=True)
+    for n, (a, c) in enumerate(unique):
+        chosen = np.flatnonzero(inverse.ravel() == n)
+        wait[chosen] = mdc_wait_quantile(a, int(c), q[chosen])
+    return wait
+
+
+def _exact_open(lam: np.ndarray, mu: np.ndarray, c: np.ndarray, scv: np.ndarray,
+                percentiles: Sequence[float]) -> dict[str, float | np.ndarray]:
+    """Exact ``wait_pP``/``response_pP`` for Poisson arrivals: M/M/c, M/D/c or M/G/1 (gamma service)."""
+    out: dict[str, float | np.ndarray] = {}
+    exponential = np.abs(scv - 1.0) <= 1e-15
+    deterministic = scv <= _DETERMINISTIC_SCV
+    general = ~exponential & ~deterministic
+    if np.any(general & (c != 1)):
+        raise InputError("exact percentiles with general service need one server (M/G/1)")
+    for p in _keys(percentiles):
+        q = np.full(lam.shape, p / 100.0)
+        wait, response = np.empty(lam.shape), np.empty(lam.shape)
+        if exponential.any():
+            e = exponential
+            wait[e] = np.asarray(mmc_wait_quantile(lam[e], mu[e], c[e], p)) * mu[e]
+            response[e] = np.asarray(mmc_response_quantile(lam[e], mu[e], c[e], p)) * mu[e]
+        if deterministic.any():
+            d = deterministic
+            wait[d] = _mdc_exact(lam[d] / mu[d], c[d], q[d])
+            response[d] = wait[d] + 1.0
+        if general.any():
+            g = general
+            wait[g], response[g] = mg1_exact_quantiles(lam[g] / mu[g], scv[g], q[g])
+        key = percentile_key(p)
+        out[f"wait_{key}"] = scalar_or_array(wait / mu)
+        out[f"response_{key}"] = scalar_or_array(response / mu)
+    return out
+
+
 def mg1_percentiles(arrival_rate: object, service_rate: object, service_scv: object,
                     percentiles: Sequence[float]) -> dict[str, float | np.ndarray]:
-    """M/G/1 percentiles: exponential-tail wait (P(wait) = rho, PK mean) + gamma service (approximation)."""
-    from iosizer.model.queueing import mg1
+    """M/G/1 percentiles, exact: gamma service of cv^2 ``service_scv`` by transform inversion,
+    constant service (0) by Crommelin's M/D/1 distribution, exponential (1) in closed form."""
+    from iosizer.model.queueing import SCV, mg1
 
-    return _approximate(mg1(arrival_rate, service_rate, service_scv), service_rate, service_scv, percentiles)
+    mg1(arrival_rate, service_rate, service_scv)  # validation and the stability check, once
+    lam = as_positive("arrival_rate", arrival_rate)
+    mu = as_positive("service_rate", service_rate)
+    scv = as_declared("service_scv", service_scv, SCV)
+    lam, mu, scv = np.broadcast_arrays(lam, mu, scv)
+    return _exact_open(lam, mu, np.ones(lam.shape), scv, percentiles)
 
 
 def md1_percentiles(arrival_rate: object, service_rate: object,
                     percentiles: Sequence[float]) -> dict[str, float | np.ndarray]:
-    """M/D/1 percentiles: the M/G/1 approximation with deterministic service (response = wait + 1/mu)."""
+    """M/D/1 percentiles, exact (Crommelin / Erlang: :mod:`iosizer.model.mdc`); response = wait + 1/mu."""
     return mg1_percentiles(arrival_rate, service_rate, 0.0, percentiles)
 
 
 def ggc_percentiles(arrival_rate: object, service_rate: object, servers: object, arrival_scv: object = 1.0,
                     service_scv: object = 1.0, percentiles: Sequence[float] = ()) -> dict[str, float | np.ndarray]:
-    """G/G/c percentiles: exponential-tail wait (Erlang C, Allen-Cunneen mean) + gamma service."""
-    from iosizer.model.queueing import ggc
+    """G/G/c percentiles: exact where the arrivals are Poisson and an exact method exists (M/M/c,
+    M/D/c, M/G/1), else the exponential-tail approximation (Erlang C, Allen-Cunneen mean, gamma
+    service) with its measured error (:func:`ggc_percentile_error`)."""
+    from iosizer.model.queueing import SCV, ggc
 
     result = ggc(arrival_rate, service_rate, servers, arrival_scv, service_scv)
-    return _approximate(result, service_rate, service_scv, percentiles)
+    lam = as_positive("arrival_rate", arrival_rate)
+    mu = as_positive("service_rate", service_rate)
+    c = as_server_count("servers", servers)
+    ca2 = as_declared("arrival_scv", arrival_scv, SCV)
+    cs2 = as_declared("service_scv", service_scv, SCV)
+    lam, mu, c, ca2, cs2 = np.broadcast_arrays(lam, mu, c, ca2, cs2)
+    exact = (ca2 == 1.0) & ((c == 1) | (np.abs(cs2 - 1.0) <= 1e-15) | (cs2 <= _DETERMINISTIC_SCV))
+    if exact.all():
+        return _exact_open(lam, mu, c, cs2, percentiles)
+    approximate = _approximate(result, service_rate, service_scv, percentiles)
+    if not exact.any():
+        return approximate
+    chosen = np.flatnonzero(exact.ravel())
+    exact_part = _exact_open(lam.ravel()[chosen], mu.ravel()[chosen], c.ravel()[chosen],
+                             cs2.ravel()[chosen], percentiles)
+    out: dict[str, float | np.ndarray] = {}
+    for key, values in approximate.items():
+        merged = np.array(np.broadcast_to(values, lam.shape), dtype=np.float64).ravel()
+        merged[chosen] = np.ravel(exact_part[key])
+        out[key] = merged.reshape(lam.shape)
+    return out
 
 
 # --- closed networks ----------------------------------------------------------------------
