@@ -26,11 +26,22 @@ PercentileOption = Annotated[
 
 #: What the notes say about each kind of percentile.
 EXACT_NOTE = "wait_pP/response_pP: exact M/M/c percentiles (Erlang C wait + exponential service)"
+MG1_EXACT_NOTE = (
+    "wait_pP/response_pP: exact M/G/1 percentiles (Pollaczek-Khinchine transform of gamma service of this cv^2 "
+    "inverted numerically, Abate-Whitt Euler, relative error below 1e-7; constant service by Crommelin's M/D/1 "
+    "distribution; see iosizer.model.transforms)"
+)
+MD_EXACT_NOTE = (
+    "wait_pP/response_pP: exact M/D/c percentiles (Crommelin's distribution of the wait, response = wait + the "
+    "constant service; see iosizer.model.mdc)"
+)
 APPROXIMATE_NOTE = (
     "wait_pP/response_pP: approximation (exponential-tail wait with the model's P(wait) and mean, Whitt's QNA, "
-    "+ gamma-fitted service); against simulation within 4-7 % at the 90th/99th (M/D/1 up to +13 %, G/G/2 11 %): "
-    "see iosizer.model.percentiles"
+    "+ gamma-fitted service); its response error against simulation is measured on a grid "
+    "(iosizer/data/error_grids/ggc_percentiles.csv) and stated as response_pP_error_pct where it exceeds 2 %"
 )
+#: Past this measured error an approximate percentile states its error in the answer (issue 28).
+ERROR_RULE_PCT = 2.0
 CLOSED_NOTE = (
     "response_pP: approximation (arrival theorem per station, gamma fit end to end with the product form's "
     "correlations); against simulation at light, medium and heavy load within 2.5 % (5 % with a c-server "
@@ -71,6 +82,43 @@ def with_percentiles(
         return _Tailed(solve(arrival_rate, service_rate), tails(arrival_rate, service_rate, chosen))
 
     return solved
+
+
+def load_error_grid(name: str) -> dict[str, Any]:
+    """A shipped error grid (``iosizer/data/error_grids/<name>.csv``) as numpy columns."""
+    import csv
+    from importlib.resources import files
+
+    import numpy as np
+
+    with files("iosizer.data.error_grids").joinpath(f"{name}.csv").open() as handle:
+        rows = list(csv.DictReader(handle))
+    return {key: np.array([float(row[key]) for row in rows]) for key in rows[0]}
+
+
+def ggc_tails(arrival_rate: Any, service_rate: float, servers: int, arrival_scv: float, service_scv: float,
+              percentiles: list[float]) -> dict[str, Any]:
+    """G/G/c percentiles, plus ``response_pP_error_pct`` (the measured error of the approximation in the
+    query's grid cell) wherever that error exceeds :data:`ERROR_RULE_PCT`. Exact cases add nothing."""
+    import numpy as np
+
+    from iosizer.model.percentiles import ggc_percentiles, percentile_approximation_error, percentile_key
+
+    out = dict(ggc_percentiles(arrival_rate, service_rate, servers, arrival_scv, service_scv, percentiles))
+    if ggc_is_exact(servers, arrival_scv, service_scv):
+        return out
+    grid = load_error_grid("ggc_percentiles")
+    rho = np.asarray(arrival_rate, dtype=np.float64) / (float(service_rate) * servers)
+    for p in percentiles:
+        error = percentile_approximation_error(grid, servers, arrival_scv, service_scv, rho, p)
+        if np.any(np.abs(error) > ERROR_RULE_PCT):
+            out[f"response_{percentile_key(p)}_error_pct"] = error
+    return out
+
+
+def ggc_is_exact(servers: int, arrival_scv: float, service_scv: float) -> bool:
+    """Poisson arrivals with one server, constant or exponential service: an exact method answers."""
+    return arrival_scv == 1.0 and (servers == 1 or service_scv in (0.0, 1.0))
 
 
 def closed_network_tails(demands: list[float], think_time: float, population: int, servers: Any,

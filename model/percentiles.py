@@ -160,6 +160,7 @@ __all__ = [
     "mmc_response_survival",
     "mmc_wait_quantile",
     "parse_percentiles",
+    "percentile_approximation_error",
     "percentile_key",
 ]
 
@@ -168,6 +169,8 @@ _RTOL = 1e-13
 _MAX_ITERATIONS = 200
 #: ... and on a transform inversion, whose own relative error is ~1e-10 (so 1e-13 is noise).
 _TRANSFORM_RTOL = 1e-9
+#: A quantile below this (in the time unit) is 0 for every purpose; the search stops there.
+_TINY = 1e-280
 #: Below this squared coefficient of variation a service time is deterministic.
 _DETERMINISTIC_SCV = 1e-12
 
@@ -238,9 +241,12 @@ def _invert(log_survival: LogSurvival, target: np.ndarray, lower: np.ndarray, up
             step = residual / np.exp(log_h)
             proposal = xa + step
         bad = ~np.isfinite(proposal) | (proposal <= lo[active]) | (proposal >= hi[active])
-        proposal = np.where(bad, 0.5 * (lo[active] + hi[active]), proposal)
+        # Bisect geometrically across orders of magnitude (a quantile 1e-200 of a gamma of shape 0.01).
+        floor = np.maximum(lo[active], _TINY)
+        middle = np.where(hi[active] > 4.0 * floor, np.sqrt(floor * hi[active]), 0.5 * (lo[active] + hi[active]))
+        proposal = np.where(bad, middle, proposal)
         done = (residual == 0) | (np.abs(proposal - xa) <= rtol * np.abs(proposal)) \
-            | (hi[active] - lo[active] <= rtol * hi[active])
+            | (hi[active] - lo[active] <= rtol * hi[active]) | (hi[active] <= _TINY)
         x[active] = np.where(residual == 0, xa, proposal)
         active = active[~done]
     raise ConvergenceError(f"quantile solver did not converge in {_MAX_ITERATIONS} iterations")
@@ -473,13 +479,15 @@ def mg1_exact_quantiles(utilization: object, service_scv: object, probability: o
     else:
         raise InputError(f"service law must be gamma or hyperexponential, got {law!r}")
     eta = transforms.mg1_decay_rate(rho, service)
+    constant = transforms.mg1_tail_constant(rho, service, eta)
     log_tail = np.log1p(-q)
 
     def solver(tail: Callable[..., tuple[np.ndarray, np.ndarray]]) -> LogSurvival:
         def log_survival(x: np.ndarray, i: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-            survival, density = tail(x, i, rho, service, eta)
+            survival, density = tail(np.maximum(x, _TINY), i, rho, service, eta)
             survival = np.maximum(survival, 1e-300)
-            return np.log(survival), np.log(np.maximum(density, 1e-300) / survival)
+            with np.errstate(invalid="ignore", over="ignore"):
+                return np.log(survival), np.log(np.maximum(density, 1e-300) / survival)
         return log_survival
 
     wait = np.zeros_like(rho)
@@ -487,13 +495,23 @@ def mg1_exact_quantiles(utilization: object, service_scv: object, probability: o
     if waits.size:
         upper = -log_tail[waits] / eta[waits]
         sub = _subset_solver(solver(transforms.mg1_wait_tail), waits)
-        # ln P(W > x) is close to ln C - eta x with C < 1: Newton from just inside Lundberg's bound.
-        wait[waits] = _invert(sub, log_tail[waits], np.zeros(waits.size), upper, 0.97 * upper,
-                              _TRANSFORM_RTOL)
+        # ln P(W > x) tends to ln C - eta x (Cramer-Lundberg): Newton from that asymptote's root.
+        start = np.maximum((np.log(constant[waits]) - log_tail[waits]) / eta[waits], 1e-6 * upper)
+        wait[waits] = _invert(sub, log_tail[waits], np.zeros(waits.size), upper, start, _TRANSFORM_RTOL)
     upper = (np.log1p(eta / rho) - log_tail) / eta
-    response = _invert(solver(transforms.mg1_response_tail), log_tail, np.zeros_like(rho), upper,
-                       np.maximum(wait + 1.0, 0.9 * upper), _TRANSFORM_RTOL)
+    # T >= S: the service quantile bounds the response's from below (gamma; 0 for other laws).
+    lower = _gamma_quantile(scv, q) if law == "gamma" else np.zeros_like(rho)
+    start = np.maximum((np.log(constant) + np.log1p(eta / rho) - log_tail) / eta, np.maximum(wait, 1e-6 * upper))
+    response = _invert(solver(transforms.mg1_response_tail), log_tail, lower, np.maximum(upper, lower), start,
+                       _TRANSFORM_RTOL)
     return wait, response
+
+
+def _gamma_quantile(scv: np.ndarray, q: np.ndarray) -> np.ndarray:
+    """q-quantile of a gamma of mean 1 and cv^2 ``scv`` (shape 1 / scv)."""
+    from scipy.special import gammaincinv
+
+    return gammaincinv(1.0 / scv, q) * scv
 
 
 def _subset_solver(log_survival: LogSurvival, index: np.ndarray) -> LogSurvival:
@@ -591,6 +609,32 @@ def ggc_percentiles(arrival_rate: object, service_rate: object, servers: object,
         merged = np.array(np.broadcast_to(values, lam.shape), dtype=np.float64).ravel()
         merged[chosen] = np.ravel(exact_part[key])
         out[key] = merged.reshape(lam.shape)
+    return out
+
+
+def percentile_approximation_error(grid: Mapping[str, np.ndarray], servers: float, arrival_scv: float,
+                                   service_scv: float, utilization: object, percentile: float) -> np.ndarray:
+    """Measured error (%) of an approximate response percentile around a query, from an error grid.
+
+    ``grid``: columns servers, arrival_scv, service_scv, utilization, percentile, error_pct (one row
+    per simulated cell; ``benchmarks/grid_ggc_tails.py``). For each query the grid values bracketing
+    it in every coordinate are taken (the nearest end outside the grid) and the signed error of
+    largest magnitude among those cells is returned: the worst measured error of the region.
+    """
+    def bracket(axis: str, value: float) -> np.ndarray:
+        levels = np.unique(grid[axis])
+        below, above = levels[levels <= value], levels[levels >= value]
+        return np.unique([below.max() if below.size else levels.min(), above.min() if above.size else levels.max()])
+
+    fixed = np.ones(grid["error_pct"].shape, dtype=bool)
+    for axis, value in (("servers", servers), ("arrival_scv", arrival_scv), ("service_scv", service_scv),
+                        ("percentile", percentile)):
+        fixed &= np.isin(grid[axis], bracket(axis, float(value)))
+    rho = np.atleast_1d(np.asarray(utilization, dtype=np.float64))
+    out = np.empty(rho.shape)
+    for n, r in enumerate(rho):
+        errors = grid["error_pct"][fixed & np.isin(grid["utilization"], bracket("utilization", float(r)))]
+        out[n] = errors[np.argmax(np.abs(errors))]
     return out
 
 

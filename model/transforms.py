@@ -54,6 +54,7 @@ __all__ = [
     "hyperexponential_law",
     "mg1_decay_rate",
     "mg1_response_tail",
+    "mg1_tail_constant",
     "mg1_wait_tail",
 ]
 
@@ -67,12 +68,14 @@ class ServiceLaw:
     """A service-time law in service units (mean 1), one parameter per point.
 
     ``transform(s, i)``: (B(s), B_e(s)) at complex nodes s (n, K) for the points ``i`` (n,);
-    ``log_b_real(eta)``: ln B(-eta) for real 0 <= eta < ``pole`` (every point).
+    ``log_b_real(eta)``: ln B(-eta) for real 0 <= eta < ``pole`` (every point);
+    ``slope(eta)``: E[S e^(eta S)] = d B(-eta) / d eta.
     """
 
     transform: Callable[[np.ndarray, np.ndarray], tuple[np.ndarray, np.ndarray]]
     log_b_real: Callable[[np.ndarray], np.ndarray]
     pole: np.ndarray
+    slope: Callable[[np.ndarray], np.ndarray]
 
 
 @functools.lru_cache(maxsize=4)
@@ -102,9 +105,12 @@ def euler_invert(transforms: Callable[[np.ndarray], tuple[np.ndarray, ...]], x: 
     beta, eta = _euler_nodes(order)
     x = np.asarray(x, dtype=np.float64)
     a = np.broadcast_to(np.asarray(damping, dtype=np.float64), x.shape)
-    s = beta[None, :] / x[:, None] - a[:, None]
-    scale = np.exp(-a * x) / x
-    return tuple(scale * (values.real @ eta) for values in transforms(s))
+    # At x near 0 (a quantile of a gamma of shape 0.01) the nodes overflow to inf: the values turn
+    # inf/NaN there and the quantile search steps away from them; no warning is news.
+    with np.errstate(over="ignore", under="ignore", invalid="ignore", divide="ignore"):
+        s = beta[None, :] / x[:, None] - a[:, None]
+        scale = np.exp(-a * x) / x
+        return tuple(scale * (values.real @ eta) for values in transforms(s))
 
 
 def gamma_law(scv: np.ndarray) -> ServiceLaw:
@@ -131,7 +137,7 @@ def gamma_law(scv: np.ndarray) -> ServiceLaw:
     def log_b_real(eta: np.ndarray) -> np.ndarray:
         return -k * np.log1p(-eta / k)
 
-    return ServiceLaw(law, log_b_real, k)
+    return ServiceLaw(law, log_b_real, k, lambda eta: (1.0 - eta / k) ** (-k - 1.0))
 
 
 def hyperexponential_law(scv: np.ndarray) -> ServiceLaw:
@@ -153,7 +159,8 @@ def hyperexponential_law(scv: np.ndarray) -> ServiceLaw:
     def log_b_real(eta: np.ndarray) -> np.ndarray:
         return np.log(p1 * r1 / (r1 - eta) + p2 * r2 / (r2 - eta))
 
-    return ServiceLaw(law, log_b_real, r2)
+    return ServiceLaw(law, log_b_real, r2,
+                      lambda eta: p1 * r1 / (r1 - eta) ** 2 + p2 * r2 / (r2 - eta) ** 2)
 
 
 def mg1_decay_rate(rho: np.ndarray, law: ServiceLaw) -> np.ndarray:
@@ -173,6 +180,18 @@ def mg1_decay_rate(rho: np.ndarray, law: ServiceLaw) -> np.ndarray:
         if np.all(hi - lo <= 1e-12 * hi):
             break
     return lo
+
+
+def mg1_tail_constant(rho: np.ndarray, law: ServiceLaw, eta: np.ndarray) -> np.ndarray:
+    """Cramer-Lundberg constant C of P(W > x) ~ C e^(-eta x): C = (1 - rho) / (rho E[S e^(eta S)] - 1).
+
+    (Residue of the wait's transform at its pole -eta; Asmussen, *Applied Probability and Queues*,
+    XIII.5.) P(T > x) ~ C B(-eta) e^(-eta x) = C (1 + eta / rho) e^(-eta x). Used to start the
+    quantile search, not as an answer.
+    """
+    with np.errstate(divide="ignore", invalid="ignore", over="ignore"):
+        constant = (1.0 - rho) / (rho * law.slope(eta) - 1.0)
+    return np.where(np.isfinite(constant) & (constant > 0), np.minimum(constant, rho), rho)
 
 
 def _wait_transforms(rho: np.ndarray, law: ServiceLaw,
