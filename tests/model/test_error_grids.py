@@ -1,0 +1,73 @@
+"""The stored error grid of the G/G/c percentile approximation, and the 2 % rule that reads it.
+
+The grid itself is measured by benchmarks/grid_ggc_tails.py (minutes of
+simulation; not run here). These tests check that it covers the grid its
+script documents, that its model column is the approximation as shipped
+(so a change to the approximation without re-measuring fails here), and
+that an answer inside a region measured worse than 2 % states the error.
+"""
+
+from __future__ import annotations
+
+import itertools
+
+import numpy as np
+import pytest
+
+from iosizer.cli.tails import ERROR_RULE_PCT, load_error_grid
+from iosizer.model.percentiles import _approximate, percentile_approximation_error
+from iosizer.model.queueing import ggc
+
+AXES = {"servers": (1, 2, 4), "arrival_scv": (0.5, 2.0), "service_scv": (0.0, 0.5, 1.0, 2.0),
+        "utilization": (0.3, 0.5, 0.7, 0.9), "percentile": (90.0, 99.0, 99.9)}
+
+
+@pytest.fixture(scope="module")
+def grid() -> dict[str, np.ndarray]:
+    return load_error_grid("ggc_percentiles")
+
+
+def test_grid_covers_its_documented_region(grid) -> None:
+    cells = set(zip(*(grid[axis] for axis in AXES)))
+    assert cells == set(itertools.product(*AXES.values()))
+    assert np.all(grid["simulated"] > 0) and np.all(grid["half_width_pct"] >= 0)
+    assert grid["error_pct"] == pytest.approx(100 * (grid["model"] / grid["simulated"] - 1), abs=0.01)
+
+
+def test_grid_measures_the_shipped_approximation(grid) -> None:
+    """The model column (6 significant digits) is what the approximation answers today."""
+    for c, ca2, cs2, rho, p, model in zip(*(grid[a] for a in AXES), grid["model"]):
+        key = "response_p" + format(p, "g").replace(".", "_")
+        now = float(_approximate(ggc(c * rho, 1.0, int(c), ca2, cs2), 1.0, cs2, [p])[key])
+        assert now == pytest.approx(model, rel=1e-5)
+
+
+def test_error_lookup_takes_the_worst_bracketing_cell(grid) -> None:
+    on_cell = (grid["servers"] == 2) & (grid["arrival_scv"] == 2.0) & (grid["service_scv"] == 0.5) \
+        & (grid["percentile"] == 99.0)
+    at = on_cell & (grid["utilization"] == 0.5)
+    assert percentile_approximation_error(grid, 2, 2.0, 0.5, 0.5, 99.0)[0] == grid["error_pct"][at][0]
+    between = on_cell & np.isin(grid["utilization"], (0.5, 0.7))
+    worst = grid["error_pct"][between][np.argmax(np.abs(grid["error_pct"][between]))]
+    assert percentile_approximation_error(grid, 2, 2.0, 0.5, [0.6], 99.0)[0] == worst
+    # Outside the grid the nearest end stands in (c = 8 reads the c = 4 cells).
+    assert percentile_approximation_error(grid, 8, 2.0, 0.5, 0.5, 99.0)[0] == \
+        percentile_approximation_error(grid, 4, 2.0, 0.5, 0.5, 99.0)[0]
+
+
+def test_answers_state_the_error_past_two_percent(cli, grid) -> None:
+    bad = (grid["servers"] == 1) & (grid["arrival_scv"] == 2.0) & (grid["service_scv"] == 0.0) \
+        & (grid["utilization"] == 0.3) & (grid["percentile"] == 99.0)
+    assert abs(grid["error_pct"][bad][0]) > ERROR_RULE_PCT
+    data = cli.json("queue", "ggc", "--arrival-rate", "0.3", "--service-rate", "1", "--servers", "1",
+                    "--arrival-scv", "2", "--service-scv", "0", "--percentile", "99")
+    assert data["response_p99_error_pct"] == grid["error_pct"][bad][0]
+    good = (grid["servers"] == 1) & (grid["arrival_scv"] == 0.5) & (grid["service_scv"] == 1.0) \
+        & (grid["utilization"] == 0.7) & (grid["percentile"] == 99.0)
+    assert abs(grid["error_pct"][good][0]) <= ERROR_RULE_PCT
+    quiet = cli.json("queue", "ggc", "--arrival-rate", "0.7", "--service-rate", "1", "--servers", "1",
+                     "--arrival-scv", "0.5", "--service-scv", "1", "--percentile", "99")
+    assert "response_p99_error_pct" not in quiet and "response_p99" in quiet
+    exact = cli.json("queue", "ggc", "--arrival-rate", "0.3", "--service-rate", "1", "--servers", "1",
+                     "--service-scv", "0", "--percentile", "99")
+    assert "response_p99_error_pct" not in exact
