@@ -108,11 +108,13 @@ def ggc_tails(arrival_rate: Any, service_rate: float, servers: int, arrival_scv:
     if ggc_is_exact(servers, arrival_scv, service_scv):
         return out
     grid = load_error_grid("ggc_percentiles")
-    rho = np.asarray(arrival_rate, dtype=np.float64) / (float(service_rate) * servers)
+    rho = np.atleast_1d(np.asarray(arrival_rate, dtype=np.float64) / (float(service_rate) * servers))
     for p in percentiles:
-        error = percentile_approximation_error(grid, servers, arrival_scv, service_scv, rho, p)
+        error = np.array([percentile_approximation_error(grid, {
+            "servers": servers, "arrival_scv": arrival_scv, "service_scv": service_scv, "utilization": r,
+            "percentile": p}) for r in rho])
         if np.any(np.abs(error) > ERROR_RULE_PCT):
-            out[f"response_{percentile_key(p)}_error_pct"] = error
+            out[f"response_{percentile_key(p)}_error_pct"] = error if np.ndim(arrival_rate) else float(error[0])
     return out
 
 

@@ -1,4 +1,4 @@
-"""Percentiles of waiting and response times: exact for M/M/c, documented approximations elsewhere.
+"""Percentiles of waiting and response times: exact for M/M/c, M/G/1 and M/D/c, measured approximations elsewhere.
 
 SLAs are written on percentiles ("p99 below 2 ms"); the means of
 :mod:`iosizer.model.queueing` and :mod:`iosizer.model.mva` do not answer
@@ -34,8 +34,25 @@ vectorised over every point, to 1e-13 relative. Checked against a 50-digit
 mpmath reference for c = 1..10,000 and utilisation 0.1..0.999 (relative
 error below 1e-9; tests/model/test_percentiles.py).
 
-M/G/1, M/D/1 and G/G/c (approximation from the first two moments)
------------------------------------------------------------------
+M/G/1 and M/D/c (exact)
+-----------------------
+M/G/1 with gamma service of any cs^2 (Erlang-k, exponential; also the
+balanced hyperexponential): the Pollaczek-Khinchine transforms of the wait
+and the response inverted by Abate-Whitt's Euler method, damped so the
+error is relative (below 1e-7 against 30-40-digit mpmath inversions by de
+Hoog's and Talbot's methods; :mod:`iosizer.model.transforms`), quantiles
+by safeguarded Newton from the Cramer-Lundberg asymptote inside Lundberg's
+bound (:func:`mg1_exact_quantiles`). Constant service (M/D/1 and M/D/c with
+Poisson arrivals): Crommelin's waiting-time distribution, exact to the
+rounding of one sparse solve (1e-12 against Erlang's M/D/1 series in 50
+digits; :mod:`iosizer.model.mdc`); the response is the wait plus the
+service. The two-moment approximation below served these queues before
+(issue 28): against the exact answers it was up to +35 % at M/D/1's 99.9th
+response (-98 % at the 90th wait at utilisation 0.1), +13 % at cs^2 0.25
+and +6.7 % at 0.5, -9.5 % at cs^2 4 (docs/validation/tails.md).
+
+G/G/c with non-Poisson arrivals (approximation from the first two moments)
+--------------------------------------------------------------------------
 The waiting time is taken as an atom at 0 plus an exponential tail with the
 model's P(wait) and mean wait (W. Whitt, "The Queueing Network Analyzer",
 Bell System Technical Journal 62(9), 1983, sec. 4.3; H. Tijms, *A First
@@ -43,37 +60,19 @@ Course in Stochastic Models*, 2003, sec. 9.6)::
 
     P(Wq > t) ~ P(wait) exp(-t P(wait) / Wq)
 
-with P(wait) = rho and Wq from Pollaczek-Khinchine for M/G/1 (P(wait) is
-exact there by PASTA), and Erlang C with the Allen-Cunneen Wq for G/G/c.
-The mean wait carries the second moments (ca^2 + cs^2). The response adds an
-independent service time fitted by its two moments: a gamma distribution of
-mean 1/mu and squared coefficient of variation cs^2 (deterministic at 0,
-exponential at 1). So the approximation is exact for M/M/1 and M/M/c, and
-exact in its mean for every queue. Measured against simulation
-(tests/model/test_percentiles.py: a Lindley recursion for one FCFS server,
-2 x 10^6 customers, and a heap-based G/G/2, 4 x 10^5 customers; fixed
-seeds), relative error of the 90th and 99th response percentiles at
-utilisation 0.5, 0.7 and 0.9 (re-measured in the audit of stated errors:
-Lindley and Kiefer-Wolfowitz recursions, 10 replications of 10^6
-customers for one server, 8 of 4 x 10^5 for c > 1, fixed seed; 95 %
-half-widths 0.1-0.7 % at 0.5-0.7, up to 5 % at the 99th at 0.9):
-
-- M/G/1 with gamma service, cs^2 = 0.5 or 2: within 4.5 % (worst +4.2 %:
-  cs^2 = 0.5, utilisation 0.5, 99th); at 0.3 +4.0 / -3.1 %, cs^2 = 4 at 0.7
-  -3.9 %;
-- M/D/1: within 5 % at the 90th, but +13 % at the 99th at utilisation 0.5
-  (+8 % at 0.7, +1.5 % at 0.9, and more below 0.5: +19 % at 0.3, +17 % at
-  0.1): a deterministic server's wait has a lighter tail than the
-  exponential of the same mean, so the approximation errs on the safe
-  side, and less as the load grows;
-- G/G/1 with ca^2 = 0.5 or 2 (and cs^2 = 0.5, 1 or 2): within 7 % (worst
-  +6.4 %, ca^2 = cs^2 = 0.5 at 0.5). The error follows the Allen-Cunneen
-  mean's (:func:`iosizer.model.queueing.ggc`), which grows at light load
-  and with ca^2 far from 1: at 0.3 with ca^2 = cs^2 = 2 the 90th is 9.6 %
-  low (the mean 12.7 % low), at 0.5 with ca^2 = 4 8.6 % low;
-- G/G/2, same variabilities, utilisation 0.5 and 0.9: within 11 % (worst
-  -8.7 %, ca^2 = 2 and cs^2 = 0.5 at 0.5, 90th; -7.0 % at 0.3); G/G/4 and
-  G/G/8 at 0.5-0.8 with ca^2 = 0.5 or 2: within 4.1 %.
+with Erlang C and the Allen-Cunneen Wq. The mean wait carries the second
+moments (ca^2 + cs^2). The response adds an independent service time fitted
+by its two moments: a gamma distribution of mean 1/mu and squared
+coefficient of variation cs^2 (deterministic at 0, exponential at 1). Its
+error against simulation is measured on a stored grid
+(``iosizer/data/error_grids/ggc_percentiles.csv``, made by
+benchmarks/grid_ggc_tails.py: c = 1, 2, 4; ca^2 = 0.5, 2; cs^2 = 0, 0.5, 1,
+2; utilisation 0.3-0.9; 90th, 99th, 99.9th response; gamma inter-arrival
+and service times, 6 replications of 10^6 (c = 1) or 2 x 10^5 customers):
+worst -33 % (c = 2, ca^2 = 2, constant service, 0.3, 90th); within 10 %
+where cs^2 >= 1; 63 % of the cells are past 2 %. :func:`percentile_approximation_error`
+gives a query the worst error of the grid cells around it, and
+``iosizer queue ggc`` states it as ``response_pP_error_pct`` past 2 %.
 
 Closed networks (approximation: arrival theorem, two-moment sum)
 ----------------------------------------------------------------
@@ -612,30 +611,22 @@ def ggc_percentiles(arrival_rate: object, service_rate: object, servers: object,
     return out
 
 
-def percentile_approximation_error(grid: Mapping[str, np.ndarray], servers: float, arrival_scv: float,
-                                   service_scv: float, utilization: object, percentile: float) -> np.ndarray:
-    """Measured error (%) of an approximate response percentile around a query, from an error grid.
+def percentile_approximation_error(grid: Mapping[str, np.ndarray], query: Mapping[str, float]) -> float:
+    """Measured error (%) of an approximate percentile around a query, from an error grid.
 
-    ``grid``: columns servers, arrival_scv, service_scv, utilization, percentile, error_pct (one row
-    per simulated cell; ``benchmarks/grid_ggc_tails.py``). For each query the grid values bracketing
-    it in every coordinate are taken (the nearest end outside the grid) and the signed error of
+    ``grid``: one column per axis named in ``query`` plus ``error_pct``, one row per simulated cell
+    (the grids of ``iosizer/data/error_grids``). In every axis the grid levels bracketing the query
+    are taken (the nearest end outside the grid; only that level on it), and the signed error of
     largest magnitude among those cells is returned: the worst measured error of the region.
     """
-    def bracket(axis: str, value: float) -> np.ndarray:
+    chosen = np.ones(grid["error_pct"].shape, dtype=bool)
+    for axis, value in query.items():
         levels = np.unique(grid[axis])
         below, above = levels[levels <= value], levels[levels >= value]
-        return np.unique([below.max() if below.size else levels.min(), above.min() if above.size else levels.max()])
-
-    fixed = np.ones(grid["error_pct"].shape, dtype=bool)
-    for axis, value in (("servers", servers), ("arrival_scv", arrival_scv), ("service_scv", service_scv),
-                        ("percentile", percentile)):
-        fixed &= np.isin(grid[axis], bracket(axis, float(value)))
-    rho = np.atleast_1d(np.asarray(utilization, dtype=np.float64))
-    out = np.empty(rho.shape)
-    for n, r in enumerate(rho):
-        errors = grid["error_pct"][fixed & np.isin(grid["utilization"], bracket("utilization", float(r)))]
-        out[n] = errors[np.argmax(np.abs(errors))]
-    return out
+        near = [below.max() if below.size else levels.min(), above.min() if above.size else levels.max()]
+        chosen &= np.isin(grid[axis], near)
+    errors = grid["error_pct"][chosen]
+    return float(errors[np.argmax(np.abs(errors))])
 
 
 # --- closed networks ----------------------------------------------------------------------

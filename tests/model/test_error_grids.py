@@ -46,13 +46,15 @@ def test_error_lookup_takes_the_worst_bracketing_cell(grid) -> None:
     on_cell = (grid["servers"] == 2) & (grid["arrival_scv"] == 2.0) & (grid["service_scv"] == 0.5) \
         & (grid["percentile"] == 99.0)
     at = on_cell & (grid["utilization"] == 0.5)
-    assert percentile_approximation_error(grid, 2, 2.0, 0.5, 0.5, 99.0)[0] == grid["error_pct"][at][0]
+    def query(servers: float, rho: float) -> dict[str, float]:
+        return {"servers": servers, "arrival_scv": 2.0, "service_scv": 0.5, "utilization": rho, "percentile": 99.0}
+
+    assert percentile_approximation_error(grid, query(2, 0.5)) == grid["error_pct"][at][0]
     between = on_cell & np.isin(grid["utilization"], (0.5, 0.7))
     worst = grid["error_pct"][between][np.argmax(np.abs(grid["error_pct"][between]))]
-    assert percentile_approximation_error(grid, 2, 2.0, 0.5, [0.6], 99.0)[0] == worst
+    assert percentile_approximation_error(grid, query(2, 0.6)) == worst
     # Outside the grid the nearest end stands in (c = 8 reads the c = 4 cells).
-    assert percentile_approximation_error(grid, 8, 2.0, 0.5, 0.5, 99.0)[0] == \
-        percentile_approximation_error(grid, 4, 2.0, 0.5, 0.5, 99.0)[0]
+    assert percentile_approximation_error(grid, query(8, 0.5)) == percentile_approximation_error(grid, query(4, 0.5))
 
 
 def test_answers_state_the_error_past_two_percent(cli, grid) -> None:
