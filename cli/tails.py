@@ -43,8 +43,9 @@ APPROXIMATE_NOTE = (
 #: Past this measured error an approximate percentile states its error in the answer (issue 28).
 ERROR_RULE_PCT = 2.0
 CLOSED_NOTE = (
-    "response_pP: approximation (arrival theorem per station, gamma fit end to end with the product form's "
-    "correlations); against simulation at light, medium and heavy load within 2.5 % (5 % with a c-server "
+    "response_pP: the arrival theorem's mixture over the state a job finds, inverted numerically (exact for "
+    "single-server stations in a cycle and per station; with a c-server station end to end within 2 % of "
+    "simulation on seed 002's port); past 20,000 arrival states a gamma fit (within 2.5 %, 5 % with a c-server "
     "station): see iosizer.model.percentiles"
 )
 
@@ -165,15 +166,27 @@ def network_points(demands: list[float], servers: list[float], populations: list
 
 def hba_points(port: Any, mode: str, threads: list[float], block_bytes: float, storage_us: float,
                percentiles: list[float] | None) -> list[dict[str, float]]:
-    """``response_pP_us`` of ``iosizer hba response`` at each thread count (the storage delay constant)."""
+    """``response_pP_us`` of ``iosizer hba response`` at each thread count (the storage delay constant),
+    with ``response_pP_us_error_pct`` where the measured error around the point exceeds :data:`ERROR_RULE_PCT`
+    (grid ``hba_percentiles``: the shipped port, 50 us storage)."""
     import math
 
     from iosizer.model.hba import response_network
+    from iosizer.model.percentiles import parse_percentiles, percentile_approximation_error, percentile_key
 
     demands, servers, _, storage = response_network(port, mode, block_bytes, storage_us)
     queues = [(d, c) for d, c in zip(demands, servers) if not math.isinf(c)]
-    return network_points([d for d, _ in queues], [c for _, c in queues], [int(n) for n in threads], storage,
-                          percentiles, "_us")
+    points = network_points([d for d, _ in queues], [c for _, c in queues], [int(n) for n in threads], storage,
+                            percentiles, "_us")
+    if points and points[0]:
+        grid = load_error_grid("hba_percentiles")
+        for n, point in zip(threads, points):
+            for p in parse_percentiles(percentiles):
+                error = percentile_approximation_error(grid, {
+                    "mode": float(mode != "shared"), "block_bytes": block_bytes, "threads": n, "percentile": p})
+                if abs(error) > ERROR_RULE_PCT:
+                    point[f"response_{percentile_key(p)}_us_error_pct"] = error
+    return points
 
 
 def replication_points(system: Any, block_kib: float, outstanding: int,
@@ -198,6 +211,8 @@ def replication_points(system: Any, block_kib: float, outstanding: int,
 
 
 FAMILY_NOTE = (
-    "_pP: approximation (arrival theorem per station, gamma fit end to end, fixed latencies constant; see "
-    "iosizer.model.percentiles): against simulation within 2.5 % (the HBA port: 5 %, 11 % at the 99th of a shared port at 4 KiB)"
+    "_pP: the arrival theorem's mixture over the state a job finds, inverted numerically (exact for a cycle of "
+    "single servers; the HBA port's shared cores within 2 % of simulation, data/error_grids/hba_percentiles.csv, "
+    "stated as _error_pct past 2 %); past 20,000 arrival states (replication at high depth) a gamma-fit "
+    "approximation within 2.5 %: see iosizer.model.percentiles"
 )

@@ -741,6 +741,40 @@ def _found_work_variance(demands: np.ndarray, throughput: np.ndarray, population
     return max(variance, 0.0) * reference**2
 
 
+def _cycle_quantiles(demand: np.ndarray, servers: np.ndarray, others: float, population: int,
+                     chosen: Sequence[float], start: np.ndarray) -> np.ndarray | None:
+    """End-to-end response quantiles from the arrival-state mixture (:func:`iosizer.model.transforms.
+    cycle_response_law`), or None when it has too many states; Newton from ``start`` (the gamma fit)."""
+    from iosizer.model import transforms
+
+    if not chosen:
+        return np.zeros(0)
+    found = transforms.cycle_response_law(demand, servers, others, population)
+    if found is None:
+        return None
+    return _mixture_quantiles(found, chosen, start)
+
+
+def _mixture_quantiles(found: tuple[Callable[[np.ndarray], np.ndarray], float, float], chosen: Sequence[float],
+                       start: np.ndarray) -> np.ndarray:
+    """Quantiles of the law whose (transform, decay rate, F(-decay/2)) is ``found``, Newton from ``start``."""
+    from iosizer.model import transforms
+
+    law, decay, at_half = found
+    q = np.asarray(chosen, dtype=np.float64) / 100.0
+    log_tail = np.log1p(-q)
+
+    def log_survival(x: np.ndarray, i: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        survival, density = transforms.cycle_response_tail(np.maximum(x, _TINY), law, decay)
+        survival = np.maximum(survival, 1e-300)
+        with np.errstate(invalid="ignore", over="ignore", divide="ignore"):
+            return np.log(survival), np.log(np.maximum(density, 1e-300) / survival)
+
+    # Chernoff: P(T > x) <= F(-decay / 2) e^(-decay x / 2) bounds every quantile from above.
+    upper = (np.log(at_half) - log_tail) / (0.5 * decay)
+    return _invert(log_survival, log_tail, np.zeros_like(q), upper, np.minimum(start, upper), _TRANSFORM_RTOL)
+
+
 def closed_network_percentiles(demands: object, think_time: object, population: int,
                                percentiles: Sequence[float], servers: object = None,
                                constant_delay: float = 0.0) -> ClosedNetworkPercentiles:
@@ -795,9 +829,15 @@ def closed_network_percentiles(demands: object, think_time: object, population: 
             means[k] = d + float(found @ ahead)
             variances[k] = d * d + float(found @ (ahead * d / c)) + float(found @ ahead**2) \
                 - float(found @ ahead) ** 2
+            # Given j found, exact: Erlang((j - c + 1)+) in D / c, then Exp(D); the mixture inverted.
+            from iosizer.model.transforms import erlang_mixture_law
+
             shape_k, scale_k = means[k] ** 2 / variances[k], variances[k] / means[k]
-            for p in chosen:
-                station[f"response_{percentile_key(p)}"].append(float(gammaincinv(shape_k, p / 100.0) * scale_k))
+            fitted = np.array([gammaincinv(shape_k, p / 100.0) * scale_k for p in chosen])
+            stages = np.column_stack([np.ones(found.size), ahead * c / d])
+            law = erlang_mixture_law(found, stages, np.array([d, d / c]), np.zeros(0))
+            for p, x in zip(chosen, _mixture_quantiles(law, chosen, fitted)):
+                station[f"response_{percentile_key(p)}"].append(float(x))
     total_mean = float(means.sum())
     single = (count == 1)
     # Single-server stations: E[Var(T | n)] + Var(E[T | n]) over the state an arrival finds, with the
@@ -809,8 +849,13 @@ def closed_network_percentiles(demands: object, think_time: object, population: 
     total_variance = float(max(total_variance, 1e-300 * total_mean**2))
     shape = total_mean**2 / total_variance
     scale = total_variance / total_mean
-    response = {f"response_{percentile_key(p)}": constant_delay + float(gammaincinv(shape, p / 100.0) * scale)
-                for p in chosen}
+    fitted = np.array([gammaincinv(shape, p / 100.0) * scale for p in chosen])
+    exact_mix = _cycle_quantiles(demand, count, float(think_time) + constant_delay, n, chosen, fitted)
+    if exact_mix is not None:
+        response = {f"response_{percentile_key(p)}": constant_delay + float(x) for p, x in zip(chosen, exact_mix)}
+    else:  # too many arrival states to sum: the gamma fit of the moments
+        response = {f"response_{percentile_key(p)}": constant_delay + float(gammaincinv(shape, p / 100.0) * scale)
+                    for p in chosen}
     return ClosedNetworkPercentiles(
         response=response,
         station={k: np.asarray(v) for k, v in station.items()},

@@ -55,6 +55,9 @@ __all__ = [
     "mg1_decay_rate",
     "mg1_response_tail",
     "mg1_tail_constant",
+    "cycle_response_law",
+    "cycle_response_tail",
+    "erlang_mixture_law",
     "mg1_wait_tail",
 ]
 
@@ -227,3 +230,101 @@ def mg1_response_tail(x: np.ndarray, i: np.ndarray, rho: np.ndarray, law: Servic
                       eta: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     """(P(T > x), response density at x) of the M/G/1 response (wait + service) at points ``i``."""
     return euler_invert(_response_transforms(rho, law, i), x, _DAMPING * eta[i])  # type: ignore[return-value]
+
+
+# --- a closed cycle's response time: the arrival theorem's mixture, inverted ---------------------
+
+#: Largest number of arrival states summed (C(N - 1 + K, K) for K queueing stations); past it, None.
+MAX_CYCLE_STATES = 20_000
+
+
+def _arrival_states(demand: np.ndarray, servers: np.ndarray, others: float, jobs: int) -> tuple[np.ndarray, np.ndarray]:
+    """Every (n_1..n_K) with sum <= ``jobs`` at the K queueing stations, and its product-form
+    probability in the network of ``jobs`` jobs: prod_k f_k(n_k) g(jobs - sum n), with
+    f_k(j) = D^j / prod_{i<=j} min(i, c) and g(m) = Z^m / m! for the infinite servers of total
+    mean Z = ``others`` (think time, constant and pure delays: the product form does not depend on
+    their distributions)."""
+    from scipy.special import gammaln
+
+    states = np.zeros((1, 0), dtype=np.int64)
+    for _ in range(demand.size):
+        used = states.sum(axis=1) if states.shape[1] else np.zeros(states.shape[0], dtype=np.int64)
+        room = jobs - used
+        repeat = room + 1
+        base = np.repeat(states, repeat, axis=0)
+        extra = np.concatenate([np.arange(r) for r in repeat])
+        states = np.column_stack([base, extra])
+    log_w = np.zeros(states.shape[0])
+    for k in range(demand.size):
+        j = np.arange(jobs + 1, dtype=np.float64)
+        log_f = j * np.log(demand[k]) - np.concatenate([[0.0], np.cumsum(np.log(np.minimum(j[1:], servers[k])))])
+        log_w += log_f[states[:, k]]
+    rest = jobs - states.sum(axis=1)
+    if others > 0:
+        log_w += rest * np.log(others) - gammaln(rest + 1.0)
+    else:
+        log_w = np.where(rest == 0, log_w, -np.inf)
+    weights = np.exp(log_w - log_w.max())
+    return states, weights / weights.sum()
+
+
+def cycle_response_law(demand: np.ndarray, servers: np.ndarray, others: float,
+                       population: int) -> tuple[Callable[[np.ndarray], np.ndarray], float, float] | None:
+    """The transform of a closed cycle's response (queueing stations in order, each visited once).
+
+    By the arrival theorem a job starting its pass finds the stationary state of the network with
+    N - 1 jobs; given it, a single-server FCFS station keeps the job Erlang(n + 1) in D, a c-server
+    one waits Erlang((n - c + 1)+) in D / c then serves Exp(D). Summing the stations as independent
+    given that state is exact for a cycle of single-server exponential FCFS stations (no job can
+    overtake: Schassberger and Daduna, "The time for a round trip in a cycle of exponential queues",
+    J. ACM 30(1), 1983); with a c-server station jobs overtake and it is an approximation (its error:
+    data/error_grids/hba_percentiles.csv). Delay stations (c = inf in ``servers``) add Exp(D).
+    Returns (F(s) for complex s of any shape, the decay rate min 1/D, F's value at -decay/2) or
+    None past :data:`MAX_CYCLE_STATES` states.
+    """
+    from scipy.special import comb
+
+    delay = ~np.isfinite(servers)
+    queue_d, queue_c = demand[~delay], servers[~delay]
+    jobs = population - 1
+    if comb(jobs + queue_d.size, queue_d.size, exact=True) > MAX_CYCLE_STATES:
+        return None
+    states, weights = _arrival_states(queue_d, queue_c, others + float(demand[delay].sum()), jobs)
+    # Exponents of (1 + s D)^-1 and (1 + s D / c)^-1 per state and station.
+    own = np.where(queue_c == 1, states + 1, 1)
+    ahead = np.where(queue_c == 1, 0, np.maximum(states - queue_c + 1, 0))
+    exponents = np.column_stack([own, ahead]).astype(np.float64)  # (states, 2K)
+    scales = np.concatenate([queue_d, queue_d / queue_c])
+    return erlang_mixture_law(weights, exponents, scales, demand[delay])
+
+
+def erlang_mixture_law(weights: np.ndarray, exponents: np.ndarray, scales: np.ndarray,
+                       delays: np.ndarray) -> tuple[Callable[[np.ndarray], np.ndarray], float, float]:
+    """F(s) = sum_i w_i prod_m (1 + s scale_m)^-e_im x prod_d (1 + s delay_d)^-1: a mixture of sums of
+    Erlangs (``exponents`` (I, M) stages of mean ``scales`` (M,)), plus independent exponential delays.
+    Returns (F, its slowest decay rate, F(-decay / 2)) as :func:`cycle_response_law`."""
+    keep = exponents.any(axis=0)
+    exponents, scales = exponents[:, keep], scales[keep]
+
+    def transform(s: np.ndarray) -> np.ndarray:
+        logs = np.log1p(np.multiply.outer(s, scales))  # (..., M)
+        mixture = np.exp(-(logs @ exponents.T)) @ weights
+        return mixture * np.prod(1.0 / (1.0 + np.multiply.outer(s, delays)), axis=-1)
+
+    decay = float(1.0 / np.concatenate([scales, delays]).max())
+    return transform, decay, float(transform(np.array(-0.5 * decay)).real)
+
+
+def cycle_response_tail(x: np.ndarray, law: Callable[[np.ndarray], np.ndarray],
+                        decay: float) -> tuple[np.ndarray, np.ndarray]:
+    """(P(T > x), density at x) of the cycle response whose transform is ``law`` (x > 0).
+
+    Undamped: the mixture holds Erlangs of up to N stages, and e^(a x) times such a tail grows by
+    orders of magnitude before it decays, which would turn the damping's relative error into a large
+    absolute one. Undamped, the error is absolute, about 1e-10: 1e-4 relative at the 99.9999th.
+    """
+    def transforms(s: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        values = law(s)
+        return (1.0 - values) / s, values
+
+    return euler_invert(transforms, x)  # type: ignore[return-value]

@@ -94,7 +94,7 @@ def test_replication_percentile(cli) -> None:
     assert remote["latency_p50_us"] < remote["latency_us"] < remote["latency_p99_us"]
     assert local["latency_p99_us"] == local["latency_us"] == 77.0  # a pure, constant flash latency
     table = cli("replication", "--link", "10g", "--percentile", "99")
-    assert "latency_p99_us" in table.stdout and "approximation" in table.stdout
+    assert "latency_p99_us" in table.stdout and "arrival theorem" in table.stdout
 
 
 def test_loadshare_curve_percentile(cli) -> None:

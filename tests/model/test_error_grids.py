@@ -73,3 +73,26 @@ def test_answers_state_the_error_past_two_percent(cli, grid) -> None:
     exact = cli.json("queue", "ggc", "--arrival-rate", "0.3", "--service-rate", "1", "--servers", "1",
                      "--service-scv", "0", "--percentile", "99")
     assert "response_p99_error_pct" not in exact
+
+
+HBA_AXES = {"mode": (0.0, 1.0), "block_bytes": (512, 4096), "threads": (4, 8, 12, 16, 24, 32, 48, 64),
+            "percentile": (90.0, 99.0, 99.9)}
+
+
+def test_hba_grid_covers_its_region_and_measures_the_shipped_model() -> None:
+    """benchmarks/grid_closed_tails.py: the shipped port, 50 us storage; the model column is today's answer."""
+    from iosizer.calibration.hba import fc_port
+    from iosizer.model.hba import response_network
+    from iosizer.model.percentiles import closed_network_percentiles
+
+    hba = load_error_grid("hba_percentiles")
+    assert set(zip(*(hba[a] for a in HBA_AXES))) == set(itertools.product(*HBA_AXES.values()))
+    assert np.max(np.abs(hba["error_pct"])) <= ERROR_RULE_PCT  # the mixture brought the +15.6 % within 2 %
+    for row in np.flatnonzero((hba["threads"] == 32) & (hba["block_bytes"] == 4096)):
+        mode = "shared" if hba["mode"][row] == 0 else "occupancy"
+        demands, servers, _, storage = response_network(fc_port(), mode, 4096, 50.0)
+        queues = [(d, c) for d, c in zip(demands, servers) if np.isfinite(c)]
+        p = float(hba["percentile"][row])
+        now = closed_network_percentiles([d for d, _ in queues], 0.0, 32, [p], [c for _, c in queues], storage)
+        key = "response_p" + format(p, "g").replace(".", "_")
+        assert now.response[key] == pytest.approx(hba["model"][row], rel=1e-5)
