@@ -74,57 +74,47 @@ where cs^2 >= 1; 63 % of the cells are past 2 %. :func:`percentile_approximation
 gives a query the worst error of the grid cells around it, and
 ``iosizer queue ggc`` states it as ``response_pP_error_pct`` past 2 %.
 
-Closed networks (approximation: arrival theorem, two-moment sum)
-----------------------------------------------------------------
+Closed networks (arrival theorem; exact for single-server cycles)
+-----------------------------------------------------------------
 A job arriving at a station of a product-form network with N jobs finds it
 as the network with one job fewer would be in equilibrium (arrival theorem;
-Reiser & Lavenberg 1980). At a single-server FCFS exponential station that
-finds j jobs, its residence is Erlang(j + 1) in the station's demand D_k: a
-mixture, exact per station when each job visits the station once per cycle
-(D_k is then its service time). The marginals need only the throughput
-curve: p_k(j | n) = U_k(n) p_k(j-1 | n-1), p_k(0 | n) = 1 - U_k(n), with
-U_k(n) = X(n) D_k. At a c-server station that finds j jobs the job waits
-for j - c + 1 departures at rate c / D_k, then its own service; the
-marginal is f_k(j) G_{-k}(N-1-j) / G(N-1) (normalising constants from the
-throughput curves of the network with and without the station), and the
-station's percentile is a gamma fit of that mixture's mean and variance. A
-delay station is exponential of mean D_k; a ``constant_delay`` (a flash
-write, a storage round trip) is a fixed latency.
+Reiser & Lavenberg 1980). Given the state n it finds, a single-server FCFS
+exponential station keeps it Erlang(n_k + 1) in D_k; a c-server station
+makes it wait for (n_k - c + 1)+ departures at rate c / D_k, then serves it
+Exp(D_k); a delay station is Exp(D_k); a ``constant_delay`` (a flash write,
+a storage round trip) is a fixed latency.
 
-End to end, the response is fitted by a gamma distribution of its exact
-mean (the MVA response) and of a variance that keeps the stations'
-correlation through the fixed population: given the state an arrival
-finds, the residences are taken as independent, so Var T = E[Var(T | n)] +
-Var(E[T | n]), and the second term is computed from the product form's joint
-law at N - 1: P(n_j >= a, n_k >= b) = D_j^a D_k^b G(N-1-a-b) / G(N-1) for
-single-server stations (a convolution over a + b); c-server stations add
-their own variance (their covariance with the others is left out).
-Summing the stations as if independent instead overstates the tail badly
-when two stations share the bottleneck (+40 % at the 99th).
+End to end, the response's transform is the mixture over every state n of
+the network with N - 1 jobs (product-form weights, infinite servers merged)
+of the product of the stations' transforms, inverted numerically by
+Euler's method (:func:`iosizer.model.transforms.cycle_response_law`). For a
+cycle of single-server stations this is exact: no job overtakes, and the
+round-trip time given the state found is that sum of independent Erlangs
+(Schassberger & Daduna, J. ACM 30(1), 1983). With a c-server station jobs
+overtake and it is an approximation, measured on seed 002's HBA port
+(``iosizer/data/error_grids/hba_percentiles.csv``, benchmarks/grid_closed_tails.py:
+shared and occupancy modes, 512 B and 4 KiB, 4-64 threads, 90/99/99.9th;
+5 replications of 6 x 10^4 cycles): within 2.0 % everywhere (the gamma fit
+used before: up to +11 % at the 99th and +15.6 % at the 99.9th, shared port
+at 4 KiB). Per station: single-server stations the Erlang mixture of the
+marginal p_k(j | N-1) (from the throughput curve: p_k(j | n) =
+U_k(n) p_k(j-1 | n-1)), c-server stations the mixture over the marginal
+f_k(j) G_{-k}(N-1-j) / G(N-1) (normalising constants from the throughput
+curves with and without the station), both exact when each job visits the
+station once per cycle.
 
-Measured against event simulations (tests/model/test_percentiles.py, fixed
-seeds, 6 x 10^4 to 10^5 cycles; re-measured in the audit of stated errors
-with iosizer.simulate's SimPy networks, seed 0, 10-30 replications of
-5 x 10^4 cycles, 95 % half-widths 0.2-0.9 %), 90th and 99th percentiles
-end to end:
-
-- three single-server stations (demands 1, 0.6, 0.3) and a think time of
-  4, at N = 2, 6, 8, 30 and 60 (knee N* = 5.9): within 1.5 % (worst +1.5 %
-  at N = 8, 99th); per station within 1.2 %;
-- seed 004's replication networks (sender and receiver protocol stations
-  of equal demand, the link, constant delays; 1G, 10G, IPoIB, 4 KiB) at 4
-  to 128 outstanding: within 2.5 % (worst +2.3 % at 8-12 outstanding on
-  10G, 99th; 0.3 % at 32 and beyond);
-- seed 002's port (a core station of 2 servers shared, 1 in occupancy
-  mode, the link, a constant storage delay) at 4 to 64 threads, 512 B
-  (the seed's response runs): within 5 %, the 90th within 0.7 %; the 99th
-  is over, most just past the knee: shared +3.8 % at 24 threads (N* =
-  17.1), occupancy +4.6 to +4.9 % at 12-14 threads (N* = 8.6), both within
-  0.5 % at 64. With 4 KiB blocks the link (2.6 us per I/O) nears the
-  shared cores' 3.3 us per server and shared mode's 99th is over by up to
-  11.4 % (+5.6 / +10.1 / +11.4 / +10.4 / +5.5 % at 20 / 28 / 32 / 40 / 64
-  threads; 90th up to +4.6 %): the gamma fit of the sum misses two queues
-  saturating together; occupancy mode at 4 KiB within 3.6 %.
+Past 20,000 arrival states (e.g. three queueing stations and 128 jobs) the
+end-to-end response falls back to a gamma distribution of its exact mean
+(the MVA response) and of a variance that keeps the stations' correlation
+through the fixed population: Var T = E[Var(T | n)] + Var(E[T | n]), the
+second term from the product form's joint law at N - 1:
+P(n_j >= a, n_k >= b) = D_j^a D_k^b G(N-1-a-b) / G(N-1) for single-server
+stations (a convolution over a + b); c-server stations add their own
+variance. Measured against simulation (audit of stated errors, SimPy
+networks, 10-30 replications of 5 x 10^4 cycles): three single-server
+stations with think time within 1.5 %; seed 004's replication networks at
+4 to 128 outstanding within 2.5 % (0.3 % at 32 and beyond, where the
+fallback serves).
 """
 
 from __future__ import annotations
@@ -780,11 +770,11 @@ def closed_network_percentiles(demands: object, think_time: object, population: 
                                constant_delay: float = 0.0) -> ClosedNetworkPercentiles:
     """Per-station and end-to-end response percentiles of a closed network at population N.
 
-    Approximation (module docstring): per single-server station the Erlang
-    mixture of the arrival theorem, exact when a job visits it once per
-    cycle; delay stations exponential; c-server stations an exponential
-    wait with an Erlang C atom; end to end a gamma fit of the summed means
-    and variances. ``demands``, ``think_time``, ``servers`` as
+    Module docstring: per station the arrival theorem's mixture given the
+    state found (exact when a job visits it once per cycle); end to end the
+    mixture over the joint state inverted numerically (exact for a cycle of
+    single servers, within 2 % measured with a c-server station), or past
+    20,000 states a gamma fit of the exact mean and variance. ``demands``, ``think_time``, ``servers`` as
     :func:`iosizer.model.mva.mva`. ``constant_delay``: a fixed latency in
     every cycle (a flash write, a storage round trip: a delay station whose
     time does not vary); for the queues it acts as think time (an infinite
