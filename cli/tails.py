@@ -94,7 +94,38 @@ def load_error_grid(name: str) -> dict[str, Any]:
 
     with files("iosizer.data.error_grids").joinpath(f"{name}.csv").open() as handle:
         rows = list(csv.DictReader(handle))
-    return {key: np.array([float(row[key]) for row in rows]) for key in rows[0]}
+
+    def column(key: str) -> Any:
+        try:
+            return np.array([float(row[key]) for row in rows])
+        except ValueError:  # a label (scenario, policy)
+            return np.array([row[key] for row in rows])
+
+    return {key: column(key) for key in rows[0]}
+
+
+def loadshare_errors(scenario: str, policy: str, cores: int, load_fractions: Any,
+                     percentiles: list[float]) -> dict[str, Any]:
+    """``response_pP_error_pct`` for ``iosizer loadshare curve`` points (``load_fractions`` of the policy's
+    maximum) where the measured error around them exceeds :data:`ERROR_RULE_PCT` (grid
+    ``loadshare_percentiles``, the seed's scenarios at their core counts). Shared and exclusive are exact
+    (Erlang C per port group) and get nothing; a scenario off the grid neither."""
+    import numpy as np
+
+    from iosizer.model.percentiles import percentile_approximation_error, percentile_key
+
+    grid = load_error_grid("loadshare_percentiles")
+    rows = (grid["scenario"] == scenario) & (grid["policy"] == policy) & (grid["cores"] == cores)
+    if policy in ("shared", "exclusive") or not rows.any():
+        return {}
+    subset = {key: values[rows] for key, values in grid.items()}
+    out: dict[str, Any] = {}
+    for p in percentiles:
+        error = np.array([percentile_approximation_error(subset, {"load_fraction": float(f), "percentile": p})
+                          for f in np.atleast_1d(load_fractions)])
+        if np.any(np.abs(error) > ERROR_RULE_PCT):
+            out[f"response_{percentile_key(p)}_error_pct"] = error
+    return out
 
 
 def ggc_tails(arrival_rate: Any, service_rate: float, servers: int, arrival_scv: float, service_scv: float,

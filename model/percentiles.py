@@ -607,15 +607,19 @@ def percentile_approximation_error(grid: Mapping[str, np.ndarray], query: Mappin
     ``grid``: one column per axis named in ``query`` plus ``error_pct``, one row per simulated cell
     (the grids of ``iosizer/data/error_grids``). In every axis the grid levels bracketing the query
     are taken (the nearest end outside the grid; only that level on it), and the signed error of
-    largest magnitude among those cells is returned: the worst measured error of the region.
+    largest magnitude among those cells is returned: the worst measured error of the region. A cell
+    whose error lies within its simulation's 95 % half-width (column ``half_width_pct``) counts as 0:
+    that error is not distinguishable from the simulation's noise.
     """
+    measured = np.where(np.abs(grid["error_pct"]) > grid["half_width_pct"], grid["error_pct"], 0.0) \
+        if "half_width_pct" in grid else grid["error_pct"]
     chosen = np.ones(grid["error_pct"].shape, dtype=bool)
     for axis, value in query.items():
         levels = np.unique(grid[axis])
         below, above = levels[levels <= value], levels[levels >= value]
         near = [below.max() if below.size else levels.min(), above.min() if above.size else levels.max()]
         chosen &= np.isin(grid[axis], near)
-    errors = grid["error_pct"][chosen]
+    errors = measured[chosen]
     return float(errors[np.argmax(np.abs(errors))])
 
 
