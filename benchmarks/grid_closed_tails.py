@@ -16,14 +16,12 @@ model / mean(simulated) - 1 with a 95 % half-width over the replications.
 
 from __future__ import annotations
 
-import csv
 import heapq
 import sys
 from collections import deque
-from pathlib import Path
 
 import numpy as np
-from scipy.stats import t as student
+from error_grid import cell, write
 
 from iosizer.calibration.hba import fc_port
 from iosizer.model.hba import response_network
@@ -34,7 +32,6 @@ BLOCK_BYTES = (512, 4096)
 THREADS = (4, 8, 12, 16, 24, 32, 48, 64)
 PERCENTILES = (90.0, 99.0, 99.9)
 STORAGE_US = 50.0
-OUT = Path(__file__).resolve().parents[1] / "data" / "error_grids" / "hba_percentiles.csv"
 
 
 def cycle_responses(means: list[float], servers: list[int], delay: float, jobs: int, cycles: int,
@@ -91,19 +88,10 @@ def main(quick: bool = False) -> None:
                 model = closed_network_percentiles(means, 0.0, threads, PERCENTILES, counts, storage).response
                 for k, p in enumerate(PERCENTILES):
                     value = float(model["response_p" + format(p, "g").replace(".", "_")])
-                    mean = sims[:, k].mean()
-                    half = student.ppf(0.975, replications - 1) * sims[:, k].std(ddof=1) / np.sqrt(replications)
                     rows.append({"mode": MODES.index(mode), "block_bytes": block, "threads": threads,
-                                 "percentile": p, "model": f"{value:.6g}", "simulated": f"{mean:.6g}",
-                                 "half_width_pct": f"{100 * half / mean:.2f}",
-                                 "error_pct": f"{100 * (value / mean - 1):.2f}"})
+                                 "percentile": p, **cell(value, sims[:, k])})
                 print(mode, block, threads, [r["error_pct"] for r in rows[-3:]], flush=True)
-    tmp = OUT.with_suffix(".tmp")
-    with tmp.open("w", newline="") as handle:
-        writer = csv.DictWriter(handle, fieldnames=list(rows[0]))
-        writer.writeheader()
-        writer.writerows(rows)
-    tmp.replace(OUT)
+    write(rows, "hba_percentiles")
 
 
 if __name__ == "__main__":

@@ -15,13 +15,11 @@ Poisson arrivals are exact now (M/G/1, M/D/c, M/M/c) and not gridded.
 
 from __future__ import annotations
 
-import csv
 import heapq
 import sys
-from pathlib import Path
 
 import numpy as np
-from scipy.stats import t as student
+from error_grid import cell, write
 
 from iosizer.model.percentiles import _approximate
 from iosizer.model.queueing import ggc
@@ -31,7 +29,6 @@ ARRIVAL_SCV = (0.5, 2.0)
 SERVICE_SCV = (0.0, 0.5, 1.0, 2.0)
 UTILIZATION = (0.3, 0.5, 0.7, 0.9)
 PERCENTILES = (90.0, 99.0, 99.9)
-OUT = Path(__file__).resolve().parents[1] / "data" / "error_grids" / "ggc_percentiles.csv"
 
 
 def _draw(rng: np.random.Generator, mean: float, scv: float, n: int) -> np.ndarray:
@@ -70,19 +67,10 @@ def main(quick: bool = False) -> None:
                     model = _approximate(ggc(c * rho, 1.0, c, ca2, cs2), 1.0, cs2, PERCENTILES)
                     for k, p in enumerate(PERCENTILES):
                         key = "response_p" + format(p, "g").replace(".", "_")
-                        mean = sims[:, k].mean()
-                        half = student.ppf(0.975, replications - 1) * sims[:, k].std(ddof=1) / np.sqrt(replications)
                         rows.append({"servers": c, "arrival_scv": ca2, "service_scv": cs2, "utilization": rho,
-                                     "percentile": p, "model": f"{float(model[key]):.6g}",
-                                     "simulated": f"{mean:.6g}", "half_width_pct": f"{100 * half / mean:.2f}",
-                                     "error_pct": f"{100 * (float(model[key]) / mean - 1):.2f}"})
+                                     "percentile": p, **cell(float(model[key]), sims[:, k])})
                     print(c, ca2, cs2, rho, [r["error_pct"] for r in rows[-3:]], flush=True)
-    tmp = OUT.with_suffix(".tmp")
-    with tmp.open("w", newline="") as handle:
-        writer = csv.DictWriter(handle, fieldnames=list(rows[0]))
-        writer.writeheader()
-        writer.writerows(rows)
-    tmp.replace(OUT)
+    write(rows, "ggc_percentiles")
 
 
 if __name__ == "__main__":

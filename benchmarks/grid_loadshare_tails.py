@@ -19,13 +19,11 @@ policy's maximum, and the held-out mixes of issue 28 (measurement only).
 
 from __future__ import annotations
 
-import csv
 import heapq
 import sys
-from pathlib import Path
 
 import numpy as np
-from scipy.stats import t as student
+from error_grid import cell, write
 
 from iosizer.calibration.loadshare import policy_params, scenario
 from iosizer.model.loadshare import POLICIES, evaluate, max_throughput
@@ -37,7 +35,6 @@ PERCENTILES = (90.0, 99.0, 99.9)
 HELD_OUT = (("six-equal-7-cores", [1.0] * 6, 7, ("multi-stage",)),
             ("0.2-1-1-1-1-on-5", [0.2, 1, 1, 1, 1], 5, ("multi-stage", "one-stage")),
             ("1-2-3-4-on-4", [1, 2, 3, 4], 4, ("one-stage",)))
-OUT = Path(__file__).resolve().parents[1] / "data" / "error_grids" / "loadshare_percentiles.csv"
 
 
 def _groups(work: np.ndarray, k: np.ndarray, cores: int) -> list[tuple[int, ...]]:
@@ -112,17 +109,14 @@ def measure(label: str, shares: list[float], cores: int | None, policy: str, fra
     rows = []
     for n, p in enumerate(PERCENTILES):
         value = float(model["response_p" + format(p, "g").replace(".", "_")][0])
-        mean = sims[:, n].mean()
-        half = student.ppf(0.975, replications - 1) * sims[:, n].std(ddof=1) / np.sqrt(replications)
         rows.append({"scenario": label, "policy": policy, "cores": params.cores, "load_fraction": fraction,
-                     "percentile": p, "model": f"{value:.6g}", "simulated": f"{mean:.6g}",
-                     "half_width_pct": f"{100 * half / mean:.2f}", "error_pct": f"{100 * (value / mean - 1):.2f}"})
+                     "percentile": p, **cell(value, sims[:, n])})
     print(label, policy, fraction, [r["error_pct"] for r in rows], flush=True)
     return rows
 
 
 def main(quick: bool = False) -> None:
-    replications, customers = (2, 40_000) if quick else (4, 150_000)
+    replications, customers = (2, 40_000) if quick else (8, 200_000)
     rows: list[dict] = []
     for name in ("one-port", "system", "skew"):
         chosen = scenario(name)
@@ -133,12 +127,7 @@ def main(quick: bool = False) -> None:
     for label, shares, cores, policies in HELD_OUT:
         for policy in policies:
             rows += measure(label, shares, cores, policy, 0.9, replications, customers)
-    tmp = OUT.with_suffix(".tmp")
-    with tmp.open("w", newline="") as handle:
-        writer = csv.DictWriter(handle, fieldnames=list(rows[0]))
-        writer.writeheader()
-        writer.writerows(rows)
-    tmp.replace(OUT)
+    write(rows, "loadshare_percentiles")
 
 
 if __name__ == "__main__":
