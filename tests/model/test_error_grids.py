@@ -99,3 +99,33 @@ def test_hba_grid_covers_its_region_and_measures_the_shipped_model() -> None:
         now = closed_network_percentiles([d for d, _ in queues], 0.0, 32, [p], [c for _, c in queues], storage)
         key = "response_p" + format(p, "g").replace(".", "_")
         assert now.response[key] == pytest.approx(hba["model"][row], rel=1e-5)
+
+
+def test_loadshare_grid_and_its_rule() -> None:
+    """benchmarks/grid_loadshare_tails.py: the seed's scenarios x policies x loads, plus issue 28's held-out
+    mixes; the model column is today's answer; a region measured past 2 % (beyond noise) states its error,
+    exact policies (shared, exclusive) never do."""
+    from iosizer.calibration.loadshare import policy_params, scenario
+    from iosizer.cli.tails import loadshare_errors
+    from iosizer.model.loadshare import max_throughput
+    from iosizer.model.percentiles import loadshare_percentiles
+
+    grid = load_error_grid("loadshare_percentiles")
+    seed = np.isin(grid["scenario"], ("one-port", "system", "skew"))
+    assert set(zip(grid["scenario"][seed], grid["policy"][seed], grid["load_fraction"][seed],
+                   grid["percentile"][seed])) == set(itertools.product(
+        ("one-port", "system", "skew"), ("shared", "exclusive", "one-stage", "multi-stage"), (0.3, 0.6, 0.9),
+        (90.0, 99.0, 99.9)))
+    for row in np.flatnonzero(seed & (grid["load_fraction"] == 0.6) & (grid["percentile"] == 99.0)):
+        chosen, policy = scenario(str(grid["scenario"][row])), str(grid["policy"][row])
+        params = policy_params(chosen.cores)
+        shares = np.asarray(chosen.port_shares, dtype=float) / np.sum(chosen.port_shares)
+        total = 0.6 * max_throughput(policy, shares, params)
+        now = loadshare_percentiles(policy, [total], shares, params, [99.0])["response_p99"][0]
+        assert now == pytest.approx(grid["model"][row], rel=1e-5)
+    held = (grid["scenario"] == "six-equal-7-cores") & (grid["percentile"] == 90.0)
+    error = grid["error_pct"][held][0]
+    stated = loadshare_errors("six-equal-7-cores", "multi-stage", 7, [0.9], [90.0])
+    if abs(error) > max(ERROR_RULE_PCT, grid["half_width_pct"][held][0]):
+        assert stated["response_p90_error_pct"][0] == error
+    assert loadshare_errors("skew", "shared", 4, [0.9], [99.9]) == {}
