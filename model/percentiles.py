@@ -574,16 +574,12 @@ def ggc_percentiles(arrival_rate: object, service_rate: object, servers: object,
                     service_scv: object = 1.0, percentiles: Sequence[float] = ()) -> dict[str, float | np.ndarray]:
     """G/G/c percentiles: exact where the arrivals are Poisson and an exact method exists (M/M/c,
     M/D/c, M/G/1), else the exponential-tail approximation (Erlang C, Allen-Cunneen mean, gamma
-    service) with its measured error (:func:`ggc_percentile_error`)."""
-    from iosizer.model.queueing import SCV, ggc
+    service) whose error against simulation is measured on a grid (:func:`percentile_approximation_error`)."""
+    from iosizer.model.queueing import ggc
 
-    result = ggc(arrival_rate, service_rate, servers, arrival_scv, service_scv)
-    lam = as_positive("arrival_rate", arrival_rate)
-    mu = as_positive("service_rate", service_rate)
-    c = as_server_count("servers", servers)
-    ca2 = as_declared("arrival_scv", arrival_scv, SCV)
-    cs2 = as_declared("service_scv", service_scv, SCV)
-    lam, mu, c, ca2, cs2 = np.broadcast_arrays(lam, mu, c, ca2, cs2)
+    result = ggc(arrival_rate, service_rate, servers, arrival_scv, service_scv)  # validates every input
+    lam, mu, c, ca2, cs2 = np.broadcast_arrays(*(np.asarray(v, dtype=np.float64) for v in (
+        arrival_rate, service_rate, servers, arrival_scv, service_scv)))
     exact = (ca2 == 1.0) & ((c == 1) | (np.abs(cs2 - 1.0) <= 1e-15) | (cs2 <= _DETERMINISTIC_SCV))
     if exact.all():
         return _exact_open(lam, mu, c, cs2, percentiles)

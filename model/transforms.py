@@ -197,25 +197,17 @@ def mg1_tail_constant(rho: np.ndarray, law: ServiceLaw, eta: np.ndarray) -> np.n
     return np.where(np.isfinite(constant) & (constant > 0), np.minimum(constant, rho), rho)
 
 
-def _wait_transforms(rho: np.ndarray, law: ServiceLaw,
-                     i: np.ndarray) -> Callable[[np.ndarray], tuple[np.ndarray, np.ndarray]]:
-    def transforms(s: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-        _, b_e = law.transform(s, i)
-        r = rho[i][:, None]
-        denominator = 1.0 - r * b_e
-        return r * (1.0 - b_e) / (s * denominator), r * (1.0 - r) * b_e / denominator
-
-    return transforms
-
-
-def _response_transforms(rho: np.ndarray, law: ServiceLaw,
-                         i: np.ndarray) -> Callable[[np.ndarray], tuple[np.ndarray, np.ndarray]]:
+def _pk_transforms(rho: np.ndarray, law: ServiceLaw, i: np.ndarray,
+                   response: bool) -> Callable[[np.ndarray], tuple[np.ndarray, np.ndarray]]:
+    """(survival, density) transforms of the wait, or with ``response`` of wait + service (module docstring)."""
     def transforms(s: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
         b, b_e = law.transform(s, i)
         r = rho[i][:, None]
         denominator = 1.0 - r * b_e
         wait_tail = r * (1.0 - b_e) / (s * denominator)
-        return b_e + b * wait_tail, (1.0 - r) / denominator * b
+        if response:
+            return b_e + b * wait_tail, (1.0 - r) / denominator * b
+        return wait_tail, r * (1.0 - r) * b_e / denominator
 
     return transforms
 
@@ -223,13 +215,13 @@ def _response_transforms(rho: np.ndarray, law: ServiceLaw,
 def mg1_wait_tail(x: np.ndarray, i: np.ndarray, rho: np.ndarray, law: ServiceLaw,
                   eta: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     """(P(W > x), wait density at x) of the M/G/1 wait at points ``i`` (x > 0 in service units)."""
-    return euler_invert(_wait_transforms(rho, law, i), x, _DAMPING * eta[i])  # type: ignore[return-value]
+    return euler_invert(_pk_transforms(rho, law, i, False), x, _DAMPING * eta[i])  # type: ignore[return-value]
 
 
 def mg1_response_tail(x: np.ndarray, i: np.ndarray, rho: np.ndarray, law: ServiceLaw,
                       eta: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     """(P(T > x), response density at x) of the M/G/1 response (wait + service) at points ``i``."""
-    return euler_invert(_response_transforms(rho, law, i), x, _DAMPING * eta[i])  # type: ignore[return-value]
+    return euler_invert(_pk_transforms(rho, law, i, True), x, _DAMPING * eta[i])  # type: ignore[return-value]
 
 
 # --- a closed cycle's response time: the arrival theorem's mixture, inverted ---------------------
