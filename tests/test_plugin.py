@@ -62,6 +62,11 @@ def test_a_sweep_covers_every_combination_and_a_shipped_profile_gives_bands(cli)
     assert [(r["arrival_rate"], r["capacity"]) for r in rows] == [(a, k) for a in (0.5, 1.5) for k in (2, 3, 4)]
     for row in rows:  # no --service-rate: the shipped fit, whose interval bands every output
         assert row["mean_response_ci_low"] <= row["mean_response"] <= row["mean_response_ci_high"]
+    wide = cli.json("mm1k", "queue", "--arrival-rate", "1", "--band", "prediction")
+    narrow = cli.json("mm1k", "queue", "--arrival-rate", "1")
+    # The prediction band adds the fit's residual scatter of mean_response (a measured column) to it.
+    assert wide["mean_response_ci_low"] < narrow["mean_response_ci_low"] < narrow["mean_response"]
+    assert wide["mean_response_ci_high"] > narrow["mean_response_ci_high"] > narrow["mean_response"]
 
 
 def test_bad_input_is_one_line_and_exit_2(cli) -> None:
@@ -112,7 +117,7 @@ def test_a_scenario_table(cli, tmp_path: Path) -> None:
     assert blocking["value"] == pytest.approx(_exact(0.9, 1.0, 10)["blocking_probability"], rel=1e-12)
     assert blocking["unit"] == "1"
     path.write_text('[mm1k]\narrival_rate = "fast"\n', encoding="utf-8")
-    assert "mm1k.arrival_rate" in cli.fails("run", str(path))
+    assert "mm1k.arrival_rate: expected a number or a list of numbers (1/t), got 'fast'" in cli.fails("run", str(path))
 
 
 def test_help_and_a_what_if_import_no_family_module() -> None:
