@@ -81,9 +81,9 @@ class CalibrationModel:
 
     def _solve_settings(self, options: Mapping[str, Any]) -> dict[str, Any]:
         """The settings plus what a family's solve needs beyond them (a scenario's port shares)."""
-        from iosizer.api import _complete
+        from iosizer.calibration.family_modules import complete_values
 
-        return _complete(self.name, self._settings(options))
+        return complete_values(self.name, self._settings(options))
 
     def parameter_names(self, options: Mapping[str, Any]) -> list[str]:
         """Every parameter a profile of this family carries, given its options."""

@@ -171,15 +171,15 @@ def what_if(
     a changed parameter is fixed at its new value, so no band comes from it.
     Every value is checked against its declaration; None means "keep".
     """
-    import iosizer
-    from iosizer.calibration.profile import load_profile, profile_values
+    from iosizer.calibration.frozen import shipped
+    from iosizer.calibration.profile import load_profile, profile_values, with_changes
 
-    declared = declaration(family)
+    declaration(family)  # an unknown family is a one-line error before any profile is read
     if profile_path is not None:
         base = load_profile(profile_path, family)
         source = f"profile {profile_path}"
     else:
-        base = iosizer.family(family).shipped()
+        base = shipped(family)
         source = f"shipped '{family}' profile"
     extrapolation = None
     if cpu_speed is not None:
@@ -193,23 +193,7 @@ def what_if(
         extrapolation = extrapolate([base], cpu_speed)
         base = extrapolation.profile
         source += f", carried to CPU speed {cpu_speed:g}"
-    values = profile_values(base)
-    given = {k: v for k, v in (changes or {}).items() if v is not None}
-    setting_names = {s.name for s in declared.settings}
-    new_settings = {k: v for k, v in given.items() if k in setting_names}
-    if new_settings:
-        current = {name: values.get(name) for name in setting_names}
-        values.update(declared.check_settings({**current, **new_settings}))
-    fixed = {k: declared.spec(k, values).check(v, "--" + k.replace("_", "-"))
-             for k, v in given.items() if k not in setting_names}
-    if fixed:
-        values.update(fixed)
-        base = base.model_copy(update={"parameters": {
-            name: (estimate.model_copy(update={"value": float(fixed[name]), "vary": False, "ci_low": None,
-                                               "ci_high": None, "stderr": 0.0})
-                   if name in fixed else estimate)
-            for name, estimate in base.parameters.items()}})
-    if given:
-        source += "; given " + ", ".join(f"{k} = {v:g}" if isinstance(v, (int, float)) else f"{k} = {v}"
-                                          for k, v in {**new_settings, **fixed}.items())
+    values, base, note = with_changes(base, profile_values(base), changes or {},
+                                      lambda name: "--" + name.replace("_", "-"))
+    source += note
     return WhatIf(family, values, base, source, extrapolation, band)

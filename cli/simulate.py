@@ -26,8 +26,8 @@ from iosizer.cli.options import FormatOption
 from iosizer.cli.output import OutputFormat, Report, emit
 
 app = typer.Typer(
-    help="Simulate a family's question (Ciw, SimPy) and compare with its analytic answer: "
-         "mean, 95 % interval, inside or not.",
+    help="Simulate a family's question (numpy, vectorised; Ciw or SimPy as the second engine) and compare "
+         "with its analytic answer: mean, 95 % interval, inside or not.",
     no_args_is_help=True,
 )
 hba_app = typer.Typer(help="Shared FC ports (seed 002): simulate 'response'.", no_args_is_help=True)
@@ -56,10 +56,15 @@ def _run_parameters() -> list[inspect.Parameter]:
         "seed": (Annotated[int, typer.Option(
             "--seed", help="Seed of the replications' independent streams (same seed, same answer).")], 0),
         "workers": (Annotated[int | None, typer.Option(
-            "--workers", help="Local processes running replications [the CPU count]; 1 runs them here.")], None),
+            "--workers", help="Local processes running the library engine's replications [the CPU count]; 1 runs them "
+                              "here.")], None),
         "scheduler": (Annotated[str | None, typer.Option(
             "--scheduler", metavar="ADDRESS",
             help="Run the replications on this Dask scheduler (tcp://host:port; needs iosizer[cluster]).")], None),
+        "engine": (Annotated[str | None, typer.Option(
+            "--engine", help="numpy (every replication of a batch at once, in this process), or the system's "
+                             "library, ciw or simpy, as the independent second engine [numpy where the system "
+                             "vectorises and no --scheduler is given, else its library].")], None),
         "run_length": (Annotated[int | None, typer.Option(
             "--run-length", help="Customers or cycles measured per replication [the system's default].")], None),
         "output_format": (FormatOption, OutputFormat.table),
@@ -68,7 +73,7 @@ def _run_parameters() -> list[inspect.Parameter]:
             for name, (annotation, default) in options.items()]
 
 
-_RUN_NAMES = ("replications", "target_ci_pct", "max_seconds", "seed", "workers", "scheduler")
+_RUN_NAMES = ("replications", "target_ci_pct", "max_seconds", "seed", "workers", "scheduler", "engine")
 
 
 def simulation(family: str, question: str | None = None) -> Callable[[Callable[..., dict[str, Any]]], Callable]:
