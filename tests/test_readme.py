@@ -18,7 +18,9 @@ full (JSON, CSV: 15 or more significant digits) is compared to 10
 significant digits, because its last digits follow the BLAS, libm, the
 order of operations and where a fit's optimiser stopped (its tolerance is
 1e-12 on the parameters, amplified by the model), not the model. A block that cannot be run here is
-preceded by ``<!-- readme-test: skip REASON -->``; the reason is required.
+preceded by ``<!-- readme-test: skip REASON -->``; the reason is required. A block that needs a module
+iosizer does not install (the example plugin) is preceded by ``<!-- readme-test: needs MODULE REASON -->``
+and runs where the module is importable (the README's test line installs it), skips elsewhere.
 """
 
 from __future__ import annotations
@@ -36,6 +38,7 @@ from iosizer.cli.app import app
 ROOT = Path(__file__).resolve().parents[1]
 README = ROOT / "README.md"
 SKIP = re.compile(r"<!--\s*readme-test:\s*skip\b\s*(.*?)\s*-->")
+NEEDS = re.compile(r"<!--\s*readme-test:\s*needs\s+([\w.]+)\s*(.*?)\s*-->")
 ELISION = "..."
 
 
@@ -51,6 +54,7 @@ class Block:
     line: int
     commands: tuple[Command, ...]
     skip: str | None
+    needs: tuple[str, str] | None = None
 
 
 def readme_blocks(text: str) -> list[Block]:
@@ -77,7 +81,9 @@ def readme_blocks(text: str) -> list[Block]:
             else:
                 last = commands[-1]
                 commands[-1] = Command(last.line, last.text, last.expected + (line,))
-        blocks.append(Block(start + 1, tuple(commands), marker.group(1) if marker else None))
+        needs = NEEDS.search(before)
+        blocks.append(Block(start + 1, tuple(commands), marker.group(1) if marker else None,
+                            (needs.group(1), needs.group(2)) if needs else None))
     return blocks
 
 
@@ -174,12 +180,15 @@ def test_the_readme_has_command_blocks() -> None:
     assert len(BLOCKS) >= 15
     for block in BLOCKS:
         assert block.skip is None or block.skip, f"README line {block.line}: a skip marker needs its reason"
+        assert block.needs is None or block.needs[1], f"README line {block.line}: a needs marker needs its reason"
 
 
 @pytest.mark.parametrize("block", BLOCKS, ids=[f"line{b.line}" for b in BLOCKS])
 def test_a_pasted_output_is_a_real_run(block: Block, scratch: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     if block.skip is not None:
         pytest.skip(f"README line {block.line}: {block.skip}")
+    if block.needs is not None:
+        pytest.importorskip(block.needs[0], reason=f"README line {block.line}: {block.needs[1]}")
     monkeypatch.chdir(scratch)
     runner = CliRunner()
     for command in block.commands:
