@@ -15,7 +15,6 @@ The work lives in :mod:`iosizer.simulate`.
 from __future__ import annotations
 
 import inspect
-import sys
 from typing import Annotated, Any, Callable
 
 import typer
@@ -23,7 +22,7 @@ import typer
 from iosizer.cli.loadshare import NonCore, SwitchRule
 
 from iosizer.cli.options import FormatOption
-from iosizer.cli.output import OutputFormat, Report, emit
+from iosizer.cli.output import OutputFormat, Report, emit, progress_bar
 
 app = typer.Typer(
     help="Simulate a family's question (numpy, vectorised; Ciw or SimPy as the second engine) and compare "
@@ -107,20 +106,11 @@ def simulation(family: str, question: str | None = None) -> Callable[[Callable[.
     return decorate
 
 
-def _progress() -> Any:
-    from rich.console import Console
-    from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
-
-    # stderr only: stdout carries nothing but the answer. Off when stderr is not a terminal.
-    return Progress(TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn(), TimeElapsedColumn(),
-                    console=Console(stderr=True), transient=True, disable=not sys.stderr.isatty())
-
-
 def _simulate(family: str, question: str | None, options: dict[str, Any], run: dict[str, Any],
               output_format: OutputFormat) -> None:
     from iosizer.simulate import simulate
 
-    with _progress() as progress:
+    with progress_bar(counts=True) as progress:
         task = progress.add_task(f"simulating {family}{' ' + question if question else ''}", total=None)
 
         def advance(done: int, total: int) -> None:

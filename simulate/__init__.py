@@ -39,6 +39,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, Callable
 
+from iosizer.frames import Table, TableView
+
 if TYPE_CHECKING:
     from iosizer.simulate.engine import Run
     from iosizer.simulate.stats import Estimate
@@ -72,9 +74,14 @@ def _require_libraries() -> None:
             raise InputError(f"iosizer simulate needs {module}: pip install 'iosizer[simulate]'") from None
 
 
-@dataclass
-class SimulationResult:
-    """An experiment, the replications run for it and each metric's estimate."""
+@dataclass(repr=False)  # repr: the table (iosizer.frames.TableView)
+class SimulationResult(TableView):
+    """An experiment, the replications run for it and each metric's estimate.
+
+    ``to_frame()``, ``repr()`` and ``_repr_html_()`` show :meth:`rows`, each
+    simulated mean with its 95 % interval; ``to_dict()`` is what ``iosizer
+    simulate --format json`` prints.
+    """
 
     experiment: "Experiment"
     run: "Run"
@@ -106,6 +113,13 @@ class SimulationResult:
                 "stopped": self.run.stopped,
             })
         return rows
+
+    def to_dict(self) -> list[dict[str, Any]]:
+        """What ``iosizer simulate --format json`` prints: :meth:`rows`."""
+        return self.rows()
+
+    def table(self) -> Table:
+        return Table.of(self.rows(), title=f"Simulation vs analytic: {self.experiment.title}", notes=self.notes())
 
     def notes(self) -> list[str]:
         """What was simulated and how the run stopped, for the table view."""
