@@ -154,3 +154,12 @@ def test_the_builtin_index_matches_the_modules() -> None:
 
     declared = {name: module for module in FAMILY_MODULES for name in _module(_path(module))}
     assert declared == BUILTIN_FAMILIES
+
+
+def test_the_fast_entry_point_scan_agrees_with_importlib_metadata() -> None:
+    from importlib.metadata import entry_points
+
+    from iosizer.model.registry import ENTRY_POINT_GROUP, _plugins
+
+    expected = {p.name: p.value.split(":")[0].strip() for p in entry_points(group=ENTRY_POINT_GROUP)}
+    assert _plugins() == dict(sorted(expected.items()))
