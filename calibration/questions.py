@@ -14,6 +14,7 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Mapping, Sequence
 
 from iosizer.errors import InputError, ProfileError
+from iosizer.frames import Table, TableView
 from iosizer.model.registry import declaration
 
 if TYPE_CHECKING:
@@ -27,8 +28,8 @@ __all__ = ["MAX_POINTS", "Answer", "answer", "resolve"]
 MAX_POINTS = 10_000
 
 
-@dataclass(frozen=True)
-class Answer:
+@dataclass(frozen=True, repr=False)  # repr: the table (iosizer.frames.TableView)
+class Answer(TableView):
     """A declared question's answer: one record per point of the inputs' grid.
 
     ``inputs``: each input's values over the grid (1-D, every combination
@@ -80,6 +81,16 @@ class Answer:
         import json
 
         return json.dumps(self.to_data(), indent=2, allow_nan=False)
+
+    def to_dict(self) -> Any:
+        """What ``--format json`` prints: :meth:`to_data`."""
+        return self.to_data()
+
+    def table(self) -> Table:
+        """The records as ``to_frame()``, ``repr()`` and ``_repr_html_()`` show them (declared units)."""
+        asked = declaration(self.family).question(self.question)
+        units = {item.name: item.unit for item in (*asked.inputs, *asked.outputs) if not isinstance(item, str)}
+        return Table.of(self.records(), units=units, title=f"{self.family} {self.question}", notes=self.notes)
 
 
 def answer(family_name: str, question: str, params: "Profile | Mapping[str, Any] | None" = None, *,

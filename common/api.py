@@ -37,6 +37,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any, Mapping, Sequence
 
 from iosizer.errors import InputError, ProfileError
+from iosizer.frames import Table, TableView, viewed
 
 if TYPE_CHECKING:  # the heavy modules load on first use
     from iosizer.calibration.questions import Answer
@@ -100,7 +101,7 @@ def ask(command: str | Sequence[str], /, *arguments: Any, **options: Any) -> Any
                                                     else [percentile])
     answer = chosen.ask(question.command, profile, cpu_speed=options.pop("cpu_speed", None),
                         percentiles=percentiles, band=options.pop("band", None) or "parameter", **options)
-    return json.loads(answer.to_json())
+    return viewed(json.loads(answer.to_json()), answer.table())
 
 
 def _declared_question(command: str | Sequence[str]) -> "tuple[ModelFamily, Question] | None":
@@ -156,8 +157,8 @@ def extrapolate(profiles: Sequence["Profile | str | Path"], cpu_speed: float,
     return carry(loaded, cpu_speed, cpu_name)
 
 
-@dataclass(frozen=True)
-class Prediction:
+@dataclass(frozen=True, repr=False)  # repr: the table of TableView
+class Prediction(TableView):
     """A family's outputs at the given inputs, with their 95 % bands where the profile has intervals.
 
     Fields are the output names (units in the names), and for each
@@ -200,9 +201,23 @@ class Prediction:
         record.update({name: plain(value) for name, value in self.to_arrays().items()})
         return record
 
+    def table(self) -> Table:
+        """One row per point: inputs, then each output with its band (``to_frame()``, ``repr()``)."""
+        from iosizer.frames import record_table
 
-class FitReport:
-    """A calibration of a family to measured data: values, 95 % intervals, goodness of fit, profile."""
+        schema = family(self.family).columns
+        units = {c.name: c.unit for c in (*schema.inputs, *schema.outputs)}
+        banded = " with 95 % bands" if self.bands else ""
+        return record_table(self.to_dict(), list(self.inputs), list(self.outputs), units,
+                            title=f"{self.family} prediction{banded}")
+
+
+class FitReport(TableView):
+    """A calibration of a family to measured data: values, 95 % intervals, goodness of fit, profile.
+
+    ``repr()`` is :meth:`fit_report`; ``to_frame()`` the parameter table;
+    ``to_dict()`` what ``iosizer calibrate --format json`` prints.
+    """
 
     def __init__(self, calibration: "Calibration") -> None:
         self.calibration = calibration
@@ -250,6 +265,47 @@ class FitReport:
 
     def report(self) -> str:
         return self.calibration.fit.report()
+
+    def to_dict(self, profile_path: str | Path | None = None) -> dict[str, Any]:
+        """What ``iosizer calibrate --format json`` prints (``profile``: where it was written, if it was)."""
+        from iosizer.calibration.calibrate import tail_summary
+        from iosizer.calibration.fit import CONFIDENCE_CONVENTION
+
+        fit = self.calibration.fit
+        parameters = {
+            name: {"value": e.value, "ci_low": e.ci_low, "ci_high": e.ci_high, "unit": e.unit, "fixed": not e.vary}
+            for name, e in self.profile.parameters.items()
+        }
+        return {
+            "model": self.profile.model,
+            "parameters": parameters,
+            "rmse": fit.rmse,
+            "r2": fit.r2,
+            "n_points": fit.n_points,
+            "dof": fit.dof,
+            "columns": {k: {"rmse": s.rmse, "r2": s.r2, "n_points": s.n_points} for k, s in fit.statistics.items()},
+            "warnings": list(fit.warnings),
+            "notes": list(self.calibration.notes),
+            "tails": dict(self.calibration.tails),
+            "tail_summary": tail_summary(self.calibration.tails),
+            "confidence": CONFIDENCE_CONVENTION,
+            "profile": str(profile_path) if profile_path is not None else None,
+        }
+
+    def table(self) -> Table:
+        """One row per parameter: value, standard error, 95 % interval, unit, held or fitted."""
+        from iosizer.frames import fit_table
+
+        return fit_table(self.to_dict(), dict(self.calibration.fit.stderr), self.calibration.dataset.path)
+
+    def fit_report(self) -> str:
+        """The fit as lmfit prints one: statistics, parameters (+/- standard error, 95 % interval), warnings."""
+        from iosizer.frames import fit_report
+
+        return fit_report(self.to_dict(), dict(self.calibration.fit.stderr), self.calibration.dataset.path)
+
+    def __repr__(self) -> str:
+        return self.fit_report()
 
     def save(self, path: str | Path) -> Path:
         """Write the profile as JSON, atomically."""
@@ -324,8 +380,8 @@ class ModelFamily:
                         f"iosizer calibrate holds the declared value unless told): {spec.source}"))
                 else:
                     spec = spec.with_value(estimate.value)
-            elif spec.value is None and shipped.options.get(spec.name) is not None:
-                spec = spec.with_value(shipped.options[spec.name])
+            elif spec.value is None and isinstance(option := shipped.options.get(spec.name), (int, float)):
+                spec = spec.with_value(option)  # a count the profile records (servers, stations)
             filled.append(spec)
         return tuple(filled)
 
@@ -445,11 +501,13 @@ class ModelFamily:
         """
         from iosizer.calibration.calibrate import calibrate, calibrate_dataset
 
-        cpu = {k: options.pop(k, None) for k in ("cpu_name", "cpu_speed")}
-        extra = {"fit_percentiles": bool(options.pop("fit_percentiles", False))}
+        cpu_name, cpu_speed = options.pop("cpu_name", None), options.pop("cpu_speed", None)
+        fit_percentiles = bool(options.pop("fit_percentiles", False))
         if isinstance(data, Mapping):
-            return FitReport(calibrate_dataset(self.name, _dataset(self.columns, data), options, **cpu, **extra))
-        return FitReport(calibrate(self.name, data, options, **cpu, **extra))
+            return FitReport(calibrate_dataset(self.name, _dataset(self.columns, data), options, cpu_name=cpu_name,
+                                               cpu_speed=cpu_speed, fit_percentiles=fit_percentiles))
+        return FitReport(calibrate(self.name, data, options, cpu_name=cpu_name, cpu_speed=cpu_speed,
+                                   fit_percentiles=fit_percentiles))
 
 
 #: How an error names data given as a mapping of columns (a CSV "line" is its row + 1, the header being 1).
