@@ -39,7 +39,7 @@ class Calibration:
 
 
 #: A measured percentile column: response_p99_s, response_p99_9_us, response_p50_ms.
-_TAIL_COLUMN = re.compile(r"^response_p(\d+(?:_\d+)?)_(s|ms|us)$")
+_TAIL_COLUMN = re.compile(r"^(?:response|latency)_p(\d+(?:_\d+)?)_(s|ms|us)$")
 _TIME_SCALE = {"s": 1.0, "ms": 1e-3, "us": 1e-6}
 
 
@@ -299,19 +299,29 @@ def calibrate_dataset(
         function = model.with_percentiles(checked, {name: p for name, (p, _) in tails.items()})
         jacobian = None  # the percentiles' slopes are taken numerically
         observed = {**observed, **{name: values for name, (_, values) in tails.items()}}
+    plan = model.family.fit
+    if fit_percentiles and plan.tail_free:  # a service-time variability the percentiles identify
+        parameters = _free_for_tails(model, parameters, plan.tail_free, checked)
+
+    def run(chosen: Sequence[Any]) -> FitResult:
+        return fit(function, chosen, dataset.inputs(), observed, weights=dataset.weights, stderr=dataset.stderr,
+                   jacobian=jacobian, model_name=model_name, relative=model.relative, bounds=dataset.bounds)
+
+    searched = [name for name in plan.whole if checked.get(name) is None]
     try:
-        result = fit(
-            function,
-            parameters,
-            dataset.inputs(),
-            observed,
-            weights=dataset.weights,
-            stderr=dataset.stderr,
-            jacobian=jacobian,
-            model_name=model_name,
-            relative=model.relative,
-            bounds=dataset.bounds,
-        )
+        if searched:  # a count fitted over the whole numbers (iosizer.calibration.whole)
+            from iosizer.calibration.whole import fit_whole
+
+            name = searched[0]
+            _, low, high = model.family.fit.start(dataset.values, {**checked, **model._solve_settings(checked)})[name]
+
+            def at(count: int) -> list[Any]:
+                held = model.parameters(dataset, {**checked, name: count})
+                return _free_for_tails(model, held, plan.tail_free, checked) if fit_percentiles else held
+
+            result = fit_whole(run, at, name, range(int(low), int(high) + 1), len(dataset))
+        else:
+            result = run(parameters)
     except CalibrationError as error:  # name the data that could not be fitted, as a row error names its file
         raise CalibrationError(f"{dataset.path}: {error}") from None
     result = replace(result, warnings=tuple(dataset.warnings) + result.warnings + judge(result, dataset, force))
@@ -319,6 +329,21 @@ def calibrate_dataset(
     from iosizer.calibration.profile import profile_values
 
     return Calibration(result, profile, dataset, tail_check(model_name, profile_values(profile), dataset))
+
+
+def _free_for_tails(model: Any, parameters: Sequence[Any], names: Sequence[str],
+                    checked: Mapping[str, Any]) -> list[Any]:
+    """``parameters`` with ``names`` varied over their declared bounds unless the planner holds them."""
+    from iosizer.calibration.fit import Parameter
+
+    out = []
+    for p in parameters:
+        if p.name in names and checked.get(p.name) is None:
+            low, high = model.family.spec(p.name, checked).bounds
+            p = Parameter(p.name, p.value, lower=low, upper=high, vary=True, unit=p.unit,
+                          description=p.description, cpu_scaling=p.cpu_scaling, exponent_bounds=p.exponent_bounds)
+        out.append(p)
+    return out
 
 
 #: Below this R^2 a fit gets a warning; below 0 it fits worse than a constant.

@@ -59,7 +59,8 @@ MAX_SOURCE_BYTES = 256 * 1024 * 1024
 
 _CONCURRENCY = ("population", "threads", "outstanding")
 _THROUGHPUT = ("throughput_per_s", "iops", "arrival_rate_per_s")
-_RESPONSE_SCALE = {"response_time_s": 1.0, "mean_response_s": 1.0, "response_us": 1e6, "latency_us": 1e6}
+_RESPONSE_SCALE = {"response_time_s": 1.0, "mean_response_s": 1.0, "response_us": 1e6, "latency_us": 1e6,
+                   "mean_latency_us": 1e6}
 
 
 @dataclass(frozen=True)

@@ -15,7 +15,7 @@ from iosizer.errors import InputError
 from iosizer.model.family import Family
 
 #: Modules of :mod:`iosizer.model` that declare families, in presentation order.
-FAMILY_MODULES: tuple[str, ...] = ("queueing", "mva", "latency", "pcie", "hba", "loadshare", "replication")
+FAMILY_MODULES: tuple[str, ...] = ("queueing", "mva", "latency", "pcie", "hba", "loadshare", "replication", "device")
 
 
 @lru_cache(maxsize=1)
