@@ -291,9 +291,13 @@ def calibrate_dataset(
         if model.family.tail is None:
             raise InputError(f"--fit-percentiles: family '{model_name}' has no percentile model (its percentiles "
                              "are neither fitted nor checked)")
+        chosen = model.family.fit.percentiles
+        if chosen:  # the family names the ones worth fitting; the others are only checked
+            tails = {name: found for name, found in tails.items() if found[0] in chosen}
         if not tails:
             raise InputError(f"--fit-percentiles: {dataset.path} has no percentile column "
-                             "(response_pP_s, _ms or _us; fio JSON brings its clat percentiles)")
+                             "(response_pP_s, _ms or _us; fio JSON brings its clat percentiles)"
+                             + (f" among {', '.join(f'{p:g}' for p in chosen)}" if chosen else ""))
         if dataset.stderr is not None or dataset.bounds is not None:
             raise InputError("--fit-percentiles: a stderr column or bounded rows apply to one observed column only")
         function = model.with_percentiles(checked, {name: p for name, (p, _) in tails.items()})

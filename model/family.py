@@ -300,6 +300,8 @@ class FitPlan:
     whole: tuple[str, ...] = ()
     #: Parameters varied only when measured percentiles are fitted (a service-time variability).
     tail_free: tuple[str, ...] = ()
+    #: The measured percentiles ``--fit-percentiles`` fits (every one the data carry when empty).
+    percentiles: tuple[float, ...] = ()
 
 
 @dataclass(frozen=True)
