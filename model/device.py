@@ -20,13 +20,14 @@ with E_N over the product-form queue length of
 theorem there. The floor is a pure delay: its time distribution changes
 none of these (BCMP insensitivity), so a constant floor is exact.
 
-Service-time variability (``service_scv`` other than 1): the means come from
-:func:`iosizer.model.mva.mva` with its stated correction
-(:data:`iosizer.model.mva.SCV_APPROXIMATION`: the exact load-dependent wait
-scaled by (1 + cv^2) / 2), the percentiles from the two-moment form of
-:mod:`iosizer.model.percentiles` (an atom at no wait with the exponential
-model's P(wait), an exponential conditional wait of the corrected mean, a
-gamma service time of the given scv). Its error against simulation is
+Service-time variability (``service_scv`` other than 1): the means keep the
+product form's values. A closed loop whose every unit is busy runs at C / S
+whatever the variability, and below the knee few I/Os wait, so the mean
+curve hardly moves: simulation puts it within 1.4 % at scv 0 to 2, where
+the project's MVA correction (:data:`iosizer.model.mva.SCV_APPROXIMATION`,
+the load-dependent wait scaled by (1 + cv^2) / 2) was 33 % low in IOPS at
+scv 2 once saturated, so it is not used here. The percentiles are a
+gamma fit per queue length found (:func:`device_percentile`). Errors:
 :data:`SCV_ERROR` (docs/validation/device.md).
 
 Source: DESIGN.md family 7; Lazowska et al. 1984 ch. 8 (load-dependent
@@ -44,18 +45,21 @@ import numpy as np
 from iosizer.model.closed_tails import closed_tails, throughput_gradient
 from iosizer.model.family import Column, CpuScaling, Family, FitPlan, ParameterSpec, Question, Role, Schema
 
-__all__ = ["FAMILIES", "SCV_ERROR", "device_curve", "device_percentile"]
+__all__ = ["FAMILIES", "SCV_ERROR", "device_curve", "device_latency", "device_percentile",
+           "largest_iops_within_latency", "outstanding_for_iops"]
 
 #: The most outstanding I/Os a question or a measured point may hold (fio allows iodepth 65536 x numjobs).
 MAX_OUTSTANDING = 100_000
 #: Parallel units the fit searches at most (a device with more never queues at a depth a sweep reaches).
 MAX_UNITS = 4096
 
-#: Measured error of the service_scv != 1 correction against event simulation (docs/validation/device.md).
+#: Measured error of the service_scv != 1 forms against event simulation (docs/validation/device.md).
 SCV_ERROR = (
-    "service_scv other than 1 is an approximation (SCV_APPROXIMATION of iosizer.model.mva for the means, "
-    "the two-moment percentile form of iosizer.model.percentiles); against event simulation of C = 4 and 16 "
-    "units, floor 20-50 % of the unit service, depths 1-64: see docs/validation/device.md"
+    "service_scv other than 1: the means stay the product form's (measured against event simulation, C = 4 "
+    "and 16 units, floor 0.4 x the unit service, depths 1-64, 40,000 I/Os: IOPS and mean latency within 1.4 % "
+    "at scv 0, 0.5 and 2, where MVA's residual-service correction was 33 % low in IOPS at scv 2 once "
+    "saturated); the percentiles are a gamma fit of wait + service per queue length found (p99 within 6.3 % "
+    "at scv 0.5, 12.4 % at scv 2, and up to +19.7 % at scv 0, just past the knee; docs/validation/device.md)"
 )
 
 
@@ -64,56 +68,118 @@ def _units(values: Mapping[str, Any]) -> int:
 
 
 def device_curve(values: Mapping[str, Any], outstanding: object) -> dict[str, np.ndarray]:
-    """``iops`` and ``mean_latency_us`` at each ``outstanding`` (module docstring).
+    """``iops`` and ``mean_latency_us`` at each ``outstanding`` (module docstring), vectorised.
 
-    Exact for ``service_scv`` 1 (vectorised over the points); otherwise
-    :func:`iosizer.model.mva.mva` with its residual-service correction.
+    Exact for exponential unit service; the same product-form values are
+    used at any ``service_scv`` (:data:`SCV_ERROR`: within 1.4 % of
+    simulation at scv 0 to 2, where the MVA residual-service correction
+    missed by up to 33 %).
     """
     n = np.asarray(outstanding, dtype=np.float64)
     floor, service = float(values["latency_floor_us"]), float(values["unit_service_us"])
-    units, scv = _units(values), float(values.get("service_scv", 1.0))
-    if scv == 1.0:
-        per_us = throughput_gradient(floor, service, units, n)[0]
-        latency = n / per_us
-    else:
-        per_us, latency = _corrected(floor, service, units, scv, n)
-    return {"iops": np.asarray(per_us * 1e6, dtype=np.float64), "mean_latency_us": np.asarray(latency)}
+    per_us = throughput_gradient(floor, service, _units(values), n)[0]
+    return {"iops": np.asarray(per_us * 1e6, dtype=np.float64), "mean_latency_us": np.asarray(n / per_us)}
 
 
-def _corrected(floor: float, service: float, units: int, scv: float, n: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    """X (per us) and N / X at each N by MVA with the service_scv correction (one recursion to max N)."""
-    from iosizer.model.mva import mva
-
-    top = int(np.max(n))
-    # A floor of 0 is a delay station of no time: MVA needs a positive demand, and 1e-12 us changes nothing.
-    curve = mva([max(floor, 1e-12 * service), service], 0.0, top, [math.inf, units],
-                service_scv=[1.0, scv]).curve
-    index = n.astype(np.int64) - 1
-    return np.asarray(curve.throughput)[index], np.asarray(curve.response_time)[index]
+#: Below this scv the gamma of the scv != 1 percentile form is taken as this (a near-constant time).
+_SMALLEST_SCV = 1e-4
 
 
 def device_percentile(values: Mapping[str, Any], outstanding: object, percentile: float) -> np.ndarray:
     """The ``percentile`` (percent) of the I/O latency (us) at each ``outstanding``.
 
     scv 1: floor + the exact station quantile (:mod:`iosizer.model.closed_tails`).
-    Otherwise the two-moment approximation of the module docstring.
+    Otherwise (approximation, :data:`SCV_ERROR`): an I/O finding j >= C
+    waits for k = j - C + 1 departures of C busy units, about k S / C with
+    variance k scv (S / C)^2 (renewal departures), then its own service
+    (mean S, variance scv S^2); the sum is taken as a gamma of that mean and
+    variance, j distributed as in the exponential product form. The quantile
+    of the mixture is found by bisection to 1e-10 relative.
     """
+    from scipy.special import gammaincc
+
     n = np.asarray(outstanding, dtype=np.float64)
     floor, service = float(values["latency_floor_us"]), float(values["unit_service_us"])
     units, scv = _units(values), float(values.get("service_scv", 1.0))
     solved = closed_tails(floor, service, units, n)
     if scv == 1.0:
         return floor + solved.station_quantile(percentile)
-    from iosizer.model.percentiles import _gamma_service_response
+    scv = max(scv, _SMALLEST_SCV)
+    found = np.exp(solved._log_found)  # P(k ahead), k = 1.., per point
+    k = np.arange(1, found.shape[1] + 1, dtype=np.float64)[None, :]
+    weights = np.concatenate([np.exp(solved._log_no_wait)[:, None], found], axis=1)
+    ahead = np.concatenate([np.zeros((found.shape[0], 1)), np.broadcast_to(k, found.shape)], axis=1)
+    mean = 1.0 + ahead / units                              # service units
+    shape = mean**2 / (scv * (1.0 + ahead / units**2))      # mean^2 / variance
+    tail = 1.0 - percentile / 100.0
+    low = np.zeros(weights.shape[0])
+    high = np.max(np.where(weights > 0, mean, 0.0), axis=1) * (1.0 + 40.0 * np.sqrt(scv)) + 50.0 * scv
+    for _ in range(200):  # bisection on the mixture's survival
+        mid = 0.5 * (low + high)
+        survival = np.sum(weights * gammaincc(shape, shape * mid[:, None] / mean), axis=1)
+        low, high = np.where(survival > tail, mid, low), np.where(survival > tail, high, mid)
+        if np.all(high - low <= 1e-10 * high):
+            break
+    return floor + service * (0.5 * (low + high)).reshape(np.shape(n))
 
-    _, latency = _corrected(floor, service, units, scv, n)
-    wait = np.maximum(latency - floor - service, 0.0)
-    p_wait = np.clip(solved.p_wait, 1e-300, 1.0)
-    # conditional wait Exp of mean wait / P(wait): its rate in service units, r = P S / W
-    rate = np.where(wait > 0, p_wait * service / np.where(wait > 0, wait, 1.0), 1.0)
-    log_p = np.where(wait > 0, np.log(p_wait), -np.inf)
-    q = np.full(n.shape, percentile / 100.0)
-    return floor + service * _gamma_service_response(log_p, rate, np.full(n.shape, scv), q)
+
+def device_latency(values: Mapping[str, Any], outstanding: object, percentile: float | None = None) -> np.ndarray:
+    """Mean latency (us) at each ``outstanding``, or its ``percentile`` when one is given."""
+    if percentile is None:
+        return device_curve(values, outstanding)["mean_latency_us"]
+    return device_percentile(values, outstanding, percentile)
+
+
+def outstanding_for_iops(values: Mapping[str, Any], target_iops: float) -> dict[str, float]:
+    """The smallest outstanding I/Os whose IOPS reach ``target_iops``, and the IOPS and latency there.
+
+    X(N) rises with N towards C / S (all units busy), so this is a monotone
+    search (:func:`iosizer.model.sizing.smallest_integer`); a target at or
+    above C / S, or past :data:`MAX_OUTSTANDING`, is unreachable.
+    """
+    from iosizer.errors import InputError
+    from iosizer.model.sizing import UnreachableTargetError, smallest_integer
+
+    target = float(target_iops)
+    if not (math.isfinite(target) and target > 0):
+        raise InputError(f"--target-iops must be a number > 0, got {target_iops!r}")
+    ceiling = _units(values) / float(values["unit_service_us"]) * 1e6
+    if target >= ceiling:
+        raise UnreachableTargetError(f"--target-iops {target:g} is at or past the device's ceiling {ceiling:.6g} "
+                                     f"IOPS ({_units(values)} units / {float(values['unit_service_us']):g} us)")
+    found = smallest_integer(lambda n: float(device_curve(values, n)["iops"]) >= target, 1, MAX_OUTSTANDING)
+    if found is None:
+        raise UnreachableTargetError(f"--target-iops {target:g} needs more than {MAX_OUTSTANDING:,} outstanding I/Os "
+                                     f"(the ceiling is {ceiling:.6g} IOPS)")
+    at = device_curve(values, found)
+    return {"outstanding": found, "iops": float(at["iops"]), "mean_latency_us": float(at["mean_latency_us"]),
+            "ceiling_iops": ceiling}
+
+
+def largest_iops_within_latency(values: Mapping[str, Any], target_latency_us: float,
+                                percentile: float | None = None) -> dict[str, float]:
+    """The largest IOPS whose mean latency (or ``percentile``) stays within ``target_latency_us``.
+
+    Latency grows with the outstanding I/Os and so does IOPS: the answer is
+    the last N within the target (a monotone search for the first one past
+    it). A target below the latency of one outstanding I/O is unreachable.
+    """
+    from iosizer.errors import InputError
+    from iosizer.model.sizing import UnreachableTargetError, smallest_integer
+
+    target = float(target_latency_us)
+    if not (math.isfinite(target) and target > 0):
+        raise InputError(f"--target-latency-us must be a number > 0, got {target_latency_us!r}")
+    which = "mean latency" if percentile is None else f"p{percentile:g} latency"
+    first = float(device_latency(values, 1, percentile))
+    if first > target:
+        raise UnreachableTargetError(f"--target-latency-us {target:g}: even one outstanding I/O has a {which} of "
+                                     f"{first:.6g} us")
+    past = smallest_integer(lambda n: float(device_latency(values, n, percentile)) > target, 1, MAX_OUTSTANDING)
+    found = MAX_OUTSTANDING if past is None else past - 1
+    at = device_curve(values, found)
+    return {"outstanding": found, "iops": float(at["iops"]), "mean_latency_us": float(at["mean_latency_us"]),
+            "latency_us": float(device_latency(values, found, percentile))}
 
 
 def _solve(values, inputs):
@@ -125,21 +191,12 @@ def _tail(values, inputs, percentile):
 
 
 def _jacobian(settings):
-    """d iops and d mean_latency_us by (latency_floor_us, unit_service_us), exact at service_scv 1
-    (:func:`~iosizer.model.closed_tails.throughput_gradient`); central differences otherwise."""
+    """d iops and d mean_latency_us by (latency_floor_us, unit_service_us), exact
+    (:func:`~iosizer.model.closed_tails.throughput_gradient`; the means do not depend on service_scv)."""
 
     def jacobian(values, inputs):
         n = np.asarray(inputs["outstanding"], dtype=np.float64)
         floor, service = float(values["latency_floor_us"]), float(values["unit_service_us"])
-        if float(values.get("service_scv", 1.0)) != 1.0:
-            columns: dict[str, list[np.ndarray]] = {"iops": [], "mean_latency_us": []}
-            for name, value in (("latency_floor_us", floor), ("unit_service_us", service)):
-                step = 1e-6 * max(value, service)
-                up = device_curve({**values, name: value + step}, n)
-                down = device_curve({**values, name: max(value - step, 0.0)}, n)
-                for key in columns:
-                    columns[key].append((up[key] - down[key]) / (value + step - max(value - step, 0.0)))
-            return {k: np.stack(v, axis=-1) for k, v in columns.items()}
         per_us, by_floor, by_service = throughput_gradient(floor, service, _units(values), n)
         slopes = np.stack([by_floor, by_service], axis=-1)  # d ln X
         return {"iops": (per_us * 1e6)[..., None] * slopes, "mean_latency_us": -(n / per_us)[..., None] * slopes}
