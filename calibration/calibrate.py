@@ -166,7 +166,8 @@ def profile_from_fit(
     )
 
 
-def load_measurements(paths: str | Path | Sequence[str | Path], schema: Schema) -> Dataset:
+def load_measurements(paths: str | Path | Sequence[str | Path], schema: Schema,
+                      direction: str | None = None) -> Dataset:
     """A dataset in ``schema`` from a CSV in the family's columns, or from benchmark output.
 
     One CSV file is read as the family's columns; fio JSON, elbencho CSV and
@@ -188,7 +189,7 @@ def load_measurements(paths: str | Path | Sequence[str | Path], schema: Schema) 
         raise InputError("give at least one measurement file")
     if len(listed) == 1 and source_kind(listed[0]) == "csv":
         return load_dataset(listed[0], schema)
-    points, sha256 = read_points(listed)
+    points, sha256 = read_points(listed, direction)
     label = ", ".join(str(p) for p in listed)
     values = point_columns(points, schema, label)
     labels = tuple(p.label for p in points)
@@ -253,7 +254,11 @@ def calibrate(
     if unknown:  # before the file is read
         flags = ", ".join("--" + k.replace("_", "-") for k in unknown)
         raise InputError(f"{flags} does not apply to model '{model_name}'")
-    dataset = load_measurements(dataset_path, model.schema)
+    # A family that models one fio direction (device) reads only it; the others sum both.
+    direction = (model.family.spec("direction").check(given.get("direction") or model.family.default("direction"),
+                                                      "--set direction")
+                 if "direction" in model.option_names else None)
+    dataset = load_measurements(dataset_path, model.schema, direction)
     merged = {**settings_in_columns(dataset, model.option_names), **given}
     return calibrate_dataset(model_name, dataset, model.options(merged), cpu_name=cpu_name,
                              cpu_speed=cpu_speed, force=force, fit_percentiles=fit_percentiles)

@@ -24,7 +24,10 @@ fio (``--output-format=json`` or ``json+``, fio 3.x, times in ns):
   ``bs``, the read fraction (``rwmixread``, else the I/O counts), CPU time
   per I/O ((``usr_cpu`` + ``sys_cpu``) / 100 x runtime / I/Os), device
   utilisation (``disk_util[].util``) and the completion-latency percentiles
-  (``clat_ns.percentile``).
+  (``clat_ns.percentile``; ``lat_ns.percentile``, the whole latency, where
+  fio ran with ``--lat_percentiles=1``). A family with a ``direction``
+  setting (``device``) counts one direction: a job with only the other, or
+  with both when none is named, is an error.
 elbencho (``--csvfile``): one load point per row; N = ``hosts`` x
   ``threads`` x ``IO depth``, X = ``IOPS [last]`` (+ ``rwmix read IOPS
   [last]``), R = ``IO lat us [avg]`` (us), block size ``block size``.
@@ -182,6 +185,8 @@ def _fio_direction(job: Mapping[str, Any], name: str, path: str) -> tuple[float,
                              f"{job_name}: {name} slat_ns mean"))
     percentiles: dict[float, float] = {}
     clat = part.get("clat_ns")
+    if isinstance(lat, Mapping) and isinstance(lat.get("percentile"), Mapping):
+        clat = lat  # fio --lat_percentiles=1: percentiles of the whole latency, submission included
     if isinstance(clat, Mapping) and isinstance(clat.get("percentile"), Mapping):
         for key, value in clat["percentile"].items():
             try:
@@ -194,8 +199,35 @@ def _fio_direction(job: Mapping[str, Any], name: str, path: str) -> tuple[float,
     return iops, mean_ns * 1e-9, ios, percentiles
 
 
-def read_fio(path: str | Path) -> list[LoadPoint]:
-    """Load points of one fio JSON (or json+) output file; see the module docstring."""
+def _directions(clones: list[Mapping[str, Any]], direction: str | None, label: str, name: str) -> tuple[str, ...]:
+    """The fio directions a job's load point counts: both (None), ``read`` or ``write``, or
+    ``auto``: the job's one direction with I/O (a mixed job must be given one)."""
+    if direction is None:
+        return ("read", "write")
+    done = [side for side in ("read", "write")
+            if any(_number(_object(c.get(side), label, f"job {name!r}: '{side}'").get("iops"), label,
+                           f"job {name!r}: {side} iops") > 0 for c in clones)]
+    if direction == "auto":
+        if len(done) == 2:
+            raise _fail(label, f"job {name!r} mixes reads and writes; say which to model with "
+                               "--set direction=read or --set direction=write")
+        return tuple(done) or ("read", "write")
+    if not done:
+        raise _fail(label, f"job {name!r} completed no reads or writes")
+    if direction not in done:
+        other = "write" if direction == "read" else "read"
+        raise _fail(label, f"job {name!r} has no {direction}s, only {other}s; --set direction={other} "
+                           f"models the {other}s")
+    return (direction,)
+
+
+def read_fio(path: str | Path, direction: str | None = None) -> list[LoadPoint]:
+    """Load points of one fio JSON (or json+) output file; see the module docstring.
+
+    ``direction``: None counts reads and writes together; ``read`` or
+    ``write`` only that one (a job without it is an error); ``auto`` the
+    job's one direction (a job with both is an error).
+    """
     path = Path(path)
     label = str(path)
     text, _ = _read_text(path)
@@ -237,15 +269,18 @@ def read_fio(path: str | Path) -> list[LoadPoint]:
             raise _fail(label, f"job {name!r} appears {len(clones)} times but numjobs is {numjobs:g}")
         total_iops = weighted_latency = reads = writes = cpu_s = 0.0
         percentiles: dict[float, list[tuple[float, float]]] = {}
+        counted = _directions(clones, direction, label, name)
         for clone in clones:
-            for direction in ("read", "write"):
-                iops, latency, ios, pct = _fio_direction(clone, direction, label)
-                total_iops += iops
-                weighted_latency += iops * latency
-                if direction == "read":
+            for side in ("read", "write"):
+                iops, latency, ios, pct = _fio_direction(clone, side, label)
+                if side == "read":
                     reads += ios
                 else:
                     writes += ios
+                if side not in counted:
+                    continue
+                total_iops += iops
+                weighted_latency += iops * latency
                 for p, v in pct.items():
                     percentiles.setdefault(p, []).append((iops, v))
             runtime_s = _number(clone.get("job_runtime"), label, f"job {name!r}: job_runtime") / 1e3
@@ -424,8 +459,11 @@ def point_columns(points: list[LoadPoint], schema: Schema, path: str) -> dict[st
     return values
 
 
-def read_points(paths: list[Path]) -> tuple[list[LoadPoint], str]:
-    """Load points of one or more benchmark files, and the SHA-256 over all of them."""
+def read_points(paths: list[Path], direction: str | None = None) -> tuple[list[LoadPoint], str]:
+    """Load points of one or more benchmark files, and the SHA-256 over all of them.
+
+    ``direction``: which fio directions count (:func:`read_fio`); other tools report one total.
+    """
     digest = hashlib.sha256()
     points: list[LoadPoint] = []
     for path in paths:
@@ -433,7 +471,7 @@ def read_points(paths: list[Path]) -> tuple[list[LoadPoint], str]:
         if kind == "csv":
             raise _fail(str(path), "is a plain CSV; give CSV files one at a time in the family's columns")
         reader = {"fio": read_fio, "elbencho": read_elbencho, "vdbench": read_vdbench}[kind]
-        points.extend(reader(path))
+        points.extend(read_fio(path, direction) if kind == "fio" else reader(path))
         digest.update(_read_text(path)[1])
     return points, digest.hexdigest()
 

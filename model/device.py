@@ -270,10 +270,11 @@ FAMILIES = (
                           "the block size the sweep was run at (fio bs; read from fio files); the profile "
                           "holds for that size only",
                           "I/O size of the sweep", kind="setting"),
-            ParameterSpec("direction", "name", "read", (0.0, 0.0), "assumed",
-                          "fio reports reads and writes apart; the sweep's direction (randread: read)",
-                          "which fio direction to read: read or write", kind="setting",
-                          choices=("read", "write")),
+            ParameterSpec("direction", "name", "auto", (0.0, 0.0), "assumed",
+                          "fio reports reads and writes apart; auto takes each job's one direction (randread: "
+                          "read) and refuses a mixed job, which must name the one to model",
+                          "which fio direction to model: auto, read or write", kind="setting",
+                          choices=("auto", "read", "write")),
         ),
         columns=Schema("device", (
             Column("outstanding", Role.input, "I/Os", "I/Os in flight: fio iodepth x numjobs", minimum=1,
