@@ -1,0 +1,133 @@
+"""The device family's questions on a profile: its curve against outstanding I/Os, and sizing.
+
+Both read a profile (a calibration, or the shipped one fitted to the real
+sweep in ``data/examples/device``) and answer with its 95 % bands:
+
+- the curve: IOPS, mean latency and the asked percentiles at each
+  outstanding count; bands by the delta method of
+  :mod:`iosizer.calibration.uncertainty` over the floor and unit service,
+  at the fitted count of parallel units (the bands are conditional on it;
+  its plausible set is reported beside them);
+- sizing: :func:`iosizer.model.device.outstanding_for_iops` and
+  :func:`~iosizer.model.device.largest_iops_within_latency`, solved again at
+  the corners of the parameters' intervals (the plausible counts included)
+  by :func:`iosizer.calibration.sizing.answer_interval`.
+"""
+
+from __future__ import annotations
+
+import math
+from typing import TYPE_CHECKING, Any, Mapping, Sequence
+
+import numpy as np
+
+from iosizer.errors import InputError
+
+if TYPE_CHECKING:
+    from iosizer.calibration.profile import Profile
+
+#: Outstanding counts a curve answers at most (each is one solve of up to N states).
+MAX_POINTS = 10_000
+
+
+def device_profile(profile: "Profile | None") -> "Profile":
+    """``profile`` checked to be the device family's, or the shipped one."""
+    if profile is None:
+        import iosizer
+
+        return iosizer.family("device").shipped()
+    if profile.model != "device":
+        from iosizer.errors import ProfileError
+
+        raise ProfileError(f"profile is for family '{profile.model}', not 'device'")
+    return profile
+
+
+def _outstanding(values: Sequence[Any]) -> np.ndarray:
+    from iosizer.model.device import _OUTSTANDING
+
+    checked = [_OUTSTANDING.check(v, "--outstanding") for v in values]
+    if not checked:
+        raise InputError("--outstanding: give at least one count of I/Os in flight")
+    if len(checked) > MAX_POINTS:
+        raise InputError(f"--outstanding: {len(checked):,} counts, more than the {MAX_POINTS:,} a curve answers")
+    return np.array(checked, dtype=np.float64)
+
+
+def curve(profile: "Profile | None", outstanding: Sequence[Any],
+          percentiles: Sequence[float] = ()) -> list[dict[str, Any]]:
+    """One row per outstanding count: ``iops``, ``mean_latency_us``, ``latency_pP_us`` and their 95 % bands
+    (``<name>_ci_low`` / ``<name>_ci_high``, None where the profile cannot bound them)."""
+    from iosizer.calibration.profile import profile_values
+    from iosizer.calibration.uncertainty import propagate
+    from iosizer.model.device import device_curve, device_percentile
+    from iosizer.model.percentiles import parse_percentiles, percentile_key
+
+    profile = device_profile(profile)
+    n = _outstanding(outstanding)
+    chosen = parse_percentiles(percentiles)
+    values = profile_values(profile)
+
+    def evaluate(fitted: Mapping[str, float]) -> dict[str, np.ndarray]:
+        merged = {**values, **fitted}
+        out = dict(device_curve(merged, n))
+        for p in chosen:
+            out[f"latency_{percentile_key(p)}_us"] = device_percentile(merged, n, p)
+        return out
+
+    centre = evaluate({})
+    varied = any(e.vary for e in profile.parameters.values())
+    bands = propagate(profile, evaluate) if varied else {}
+    rows = []
+    for i, count in enumerate(n):
+        row: dict[str, Any] = {"outstanding": int(count)}
+        for name, array in centre.items():
+            row[name] = float(array[i])
+            if name in bands:
+                low, high = bands[name]
+                row[f"{name}_ci_low"] = _finite(low[i])
+                row[f"{name}_ci_high"] = _finite(high[i])
+        rows.append(row)
+    return rows
+
+
+def _finite(value: float) -> float | None:
+    return float(value) if math.isfinite(float(value)) else None
+
+
+def size(profile: "Profile | None", target_iops: float | None = None, target_latency_us: float | None = None,
+         percentile: float | None = None) -> dict[str, Any]:
+    """The smallest outstanding for ``target_iops`` and/or the largest IOPS within ``target_latency_us``
+    (the mean, or the ``percentile``), each with its interval over the profile's 95 % intervals."""
+    from iosizer.calibration.profile import profile_values
+    from iosizer.calibration.sizing import answer_interval, with_interval
+    from iosizer.model.device import largest_iops_within_latency, outstanding_for_iops
+    from iosizer.model.percentiles import PERCENTILE
+
+    if target_iops is None and target_latency_us is None:
+        raise InputError("give --target-iops and/or --target-latency-us")
+    if percentile is not None and target_latency_us is None:
+        raise InputError("--percentile goes with --target-latency-us")
+    if percentile is not None:
+        percentile = PERCENTILE.check(percentile, "--percentile")
+    profile = device_profile(profile)
+    values = profile_values(profile)
+    data: dict[str, Any] = {}
+    if target_iops is not None:
+        sized = outstanding_for_iops(values, target_iops)
+        data.update({"target_iops": float(target_iops), "outstanding": int(sized["outstanding"]),
+                     "iops": sized["iops"], "mean_latency_us": sized["mean_latency_us"],
+                     "ceiling_iops": sized["ceiling_iops"]})
+        data = with_interval(data, "outstanding", answer_interval(
+            profile, lambda moved: outstanding_for_iops(moved, target_iops)["outstanding"]))
+    if target_latency_us is not None:
+        within = largest_iops_within_latency(values, target_latency_us, percentile)
+        key = "mean" if percentile is None else f"p{percentile:g}"
+        data.update({"target_latency_us": float(target_latency_us), "latency_metric": key,
+                     "max_iops_within_latency": within["iops"],
+                     "outstanding_at_max_iops": int(within["outstanding"]),
+                     "latency_at_max_iops_us": within["latency_us"]})
+        data = with_interval(data, "max_iops_within_latency", answer_interval(
+            profile, lambda moved: largest_iops_within_latency(moved, target_latency_us, percentile)["iops"],
+            on_failure=0.0))
+    return data
