@@ -36,6 +36,8 @@ class Calibration:
     profile: Profile
     dataset: Dataset
     tails: dict[str, dict[str, Any]] = field(default_factory=dict)
+    #: What the calibration decided for the planner (a think time held...), said in the output.
+    notes: tuple[str, ...] = ()
 
 
 #: A measured percentile column: response_p99_s, response_p99_9_us, response_p50_ms.
@@ -167,14 +169,15 @@ def profile_from_fit(
 
 
 def load_measurements(paths: str | Path | Sequence[str | Path], schema: Schema,
-                      direction: str | None = None) -> Dataset:
+                      direction: str | None = None, *, force: bool = False) -> Dataset:
     """A dataset in ``schema`` from a CSV in the family's columns, or from benchmark output.
 
     One CSV file is read as the family's columns; fio JSON, elbencho CSV and
     vdbench flatfiles (one or several) become load points laid out in the
-    family's columns (:mod:`iosizer.calibration.sources`).
+    family's columns (:mod:`iosizer.calibration.sources`). A failed fio job
+    is an error unless ``force``, which leaves it out with a warning.
     """
-    from iosizer.calibration.sources import little_violations, point_columns, read_points, source_kind
+    from iosizer.calibration.sources import error_text, little_violations, point_columns, read_points, source_kind
 
     import os
 
@@ -189,8 +192,14 @@ def load_measurements(paths: str | Path | Sequence[str | Path], schema: Schema,
         raise InputError("give at least one measurement file")
     if len(listed) == 1 and source_kind(listed[0]) == "csv":
         return load_dataset(listed[0], schema)
-    points, sha256 = read_points(listed, direction)
+    points, sha256 = read_points(listed, direction, keep_failed=force)
     label = ", ".join(str(p) for p in listed)
+    failed = [p for p in points if p.error]
+    points = [p for p in points if not p.error]
+    if not points:
+        raise DatasetError(f"{label}: every job failed (fio error {failed[0].error} first); nothing to calibrate")
+    dropped = tuple(f"{p.label}: the job failed ({error_text(p.error)}); left out of the fit (--force)"
+                    for p in failed)
     values = point_columns(points, schema, label)
     labels = tuple(p.label for p in points)
     check_columns(values, schema, label, labels)
@@ -206,9 +215,12 @@ def load_measurements(paths: str | Path | Sequence[str | Path], schema: Schema,
     if all(s is not None for s in sizes):  # block size as a setting column (hba, replication)
         extra.update({"block_bytes": tuple(f"{s:g}" for s in sizes),
                       "block_kib": tuple(f"{s / 1024:g}" for s in sizes)})  # type: ignore[operator]
+    think = {p.think_time_s for p in points}
     return Dataset(path=label, sha256=sha256, schema=schema, values=values,
                    lines=np.arange(1, len(points) + 1), sources=labels, extra=extra,
-                   warnings=tuple(little_violations(points)))
+                   warnings=dropped + tuple(little_violations(points)),
+                   think_time_s=think.pop() if len(think) == 1 else None,
+                   notes=tuple(dict.fromkeys(n for p in points for n in p.notes)))
 
 
 def settings_in_columns(dataset: Dataset, option_names: Sequence[str]) -> dict[str, str]:
@@ -258,10 +270,19 @@ def calibrate(
     direction = (model.family.spec("direction").check(given.get("direction") or model.family.default("direction"),
                                                       "--set direction")
                  if "direction" in model.option_names else None)
-    dataset = load_measurements(dataset_path, model.schema, direction)
+    dataset = load_measurements(dataset_path, model.schema, direction, force=force)
     merged = {**settings_in_columns(dataset, model.option_names), **given}
-    return calibrate_dataset(model_name, dataset, model.options(merged), cpu_name=cpu_name,
-                             cpu_speed=cpu_speed, force=force, fit_percentiles=fit_percentiles)
+    notes = list(dataset.notes)
+    if "think_time_s" in model.option_names and merged.get("think_time_s") is None \
+            and dataset.think_time_s is not None:
+        # A benchmark loop has no think time: left free, a fit moves fixed device latency into it
+        # (which the response leaves out), and held-out responses come out 37-46 % low (issue 25).
+        merged["think_time_s"] = dataset.think_time_s
+        notes.append(f"think_time_s held at {dataset.think_time_s:g} s: fio output is a closed loop with no "
+                     "think time (--think-time-s sets another value)")
+    result = calibrate_dataset(model_name, dataset, model.options(merged), cpu_name=cpu_name,
+                               cpu_speed=cpu_speed, force=force, fit_percentiles=fit_percentiles)
+    return replace(result, notes=tuple(notes) + result.notes)
 
 
 def calibrate_dataset(
@@ -332,7 +353,7 @@ def calibrate_dataset(
         else:
             result = run(parameters)
     except CalibrationError as error:  # name the data that could not be fitted, as a row error names its file
-        raise CalibrationError(f"{dataset.path}: {error}") from None
+        raise CalibrationError(f"{dataset.path}: {error}{data_checks(dataset)}") from None
     result = replace(result, warnings=tuple(dataset.warnings) + result.warnings + judge(result, dataset, force))
     profile = profile_from_fit(result, model_name, checked, dataset, cpu_name, cpu_speed)
     from iosizer.calibration.profile import profile_values
@@ -361,6 +382,13 @@ POOR_R2 = 0.9
 TREND_P_VALUE = 0.01
 #: How many of the worst points a warning names.
 WORST_SHOWN = 3
+
+
+def data_checks(dataset: Dataset) -> str:
+    """What loading the data found (Little's law, failed jobs), appended to a refusal: the reason
+    a fit fails is often there, and --force should not be the only way to see it."""
+    found = [*dataset.warnings, *dataset.notes]
+    return f". Data checks: {'; '.join(found)}" if found else ""
 
 
 def _worst(result: FitResult, dataset: Dataset, column: str) -> str:
@@ -413,7 +441,7 @@ def judge(result: FitResult, dataset: Dataset, force: bool = False) -> tuple[str
             raise CalibrationError(
                 f"{dataset.path}: the fit of '{result.model_name}' to {column} is worse than a constant "
                 f"(R^2 {stats.r2:.3g}); {_worst(result, dataset, column)}. Check the data and the "
-                "family, or pass --force to keep it"
+                f"family, or pass --force to keep it{data_checks(dataset)}"
             )
         if dataset.bounds is None and math.isfinite(stats.r2) and stats.r2 < POOR_R2:
             warnings.append(f"{column}: R^2 {stats.r2:.3f} is below {POOR_R2}; {_worst(result, dataset, column)}")

@@ -77,6 +77,10 @@ class Dataset:
     bounds: np.ndarray | None = None
     #: What loading found worth saying (a point that breaks Little's law...).
     warnings: tuple[str, ...] = ()
+    #: The think time the source states for every row (0 for fio's closed loops), None if it says none.
+    think_time_s: float | None = None
+    #: What loading corrected or decided, said in the output (not a warning).
+    notes: tuple[str, ...] = ()
 
     def __len__(self) -> int:
         return int(self.lines.size)

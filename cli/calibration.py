@@ -38,7 +38,8 @@ def calibrate(
                           "see 'iosizer params FAMILY'."),
     ] = None,
     force: Annotated[
-        bool, typer.Option("--force", help="Keep a fit that is worse than a constant (R^2 < 0).")
+        bool, typer.Option("--force", help="Keep a fit that is worse than a constant (R^2 < 0); calibrate on the "
+                                           "jobs of a fio file that did not fail, leaving the failed ones out.")
     ] = False,
     fit_percentiles: Annotated[
         bool, typer.Option("--fit-percentiles",
@@ -109,6 +110,7 @@ def calibrate(
         "dof": fit.dof,
         "columns": {k: {"rmse": s.rmse, "r2": s.r2, "n_points": s.n_points} for k, s in fit.statistics.items()},
         "warnings": list(fit.warnings),
+        "notes": list(result.notes),
         "tails": result.tails,
         "confidence": CONFIDENCE_CONVENTION,
         "profile": str(output) if output is not None else None,
@@ -118,6 +120,7 @@ def calibrate(
         f"{column}: RMSE {s.rmse:.6g}, R^2 {s.r2:.6f} over {s.n_points} points"
         for column, s in fit.statistics.items()
     ]
+    notes += [f"note: {n}" for n in result.notes]
     notes += [f"warning: {w}" for w in fit.warnings]
     notes += [f"tail {name} ({'a fit input' if fit_percentiles else 'checked, not fitted'}): the fitted model is "
               f"{t['rms_error_pct']:.1f} % off (RMS over {t['n_points']} points; worst {t['worst_error_pct']:+.1f} % "
