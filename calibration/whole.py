@@ -14,7 +14,9 @@ and the 95 % set of plausible counts is {C : LR(C) <= chi-square(1, 0.95) =
 number of measured *rows*: a row's mean latency and IOPS are tied by
 Little's law (N = X R), one measurement seen twice, so counting both
 columns would halve the set's width. The continuous parameters' intervals
-are those of the fit at the best count (conditional on it).
+span their 95 % intervals at every plausible count (the union), so the
+count's uncertainty is in them; their covariance (the bands of a what-if)
+is the best count's.
 """
 
 from __future__ import annotations
@@ -71,10 +73,14 @@ def fit_whole(run: Callable[[Sequence[Parameter]], FitResult],
     plausible = plausible_counts(finite, rows)
     result = results[best]
     parameters = tuple(replace(p, vary=True) if p.name == name else p for p in result.parameters)
-    intervals = {**result.intervals, name: (float(min(plausible)), float(max(plausible)))}
+    intervals = dict(result.intervals)
+    for other in result.free:  # every plausible count's interval: the count's own uncertainty included
+        ends = [results[c].intervals[other] for c in plausible]
+        intervals[other] = (min(e[0] for e in ends), max(e[1] for e in ends))
+    intervals[name] = (float(min(plausible)), float(max(plausible)))
     note = (f"'{name}' {best}: 95 % plausible counts {_ranges(plausible)} of {low}-{high} "
             f"(profile likelihood over {len(finite)} fitted counts, {rows} rows: n ln(RSS_C / RSS_min) <= "
-            f"{CHI2_95_1:.2f}); the other intervals hold it at {best}")
+            f"{CHI2_95_1:.2f}); the other parameters' intervals span their fits at every plausible count")
     warnings = [note]
     if max(plausible) == high and high > low:
         warnings.append(f"'{name}' may be {high} or more: the data never saturate the device "
