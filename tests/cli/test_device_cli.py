@@ -76,7 +76,9 @@ def test_size_device(cli) -> None:
 
     n = data["outstanding"]
     assert device_curve(values, n)["iops"] >= 30000 > device_curve(values, n - 1)["iops"]
-    assert data["outstanding_ci_low"] <= n <= data["outstanding_ci_high"]
+    assert data["outstanding_ci_low"] <= n
+    # the shipped fit is loose (S up to 109 us at 1 unit): at that corner 30k IOPS is out of reach (None)
+    assert data["outstanding_ci_high"] is None or data["outstanding_ci_high"] >= n
     result = cli("size", "device", "--target-latency-us", "400", "--percentile", "99", "--format", "json")
     assert result.exit_code == 0, result.stderr
     assert json.loads(result.stdout)["latency_at_max_iops_us"] <= 400
