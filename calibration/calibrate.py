@@ -79,14 +79,16 @@ def tail_check(family_name: str, values: Mapping[str, Any], dataset: Dataset) ->
 
 def tail_columns(family_name: str, dataset: Dataset) -> dict[str, tuple[float, np.ndarray]]:
     """The dataset's measured percentile columns (``response_pP_<s|ms|us>``): ``{name: (P, values)}``,
-    values in the family's ``tail_unit``, NaN where a row has none (or a value <= 0)."""
+    values in the family's ``tail_unit``, NaN where a row has none (or a value <= 0). A family whose
+    fit plan names its percentiles (``FitPlan.percentiles``) checks and fits only those."""
     from iosizer.model.registry import declaration
 
-    unit = declaration(family_name).tail_unit
+    family = declaration(family_name)
+    unit, chosen = family.tail_unit, (family.fit.percentiles if family.fit is not None else ())
     found = {}
     for name in sorted(dataset.extra):
         match = _TAIL_COLUMN.match(name)
-        if not match:
+        if not match or (chosen and float(match.group(1).replace("_", ".")) not in chosen):
             continue
         try:
             measured = np.array([float(c) if c.strip() else np.nan for c in dataset.extra[name]])

@@ -300,7 +300,7 @@ class FitPlan:
     whole: tuple[str, ...] = ()
     #: Parameters varied only when measured percentiles are fitted (a service-time variability).
     tail_free: tuple[str, ...] = ()
-    #: The measured percentiles ``--fit-percentiles`` fits (every one the data carry when empty).
+    #: The measured percentiles checked against the model and fitted by ``--fit-percentiles`` (all when empty).
     percentiles: tuple[float, ...] = ()
 
 
