@@ -363,6 +363,12 @@ def calibrate_dataset(
     return Calibration(result, profile, dataset, tail_check(model_name, profile_values(profile), dataset))
 
 
+def _tail_start(value: float, low: float, high: float) -> float:
+    """Start a freed variability halfway to its lower bound: at its declared value (1, exponential) a
+    family's percentiles may switch from an exact form to an approximate one, a step no slope crosses."""
+    return max(low, min(high, 0.5 * (value + low))) if value > low else value
+
+
 def _free_for_tails(model: Any, parameters: Sequence[Any], names: Sequence[str],
                     checked: Mapping[str, Any]) -> list[Any]:
     """``parameters`` with ``names`` varied over their declared bounds unless the planner holds them."""
@@ -372,7 +378,7 @@ def _free_for_tails(model: Any, parameters: Sequence[Any], names: Sequence[str],
     for p in parameters:
         if p.name in names and checked.get(p.name) is None:
             low, high = model.family.spec(p.name, checked).bounds
-            p = Parameter(p.name, p.value, lower=low, upper=high, vary=True, unit=p.unit,
+            p = Parameter(p.name, _tail_start(p.value, low, high), lower=low, upper=high, vary=True, unit=p.unit,
                           description=p.description, cpu_scaling=p.cpu_scaling, exponent_bounds=p.exponent_bounds)
         out.append(p)
     return out
