@@ -96,6 +96,7 @@ def size_device(
 
     loaded = _profile(profile)
     data = size(loaded, target_iops, target_latency_us, percentile)
-    notes = _notes(loaded)[:1] + ["_ci_low/_ci_high: the answer at the corners of the profile's 95 % intervals "
-                                  "(plausible counts of units included; empty, null in JSON: out of reach there)"]
+    notes = _notes(loaded)[:1] + ["_ci_low/_ci_high: the answer at the corners of the floor's and unit service's "
+                                  "95 % intervals at the fitted count of units (empty, null in JSON: out of "
+                                  "reach there)"]
     _emit(data, "Device sizing", notes, output_format)
