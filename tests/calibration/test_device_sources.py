@@ -116,3 +116,22 @@ def test_a_write_sweep_is_read_with_its_direction(tmp_path: Path) -> None:
     _check(calibrate("device", jobs, {"direction": "write"}))
     with pytest.raises(DatasetError, match="no reads, only writes"):
         calibrate("device", jobs, {"direction": "read"})
+
+
+def test_shipped_sweep_csv_is_the_fio_files_as_read() -> None:
+    """data/examples/device/sweep.csv (the family's example) holds what the fio reader reads from the JSON."""
+    import csv
+
+    import iosizer
+    from iosizer.calibration.sources import read_fio
+
+    example = Path(str(iosizer.family("device").example()))
+    with open(example, newline="") as stream:
+        rows = list(csv.DictReader(stream))
+    assert len(rows) == 14
+    for row in rows:
+        (point,) = read_fio(example.parent / row["source"], "auto")
+        assert float(row["outstanding"]) == point.concurrency
+        assert float(row["iops"]) == pytest.approx(point.iops, rel=1e-5)
+        assert float(row["mean_latency_us"]) == pytest.approx(point.mean_latency_s * 1e6, rel=1e-5)
+        assert float(row["latency_p99_us"]) == pytest.approx(point.percentiles_s[99.0] * 1e6, rel=1e-5)
