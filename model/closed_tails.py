@@ -53,6 +53,7 @@ Checked against a numerically solved CTMC and an event simulation
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import Any
 
 import numpy as np
 
@@ -118,6 +119,19 @@ def queue_distribution(delay: object, service: object, servers: object, populati
     return np.exp(log_p).reshape(*shape, -1)
 
 
+def _solve(delay: object, service: object, servers: object, population: object) -> tuple[Any, ...]:
+    """The points flattened, j = 0..max N, p_N(j), ln p_{N-1}(j) (what an arrival finds) and X(N)."""
+    z, s, c, n = _broadcast(delay, service, servers, population)
+    shape = z.shape
+    z, s, c, n = (a.ravel().astype(np.float64) for a in (z, s, c, n))
+    states = int(np.max(n)) + 1
+    j = np.arange(states, dtype=np.float64)[None, :]
+    at_n = np.exp(_log_weights(z, s, c, n, states))
+    throughput = np.sum(at_n * np.minimum(j, c[:, None]), axis=1) / s  # X(N) = E_N[min(j, c)] / S
+    found = _log_weights(z, s, c, n - 1.0, states)
+    return shape, (z, s, c, n), j, at_n, found, throughput
+
+
 def throughput_gradient(delay: object, service: object, servers: object,
                         population: object) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """X(N) (jobs per time unit) and its logarithmic slopes d ln X / dZ and d ln X / dS, per point.
@@ -128,14 +142,8 @@ def throughput_gradient(delay: object, service: object, servers: object,
     exact (a fit's analytic Jacobian). At Z = 0 the Z-slope is that of
     the limit Z -> 0+ (only j >= m - 1 carry weight there).
     """
-    z, s, c, n = _broadcast(delay, service, servers, population)
-    shape = z.shape
-    z, s, c, n = (a.ravel().astype(np.float64) for a in (z, s, c, n))
-    states = int(np.max(n)) + 1
-    j = np.arange(states, dtype=np.float64)[None, :]
-    at_n = np.exp(_log_weights(z, s, c, n, states))
-    before = np.exp(_log_weights(z, s, c, n - 1.0, states))
-    throughput = np.sum(at_n * np.minimum(j, c[:, None]), axis=1) / s
+    shape, (z, s, c, n), j, at_n, found, throughput = _solve(delay, service, servers, population)
+    before = np.exp(found)
     queued_n, queued_before = at_n @ j[0], before @ j[0]
     with np.errstate(divide="ignore", invalid="ignore"):
         by_delay = np.where(z > 0, ((n - 1.0 - queued_before) - (n - queued_n)) / z,
@@ -213,16 +221,8 @@ def closed_tails(delay: object, service: object, servers: object, population: ob
     ``servers`` c >= 1 and ``population`` N >= 1 whole numbers. Means and
     the arrival distribution for :meth:`ClosedTails.station_quantile`.
     """
-    z, s, c, n = _broadcast(delay, service, servers, population)
-    shape = z.shape
-    z, s, c, n = (a.ravel().astype(np.float64) for a in (z, s, c, n))
-    states = int(np.max(n)) + 1
-    j = np.arange(states, dtype=np.float64)[None, :]
-    # X(N) = E_N[min(j, c)] / S
-    at_n = np.exp(_log_weights(z, s, c, n, states))
-    throughput = np.sum(at_n * np.minimum(j, c[:, None]), axis=1) / s
-    # what an arrival finds: the network with N - 1 jobs
-    found = _log_weights(z, s, c, n - 1.0, states)
+    shape, (z, s, c, n), j, _, found, throughput = _solve(delay, service, servers, population)
+    states = j.shape[1]
     ahead = j - c[:, None] + 1.0  # k = departures to wait for
     waits = ahead >= 1
     with np.errstate(under="ignore"):

@@ -76,24 +76,20 @@ def test_sync_engine_runs_at_depth_one_per_job(tmp_path: Path) -> None:
     _check(calibrate("device", files))
 
 
+def _lines(path: Path, head: list[str], line) -> Path:
+    """A tool's text output: ``head``, then ``line(n, iops, latency_us)`` at every depth."""
+    path.write_text("\n".join(head + [line(n, *_exact(n)) for n in DEPTHS]) + "\n")
+    return path
+
+
 def test_elbencho_and_vdbench(tmp_path: Path) -> None:
     header = ("ISO date,label,path type,paths,hosts,threads,dirs,files,file size,block size,direct IO,random,"
               "IO depth,operation,IOPS [last],MiB/s [last],IO lat us [min],IO lat us [avg],IO lat us [max]")
-    rows = [header]
-    for n in DEPTHS:
-        iops, latency = _exact(n)
-        rows.append(f"2026-11-25,,file,1,1,1,0,1,1073741824,4096,1,1,{n},READ,{iops:.9g},0,1,{latency:.9g},100")
-    elbencho = tmp_path / "results.csv"
-    elbencho.write_text("\n".join(rows) + "\n")
-    _check(calibrate("device", elbencho))
-
-    lines = ["* vdbench flatfile", "tod Run Interval reqrate rate MB/sec bytes/io read% resp resp_std threads"]
-    for n in DEPTHS:
-        iops, latency = _exact(n)
-        lines.append(f"10:00:59 run{n} avg_2-10 max {iops:.9g} 1 4096 100 {latency / 1e3:.9g} 0.1 {n}")
-    vdbench = tmp_path / "flatfile.html"
-    vdbench.write_text("\n".join(lines) + "\n")
-    _check(calibrate("device", vdbench))
+    _check(calibrate("device", _lines(tmp_path / "results.csv", [header], lambda n, x, r: (
+        f"2026-11-25,,file,1,1,1,0,1,1073741824,4096,1,1,{n},READ,{x:.9g},0,1,{r:.9g},100"))))
+    head = ["* vdbench flatfile", "tod Run Interval reqrate rate MB/sec bytes/io read% resp resp_std threads"]
+    _check(calibrate("device", _lines(tmp_path / "flatfile.html", head, lambda n, x, r: (
+        f"10:00:59 run{n} avg_2-10 max {x:.9g} 1 4096 100 {r / 1e3:.9g} 0.1 {n}"))))
 
 
 def test_several_block_sizes_are_refused(tmp_path: Path) -> None:
