@@ -111,7 +111,10 @@ def _size_bytes(text: object, path: str, what: str) -> float:
         # fio also accepts ranges and splits (bs=4k-64k, bssplit): no single block size
         raise _fail(path, f"{what} {value!r} is not a single size (use one block size per job)")
     scale = {"": 1, "k": 1024, "m": 1024**2, "g": 1024**3, "t": 1024**4}[match.group(2).lower()]
-    return float(match.group(1)) * scale
+    size = float(match.group(1)) * scale
+    if not math.isfinite(size):
+        raise _fail(path, f"{what} {_short(value)} is not a finite size")
+    return size
 
 
 def _whole(text: object, path: str, what: str) -> float:

@@ -28,6 +28,10 @@ from typing import Callable, Sequence
 from iosizer.calibration.fit import FitResult, Parameter
 from iosizer.errors import CalibrationError
 
+class SearchStopped(CalibrationError):
+    """The search ran out of its time: no count after it is tried (the fit is refused, not cut short)."""
+
+
 #: chi-square(1) 0.95 quantile (scipy.stats.chi2.ppf(0.95, 1)).
 CHI2_95_1 = 3.841458820694124
 
@@ -59,6 +63,8 @@ def fit_whole(run: Callable[[Sequence[Parameter]], FitResult],
         if count not in results:
             try:
                 results[count] = run(parameters_at(count))
+            except SearchStopped:
+                raise
             except CalibrationError as error:
                 failures.append(f"{count}: {error}")
                 return math.inf

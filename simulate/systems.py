@@ -204,10 +204,10 @@ class DmaIssue:
 
 def _shipped(family: str) -> dict[str, Any]:
     """The family's shipped values: declaration, settings and calibrated parameters."""
-    import iosizer
+    from iosizer.calibration.frozen import shipped
     from iosizer.calibration.profile import profile_values
 
-    return profile_values(iosizer.family(family).shipped())
+    return profile_values(shipped(family))
 
 
 def _scv(value: float | None, label: str = "--service-scv") -> float:
