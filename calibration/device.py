@@ -1,35 +1,23 @@
-"""The device family's questions on a profile: its curve against outstanding I/Os, and sizing.
+"""The device family's sizing on a profile (its curve is the declared question ``curve``).
 
-Both read a profile (a calibration, or the shipped one fitted to the real
-sweep in ``data/examples/device``) and answer with its 95 % bands:
-
-- the curve: IOPS, mean latency and the asked percentiles at each
-  outstanding count; bands by the delta method of
-  :mod:`iosizer.calibration.uncertainty` over the floor and unit service,
-  at the fitted count of parallel units (the bands are conditional on it;
-  its plausible set is reported beside them);
-- sizing: :func:`iosizer.model.device.outstanding_for_iops` and
-  :func:`~iosizer.model.device.largest_iops_within_latency`, solved again at
-  the corners of the floor's and unit service's intervals at the fitted
-  count (:func:`iosizer.calibration.sizing.answer_interval`); the plausible
-  counts are reported beside, since the profile holds no floor and unit
-  service fitted at the other counts.
+Sizing reads a profile (a calibration, or the shipped one fitted to the real
+sweep in ``data/examples/device``): :func:`iosizer.model.device.outstanding_for_iops`
+and :func:`~iosizer.model.device.largest_iops_within_latency`, solved again at
+the corners of the floor's and unit service's intervals at the fitted count
+(:func:`iosizer.calibration.sizing.answer_interval`); the plausible counts are
+reported beside, since the profile holds no floor and unit service fitted at
+the other counts.
 """
 
 from __future__ import annotations
 
 import math
-from typing import TYPE_CHECKING, Any, Mapping, Sequence
-
-import numpy as np
+from typing import TYPE_CHECKING, Any
 
 from iosizer.errors import InputError
 
 if TYPE_CHECKING:
     from iosizer.calibration.profile import Profile
-
-#: Outstanding counts a curve answers at most (each is one solve of up to N states).
-MAX_POINTS = 10_000
 
 
 def device_profile(profile: "Profile | None") -> "Profile":
@@ -43,58 +31,6 @@ def device_profile(profile: "Profile | None") -> "Profile":
 
         raise ProfileError(f"profile is for family '{profile.model}', not 'device'")
     return profile
-
-
-def _outstanding(values: Sequence[Any]) -> np.ndarray:
-    from iosizer.model.device import _OUTSTANDING
-
-    checked = [_OUTSTANDING.check(v, "--outstanding") for v in values]
-    if not checked:
-        raise InputError("--outstanding: give at least one count of I/Os in flight")
-    if len(checked) > MAX_POINTS:
-        raise InputError(f"--outstanding: {len(checked):,} counts, more than the {MAX_POINTS:,} a curve answers")
-    return np.array(checked, dtype=np.float64)
-
-
-def curve(profile: "Profile | None", outstanding: Sequence[Any],
-          percentiles: Sequence[float] = ()) -> list[dict[str, Any]]:
-    """One row per outstanding count: ``iops``, ``mean_latency_us``, ``latency_pP_us`` and their 95 % bands
-    (``<name>_ci_low`` / ``<name>_ci_high``, None where the profile cannot bound them)."""
-    from iosizer.calibration.profile import profile_values
-    from iosizer.calibration.uncertainty import propagate
-    from iosizer.model.device import device_curve, device_percentile
-    from iosizer.model.percentiles import parse_percentiles, percentile_key
-
-    profile = device_profile(profile)
-    n = _outstanding(outstanding)
-    chosen = parse_percentiles(percentiles)
-    values = profile_values(profile)
-
-    def evaluate(fitted: Mapping[str, float]) -> dict[str, np.ndarray]:
-        merged = {**values, **fitted}
-        out = dict(device_curve(merged, n))
-        for p in chosen:
-            out[f"latency_{percentile_key(p)}_us"] = device_percentile(merged, n, p)
-        return out
-
-    centre = evaluate({})
-    varied = any(e.vary for e in profile.parameters.values())
-    bands = propagate(profile, evaluate) if varied else {}
-    rows = []
-    for i, count in enumerate(n):
-        row: dict[str, Any] = {"outstanding": int(count)}
-        for name, array in centre.items():
-            row[name] = float(array[i])
-            if name in bands:
-                low, high = bands[name]
-                row[f"{name}_ci_low"] = _finite(low[i])
-                row[f"{name}_ci_high"] = _finite(high[i])
-        rows.append(row)
-    return rows
-
-
-def _finite(value: float) -> float | None:
-    return float(value) if math.isfinite(float(value)) else None
 
 
 def _at_fitted_count(profile: "Profile") -> "Profile":

@@ -1,7 +1,8 @@
-"""``iosizer device curve`` and ``iosizer size device``: a storage device calibrated from a fio sweep.
+"""``iosizer device ...`` and ``iosizer size device``: a storage device calibrated from a fio sweep.
 
-Thin: each command parses, calls one function of :mod:`iosizer.calibration.device`
-and renders its rows.
+``iosizer device curve`` is generated from the family's declared question
+(:mod:`iosizer.cli.questions` attaches it to this group); ``size device``
+calls :func:`iosizer.calibration.device.size` and renders its answer.
 """
 
 from __future__ import annotations
@@ -22,11 +23,6 @@ DeviceProfile = Annotated[
     typer.Option("--profile", help="A 'device' profile from 'iosizer calibrate device FILES'; its 95 % intervals "
                                    "give the bands. Default: the shipped one, fitted to the real sweep in "
                                    "data/examples/device."),
-]
-Percentiles = Annotated[
-    list[float] | None,
-    typer.Option("--percentile", metavar="P", help="Also the P-th percentile of latency (repeatable: 99, 99.9); "
-                                                   "keys latency_pP_us (latency_p99_9_us)."),
 ]
 
 
@@ -49,30 +45,6 @@ def _notes(profile: Any) -> list[str]:
             f"{plausible}, unit service {chosen.value('unit_service_us'):.4g} us",
             "_ci_low/_ci_high: 95 % bands from the floor's and unit service's intervals at the fitted count of "
             "units (empty, null in JSON: the profile cannot bound them)"]
-
-
-@app.command()
-def curve(
-    outstanding: Annotated[str, typer.Option("--outstanding", metavar="LIST",
-                                             help="I/Os in flight (fio iodepth x numjobs): 8, a list 1,2,4,8 or a "
-                                                  "range 1:64:1.")],
-    profile: DeviceProfile = None,
-    percentile: Percentiles = None,
-    output_format: FormatOption = OutputFormat.table,
-) -> None:
-    """IOPS, mean latency and latency percentiles against outstanding I/Os, with 95 % bands.
-
-    A closed network of N = outstanding I/Os: a latency floor, then FCFS over the device's parallel units
-    (exact for exponential unit service; percentiles exact by the arrival theorem).
-    """
-    from iosizer.calibration.device import curve as solve
-    from iosizer.cli.params import parse_grid
-    from iosizer.model.device import _OUTSTANDING
-
-    loaded = _profile(profile)
-    rows = solve(loaded, parse_grid(outstanding, "outstanding", _OUTSTANDING), percentile or [])
-    emit(Report(data=rows, rows=rows, title="Device curve against outstanding I/Os", notes=_notes(loaded)),
-         output_format)
 
 
 def size_device(

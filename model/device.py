@@ -43,7 +43,8 @@ from typing import Any, Mapping
 import numpy as np
 
 from iosizer.model.closed_tails import closed_tails, throughput_gradient
-from iosizer.model.family import Column, CpuScaling, Family, FitPlan, ParameterSpec, Question, Role, Schema
+from iosizer.model.family import (Column, CpuScaling, Family, FitPlan, Input, Output, ParameterSpec, Plot, Question,
+                                  Role, Schema, Sizing)
 
 __all__ = ["FAMILIES", "SCV_ERROR", "device_curve", "device_latency", "device_percentile",
            "largest_iops_within_latency", "outstanding_for_iops"]
@@ -182,6 +183,14 @@ def largest_iops_within_latency(values: Mapping[str, Any], target_latency_us: fl
             "latency_us": float(device_latency(values, found, percentile))}
 
 
+def _curve_percentiles(values, inputs, percentiles):
+    """``latency_pP_us`` (``latency_p99_us``, ``latency_p99_9_us``) at each outstanding count."""
+    from iosizer.model.percentiles import percentile_key
+
+    return {f"latency_{percentile_key(p)}_us": device_percentile(values, inputs["outstanding"], p)
+            for p in percentiles}
+
+
 def _solve(values, inputs):
     return device_curve(values, inputs["outstanding"])
 
@@ -288,8 +297,22 @@ FAMILIES = (
         service_time="exponential unit service, FCFS over C units behind a constant floor (exact); "
                      "other service_scv approximate",
         questions=(
-            Question("device curve", "IOPS, mean and percentile latency against outstanding I/Os",
-                     ("outstanding",), ("iops", "mean_latency_us")),
+            Question(
+                "curve", "IOPS, mean latency and latency percentiles against the I/Os kept outstanding",
+                inputs=(Input("outstanding", "I/Os", (1, MAX_OUTSTANDING), default=(1, 2, 4, 8, 16, 32, 64),
+                              description="I/Os in flight (fio iodepth x numjobs)", integer=True),),
+                outputs=(Output("iops", "IOPS", "I/Os completed per second"),
+                         Output("mean_latency_us", "us", "mean latency per I/O, submission to completion")),
+                solve=_solve,
+                percentiles=_curve_percentiles,
+                notes=("a latency floor, then FCFS over the parallel units: a closed network of N = outstanding "
+                       "I/Os, exact for exponential unit service (product form; percentiles by the arrival "
+                       "theorem); bands at the profile's fitted count of units, its plausible counts in "
+                       "'iosizer params device' and the calibration",),
+                plot=Plot("outstanding", ("iops", "mean_latency_us")),
+                sizing=(Sizing("outstanding", "iops", at_most=False, smallest=True),
+                        Sizing("outstanding", "mean_latency_us", at_most=True, smallest=False)),
+            ),
         ),
         fit=FitPlan(_start, _jacobian, relative=True, holdable=("parallel_units", "service_scv"),
                     whole=("parallel_units",), tail_free=("service_scv",),

@@ -36,7 +36,7 @@ FAMILY_MODULES: tuple[str, ...] = ("queueing", "mva", "latency", "pcie", "hba", 
 #: (tests/test_plugin.py checks it against the modules' declarations).
 BUILTIN_FAMILIES: dict[str, str] = {
     "mmc": "queueing", "closed-network": "mva", "dma": "latency", "oltp": "latency", "pcie-link": "pcie",
-    "rmw": "pcie", "hba": "hba", "loadshare": "loadshare", "replication": "replication",
+    "rmw": "pcie", "hba": "hba", "loadshare": "loadshare", "replication": "replication", "device": "device",
 }
 
 #: The entry-point group through which installed packages declare families.
