@@ -127,3 +127,30 @@ def test_the_shipped_real_sweep_calibrates(cli) -> None:
     document = json.loads(result.stdout)
     assert any("plausible counts" in w for w in document["warnings"])
     assert {"iops", "mean_latency_us"} <= set(document["columns"])
+
+
+def test_curve_is_one_declaration_on_every_surface(cli, tmp_path: Path) -> None:
+    """CLI, Python and HTTP answer the declared question 'curve' alike, from the same profile."""
+    args = ("device", "curve", "--outstanding", "1,64", "--percentile", "99", "--unit-service-us", "80",
+            "--latency-floor-us", "30", "--parallel-units", "4")
+    printed = cli(*args, "--format", "json")
+    assert printed.exit_code == 0, printed.stderr
+    rows = json.loads(printed.stdout)
+    from iosizer.model.device import device_curve, device_percentile
+
+    exact = device_curve(TRUTH, np.array([1, 64]))
+    assert [r["iops"] for r in rows] == pytest.approx(exact["iops"], rel=1e-12)
+    assert [r["latency_p99_us"] for r in rows] == pytest.approx(device_percentile(TRUTH, np.array([1, 64]), 99.0))
+    asked = iosizer.ask("device curve", outstanding=[1, 64], percentile=[99], unit_service_us=80,
+                        latency_floor_us=30, parallel_units=4)
+    assert asked == rows
+    testclient = pytest.importorskip("fastapi.testclient")
+    from iosizer.serve.app import create_app
+
+    with testclient.TestClient(create_app(workers=1, heavy_workers=1)) as client:
+        response = client.post("/api/device/curve", json={"outstanding": [1, 64], "percentile": [99],
+                                                          "unit_service_us": 80, "latency_floor_us": 30,
+                                                          "parallel_units": 4})
+        assert response.status_code == 200, response.text
+        assert response.text == printed.stdout
+        assert client.post("/api/device/curve", json={"outstanding": 0}).status_code == 422
