@@ -23,9 +23,9 @@ if TYPE_CHECKING:
 def device_profile(profile: "Profile | None") -> "Profile":
     """``profile`` checked to be the device family's, or the shipped one."""
     if profile is None:
-        import iosizer
+        from iosizer.calibration.frozen import shipped
 
-        return iosizer.family("device").shipped()
+        return shipped("device")
     if profile.model != "device":
         from iosizer.errors import ProfileError
 
