@@ -3,7 +3,7 @@
 Each truth is simulated by the test's own event loop (tests/model/test_device_sim.py:
 a constant floor, then FCFS over C units, exponential service; fixed seeds),
 written as fio 3.x JSON at queue depths 1, 4, 16 and 64 and calibrated with
-its completion percentiles (p50, p90, p99) fitted beside the means; depths
+its completion percentiles (p50 and p99, --fit-percentiles' default) fitted beside the means; depths
 2, 8 and 32 are held out. Required, per issue 27:
 
 - parallel_units recovered exactly (and inside its plausible set);
