@@ -14,6 +14,7 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Mapping, Sequence
 
 from iosizer.errors import InputError, ProfileError
+from iosizer.frames import Table, TableView
 from iosizer.model.registry import declaration
 
 if TYPE_CHECKING:
@@ -27,8 +28,8 @@ __all__ = ["MAX_POINTS", "Answer", "answer", "resolve"]
 MAX_POINTS = 10_000
 
 
-@dataclass(frozen=True)
-class Answer:
+@dataclass(frozen=True, repr=False)  # repr: the table (iosizer.frames.TableView)
+class Answer(TableView):
     """A declared question's answer: one record per point of the inputs' grid.
 
     ``inputs``: each input's values over the grid (1-D, every combination
@@ -81,10 +82,20 @@ class Answer:
 
         return json.dumps(self.to_data(), indent=2, allow_nan=False)
 
+    def to_dict(self) -> Any:
+        """What ``--format json`` prints: :meth:`to_data`."""
+        return self.to_data()
+
+    def table(self) -> Table:
+        """The records as ``to_frame()``, ``repr()`` and ``_repr_html_()`` show them (declared units)."""
+        asked = declaration(self.family).question(self.question)
+        units = {item.name: item.unit for item in (*asked.inputs, *asked.outputs) if not isinstance(item, str)}
+        return Table.of(self.records(), units=units, title=f"{self.family} {self.question}", notes=self.notes)
+
 
 def answer(family_name: str, question: str, params: "Profile | Mapping[str, Any] | None" = None, *,
            cpu_speed: float | None = None, percentiles: Sequence[float] | None = None,
-           **given: Any) -> Answer:
+           band: str = "parameter", **given: Any) -> Answer:
     """The answer of ``question`` of family ``family_name`` (see :meth:`iosizer.ModelFamily.ask`)."""
     import numpy as np
 
@@ -129,10 +140,20 @@ def answer(family_name: str, question: str, params: "Profile | Mapping[str, Any]
     if profile is not None and any(e.vary for e in profile.parameters.values()):
         from iosizer.calibration.uncertainty import propagate
 
-        raw = propagate(profile, lambda fitted: evaluate({**values, **fitted}))
+        from iosizer.calibration.uncertainty import BANDS
+
+        if band not in BANDS:
+            raise InputError(f"band must be one of {', '.join(BANDS)}, got {band!r}")
+        # A prediction band adds the fit's residual scatter of the measured column an output is.
+        measured = {c.name for c in declaration(family_name).columns.observed}
+        raw = propagate(profile, lambda fitted: evaluate({**values, **fitted}), band,
+                        {k: k for k in outputs if k in measured})
         bands = {k: tuple(np.broadcast_to(np.asarray(end, dtype=np.float64), shape).reshape(-1)
                           for end in raw[k]) for k in outputs if k in raw}
-        notes.append("*_ci_low/_ci_high: 95 % bands from the profile's parameter intervals")
+        notes.append("*_ci_low/_ci_high: " + ("95 % prediction bands: the parameters' uncertainty plus the "
+                                              "fit's residual scatter (where a new measurement lies)"
+                                              if band == "prediction" else
+                                              "95 % bands of the parameters' uncertainty only"))
     return Answer(family_name, asked.command, {k: v.reshape(-1) for k, v in arrays.items()}, outputs,
                   bands, tuple(notes), frozenset(i.name for i in asked.input_specs if i.integer), values)
 

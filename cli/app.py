@@ -109,6 +109,12 @@ class _OneLineErrors(TyperGroup):
 
         return resolve(self, cmd_name, command)
 
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        super().__init__(*args, **kwargs)
+        from iosizer.cli.output import add_output_options
+
+        add_output_options(self)  # --columns and --rows beside every --format
+
     def main(
         self,
         args: Sequence[str] | None = None,

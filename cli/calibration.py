@@ -8,7 +8,7 @@ from typing import Annotated, Any
 import typer
 
 from iosizer.cli.options import FormatOption, PlotOption, output_target
-from iosizer.cli.output import OutputFormat, Panel, Report, Series, emit
+from iosizer.cli.output import OutputFormat, Panel, Report, Series, emit, progress_bar
 from iosizer.cli.params import reject_repeats
 from iosizer.errors import InputError
 
@@ -104,35 +104,16 @@ def calibrate(
 
         chosen = [PERCENTILE.check(p, "--fit-percentile") for p in fit_percentile]
         fit_percentiles = True
-    result = run(model, data if len(data) > 1 else data[0], options, cpu_name=cpu_name, cpu_speed=cpu_speed,
-                 force=force, fit_percentiles=chosen)
+    with progress_bar() as progress:  # a large file takes seconds to read and fit; shown on a terminal only
+        progress.add_task(f"calibrating {model} on {', '.join(p.name for p in data)}", total=None)
+        result = run(model, data if len(data) > 1 else data[0], options, cpu_name=cpu_name, cpu_speed=cpu_speed,
+                     force=force, fit_percentiles=chosen)
+
+    from iosizer.api import FitReport
 
     fit = result.fit
-    parameters = {
-        name: {
-            "value": estimate.value,
-            "ci_low": estimate.ci_low,
-            "ci_high": estimate.ci_high,
-            "unit": estimate.unit,
-            "fixed": not estimate.vary,
-        }
-        for name, estimate in result.profile.parameters.items()
-    }
-    document: dict[str, Any] = {
-        "model": model,
-        "parameters": parameters,
-        "rmse": fit.rmse,
-        "r2": fit.r2,
-        "n_points": fit.n_points,
-        "dof": fit.dof,
-        "columns": {k: {"rmse": s.rmse, "r2": s.r2, "n_points": s.n_points} for k, s in fit.statistics.items()},
-        "warnings": list(fit.warnings),
-        "notes": list(result.notes),
-        "tails": result.tails,
-        "tail_summary": tail_summary(result.tails),
-        "confidence": CONFIDENCE_CONVENTION,
-        "profile": str(output) if output is not None else None,
-    }
+    document = FitReport(result).to_dict(output)  # one builder: the CLI's JSON is the API's to_dict()
+    parameters = document["parameters"]
     rows = [{"parameter": name, **values} for name, values in parameters.items()]
     notes = [
         f"{column}: RMSE {s.rmse:.6g}, R^2 {s.r2:.6f} over {s.n_points} points"

@@ -4,7 +4,7 @@ A question that declares a ``solve`` (:class:`iosizer.model.family.Question`)
 gets a command with one option per input (a value, a list ``1,2,3`` or a
 range ``0.5:3.5:0.5``; the answer covers every combination), per setting and
 per parameter of its family (a given parameter is fixed: no band comes from
-it), plus ``--profile``, ``--cpu-speed``, ``--percentile`` (where the
+it), plus ``--profile``, ``--cpu-speed``, ``--band``, ``--percentile`` (where the
 question has percentiles), ``--format`` and ``--plot``. Every value is
 checked by its declaration; the answer is :meth:`iosizer.ModelFamily.ask`'s,
 so the JSON is byte for byte what ``POST /api/<family>/<question>`` answers.
@@ -23,7 +23,7 @@ from typing import TYPE_CHECKING, Annotated, Any
 import typer
 from typer.core import TyperGroup
 
-from iosizer.cli.options import FormatOption, PlotOption
+from iosizer.cli.options import BandKind, BandOption, FormatOption, PlotOption
 from iosizer.cli.output import OutputFormat, Panel, Report, Series, emit
 
 if TYPE_CHECKING:
@@ -76,6 +76,7 @@ def _options(family: "Family", question: "Question") -> list[inspect.Parameter]:
     params.append(inspect.Parameter("cpu_speed", keyword, default=None, annotation=Annotated[
         float | None, typer.Option("--cpu-speed", help="Carry the profile to a CPU of this relative per-core "
                                                        "speed (the band widens).")]))
+    params.append(inspect.Parameter("band", keyword, default=BandKind.parameter, annotation=BandOption))
     if question.percentiles is not None:
         params.append(inspect.Parameter("percentile", keyword, default=None, annotation=Annotated[
             list[float] | None, typer.Option("--percentile", help="Also the P-th percentile (repeatable).")]))
@@ -97,6 +98,7 @@ def question_command(family: "Family", question: "Question") -> Any:
         profile_path = given.pop("profile")
         cpu_speed = given.pop("cpu_speed")
         percentiles = given.pop("percentile", None)
+        band = given.pop("band").value
         values = {}
         for name, text in given.items():
             if text is None:
@@ -110,7 +112,7 @@ def question_command(family: "Family", question: "Question") -> Any:
 
             profile = load_profile(profile_path, family.name)
         answer = iosizer.family(family.name).ask(question.command, profile, cpu_speed=cpu_speed,
-                                                 percentiles=percentiles, **values)
+                                                 percentiles=percentiles, band=band, **values)
         emit(_report(family, question, answer), output_format, plot)
 
     command.__signature__ = inspect.Signature(_options(family, question))  # type: ignore[attr-defined]

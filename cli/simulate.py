@@ -15,7 +15,6 @@ The work lives in :mod:`iosizer.simulate`.
 from __future__ import annotations
 
 import inspect
-import sys
 from typing import Annotated, Any, Callable
 
 import typer
@@ -23,11 +22,11 @@ import typer
 from iosizer.cli.loadshare import NonCore, SwitchRule
 
 from iosizer.cli.options import FormatOption
-from iosizer.cli.output import OutputFormat, Report, emit
+from iosizer.cli.output import OutputFormat, Report, emit, progress_bar
 
 app = typer.Typer(
-    help="Simulate a family's question (Ciw, SimPy) and compare with its analytic answer: "
-         "mean, 95 % interval, inside or not.",
+    help="Simulate a family's question (numpy, vectorised; Ciw or SimPy as the second engine) and compare "
+         "with its analytic answer: mean, 95 % interval, inside or not.",
     no_args_is_help=True,
 )
 hba_app = typer.Typer(help="Shared FC ports (seed 002): simulate 'response'.", no_args_is_help=True)
@@ -56,10 +55,15 @@ def _run_parameters() -> list[inspect.Parameter]:
         "seed": (Annotated[int, typer.Option(
             "--seed", help="Seed of the replications' independent streams (same seed, same answer).")], 0),
         "workers": (Annotated[int | None, typer.Option(
-            "--workers", help="Local processes running replications [the CPU count]; 1 runs them here.")], None),
+            "--workers", help="Local processes running the library engine's replications [the CPU count]; 1 runs them "
+                              "here.")], None),
         "scheduler": (Annotated[str | None, typer.Option(
             "--scheduler", metavar="ADDRESS",
             help="Run the replications on this Dask scheduler (tcp://host:port; needs iosizer[cluster]).")], None),
+        "engine": (Annotated[str | None, typer.Option(
+            "--engine", help="numpy (every replication of a batch at once, in this process), or the system's "
+                             "library, ciw or simpy, as the independent second engine [numpy where the system "
+                             "vectorises and no --scheduler is given, else its library].")], None),
         "run_length": (Annotated[int | None, typer.Option(
             "--run-length", help="Customers or cycles measured per replication [the system's default].")], None),
         "output_format": (FormatOption, OutputFormat.table),
@@ -68,7 +72,7 @@ def _run_parameters() -> list[inspect.Parameter]:
             for name, (annotation, default) in options.items()]
 
 
-_RUN_NAMES = ("replications", "target_ci_pct", "max_seconds", "seed", "workers", "scheduler")
+_RUN_NAMES = ("replications", "target_ci_pct", "max_seconds", "seed", "workers", "scheduler", "engine")
 
 
 def simulation(family: str, question: str | None = None) -> Callable[[Callable[..., dict[str, Any]]], Callable]:
@@ -102,20 +106,11 @@ def simulation(family: str, question: str | None = None) -> Callable[[Callable[.
     return decorate
 
 
-def _progress() -> Any:
-    from rich.console import Console
-    from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
-
-    # stderr only: stdout carries nothing but the answer. Off when stderr is not a terminal.
-    return Progress(TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn(), TimeElapsedColumn(),
-                    console=Console(stderr=True), transient=True, disable=not sys.stderr.isatty())
-
-
 def _simulate(family: str, question: str | None, options: dict[str, Any], run: dict[str, Any],
               output_format: OutputFormat) -> None:
     from iosizer.simulate import simulate
 
-    with _progress() as progress:
+    with progress_bar(counts=True) as progress:
         task = progress.add_task(f"simulating {family}{' ' + question if question else ''}", total=None)
 
         def advance(done: int, total: int) -> None:
@@ -143,28 +138,28 @@ Servers = Annotated[int | None, typer.Option("--servers", help="Servers [the mmc
 @app.command("mmc")
 @simulation("mmc", "mmc")
 def mmc(arrival_rate: ArrivalRate, service_rate: ServiceRate = None, servers: Servers = None) -> dict[str, Any]:
-    """M/M/c: Poisson arrivals, c exponential servers, FCFS (Ciw)."""
+    """M/M/c: Poisson arrivals, c exponential servers, FCFS (numpy; --engine ciw)."""
     return {"arrival_rate": arrival_rate, "service_rate": service_rate, "servers": servers}
 
 
 @app.command("mm1")
 @simulation("mmc", "mm1")
 def mm1(arrival_rate: ArrivalRate, service_rate: ServiceRate = None) -> dict[str, Any]:
-    """M/M/1 (Ciw)."""
+    """M/M/1 (numpy; --engine ciw)."""
     return {"arrival_rate": arrival_rate, "service_rate": service_rate}
 
 
 @app.command("md1")
 @simulation("mmc", "md1")
 def md1(arrival_rate: ArrivalRate, service_rate: ServiceRate = None) -> dict[str, Any]:
-    """M/D/1: constant service times (Ciw)."""
+    """M/D/1: constant service times (numpy; --engine ciw)."""
     return {"arrival_rate": arrival_rate, "service_rate": service_rate}
 
 
 @app.command("mg1")
 @simulation("mmc", "mg1")
 def mg1(arrival_rate: ArrivalRate, service_scv: ServiceScv = None, service_rate: ServiceRate = None) -> dict[str, Any]:
-    """M/G/1: gamma service times of the given scv (Ciw)."""
+    """M/G/1: gamma service times of the given scv (numpy; --engine ciw)."""
     return {"arrival_rate": arrival_rate, "service_rate": service_rate, "service_scv": service_scv}
 
 
@@ -177,7 +172,7 @@ def ggc(
     arrival_scv: Annotated[float | None, typer.Option("--arrival-scv", help="Inter-arrival scv [1].")] = None,
     service_scv: ServiceScv = None,
 ) -> dict[str, Any]:
-    """G/G/c: gamma inter-arrival and service times against Allen-Cunneen (Ciw)."""
+    """G/G/c: gamma inter-arrival and service times against Allen-Cunneen (numpy; --engine ciw)."""
     return {"arrival_rate": arrival_rate, "service_rate": service_rate, "servers": servers,
             "arrival_scv": arrival_scv, "service_scv": service_scv}
 
@@ -196,7 +191,7 @@ def closed_network(
         "--method", help="Analytic side: exact MVA or schweitzer (Bard-Schweitzer, an approximation).")] = "exact",
     service_scv: ServiceScv = None,
 ) -> dict[str, Any]:
-    """A single-class closed network against MVA (SimPy)."""
+    """A single-class closed network against MVA (numpy; --engine simpy)."""
     from iosizer.cli.params import parse_servers
     from iosizer.errors import InputError
 
@@ -212,7 +207,7 @@ def oltp(
     added_latency_ns: Annotated[float, typer.Option("--added-latency-ns", help="Added round-trip latency, ns.")],
     service_scv: ServiceScv = None,
 ) -> dict[str, Any]:
-    """The TPC-C-like batch network of seed 000 with and without added latency (SimPy)."""
+    """The TPC-C-like batch network of seed 000 with and without added latency (numpy; --engine simpy)."""
     return {"added_latency_ns": added_latency_ns, "service_scv": service_scv}
 
 
@@ -224,7 +219,7 @@ def dma(
     service_scv: Annotated[float | None, typer.Option(
         "--service-scv", help="Variability of the local issue work [0: constant, as the model declares].")] = None,
 ) -> dict[str, Any]:
-    """A DMA engine's read bursts under added latency (SimPy)."""
+    """A DMA engine's read bursts under added latency (numpy; --engine simpy)."""
     return {"device": device, "added_latency_ns": added_latency_ns, "service_scv": service_scv}
 
 
@@ -236,7 +231,7 @@ def rmw(
     mps: Annotated[int | None, typer.Option("--mps", help=f"Max Payload Size, bytes {DECLARED}.")] = None,
     service_scv: ServiceScv = None,
 ) -> dict[str, Any]:
-    """PCIe ports' posted-write credit loops sharing the RMW unit (seed 001; SimPy)."""
+    """PCIe ports' posted-write credit loops sharing the RMW unit (seed 001; numpy; --engine simpy)."""
     return {"transfer_bytes": transfer_bytes, "lanes": lanes, "mps_bytes": mps, "service_scv": service_scv}
 
 
@@ -254,7 +249,7 @@ def hba_response(
     link_mbps: Annotated[float | None, typer.Option("--link-mbps", help="Usable link rate, MB/s.")] = None,
     service_scv: ServiceScv = None,
 ) -> dict[str, Any]:
-    """One virtual port's response against outstanding I/Os (seed 002 sec 3.2; SimPy)."""
+    """One virtual port's response against outstanding I/Os (seed 002 sec 3.2; numpy; --engine simpy)."""
     return {"threads": threads, "mode": mode, "block_bytes": block_bytes, "storage_us": storage_us, "speed": speed,
             "cores": cores, "core_iops": core_iops, "link_mbps": link_mbps, "service_scv": service_scv}
 
@@ -272,6 +267,9 @@ def hba_isolation() -> None:
 def loadshare(
     scenario: Annotated[str | None, typer.Option(
         "--scenario", help=f"one-port, system or skew (seed 003 tables 2-4) {DECLARED}.")] = None,
+    port_share: Annotated[list[float] | None, typer.Option(
+        "--port-share", help="Load share of one port, any positive number (repeat per port; normalised), "
+                             "instead of a scenario's mix; --cores then defaults to the declared count.")] = None,
     policy: Annotated[str | None, typer.Option(
         "--policy", help=f"shared, exclusive, one-stage or multi-stage {DECLARED}.")] = None,
     load_fraction: Annotated[float | None, typer.Option(
@@ -287,8 +285,8 @@ def loadshare(
     switch_rule: SwitchRule = None,
     service_scv: ServiceScv = None,
 ) -> dict[str, Any]:
-    """A load-sharing policy's mean response at one load (seed 003; Ciw)."""
-    return {"scenario": scenario, "policy": policy, "load_fraction": load_fraction, "load_cores": load_cores,
+    """A load-sharing policy's mean response at one load, for a scenario of seed 003 or any port mix (Ciw)."""
+    return {"scenario": scenario, "port_shares": port_share or None, "policy": policy, "load_fraction": load_fraction, "load_cores": load_cores,
             "cores": cores, "comm_overhead_pct": comm_overhead_pct, "threshold": threshold,
             "non_core_pct": non_core_pct, "switch_rule": switch_rule, "service_scv": service_scv}
 
@@ -301,7 +299,7 @@ def replication(
     outstanding: Annotated[int | None, typer.Option("--outstanding", help=f"Writes in flight {DECLARED}.")] = None,
     service_scv: ServiceScv = None,
 ) -> dict[str, Any]:
-    """Writes replicated to a peer's flash over an interconnect (seed 004; SimPy)."""
+    """Writes replicated to a peer's flash over an interconnect (seed 004; numpy; --engine simpy)."""
     return {"link": link, "block_kib": block_kib, "outstanding": outstanding, "service_scv": service_scv}
 
 

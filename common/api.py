@@ -37,6 +37,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any, Mapping, Sequence
 
 from iosizer.errors import InputError, ProfileError
+from iosizer.frames import Table, TableView, viewed
 
 if TYPE_CHECKING:  # the heavy modules load on first use
     from iosizer.calibration.questions import Answer
@@ -73,7 +74,7 @@ def ask(command: str | Sequence[str], /, *arguments: Any, **options: Any) -> Any
     A declared question (``"mm1k queue"``: a family and a question with a
     solve) is answered here through :meth:`ModelFamily.ask`: keyword
     arguments are its inputs, the family's settings and parameters,
-    ``profile`` (a path or a :class:`Profile`), ``cpu_speed`` and
+    ``profile`` (a path or a :class:`Profile`), ``cpu_speed``, ``band`` and
     ``percentile``. Any other command runs the CLI in this process
     (:func:`iosizer.cli.ask.ask`), with its JSON keys as keywords.
     """
@@ -99,8 +100,8 @@ def ask(command: str | Sequence[str], /, *arguments: Any, **options: Any) -> Any
     percentiles = None if percentile is None else (percentile if isinstance(percentile, (list, tuple))
                                                     else [percentile])
     answer = chosen.ask(question.command, profile, cpu_speed=options.pop("cpu_speed", None),
-                        percentiles=percentiles, **options)
-    return json.loads(answer.to_json())
+                        percentiles=percentiles, band=options.pop("band", None) or "parameter", **options)
+    return viewed(json.loads(answer.to_json()), answer.table())
 
 
 def _declared_question(command: str | Sequence[str]) -> "tuple[ModelFamily, Question] | None":
@@ -156,8 +157,8 @@ def extrapolate(profiles: Sequence["Profile | str | Path"], cpu_speed: float,
     return carry(loaded, cpu_speed, cpu_name)
 
 
-@dataclass(frozen=True)
-class Prediction:
+@dataclass(frozen=True, repr=False)  # repr: the table of TableView
+class Prediction(TableView):
     """A family's outputs at the given inputs, with their 95 % bands where the profile has intervals.
 
     Fields are the output names (units in the names), and for each
@@ -200,9 +201,23 @@ class Prediction:
         record.update({name: plain(value) for name, value in self.to_arrays().items()})
         return record
 
+    def table(self) -> Table:
+        """One row per point: inputs, then each output with its band (``to_frame()``, ``repr()``)."""
+        from iosizer.frames import record_table
 
-class FitReport:
-    """A calibration of a family to measured data: values, 95 % intervals, goodness of fit, profile."""
+        schema = family(self.family).columns
+        units = {c.name: c.unit for c in (*schema.inputs, *schema.outputs)}
+        banded = " with 95 % bands" if self.bands else ""
+        return record_table(self.to_dict(), list(self.inputs), list(self.outputs), units,
+                            title=f"{self.family} prediction{banded}")
+
+
+class FitReport(TableView):
+    """A calibration of a family to measured data: values, 95 % intervals, goodness of fit, profile.
+
+    ``repr()`` is :meth:`fit_report`; ``to_frame()`` the parameter table;
+    ``to_dict()`` what ``iosizer calibrate --format json`` prints.
+    """
 
     def __init__(self, calibration: "Calibration") -> None:
         self.calibration = calibration
@@ -250,6 +265,47 @@ class FitReport:
 
     def report(self) -> str:
         return self.calibration.fit.report()
+
+    def to_dict(self, profile_path: str | Path | None = None) -> dict[str, Any]:
+        """What ``iosizer calibrate --format json`` prints (``profile``: where it was written, if it was)."""
+        from iosizer.calibration.calibrate import tail_summary
+        from iosizer.calibration.fit import CONFIDENCE_CONVENTION
+
+        fit = self.calibration.fit
+        parameters = {
+            name: {"value": e.value, "ci_low": e.ci_low, "ci_high": e.ci_high, "unit": e.unit, "fixed": not e.vary}
+            for name, e in self.profile.parameters.items()
+        }
+        return {
+            "model": self.profile.model,
+            "parameters": parameters,
+            "rmse": fit.rmse,
+            "r2": fit.r2,
+            "n_points": fit.n_points,
+            "dof": fit.dof,
+            "columns": {k: {"rmse": s.rmse, "r2": s.r2, "n_points": s.n_points} for k, s in fit.statistics.items()},
+            "warnings": list(fit.warnings),
+            "notes": list(self.calibration.notes),
+            "tails": dict(self.calibration.tails),
+            "tail_summary": tail_summary(self.calibration.tails),
+            "confidence": CONFIDENCE_CONVENTION,
+            "profile": str(profile_path) if profile_path is not None else None,
+        }
+
+    def table(self) -> Table:
+        """One row per parameter: value, standard error, 95 % interval, unit, held or fitted."""
+        from iosizer.frames import fit_table
+
+        return fit_table(self.to_dict(), dict(self.calibration.fit.stderr), self.calibration.dataset.path)
+
+    def fit_report(self) -> str:
+        """The fit as lmfit prints one: statistics, parameters (+/- standard error, 95 % interval), warnings."""
+        from iosizer.frames import fit_report
+
+        return fit_report(self.to_dict(), dict(self.calibration.fit.stderr), self.calibration.dataset.path)
+
+    def __repr__(self) -> str:
+        return self.fit_report()
 
     def save(self, path: str | Path) -> Path:
         """Write the profile as JSON, atomically."""
@@ -305,14 +361,27 @@ class ModelFamily:
 
     @cached_property
     def parameters(self) -> tuple["ParameterSpec", ...]:
-        """Every parameter and setting at its shipped value (fitted ones from :meth:`shipped`)."""
+        """Every parameter and setting at its shipped value (fitted ones from :meth:`shipped`).
+
+        A value the shipped calibration fitted says ``fitted``, whatever the declaration assumed; one it
+        holds at another value than the declared one says so in its source.
+        """
         shipped = self.shipped()
         filled = []
         for spec in self._declaration.specs(shipped.options):
             if spec.name in shipped.parameters:
-                spec = spec.with_value(shipped.parameters[spec.name].value)
-            elif spec.value is None and shipped.options.get(spec.name) is not None:
-                spec = spec.with_value(shipped.options[spec.name])
+                estimate = shipped.parameters[spec.name]
+                if estimate.vary and spec.status != "fitted":
+                    spec = spec.with_value(estimate.value, "fitted", f"fitted by the shipped calibration "
+                                                                     f"(declared {spec.status}: {spec.source})")
+                elif spec.value is not None and estimate.value != spec.value:
+                    spec = spec.with_value(estimate.value, source=(
+                        f"the shipped profile holds it at {estimate.value:g} (declared {spec.value:g}; "
+                        f"iosizer calibrate holds the declared value unless told): {spec.source}"))
+                else:
+                    spec = spec.with_value(estimate.value)
+            elif spec.value is None and isinstance(option := shipped.options.get(spec.name), (int, float)):
+                spec = spec.with_value(option)  # a count the profile records (servers, stations)
             filled.append(spec)
         return tuple(filled)
 
@@ -400,7 +469,7 @@ class ModelFamily:
 
     def ask(self, question: str, params: "Profile | Mapping[str, Any] | None" = None, *,
             cpu_speed: float | None = None, percentiles: Sequence[float] | None = None,
-            **given: Any) -> "Answer":
+            band: str = "parameter", **given: Any) -> "Answer":
         """Answer a declared question (one with a ``solve``): the one road every surface takes.
 
         ``params``: a profile (the planner's calibration; its intervals give
@@ -411,13 +480,16 @@ class ModelFamily:
         combination; a left-out input takes its default sweep) and any of
         the family's settings and parameters by name (a given parameter is
         fixed: no band comes from it). ``percentiles``: where the question
-        declares them, ``<output>_pP`` columns. Every value is checked once,
-        by its declaration; a bad one is a one-line :class:`InputError`.
-        See :func:`iosizer.calibration.questions.answer`.
+        declares them, ``<output>_pP`` columns. ``band``: ``parameter`` (the
+        parameters' uncertainty) or ``prediction`` (plus the fit's residual
+        scatter). Every value is checked once, by its declaration; a bad one
+        is a one-line :class:`InputError`. See
+        :func:`iosizer.calibration.questions.answer`.
         """
         from iosizer.calibration.questions import answer
 
-        return answer(self.name, question, params, cpu_speed=cpu_speed, percentiles=percentiles, **given)
+        return answer(self.name, question, params, cpu_speed=cpu_speed, percentiles=percentiles, band=band,
+                      **given)
 
     def calibrate(self, data: "str | Path | Mapping[str, Any]", **options: Any) -> FitReport:
         """Fit the family to measured data: a CSV path in ``columns`` form, or a mapping of columns.
@@ -429,11 +501,13 @@ class ModelFamily:
         """
         from iosizer.calibration.calibrate import calibrate, calibrate_dataset
 
-        cpu = {k: options.pop(k, None) for k in ("cpu_name", "cpu_speed")}
-        extra = {"fit_percentiles": bool(options.pop("fit_percentiles", False))}
+        cpu_name, cpu_speed = options.pop("cpu_name", None), options.pop("cpu_speed", None)
+        fit_percentiles = bool(options.pop("fit_percentiles", False))
         if isinstance(data, Mapping):
-            return FitReport(calibrate_dataset(self.name, _dataset(self.columns, data), options, **cpu, **extra))
-        return FitReport(calibrate(self.name, data, options, **cpu, **extra))
+            return FitReport(calibrate_dataset(self.name, _dataset(self.columns, data), options, cpu_name=cpu_name,
+                                               cpu_speed=cpu_speed, fit_percentiles=fit_percentiles))
+        return FitReport(calibrate(self.name, data, options, cpu_name=cpu_name, cpu_speed=cpu_speed,
+                                   fit_percentiles=fit_percentiles))
 
 
 #: How an error names data given as a mapping of columns (a CSV "line" is its row + 1, the header being 1).

@@ -46,7 +46,7 @@ import tomllib
 from dataclasses import asdict, dataclass, field, replace
 from importlib import resources
 from pathlib import Path
-from typing import Any, Callable
+from typing import Annotated, Any, Callable
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, create_model, field_validator, model_validator
 
@@ -917,11 +917,22 @@ def _tables_in_registry_order() -> list[Family]:
 def _declared_section(family: Any, questions: list[Any]) -> type[Section]:
     """A table's schema from the declarations: every input of the questions (a number or a list),
     every setting and parameter of the family (a given parameter is fixed), each with its unit."""
+    from pydantic import BeforeValidator
+
+    def numbers(unit: str) -> Any:
+        def check(value: Any) -> Any:  # one line naming the key, not pydantic's per-member union errors
+            items = value if isinstance(value, list) else [value]
+            if value is not None and not all(isinstance(v, (int, float)) and not isinstance(v, bool) for v in items):
+                raise ValueError(f"expected a number or a list of numbers ({unit}), got {value!r}")
+            return value
+
+        return BeforeValidator(check)
+
     fields: dict[str, Any] = {}
     for question in questions:
         for spec in question.input_specs:
-            fields.setdefault(spec.name, (float | list[float] | None, Field(None, description=(
-                f"{spec.description or spec.name} ({spec.unit}); a list answers each value"))))
+            fields.setdefault(spec.name, (Annotated[float | list[float] | None, numbers(spec.unit)], Field(
+                None, description=f"{spec.description or spec.name} ({spec.unit}); a list answers each value")))
     for spec in family.parameters:
         kind: Any = str if spec.choices and isinstance(spec.choices[0], str) else float
         fields[spec.name] = (kind | None, Field(None, description=f"{spec.description or spec.name} ({spec.unit})"))

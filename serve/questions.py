@@ -4,7 +4,7 @@ Each question that declares a ``solve`` gets an endpoint whose request model
 is built from its declarations with :func:`pydantic.create_model`, not from
 the CLI: a field per input (a number or a list of numbers; the answer covers
 every combination), per setting and per parameter of the family, plus
-``profile`` (the profile document inline), ``cpu_speed`` and, where the
+``profile`` (the profile document inline), ``cpu_speed``, ``band`` and, where the
 question has them, ``percentile``. Field names are the declared names, so
 they carry their units, and each field's schema states its unit
 (``x-unit``) and bounds (``x-bounds``). The answer is
@@ -20,7 +20,7 @@ from __future__ import annotations
 import json
 import tempfile
 from pathlib import Path
-from typing import TYPE_CHECKING, Annotated, Any
+from typing import TYPE_CHECKING, Annotated, Any, Literal
 
 from pydantic import BaseModel, BeforeValidator, ConfigDict, Field, create_model
 
@@ -75,6 +75,8 @@ def request_model(family: "Family", question: "Question") -> type[BaseModel]:
         "default: the shipped profile")))
     fields["cpu_speed"] = (_Number | None, Field(None, description="carry the profile to a CPU of this "
                                                                    "relative per-core speed"))
+    fields["band"] = (Literal["parameter", "prediction"] | None, Field(None, description=(
+        "parameter: bands of the parameters' uncertainty; prediction: plus the fit's residual scatter")))
     if question.percentiles is not None:
         fields["percentile"] = (list[_Number] | None, Field(None, description="percentiles to add (P)"))
     name = "".join(w.title().replace("-", "").replace("_", "") for w in question.path(family.name)) + "Request"
@@ -106,8 +108,9 @@ def answer_json(family: str, question: str, body: dict[str, Any]) -> str:
     profile = None if document is None else _load_profile(document, family)
     cpu_speed = values.pop("cpu_speed", None)
     percentiles = values.pop("percentile", None)
+    band = values.pop("band", None) or "parameter"
     answer = iosizer.family(family).ask(question, profile, cpu_speed=cpu_speed, percentiles=percentiles,
-                                        **values)
+                                        band=band, **values)
     return answer.to_json() + "\n"
 
 

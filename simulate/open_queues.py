@@ -161,6 +161,16 @@ class OpenQueue:
         }
         return Sample(metrics, time.perf_counter() - started, count)
 
+    #: The numpy engine runs it (:func:`iosizer.simulate.vectorised.open_queue`).
+    vectorised = True
+
+    def run_batch(self, batch: list[Streams]) -> list[Sample]:
+        """Replications of this queue by the numpy engine, one per Streams (the same customers as :meth:`run`)."""
+        from iosizer.simulate.vectorised import open_queue
+
+        window = self.customers / self.arrival_rate
+        return open_queue(self, batch, warmup_time(window, self.servers * self.service_rate, self.utilization))
+
 
 def _eligible_node(eligible: dict[str, frozenset[int]], choice: Callable[[], float]) -> type:
     """Ciw's node with servers restricted per customer class (port) and random idle-server choice."""
@@ -256,6 +266,18 @@ class SharedCores:
         metrics = {"response_service_times": responses / count + self.fixed_delay}
         return Sample(metrics, time.perf_counter() - started, count)
 
+    #: The numpy engine runs it (:func:`iosizer.simulate.vectorised.shared_cores`).
+    vectorised = True
+
+    def run_batch(self, batch: list[Streams]) -> list[Sample]:
+        """Replications by the numpy engine (the same system as :meth:`run`, from other draws: statistically)."""
+        from iosizer.simulate.vectorised import shared_cores
+
+        total = sum(rate for rate in self.rates if rate > 0)
+        window = self.customers / total
+        warm = warmup_time(window, self.cores / max(self.service_means), max(self.core_utilizations()))
+        return shared_cores(self, batch, warm)
+
 
 class _Uniform:
     """Uniform [0, 1) numbers from one generator, block-buffered like :class:`Draws`."""
@@ -285,5 +307,18 @@ class AntitheticPair:
     def run(self, streams: Streams) -> Sample:
         first = self.model.run(streams.part(0, 2))
         twin = self.model.run(streams.mirrored().part(1, 2))
+        return self._average(first, twin)
+
+    @property
+    def vectorised(self) -> bool:
+        return bool(getattr(self.model, "vectorised", False))
+
+    def run_batch(self, batch: list[Streams]) -> list[Sample]:
+        """Every run and its twin side by side in one batch (their progress is the batch's: no parts)."""
+        done = self.model.run_batch(list(batch) + [s.mirrored() for s in batch])
+        return [self._average(first, twin) for first, twin in zip(done[:len(batch)], done[len(batch):])]
+
+    @staticmethod
+    def _average(first: Sample, twin: Sample) -> Sample:
         metrics = {k: 0.5 * (v + twin.metrics[k]) for k, v in first.metrics.items()}
         return Sample(metrics, first.seconds + twin.seconds, first.measured + twin.measured)

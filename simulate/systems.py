@@ -90,7 +90,16 @@ class Renamed:
     mapping: tuple[tuple[str, str, float], ...]
 
     def run(self, streams: Streams) -> Sample:
-        sample = self.model.run(streams)
+        return self._renamed(self.model.run(streams))
+
+    @property
+    def vectorised(self) -> bool:
+        return bool(getattr(self.model, "vectorised", False))
+
+    def run_batch(self, batch: list[Streams]) -> list[Sample]:
+        return [self._renamed(sample) for sample in self.model.run_batch(batch)]
+
+    def _renamed(self, sample: Sample) -> Sample:
         metrics = {new: sample.metrics[old] * factor for new, old, factor in self.mapping}
         return Sample(metrics, sample.seconds, sample.measured)
 
@@ -103,8 +112,18 @@ class Degradation:
     added: ClosedNetwork
 
     def run(self, streams: Streams) -> Sample:
-        base = self.local.run(streams.part(0, 2))
-        loaded = self.added.run(streams.part(1, 2))
+        return self._pair(self.local.run(streams.part(0, 2)), self.added.run(streams.part(1, 2)))
+
+    vectorised = True
+
+    def run_batch(self, batch: list[Streams]) -> list[Sample]:
+        """Both networks on the same replications' streams (common random numbers), each a batch."""
+        base = self.local.run_batch([s.part(0, 2) for s in batch])
+        loaded = self.added.run_batch([s.part(1, 2) for s in batch])
+        return [self._pair(b, a) for b, a in zip(base, loaded)]
+
+    @staticmethod
+    def _pair(base: Sample, loaded: Sample) -> Sample:
         x0, x = base.metrics["throughput_job"], loaded.metrics["throughput_job"]
         return Sample({"degradation_pct": (x0 - x) / x0 * 100.0, "throughput_per_cpu_demand": x},
                       base.seconds + loaded.seconds, base.measured + loaded.measured)
@@ -120,23 +139,35 @@ class CreditLoops:
     weights: tuple[float, ...]
     payload_bytes: float
 
-    def _throughput(self, networks: Sequence[ClosedNetwork], streams: Streams) -> tuple[float, float, int]:
-        total = 0.0
-        seconds = 0.0
-        measured = 0
+    def _throughput(self, networks: Sequence[ClosedNetwork], batch: list[Streams],
+                    vectorised: bool) -> list[tuple[float, float, int]]:
+        """Per replication: the weighted throughput of ``networks``, GB/s, its seconds and cycles."""
+        totals = [[0.0, 0.0, 0] for _ in batch]
         for k, (network, weight) in enumerate(zip(networks, self.weights)):
-            sample = network.run(streams.part(k, len(networks)))
-            total += weight * sum(v for k, v in sample.metrics.items() if k.startswith("throughput_"))
-            seconds += sample.seconds
-            measured += sample.measured
-        return total * self.payload_bytes, seconds, measured
+            parts = [s.part(k, len(networks)) for s in batch]
+            samples = network.run_batch(parts) if vectorised else [network.run(parts[0])]
+            for total, sample in zip(totals, samples):
+                total[0] += weight * sum(v for name, v in sample.metrics.items() if name.startswith("throughput_"))
+                total[1] += sample.seconds
+                total[2] += sample.measured
+        return [(t[0] * self.payload_bytes, t[1], int(t[2])) for t in totals]
 
     def run(self, streams: Streams) -> Sample:
-        loaded, s1, m1 = self._throughput(self.with_rmw, streams.part(0, 2))
-        aligned, s2, m2 = self._throughput(self.aligned, streams.part(1, 2))
-        metrics = {"throughput_gbyte_s": loaded, "aligned_throughput_gbyte_s": aligned,
-                   "loss_pct": (aligned - loaded) / aligned * 100.0}
-        return Sample(metrics, s1 + s2, m1 + m2)
+        return self._loss(self._throughput(self.with_rmw, [streams.part(0, 2)], False)[0],
+                          self._throughput(self.aligned, [streams.part(1, 2)], False)[0])
+
+    vectorised = True
+
+    def run_batch(self, batch: list[Streams]) -> list[Sample]:
+        loaded = self._throughput(self.with_rmw, [s.part(0, 2) for s in batch], True)
+        aligned = self._throughput(self.aligned, [s.part(1, 2) for s in batch], True)
+        return [self._loss(a, b) for a, b in zip(loaded, aligned)]
+
+    @staticmethod
+    def _loss(loaded: tuple[float, float, int], aligned: tuple[float, float, int]) -> Sample:
+        metrics = {"throughput_gbyte_s": loaded[0], "aligned_throughput_gbyte_s": aligned[0],
+                   "loss_pct": (aligned[0] - loaded[0]) / aligned[0] * 100.0}
+        return Sample(metrics, loaded[1] + aligned[1], loaded[2] + aligned[2])
 
 
 @dataclass(frozen=True)
@@ -186,8 +217,26 @@ class DmaIssue:
 
         env.process(engine())
         env.run()
-        interval = (marks["end"] - marks["start"]) / self.bursts
-        local_interval = work[0] / self.bursts  # the same bursts with no added latency
+        return Sample(self._metrics(marks["end"] - marks["start"], work[0]), time.perf_counter() - started, self.bursts)
+
+    vectorised = True
+
+    def run_batch(self, batch: list[Streams]) -> list[Sample]:
+        """The same bursts by the numpy engine: the measured bursts' issue times from the same stream."""
+        from iosizer.simulate.vectorised import dma_issue
+
+        started = time.perf_counter()
+        samples = []
+        for local in dma_issue(self, batch):
+            work = float(local.sum())
+            samples.append(Sample(self._metrics(work + self.bursts * self.exposed_ns, work), 0.0, self.bursts))
+        seconds = (time.perf_counter() - started) / max(len(batch), 1)
+        return [Sample(s.metrics, seconds, s.measured) for s in samples]
+
+    def _metrics(self, elapsed_ns: float, work_ns: float) -> dict[str, float]:
+        """Metrics from the measured bursts' elapsed time and local issue work, ns."""
+        interval = elapsed_ns / self.bursts
+        local_interval = work_ns / self.bursts  # the same bursts with no added latency
         metrics = {"issue_interval_ns": interval,
                    "degradation_pct": (interval - local_interval) / interval * 100.0}
         if self.burst_bytes is not None:
@@ -196,7 +245,7 @@ class DmaIssue:
             local_throughput = min(self.burst_bytes / local_interval * 1000.0, cap)
             metrics["throughput_mbps"] = throughput
             metrics["degradation_pct"] = (local_throughput - throughput) / local_throughput * 100.0
-        return Sample(metrics, time.perf_counter() - started, self.bursts)
+        return metrics
 
 
 # --- helpers ---------------------------------------------------------------------
@@ -582,16 +631,32 @@ def placement(work: Sequence[float], cores_per_port: Sequence[int], cores: int) 
 def loadshare(*, scenario: str | None = None, policy: str | None = None, load_cores: float | None = None,
               load_fraction: float | None = None, cores: int | None = None, comm_overhead_pct: float | None = None,
               threshold: float | None = None, non_core_pct: float | None = None, switch_rule: str | None = None,
-              service_scv: float | None = None, run_length: int | None = None) -> Experiment:
-    """A policy on a scenario at a total load: ``load_cores``, or ``load_fraction`` of the policy's maximum."""
+              service_scv: float | None = None, run_length: int | None = None,
+              port_shares: Sequence[float] | None = None) -> Experiment:
+    """A policy on a port mix at a total load: ``load_cores``, or ``load_fraction`` of the policy's maximum.
+
+    The mix is a scenario of seed 003 (tables 2-4), or any ``port_shares``
+    (one positive load per port, normalised; ``cores`` then defaults to the
+    declared count, or the named scenario's), so a cross-check can probe
+    mixes the seed never measured.
+    """
     import numpy as np
 
-    from iosizer.calibration.loadshare import policy_params, scenario as find
+    from iosizer.calibration.loadshare import Scenario, policy_params, scenario as find
     from iosizer.model.loadshare import POLICIES, evaluate, max_throughput
     from iosizer.model.registry import declaration
 
     family = declaration("loadshare")
-    chosen = find(family.default("scenario") if scenario is None else scenario)
+    if port_shares is not None and scenario is None:
+        if len(port_shares) == 0:
+            raise InputError("--port-share: give one share per port (at least one)")
+        declared = int(family.default("cores"))
+        chosen = Scenario(f"{len(port_shares)}-port", "", declared, tuple(float(v) for v in port_shares), "", "")
+    else:
+        chosen = find(family.default("scenario") if scenario is None else scenario)
+        if port_shares is not None:
+            chosen = Scenario(f"{chosen.name} cores, own", chosen.table, chosen.cores,
+                              tuple(float(v) for v in port_shares), "", "")
     policy = family.default("policy") if policy is None else policy
     if policy not in POLICIES:
         raise InputError(f"--policy must be one of {', '.join(POLICIES)}, got {policy!r}")
@@ -601,8 +666,8 @@ def loadshare(*, scenario: str | None = None, policy: str | None = None, load_co
             family.spec(name).check(value, "--" + name.replace("_", "-"))
     params = policy_params(chosen.cores if cores is None else cores, comm_overhead_pct, threshold, non_core_pct,
                            switch_rule)
+    top = max_throughput(policy, chosen.port_shares, params)  # checks the shares (one-line errors)
     shares = np.asarray(chosen.port_shares, dtype=float) / float(np.sum(chosen.port_shares))
-    top = max_throughput(policy, shares, params)
     if (load_cores is None) == (load_fraction is None):
         raise InputError("give one of --load-cores or --load-fraction")
     if load_fraction is not None:
@@ -621,14 +686,17 @@ def loadshare(*, scenario: str | None = None, policy: str | None = None, load_co
                                        tuple(groups), params.cores, scv, _length(run_length, DEFAULT_CUSTOMERS),
                                        fixed_delay=params.non_core))
     metrics = (Metric("response_service_times", float(state.response[0])),)
-    notes = (f"{chosen.name} scenario, {params.cores} cores, overhead {params.comm_overhead_pct:g} %, threshold "
+    mix = (f"{chosen.name} scenario" if port_shares is None else
+           f"port shares {', '.join(f'{v:.4g}' for v in shares)}")
+    notes = (f"{mix}, {params.cores} cores, overhead {params.comm_overhead_pct:g} %, threshold "
              f"{params.threshold:g}, switch rule {params.switch_rule}, non-core part {params.non_core_pct:g} % of a "
              f"service time (a constant added to both); load {total:.4g} cores = {total / top:.3f} of the policy's "
              f"maximum {top:.4g}; cores per port {', '.join(str(int(v)) for v in k)}",
              "the approximation: each group of cores linked by shared ports pooled as one M/M/K (Erlang C), a port on "
              "fewer of them also waiting for one of its own and behind its own I/Os ahead; exact for shared and "
              "exclusive")
-    return Experiment("loadshare", "loadshare curve", f"{policy} policy, {chosen.name} scenario, load {total:.4g} cores",
+    what = f"{chosen.name} scenario" if port_shares is None else f"{len(shares)} ports on {params.cores} cores"
+    return Experiment("loadshare", "loadshare curve", f"{policy} policy, {what}, load {total:.4g} cores",
                       model, metrics, "pooled M/M/K per core group (approximation)", "Ciw",
                       notes + _variability_note(scv))
 

@@ -27,6 +27,7 @@ FOLDERS = {"common": "iosizer", "model": "iosizer.model", "calibration": "iosize
 #: Layer of a module, by its longest matching prefix; higher layers may import lower ones.
 LAYERS = {
     "iosizer.errors": 0, "iosizer.units": 0, "iosizer._version": 0, "iosizer.data": 0,
+    "iosizer.frames": 0,  # answers as tables (errors, units only): every layer's result types inherit it
     "iosizer.model": 1,
     "iosizer.calibration": 2,
     "iosizer.report": 3, "iosizer.simulate": 3,

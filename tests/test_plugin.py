@@ -62,6 +62,21 @@ def test_a_sweep_covers_every_combination_and_a_shipped_profile_gives_bands(cli)
     assert [(r["arrival_rate"], r["capacity"]) for r in rows] == [(a, k) for a in (0.5, 1.5) for k in (2, 3, 4)]
     for row in rows:  # no --service-rate: the shipped fit, whose interval bands every output
         assert row["mean_response_ci_low"] <= row["mean_response"] <= row["mean_response_ci_high"]
+    wide = cli.json("mm1k", "queue", "--arrival-rate", "1", "--band", "prediction")
+    narrow = cli.json("mm1k", "queue", "--arrival-rate", "1")
+    # The prediction band adds the fit's residual scatter of mean_response (a measured column) to it.
+    assert wide["mean_response_ci_low"] < narrow["mean_response_ci_low"] < narrow["mean_response"]
+    assert wide["mean_response_ci_high"] > narrow["mean_response_ci_high"] > narrow["mean_response"]
+
+
+def test_percentiles_where_the_question_declares_them(cli) -> None:
+    answer = cli.json("mm1k", "queue", "--arrival-rate", "0.5", "--capacity", "400", "--percentile", "99")
+    # Large K at a < 1 is M/M/1: an exponential response at rate mu - lambda (the shipped mu, within its band).
+    mu = iosizer.family("mm1k").shipped().parameters["service_rate"].value
+    assert answer["response_p99"] == pytest.approx(np.log(100) / (mu - 0.5), rel=1e-9)
+    assert answer["response_p99_ci_low"] < answer["response_p99"] < answer["response_p99_ci_high"]
+    assert "--percentile must lie in [0.001, 99.9999]" in cli.fails("mm1k", "queue", "--percentile", "100")
+    assert "at most 1000" in cli.fails("mm1k", "queue", "--capacity", "5000", "--percentile", "99")
 
 
 def test_bad_input_is_one_line_and_exit_2(cli) -> None:
@@ -99,6 +114,9 @@ def test_http_answers_byte_for_byte_what_the_cli_prints(cli) -> None:
         bad = client.post("/api/mm1k/queue", json={"arrival_rate": -1})
         assert bad.status_code == 422 and "arrival_rate must lie in" in bad.json()["error"]
         assert client.post("/api/mm1k/queue", json={"capacity": True}).status_code == 422
+        tails = client.post("/api/mm1k/queue", json={"arrival_rate": [0.5, 0.9], "percentile": [50, 99.9]})
+        assert tails.text == cli("mm1k", "queue", "--arrival-rate", "0.5,0.9", "--percentile", "50",
+                                 "--percentile", "99.9", "--format", "json").stdout
         schema = client.get("/openapi.json").json()["components"]["schemas"]["Mm1KQueueRequest"]
         assert schema["properties"]["arrival_rate"]["x-unit"] == "1/t"
 
@@ -112,7 +130,7 @@ def test_a_scenario_table(cli, tmp_path: Path) -> None:
     assert blocking["value"] == pytest.approx(_exact(0.9, 1.0, 10)["blocking_probability"], rel=1e-12)
     assert blocking["unit"] == "1"
     path.write_text('[mm1k]\narrival_rate = "fast"\n', encoding="utf-8")
-    assert "mm1k.arrival_rate" in cli.fails("run", str(path))
+    assert "mm1k.arrival_rate: expected a number or a list of numbers (1/t), got 'fast'" in cli.fails("run", str(path))
 
 
 def test_help_and_a_what_if_import_no_family_module() -> None:
@@ -136,3 +154,12 @@ def test_the_builtin_index_matches_the_modules() -> None:
 
     declared = {name: module for module in FAMILY_MODULES for name in _module(_path(module))}
     assert declared == BUILTIN_FAMILIES
+
+
+def test_the_fast_entry_point_scan_agrees_with_importlib_metadata() -> None:
+    from importlib.metadata import entry_points
+
+    from iosizer.model.registry import ENTRY_POINT_GROUP, _plugins
+
+    expected = {p.name: p.value.split(":")[0].strip() for p in entry_points(group=ENTRY_POINT_GROUP)}
+    assert _plugins() == dict(sorted(expected.items()))
