@@ -144,12 +144,13 @@ def _panels(question: "Question", answer: "Answer", records: list[dict[str, Any]
         for key, rows in groups.items():
             label = y if key is None else f"{chosen.series} = {key:g}"
             xs = [r[chosen.x] for r in rows]
-            if f"{y}_ci_low" in rows[0]:
-                series.append(Series(f"95 % band ({label})", xs, [r[f"{y}_ci_low"] for r in rows], "band",
-                                     [r[f"{y}_ci_high"] for r in rows]))
+            if f"{y}_ci_low" in rows[0]:  # one legend entry for every band ('_' hides the others)
+                series.append(Series("95 % band" if not series else "_band", xs,
+                                     [r[f"{y}_ci_low"] for r in rows], "band", [r[f"{y}_ci_high"] for r in rows]))
             series.append(Series(label, xs, [r[y] for r in rows], "line" if len(rows) > 1 else "points"))
         y_unit = next((o.unit for o in question.output_specs if o.name == y), "")
-        panels.append(Panel(f"{chosen.x}{_unit_text(x_unit)}", f"{y}{_unit_text(y_unit)}", series))
+        panels.append(Panel(f"{chosen.x}{_unit_text(x_unit)}", f"{y}{_unit_text(y_unit)}", series,
+                            f"{answer.family} {answer.question}"))
     return panels
 
 

@@ -79,6 +79,14 @@ def test_percentiles_where_the_question_declares_them(cli) -> None:
     assert "at most 1000" in cli.fails("mm1k", "queue", "--capacity", "5000", "--percentile", "99")
 
 
+def test_plot_draws_the_declared_curve(cli, tmp_path: Path) -> None:
+    pytest.importorskip("matplotlib")
+    picture = tmp_path / "mm1k.png"
+    result = cli("mm1k", "queue", "--arrival-rate", "0:2:0.5", "--capacity", "2,5", "--plot", str(picture))
+    assert result.exit_code == 0, result.stderr
+    assert picture.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
+
+
 def test_bad_input_is_one_line_and_exit_2(cli) -> None:
     assert "--capacity must be a whole number" in cli.fails("mm1k", "queue", "--capacity", "2.5")
     assert "--arrival-rate must lie in [0" in cli.fails("mm1k", "queue", "--arrival-rate", "-1")
