@@ -6,8 +6,8 @@ credits and service-time distributions; :mod:`iosizer.simulate.systems`
 lists them) and prints per output metric the analytic value, the simulated
 mean, its 95 % interval and whether the analytic value lies inside. Two
 engines: numpy, every replication of a batch advanced at once
-(:mod:`iosizer.simulate.vectorised`; the default wherever the system
-vectorises: open queues, closed networks, the DMA engine), and a
+(:mod:`iosizer.simulate.vectorised`; the default: open queues, closed
+networks, the load-sharing controller, the DMA engine), and a
 well-kept library as the independent second engine, Ciw for open queues
 and the load-sharing controller (:mod:`iosizer.simulate.open_queues`),
 SimPy for closed loops, credit loops and replication
@@ -226,8 +226,7 @@ def choose_engine(built: "Experiment", engine: str | None, scheduler: str | None
         raise InputError(f"--engine must be one of {', '.join(ENGINES)}, got {engine!r}")
     if engine == NUMPY:
         if not vectorises:
-            raise InputError(f"{built.title} does not vectorise (per-port core eligibility); "
-                             f"use --engine {library}")
+            raise InputError(f"{built.title} has no numpy engine; use --engine {library}")
         if scheduler is not None:
             raise InputError(f"--scheduler runs the library engine; use --engine {library} with it")
         return NUMPY
