@@ -6,8 +6,8 @@ commands print. Workers come in three lanes, each with its own processes, so
 one kind of work never waits for another (:class:`Lanes`):
 
 - ``quick``: what-ifs, at normal priority;
-- ``fits``: calibration, the report, scenario runs, at niceness 10;
-- ``jobs``: simulations, at niceness 19, each bounded by the server's limits.
+- ``fits``: calibration, the report, scenario runs, at niceness 5;
+- ``jobs``: simulations, at niceness 10, each bounded by the server's limits.
 
 Each worker process leads its own process group (a simulation's joblib
 processes join it), so a timeout, a cancelled job or shutdown kills the
@@ -70,7 +70,7 @@ def _leaf(path: tuple[str, ...]) -> Any:
 
 
 #: Scheduling priority of each lane's workers: when the CPUs are short, what-ifs go first, then fits.
-NICENESS = {"quick": 3, "fits": 10, "jobs": 19}
+NICENESS = {"quick": 0, "fits": 5, "jobs": 10}
 
 
 def _error(status: int, kind: str, message: str, field: str | None = None) -> dict[str, Any]:
@@ -111,6 +111,8 @@ def warm_up(lane: str) -> None:
             from iosizer.simulate.engine import import_simulators
 
             import_simulators()
+        command_specs()
+        return  # the what-ifs' first calls are the quick lane's to pay, not every process's
     specs = {spec.name: spec for spec in command_specs()[0]}
     for name, body in STARTING_INPUTS.items():
         spec = specs.get(name)
