@@ -149,8 +149,15 @@ def _server_class() -> Any:
             for lane in self.lanes:
                 lane.closed = True
                 for worker in list(lane.workers):
-                    worker.kill_now()
+                    worker.kill_now()  # at once, from the signal handler: only a system call
+            loop = getattr(self.lanes, "loop", None)
+            if loop is not None:  # the rest in the event loop: waiting requests answered 503
+                loop.call_soon_threadsafe(self._stop_waiting)
             super().handle_exit(sig, frame)
+
+        def _stop_waiting(self) -> None:
+            self.iosizer.jobs.cancel_all()
+            self.lanes.close()
 
     return Server
 

@@ -407,9 +407,11 @@ class Server:
         except asyncio.TimeoutError:
             return _accepted(job)
         except asyncio.CancelledError:
-            if job.task.cancelled():
-                return _error(409, "the simulation was cancelled", "Cancelled")
-            raise
+            if not job.task.cancelled():
+                raise
+            if self.lanes.jobs.closed:
+                return _error(503, "the server is shutting down", "ShuttingDown")
+            return _error(409, "the simulation was cancelled (DELETE /api/jobs/{id})", "Cancelled", "job")
         return _respond(job.answer or {}, view)
 
     async def _run_job(self, job: Job, task: dict[str, Any], timeout_s: float, view: View) -> None:

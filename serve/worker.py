@@ -652,6 +652,7 @@ class Lanes:
     def __init__(self, quick: int, fits: int, jobs: int, memory_bytes: int | None,
                  quick_waiting: int = 512, fits_waiting: int = 16, jobs_waiting: int = 4) -> None:
         self.scratch = tempfile.mkdtemp(prefix="iosizer-serve-")
+        self.loop: asyncio.AbstractEventLoop | None = None
         self.quick = Lane("quick", quick, quick_waiting, None, self.scratch)
         self.fits = Lane("fits", fits, fits_waiting, memory_bytes, self.scratch)
         self.jobs = Lane("jobs", jobs, jobs_waiting, memory_bytes, self.scratch)
@@ -661,6 +662,7 @@ class Lanes:
 
     async def start(self) -> None:
         """Start every worker and wait until each has imported the models and answered once."""
+        self.loop = asyncio.get_running_loop()
         await asyncio.gather(*(ready for lane in self for ready in lane.start()))
 
     def close(self) -> None:
