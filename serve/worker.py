@@ -154,18 +154,19 @@ def direct(spec: Any) -> bool:
     return not any(f.role in (Role.upload, Role.output, Role.server, Role.route) for f in spec.fields)
 
 
-_FLAG = re.compile(r"--[a-z0-9][a-z0-9-]*")
-
-
 def field_of(message: str, path: tuple[str, ...]) -> str | None:
-    """The request field an error message names by its command-line flag (``--servers`` -> ``servers``)."""
-    keys = {}
+    """The request field an error message names first, by its flag (``--servers``) or its key (``servers``)."""
+    names: dict[str, str] = {}
     with contextlib.suppress(Exception):
-        keys = {f.flag: f.key for f in _spec(path).fields if f.flag}
-    for flag in _FLAG.findall(message):
-        if flag in keys:
-            return keys[flag]
-    return None
+        for f in _spec(path).body_fields:
+            names[f.key] = f.key
+            if f.flag:
+                names[f.flag] = f.key
+    found = [(m.start(), names[m.group(0)]) for m in _WORD.finditer(message) if m.group(0) in names]
+    return min(found)[1] if found else None
+
+
+_WORD = re.compile(r"--[a-z0-9][a-z0-9-]*|\b[a-z][a-z0-9_]*\b")
 
 
 _SPECS: dict[tuple[str, ...], Any] = {}

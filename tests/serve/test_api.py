@@ -306,6 +306,29 @@ def test_malformed_bodies_and_server_paths_are_422(server: Any) -> None:
     assert "path on the server" in _error(server.post("/api/run", json={"scenario": "../x.toml"}), 422)
 
 
+@pytest.mark.parametrize(("content", "field"), [
+    (b'{"arrival_rate": 1, "service_rate": NaN, "servers": 1}', "service_rate"),
+    (b'{"arrival_rate": 1, "service_rate": 1e400, "servers": 1}', "service_rate"),
+    (b'{"arrival_rate": "nan", "service_rate": 1, "servers": 1}', "arrival_rate"),
+    (b'{"arrival_rate": "1e400", "service_rate": 1, "servers": 1}', "arrival_rate"),
+    (b'{"arrival_rate": 1, "service_rate": 1, "servers": 0}', "servers"),
+    (b"", "arrival_rate"),
+], ids=["NaN", "1e400", "nan as text", "1e400 as text", "zero servers", "empty body"])
+def test_whatever_the_request_says_wrongly_is_422_naming_the_field(server: Any, content: bytes, field: str) -> None:
+    answer = server.post("/api/queue/mmc", content=content, headers={"content-type": "application/json"})
+    message = _error(answer, 422)
+    assert answer.json()["field"] == field, answer.json()
+    assert message.startswith(field) or f"--{field.replace('_', '-')}" in message, message
+
+
+def test_a_json_object_as_text_plain_is_refused_in_clear_words(server: Any) -> None:
+    answer = server.post("/api/queue/mmc", content=b'{"arrival_rate": 3.2, "service_rate": 1, "servers": 4}',
+                         headers={"content-type": "text/plain"})
+    message = _error(answer, 422, "ContentTypeError")
+    assert "Content-Type: application/json" in message and "text/plain" in message
+    assert answer.json()["field"] == "content-type"
+
+
 def test_bad_uploads(server: Any, tmp_path: Path) -> None:
     broken = tmp_path / "broken.csv"
     broken.write_text("arrival_rate_per_s,mean_response_s\n400,abc\n")
