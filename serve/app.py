@@ -56,7 +56,7 @@ from iosizer import __version__
 from iosizer.errors import InputError
 from iosizer.cli.catalogue import CommandSpec, Role, body_values, command_specs
 from iosizer.serve.limits import JOB_SECONDS, MAX_MEMORY, MAX_REPLICATIONS, REQUEST_TIMEOUT_S, WAIT
-from iosizer.serve.worker import Busy, Lanes, direct, field_of
+from iosizer.serve.worker import Busy, Lanes, direct, field_of, write_profiles
 
 #: Largest request body (an upload of measured data), bytes.
 MAX_UPLOAD_BYTES = 50 * 1024 * 1024
@@ -358,7 +358,7 @@ class Server:
                     "view": view is View.page}
         workdir = workdir or await asyncio.to_thread(tempfile.mkdtemp, prefix="iosizer-serve-")
         names = dict(names or {})
-        await asyncio.to_thread(_write_profiles, spec, profiles, workdir, names)
+        names.update(await asyncio.to_thread(write_profiles, spec, profiles, workdir))
         output = None
         for f in spec.role_fields(Role.output):
             names[f.key] = output = _OUTPUT_NAME
@@ -450,20 +450,6 @@ def _server_owned(spec: CommandSpec) -> CommandSpec:
         return spec
     fields = [replace(f, role=Role.server) if f.key in SERVER_OPTIONS else f for f in spec.fields]
     return CommandSpec(spec.path, spec.command, fields)
-
-
-def _write_profiles(spec: CommandSpec, profiles: dict[str, Any], workdir: str, names: dict[str, Any]) -> None:
-    for f in spec.role_fields(Role.profile):
-        documents = profiles.get(f.key)
-        if documents is None:
-            continue
-        written = []
-        for i, document in enumerate(documents if f.many else [documents], 1):
-            name = f"{f.key}-{i}.json" if f.many else f"{f.key}.json"
-            with open(os.path.join(workdir, name), "w", encoding="utf-8") as handle:
-                json.dump(document, handle)
-            written.append(name)
-        names[f.key] = written if f.many else written[0]
 
 
 def _body(answer: dict[str, Any], view: View) -> Any:

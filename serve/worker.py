@@ -246,18 +246,11 @@ def answer_quick(path: tuple[str, ...], values: dict[str, Any], profiles: dict[s
     given = {f.name: f for f in spec.fields}
     written: list[str] = []
     try:
-        names: dict[str, Any] = {}
-        for key, document in (profiles or {}).items():
+        names = {}
+        for key, name in write_profiles(spec, profiles or {}, ".").items():
             field = next(f for f in spec.fields if f.key == key)
-            documents = document if field.many else [document]
-            files = []
-            for i, one in enumerate(documents, 1):
-                name = f"{key}-{i}.json" if field.many else f"{key}.json"
-                with open(name, "w", encoding="utf-8") as handle:
-                    json.dump(one, handle)
-                written.append(name)
-                files.append(name)
-            names[field.name] = tuple(files) if field.many else files[0]
+            written += name if field.many else [name]
+            names[field.name] = tuple(name) if field.many else name
         with _quiet(), capture() as reports, _reporting(progress):
             context = click.Context(command, info_name=path[-1])
             with context:
@@ -286,6 +279,23 @@ def answer_quick(path: tuple[str, ...], values: dict[str, Any], profiles: dict[s
         for name in written:
             with contextlib.suppress(OSError):
                 os.remove(name)
+
+
+def write_profiles(spec: Any, profiles: dict[str, Any], folder: str) -> dict[str, Any]:
+    """The profile documents given inline written to ``folder``, as the names the answers quote, by key."""
+    names: dict[str, Any] = {}
+    for f in spec.fields:
+        documents = profiles.get(f.key)
+        if documents is None:
+            continue
+        written = []
+        for i, document in enumerate(documents if f.many else [documents], 1):
+            name = f"{f.key}-{i}.json" if f.many else f"{f.key}.json"
+            with open(os.path.join(folder, name), "w", encoding="utf-8") as handle:
+                json.dump(document, handle)
+            written.append(name)
+        names[f.key] = written if f.many else written[0]
+    return names
 
 
 def _failure(error: BaseException, path: tuple[str, ...], workdir: str) -> dict[str, Any]:
