@@ -36,6 +36,8 @@ class Calibration:
     profile: Profile
     dataset: Dataset
     tails: dict[str, dict[str, Any]] = field(default_factory=dict)
+    #: What the calibration decided for the planner (a think time held...), said in the output.
+    notes: tuple[str, ...] = ()
 
 
 #: A measured percentile column: response_p99_s, response_p99_9_us, response_p50_ms.
@@ -75,6 +77,20 @@ def tail_check(family_name: str, values: Mapping[str, Any], dataset: Dataset) ->
     return checks
 
 
+def tail_summary(tails: Mapping[str, Mapping[str, Any]]) -> dict[str, Any] | None:
+    """The tail check in one record: how many percentiles, their RMS error over every point, and the
+    percentile the model misses most (largest RMS), with its worst point. None without percentiles."""
+    if not tails:
+        return None
+    worst_name = max(tails, key=lambda name: tails[name]["rms_error_pct"])
+    worst = tails[worst_name]
+    points = sum(t["n_points"] for t in tails.values())
+    overall = math.sqrt(sum(t["rms_error_pct"] ** 2 * t["n_points"] for t in tails.values()) / points)
+    return {"n_percentiles": len(tails), "rms_error_pct": overall, "worst_column": worst_name,
+            "worst_percentile": worst["percentile"], "worst_rms_error_pct": worst["rms_error_pct"],
+            "worst_error_pct": worst["worst_error_pct"], "worst_line": worst["worst_line"]}
+
+
 def tail_columns(family_name: str, dataset: Dataset) -> dict[str, tuple[float, np.ndarray]]:
     """The dataset's measured percentile columns (``response_pP_<s|ms|us>``): ``{name: (P, values)}``,
     values in the family's ``tail_unit``, NaN where a row has none (or a value <= 0)."""
@@ -93,6 +109,13 @@ def tail_columns(family_name: str, dataset: Dataset) -> dict[str, tuple[float, n
         measured = measured * _TIME_SCALE[match.group(2)] / _TIME_SCALE[unit]
         found[name] = (float(match.group(1).replace("_", ".")), np.where(measured > 0, measured, np.nan))
     return found
+
+
+def _relative_rmse(result: FitResult, column: str) -> float | None:
+    """RMS of residual / observed over the measured, non-zero points; None if there are none."""
+    observed, residual = result.observed[column], result.residuals[column]
+    keep = np.isfinite(observed) & np.isfinite(residual) & (observed != 0)
+    return _finite_or_none(float(np.sqrt(np.mean((residual[keep] / observed[keep]) ** 2)))) if keep.any() else None
 
 
 def _finite_or_none(value: float) -> float | None:
@@ -141,7 +164,8 @@ def profile_from_fit(
         dof=result.dof,
         quantile=_finite_or_none(interval_quantile(result.dof, result.absolute_sigma)),
         columns={
-            name: ColumnFit(rmse=s.rmse, r2=_finite_or_none(s.r2), n_points=s.n_points)
+            name: ColumnFit(rmse=s.rmse, r2=_finite_or_none(s.r2), n_points=s.n_points,
+                            relative_rmse=_relative_rmse(result, name))
             for name, s in result.statistics.items()
         },
         warnings=list(result.warnings),
@@ -153,9 +177,18 @@ def profile_from_fit(
         else None
     )
     covariance = [[_finite_or_none(v) for v in row] for row in result.covariance.tolist()]
+    from iosizer.model.registry import declaration, family_names
+
+    recorded = dict(options)
+    if model in family_names():
+        # A held parameter's value is in `parameters` (fixed); the options record the settings and the
+        # family's holdable names only, as a profile declares them.
+        family = declaration(model)
+        names = {s.name for s in family.settings} | set(family.fit.holdable if family.fit else ())
+        recorded = {k: v for k, v in options.items() if k in names}
     return Profile(
         model=model,
-        options=dict(options),
+        options=recorded,
         parameters=parameters,
         covariance=covariance if result.free else None,
         covariance_parameters=list(result.free),
@@ -166,14 +199,15 @@ def profile_from_fit(
     )
 
 
-def load_measurements(paths: str | Path | Sequence[str | Path], schema: Schema) -> Dataset:
+def load_measurements(paths: str | Path | Sequence[str | Path], schema: Schema, *, force: bool = False) -> Dataset:
     """A dataset in ``schema`` from a CSV in the family's columns, or from benchmark output.
 
     One CSV file is read as the family's columns; fio JSON, elbencho CSV and
     vdbench flatfiles (one or several) become load points laid out in the
-    family's columns (:mod:`iosizer.calibration.sources`).
+    family's columns (:mod:`iosizer.calibration.sources`). A failed fio job
+    is an error unless ``force``, which leaves it out with a warning.
     """
-    from iosizer.calibration.sources import little_violations, point_columns, read_points, source_kind
+    from iosizer.calibration.sources import error_text, little_violations, point_columns, read_points, source_kind
 
     import os
 
@@ -188,8 +222,14 @@ def load_measurements(paths: str | Path | Sequence[str | Path], schema: Schema) 
         raise InputError("give at least one measurement file")
     if len(listed) == 1 and source_kind(listed[0]) == "csv":
         return load_dataset(listed[0], schema)
-    points, sha256 = read_points(listed)
+    points, sha256 = read_points(listed, keep_failed=force)
     label = ", ".join(str(p) for p in listed)
+    failed = [p for p in points if p.error]
+    points = [p for p in points if not p.error]
+    if not points:
+        raise DatasetError(f"{label}: every job failed (fio error {failed[0].error} first); nothing to calibrate")
+    dropped = tuple(f"{p.label}: the job failed ({error_text(p.error)}); left out of the fit (--force)"
+                    for p in failed)
     values = point_columns(points, schema, label)
     labels = tuple(p.label for p in points)
     check_columns(values, schema, label, labels)
@@ -205,9 +245,12 @@ def load_measurements(paths: str | Path | Sequence[str | Path], schema: Schema) 
     if all(s is not None for s in sizes):  # block size as a setting column (hba, replication)
         extra.update({"block_bytes": tuple(f"{s:g}" for s in sizes),
                       "block_kib": tuple(f"{s / 1024:g}" for s in sizes)})  # type: ignore[operator]
+    think = {p.think_time_s for p in points}
     return Dataset(path=label, sha256=sha256, schema=schema, values=values,
                    lines=np.arange(1, len(points) + 1), sources=labels, extra=extra,
-                   warnings=tuple(little_violations(points)))
+                   warnings=dropped + tuple(little_violations(points)),
+                   think_time_s=think.pop() if len(think) == 1 else None,
+                   notes=tuple(dict.fromkeys(n for p in points for n in p.notes)))
 
 
 def settings_in_columns(dataset: Dataset, option_names: Sequence[str]) -> dict[str, str]:
@@ -240,7 +283,7 @@ def calibrate(
     cpu_name: str | None = None,
     cpu_speed: float | None = None,
     force: bool = False,
-    fit_percentiles: bool = False,
+    fit_percentiles: bool | Sequence[float] = False,
 ) -> Calibration:
     """Fit ``model_name`` to measured data (see :func:`load_measurements`).
 
@@ -249,14 +292,29 @@ def calibrate(
     """
     model = get_model(model_name)
     given = {k: v for k, v in dict(options or {}).items() if v is not None}
-    unknown = sorted(set(given) - set(model.option_names))
-    if unknown:  # before the file is read
-        flags = ", ".join("--" + k.replace("_", "-") for k in unknown)
-        raise InputError(f"{flags} does not apply to model '{model_name}'")
-    dataset = load_measurements(dataset_path, model.schema)
-    merged = {**settings_in_columns(dataset, model.option_names), **given}
-    return calibrate_dataset(model_name, dataset, model.options(merged), cpu_name=cpu_name,
-                             cpu_speed=cpu_speed, force=force, fit_percentiles=fit_percentiles)
+    if set(given) - set(model.option_names):  # before the file is read: a name that applies nowhere
+        model.options(given)
+    dataset = load_measurements(dataset_path, model.schema, force=force)
+    columns = settings_in_columns(dataset, model.option_names)
+    for name, value in columns.items():  # a bad setting column is the file's error, not a flag's
+        if name not in given:
+            try:
+                model.options({**given, name: value})
+            except InputError as error:
+                raise DatasetError(f"{dataset.path}: column '{name}' (a setting, one value per file) holds "
+                                   f"{value!r}: {error}") from None
+    merged = {**columns, **given}
+    notes = list(dataset.notes)
+    if "think_time_s" in model.option_names and merged.get("think_time_s") is None \
+            and dataset.think_time_s is not None:
+        # A benchmark loop has no think time: left free, a fit moves fixed device latency into it
+        # (which the response leaves out), and held-out responses come out 37-46 % low (issue 25).
+        merged["think_time_s"] = dataset.think_time_s
+        notes.append(f"think_time_s held at {dataset.think_time_s:g} s: fio output is a closed loop with no "
+                     "think time (--think-time-s sets another value)")
+    result = calibrate_dataset(model_name, dataset, model.options(merged), cpu_name=cpu_name,
+                               cpu_speed=cpu_speed, force=force, fit_percentiles=fit_percentiles)
+    return replace(result, notes=tuple(notes) + result.notes)
 
 
 def calibrate_dataset(
@@ -267,15 +325,17 @@ def calibrate_dataset(
     cpu_name: str | None = None,
     cpu_speed: float | None = None,
     force: bool = False,
-    fit_percentiles: bool = False,
+    fit_percentiles: bool | Sequence[float] = False,
 ) -> Calibration:
     """Fit ``model_name`` to an already validated :class:`Dataset`; the fit is judged (:func:`judge`).
 
     ``fit_percentiles``: the measured percentile columns (``response_pP_<unit>``,
-    fio's completion-latency percentiles) join the means as fit inputs, each
-    against the family's percentile model, every column scaled by its RMS
-    (:func:`iosizer.calibration.fit.fit`); otherwise they are only checked
-    against the fitted model (:func:`tail_check`).
+    fio's completion-latency percentiles) of the chosen percentiles (True:
+    :data:`FIT_PERCENTILES`, p50 and p99; or a list of P) join the means as
+    fit inputs, each against the family's percentile model, every column
+    scaled by its RMS (:func:`iosizer.calibration.fit.fit`), the fit bounded
+    by :data:`FIT_PERCENTILES_SECONDS`; the others, and all without it, are
+    only checked against the fitted model (:func:`tail_check`).
     """
     model = get_model(model_name)
     checked = model.options(dict(options or {}))
@@ -284,7 +344,9 @@ def calibrate_dataset(
     cpu_name = check_cpu_name(cpu_name)
     if cpu_speed is not None:
         cpu_speed = CPU_SPEED.check(cpu_speed, "--cpu-speed")
-    parameters = model.parameters(dataset, checked)
+    moved: list[str] = []
+    parameters = model.parameters(dataset, checked, moved)
+    dataset = replace(dataset, warnings=dataset.warnings + tuple(moved))
     function, jacobian, observed = model.function(checked), model.jacobian(checked), dataset.observed()
     if fit_percentiles:
         tails = tail_columns(model_name, dataset) if model.family.tail is not None else {}
@@ -296,6 +358,7 @@ def calibrate_dataset(
                              "(response_pP_s, _ms or _us; fio JSON brings its clat percentiles)")
         if dataset.stderr is not None or dataset.bounds is not None:
             raise InputError("--fit-percentiles: a stderr column or bounded rows apply to one observed column only")
+        tails = _chosen_tails(tails, fit_percentiles, dataset)
         function = model.with_percentiles(checked, {name: p for name, (p, _) in tails.items()})
         jacobian = None  # the percentiles' slopes are taken numerically
         observed = {**observed, **{name: values for name, (_, values) in tails.items()}}
@@ -311,14 +374,41 @@ def calibrate_dataset(
             model_name=model_name,
             relative=model.relative,
             bounds=dataset.bounds,
+            max_seconds=FIT_PERCENTILES_SECONDS if fit_percentiles else None,
         )
     except CalibrationError as error:  # name the data that could not be fitted, as a row error names its file
-        raise CalibrationError(f"{dataset.path}: {error}") from None
+        raise CalibrationError(f"{dataset.path}: {error}{data_checks(dataset)}") from None
     result = replace(result, warnings=tuple(dataset.warnings) + result.warnings + judge(result, dataset, force))
     profile = profile_from_fit(result, model_name, checked, dataset, cpu_name, cpu_speed)
     from iosizer.calibration.profile import profile_values
 
     return Calibration(result, profile, dataset, tail_check(model_name, profile_values(profile), dataset))
+
+
+#: The percentiles --fit-percentiles fits unless told which: the median and the usual tail target.
+FIT_PERCENTILES = (50.0, 99.0)
+#: A percentile fit stops past this (each step solves the percentile model at every point).
+FIT_PERCENTILES_SECONDS = 60.0
+
+
+def _chosen_tails(tails: dict[str, tuple[float, np.ndarray]], chosen: bool | Sequence[float],
+                  dataset: Dataset) -> dict[str, tuple[float, np.ndarray]]:
+    """The percentile columns of the chosen percentiles (True: those of :data:`FIT_PERCENTILES` the data
+    carry); one the data lack is an error naming those they have."""
+    have = sorted({p for p, _ in tails.values()})
+    wanted_list = [p for p in FIT_PERCENTILES if p in have] if chosen is True else list(chosen)  # type: ignore[arg-type]
+    if not wanted_list:
+        raise InputError(f"--fit-percentiles: {dataset.path} has none of the default percentiles "
+                         f"({', '.join(f'{p:g}' for p in FIT_PERCENTILES)}); choose with --fit-percentile P "
+                         f"(it has {', '.join(f'{p:g}' for p in have)})")
+    picked = {}
+    for wanted in wanted_list:
+        found = [name for name, (p, _) in tails.items() if math.isclose(p, float(wanted), rel_tol=0, abs_tol=1e-9)]
+        if not found:
+            raise InputError(f"--fit-percentile {float(wanted):g}: {dataset.path} has no such percentile column; "
+                             f"it has {', '.join(f'{p:g}' for p in have)}")
+        picked.update({name: tails[name] for name in found})
+    return picked
 
 
 #: Below this R^2 a fit gets a warning; below 0 it fits worse than a constant.
@@ -327,6 +417,13 @@ POOR_R2 = 0.9
 TREND_P_VALUE = 0.01
 #: How many of the worst points a warning names.
 WORST_SHOWN = 3
+
+
+def data_checks(dataset: Dataset) -> str:
+    """What loading the data found (Little's law, failed jobs), appended to a refusal: the reason
+    a fit fails is often there, and --force should not be the only way to see it."""
+    found = [*dataset.warnings, *dataset.notes]
+    return f". Data checks: {'; '.join(found)}" if found else ""
 
 
 def _worst(result: FitResult, dataset: Dataset, column: str) -> str:
@@ -362,11 +459,36 @@ def _spearman(x: np.ndarray, y: np.ndarray) -> tuple[float, float]:
     return rho, float(2.0 * stdtr(n - 2, -t))
 
 
+#: A fit whose RMS relative residual is at most this is within a measurement's own scale (a storage
+#: benchmark repeats to about 1-2 %): on data that flat, R^2 compares the residual with a spread as small.
+RELATIVE_RMSE_OK = 0.02
+#: With a stderr column: residuals whose RMS is at most this many stated standard errors are within them.
+STDERR_RMS_OK = 2.0
+
+
+def _on_its_scale(result: FitResult, dataset: Dataset, column: str) -> tuple[bool, str]:
+    """Whether the fit of ``column`` is within the measurement's own scale, and that scale in words:
+    the points' stated stderr when the file gives it, else the RMS relative residual."""
+    observed, residual = result.observed[column], result.residuals[column]
+    measured = np.isfinite(observed) & np.isfinite(residual)
+    if dataset.stderr is not None:
+        rms = float(np.sqrt(np.mean((residual[measured] / dataset.stderr[measured]) ** 2)))
+        return rms <= STDERR_RMS_OK, f"residuals {rms:.3g} stated stderr RMS, above {STDERR_RMS_OK:g}"
+    nonzero = measured & (observed != 0)
+    if not nonzero.any():
+        return False, "no non-zero value to scale by"
+    relative = float(np.sqrt(np.mean((residual[nonzero] / observed[nonzero]) ** 2)))
+    return relative <= RELATIVE_RMSE_OK, (f"relative RMSE {100 * relative:.3g} %, above the "
+                                          f"{100 * RELATIVE_RMSE_OK:g} % a measurement repeats to")
+
+
 def judge(result: FitResult, dataset: Dataset, force: bool = False) -> tuple[str, ...]:
     """Goodness of fit, judged: warnings for R^2 < 0.9 or residuals trending with the load.
 
     A fit worse than a constant (R^2 < 0 on some column) is a
-    :class:`CalibrationError` unless ``force``. Data with bounds (published
+    :class:`CalibrationError` unless ``force``, or unless it is within the
+    measurement's own scale (:func:`_on_its_scale`): flat data (every point
+    within a percent or two) give R^2 < 0 to a fit within a percent. Data with bounds (published
     "5 % or less" statements) are judged on their trend only: R^2 of a
     bound is not defined. The trend is the Spearman rank correlation of the
     relative residuals with the first input column (the load), reported at
@@ -375,13 +497,14 @@ def judge(result: FitResult, dataset: Dataset, force: bool = False) -> tuple[str
     warnings = []
     load_name = next(iter(result.inputs))
     for column, stats in result.statistics.items():
-        if dataset.bounds is None and math.isfinite(stats.r2) and stats.r2 < 0 and not force:
+        within, scale = _on_its_scale(result, dataset, column)
+        if dataset.bounds is None and math.isfinite(stats.r2) and stats.r2 < 0 and not within and not force:
             raise CalibrationError(
                 f"{dataset.path}: the fit of '{result.model_name}' to {column} is worse than a constant "
-                f"(R^2 {stats.r2:.3g}); {_worst(result, dataset, column)}. Check the data and the "
-                "family, or pass --force to keep it"
+                f"(R^2 {stats.r2:.3g}, {scale}); {_worst(result, dataset, column)}. Check the data and the "
+                f"family, or pass --force to keep it{data_checks(dataset)}"
             )
-        if dataset.bounds is None and math.isfinite(stats.r2) and stats.r2 < POOR_R2:
+        if dataset.bounds is None and math.isfinite(stats.r2) and stats.r2 < POOR_R2 and not within:
             warnings.append(f"{column}: R^2 {stats.r2:.3f} is below {POOR_R2}; {_worst(result, dataset, column)}")
         observed = result.observed[column]
         measured = np.isfinite(observed)

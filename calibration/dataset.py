@@ -77,6 +77,10 @@ class Dataset:
     bounds: np.ndarray | None = None
     #: What loading found worth saying (a point that breaks Little's law...).
     warnings: tuple[str, ...] = ()
+    #: The think time the source states for every row (0 for fio's closed loops), None if it says none.
+    think_time_s: float | None = None
+    #: What loading corrected or decided, said in the output (not a warning).
+    notes: tuple[str, ...] = ()
 
     def __len__(self) -> int:
         return int(self.lines.size)
@@ -147,14 +151,16 @@ def load_dataset(path: str | Path, schema: Schema) -> Dataset:
     except OSError as error:
         raise _fail(path_text, None, f"cannot read file ({error.strerror or error})") from None
     try:
-        first = next(csv.reader([shape.head.decode("utf-8-sig").rstrip("\r\n")]), [])
+        first = next(csv.reader([_newlines(shape.head.decode("utf-8-sig")).split("\n", 1)[0]]), [])
     except UnicodeDecodeError:
         raise _fail(path_text, None, "not a UTF-8 text file") from None
     except csv.Error as error:
         raise _fail(path_text, None, f"not a readable CSV file ({error})") from None
     header = _header([first] if first else [], path_text)
     _check_header(header, schema, path_text)
-    fast = _fast_columns(Path(path), shape, header, schema)
+    # A CR not ending a CRLF (old Mac Excel's CR alone, or CR CR LF from Python's csv module in text
+    # mode on Windows) is a line end numpy's reader would see as blank lines: read those row by row.
+    fast = _fast_columns(Path(path), shape, header, schema) if not shape.stray_cr else None
     if fast is not None:
         arrays, texts, lines = fast
     else:
@@ -164,7 +170,7 @@ def load_dataset(path: str | Path, schema: Schema) -> Dataset:
             raise _fail(path_text, None, f"cannot read file ({error.strerror or error})") from None
         except UnicodeDecodeError:
             raise _fail(path_text, None, "not a UTF-8 text file") from None
-        arrays, texts, lines = _row_columns(text, header, schema, path_text)
+        arrays, texts, lines = _row_columns(_newlines(text), header, schema, path_text)
 
     weights = arrays.pop(WEIGHT_COLUMN, None)
     stderr = arrays.pop(STDERR_COLUMN, None)
@@ -225,6 +231,8 @@ class _Shape:
     head: bytes
     commas: int
     lines: int
+    #: Some CR does not start a CRLF.
+    stray_cr: bool = False
 
 
 #: The streaming pass reads this much at a time: memory stays flat whatever the file size.
@@ -238,7 +246,8 @@ def _scan(path: Path) -> _Shape:
     so the parity of the quotes seen so far says whether a comma separates.
     """
     digest = hashlib.sha256()
-    commas = newlines = 0
+    commas = newlines = returns = crlfs = 0
+    previous = b""
     inside = 0  # quote parity carried across chunks
     head = b""
     last = b""
@@ -256,10 +265,17 @@ def _scan(path: Path) -> _Shape:
                 inside = int(parity[-1])
             commas += int(np.count_nonzero(separators))
             newlines += chunk.count(b"\n")
-            last = chunk
+            returns += chunk.count(b"\r")
+            crlfs += chunk.count(b"\r\n") + (previous.endswith(b"\r") and chunk.startswith(b"\n"))
+            previous = last = chunk
     lines = newlines + (1 if last and not last.endswith(b"\n") else 0)
     end = head.find(b"\n")
-    return _Shape(digest.hexdigest(), head[: end + 1] if end >= 0 else head, commas, lines)
+    return _Shape(digest.hexdigest(), head[: end + 1] if end >= 0 else head, commas, lines, returns != crlfs)
+
+
+def _newlines(text: str) -> str:
+    """Every line end as LF: CR CR LF (one line, written twice through a CRLF translation), CRLF, CR."""
+    return text.replace("\r\r\n", "\n").replace("\r\n", "\n").replace("\r", "\n")
 
 
 def _fast_columns(
@@ -318,9 +334,11 @@ def _text_columns(path: Path, header: list[str], numeric: set[str],
     if not names:
         return {}
     try:
-        cells = np.loadtxt(path, delimiter=",", usecols=[header.index(n) for n in names],
-                           dtype=str, ndmin=2, comments=None, quotechar='"', skiprows=1,
-                           encoding="utf-8-sig")
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")  # (a blank line: the row reader explains it, numpy must not)
+            cells = np.loadtxt(path, delimiter=",", usecols=[header.index(n) for n in names],
+                               dtype=str, ndmin=2, comments=None, quotechar='"', skiprows=1,
+                               encoding="utf-8-sig")
     except (ValueError, IndexError, UnicodeDecodeError, OSError):
         return None
     if cells.shape[0] != rows:

@@ -21,6 +21,11 @@ Each parameter declares how it scales with relative per-core speed s
     ``exponent_bounds`` (for example 0 = I/O-bound, -1 = CPU-bound demand),
     widened by the profile's own interval, and the central value uses the
     mid exponent. The spread between the bounding assumptions is reported.
+    Parameters declared with the same range share one unknown exponent (the
+    demands of a closed network run on one CPU): the profile records them
+    as one group (``shared_exponent``) whose ends move together in a band;
+    drawn one by one, their ends cancel in quadrature and a six-station
+    band excluded both ends of the declared range (issue 25).
 
 Intervals are 95 %, as everywhere in iosizer.
 """
@@ -230,6 +235,7 @@ def extrapolate(
             warnings.append(f"{repeats} profiles at CPU speed {speed:g} are pooled as repeated measurements "
                             "of one CPU (one point of the CPU-scaling fit)")
     carried = []
+    shared: dict[tuple[float, float], list[str]] = {}
     for name, first in profiles[0].parameters.items():
         estimates = [p.parameters[name] for p in profiles]
         if first.cpu_scaling == "power" and distinct >= 2:
@@ -242,6 +248,7 @@ def extrapolate(
                 "ci_low": None, "ci_high": None,
             })
             carried.append(_power_from_one(name, estimate, float(speeds[0]), cpu_speed))
+            shared.setdefault(tuple(sorted(first.exponent_bounds)), []).append(name)
         else:
             carried.append(_linear(name, estimates, speeds, cpu_speed, first.cpu_scaling == "inverse", warnings))
 
@@ -267,5 +274,8 @@ def extrapolate(
         cpu_name=cpu_name,
         cpu_speed=cpu_speed,
         extrapolated_from=source,
+        shared_exponent=[names for names in shared.values() if len(names) > 1],
+        # The fit's residual scatter (a prediction band's) is relative for a load test: it carries over.
+        statistics=profiles[0].statistics if len(profiles) == 1 else None,
     )
     return Extrapolation(profile, tuple(carried), tuple(warnings))

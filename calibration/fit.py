@@ -208,6 +208,7 @@ def fit(
     model_name: str = "model",
     relative: bool = False,
     bounds: np.ndarray | None = None,
+    max_seconds: float | None = None,
 ) -> FitResult:
     """Fit the free ``parameters`` of ``model`` to ``observed`` at ``inputs``.
 
@@ -219,6 +220,8 @@ def fit(
     different units comparable without further scaling. ``bounds`` marks rows
     of a single observed column whose value is an upper (+1) or lower (-1)
     bound: their residual counts only when the model crosses the bound.
+    ``max_seconds`` bounds the fit's time: past it, the fit stops with a
+    :class:`CalibrationError` saying so (a costly model, many columns).
     Raises
     :class:`CalibrationError` when the fit cannot be carried out.
     """
@@ -285,7 +288,14 @@ def fit(
             out[k] = r
         return out
 
+    import time
+
+    deadline = None if max_seconds is None else time.monotonic() + max_seconds
+
     def evaluate(x: np.ndarray) -> dict[str, np.ndarray]:
+        if deadline is not None and time.monotonic() > deadline:
+            raise CalibrationError(f"model '{model_name}' stopped after {max_seconds:g} s without converging; "
+                                   "fit fewer columns (fewer percentiles)")
         try:
             return model(_with(start, free, x), inputs)
         except UnstableQueueError:

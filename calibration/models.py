@@ -51,16 +51,27 @@ class CalibrationModel:
         """The options this family accepts (CLI flags without dashes, underscored)."""
         return tuple(s.name for s in self.family.settings) + self.family.fit.holdable
 
+    def held_names(self, settings: Mapping[str, Any]) -> tuple[str, ...]:
+        """Parameters a planner may hold (``--set NAME=VALUE``): every declared parameter, given the settings
+        (a closed network's ``demand_k_s`` exist once ``stations`` is known)."""
+        names = [s.name for s in self.family.specs(self._settings(settings)) if s.kind == "parameter"]
+        return tuple(dict.fromkeys([*self.family.fit.holdable, *names]))
+
     def options(self, given: Mapping[str, Any]) -> dict[str, Any]:
-        """Validate user options: unknown ones are an error, not silently dropped."""
-        unknown = sorted(k for k, v in given.items() if v is not None and k not in self.option_names)
-        if unknown:
-            flags = ", ".join("--" + k.replace("_", "-") for k in unknown)
-            raise InputError(f"{flags} does not apply to model '{self.name}'")
+        """Validate user options: settings, and held values of any declared parameter; unknown ones are an
+        error, not silently dropped."""
         settings = {s.name: given.get(s.name) for s in self.family.settings}
         checked: dict[str, Any] = self.family.check_settings(settings)
-        for name in self.family.fit.holdable:
+        held = self.held_names(checked)
+        unknown = sorted(k for k, v in given.items() if v is not None and k not in settings and k not in held)
+        if unknown:
+            flags = ", ".join("--" + k.replace("_", "-") for k in unknown)
+            raise InputError(f"{flags} does not apply to model '{self.name}' (its settings and parameters: "
+                             f"{', '.join([*settings, *held])})")
+        for name in held:
             value = given.get(name)
+            if value is None and name not in self.family.fit.holdable:
+                continue  # (the holdable ones are always named: a profile records them, None when fitted)
             checked[name] = None if value is None else self.family.spec(name, checked).check(
                 value, "--" + name.replace("_", "-"))
         return checked
@@ -70,9 +81,9 @@ class CalibrationModel:
 
     def _solve_settings(self, options: Mapping[str, Any]) -> dict[str, Any]:
         """The settings plus what a family's solve needs beyond them (a scenario's port shares)."""
-        from iosizer.api import _complete
+        from iosizer.calibration.family_modules import complete_values
 
-        return _complete(self.name, self._settings(options))
+        return complete_values(self.name, self._settings(options))
 
     def parameter_names(self, options: Mapping[str, Any]) -> list[str]:
         """Every parameter a profile of this family carries, given its options."""
@@ -83,8 +94,14 @@ class CalibrationModel:
         return [s.name for s in self.family.specs(self._settings(options))
                 if s.kind == "parameter" and s.status == "fitted"]
 
-    def parameters(self, dataset: Dataset, options: Mapping[str, Any]) -> list[Parameter]:
-        """Start values from the family's plan; everything else held at its declaration."""
+    def parameters(self, dataset: Dataset, options: Mapping[str, Any],
+                   found: list[str] | None = None) -> list[Parameter]:
+        """Start values from the family's plan; everything else held at its declaration.
+
+        A start the data put outside the parameter's bounds (a shuffled or
+        impossible column) is moved to the nearest bound, so the fit runs and
+        its judge names the lines that misfit; ``found`` collects what was moved.
+        """
         start = self.family.fit.start(dataset.values, {**options, **self._solve_settings(options)})
         parameters = []
         for spec in self.family.specs(self._settings(options)):
@@ -96,6 +113,11 @@ class CalibrationModel:
                 first = start[spec.name]
                 value, low, high = first if isinstance(first, tuple) else (first, low, high)
                 vary = True
+                if not low <= value <= high and found is not None:
+                    columns = ", ".join(c.name for c in self.schema.observed)
+                    found.append(f"the data ({columns}) put the start of '{spec.name}' at {value:g} {spec.unit}, "
+                                 f"outside its range [{low:g}, {high:g}]: started at the nearest bound")
+                value = min(max(value, low), high) if low <= high else value
             else:
                 value = held if held is not None else spec.value
                 vary = False

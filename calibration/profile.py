@@ -21,7 +21,7 @@ from typing import Any, Callable, Literal, Mapping
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator, model_validator
 
-from iosizer import __version__
+from iosizer._version import __version__
 from iosizer.calibration.files import atomic_path
 from iosizer.errors import ProfileError
 
@@ -73,6 +73,8 @@ class ColumnFit(_Strict):
     rmse: float
     r2: float | None = None
     n_points: int = Field(ge=0)
+    #: RMS of residual / observed: the scatter of a relative fit (a prediction band's, proportional to the value).
+    relative_rmse: float | None = None
 
 
 class FitStatistics(_Strict):
@@ -108,6 +110,9 @@ class Profile(_Strict):
     cpu_name: str | None = None
     cpu_speed: float | None = Field(default=None, gt=0)
     extrapolated_from: list[str] = Field(default_factory=list)
+    #: Parameters carried from one CPU under one unknown exponent (the same declared range): their
+    #: interval ends move together in every band (:mod:`iosizer.calibration.uncertainty`).
+    shared_exponent: list[list[str]] = Field(default_factory=list)
     tool_version: str = __version__
     created_at: datetime = Field(default_factory=lambda: datetime.now(timezone.utc))
 
@@ -311,3 +316,36 @@ def declared_profile(
         )
     return Profile(model=family_name, options=dict(checked), parameters=parameters,
                    cpu_name=cpu_name, cpu_speed=cpu_speed)
+
+
+def with_changes(profile: Profile, values: dict[str, Any], changes: Mapping[str, Any],
+                 label: Callable[[str], str] = lambda name: name) -> tuple[dict[str, Any], Profile, str]:
+    """A what-if's settings and parameters laid over a profile's values, each checked by its declaration.
+
+    ``values``: the profile's (:func:`profile_values`); ``changes``: what the planner sets (None keeps
+    a value). A changed setting is checked with the others; a changed parameter is fixed at its new
+    value in the returned profile, so no band comes from it. Returns (values, profile, a note naming
+    the changes, empty when there are none); errors name a value as ``label(name)``.
+    """
+    from iosizer.model.registry import declaration
+
+    family = declaration(profile.model)
+    values = dict(values)
+    given = {k: v for k, v in changes.items() if v is not None}
+    setting_names = {s.name for s in family.settings}
+    new_settings = {k: v for k, v in given.items() if k in setting_names}
+    if new_settings:
+        current = {name: values.get(name) for name in setting_names}
+        values.update(family.check_settings({**current, **new_settings}))
+    fixed = {k: family.spec(k, values).check(v, label(k)) for k, v in given.items() if k not in setting_names}
+    if fixed:
+        values.update(fixed)
+        profile = profile.model_copy(update={"parameters": {
+            name: (estimate.model_copy(update={"value": float(fixed[name]), "vary": False, "ci_low": None,
+                                               "ci_high": None, "stderr": 0.0})
+                   if name in fixed else estimate)
+            for name, estimate in profile.parameters.items()}})
+    note = ("; given " + ", ".join(f"{k} = {v:g}" if isinstance(v, (int, float)) else f"{k} = {v}"
+                                   for k, v in {**new_settings, **fixed}.items())) if given else ""
+    return values, profile, note
+

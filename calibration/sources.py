@@ -18,13 +18,19 @@ fio (``--output-format=json`` or ``json+``, fio 3.x, times in ns):
   reported without ``group_reporting`` are summed: IOPS add, latency is the
   I/O-weighted mean. N = ``iodepth`` x ``numjobs``, each merged from the
   job's ``"job options"`` over ``"global options"`` (strings with unit
-  suffixes such as ``4k`` are parsed). X = ``read.iops`` + ``write.iops``;
+  suffixes such as ``4k`` are parsed), except that a synchronous
+  ``ioengine`` (:data:`SYNC_ENGINES`; fio's default, psync, is one) keeps
+  one I/O in flight per job whatever ``iodepth`` says, as fio does ("queue
+  depth will be capped at 1"): N = ``numjobs``. X = ``read.iops`` + ``write.iops``;
   R = the IOPS-weighted ``lat_ns.mean`` (or ``clat_ns.mean`` +
   ``slat_ns.mean`` where ``lat_ns`` is absent). Also read: block size
   ``bs``, the read fraction (``rwmixread``, else the I/O counts), CPU time
   per I/O ((``usr_cpu`` + ``sys_cpu``) / 100 x runtime / I/Os), device
   utilisation (``disk_util[].util``) and the completion-latency percentiles
-  (``clat_ns.percentile``).
+  (``clat_ns.percentile``). A job whose ``error`` is not 0 failed: it is
+  refused, naming the job, unless the caller keeps failed jobs (``--force``
+  then leaves them out with a warning). A fio job has no think time unless
+  it sets ``thinktime``: each point says so (:attr:`LoadPoint.think_time_s`).
 elbencho (``--csvfile``): one load point per row; N = ``hosts`` x
   ``threads`` x ``IO depth``, X = ``IOPS [last]`` (+ ``rwmix read IOPS
   [last]``), R = ``IO lat us [avg]`` (us), block size ``block size``.
@@ -59,6 +65,11 @@ MAX_SOURCE_BYTES = 256 * 1024 * 1024
 
 _CONCURRENCY = ("population", "threads", "outstanding")
 _THROUGHPUT = ("throughput_per_s", "iops", "arrival_rate_per_s")
+#: fio engines that complete each I/O before issuing the next (fio's FIO_SYNCIO engines that do block or file
+#: I/O): fio caps their depth at 1 per job unless io_submit_mode=offload. posixaio, libaio, io_uring... queue.
+SYNC_ENGINES = frozenset({"sync", "psync", "vsync", "pvsync", "pvsync2", "mmap", "splice", "ftruncate"})
+#: fio's default ioengine on Linux and the other Unixes (windowsaio on Windows, which a JSON file does not say).
+DEFAULT_FIO_ENGINE = "psync"
 _RESPONSE_SCALE = {"response_time_s": 1.0, "mean_response_s": 1.0, "response_us": 1e6, "latency_us": 1e6}
 
 
@@ -76,6 +87,12 @@ class LoadPoint:
     device_utilization_pct: float | None = None
     #: Completion-latency percentiles: percent (99.0) -> seconds.
     percentiles_s: Mapping[float, float] = field(default_factory=dict)
+    #: The think time Z the tool states between an I/O's completion and the next (s); None if unknown.
+    think_time_s: float | None = None
+    #: The tool's error code for the run (fio's job ``error``, an errno); 0 is a clean run.
+    error: int = 0
+    #: What reading the point corrected (a synchronous engine's depth), one line each.
+    notes: tuple[str, ...] = ()
 
 
 def _fail(path: str, message: str) -> DatasetError:
@@ -90,7 +107,10 @@ def _size_bytes(text: object, path: str, what: str) -> float:
         # fio also accepts ranges and splits (bs=4k-64k, bssplit): no single block size
         raise _fail(path, f"{what} {value!r} is not a single size (use one block size per job)")
     scale = {"": 1, "k": 1024, "m": 1024**2, "g": 1024**3, "t": 1024**4}[match.group(2).lower()]
-    return float(match.group(1)) * scale
+    size = float(match.group(1)) * scale
+    if not math.isfinite(size):
+        raise _fail(path, f"{what} {_short(value)} is not a finite size")
+    return size
 
 
 def _whole(text: object, path: str, what: str) -> float:
@@ -193,8 +213,47 @@ def _fio_direction(job: Mapping[str, Any], name: str, path: str) -> tuple[float,
     return iops, mean_ns * 1e-9, ios, percentiles
 
 
-def read_fio(path: str | Path) -> list[LoadPoint]:
-    """Load points of one fio JSON (or json+) output file; see the module docstring."""
+def _fio_error(clones: list[Mapping[str, Any]], label: str, name: str) -> int:
+    """The first non-zero ``error`` of a job's clones (fio's errno for the job), 0 for a clean run."""
+    for clone in clones:
+        code = _number(clone.get("error"), label, f"job {name!r}: error")
+        if code != 0:
+            return int(code)
+    return 0
+
+
+def error_text(code: int) -> str:
+    import errno
+    import os
+
+    symbol = errno.errorcode.get(code)
+    return f"fio error {code}" + (f" ({symbol}: {os.strerror(code)})" if symbol else "")
+
+
+def _fio_depth(options: Mapping[str, Any], label: str, name: str) -> tuple[float, tuple[str, ...]]:
+    """I/Os a job keeps in flight per clone: ``iodepth``, or 1 for a synchronous engine (as fio runs it)."""
+    depth = _whole(options.get("iodepth", 1), label, f"job {name!r}: iodepth")
+    engine = str(options.get("ioengine") or DEFAULT_FIO_ENGINE).strip().lower()
+    offload = str(options.get("io_submit_mode", "")).strip().lower() == "offload"
+    if engine in SYNC_ENGINES and not offload and depth > 1:
+        return 1.0, (f"ioengine {engine} is synchronous: fio runs it at depth 1 per job, so iodepth "
+                     f"{depth:g} is read as 1 (outstanding I/Os = numjobs)",)
+    return depth, ()
+
+
+def _fio_think_time(options: Mapping[str, Any]) -> float | None:
+    """0 for a job with no ``thinktime``; None (unknown to the reader) for one that sets it."""
+    text = str(options.get("thinktime", "0")).strip().lower()
+    return 0.0 if re.fullmatch(r"0+(\.0*)?\s*[a-z]*", text) else None
+
+
+def read_fio(path: str | Path, *, keep_failed: bool = False) -> list[LoadPoint]:
+    """Load points of one fio JSON (or json+) output file; see the module docstring.
+
+    A job whose ``error`` is not 0 is a :class:`DatasetError` naming it; with
+    ``keep_failed`` it is returned with its :attr:`LoadPoint.error` set, for
+    the caller to leave out and say so.
+    """
     path = Path(path)
     label = str(path)
     text, _ = _read_text(path)
@@ -230,7 +289,11 @@ def read_fio(path: str | Path) -> list[LoadPoint]:
     points = []
     for (name, _), clones in groups.items():
         options = {**global_options, **_object(clones[0].get("job options"), label, f"job {name!r}: 'job options'")}
-        depth = _whole(options.get("iodepth", 1), label, f"job {name!r}: iodepth")
+        error = _fio_error(clones, label, name)
+        if error and not keep_failed:
+            raise _fail(label, f"job {name!r} failed ({error_text(error)}): its numbers are not a measurement; "
+                               "rerun it, or pass --force to calibrate on the other jobs")
+        depth, notes = _fio_depth(options, label, name)
         numjobs = _whole(options.get("numjobs", 1), label, f"job {name!r}: numjobs")
         if len(clones) not in (1, int(numjobs)):
             raise _fail(label, f"job {name!r} appears {len(clones)} times but numjobs is {numjobs:g}")
@@ -250,7 +313,7 @@ def read_fio(path: str | Path) -> list[LoadPoint]:
             runtime_s = _number(clone.get("job_runtime"), label, f"job {name!r}: job_runtime") / 1e3
             cpu_s += (_number(clone.get("usr_cpu"), label, f"job {name!r}: usr_cpu")
                       + _number(clone.get("sys_cpu"), label, f"job {name!r}: sys_cpu")) / 100.0 * runtime_s
-        if total_iops <= 0:
+        if total_iops <= 0 and not error:
             raise _fail(label, f"job {name!r} completed no reads or writes")
         if "rwmixread" in options:
             read_fraction = _number(options["rwmixread"], label, f"job {name!r}: rwmixread") / 100.0
@@ -262,7 +325,7 @@ def read_fio(path: str | Path) -> list[LoadPoint]:
             label=f"{path.name}:{name}",
             concurrency=depth * numjobs,
             iops=total_iops,
-            mean_latency_s=weighted_latency / total_iops,
+            mean_latency_s=weighted_latency / total_iops if total_iops > 0 else math.nan,
             block_bytes=_size_bytes(bs, label, f"job {name!r}: bs") if bs is not None else None,
             read_fraction=read_fraction,
             cpu_per_io_s=cpu_s / total_ios if total_ios > 0 and cpu_s > 0 else None,
@@ -271,6 +334,9 @@ def read_fio(path: str | Path) -> list[LoadPoint]:
             # exact when the clones are alike (fio's group_reporting merges histograms instead).
             percentiles_s={p: sum(w * v for w, v in vs) / sum(w for w, _ in vs) for p, vs in percentiles.items()
                            if sum(w for w, _ in vs) > 0},
+            think_time_s=_fio_think_time(options),
+            error=error,
+            notes=notes,
         ))
     return points
 
@@ -423,16 +489,21 @@ def point_columns(points: list[LoadPoint], schema: Schema, path: str) -> dict[st
     return values
 
 
-def read_points(paths: list[Path]) -> tuple[list[LoadPoint], str]:
-    """Load points of one or more benchmark files, and the SHA-256 over all of them."""
+def read_points(paths: list[Path], *, keep_failed: bool = False) -> tuple[list[LoadPoint], str]:
+    """Load points of one or more benchmark files, and the SHA-256 over all of them.
+
+    ``keep_failed``: failed fio jobs come back marked (:attr:`LoadPoint.error`) instead of refused.
+    """
     digest = hashlib.sha256()
     points: list[LoadPoint] = []
     for path in paths:
         kind = source_kind(path)
         if kind == "csv":
             raise _fail(str(path), "is a plain CSV; give CSV files one at a time in the family's columns")
-        reader = {"fio": read_fio, "elbencho": read_elbencho, "vdbench": read_vdbench}[kind]
-        points.extend(reader(path))
+        if kind == "fio":
+            points.extend(read_fio(path, keep_failed=keep_failed))
+        else:
+            points.extend(read_elbencho(path) if kind == "elbencho" else read_vdbench(path))
         digest.update(_read_text(path)[1])
     return points, digest.hexdigest()
 

@@ -11,7 +11,20 @@ Two routes, chosen by what the profile knows:
   parameter is moved, one at a time, to both ends of its interval; per
   parameter the downward and upward changes of y are combined in
   quadrature. For one parameter and a monotone answer this is exact: the
-  band is the image of the interval.
+  band is the image of the interval. Parameters that share one unknown CPU
+  exponent (``Profile.shared_exponent``) move together, as one: all to
+  their low ends, then all to their high ends, so the band spans both ends
+  of the declared range (their own fit intervals move with them, which
+  widens the band by at most their quadrature sum, on the safe side).
+
+Two bands (``band``): ``parameter`` (the default) carries the parameters'
+uncertainty only: where the model's mean answer lies. ``prediction`` adds
+the fit's residual scatter in quadrature, half-width sqrt(h^2 + (q s)^2),
+to every answer named like a fitted column (``scatter_columns`` maps other
+names): where a new measurement lies, so a model that misfits its own data
+does not look precise. s is the residual RMS scaled by sqrt(n / dof), taken
+relative to the value for families fitted on relative errors (load tests:
+noise proportional to the value), absolute otherwise.
 
 A parameter whose interval is undefined (an exact fit with no degrees of
 freedom) makes every band unbounded: the profile cannot bound the answer,
@@ -58,10 +71,16 @@ def _unbounded(centre: Mapping[str, np.ndarray]) -> Band:
     return {k: (np.full_like(v, -np.inf), np.full_like(v, np.inf)) for k, v in centre.items()}
 
 
+BANDS = ("parameter", "prediction")
+
+
 def propagate(
-    profile: Profile, evaluate: Callable[[Mapping[str, float]], Mapping[str, Any]]
+    profile: Profile, evaluate: Callable[[Mapping[str, float]], Mapping[str, Any]], band: str = "parameter",
+    scatter_columns: Mapping[str, str] | None = None,
 ) -> Band:
-    """95 % band (low, high) of each numeric output of ``evaluate(params)``."""
+    """95 % band (low, high) of each numeric output of ``evaluate(params)``; ``band``: see the module."""
+    if band not in BANDS:
+        raise ValueError(f"band must be one of {', '.join(BANDS)}, got {band!r}")
     params = profile.values()
     centre = _numeric(evaluate(params))
     uncertain = {n: e for n, e in profile.parameters.items() if e.vary}
@@ -69,8 +88,44 @@ def propagate(
         return _unbounded(centre)
     covariance = _covariance(profile)
     if covariance is not None:
-        return _delta(profile, evaluate, params, centre, covariance)
-    return _endpoints(profile, evaluate, params, centre)
+        bands = _delta(profile, evaluate, params, centre, covariance)
+    else:
+        bands = _endpoints(profile, evaluate, params, centre)
+    return with_scatter(profile, centre, bands, scatter_columns) if band == "prediction" else bands
+
+
+def scatter(profile: Profile, column: str) -> tuple[float, bool] | None:
+    """The fit's residual scatter in ``column`` as (s, relative), s = RMS x sqrt(n / dof); None if unknown."""
+    from iosizer.model.registry import declaration, family_names
+
+    statistics = profile.statistics
+    fit = statistics.columns.get(column) if statistics is not None else None
+    if fit is None or statistics is None or statistics.dof <= 0:
+        return None
+    inflate = math.sqrt(statistics.n_points / statistics.dof)
+    family = declaration(profile.model) if profile.model in family_names() else None
+    relative = bool(family is not None and family.fit is not None and family.fit.relative)
+    if relative and fit.relative_rmse is not None:
+        return fit.relative_rmse * inflate, True
+    return fit.rmse * inflate, False
+
+
+def with_scatter(profile: Profile, centre: Mapping[str, np.ndarray], bands: Band,
+                 scatter_columns: Mapping[str, str] | None = None) -> Band:
+    """``bands`` widened by the residual scatter of the fitted column each answer is named after."""
+    quantile = NORMAL_QUANTILE
+    if profile.statistics is not None and profile.statistics.quantile is not None:
+        quantile = profile.statistics.quantile
+    out = dict(bands)
+    for key, (low, high) in bands.items():
+        found = scatter(profile, (scatter_columns or {}).get(key, key))
+        if found is None:
+            continue
+        s, relative = found
+        value = centre[key]
+        spread = quantile * s * (np.abs(value) if relative else 1.0)
+        out[key] = (value - np.hypot(value - low, spread), value + np.hypot(high - value, spread))
+    return out
 
 
 def _covariance(profile: Profile) -> np.ndarray | None:
@@ -114,18 +169,29 @@ def _delta(
     return band
 
 
+def _units(profile: Profile) -> list[list[str]]:
+    """The uncertain parameters as independent units: a shared-exponent group is one unit."""
+    varying = [n for n, e in profile.parameters.items() if e.vary]
+    grouped = [[n for n in group if n in varying] for group in profile.shared_exponent]
+    grouped = [g for g in grouped if g]
+    taken = {n for g in grouped for n in g}
+    return grouped + [[n] for n in varying if n not in taken]
+
+
 def _endpoints(
     profile: Profile, evaluate: Callable, params: Mapping[str, float], centre: dict[str, np.ndarray]
 ) -> Band:
     down = {k: np.zeros_like(v) for k, v in centre.items()}
     up = {k: np.zeros_like(v) for k, v in centre.items()}
-    for name, estimate in profile.parameters.items():
-        interval = _interval(estimate) if estimate.vary else None
-        for end in interval or ():
-            if end == estimate.value:
+    for names in _units(profile):
+        intervals = {n: _interval(profile.parameters[n]) for n in names}
+        for side in (0, 1):
+            ends = {n: interval[side] for n, interval in intervals.items()
+                    if interval is not None and interval[side] != profile.parameters[n].value}
+            if not ends:
                 continue
             try:
-                moved = _numeric(evaluate({**params, name: end}))
+                moved = _numeric(evaluate({**params, **ends}))
             except (IosizerError, ValueError):  # pydantic refuses a value outside its domain too
                 return _unbounded(centre)
             for key, value in centre.items():

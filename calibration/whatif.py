@@ -27,10 +27,11 @@ def mmc_settings(profile: Profile) -> tuple[float, int]:
 
 
 def service_rate_band(
-    profile: Profile, evaluate: Callable[[float], dict[str, Any]]
+    profile: Profile, evaluate: Callable[[float], dict[str, Any]], band: str = "parameter",
 ) -> dict[str, tuple[float, float]]:
     """95 % bands of an open-queue answer ``evaluate(service_rate)``, from an ``mmc`` profile."""
-    return propagate(profile, lambda params: evaluate(params["service_rate_per_s"]))
+    return propagate(profile, lambda params: evaluate(params["service_rate_per_s"]), band,
+                     {"mean_response": "mean_response_s"})
 
 
 def closed_network_settings(profile: Profile) -> tuple[list[float], float]:
@@ -39,7 +40,7 @@ def closed_network_settings(profile: Profile) -> tuple[list[float], float]:
     return [profile.value(demand_name(k + 1)) for k in range(stations)], profile.value("think_time_s")
 
 
-def closed_network_band(profile: Profile, population: int) -> dict[str, tuple[float, float]]:
+def closed_network_band(profile: Profile, population: int, band: str = "parameter") -> dict[str, tuple[float, float]]:
     """95 % bands of throughput and response time at ``population``."""
     from iosizer.model.mva import mva
 
@@ -50,7 +51,16 @@ def closed_network_band(profile: Profile, population: int) -> dict[str, tuple[fl
         result = mva(demands, params["think_time_s"], population)
         return {"throughput": result.throughput, "response_time": result.response_time}
 
-    return propagate(profile, evaluate)
+    return propagate(profile, evaluate, band, {"throughput": "throughput_per_s", "response_time": "response_time_s"})
+
+
+def band_words(band: str) -> str:
+    """What a printed band is, for the notes (``--band``)."""
+    if band == "prediction":
+        return ("95 % prediction bands: the parameters' uncertainty plus the fit's residual scatter "
+                "(where a new measurement lies)")
+    return ("95 % bands of the parameters' uncertainty only (the model's mean answer; --band prediction "
+            "adds the fit's residual scatter)")
 
 
 def with_bands(answer: dict[str, Any], bands: dict[str, tuple[Any, Any]], index: int | None = None) -> dict[str, Any]:
@@ -83,6 +93,19 @@ def band_rows(rows: list[dict[str, Any]], bands: dict[str, tuple[Any, Any]], off
             dropped = skip is not None and bool(skip[i])
             rows[offset + i][f"{key}_ci_low"] = float(lo) if np.isfinite(lo) and not dropped else None
             rows[offset + i][f"{key}_ci_high"] = float(hi) if np.isfinite(hi) and not dropped else None
+
+
+def band_note(answers: Any, text: str) -> str:
+    """``text`` (what the ``*_ci_low``/``*_ci_high`` bands are) when every answer has its band; otherwise
+    say where there is none, so a what-if never claims bands it does not print."""
+    rows = [answers] if isinstance(answers, dict) else list(answers)
+    ends = [v for row in rows for k, v in row.items() if k.endswith(("_ci_low", "_ci_high"))]
+    missing = [v for v in ends if v is None or not np.isfinite(v)]
+    if not missing:
+        return text
+    where = "no 95 % band" if len(missing) == len(ends) else "no 95 % band where *_ci_low/_ci_high are empty"
+    return (f"{where}: the profile's intervals are undefined (an exact or singular fit: add repeat measurements) "
+            "or the answer stops existing inside them")
 
 
 def on_cpu(profile: Profile, cpu_speed: float | None, label: str = "the profile") -> Profile:
@@ -120,12 +143,14 @@ class WhatIf:
     profile: Profile
     source: str
     extrapolation: Any = None
+    #: ``parameter`` or ``prediction`` (:mod:`iosizer.calibration.uncertainty`).
+    band: str = "parameter"
 
     def bands(self, evaluate: Callable[[dict[str, Any]], dict[str, Any]]) -> dict[str, tuple[Any, Any]]:
         """95 % bands of ``evaluate(values)``'s numeric outputs, from the profile's intervals."""
         if not any(e.vary for e in self.profile.parameters.values()):
             return {}
-        return propagate(self.profile, lambda fitted: evaluate({**self.values, **fitted}))
+        return propagate(self.profile, lambda fitted: evaluate({**self.values, **fitted}), self.band)
 
 
 def what_if(
@@ -134,6 +159,7 @@ def what_if(
     *,
     cpu_speed: float | None = None,
     changes: dict[str, Any] | None = None,
+    band: str = "parameter",
 ) -> WhatIf:
     """The values a family's what-if runs on.
 
@@ -145,15 +171,15 @@ def what_if(
     a changed parameter is fixed at its new value, so no band comes from it.
     Every value is checked against its declaration; None means "keep".
     """
-    import iosizer
-    from iosizer.calibration.profile import load_profile, profile_values
+    from iosizer.calibration.frozen import shipped
+    from iosizer.calibration.profile import load_profile, profile_values, with_changes
 
-    declared = declaration(family)
+    declaration(family)  # an unknown family is a one-line error before any profile is read
     if profile_path is not None:
         base = load_profile(profile_path, family)
         source = f"profile {profile_path}"
     else:
-        base = iosizer.family(family).shipped()
+        base = shipped(family)
         source = f"shipped '{family}' profile"
     extrapolation = None
     if cpu_speed is not None:
@@ -167,23 +193,7 @@ def what_if(
         extrapolation = extrapolate([base], cpu_speed)
         base = extrapolation.profile
         source += f", carried to CPU speed {cpu_speed:g}"
-    values = profile_values(base)
-    given = {k: v for k, v in (changes or {}).items() if v is not None}
-    setting_names = {s.name for s in declared.settings}
-    new_settings = {k: v for k, v in given.items() if k in setting_names}
-    if new_settings:
-        current = {name: values.get(name) for name in setting_names}
-        values.update(declared.check_settings({**current, **new_settings}))
-    fixed = {k: declared.spec(k, values).check(v, "--" + k.replace("_", "-"))
-             for k, v in given.items() if k not in setting_names}
-    if fixed:
-        values.update(fixed)
-        base = base.model_copy(update={"parameters": {
-            name: (estimate.model_copy(update={"value": float(fixed[name]), "vary": False, "ci_low": None,
-                                               "ci_high": None, "stderr": 0.0})
-                   if name in fixed else estimate)
-            for name, estimate in base.parameters.items()}})
-    if given:
-        source += "; given " + ", ".join(f"{k} = {v:g}" if isinstance(v, (int, float)) else f"{k} = {v}"
-                                          for k, v in {**new_settings, **fixed}.items())
-    return WhatIf(family, values, base, source, extrapolation)
+    values, base, note = with_changes(base, profile_values(base), changes or {},
+                                      lambda name: "--" + name.replace("_", "-"))
+    source += note
+    return WhatIf(family, values, base, source, extrapolation, band)

@@ -91,7 +91,29 @@ def usage_message(error: Exception) -> str:
 
 
 class _OneLineErrors(TyperGroup):
-    """Turn every error into one stderr line and an exit status."""
+    """Turn every error into one stderr line and an exit status; offer every declared question."""
+
+    def list_commands(self, ctx: Any) -> list[str]:
+        from iosizer.model.registry import plugin_names  # names only: no family module is imported
+
+        names = super().list_commands(ctx)
+        return names + [name for name in plugin_names() if name not in names]
+
+    def get_command(self, ctx: Any, cmd_name: str) -> Any:
+        command = super().get_command(ctx, cmd_name)
+        from iosizer.model.registry import BUILTIN_FAMILIES
+
+        if command is not None and cmd_name not in BUILTIN_FAMILIES:
+            return command  # a hand-written command: nothing to add (and no plugin lookup)
+        from iosizer.cli.questions import resolve
+
+        return resolve(self, cmd_name, command)
+
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        super().__init__(*args, **kwargs)
+        from iosizer.cli.output import add_output_options
+
+        add_output_options(self)  # --columns and --rows beside every --format
 
     def main(
         self,
@@ -192,6 +214,7 @@ def _register() -> None:
     from iosizer.cli import calibration, families, hba, latency, loadshare, pcie, queue, replication, scenario, size
     from iosizer.cli import report as report_cli
     from iosizer.cli import simulate as simulate_cli
+    from iosizer.cli import size_families  # noqa: F401  (adds the seed families' sizing commands to size.app)
 
     app.add_typer(queue.app, name="queue")
     app.add_typer(latency.app, name="latency")

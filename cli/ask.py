@@ -80,7 +80,7 @@ def ask(command: str | Iterable[str], /, *arguments: Any, **options: Any) -> Any
             else:
                 items = [_path(v, Path(folder), f"{key}_{i}") for i, v in enumerate(_listed(value))]
                 files[key] = items if field.many else _single(items, key)
-        return _run(spec.argv(values, files))
+        return _run(spec.argv(values, files), _units(spec.name))
 
 
 def _by_position(spec: Any, arguments: tuple[Any, ...], options: dict[str, Any]) -> dict[str, Any]:
@@ -140,8 +140,20 @@ def _path(value: Any, folder: Path, stem: str) -> str:
                      f"got {type(value).__name__}")
 
 
-def _run(argv: list[str]) -> Any:
-    """Run ``iosizer ARGV`` here and return the answer's JSON, parsed; the command's errors are raised."""
+def _units(command: str) -> dict[str, str]:
+    """Declared units of the names a command's answer may hold (a family's parameters)."""
+    from iosizer.cli.catalogue import _declared_by_command
+
+    return {name: spec.unit for name, spec in _declared_by_command().get(command, {}).items()}
+
+
+def _run(argv: list[str], units: dict[str, str] | None = None) -> Any:
+    """Run ``iosizer ARGV`` here and return the answer's JSON, parsed; the command's errors are raised.
+
+    An object or a list comes back as :class:`~iosizer.frames.AnswerDict` or
+    :class:`~iosizer.frames.AnswerList`: the same JSON, with the rows of the
+    command's table or CSV behind ``to_frame()`` and ``repr()``.
+    """
     import typer
     from typer.core import TyperGroup
 
@@ -161,4 +173,7 @@ def _run(argv: list[str]) -> Any:
         raise InputError(" ".join(usage_message(error).split())) from None
     if not reports:
         return None
-    return json.loads(to_json(reports[-1].data))
+    from iosizer.cli.output import report_table
+    from iosizer.frames import viewed
+
+    return viewed(json.loads(to_json(reports[-1].data)), report_table(reports[-1], units))

@@ -8,7 +8,7 @@ from typing import Annotated, Any
 import typer
 
 from iosizer.cli.options import FormatOption, PlotOption, output_target
-from iosizer.cli.output import OutputFormat, Panel, Report, Series, emit
+from iosizer.cli.output import OutputFormat, Panel, Report, Series, emit, progress_bar
 from iosizer.cli.params import reject_repeats
 from iosizer.errors import InputError
 
@@ -38,14 +38,22 @@ def calibrate(
                           "see 'iosizer params FAMILY'."),
     ] = None,
     force: Annotated[
-        bool, typer.Option("--force", help="Keep a fit that is worse than a constant (R^2 < 0).")
+        bool, typer.Option("--force", help="Keep a fit that is worse than a constant (R^2 < 0); calibrate on the "
+                                           "jobs of a fio file that did not fail, leaving the failed ones out.")
     ] = False,
     fit_percentiles: Annotated[
         bool, typer.Option("--fit-percentiles",
-                           help="Fit the measured percentile columns (response_pP_s/_ms/_us, fio's clat "
-                                "percentiles) with the means, against the family's percentile model (mmc, "
-                                "closed-network); without it they are only checked.")
+                           help="Fit measured percentile columns (response_pP_s/_ms/_us, fio's clat "
+                                "percentiles; p50 and p99 unless --fit-percentile) with the means, against "
+                                "the family's percentile model (mmc, closed-network); without it they are "
+                                "only checked.")
     ] = False,
+    fit_percentile: Annotated[
+        list[float] | None,
+        typer.Option("--fit-percentile", metavar="P",
+                     help="A percentile to fit (repeatable; implies --fit-percentiles) [default: 50 and 99]; the "
+                          "others the data carry are checked only.")
+    ] = None,
     output: OutputPath = None,
     stations: Annotated[
         int | None, typer.Option("--stations", help="closed-network: number of stations K.")
@@ -63,11 +71,15 @@ def calibrate(
         float | None,
         typer.Option("--cpu-speed", help="Relative per-core speed of that CPU (for extrapolation)."),
     ] = None,
+    verbose: Annotated[
+        bool, typer.Option("--verbose", "-v", help="Print the tail check per percentile, not its one-line summary "
+                                                   "(JSON always has both: 'tails', 'tail_summary').")
+    ] = False,
     output_format: FormatOption = OutputFormat.table,
     plot: PlotOption = None,
 ) -> None:
     """Fit a family to measured points; print the fit report, save a profile."""
-    from iosizer.calibration.calibrate import calibrate as run, residual_rows
+    from iosizer.calibration.calibrate import calibrate as run, residual_rows, tail_summary
     from iosizer.calibration.fit import CONFIDENCE_CONVENTION
     from iosizer.calibration.profile import profile_writer
 
@@ -86,42 +98,40 @@ def calibrate(
         if options.get(name) is not None:
             raise InputError(f"--set {name} repeats --{name.replace('_', '-')}")
         options[name] = value
-    result = run(model, data if len(data) > 1 else data[0], options, cpu_name=cpu_name, cpu_speed=cpu_speed,
-                 force=force, fit_percentiles=fit_percentiles)
+    chosen: bool | list[float] = fit_percentile if fit_percentile else fit_percentiles
+    if fit_percentile:
+        from iosizer.model.percentiles import PERCENTILE
+
+        chosen = [PERCENTILE.check(p, "--fit-percentile") for p in fit_percentile]
+        fit_percentiles = True
+    with progress_bar() as progress:  # a large file takes seconds to read and fit; shown on a terminal only
+        progress.add_task(f"calibrating {model} on {', '.join(p.name for p in data)}", total=None)
+        result = run(model, data if len(data) > 1 else data[0], options, cpu_name=cpu_name, cpu_speed=cpu_speed,
+                     force=force, fit_percentiles=chosen)
+
+    from iosizer.api import FitReport
 
     fit = result.fit
-    parameters = {
-        name: {
-            "value": estimate.value,
-            "ci_low": estimate.ci_low,
-            "ci_high": estimate.ci_high,
-            "unit": estimate.unit,
-            "fixed": not estimate.vary,
-        }
-        for name, estimate in result.profile.parameters.items()
-    }
-    document: dict[str, Any] = {
-        "model": model,
-        "parameters": parameters,
-        "rmse": fit.rmse,
-        "r2": fit.r2,
-        "n_points": fit.n_points,
-        "dof": fit.dof,
-        "columns": {k: {"rmse": s.rmse, "r2": s.r2, "n_points": s.n_points} for k, s in fit.statistics.items()},
-        "warnings": list(fit.warnings),
-        "tails": result.tails,
-        "confidence": CONFIDENCE_CONVENTION,
-        "profile": str(output) if output is not None else None,
-    }
+    document = FitReport(result).to_dict(output)  # one builder: the CLI's JSON is the API's to_dict()
+    parameters = document["parameters"]
     rows = [{"parameter": name, **values} for name, values in parameters.items()]
     notes = [
         f"{column}: RMSE {s.rmse:.6g}, R^2 {s.r2:.6f} over {s.n_points} points"
         for column, s in fit.statistics.items()
     ]
+    notes += [f"note: {n}" for n in result.notes]
     notes += [f"warning: {w}" for w in fit.warnings]
-    notes += [f"tail {name} ({'a fit input' if fit_percentiles else 'checked, not fitted'}): the fitted model is "
-              f"{t['rms_error_pct']:.1f} % off (RMS over {t['n_points']} points; worst {t['worst_error_pct']:+.1f} % "
-              f"at line {t['worst_line']})" for name, t in result.tails.items()]
+    role = "a fit input" if fit_percentiles else "checked, not fitted"
+    summary = tail_summary(result.tails)
+    if verbose or (summary is not None and summary["n_percentiles"] == 1):
+        notes += [f"tail {name} ({role}): the fitted model is {t['rms_error_pct']:.1f} % off (RMS over "
+                  f"{t['n_points']} points; worst {t['worst_error_pct']:+.1f} % at line {t['worst_line']})"
+                  for name, t in result.tails.items()]
+    elif summary is not None:  # one line: the warnings above must not drown in one per percentile
+        notes.append(f"tail check ({role}) of {summary['n_percentiles']} percentiles: the fitted model is "
+                     f"{summary['rms_error_pct']:.1f} % off (RMS over all); worst p{summary['worst_percentile']:g} "
+                     f"({summary['worst_rms_error_pct']:.1f} % RMS; {summary['worst_error_pct']:+.1f} % at line "
+                     f"{summary['worst_line']}); each percentile: --verbose or JSON 'tails'")
     notes.append(CONFIDENCE_CONVENTION)
     if output is not None:
         notes.append(f"profile written to {output}")
@@ -133,7 +143,7 @@ def calibrate(
             # One row per measured value: built only when CSV is asked for (a million-row fit).
             csv_rows=residual_rows(result) if output_format is OutputFormat.csv else None,
             notes=notes,
-            plot=_fit_panels(fit) if plot is not None else None,
+            plot=_fit_panels(fit, result.dataset.schema) if plot is not None else None,
         ),
         output_format,
         plot,
@@ -171,7 +181,7 @@ def _print_columns(family_name: str, output_format: OutputFormat) -> None:
     emit(Report(rows, rows, title=f"Columns of '{family.name}' data", notes=notes), output_format)
 
 
-def _fit_panels(fit: Any) -> list[Panel]:
+def _fit_panels(fit: Any, schema: Any) -> list[Panel]:
     """Measured points against the fitted model, one panel per observed column:
     a curve with its 95 % band for one input, model-vs-measured for several."""
     import numpy as np
@@ -190,7 +200,7 @@ def _fit_panels(fit: Any) -> list[Panel]:
     x = fit.inputs[x_name]
     order = np.argsort(x)
     dense = np.linspace(float(x.min()), float(x.max()), 200)
-    if x_name == "population":
+    if any(c.name == x_name and c.integer for c in schema.columns):  # threads, population: whole numbers
         dense = np.unique(np.round(dense))
     band = fit.predict({x_name: dense})
     for column, observed in fit.observed.items():

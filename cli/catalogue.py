@@ -73,15 +73,8 @@ ROLE_OVERRIDES: dict[tuple[str, ...], dict[str, Role]] = {
 #: run in their own worker pool so they never hold up a quick what-if.
 HEAVY_GROUPS = frozenset({"calibrate", "report", "simulate", "run"})
 
-#: Units read from the name's suffix (STYLE: units live in names), longest first.
-_SUFFIX_UNITS: tuple[tuple[str, str], ...] = (
-    ("_per_s", "1/s"), ("_gbit_s", "Gbit/s"), ("_gbyte_s", "GB/s"), ("_mbps", "MB/s"), ("_gbps", "GB/s"),
-    ("_iops", "IOPS"), ("_bytes", "B"), ("_kib", "KiB"), ("_pct", "%"), ("_ns", "ns"), ("_us", "us"),
-    ("_ms", "ms"), ("_s", "s"),
-)
-
-#: Declared "units" that say nothing on a form: dimensionless numbers and names.
-_NOT_UNITS = frozenset({"", "1", "name"})
+from iosizer.units import NOT_UNITS as _NOT_UNITS  # noqa: E402  (the one unit vocabulary)
+from iosizer.units import unit_of  # noqa: E402,F401  (public here for older callers)
 
 _PATH_SEPARATOR = re.compile(r"[/\\]")
 
@@ -107,14 +100,6 @@ def _not_a_bool(value: Any) -> Any:
 
 #: A number field of a request: a JSON number (or numeric text), never true/false.
 _NUMBERS = {int: Annotated[int, BeforeValidator(_not_a_bool)], float: Annotated[float, BeforeValidator(_not_a_bool)]}
-
-
-def unit_of(name: str) -> str | None:
-    """The unit a name carries in its suffix (``added_latency_ns`` -> ``ns``), or None."""
-    for suffix, unit in _SUFFIX_UNITS:
-        if name.endswith(suffix):
-            return unit
-    return None
 
 
 @dataclass(frozen=True)

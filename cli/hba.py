@@ -8,6 +8,7 @@ from typing import Annotated, Any
 import typer
 
 from iosizer.cli.options import FormatOption, PlotOption
+from iosizer.cli.options import BandKind, BandOption
 from iosizer.cli.output import OutputFormat, Panel, Report, Series, emit
 from iosizer.cli.params import parse_grid
 from iosizer.cli.tails import FAMILY_NOTE, PercentileOption, hba_points
@@ -77,7 +78,8 @@ CpuSpeed = Annotated[
 
 
 def _calibrated_port(profile: str | None, cpu_speed: float | None, speed: str | None, cores: int | None,
-                     core_iops: float | None, link_mbps: float | None, storage_us: float | None = None) -> Any:
+                     core_iops: float | None, link_mbps: float | None, storage_us: float | None = None,
+                     band: str = "parameter") -> Any:
     """With --profile or --cpu-speed: the port from a profile carried to the CPU, changes applied."""
     from iosizer.calibration.whatif import what_if
 
@@ -85,7 +87,7 @@ def _calibrated_port(profile: str | None, cpu_speed: float | None, speed: str | 
         raise InputError("--port picks a shipped FC speed; a --profile holds its own port values "
                          "(change them with --cores, --core-iops, --link-mbps)")
     return what_if("hba", profile, cpu_speed=cpu_speed, changes={
-        "cores": cores, "core_iops": core_iops, "link_mbps": link_mbps, "storage_us": storage_us})
+        "cores": cores, "core_iops": core_iops, "link_mbps": link_mbps, "storage_us": storage_us}, band=band)
 
 
 def _port_notes(speed: str, cores: int | None, core_iops: float | None, link_mbps: float | None) -> list[str]:
@@ -122,20 +124,21 @@ def isolation(
     link_mbps: LinkMbps = None,
     profile: ProfileOption = None,
     cpu_speed: CpuSpeed = None,
+    band: BandOption = BandKind.parameter,
     output_format: FormatOption = OutputFormat.table,
     plot: PlotOption = None,
 ) -> None:
     """LPAR1's IOPS while LPAR2's load grows on the same FC port (section 3.1)."""
     import numpy as np
 
-    from iosizer.calibration.whatif import band_rows
+    from iosizer.calibration.whatif import band_note, band_rows, band_words
     from iosizer.model.hba import BLOCK_KIB, OFFERED_IOPS, port_from_values
     from iosizer.model.hba import isolation as solve
     from iosizer.model.hba import port_ceiling_iops
 
     calibrated = None
     if profile is not None or cpu_speed is not None:
-        calibrated = _calibrated_port(profile, cpu_speed, speed, cores, core_iops, link_mbps)
+        calibrated = _calibrated_port(profile, cpu_speed, speed, cores, core_iops, link_mbps, band=band.value)
     speed = _speed(speed)
     block_kib = float(BLOCK_KIB.value) if block_kib is None else BLOCK_KIB.check(block_kib, "--block-kib")
     if lpar2_block_kib is not None:
@@ -179,7 +182,8 @@ def isolation(
     if calibrated is None:
         notes += _port_notes(speed, cores, core_iops, link_mbps)
     else:
-        notes.append(f"port from the {calibrated.source}; *_ci_low/_ci_high: 95 % bands from its intervals")
+        notes.append(f"port from the {calibrated.source}; "
+                     + band_note(points, "*_ci_low/_ci_high: " + band_words(calibrated.band)))
     panels = None
     if plot is not None:
         panels = [Panel("LPAR2 offered IOPS", "IOPS", [
@@ -217,6 +221,7 @@ def response(
     percentile: PercentileOption = None,
     profile: ProfileOption = None,
     cpu_speed: CpuSpeed = None,
+    band: BandOption = BandKind.parameter,
     output_format: FormatOption = OutputFormat.table,
     plot: PlotOption = None,
 ) -> None:
@@ -226,13 +231,14 @@ def response(
     storage delay constant); against simulation at 4 to 64 threads within 5 % at 512 B (the 99th over, most
     just past the knee); at 4 KiB shared mode's 99th up to 11 % over (28-40 threads).
     """
-    from iosizer.calibration.whatif import band_rows
+    from iosizer.calibration.whatif import band_note, band_rows, band_words
     from iosizer.model.hba import BLOCK_BYTES, SERVICE_SCV, STORAGE_US, THREADS, port_from_values
     from iosizer.model.hba import response as solve
 
     calibrated = None
     if profile is not None or cpu_speed is not None:
-        calibrated = _calibrated_port(profile, cpu_speed, speed, cores, core_iops, link_mbps, storage_us)
+        calibrated = _calibrated_port(profile, cpu_speed, speed, cores, core_iops, link_mbps, storage_us,
+                                      band=band.value)
     speed = _speed(speed)
     if block_bytes is not None:
         BLOCK_BYTES.check(block_bytes, "--block-bytes")
@@ -269,7 +275,8 @@ def response(
              f"1 in occupancy mode), the link and the storage (a delay of {storage_us:g} us"
              f"{', assumed' if calibrated is None else ''})"]
     notes += (_port_notes(speed, cores, core_iops, link_mbps) if calibrated is None else
-              [f"port from the {calibrated.source}; *_ci_low/_ci_high: 95 % bands from its intervals"])
+              [f"port from the {calibrated.source}; "
+               + band_note(points, "*_ci_low/_ci_high: " + band_words(calibrated.band))])
     notes += [FAMILY_NOTE] if percentile else []
     scv = SERVICE_SCV.value if service_scv is None else service_scv
     notes.append("service times exponential (cv^2 = 1): exact MVA" if scv == 1 else

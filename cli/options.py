@@ -2,12 +2,27 @@
 
 from __future__ import annotations
 
+from enum import Enum
 from pathlib import Path
 from typing import Annotated, Callable
 
 import typer
 
 from iosizer.cli.output import OutputFormat, check_output_path, check_plot_path
+
+class BandKind(str, Enum):
+    """Which 95 % band a what-if from a profile prints (iosizer.calibration.uncertainty)."""
+
+    parameter = "parameter"
+    prediction = "prediction"
+
+
+BandOption = Annotated[
+    BandKind,
+    typer.Option("--band", help="With --profile: 'parameter' bands carry the parameters' uncertainty only (where "
+                                "the model's mean answer lies); 'prediction' adds the fit's residual scatter "
+                                "(where a new measurement lies, so a misfit model does not look precise)."),
+]
 
 FormatOption = Annotated[
     OutputFormat,

@@ -7,19 +7,29 @@ no command formats its own output.
 
 from __future__ import annotations
 
+import copy
 import csv
 import io
 import json
 import math
 import os
+import re
 import sys
 import tempfile
 from contextlib import contextmanager
 from contextvars import ContextVar
 from dataclasses import dataclass, field
 from enum import Enum
+from functools import lru_cache
 from pathlib import Path
-from typing import Any, Callable, Iterator, Sequence
+from typing import TYPE_CHECKING, Annotated, Any, Callable, Iterator, Sequence
+
+import typer
+
+from iosizer.frames import format_number, split_columns  # one number format and layout, here and in notebooks
+
+if TYPE_CHECKING:
+    from iosizer.frames import Table
 
 
 class OutputFormat(str, Enum):
@@ -80,62 +90,212 @@ def _plain(value: Any) -> Any:
     return value
 
 
-def format_number(value: Any) -> str:
-    """Six significant figures for tables; integers stay integers."""
-    if isinstance(value, bool) or value is None:
-        return "" if value is None else str(value).lower()
-    if isinstance(value, int):
-        return str(value)
-    if isinstance(value, float):
-        if not math.isfinite(value):
-            return str(value)
-        if value != 0 and (abs(value) >= 1e7 or abs(value) < 1e-4):
-            return f"{value:.6g}"
-        return f"{value:,.6g}" if abs(value) >= 1e4 else f"{value:.6g}"
-    return str(value)
-
-
 def to_json(data: Any) -> str:
     return json.dumps(_plain(data), indent=2, allow_nan=False)
 
 
 def to_csv(rows: list[dict[str, Any]], columns: Sequence[str] | None = None) -> str:
-    columns = list(columns or (rows[0].keys() if rows else []))
+    columns = list(columns or _keys(rows))
     buffer = io.StringIO()
-    writer = csv.DictWriter(buffer, fieldnames=columns, lineterminator="\n")
+    writer = csv.DictWriter(buffer, fieldnames=columns, lineterminator="\n", extrasaction="ignore")
     writer.writeheader()
     for row in rows:
         writer.writerow({k: _plain(row.get(k)) for k in columns})
     return buffer.getvalue()
 
 
+def _keys(rows: Sequence[dict[str, Any]]) -> list[str]:
+    """Every key of ``rows``, in order of first appearance."""
+    seen: dict[str, None] = {}
+    for row in rows:
+        seen.update(dict.fromkeys(row))
+    return list(seen)
+
+
+#: How a command's JSON is shaped, stated once for --rows's help and the HTTP API's schema.
+JSON_SHAPE_RULE = (
+    "The JSON answer is shaped by the question: one point (one arrival rate, one size) answers one object, "
+    "a sweep a list of objects, one per point; a summary of several parts an object of them. "
+    "--rows prints the rows the CSV holds, as a list, whatever the input."
+)
+
+
+def row_list(report: Report) -> list[dict[str, Any]]:
+    """The answer as rows: what the CSV holds and ``--rows`` prints (the table's rows where they agree)."""
+    return report.csv_rows if report.csv_rows is not None else report.rows
+
+
+def report_table(report: Report, units: dict[str, str] | None = None) -> "Table":
+    """The rows of ``report`` (:func:`row_list`) as a :class:`~iosizer.frames.Table` for notebooks."""
+    from iosizer.frames import Table
+
+    columns = report.columns if report.csv_rows is None else None
+    rows = [{k: _plain(v) for k, v in row.items()} for row in row_list(report)]
+    return Table.of(rows, list(columns) if columns else None, units=units or {}, title=report.title,
+                    notes=list(report.notes))
+
+
+@dataclass
+class _TableChoices:
+    """What ``--columns`` and ``--rows`` asked for, set while the command line is parsed."""
+
+    columns: list[str] | None = None
+    rows: bool = False
+
+
+_choices: ContextVar[_TableChoices] = ContextVar("iosizer_table_choices", default=_TableChoices())
+
+
+def _remember(ctx: typer.Context, **choice: Any) -> None:
+    """Keep a choice for emit() until the command's context closes (the next command starts afresh)."""
+    current = _choices.get()
+    token = _choices.set(_TableChoices(**{"columns": current.columns, "rows": current.rows, **choice}))
+    ctx.call_on_close(lambda: _choices.reset(token))
+
+
+def _remember_columns(ctx: typer.Context, value: str | None) -> str | None:
+    _remember(ctx, columns=value.split(",") if value else None)
+    return value
+
+
+def _remember_rows(ctx: typer.Context, value: bool) -> bool:
+    _remember(ctx, rows=bool(value))
+    return value
+
+
+def _carrier(
+    columns: Annotated[str | None, typer.Option(
+        "--columns", metavar="A,B", callback=_remember_columns,
+        help="Only these columns (a value brings its 95 % band), in the table, the CSV and --rows; "
+             "for a metric/value table, these metrics.")] = None,
+    rows: Annotated[bool, typer.Option(
+        "--rows", callback=_remember_rows, help="With --format json: always a list of rows. " + JSON_SHAPE_RULE)] = False,
+) -> None:
+    """Carries the declarations of ``--columns`` and ``--rows`` (typer builds them as every option)."""
+
+
+@lru_cache(maxsize=1)
+def _output_options() -> tuple[Any, ...]:
+    """The click options ``--columns`` and ``--rows``, built once from :func:`_carrier`."""
+    holder = typer.Typer()
+    holder.command()(_carrier)
+    params = tuple(typer.main.get_command(holder).params)
+    for param in params:
+        param.expose_value = False  # the command's function never sees them; emit() reads _choices
+    return params
+
+
+def add_output_options(command: Any) -> None:
+    """Give every command under ``command`` that takes ``--format`` the options ``--columns`` and ``--rows``.
+
+    Commands that already have a flag of that name (``calibrate --columns``)
+    keep their own. A group's commands made on demand (a lazy group) get
+    them as they are made. The options are hidden from the HTTP API and
+    :func:`iosizer.ask` (not exposed), which answer JSON as it is.
+    """
+    subcommands = getattr(command, "commands", None)
+    if subcommands is None:
+        flags = {opt for param in command.params for opt in getattr(param, "opts", ())}
+        if "--format" in flags:  # idempotent: a second call finds --rows there
+            command.params.extend(copy.copy(p) for p in _output_options() if not set(p.opts) & flags)
+        return
+    if not getattr(command, "_iosizer_output_options", False):
+        command._iosizer_output_options = True
+        made = command.get_command
+
+        def get_command(ctx: Any, name: str) -> Any:
+            found = made(ctx, name)
+            if found is not None:
+                add_output_options(found)
+            return found
+
+        command.get_command = get_command  # this group only: its commands, listed or made on demand
+    for sub in list(subcommands.values()):
+        add_output_options(sub)
+
+
+def _chosen(report: Report, table: "Table") -> "Table":
+    columns = _choices.get().columns
+    return table.select(columns) if columns else table
+
+
+def _rows_json(report: Report) -> list[dict[str, Any]]:
+    table = _chosen(report, report_table(report))
+    return [{k: row.get(k) for k in table.columns if k in row} for row in table.rows]
+
+
+def _terminal_width() -> int | None:
+    """The width to fit: the terminal's, else COLUMNS, else None (piped: every row on one line)."""
+    if sys.stdout.isatty():
+        from rich.console import Console
+
+        return Console().width
+    columns = os.environ.get("COLUMNS", "")
+    return int(columns) if columns.isdigit() and int(columns) > 0 else None
+
+
+#: A rich table's cost beyond its cells: a column's padding and border, the table's last border.
+_COLUMN_OVERHEAD, _TABLE_OVERHEAD = 3, 1
+#: A text column narrower than this is not wrapped (a name, a mode).
+_TEXT_MIN = 24
+#: A cell that is a number as format_number writes it, with or without its band.
+_SCALAR = r"-?[\d,.]+(?:e[+-]?\d+)?|-?inf|nan|n/a"
+_NUMBER = re.compile(rf"(?:{_SCALAR})(?: \[(?:{_SCALAR}), (?:{_SCALAR})\])?")
+
+
 def _print_table(report: Report) -> None:
+    """The report as rich tables that fit the terminal: bands folded, numbers never wrapped.
+
+    A table wider than the terminal is folded into several, each repeating
+    the first column; text columns wrap, numeric columns never do.
+    """
     from rich.console import Console
-    from rich.table import Table
+    from rich.table import Table as RichTable
 
-    columns = list(report.columns or (report.rows[0].keys() if report.rows else []))
-    table = Table()
-    for name in columns:
-        # Fold rather than ellipsise: a truncated number is a wrong number.
-        table.add_column(
-            name,
-            justify="right" if _is_numeric(report.rows, name) else "left",
-            overflow="fold",
-        )
-    for row in report.rows:
-        table.add_row(*(format_number(_plain(row.get(name))) for name in columns))
-    # Piped output has no terminal width; do not squeeze it into 80 columns.
-    width = None if sys.stdout.isatty() else 200
-    console = Console(highlight=False, width=width)
+    from iosizer.frames import Table
+
+    keys = _keys(report.rows)
+    # A value's 95 % band is shown with it ("value [low, high]"), even where the command lists its columns.
+    columns = [c for name in (report.columns or keys) for c in (name, name + "_ci_low", name + "_ci_high")
+               if c == name or c in keys]
+    table = _chosen(report, Table([{k: _plain(v) for k, v in r.items()} for r in report.rows], columns))
+    headers, cells, numeric, _ = table.layout(elide=False)
+    full = [max([len(h)] + [len(row[i]) for row in cells]) for i, h in enumerate(headers)]
+    # A text column may wrap its words, never a number it holds (a metric/value table mixes both).
+    floor = [max([len(row[i]) for row in cells if _NUMBER.fullmatch(row[i])], default=0) for i in range(len(full))]
+    need = [w if numeric[i] else max(floor[i], min(w, max(_TEXT_MIN, len(headers[i]))))
+            for i, w in enumerate(full)]
+    width = _terminal_width()
+    natural = sum(w + _COLUMN_OVERHEAD for w in full) + _TABLE_OVERHEAD
+    console = Console(highlight=False, width=width or max(natural, 40))
     if report.title:
-        console.print(report.title, style="bold")
-    console.print(table)
+        console.print(report.title, style="bold", soft_wrap=width is None)
+    for group in split_columns(need, width, _COLUMN_OVERHEAD, _TABLE_OVERHEAD):
+        shown = RichTable()
+        for i in group:
+            if numeric[i]:  # a number is never wrapped nor cut: its column is as wide as its widest cell
+                shown.add_column(headers[i], justify="right", no_wrap=True, min_width=full[i])
+            else:
+                shown.add_column(headers[i], justify="left", overflow="fold", min_width=floor[i] or None)
+        for row in cells:
+            shown.add_row(*(row[i] for i in group))
+        console.print(shown)
     for note in report.notes:
-        console.print(note)
+        console.print(note, soft_wrap=width is None)
 
 
-def _is_numeric(rows: list[dict[str, Any]], name: str) -> bool:
-    return all(isinstance(_plain(r.get(name)), (int, float)) for r in rows if name in r)
+def progress_bar(counts: bool = False) -> Any:
+    """A transient rich progress bar on stderr, drawn only when stderr is a terminal.
+
+    stdout carries nothing but the answer, so ``--format json`` stays clean;
+    piped or captured stderr gets nothing. ``counts`` adds "done/total".
+    """
+    from rich.console import Console
+    from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
+
+    columns = [TextColumn("{task.description}"), BarColumn(), *([MofNCompleteColumn()] if counts else []),
+               TimeElapsedColumn()]
+    return Progress(*columns, console=Console(stderr=True), transient=True, disable=not sys.stderr.isatty())
 
 
 #: The one rule for every file or folder iosizer writes, said in every error about one.
@@ -306,11 +466,17 @@ def emit(report: Report, output_format: OutputFormat, plot: Path | None = None,
         sink.append(report)
         return
     outputs = ([(plot, _plot_writer(report, plot))] if plot is not None else []) + list(files)
+    choices = _choices.get()
     if output_format is OutputFormat.json:
-        text: str | None = to_json(report.data) + "\n"
+        if choices.columns and not choices.rows:
+            from iosizer.errors import InputError
+
+            raise InputError("--columns applies to the table, the CSV and --rows; "
+                             "--format json without --rows prints the whole answer")
+        text: str | None = to_json(_rows_json(report) if choices.rows else report.data) + "\n"
     elif output_format is OutputFormat.csv:
-        rows = report.csv_rows if report.csv_rows is not None else report.rows
-        text = to_csv(rows, None if report.csv_rows is not None else report.columns)
+        table = _chosen(report, report_table(report))
+        text = to_csv([dict(r) for r in table.rows], table.columns)
     else:
         text = None
     if outputs:

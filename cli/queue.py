@@ -8,7 +8,7 @@ from typing import Annotated, Any, Callable
 
 import typer
 
-from iosizer.cli.options import FormatOption, PlotOption
+from iosizer.cli.options import BandKind, BandOption, FormatOption, PlotOption
 from iosizer.cli.output import OutputFormat, Panel, Report, Series, emit
 from iosizer.cli.params import parse_grid, parse_servers
 from iosizer.cli.tails import APPROXIMATE_NOTE, CLOSED_NOTE, EXACT_NOTE, PercentileOption, with_percentiles
@@ -66,6 +66,7 @@ class _ServiceSettings:
     servers: int
     profile: Any = None
     source: str = ""
+    band: str = "parameter"
 
 
 def _service_settings(
@@ -74,6 +75,7 @@ def _service_settings(
     profile: Path | None,
     single_server: bool = False,
     cpu_speed: float | None = None,
+    band: str = "parameter",
 ) -> _ServiceSettings:
     if servers is not None:
         _check_servers(servers)
@@ -100,7 +102,7 @@ def _service_settings(
     if servers is not None and servers != count:  # what if I add a server: the rate stays the profile's
         count = int(servers)
         source += f", with {count} servers"
-    return _ServiceSettings(rate, count, calibrated, source)
+    return _ServiceSettings(rate, count, calibrated, source, band)
 
 
 def _server_spec() -> Any:
@@ -136,13 +138,13 @@ def _open_queue(
     answers = [{k: (v[i] if isinstance(v, list) else v) for k, v in columns.items()} for i in range(len(rates))]
     notes = [_QUEUE_NOTE] + ([note] if note else [])
     if settings.profile is not None:
-        from iosizer.calibration.whatif import service_rate_band, with_bands
+        from iosizer.calibration.whatif import band_note, band_words, service_rate_band, with_bands
 
-        bands = service_rate_band(settings.profile, lambda mu: solve(np.asarray(rates), mu).to_dict())
+        bands = service_rate_band(settings.profile, lambda mu: solve(np.asarray(rates), mu).to_dict(), settings.band)
         answers = [with_bands(answer, bands, i) for i, answer in enumerate(answers)]
         notes.append(
-            f"service rate {settings.service_rate:.6g} and {settings.servers} server(s) from "
-            f"{settings.source}; *_ci_low/_ci_high are 95 % bands from the profile's interval"
+            f"service rate {settings.service_rate:.6g} and {settings.servers} server(s) from {settings.source}; "
+            + band_note(answers, "*_ci_low/_ci_high: " + band_words(settings.band))
         )
     if len(rates) == 1:
         data = answers[0]
@@ -193,6 +195,7 @@ def mmc(
     profile: ProfileOption = None,
     percentile: PercentileOption = None,
     cpu_speed: CpuSpeedOption = None,
+    band: BandOption = BandKind.parameter,
     output_format: FormatOption = OutputFormat.table,
     plot: PlotOption = None,
 ) -> None:
@@ -203,7 +206,7 @@ def mmc(
     from iosizer.model.percentiles import mmc_percentiles
     from iosizer.model.queueing import mmc as solve
 
-    settings = _service_settings(service_rate, servers, profile, cpu_speed=cpu_speed)
+    settings = _service_settings(service_rate, servers, profile, cpu_speed=cpu_speed, band=band.value)
     solved = with_percentiles(lambda lam, mu: solve(lam, mu, settings.servers),
                               lambda lam, mu, ps: mmc_percentiles(lam, mu, settings.servers, ps), percentile)
     _open_queue(
@@ -362,6 +365,7 @@ def mva(
     profile: ProfileOption = None,
     cpu_speed: CpuSpeedOption = None,
     percentile: PercentileOption = None,
+    band: BandOption = BandKind.parameter,
     output_format: FormatOption = OutputFormat.table,
     plot: PlotOption = None,
 ) -> None:
@@ -380,7 +384,8 @@ def mva(
     calibrated = None
     if profile is not None:
         from iosizer.calibration.profile import load_profile
-        from iosizer.calibration.whatif import closed_network_band, closed_network_settings
+        from iosizer.calibration.whatif import (band_note, band_words, closed_network_band,
+                                                closed_network_settings, with_bands)
 
         if demand or think_time is not None or servers:
             raise InputError("--profile supplies the demands and think time; drop --demand/--think-time/--servers")
@@ -388,9 +393,9 @@ def mva(
 
         calibrated = on_cpu(load_profile(profile, "closed-network"), cpu_speed, str(profile))
         demand, think_time = closed_network_settings(calibrated)
-        bands = closed_network_band(calibrated, population)
+        bands = closed_network_band(calibrated, population, band.value)
         notes.append(f"demands and think time from {profile} (seconds: throughput per second); "
-                     "*_ci_low/_ci_high are 95 % bands")
+                     + band_note(with_bands(dict.fromkeys(bands), bands), "*_ci_low/_ci_high: " + band_words(band.value)))
     elif not demand:
         raise InputError("Missing option '--demand' (or give --profile FILE)")
     if cpu_speed is not None and profile is None:

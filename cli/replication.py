@@ -92,7 +92,7 @@ def replication(
 
     from iosizer.calibration import replication as family
 
-    from iosizer.calibration.whatif import band_rows
+    from iosizer.calibration.whatif import band_note, band_rows
     from iosizer.model.mva import check_batch_steps
     from iosizer.model.replication import BLOCK_SIZE
     from iosizer.model.replication import replication as replication_model
@@ -125,7 +125,7 @@ def replication(
                 for k in ("iops", "throughput_mbps", "latency_us")}), offset)
     notes = [
         *(family.calibration_notes() if calibrated is None and any(n != family.LOCAL for n in links) else []),
-        f"from the {calibrated.source}; *_ci_low/_ci_high: 95 % bands from its intervals"
+        f"from the {calibrated.source}; " + band_note(points, "*_ci_low/_ci_high: 95 % bands from its intervals")
         if calibrated is not None else "",
         f"local: no replica; its flash is modelled as a pure {family.system(family.LOCAL).local_flash_write_us:g} "
         "us latency (the seed gives no flash bandwidth), so it is concurrency-bound at every block size"

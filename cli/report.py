@@ -13,7 +13,6 @@ import html
 import json
 import os
 import shutil
-import sys
 import tempfile
 from contextlib import contextmanager
 from pathlib import Path
@@ -22,7 +21,8 @@ from typing import Annotated, Any, Iterator
 import typer
 
 from iosizer.cli.options import FormatOption
-from iosizer.cli.output import OutputFormat, Panel, Report, Series, emit, format_number, missing_folder, to_json
+from iosizer.cli.output import (OutputFormat, Panel, Report, Series, emit, format_number, missing_folder,
+                                progress_bar, to_json)
 from iosizer.errors import InputError
 
 #: Written in every report folder: only such a folder is ever replaced.
@@ -263,15 +263,6 @@ def _panel(panel: Any) -> Panel:
                  [Series(s.label, s.x, s.y, s.kind, s.y_high) for s in panel.series], panel.title)
 
 
-def _progress() -> Any:
-    from rich.console import Console
-    from rich.progress import BarColumn, Progress, TextColumn, TimeElapsedColumn
-
-    # stderr only, so --format json on stdout stays clean; off when not a terminal.
-    return Progress(TextColumn("{task.description}"), BarColumn(), TimeElapsedColumn(),
-                    console=Console(stderr=True), transient=True, disable=not sys.stderr.isatty())
-
-
 def report(
     output_dir: Annotated[
         Path, typer.Option("--output-dir", help="Report folder to write (replaced as a whole if it is a report; "
@@ -293,7 +284,7 @@ def report(
     target = _check_target(output_dir)
     plots = _have_matplotlib()
     seeds = checks.seed_names()
-    with _progress() as progress:
+    with progress_bar() as progress:
         task = progress.add_task("checking seeds", total=len(seeds) + 2)
         seed_reports = []
         for seed in seeds:
@@ -305,9 +296,24 @@ def report(
         if simulate:
             from iosizer.cli.simulate import report_simulations
 
-            simulated = report_simulations(lambda text: progress.update(task, description=text))
+            from iosizer.simulate.comparison import points
+
+            simulations = len(points())
+            progress.update(task, total=len(seeds) + 2 + simulations)
+            begun: list[str] = []
+
+            def step(text: str) -> None:  # called as each point starts: the one before it is done
+                if begun:
+                    progress.advance(task)
+                begun.append(text)
+                progress.update(task, description=text)
+
+            simulated = report_simulations(step)
+            progress.advance(task, min(1, len(begun)))
+        else:
+            simulations = 0
         charts = [(s.seed, chart) for s in seed_reports for chart in s.charts]
-        progress.update(task, total=len(seeds) + 2 + (len(charts) if plots else 0))
+        progress.update(task, total=len(seeds) + 2 + simulations + (len(charts) if plots else 0))
         with _atomic_folder(target) as folder:
             drawn: dict[str, list[tuple[str, str]]] = {}
             if plots:

@@ -15,7 +15,6 @@ The work lives in :mod:`iosizer.simulate`.
 from __future__ import annotations
 
 import inspect
-import sys
 from typing import Annotated, Any, Callable
 
 import typer
@@ -23,11 +22,11 @@ import typer
 from iosizer.cli.loadshare import NonCore, SwitchRule
 
 from iosizer.cli.options import FormatOption
-from iosizer.cli.output import OutputFormat, Report, emit
+from iosizer.cli.output import OutputFormat, Report, emit, progress_bar
 
 app = typer.Typer(
-    help="Simulate a family's question (Ciw, SimPy) and compare with its analytic answer: "
-         "mean, 95 % interval, inside or not.",
+    help="Simulate a family's question (numpy, vectorised; Ciw or SimPy as the second engine) and compare "
+         "with its analytic answer: mean, 95 % interval, inside or not.",
     no_args_is_help=True,
 )
 hba_app = typer.Typer(help="Shared FC ports (seed 002): simulate 'response'.", no_args_is_help=True)
@@ -56,10 +55,15 @@ def _run_parameters() -> list[inspect.Parameter]:
         "seed": (Annotated[int, typer.Option(
             "--seed", help="Seed of the replications' independent streams (same seed, same answer).")], 0),
         "workers": (Annotated[int | None, typer.Option(
-            "--workers", help="Local processes running replications [the CPU count]; 1 runs them here.")], None),
+            "--workers", help="Local processes running the library engine's replications [the CPU count]; 1 runs them "
+                              "here.")], None),
         "scheduler": (Annotated[str | None, typer.Option(
             "--scheduler", metavar="ADDRESS",
             help="Run the replications on this Dask scheduler (tcp://host:port; needs iosizer[cluster]).")], None),
+        "engine": (Annotated[str | None, typer.Option(
+            "--engine", help="numpy (every replication of a batch at once, in this process), or the system's "
+                             "library, ciw or simpy, as the independent second engine [numpy where the system "
+                             "vectorises and no --scheduler is given, else its library].")], None),
         "run_length": (Annotated[int | None, typer.Option(
             "--run-length", help="Customers or cycles measured per replication [the system's default].")], None),
         "output_format": (FormatOption, OutputFormat.table),
@@ -68,7 +72,7 @@ def _run_parameters() -> list[inspect.Parameter]:
             for name, (annotation, default) in options.items()]
 
 
-_RUN_NAMES = ("replications", "target_ci_pct", "max_seconds", "seed", "workers", "scheduler")
+_RUN_NAMES = ("replications", "target_ci_pct", "max_seconds", "seed", "workers", "scheduler", "engine")
 
 
 def simulation(family: str, question: str | None = None) -> Callable[[Callable[..., dict[str, Any]]], Callable]:
@@ -102,20 +106,11 @@ def simulation(family: str, question: str | None = None) -> Callable[[Callable[.
     return decorate
 
 
-def _progress() -> Any:
-    from rich.console import Console
-    from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
-
-    # stderr only: stdout carries nothing but the answer. Off when stderr is not a terminal.
-    return Progress(TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn(), TimeElapsedColumn(),
-                    console=Console(stderr=True), transient=True, disable=not sys.stderr.isatty())
-
-
 def _simulate(family: str, question: str | None, options: dict[str, Any], run: dict[str, Any],
               output_format: OutputFormat) -> None:
     from iosizer.simulate import simulate
 
-    with _progress() as progress:
+    with progress_bar(counts=True) as progress:
         task = progress.add_task(f"simulating {family}{' ' + question if question else ''}", total=None)
 
         def advance(done: int, total: int) -> None:

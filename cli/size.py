@@ -259,4 +259,3 @@ def _closed_load(target_response_s: float | None, percentile: float | None, targ
         data = with_interval(data, "throughput", answer_interval(calibrated, lambda p: solve(p).throughput, 0.0))
         notes.append(f"demands and think time from {profile}; _ci_low/_ci_high at the ends of their 95 % intervals")
     _emit(data, f"Largest population, closed network of {len(demands)} stations", notes, output_format)
-from iosizer.cli import size_families  # noqa: E402,F401  (registers the seed families' sizing commands)

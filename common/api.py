@@ -33,13 +33,14 @@ from __future__ import annotations
 
 from dataclasses import dataclass, replace
 from functools import cached_property, lru_cache
-from importlib import import_module, resources
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Mapping, Sequence
 
 from iosizer.errors import InputError, ProfileError
+from iosizer.frames import Table, TableView, viewed
 
 if TYPE_CHECKING:  # the heavy modules load on first use
+    from iosizer.calibration.questions import Answer
     from iosizer.calibration.calibrate import Calibration
     from iosizer.calibration.extrapolate import Extrapolation
     from iosizer.calibration.profile import Profile
@@ -65,6 +66,68 @@ def _family(name: str) -> "ModelFamily":
     from iosizer.model.registry import declaration
 
     return ModelFamily(declaration(name))
+
+
+def ask(command: str | Sequence[str], /, *arguments: Any, **options: Any) -> Any:
+    """The answer of ``iosizer COMMAND ... --format json`` as Python values (a dict, or a list of them).
+
+    A declared question (``"mm1k queue"``: a family and a question with a
+    solve) is answered here through :meth:`ModelFamily.ask`: keyword
+    arguments are its inputs, the family's settings and parameters,
+    ``profile`` (a path or a :class:`Profile`), ``cpu_speed``, ``band`` and
+    ``percentile``. Any other command runs the CLI in this process
+    (:func:`iosizer.cli.ask.ask`), with its JSON keys as keywords.
+    """
+    import json
+
+    asked = _declared_question(command)
+    if asked is None:
+        # Commands not yet declared as questions are the CLI's to answer (tests/test_layers.py allow-lists
+        # this one upward import; it goes when the last hand-written command is a declared question).
+        from iosizer.cli.ask import ask as ask_command
+
+        return ask_command(command, *arguments, **options)
+    chosen, question = asked
+    if arguments:
+        raise InputError(f"iosizer {' '.join(question.path(chosen.name))} takes its values by name, "
+                         f"got {len(arguments)} by position")
+    profile = options.pop("profile", None)
+    if profile is not None and not hasattr(profile, "model"):
+        from iosizer.calibration.profile import load_profile as load
+
+        profile = load(profile, chosen.name)
+    percentile = options.pop("percentile", None)
+    percentiles = None if percentile is None else (percentile if isinstance(percentile, (list, tuple))
+                                                    else [percentile])
+    answer = chosen.ask(question.command, profile, cpu_speed=options.pop("cpu_speed", None),
+                        percentiles=percentiles, band=options.pop("band", None) or "parameter", **options)
+    return viewed(json.loads(answer.to_json()), answer.table())
+
+
+def _declared_question(command: str | Sequence[str]) -> "tuple[ModelFamily, Question] | None":
+    """(family, question) when ``command`` names a declared question by its CLI path, else None."""
+    words = tuple(command.split()) if isinstance(command, str) else tuple(command) \
+        if isinstance(command, (list, tuple)) else ()
+    if len(words) != 2 or not all(isinstance(w, str) for w in words):
+        return None
+    from iosizer.model.registry import declaration
+
+    try:
+        declared = declaration(words[0])
+    except InputError:
+        return None
+    for question in declared.questions:
+        if question.answerable and question.path(declared.name) == words:
+            return _family(declared.name), question
+    return None
+
+
+def __getattr__(name: str) -> Any:
+    if name == "Answer":  # the answer of a declared question (iosizer.Answer), from the layer that computes it
+        from iosizer.calibration.questions import Answer
+
+        return Answer
+    raise AttributeError(f"module 'iosizer.api' has no attribute {name!r}")
 
 
 def load_profile(path: str | Path) -> "Profile":
@@ -94,8 +157,8 @@ def extrapolate(profiles: Sequence["Profile | str | Path"], cpu_speed: float,
     return carry(loaded, cpu_speed, cpu_name)
 
 
-@dataclass(frozen=True)
-class Prediction:
+@dataclass(frozen=True, repr=False)  # repr: the table of TableView
+class Prediction(TableView):
     """A family's outputs at the given inputs, with their 95 % bands where the profile has intervals.
 
     Fields are the output names (units in the names), and for each
@@ -138,9 +201,23 @@ class Prediction:
         record.update({name: plain(value) for name, value in self.to_arrays().items()})
         return record
 
+    def table(self) -> Table:
+        """One row per point: inputs, then each output with its band (``to_frame()``, ``repr()``)."""
+        from iosizer.frames import record_table
 
-class FitReport:
-    """A calibration of a family to measured data: values, 95 % intervals, goodness of fit, profile."""
+        schema = family(self.family).columns
+        units = {c.name: c.unit for c in (*schema.inputs, *schema.outputs)}
+        banded = " with 95 % bands" if self.bands else ""
+        return record_table(self.to_dict(), list(self.inputs), list(self.outputs), units,
+                            title=f"{self.family} prediction{banded}")
+
+
+class FitReport(TableView):
+    """A calibration of a family to measured data: values, 95 % intervals, goodness of fit, profile.
+
+    ``repr()`` is :meth:`fit_report`; ``to_frame()`` the parameter table;
+    ``to_dict()`` what ``iosizer calibrate --format json`` prints.
+    """
 
     def __init__(self, calibration: "Calibration") -> None:
         self.calibration = calibration
@@ -188,6 +265,47 @@ class FitReport:
 
     def report(self) -> str:
         return self.calibration.fit.report()
+
+    def to_dict(self, profile_path: str | Path | None = None) -> dict[str, Any]:
+        """What ``iosizer calibrate --format json`` prints (``profile``: where it was written, if it was)."""
+        from iosizer.calibration.calibrate import tail_summary
+        from iosizer.calibration.fit import CONFIDENCE_CONVENTION
+
+        fit = self.calibration.fit
+        parameters = {
+            name: {"value": e.value, "ci_low": e.ci_low, "ci_high": e.ci_high, "unit": e.unit, "fixed": not e.vary}
+            for name, e in self.profile.parameters.items()
+        }
+        return {
+            "model": self.profile.model,
+            "parameters": parameters,
+            "rmse": fit.rmse,
+            "r2": fit.r2,
+            "n_points": fit.n_points,
+            "dof": fit.dof,
+            "columns": {k: {"rmse": s.rmse, "r2": s.r2, "n_points": s.n_points} for k, s in fit.statistics.items()},
+            "warnings": list(fit.warnings),
+            "notes": list(self.calibration.notes),
+            "tails": dict(self.calibration.tails),
+            "tail_summary": tail_summary(self.calibration.tails),
+            "confidence": CONFIDENCE_CONVENTION,
+            "profile": str(profile_path) if profile_path is not None else None,
+        }
+
+    def table(self) -> Table:
+        """One row per parameter: value, standard error, 95 % interval, unit, held or fitted."""
+        from iosizer.frames import fit_table
+
+        return fit_table(self.to_dict(), dict(self.calibration.fit.stderr), self.calibration.dataset.path)
+
+    def fit_report(self) -> str:
+        """The fit as lmfit prints one: statistics, parameters (+/- standard error, 95 % interval), warnings."""
+        from iosizer.frames import fit_report
+
+        return fit_report(self.to_dict(), dict(self.calibration.fit.stderr), self.calibration.dataset.path)
+
+    def __repr__(self) -> str:
+        return self.fit_report()
 
     def save(self, path: str | Path) -> Path:
         """Write the profile as JSON, atomically."""
@@ -243,14 +361,27 @@ class ModelFamily:
 
     @cached_property
     def parameters(self) -> tuple["ParameterSpec", ...]:
-        """Every parameter and setting at its shipped value (fitted ones from :meth:`shipped`)."""
+        """Every parameter and setting at its shipped value (fitted ones from :meth:`shipped`).
+
+        A value the shipped calibration fitted says ``fitted``, whatever the declaration assumed; one it
+        holds at another value than the declared one says so in its source.
+        """
         shipped = self.shipped()
         filled = []
         for spec in self._declaration.specs(shipped.options):
             if spec.name in shipped.parameters:
-                spec = spec.with_value(shipped.parameters[spec.name].value)
-            elif spec.value is None and shipped.options.get(spec.name) is not None:
-                spec = spec.with_value(shipped.options[spec.name])
+                estimate = shipped.parameters[spec.name]
+                if estimate.vary and spec.status != "fitted":
+                    spec = spec.with_value(estimate.value, "fitted", f"fitted by the shipped calibration "
+                                                                     f"(declared {spec.status}: {spec.source})")
+                elif spec.value is not None and estimate.value != spec.value:
+                    spec = spec.with_value(estimate.value, source=(
+                        f"the shipped profile holds it at {estimate.value:g} (declared {spec.value:g}; "
+                        f"iosizer calibrate holds the declared value unless told): {spec.source}"))
+                else:
+                    spec = spec.with_value(estimate.value)
+            elif spec.value is None and isinstance(option := shipped.options.get(spec.name), (int, float)):
+                spec = spec.with_value(option)  # a count the profile records (servers, stations)
             filled.append(spec)
         return tuple(filled)
 
@@ -266,10 +397,9 @@ class ModelFamily:
 
     def example(self) -> Path:
         """Path of the shipped example measurement file in this family's ``columns`` schema."""
-        if not self._declaration.example:
-            raise InputError(f"family '{self.name}' ships no example file")
-        resource = resources.files("iosizer.data").joinpath("examples", self._declaration.example)
-        return Path(str(resource))
+        from iosizer.calibration.frozen import example_path
+
+        return example_path(self.name)
 
     def predict(self, params: "Profile | Mapping[str, Any] | None" = None, **inputs: Any) -> Prediction:
         """Outputs (``columns.outputs``) at ``inputs`` for parameter values ``params``.
@@ -337,6 +467,30 @@ class ModelFamily:
         shapes = np.broadcast_shapes(*(a.shape for a in arrays.values())) if arrays else ()
         return {k: np.broadcast_to(v, shapes) for k, v in arrays.items()}
 
+    def ask(self, question: str, params: "Profile | Mapping[str, Any] | None" = None, *,
+            cpu_speed: float | None = None, percentiles: Sequence[float] | None = None,
+            band: str = "parameter", **given: Any) -> "Answer":
+        """Answer a declared question (one with a ``solve``): the one road every surface takes.
+
+        ``params``: a profile (the planner's calibration; its intervals give
+        95 % bands), a mapping of values laid over the shipped profile, or
+        None for the shipped profile. ``cpu_speed`` carries the profile to a
+        CPU of that relative per-core speed (the band widens). ``given``:
+        the question's inputs (a number or a list: the answer covers every
+        combination; a left-out input takes its default sweep) and any of
+        the family's settings and parameters by name (a given parameter is
+        fixed: no band comes from it). ``percentiles``: where the question
+        declares them, ``<output>_pP`` columns. ``band``: ``parameter`` (the
+        parameters' uncertainty) or ``prediction`` (plus the fit's residual
+        scatter). Every value is checked once, by its declaration; a bad one
+        is a one-line :class:`InputError`. See
+        :func:`iosizer.calibration.questions.answer`.
+        """
+        from iosizer.calibration.questions import answer
+
+        return answer(self.name, question, params, cpu_speed=cpu_speed, percentiles=percentiles, band=band,
+                      **given)
+
     def calibrate(self, data: "str | Path | Mapping[str, Any]", **options: Any) -> FitReport:
         """Fit the family to measured data: a CSV path in ``columns`` form, or a mapping of columns.
 
@@ -347,11 +501,13 @@ class ModelFamily:
         """
         from iosizer.calibration.calibrate import calibrate, calibrate_dataset
 
-        cpu = {k: options.pop(k, None) for k in ("cpu_name", "cpu_speed")}
-        extra = {"fit_percentiles": bool(options.pop("fit_percentiles", False))}
+        cpu_name, cpu_speed = options.pop("cpu_name", None), options.pop("cpu_speed", None)
+        fit_percentiles = bool(options.pop("fit_percentiles", False))
         if isinstance(data, Mapping):
-            return FitReport(calibrate_dataset(self.name, _dataset(self.columns, data), options, **cpu, **extra))
-        return FitReport(calibrate(self.name, data, options, **cpu, **extra))
+            return FitReport(calibrate_dataset(self.name, _dataset(self.columns, data), options, cpu_name=cpu_name,
+                                               cpu_speed=cpu_speed, fit_percentiles=fit_percentiles))
+        return FitReport(calibrate(self.name, data, options, cpu_name=cpu_name, cpu_speed=cpu_speed,
+                                   fit_percentiles=fit_percentiles))
 
 
 #: How an error names data given as a mapping of columns (a CSV "line" is its row + 1, the header being 1).
@@ -398,55 +554,24 @@ def _dataset(schema: "Schema", columns: Mapping[str, Any]) -> Any:
     return replace(dataset, path=_IN_MEMORY)
 
 
-def _calibration_module(name: str) -> Any:
-    """``iosizer.calibration.<module>`` of the family's model module, where one exists."""
-    from iosizer.model.registry import module_of
-
-    try:
-        return import_module(f"iosizer.calibration.{module_of(name)}")
-    except ModuleNotFoundError:
-        return None
+# The shipped ("frozen") profiles are built in the calibration layer; these names stay for callers.
+from iosizer.calibration.frozen import REFERENCE_CPU_SPEED  # noqa: E402
 
 
 def _complete(name: str, values: dict[str, Any]) -> dict[str, Any]:
-    """Values a solve needs that a profile cannot hold (lists read from shipped tables)."""
-    completer = getattr(_calibration_module(name), "complete_values", None)
-    return values if completer is None else completer(name, values)
+    from iosizer.calibration.family_modules import complete_values
+
+    return complete_values(name, values)
 
 
-#: Relative per-core speed of the CPU behind every shipped profile: the scale
-#: that ``--cpu-speed`` and :func:`extrapolate` measure other CPUs against.
-REFERENCE_CPU_SPEED = 1.0
-
-
-@lru_cache(maxsize=None)
 def _shipped(name: str, variant: str | None) -> "Profile":
-    """The shipped profile, on the reference CPU (speed 1) unless it names its own."""
-    profile = _build_shipped(name, variant)
-    if profile.cpu_speed is None:
-        profile = profile.model_copy(update={"cpu_speed": REFERENCE_CPU_SPEED,
-                                             "cpu_name": profile.cpu_name or "the shipped data's CPU"})
-    return profile
+    from iosizer.calibration.frozen import shipped
 
-
-def _build_shipped(name: str, variant: str | None) -> "Profile":
-    """The family's calibration module builds it, or its example is fitted, or it is declared."""
-    from iosizer.model.registry import declaration
-
-    builder = getattr(_calibration_module(name), "shipped_profile", None)
-    if builder is not None:
-        return builder(name, variant)
-    family = declaration(name)
-    if variant is not None:
-        raise InputError(f"family '{name}' ships one profile; it has no variant '{variant}'")
-    if family.fit is not None and family.example:
-        return family_example_fit(name)
-    from iosizer.calibration.profile import declared_profile
-
-    return declared_profile(name)
+    return shipped(name, variant)
 
 
 def family_example_fit(name: str) -> "Profile":
     """The family calibrated from its shipped example file with the settings it declares."""
-    fam = _family(name)
-    return fam.calibrate(fam.example(), **dict(fam.declaration.example_settings)).profile
+    from iosizer.calibration.frozen import example_fit
+
+    return example_fit(name)

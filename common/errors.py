@@ -62,3 +62,15 @@ class TimeBudgetError(InputError):
     The message says how long one replication was observed or projected to
     take and what to change (``--max-seconds``, ``--run-length``).
     """
+
+
+class MissingExtraError(IosizerError, ImportError):
+    """An optional dependency is not installed; the message names the extra that brings it.
+
+    ``extra`` is the name in ``pip install 'iosizer[EXTRA]'``.
+    """
+
+    def __init__(self, feature: str, package: str, extra: str) -> None:
+        self.extra = extra
+        self.package = package
+        super().__init__(f"{feature} needs {package}: pip install 'iosizer[{extra}]'")

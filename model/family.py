@@ -18,7 +18,10 @@ Its module in :mod:`iosizer.model` holds the formulas and, beside them, one
   from parameter values and input arrays to the output columns;
 - ``fit``: how it is calibrated (which parameters the data identify, their
   data-driven start, an analytic Jacobian where one exists);
-- ``questions``: what the family answers, with input and output names;
+- ``questions``: what the family answers. A :class:`Question` that declares
+  its own ``solve`` (with :class:`Input` and :class:`Output` declarations)
+  is answered on every surface by the registry: the CLI command, the HTTP
+  endpoint, ``iosizer.ask``, the scenario table (see :class:`Question`);
 - ``service_time``: the service-time assumption behind the answers.
 
 Everything else (the CLI's defaults, ``iosizer params``, calibration,
@@ -46,10 +49,16 @@ __all__ = [
     "Family",
     "FitPlan",
     "ParameterSpec",
+    "Input",
+    "Output",
+    "Plot",
     "Question",
+    "QuestionSolve",
     "Role",
+    "Sizing",
     "Schema",
     "check_cpu_name",
+    "check_value",
     "cpu_speed_factor",
 ]
 
@@ -122,11 +131,50 @@ class Schema:
         raise KeyError(name)
 
 
+def _given(value: float) -> str:
+    """A refused value in full where %g would round it onto a bound (99.99999999999 is not 100)."""
+    text = _number(value)
+    return text if float(text) == value else repr(value)
+
+
 def _number(value: float) -> str:
     """A bound or a value as a user reads it: whole numbers in full (16777216), others as %g."""
     if math.isfinite(value) and value == math.floor(value) and abs(value) < 1e15:
         return str(int(value))
     return f"{value:g}"
+
+
+def check_value(spec: "ParameterSpec | Input", value: object, label: str | None = None) -> Any:
+    """``value`` checked against a declaration (name, unit, bounds, integer, choices): the one check
+    of a number a planner gives, for parameters, settings and question inputs alike."""
+    name = label or spec.name
+    # A bool is an int to Python, but never a count or a rate to a planner: only a declared
+    # on/off switch (a whole number in [0, 1], such as ECRC) takes True or False.
+    if isinstance(value, bool) and not (spec.integer and spec.bounds == (0, 1)):
+        raise InputError(f"{name} must be a number ({spec.unit}), got {value!r}")
+    if spec.choices and isinstance(spec.choices[0], str):
+        text = str(value).strip().lower()
+        if text not in spec.choices:
+            raise InputError(f"{name} must be one of {', '.join(spec.choices)}, got {value!r}")
+        return text
+    try:
+        number = float(value)  # type: ignore[arg-type]
+    except OverflowError:  # a whole number beyond any float
+        number = math.inf if value > 0 else -math.inf  # type: ignore[operator]
+    except (TypeError, ValueError):
+        raise InputError(f"{name} must be a number ({spec.unit}), got {value!r}") from None
+    if not math.isfinite(number):
+        raise InputError(f"{name} must be finite, got {number}")
+    if spec.choices and number not in spec.choices:
+        allowed = ", ".join(_number(c) for c in spec.choices)
+        raise InputError(f"{name} must be one of {allowed}, got {_number(number)}")
+    low, high = spec.bounds
+    if not low <= number <= high:
+        raise InputError(f"{name} must lie in [{_number(low)}, {_number(high)}] ({spec.unit}), "
+                         f"got {_given(number)}")
+    if spec.integer and number != math.floor(number):
+        raise InputError(f"{name} must be a whole number, got {_number(number)}")
+    return int(number) if spec.integer else number
 
 
 @dataclass(frozen=True)
@@ -172,34 +220,7 @@ class ParameterSpec:
 
     def check(self, value: object, label: str | None = None) -> Any:
         """``value`` as a float inside the declared domain, or a one-line :class:`InputError`."""
-        name = label or self.name
-        # A bool is an int to Python, but never a count or a rate to a planner: only a declared
-        # on/off switch (a whole number in [0, 1], such as ECRC) takes True or False.
-        if isinstance(value, bool) and not (self.integer and self.bounds == (0, 1)):
-            raise InputError(f"{name} must be a number ({self.unit}), got {value!r}")
-        if self.choices and isinstance(self.choices[0], str):
-            text = str(value).strip().lower()
-            if text not in self.choices:
-                raise InputError(f"{name} must be one of {', '.join(self.choices)}, got {value!r}")
-            return text  # type: ignore[return-value]
-        try:
-            number = float(value)  # type: ignore[arg-type]
-        except OverflowError:  # a whole number beyond any float
-            number = math.inf if value > 0 else -math.inf  # type: ignore[operator]
-        except (TypeError, ValueError):
-            raise InputError(f"{name} must be a number ({self.unit}), got {value!r}") from None
-        if not math.isfinite(number):
-            raise InputError(f"{name} must be finite, got {number}")
-        if self.choices and number not in self.choices:
-            allowed = ", ".join(_number(c) for c in self.choices)
-            raise InputError(f"{name} must be one of {allowed}, got {_number(number)}")
-        low, high = self.bounds
-        if not low <= number <= high:
-            raise InputError(f"{name} must lie in [{_number(low)}, {_number(high)}] ({self.unit}), "
-                             f"got {_number(number)}")
-        if self.integer and number != math.floor(number):
-            raise InputError(f"{name} must be a whole number, got {_number(number)}")
-        return int(number) if self.integer else number
+        return check_value(self, value, label)
 
     def with_value(self, value: float | None, status: Status | None = None,
                    source: str | None = None) -> "ParameterSpec":
@@ -262,13 +283,193 @@ def cpu_speed_factor(target: float, measured: float, label: str = "cpu_speed") -
 
 
 @dataclass(frozen=True)
+class Input:
+    """What a planner sweeps in a question (an arrival rate, a block size), declared once.
+
+    Inputs are a role of their own, apart from parameters (numbers the model
+    uses, fitted or published) and settings (structural choices), as lmfit
+    keeps independent variables apart from its ``Parameters``. ``name``
+    carries its unit suffix where the unit has one (``block_kib``); ``unit``
+    is the unit itself (see :data:`iosizer.units.UNITS`). ``bounds`` are
+    inclusive. ``default`` is the sweep a planner gets when the input is left
+    out: one value or a tuple of them; None makes the input required.
+    """
+
+    name: str
+    unit: str
+    bounds: tuple[float, float] = (0.0, math.inf)
+    default: float | tuple[float, ...] | None = None
+    description: str = ""
+    integer: bool = False
+
+    #: An input takes numbers only (settings carry the named choices).
+    choices: tuple[Any, ...] = ()
+
+    def __post_init__(self) -> None:
+        low, high = self.bounds
+        if not low <= high:
+            raise ValueError(f"input {self.name}: bounds {self.bounds} are not ordered")
+        for value in self.sweep():
+            self.check(value)
+
+    def check(self, value: object, label: str | None = None) -> Any:
+        """One value of the input, checked against its declaration (one-line :class:`InputError`)."""
+        return check_value(self, value, label)
+
+    def sweep(self) -> tuple[float, ...]:
+        """The default sweep (empty when the input is required)."""
+        if self.default is None:
+            return ()
+        return tuple(self.default) if isinstance(self.default, (tuple, list)) else (self.default,)
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"name": self.name, "unit": self.unit, "bounds": list(self.bounds), "default": list(self.sweep()),
+                "integer": self.integer, "description": self.description}
+
+
+@dataclass(frozen=True)
+class Output:
+    """One column of a question's answer: its name (unit suffix where there is one), unit and meaning."""
+
+    name: str
+    unit: str
+    description: str = ""
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"name": self.name, "unit": self.unit, "description": self.description}
+
+
+@dataclass(frozen=True)
+class Plot:
+    """What ``--plot`` draws: ``y`` (outputs) against ``x`` (an input), one curve per value of ``series``
+    (an input or setting name, or None for one curve per output)."""
+
+    x: str
+    y: tuple[str, ...]
+    series: str | None = None
+
+
+@dataclass(frozen=True)
+class Sizing:
+    """An inverse question a planner may ask of a question: the ``smallest`` (or largest) value of
+    ``search`` (an input or setting) for which ``output`` stays at most (``at_most=True``) or at
+    least a target the planner gives."""
+
+    search: str
+    output: str
+    at_most: bool = True
+    smallest: bool = True
+
+
+#: A question's solve: values (parameters and settings by name) and broadcast input arrays ->
+#: every declared output as an array shaped like the inputs. Pure, vectorised, no I/O.
+QuestionSolve = Callable[[Mapping[str, Any], Mapping[str, "np.ndarray"]], Mapping[str, "np.ndarray"]]
+#: A question's percentiles: (values, inputs, percentiles) -> ``<output>_pP`` arrays
+#: (``mean_response`` at 99 is ``mean_response_p99``; 99.9 is ``mean_response_p99_9``).
+PercentileFunction = Callable[[Mapping[str, Any], Mapping[str, "np.ndarray"], "tuple[float, ...]"],
+                              Mapping[str, "np.ndarray"]]
+
+
+@dataclass(frozen=True)
 class Question:
-    """One question a family answers: its command path, inputs and outputs (units in the names)."""
+    """One question a family answers, declared once; every surface is generated from it.
+
+    Minimal form (a label, as older families declare them): ``command`` (the
+    CLI path, ``"queue mmc"``), ``summary``, and input and output names.
+
+    A question that declares ``solve`` is answered by the registry on every
+    surface, with nothing else written: ``iosizer <family> <command>`` (a
+    ``command`` of one word is under the family's name; one with a space is
+    a full CLI path), ``POST /api/<family>/<command>``, ``iosizer.ask``,
+    ``iosizer.family(name).ask(command, ...)`` and a ``[<family>]`` table in
+    scenario files. Then:
+
+    - ``inputs`` are :class:`Input` declarations (name with unit, bounds,
+      default sweep) and ``outputs`` :class:`Output` ones, derived outputs
+      included (a percentage change is computed in ``solve``, not by a
+      surface);
+    - ``solve(values, inputs)``: ``values`` holds every parameter and
+      setting of the family by name (the shipped profile's, a planner's
+      profile, or given), ``inputs`` the input arrays broadcast together;
+      it returns every output as an array of the inputs' shape. Bounds are
+      checked before it runs: it trusts its arguments;
+    - ``notes``: lines every answer carries (the sources of the values used,
+      the approximation's measured error);
+    - ``plot``: what ``--plot`` draws;
+    - ``simulate``: optionally the same question solved by simulation, the
+      same signature as ``solve`` plus a seed keyword, returning the same
+      table (LINE's model/solver split);
+    - ``sizing``: inverse questions (:class:`Sizing`);
+    - ``percentiles``: optionally ``(values, inputs, ps) -> {"<output>_pP": array}``;
+      the question then takes ``--percentile``.
+
+    Example (the M/M/1/K plugin in ``examples/iosizer-mm1k``)::
+
+        Question("queue", "blocking, throughput and response of M/M/1/K",
+                 inputs=(Input("arrival_rate", "1/t", (0, 1e12), default=(0.5, 0.9),
+                               description="arrivals per unit time"),),
+                 outputs=(Output("blocking_probability", "1"), Output("mean_response", "t")),
+                 solve=solve_queue, plot=Plot("arrival_rate", ("mean_response",)))
+    """
 
     command: str
     summary: str
-    inputs: tuple[str, ...]
-    outputs: tuple[str, ...]
+    inputs: tuple[str | Input, ...] = ()
+    outputs: tuple[str | Output, ...] = ()
+    solve: QuestionSolve | None = None
+    notes: tuple[str, ...] = ()
+    plot: Plot | None = None
+    simulate: Callable[..., Mapping[str, "np.ndarray"]] | None = None
+    sizing: tuple[Sizing, ...] = ()
+    percentiles: PercentileFunction | None = None
+
+    def __post_init__(self) -> None:
+        if self.solve is None:
+            return
+        for what, items, kind in (("input", self.inputs, Input), ("output", self.outputs, Output)):
+            loose = [i for i in items if not isinstance(i, kind)]
+            if loose:
+                raise ValueError(f"question '{self.command}': a question with a solve declares each {what} "
+                                 f"as {kind.__name__}(name, unit, ...), got {loose[0]!r}")
+        names = self.input_names + self.output_names
+        if len(set(names)) != len(names):
+            raise ValueError(f"question '{self.command}': an input or output is declared twice")
+        if self.plot is not None:
+            unknown = [n for n in (self.plot.x, *self.plot.y) if n not in names]
+            if unknown:
+                raise ValueError(f"question '{self.command}': plot names {unknown}, not inputs or outputs")
+
+    @property
+    def input_names(self) -> tuple[str, ...]:
+        return tuple(i.name if isinstance(i, Input) else i for i in self.inputs)
+
+    @property
+    def output_names(self) -> tuple[str, ...]:
+        return tuple(o.name if isinstance(o, Output) else o for o in self.outputs)
+
+    @property
+    def input_specs(self) -> tuple[Input, ...]:
+        return tuple(i for i in self.inputs if isinstance(i, Input))
+
+    @property
+    def output_specs(self) -> tuple[Output, ...]:
+        return tuple(o for o in self.outputs if isinstance(o, Output))
+
+    @property
+    def answerable(self) -> bool:
+        """Whether the registry answers it (it declares a solve) on every surface."""
+        return self.solve is not None
+
+    def path(self, family: str) -> tuple[str, ...]:
+        """The CLI path: ``(family, command)`` for a one-word command, else the command's words."""
+        words = tuple(self.command.split())
+        return words if len(words) > 1 else (family, *words)
+
+    def input(self, name: str) -> Input:
+        for spec in self.input_specs:
+            if spec.name == name:
+                return spec
+        raise InputError(f"question '{self.command}' has no input '{name}'")
 
 
 #: values (parameters and settings by name) and input arrays -> output arrays.
@@ -329,6 +530,19 @@ class Family:
         names = [p.name for p in self.parameters]
         if len(set(names)) != len(names):
             raise ValueError(f"family {self.name}: a parameter is declared twice")
+        for question in self.questions:
+            clash = set(question.input_names) & set(names) if question.answerable else set()
+            if clash:  # one name, one role: an option or a JSON key must mean one thing
+                raise ValueError(f"family {self.name}: question '{question.command}' declares "
+                                 f"{sorted(clash)} as inputs and as parameters")
+
+    def question(self, command: str) -> Question:
+        """The question ``command`` (its command, or its CLI path joined by spaces)."""
+        for question in self.questions:
+            if command in (question.command, " ".join(question.path(self.name))):
+                return question
+        known = ", ".join(q.command for q in self.questions) or "none"
+        raise InputError(f"family '{self.name}' has no question '{command}'; its questions: {known}")
 
     # --- reading the declaration ------------------------------------------
 

@@ -284,7 +284,6 @@ from functools import lru_cache
 from typing import Any, Literal, Mapping, Sequence
 
 import numpy as np
-from scipy.optimize import brentq
 from scipy.special import gammaln, logsumexp
 
 from iosizer.errors import InputError, UnstableQueueError
@@ -459,6 +458,8 @@ def equal_response_loads(params: PolicyParams) -> np.ndarray:
 
 @lru_cache(maxsize=64)
 def _equal_response_loads(cores: int, overhead: float) -> np.ndarray:
+    from scipy.optimize import brentq  # lazy: scipy.optimize costs a what-if that never reaches it
+
     from iosizer.model.queueing import erlang_c
 
     def response(k: int, load: float) -> float:
@@ -865,6 +866,8 @@ def max_throughput(policy: Policy, port_shares: Sequence[float] | np.ndarray,
     points; the largest stable load is found on a grid refined by brentq on
     the last stable interval.
     """
+    from scipy.optimize import brentq
+
     _check_policy(policy)
     shares = _shares(port_shares, params)
     if policy == "multi-stage" and params.switch_rule == "system-response":
@@ -1044,7 +1047,9 @@ FAMILIES = (
         parameters=(COMM_OVERHEAD, THRESHOLD, NON_CORE, IO_SERVICE_US, CORES, POLICY, SCENARIO, SWITCH_RULE),
         columns=Schema("loadshare", (
             Column("iops", Role.input, "IOPS", "total I/Os per second offered to the controller's ports",
-                   minimum=0, minimum_inclusive=False),
+                   minimum=0, minimum_inclusive=False,
+                   # The most any declared controller serves: every core at the shortest declared service time.
+                   maximum=CORES.bounds[1] / (IO_SERVICE_US.bounds[0] * 1e-6)),
             Column("response_us", Role.observed, "us",
                    "throughput-weighted mean response over ports, microseconds",
                    minimum=0, minimum_inclusive=False),

@@ -1,9 +1,17 @@
 """The family registry: every model family by name, read from its module's declaration.
 
-Each module listed in :data:`FAMILY_MODULES` declares ``FAMILIES``, a tuple of
-:class:`~iosizer.model.family.Family`. Modules are imported on first use,
-so listing the names costs nothing. A new family is one declaration in its
-module plus its module's name here.
+Families are found in two places, and a module is imported only when one of
+its families is asked for (``iosizer --help`` and a single what-if import no
+other family):
+
+- the built-in modules of :mod:`iosizer.model` listed in
+  :data:`FAMILY_MODULES`, each declaring ``FAMILIES``, a tuple of
+  :class:`~iosizer.model.family.Family`; :data:`BUILTIN_FAMILIES` says which
+  module declares which family, so one family loads one module (a family
+  missing from it is still found, by importing every built-in module);
+- installed packages, through the entry-point group ``iosizer.families``:
+  an entry point ``NAME = "package.module"`` names a family and the module
+  that declares it in ``FAMILIES``. Installing the package is all it takes.
 """
 
 from __future__ import annotations
@@ -11,39 +19,109 @@ from __future__ import annotations
 from functools import lru_cache
 from importlib import import_module
 
+from typing import TYPE_CHECKING
+
 from iosizer.errors import InputError
-from iosizer.model.family import Family
+
+if TYPE_CHECKING:  # listing the plugins' names imports no declaration machinery
+    from iosizer.model.family import Family
+
+__all__ = ["BUILTIN_FAMILIES", "ENTRY_POINT_GROUP", "FAMILY_MODULES", "declaration", "family_names",
+           "module_of", "plugin_module", "plugin_names"]
 
 #: Modules of :mod:`iosizer.model` that declare families, in presentation order.
 FAMILY_MODULES: tuple[str, ...] = ("queueing", "mva", "latency", "pcie", "hba", "loadshare", "replication")
 
+#: Which built-in module declares each family, so asking for one imports one module
+#: (tests/test_plugin.py checks it against the modules' declarations).
+BUILTIN_FAMILIES: dict[str, str] = {
+    "mmc": "queueing", "closed-network": "mva", "dma": "latency", "oltp": "latency", "pcie-link": "pcie",
+    "rmw": "pcie", "hba": "hba", "loadshare": "loadshare", "replication": "replication",
+}
+
+#: The entry-point group through which installed packages declare families.
+ENTRY_POINT_GROUP = "iosizer.families"
+
 
 @lru_cache(maxsize=1)
-def _families() -> dict[str, tuple[Family, str]]:
-    found: dict[str, tuple[Family, str]] = {}
+def _plugins() -> dict[str, str]:
+    """Installed plugins' families: name -> the module that declares it (nothing is imported)."""
+    from importlib.metadata import entry_points
+
+    found: dict[str, str] = {}
+    for point in sorted(entry_points(group=ENTRY_POINT_GROUP), key=lambda p: p.name):
+        if point.name not in found:  # the same package seen twice on sys.path
+            found[point.name] = point.value.split(":")[0].strip()
+    return found
+
+
+def plugin_module(name: str) -> str:
+    """The module a plugin's entry point names for family ``name`` (not imported)."""
+    return _plugins()[name]
+
+
+def plugin_names() -> list[str]:
+    """The families installed packages declare, by name (their modules are not imported)."""
+    return [name for name in _plugins() if name not in BUILTIN_FAMILIES]
+
+
+@lru_cache(maxsize=None)
+def _module(path: str) -> "dict[str, Family]":
+    """The families one module declares, by name."""
+    from iosizer.model.family import Family
+
+    module = import_module(path)
+    declared = getattr(module, "FAMILIES", None)
+    if not isinstance(declared, tuple) or not all(isinstance(f, Family) for f in declared):
+        raise RuntimeError(f"module {path} declares no FAMILIES tuple of iosizer.model.family.Family")
+    return {family.name: family for family in declared}
+
+
+def _path(module: str) -> str:
+    return f"iosizer.model.{module}" if module in FAMILY_MODULES else module
+
+
+@lru_cache(maxsize=1)
+def _builtins() -> "dict[str, tuple[Family, str]]":
+    """Every built-in family (every built-in module imported), in presentation order."""
+    found: "dict[str, tuple[Family, str]]" = {}
     for module_name in FAMILY_MODULES:
-        module = import_module(f"iosizer.model.{module_name}")
-        for family in module.FAMILIES:
-            if family.name in found:
-                raise RuntimeError(f"family '{family.name}' is declared twice")
-            found[family.name] = (family, module_name)
+        for name, family in _module(_path(module_name)).items():
+            if name in found:
+                raise RuntimeError(f"family '{name}' is declared twice")
+            found[name] = (family, module_name)
     return found
 
 
 def family_names() -> list[str]:
-    """Every declared family, in presentation order."""
-    return list(_families())
+    """Every declared family: the built-in ones in presentation order, then the plugins' by name."""
+    return list(_builtins()) + plugin_names()
 
 
-def declaration(name: str) -> Family:
+def _locate(name: str) -> "tuple[Family, str] | None":
+    module = BUILTIN_FAMILIES.get(name)
+    if module is None and name in _plugins():
+        module = _plugins()[name]
+    if module is not None:
+        family = _module(_path(module)).get(name)
+        if family is None:
+            raise RuntimeError(f"module {_path(module)} was named for family '{name}' but does not declare it")
+        return family, module
+    return _builtins().get(name)
+
+
+def declaration(name: str) -> "Family":
     """The declaration of family ``name``; an unknown name is a one-line :class:`InputError`."""
-    try:
-        return _families()[name][0]
-    except KeyError:
-        raise InputError(f"unknown family '{name}'; families: {', '.join(_families())}") from None
+    found = _locate(name) if isinstance(name, str) else None
+    if found is None:
+        raise InputError(f"unknown family '{name}'; families: {', '.join(family_names())}")
+    return found[0]
 
 
 def module_of(name: str) -> str:
-    """The short name of the :mod:`iosizer.model` module that declares ``name`` (``latency``)."""
-    declaration(name)
-    return _families()[name][1]
+    """The module that declares ``name``: the short name of a built-in :mod:`iosizer.model` module
+    (``latency``, one of :data:`FAMILY_MODULES`), or a plugin's module path (``iosizer_mm1k``)."""
+    found = _locate(name) if isinstance(name, str) else None
+    if found is None:
+        raise InputError(f"unknown family '{name}'; families: {', '.join(family_names())}")
+    return found[1]

@@ -46,7 +46,7 @@ import tomllib
 from dataclasses import asdict, dataclass, field, replace
 from importlib import resources
 from pathlib import Path
-from typing import Any, Callable
+from typing import Annotated, Any, Callable
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, create_model, field_validator, model_validator
 
@@ -914,7 +914,75 @@ def _tables_in_registry_order() -> list[Family]:
     return [_TABLES[module] for module in FAMILY_MODULES if module in _TABLES]
 
 
-FAMILIES: list[Family] = _tables_in_registry_order()
+def _declared_section(family: Any, questions: list[Any]) -> type[Section]:
+    """A table's schema from the declarations: every input of the questions (a number or a list),
+    every setting and parameter of the family (a given parameter is fixed), each with its unit."""
+    from pydantic import BeforeValidator
+
+    def numbers(unit: str) -> Any:
+        def check(value: Any) -> Any:  # one line naming the key, not pydantic's per-member union errors
+            items = value if isinstance(value, list) else [value]
+            if value is not None and not all(isinstance(v, (int, float)) and not isinstance(v, bool) for v in items):
+                raise ValueError(f"expected a number or a list of numbers ({unit}), got {value!r}")
+            return value
+
+        return BeforeValidator(check)
+
+    fields: dict[str, Any] = {}
+    for question in questions:
+        for spec in question.input_specs:
+            fields.setdefault(spec.name, (Annotated[float | list[float] | None, numbers(spec.unit)], Field(
+                None, description=f"{spec.description or spec.name} ({spec.unit}); a list answers each value")))
+    for spec in family.parameters:
+        kind: Any = str if spec.choices and isinstance(spec.choices[0], str) else float
+        fields[spec.name] = (kind | None, Field(None, description=f"{spec.description or spec.name} ({spec.unit})"))
+    name = "".join(w.title() for w in family.name.replace("-", "_").split("_")) + "Section"
+    return create_model(name, __base__=Section, __doc__=family.summary, **fields)
+
+
+def _declared_evaluator(name: str, questions: list[Any]) -> Callable[[Any, Sources], list[Answer]]:
+    """Every declared question of family ``name`` at the table's values, one answer per output and point,
+    through the one road (:func:`iosizer.calibration.questions.answer`)."""
+
+    def evaluate(section: Section, sources: Sources) -> list[Answer]:
+        from iosizer.calibration.profile import load_profile
+        from iosizer.calibration.questions import answer
+
+        profile = load_profile(sources.paths[name], name) if name in sources.paths else None
+        given = {k: v for k, v in section.given(*type(section).model_fields).items()
+                 if v is not None and k not in ("profile", "cpu_speed")}
+        every_input = {i for q in questions for i in q.input_names}
+        answers = []
+        for question in questions:
+            values = {k: v for k, v in given.items() if k in question.input_names or k not in every_input}
+            solved = answer(name, question.command, profile, cpu_speed=sources.cpu_speed, **values)
+            for row in solved.records():
+                point = ", ".join(f"{k} = {row[k]:g}" for k in question.input_names)
+                for out in question.output_specs:
+                    answers.append(Answer(name, f"{question.command}: {out.name} at {point}", row[out.name],
+                                          out.unit, out.description, row.get(f"{out.name}_ci_low"),
+                                          row.get(f"{out.name}_ci_high")))
+        return answers
+
+    return evaluate
+
+
+def _declared_tables() -> list[Family]:
+    """A table for every family whose questions declare a solve and that has no table of its own:
+    its keys are the questions' inputs and the family's settings and parameters, named with units."""
+    from iosizer.model.registry import declaration, family_names
+
+    tables = []
+    for name in family_names():
+        declared = declaration(name)
+        questions = [q for q in declared.questions if q.answerable]
+        if questions and name not in _TABLES:
+            tables.append(Family(name, _declared_section(declared, questions), _declared_evaluator(name, questions),
+                                 declared.summary, (name,)))
+    return tables
+
+
+FAMILIES: list[Family] = _tables_in_registry_order() + _declared_tables()
 
 
 def _scenario_model() -> type[BaseModel]:
@@ -931,16 +999,16 @@ def _scenario_model() -> type[BaseModel]:
 # Errors as one line naming the key path
 # --------------------------------------------------------------------------
 
-_UNIT_SUFFIXES = {"_ns": "ns", "_us": "us", "_s": "s", "_kib": "KiB", "_bytes": "bytes", "_pct": "%",
-                  "_mbps": "MB/s", "_gbps": "GB/s", "_iops": "IOPS"}
-
-
 def _unit_of(key: str) -> str | None:
-    return next((unit for suffix, unit in _UNIT_SUFFIXES.items() if key.endswith(suffix)), None)
+    from iosizer.units import unit_of
+
+    return unit_of(key)
 
 
 def _stem(key: str) -> str:
-    return next((key[: -len(s)] for s in _UNIT_SUFFIXES if key.endswith(s)), key)
+    from iosizer.units import stem
+
+    return stem(key)
 
 
 def _keys_at(model: type[BaseModel], loc: tuple[Any, ...]) -> list[str]:

@@ -39,12 +39,14 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, Callable
 
+from iosizer.frames import Table, TableView
+
 if TYPE_CHECKING:
     from iosizer.simulate.engine import Run
     from iosizer.simulate.stats import Estimate
     from iosizer.simulate.systems import Experiment
 
-__all__ = ["SimulationResult", "experiment", "simulate"]
+__all__ = ["ENGINES", "SimulationResult", "choose_engine", "experiment", "simulate"]
 
 #: Replications of a run that names neither a count nor a target.
 DEFAULT_REPLICATIONS = 20
@@ -57,7 +59,6 @@ def experiment(family: str, question: str | None = None, **options: Any) -> "Exp
     plus ``service_scv`` where the family has queueing stations and
     ``run_length`` (customers or cycles measured per replication).
     """
-    _require_libraries()
     from iosizer.simulate.systems import build
 
     return build(family, question, **options)
@@ -73,9 +74,14 @@ def _require_libraries() -> None:
             raise InputError(f"iosizer simulate needs {module}: pip install 'iosizer[simulate]'") from None
 
 
-@dataclass
-class SimulationResult:
-    """An experiment, the replications run for it and each metric's estimate."""
+@dataclass(repr=False)  # repr: the table (iosizer.frames.TableView)
+class SimulationResult(TableView):
+    """An experiment, the replications run for it and each metric's estimate.
+
+    ``to_frame()``, ``repr()`` and ``_repr_html_()`` show :meth:`rows`, each
+    simulated mean with its 95 % interval; ``to_dict()`` is what ``iosizer
+    simulate --format json`` prints.
+    """
 
     experiment: "Experiment"
     run: "Run"
@@ -107,6 +113,13 @@ class SimulationResult:
                 "stopped": self.run.stopped,
             })
         return rows
+
+    def to_dict(self) -> list[dict[str, Any]]:
+        """What ``iosizer simulate --format json`` prints: :meth:`rows`."""
+        return self.rows()
+
+    def table(self) -> Table:
+        return Table.of(self.rows(), title=f"Simulation vs analytic: {self.experiment.title}", notes=self.notes())
 
     def notes(self) -> list[str]:
         """What was simulated and how the run stopped, for the table view."""
@@ -149,27 +162,72 @@ def simulate(
     workers: int | None = None,
     scheduler: str | None = None,
     progress: Callable[[int, int], None] | None = None,
+    engine: str | None = None,
     **options: Any,
 ) -> SimulationResult:
     """Simulate ``family``'s ``question`` and compare with its analytic answer (module docstring).
 
     ``replications`` (default 20) or ``target_ci_pct`` (relative half-width
     of every targeted metric's interval, %), optionally ``max_seconds``;
-    ``workers`` local processes (default: the CPU count; 1 runs in this
-    process) or ``scheduler`` a Dask scheduler's address.
+    ``engine`` "numpy" (the default where the system vectorises: every
+    replication of a batch at once, in this process), or the system's
+    library, "ciw" or "simpy" (the default otherwise and with a
+    ``scheduler``), whose replications run in ``workers`` local processes
+    (default: the CPU count; 1 runs in this process) or on the Dask cluster
+    at ``scheduler``.
     """
+    from dataclasses import replace
+
     from iosizer.simulate.engine import estimates_of, run_replications
 
     built = experiment(family, question, **options)
+    chosen = choose_engine(built, engine, scheduler)
+    if chosen == NUMPY:
+        built = replace(built, simulator=f"numpy (second engine: {built.simulator})")
+    else:
+        _require_libraries()
     run = run_replications(built.model, built.targeted, seed=seed, replications=replications,
                            target_ci_pct=target_ci_pct, max_seconds=max_seconds, workers=workers,
-                           scheduler=scheduler, progress=progress, default_replications=DEFAULT_REPLICATIONS)
+                           scheduler=scheduler, progress=progress, default_replications=DEFAULT_REPLICATIONS,
+                           vectorised=chosen == NUMPY)
     if len(run.samples) < 2:
         from iosizer.errors import TimeBudgetError
 
         raise TimeBudgetError(_short_of_time(run))
     estimates = estimates_of(run.samples, [m.name for m in built.metrics])
     return SimulationResult(built, run, estimates)
+
+
+#: The engines: numpy (vectorised across replications), and the libraries each system is also written for.
+NUMPY = "numpy"
+ENGINES = (NUMPY, "ciw", "simpy")
+
+
+def choose_engine(built: "Experiment", engine: str | None, scheduler: str | None = None) -> str:
+    """The engine that runs ``built``: ``engine`` if it can, else a one-line InputError saying which can.
+
+    None: numpy where the system vectorises and no Dask ``scheduler`` is
+    named, else the system's library (Ciw or SimPy).
+    """
+    from iosizer.errors import InputError
+
+    library = built.simulator.lower()
+    vectorises = bool(getattr(built.model, "vectorised", False))
+    if engine is None:
+        return NUMPY if vectorises and scheduler is None else library
+    if engine not in ENGINES:
+        raise InputError(f"--engine must be one of {', '.join(ENGINES)}, got {engine!r}")
+    if engine == NUMPY:
+        if not vectorises:
+            raise InputError(f"{built.title} does not vectorise (per-port core eligibility); "
+                             f"use --engine {library}")
+        if scheduler is not None:
+            raise InputError(f"--scheduler runs the library engine; use --engine {library} with it")
+        return NUMPY
+    if engine != library:
+        raise InputError(f"{built.title} is simulated with numpy or {built.simulator}, not {engine}; "
+                         f"use --engine {library}")
+    return library
 
 
 #: Suggested budgets leave this much room over the projected time (pace varies with the machine's load).

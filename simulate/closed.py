@@ -159,3 +159,13 @@ class ClosedNetwork:
             metrics[f"throughput_{job_class.name}"] = counts[c] / window
             metrics[f"response_{job_class.name}"] = response_sums[c] / counts[c] if counts[c] else math.nan
         return Sample(metrics, time.perf_counter() - started, self.completions)
+
+    #: The numpy engine runs it (:func:`iosizer.simulate.vectorised.closed_network`).
+    vectorised = True
+
+    def run_batch(self, batch: list[Streams]) -> list[Sample]:
+        """Replications of this network by the numpy engine, one per Streams (statistically, not
+        number for number, the system of :meth:`run`: the engines read different streams)."""
+        from iosizer.simulate.vectorised import closed_network
+
+        return closed_network(self, batch)

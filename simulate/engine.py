@@ -26,7 +26,7 @@ answer does not depend on the number of workers.
 Time budget. ``max_seconds`` caps the wall time of the whole run, within
 a replication as well as between them. Its clock starts once the fixed
 start-up costs are paid (the experiment's imports, the first interval's
-import of scipy.stats, local worker processes started, the simulators
+import of scipy.special, local worker processes started, the simulators
 imported in every worker): work that no replication could interrupt.
 
 * each replication is granted the budget left when it is dispatched, as a
@@ -99,6 +99,13 @@ STOP_REPLICATIONS = "replications"
 STOP_TARGET = "target"
 STOP_TIME = "max-seconds"
 STOP_CAP = "max-replications"
+
+#: The numpy engine's executor, as the notes name it.
+VECTORISED = "numpy, vectorised in this process"
+#: The numpy engine runs at most this many replications side by side (memory: a few MB per array).
+MAX_BATCH = 128
+#: A target run's first batch: replications cost little side by side, so more than the minimum.
+FIRST_TARGET_BATCH = 32
 
 Progress = Callable[[int, int], None]
 #: The budget left, s, read when a replication is dispatched.
@@ -302,8 +309,13 @@ def run_replications(
     scheduler: str | None = None,
     progress: Progress | None = None,
     default_replications: int = 20,
+    vectorised: bool = False,
 ) -> Run:
-    """Replications of ``model`` until the requested count, target or time budget (module docstring)."""
+    """Replications of ``model`` until the requested count, target or time budget (module docstring).
+
+    ``vectorised``: run them in batches through ``model.run_batch`` (the
+    numpy engine, in this process; ``workers`` and ``scheduler`` unused).
+    """
     if replications is not None and target_ci_pct is not None:
         raise InputError("give --replications or --target-ci-pct, not both")
     if replications is not None and not 2 <= replications <= MAX_REPLICATIONS:
@@ -320,9 +332,17 @@ def run_replications(
         raise InputError(f"--seed must be >= 0, got {seed}")
     if target_ci_pct is None and replications is None:
         replications = default_replications
+    if vectorised:
+        estimate([0.0, 1.0])  # scipy.special's import, before the budget's clock as below
+        started = time.perf_counter()
+        used, computed, stopped, dropped = _drive_batches(
+            model, seed, targeted, replications, None if target_ci_pct is None else target_ci_pct / 100.0,
+            started, max_seconds, progress)
+        return Run(used, computed, stopped, time.perf_counter() - started, VECTORISED, target_ci_pct, max_seconds,
+                   dropped, 1)
     executor = _executor(workers, scheduler)
     # Paid before the budget's clock starts, like the experiment's own imports: the first interval's
-    # import of scipy.stats, and the workers' start and imports (a second or more each on a busy
+    # import of scipy.special, and the workers' start and imports (a second or more each on a busy
     # machine), which no replication could otherwise stop.
     estimate([0.0, 1.0])
     warm = getattr(executor, "warm", None)
@@ -390,3 +410,51 @@ def _drive(executor: Any, model: Any, seed: int, targeted: Sequence[str], count:
     finally:
         stream.close()
     return [results[i] for i in range(prefix)], len(results), STOP_CAP, dropped
+
+
+def _drive_batches(model: Any, seed: int, targeted: Sequence[str], count: int | None, target: float | None,
+                   started: float, max_seconds: float,
+                   progress: Progress | None) -> tuple[list[Sample], int, str, Dropped | None]:
+    """The numpy engine's loop: batches of replications, each all at once, until the count, target or budget.
+
+    Replication i reads SeedSequence(seed, spawn_key=(i, ...)) whatever batch
+    it runs in, so the stopping rule is the one of :func:`_drive`: the
+    smallest prefix 0..R-1 (R >= MIN_TARGET_REPLICATIONS) that meets the
+    target. A target run's next batch is sized from the variance seen so
+    far: the replications the target needs, plus 20 %, less those done. A
+    batch runs on the budget left (one Allowance, checked inside its
+    loops); one cut short is dropped whole and the run stops with the
+    replications before it.
+    """
+    samples: list[Sample] = []
+    computed = 0
+    limit = count if count is not None else MAX_REPLICATIONS
+    planned = count if count is not None else FIRST_TARGET_BATCH
+    checked = MIN_TARGET_REPLICATIONS - 1
+    while True:
+        first = len(samples)
+        size = min(planned - first, MAX_BATCH, limit - first)
+        allowance = Allowance(max(max_seconds - (time.perf_counter() - started), 0.0))
+        batch = [Streams(seed_sequence(seed, i), allowance=allowance) for i in range(first, first + size)]
+        try:
+            samples += model.run_batch(batch)
+        except OutOfTime as out:
+            return samples, computed, STOP_TIME, Dropped(first, out.elapsed_s, out.fraction, out.projected_s,
+                                                         out.abandoned)
+        computed += size
+        if progress is not None:
+            progress(len(samples), max(planned, len(samples)))
+        if count is not None and len(samples) >= count:
+            return samples, computed, STOP_REPLICATIONS, None
+        if target is not None and len(samples) > checked:
+            for size in range(checked + 1, len(samples) + 1):
+                if _worst_relative(samples[:size], targeted) <= target:
+                    return samples[:size], computed, STOP_TARGET, None
+            checked = len(samples)
+            worst = _worst_relative(samples, targeted)
+            need = math.ceil(1.2 * len(samples) * (worst / target) ** 2) if math.isfinite(worst) else 0
+            planned = max(planned, min(need, limit), len(samples) + MIN_TARGET_REPLICATIONS)
+        if len(samples) >= limit:
+            return samples, computed, STOP_CAP, None
+        if time.perf_counter() - started >= max_seconds:
+            return samples, computed, STOP_TIME, None

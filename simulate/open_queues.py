@@ -161,6 +161,16 @@ class OpenQueue:
         }
         return Sample(metrics, time.perf_counter() - started, count)
 
+    #: The numpy engine runs it (:func:`iosizer.simulate.vectorised.open_queue`).
+    vectorised = True
+
+    def run_batch(self, batch: list[Streams]) -> list[Sample]:
+        """Replications of this queue by the numpy engine, one per Streams (the same customers as :meth:`run`)."""
+        from iosizer.simulate.vectorised import open_queue
+
+        window = self.customers / self.arrival_rate
+        return open_queue(self, batch, warmup_time(window, self.servers * self.service_rate, self.utilization))
+
 
 def _eligible_node(eligible: dict[str, frozenset[int]], choice: Callable[[], float]) -> type:
     """Ciw's node with servers restricted per customer class (port) and random idle-server choice."""
@@ -216,6 +226,8 @@ class SharedCores:
     customers: int = DEFAULT_CUSTOMERS
     #: Time every I/O spends outside the cores (seed 003's non-core part of a write hit), service times.
     fixed_delay: float = 0.0
+    #: Eligibility per port does not vectorise: Ciw runs it, in local processes or on a Dask cluster.
+    vectorised = False
 
     def core_utilizations(self) -> list[float]:
         """Each core's utilisation if every port spreads its work evenly over its cores."""
@@ -285,5 +297,18 @@ class AntitheticPair:
     def run(self, streams: Streams) -> Sample:
         first = self.model.run(streams.part(0, 2))
         twin = self.model.run(streams.mirrored().part(1, 2))
+        return self._average(first, twin)
+
+    @property
+    def vectorised(self) -> bool:
+        return bool(getattr(self.model, "vectorised", False))
+
+    def run_batch(self, batch: list[Streams]) -> list[Sample]:
+        """Every run and its twin side by side in one batch (their progress is the batch's: no parts)."""
+        done = self.model.run_batch(list(batch) + [s.mirrored() for s in batch])
+        return [self._average(first, twin) for first, twin in zip(done[:len(batch)], done[len(batch):])]
+
+    @staticmethod
+    def _average(first: Sample, twin: Sample) -> Sample:
         metrics = {k: 0.5 * (v + twin.metrics[k]) for k, v in first.metrics.items()}
         return Sample(metrics, first.seconds + twin.seconds, first.measured + twin.measured)

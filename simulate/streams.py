@@ -38,13 +38,30 @@ import numpy as np
 
 from iosizer.simulate.budget import Allowance
 
-__all__ = ["BLOCK", "Draws", "Streams", "generator", "seed_sequence"]
+__all__ = ["BLOCK", "Draws", "Streams", "by_inversion", "generator", "seed_sequence"]
 
 #: Most samples drawn per numpy call; a Python float is then read per event.
 #: The first call draws :data:`FIRST_BLOCK` and each next one twice as many,
 #: so a model with many little-used streams (one per job) stays light.
 BLOCK = 8192
 FIRST_BLOCK = 128
+
+
+def by_inversion(upper: np.ndarray, antithetic: bool | np.ndarray, scv: float, mean: float = 1.0) -> np.ndarray:
+    """Values of mean ``mean`` and squared coefficient of variation ``scv`` (> 0) by inversion.
+
+    ``upper`` = 1 - u for uniforms u in [0, 1), so in (0, 1]. The value is
+    F^-1(1 - tail), tail (the probability above it) = 1 - ``upper``, or
+    ``upper`` itself for the antithetic twin: exponential for scv 1, gamma
+    of shape 1/scv otherwise. One function for both engines, so they read
+    equal values from equal streams.
+    """
+    tail = np.where(antithetic, upper, 1.0 - upper)
+    if scv == 1.0:
+        return -mean * np.log(np.where(tail > 0, tail, np.finfo(float).tiny))
+    from scipy.special import gammainccinv
+
+    return gammainccinv(1.0 / scv, tail) * mean * scv
 
 
 def seed_sequence(seed: int, index: int) -> np.random.SeedSequence:
@@ -124,15 +141,7 @@ class Draws:
         self._size = min(2 * self._size, BLOCK)
         # u in (0, 1]: 1 - u then lies in [0, 1), and log(u), log1p(-(1-u)) stay finite.
         upper = 1.0 - self._rng.random(self._size)
-        tail = upper if self.antithetic else 1.0 - upper  # the probability above the value
-        if self.scv == 1.0:
-            block = -self.mean * np.log(np.where(tail > 0, tail, np.finfo(float).tiny))
-        else:
-            from scipy.special import gammainccinv
-
-            shape = 1.0 / self.scv
-            block = gammainccinv(shape, tail) * self.mean * self.scv
-        self._buffer = block.tolist()
+        self._buffer = by_inversion(upper, self.antithetic, self.scv, self.mean).tolist()
         self._next = 0
 
     def __call__(self) -> float:

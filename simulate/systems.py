@@ -90,7 +90,16 @@ class Renamed:
     mapping: tuple[tuple[str, str, float], ...]
 
     def run(self, streams: Streams) -> Sample:
-        sample = self.model.run(streams)
+        return self._renamed(self.model.run(streams))
+
+    @property
+    def vectorised(self) -> bool:
+        return bool(getattr(self.model, "vectorised", False))
+
+    def run_batch(self, batch: list[Streams]) -> list[Sample]:
+        return [self._renamed(sample) for sample in self.model.run_batch(batch)]
+
+    def _renamed(self, sample: Sample) -> Sample:
         metrics = {new: sample.metrics[old] * factor for new, old, factor in self.mapping}
         return Sample(metrics, sample.seconds, sample.measured)
 
@@ -103,8 +112,18 @@ class Degradation:
     added: ClosedNetwork
 
     def run(self, streams: Streams) -> Sample:
-        base = self.local.run(streams.part(0, 2))
-        loaded = self.added.run(streams.part(1, 2))
+        return self._pair(self.local.run(streams.part(0, 2)), self.added.run(streams.part(1, 2)))
+
+    vectorised = True
+
+    def run_batch(self, batch: list[Streams]) -> list[Sample]:
+        """Both networks on the same replications' streams (common random numbers), each a batch."""
+        base = self.local.run_batch([s.part(0, 2) for s in batch])
+        loaded = self.added.run_batch([s.part(1, 2) for s in batch])
+        return [self._pair(b, a) for b, a in zip(base, loaded)]
+
+    @staticmethod
+    def _pair(base: Sample, loaded: Sample) -> Sample:
         x0, x = base.metrics["throughput_job"], loaded.metrics["throughput_job"]
         return Sample({"degradation_pct": (x0 - x) / x0 * 100.0, "throughput_per_cpu_demand": x},
                       base.seconds + loaded.seconds, base.measured + loaded.measured)
@@ -120,23 +139,35 @@ class CreditLoops:
     weights: tuple[float, ...]
     payload_bytes: float
 
-    def _throughput(self, networks: Sequence[ClosedNetwork], streams: Streams) -> tuple[float, float, int]:
-        total = 0.0
-        seconds = 0.0
-        measured = 0
+    def _throughput(self, networks: Sequence[ClosedNetwork], batch: list[Streams],
+                    vectorised: bool) -> list[tuple[float, float, int]]:
+        """Per replication: the weighted throughput of ``networks``, GB/s, its seconds and cycles."""
+        totals = [[0.0, 0.0, 0] for _ in batch]
         for k, (network, weight) in enumerate(zip(networks, self.weights)):
-            sample = network.run(streams.part(k, len(networks)))
-            total += weight * sum(v for k, v in sample.metrics.items() if k.startswith("throughput_"))
-            seconds += sample.seconds
-            measured += sample.measured
-        return total * self.payload_bytes, seconds, measured
+            parts = [s.part(k, len(networks)) for s in batch]
+            samples = network.run_batch(parts) if vectorised else [network.run(parts[0])]
+            for total, sample in zip(totals, samples):
+                total[0] += weight * sum(v for name, v in sample.metrics.items() if name.startswith("throughput_"))
+                total[1] += sample.seconds
+                total[2] += sample.measured
+        return [(t[0] * self.payload_bytes, t[1], int(t[2])) for t in totals]
 
     def run(self, streams: Streams) -> Sample:
-        loaded, s1, m1 = self._throughput(self.with_rmw, streams.part(0, 2))
-        aligned, s2, m2 = self._throughput(self.aligned, streams.part(1, 2))
-        metrics = {"throughput_gbyte_s": loaded, "aligned_throughput_gbyte_s": aligned,
-                   "loss_pct": (aligned - loaded) / aligned * 100.0}
-        return Sample(metrics, s1 + s2, m1 + m2)
+        return self._loss(self._throughput(self.with_rmw, [streams.part(0, 2)], False)[0],
+                          self._throughput(self.aligned, [streams.part(1, 2)], False)[0])
+
+    vectorised = True
+
+    def run_batch(self, batch: list[Streams]) -> list[Sample]:
+        loaded = self._throughput(self.with_rmw, [s.part(0, 2) for s in batch], True)
+        aligned = self._throughput(self.aligned, [s.part(1, 2) for s in batch], True)
+        return [self._loss(a, b) for a, b in zip(loaded, aligned)]
+
+    @staticmethod
+    def _loss(loaded: tuple[float, float, int], aligned: tuple[float, float, int]) -> Sample:
+        metrics = {"throughput_gbyte_s": loaded[0], "aligned_throughput_gbyte_s": aligned[0],
+                   "loss_pct": (aligned[0] - loaded[0]) / aligned[0] * 100.0}
+        return Sample(metrics, loaded[1] + aligned[1], loaded[2] + aligned[2])
 
 
 @dataclass(frozen=True)
@@ -186,8 +217,26 @@ class DmaIssue:
 
         env.process(engine())
         env.run()
-        interval = (marks["end"] - marks["start"]) / self.bursts
-        local_interval = work[0] / self.bursts  # the same bursts with no added latency
+        return Sample(self._metrics(marks["end"] - marks["start"], work[0]), time.perf_counter() - started, self.bursts)
+
+    vectorised = True
+
+    def run_batch(self, batch: list[Streams]) -> list[Sample]:
+        """The same bursts by the numpy engine: the measured bursts' issue times from the same stream."""
+        from iosizer.simulate.vectorised import dma_issue
+
+        started = time.perf_counter()
+        samples = []
+        for local in dma_issue(self, batch):
+            work = float(local.sum())
+            samples.append(Sample(self._metrics(work + self.bursts * self.exposed_ns, work), 0.0, self.bursts))
+        seconds = (time.perf_counter() - started) / max(len(batch), 1)
+        return [Sample(s.metrics, seconds, s.measured) for s in samples]
+
+    def _metrics(self, elapsed_ns: float, work_ns: float) -> dict[str, float]:
+        """Metrics from the measured bursts' elapsed time and local issue work, ns."""
+        interval = elapsed_ns / self.bursts
+        local_interval = work_ns / self.bursts  # the same bursts with no added latency
         metrics = {"issue_interval_ns": interval,
                    "degradation_pct": (interval - local_interval) / interval * 100.0}
         if self.burst_bytes is not None:
@@ -196,7 +245,7 @@ class DmaIssue:
             local_throughput = min(self.burst_bytes / local_interval * 1000.0, cap)
             metrics["throughput_mbps"] = throughput
             metrics["degradation_pct"] = (local_throughput - throughput) / local_throughput * 100.0
-        return Sample(metrics, time.perf_counter() - started, self.bursts)
+        return metrics
 
 
 # --- helpers ---------------------------------------------------------------------
@@ -204,10 +253,10 @@ class DmaIssue:
 
 def _shipped(family: str) -> dict[str, Any]:
     """The family's shipped values: declaration, settings and calibrated parameters."""
-    import iosizer
+    from iosizer.calibration.frozen import shipped
     from iosizer.calibration.profile import profile_values
 
-    return profile_values(iosizer.family(family).shipped())
+    return profile_values(shipped(family))
 
 
 def _scv(value: float | None, label: str = "--service-scv") -> float:

@@ -1,6 +1,14 @@
+"""Shared fixtures, and the property tests' example budget (bounded by default, deeper on request).
+
+The suite runs on every core (pytest-xdist, ``-n auto`` in the README's
+test command); nothing here or in a fixture depends on a fixed port, a
+shared file or another test having run first.
+"""
+
 from __future__ import annotations
 
 import json
+import os
 from pathlib import Path
 from typing import Any
 
@@ -33,6 +41,44 @@ class Cli:
         assert "Traceback" not in result.stderr
         assert lines[0].startswith("iosizer: error: ")
         return lines[0]
+
+
+#: IOSIZER_DEEP_TESTS=1 (a run before a release): every property test searches DEEP_FACTOR times its examples.
+DEEP = os.environ.get("IOSIZER_DEEP_TESTS", "").strip() not in ("", "0")
+#: The default run (the one CI runs) caps each property test at this many examples.
+DEFAULT_MAX_EXAMPLES = 60
+DEEP_FACTOR = 10
+
+
+def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
+    """Bound (or deepen) every hypothesis test's examples, including those its own ``@settings`` names."""
+    from hypothesis import settings
+
+    seen: set[int] = set()
+    for item in items:
+        test = getattr(item, "obj", None)
+        current = getattr(test, "_hypothesis_internal_use_settings", None)
+        if current is None or id(test) in seen:  # parametrized copies share one function
+            continue
+        seen.add(id(test))
+        examples = current.max_examples * DEEP_FACTOR if DEEP else min(current.max_examples, DEFAULT_MAX_EXAMPLES)
+        test._hypothesis_internal_use_settings = settings(current, max_examples=examples)
+
+
+#: Closing-summary lines the xdist workers handed back (tests/serve/conftest.py's LOAD_SUMMARY).
+_WORKER_SUMMARY: list[str] = []
+
+
+@pytest.hookimpl(optionalhook=True)
+def pytest_testnodedown(node: Any, error: Any) -> None:
+    for line in getattr(node, "workeroutput", {}).get("iosizer_load_summary", []):
+        if line not in _WORKER_SUMMARY:
+            _WORKER_SUMMARY.append(line)
+
+
+def pytest_terminal_summary(terminalreporter: Any) -> None:
+    for line in _WORKER_SUMMARY:
+        terminalreporter.write_line(line)
 
 
 @pytest.fixture

@@ -88,3 +88,13 @@ def test_calibrate_recovers_a_moved_profile(cli, tmp_path: Path, name: str) -> N
     # pcie-link: one DLLP per TLP moves a Gen3 x8 stream's bandwidth by ~3 %, so 1 % noise
     # leaves its interval wider than +/- 5 %; every other family pins at least one parameter.
     assert pinned >= 1 or name == "pcie-link", f"{name}: no parameter pinned within 5 %"
+
+
+@pytest.mark.parametrize("name", iosizer.families())
+def test_every_example_calibrates_with_a_plot(cli, tmp_path: Path, name: str) -> None:
+    # hba refused its own example with --plot: the drawing grid held fractional 'threads', a whole-number input.
+    # SVG: the drawing is the same code path as PNG, and the cheapest to write.
+    plot, profile = tmp_path / f"{name}.svg", tmp_path / f"{name}.json"
+    result = cli("calibrate", name, str(iosizer.family(name).example()), "--plot", str(plot), "-o", str(profile))
+    assert result.exit_code == 0, result.stderr
+    assert plot.stat().st_size > 1000 and json.loads(profile.read_text())["model"] == name

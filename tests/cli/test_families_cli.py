@@ -43,3 +43,17 @@ def test_families_lists_the_registry(cli) -> None:
     assert [r["family"] for r in rows] == iosizer.families()
     closed = next(r for r in rows if r["family"] == "closed-network")
     assert closed["inputs"] == ["population"] and closed["calibratable"] is True
+
+
+def test_params_says_when_the_shipped_profile_departs_from_the_declaration(cli) -> None:
+    # oltp's service_scv is declared 1 (exponential); the shipped profile holds it at 0 and calibrate at 1:
+    # the row must say both, not print 0 as if it were the declaration's assumption.
+    row = next(r for r in cli.json("params", "oltp") if r["name"] == "service_scv")
+    assert row["value"] == 0.0 and row["status"] == "assumed"
+    assert row["source"].startswith("the shipped profile holds it at 0 (declared 1;")
+    for name in iosizer.families():  # a value the shipped fit moved says 'fitted'
+        shipped = iosizer.family(name).shipped()
+        for spec in iosizer.family(name).parameters:
+            estimate = shipped.parameters.get(spec.name)
+            if estimate is not None and estimate.vary:
+                assert spec.status == "fitted", (name, spec.name)

@@ -1,10 +1,11 @@
 """The time budget holds within a replication: chunked checks, dropped replications, one-line errors.
 
-Wall-time assertions use generous margins: the claim is an overshoot of one
+Wall-time assertions use wide margins: the claim is an overshoot of one
 check chunk (tens of milliseconds) plus, with worker processes, their start
-and shutdown, but these tests share a loaded 2-core machine. Each compares
-with the time the same run took before the budget was held within a
-replication (quoted per test), which the margin stays far below.
+and shutdown, but these tests share a loaded 2-core machine with the rest
+of the suite running beside them. Each bound stays at half or less of the
+time the same run took before the budget was held within a replication
+(quoted per test), so a budget that did not hold still fails.
 """
 
 from __future__ import annotations
@@ -52,22 +53,40 @@ def test_an_allowance_stops_a_long_replication_within_a_chunk(model) -> None:
     with pytest.raises(OutOfTime) as stopped:
         model.run(_streams(0.5))
     took = time.perf_counter() - started
-    # A chunk is ~0.1 s here; 2 s of margin for a loaded machine. Unbounded, this takes over a minute.
-    assert took < 2.5
+    # A chunk is ~0.1 s here; the margin is for a loaded machine. Unbounded, this takes over a minute.
+    assert took < 15.0, took
     assert 0 < stopped.value.fraction < 0.5 and stopped.value.projected_s > 5.0
 
 
-def test_a_replication_whose_pace_cannot_meet_its_allowance_gives_up_early() -> None:
+class _Clock:
+    """A perf_counter that moves only when told (no test waits on the wall clock)."""
+
+    def __init__(self) -> None:
+        self.now = 1000.0
+
+    def perf_counter(self) -> float:
+        return self.now
+
+
+def test_a_replication_whose_pace_cannot_meet_its_allowance_gives_up_early(monkeypatch) -> None:
+    import iosizer.simulate.budget as budget
+
+    clock = _Clock()
+    monkeypatch.setattr(budget, "time", clock)
     allowance = Allowance(10.0)
     allowance.check(0.0)            # the pace is measured from the first check
-    time.sleep(PACE_MIN_S + 0.1)
+    clock.now += PACE_MIN_S + 0.1
     with pytest.raises(OutOfTime) as gave_up:
         allowance.check(0.03)       # 3 % in 1.1 s: about 37 s in all, over 2 x 10 s
     assert gave_up.value.abandoned and gave_up.value.projected_s > ABANDON_FACTOR * 10.0
     on_pace = Allowance(10.0)
     on_pace.check(0.0)
-    time.sleep(PACE_MIN_S + 0.1)
+    clock.now += PACE_MIN_S + 0.1
     on_pace.check(0.2)              # 20 % in 1.1 s: about 5.5 s, within
+    clock.now += 10.0
+    with pytest.raises(OutOfTime) as spent:
+        on_pace.check(0.9)          # past its 10 s: out of time, not a pace verdict
+    assert not spent.value.abandoned and spent.value.elapsed_s >= 10.0
 
 
 def test_a_dropped_replication_is_reported_not_raised() -> None:
@@ -82,7 +101,7 @@ def test_a_tiny_budget_on_long_replications_ends_within_it() -> None:
     started = time.perf_counter()
     run = run_replications(LONG_OPEN, ["mean_response"], seed=1, replications=2, max_seconds=2.0, workers=1)
     took = time.perf_counter() - started
-    assert took < 4.0, took
+    assert took < 20.0, took
     assert run.stopped == "max-seconds" and run.replications == 0 and run.computed == 0
     assert run.dropped is not None and run.dropped.index == 0
 
@@ -94,7 +113,7 @@ def test_local_processes_keep_the_budget_too() -> None:
     started = time.perf_counter()
     run = run_replications(LONG_CLOSED, ["throughput_job"], seed=1, replications=4, max_seconds=2.0, workers=2)
     took = time.perf_counter() - started
-    assert took < 6.0, took
+    assert took < 30.0, took
     assert run.stopped == "max-seconds" and run.replications == 0 and run.dropped is not None
 
 
@@ -116,7 +135,7 @@ def test_a_binding_budget_drops_the_truncated_replication_and_keeps_the_prefix()
     model = _SlowAfter(quick, LONG_CLOSED, 3)
     started = time.perf_counter()
     run = run_replications(model, ["throughput_job"], seed=4, replications=10, max_seconds=2.0, workers=1)
-    assert time.perf_counter() - started < 4.0  # before: the slow replication ran to its end, about a minute
+    assert time.perf_counter() - started < 20.0  # before: the slow replication ran to its end, about a minute
     assert run.stopped == "max-seconds" and run.replications == run.computed == 3
     assert run.dropped is not None and run.dropped.index == 3 and run.dropped.fraction < 0.5
     assert all(s.measured == 2000 for s in run.samples)
@@ -159,7 +178,7 @@ def test_a_dask_cluster_keeps_the_budget() -> None:
                                scheduler=cluster.scheduler_address)
         took = time.perf_counter() - started
     # Before: two threads of one process each ran a whole replication (a minute or more).
-    assert took < 6.0, took
+    assert took < 30.0, took
     assert run.stopped == "max-seconds" and run.replications == 0 and run.dropped is not None
 
 
@@ -169,7 +188,7 @@ def test_a_budget_too_small_for_two_replications_is_a_typed_error_that_says_what
     started = time.perf_counter()
     with pytest.raises(TimeBudgetError) as error:
         simulate("hba", "response", threads=16, replications=2, max_seconds=1.0, workers=1, run_length=MAX_RUN_LENGTH)
-    assert time.perf_counter() - started < 8.0  # includes building the experiment (imports); before: ~40 s
+    assert time.perf_counter() - started < 20.0  # includes building the experiment (imports); before: ~40 s
     message = str(error.value)
     assert isinstance(error.value, InputError) and isinstance(error.value, IosizerError)
     assert "\n" not in message and "needs at least 2" in message
@@ -180,5 +199,5 @@ def test_the_cli_fails_fast_with_one_line_and_exit_2(cli) -> None:
     started = time.perf_counter()
     line = cli.fails("simulate", "closed-network", "--population", "4", "--demand", "1", "--workers", "1",
                      "--replications", "2", "--max-seconds", "1", "--run-length", str(MAX_RUN_LENGTH))
-    assert time.perf_counter() - started < 8.0  # before: one whole replication, over 30 s
+    assert time.perf_counter() - started < 15.0  # before: one whole replication, over 30 s
     assert "one replication takes about" in line and "--run-length about" in line

@@ -1,0 +1,34 @@
+"""A built-in family's calibration module and the values it fills in, found from the registry.
+
+``iosizer.calibration.<module>`` (named after the family's model module) may
+define ``shipped_profile(family, variant)`` (the shipped profile built from
+the seed figures) and ``complete_values(family, values)`` (values a solve
+needs that a profile cannot hold, such as lists read from shipped tables).
+A plugin's family has neither: its declaration is all there is.
+"""
+
+from __future__ import annotations
+
+from importlib import import_module
+from typing import Any
+
+__all__ = ["calibration_module", "complete_values"]
+
+
+def calibration_module(name: str) -> Any:
+    """``iosizer.calibration.<module>`` of a built-in family's model module, where one exists."""
+    from iosizer.model.registry import FAMILY_MODULES, module_of
+
+    module = module_of(name)
+    if module not in FAMILY_MODULES:  # a plugin's family: its declaration is all there is
+        return None
+    try:
+        return import_module(f"iosizer.calibration.{module}")
+    except ModuleNotFoundError:
+        return None
+
+
+def complete_values(name: str, values: dict[str, Any]) -> dict[str, Any]:
+    """Values a solve needs that a profile cannot hold (lists read from shipped tables)."""
+    completer = getattr(calibration_module(name), "complete_values", None)
+    return values if completer is None else completer(name, values)

@@ -1,0 +1,255 @@
+"""``iosizer <family> <question>``: a command for every declared question, generated from its declaration.
+
+A question that declares a ``solve`` (:class:`iosizer.model.family.Question`)
+gets a command with one option per input (a value, a list ``1,2,3`` or a
+range ``0.5:3.5:0.5``; the answer covers every combination), per setting and
+per parameter of its family (a given parameter is fixed: no band comes from
+it), plus ``--profile``, ``--cpu-speed``, ``--band``, ``--percentile`` (where the
+question has percentiles), ``--format`` and ``--plot``. Every value is
+checked by its declaration; the answer is :meth:`iosizer.ModelFamily.ask`'s,
+so the JSON is byte for byte what ``POST /api/<family>/<question>`` answers.
+
+Nothing here names a family: a plugin's family is a command group as soon as
+its package is installed. Groups are built when their name is invoked, so
+``iosizer --help`` imports no family module.
+"""
+
+from __future__ import annotations
+
+import inspect
+from pathlib import Path
+from typing import TYPE_CHECKING, Annotated, Any
+
+import typer
+from typer.core import TyperGroup
+
+from iosizer.cli.options import BandKind, BandOption, FormatOption, PlotOption
+from iosizer.cli.output import OutputFormat, Panel, Report, Series, emit
+
+if TYPE_CHECKING:
+    from iosizer.api import Answer
+    from iosizer.model.family import Family, Question
+
+__all__ = ["attach", "family_group", "group_names", "question_command", "resolve"]
+
+
+def group_names() -> list[str]:
+    """Names of the command groups generated for plugin families (their modules are not imported)."""
+    from iosizer.model.registry import plugin_names
+
+    return plugin_names()
+
+
+def _flag(name: str) -> str:
+    return "--" + name.replace("_", "-")
+
+
+def _unit_text(unit: str) -> str:
+    from iosizer.units import NOT_UNITS
+
+    return "" if unit in NOT_UNITS else f" ({unit})"
+
+
+def _options(family: "Family", question: "Question") -> list[inspect.Parameter]:
+    """The command's parameters: inputs, settings, parameters, then the options every what-if takes."""
+    keyword = inspect.Parameter.KEYWORD_ONLY
+    params = []
+    for spec in question.input_specs:
+        sweep = ",".join(f"{v:g}" for v in spec.sweep())
+        default = f" [default: {sweep}]" if sweep else " [required]"
+        text = (f"{spec.description or spec.name}{_unit_text(spec.unit)}; a list 1,2,3 or a range "
+                f"start:stop:step sweeps it.{default}")
+        params.append(inspect.Parameter(spec.name, keyword, default=None, annotation=Annotated[
+            str | None, typer.Option(_flag(spec.name), metavar="VALUES", help=text)]))
+    for spec in family.parameters:
+        if spec.kind == "setting":
+            shown = "" if spec.value is None else f" [default: {spec.value}]"
+            text = f"{spec.description or spec.name}{_unit_text(spec.unit)}{shown}"
+        else:
+            text = (f"{spec.description or spec.name}{_unit_text(spec.unit)}; fixes it (default: the profile's, "
+                    f"{spec.status})")
+        params.append(inspect.Parameter(spec.name, keyword, default=None, annotation=Annotated[
+            str | None, typer.Option(_flag(spec.name), help=text)]))
+    params.append(inspect.Parameter("profile", keyword, default=None, annotation=Annotated[
+        Path | None, typer.Option("--profile", help=f"A '{family.name}' profile (iosizer calibrate) to take "
+                                                    "parameters from; default: the shipped one.")]))
+    params.append(inspect.Parameter("cpu_speed", keyword, default=None, annotation=Annotated[
+        float | None, typer.Option("--cpu-speed", help="Carry the profile to a CPU of this relative per-core "
+                                                       "speed (the band widens).")]))
+    params.append(inspect.Parameter("band", keyword, default=BandKind.parameter, annotation=BandOption))
+    if question.percentiles is not None:
+        params.append(inspect.Parameter("percentile", keyword, default=None, annotation=Annotated[
+            list[float] | None, typer.Option("--percentile", help="Also the P-th percentile (repeatable).")]))
+    params.append(inspect.Parameter("output_format", keyword, default=OutputFormat.table, annotation=FormatOption))
+    params.append(inspect.Parameter("plot", keyword, default=None, annotation=PlotOption))
+    return params
+
+
+def question_command(family: "Family", question: "Question") -> Any:
+    """The typer command function of one declared question."""
+    inputs = set(question.input_names)
+
+    def command(**given: Any) -> None:
+        import iosizer
+        from iosizer.cli.params import parse_grid
+
+        output_format = given.pop("output_format")
+        plot = given.pop("plot")
+        profile_path = given.pop("profile")
+        cpu_speed = given.pop("cpu_speed")
+        percentiles = given.pop("percentile", None)
+        band = given.pop("band").value
+        values = {}
+        for name, text in given.items():
+            if text is None:
+                continue
+            spec = question.input(name) if name in inputs else family.spec(name)
+            values[name] = parse_grid(text, name.replace("_", "-"), spec) if name in inputs else \
+                spec.check(text, _flag(name))
+        profile = None
+        if profile_path is not None:
+            from iosizer.calibration.profile import load_profile
+
+            profile = load_profile(profile_path, family.name)
+        answer = iosizer.family(family.name).ask(question.command, profile, cpu_speed=cpu_speed,
+                                                 percentiles=percentiles, band=band, **values)
+        emit(_report(family, question, answer), output_format, plot)
+
+    command.__signature__ = inspect.Signature(_options(family, question))  # type: ignore[attr-defined]
+    command.__name__ = question.command.split()[-1]
+    command.__doc__ = f"{question.summary[:1].upper()}{question.summary[1:]}."
+    return command
+
+
+def _report(family: "Family", question: "Question", answer: "Answer") -> Report:
+    records = answer.records()
+    shown = list(question.input_names) + [k for k in answer.outputs]
+    return Report(data=answer.to_data(), rows=records, columns=shown, csv_rows=records,
+                  title=f"{family.name} {question.command}: {question.summary}",
+                  notes=list(answer.notes), plot=_panels(question, answer, records))
+
+
+def _panels(question: "Question", answer: "Answer", records: list[dict[str, Any]]) -> list[Panel] | None:
+    """The declared plot: y against x, one curve per value of ``series`` (with the band where there is one)."""
+    chosen = question.plot
+    if chosen is None:
+        return None
+    x_unit = question.input(chosen.x).unit if chosen.x in question.input_names else ""
+    panels = []
+    for y in chosen.y:
+        groups: dict[Any, list[dict[str, Any]]] = {}
+        for row in records:
+            groups.setdefault(row.get(chosen.series) if chosen.series else None, []).append(row)
+        series = []
+        for key, rows in groups.items():
+            label = y if key is None else f"{chosen.series} = {key:g}"
+            xs = [r[chosen.x] for r in rows]
+            if f"{y}_ci_low" in rows[0]:
+                series.append(Series(f"95 % band ({label})", xs, [r[f"{y}_ci_low"] for r in rows], "band",
+                                     [r[f"{y}_ci_high"] for r in rows]))
+            series.append(Series(label, xs, [r[y] for r in rows], "line" if len(rows) > 1 else "points"))
+        y_unit = next((o.unit for o in question.output_specs if o.name == y), "")
+        panels.append(Panel(f"{chosen.x}{_unit_text(x_unit)}", f"{y}{_unit_text(y_unit)}", series))
+    return panels
+
+
+def _questions(family: "Family") -> list["Question"]:
+    """The declared questions under the family's own name (``iosizer <family> <question>``)."""
+    return [q for q in family.questions if q.answerable and q.path(family.name)[0] == family.name]
+
+
+def _group(family: "Family", questions: list["Question"], text: str | None = None) -> Any:
+    """A click group of ``questions``' commands."""
+    app = typer.Typer(help=text, no_args_is_help=True, rich_markup_mode=None)
+    for question in questions:
+        app.command(question.path(family.name)[-1])(question_command(family, question))
+    return typer.main.get_group(app)
+
+
+def family_group(name: str) -> Any:
+    """The click group of every declared question of family ``name`` (its module is imported now)."""
+    from iosizer.model.registry import declaration
+
+    family = declaration(name)
+    return _group(family, _questions(family), f"{family.summary} (family '{name}'; iosizer params {name}).")
+
+
+class _LazyFamily(TyperGroup):
+    """A plugin family's command group that imports the family's module only when it is used (listing
+    the root's commands, as ``iosizer --help`` does, names it without importing it)."""
+
+    def __init__(self, name: str) -> None:
+        from iosizer.model.registry import plugin_module
+
+        super().__init__(name=name, no_args_is_help=True, rich_markup_mode=None,
+                         short_help=f"Questions of family '{name}' (plugin {plugin_module(name)}).")
+        self._loaded = False
+
+    def _load(self) -> None:
+        if not self._loaded:
+            self._loaded = True
+            built = family_group(self.name)
+            self.help = built.help
+            for command_name, command in built.commands.items():
+                self.add_command(command, command_name)
+
+    def list_commands(self, ctx: Any) -> list[str]:
+        self._load()
+        return super().list_commands(ctx)
+
+    def get_command(self, ctx: Any, cmd_name: str) -> Any:
+        self._load()
+        return super().get_command(ctx, cmd_name)
+
+    def format_help(self, ctx: Any, formatter: Any) -> None:
+        self._load()
+        super().format_help(ctx, formatter)
+
+
+def attach(name: str, group: Any) -> None:
+    """Add family ``name``'s declared questions to an existing click group, never replacing a command."""
+    from iosizer.model.registry import declaration
+
+    family = declaration(name)
+    new = [q for q in _questions(family) if q.path(name)[-1] not in group.commands]
+    if new:
+        for command_name, command in _group(family, new).commands.items():
+            group.add_command(command, command_name)
+
+
+def resolve(root: Any, name: str, command: Any) -> Any:
+    """The root group's command ``name``: a plugin family's generated group when no command has the name;
+    an existing group named after a built-in family gets that family's questions when it is first used."""
+    from iosizer.model.registry import BUILTIN_FAMILIES
+
+    if command is None:
+        if name not in group_names():
+            return None
+        command = _LazyFamily(name)
+        root.add_command(command, name)
+        return command
+    if name in BUILTIN_FAMILIES and hasattr(command, "add_command") and not hasattr(command, "_iosizer_lazy"):
+        _attach_when_used(name, command)
+    return command
+
+
+def _attach_when_used(name: str, group: Any) -> None:
+    """Attach the family's questions the first time the group lists or resolves a command: listing the
+    root's commands (``iosizer --help``) imports no family module."""
+    get_command, list_commands = group.get_command, group.list_commands
+    group._iosizer_lazy = True
+
+    def ready() -> None:
+        if group._iosizer_lazy:
+            group._iosizer_lazy = False
+            attach(name, group)
+
+    def get(ctx: Any, command_name: str) -> Any:
+        ready()
+        return get_command(ctx, command_name)
+
+    def listed(ctx: Any) -> list[str]:
+        ready()
+        return list_commands(ctx)
+
+    group.get_command, group.list_commands = get, listed

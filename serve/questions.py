@@ -1,0 +1,178 @@
+"""``POST /api/<family>/<question>`` for every declared question, generated from the registry.
+
+Each question that declares a ``solve`` gets an endpoint whose request model
+is built from its declarations with :func:`pydantic.create_model`, not from
+the CLI: a field per input (a number or a list of numbers; the answer covers
+every combination), per setting and per parameter of the family, plus
+``profile`` (the profile document inline), ``cpu_speed``, ``band`` and, where the
+question has them, ``percentile``. Field names are the declared names, so
+they carry their units, and each field's schema states its unit
+(``x-unit``) and bounds (``x-bounds``). The answer is
+:meth:`iosizer.ModelFamily.ask`'s JSON, byte for byte what
+``iosizer <family> <question> --format json`` prints.
+
+Errors: 422 for a body that does not validate or a value its declaration
+refuses (:class:`~iosizer.errors.InputError`), 400 for any other model error.
+"""
+
+from __future__ import annotations
+
+import json
+import tempfile
+from pathlib import Path
+from typing import TYPE_CHECKING, Annotated, Any, Literal
+
+from pydantic import BaseModel, BeforeValidator, ConfigDict, Field, create_model
+
+from iosizer.errors import InputError, IosizerError
+
+if TYPE_CHECKING:
+    from fastapi import FastAPI
+
+    from iosizer.model.family import Family, Question
+
+__all__ = ["add_question_routes", "question_paths", "request_model"]
+
+
+def _not_a_bool(value: Any) -> Any:
+    # JSON true is 1 to pydantic's lax numbers; to a planner it is a mistake.
+    if isinstance(value, bool) or (isinstance(value, list) and any(isinstance(v, bool) for v in value)):
+        raise ValueError(f"a number is expected, not {json.dumps(value)}")
+    return value
+
+
+_Number = Annotated[float, BeforeValidator(_not_a_bool)]
+_Numbers = Annotated[float | list[float], BeforeValidator(_not_a_bool)]
+
+
+def _extra(unit: str, bounds: tuple[float, float] | None) -> dict[str, Any]:
+    from iosizer.units import NOT_UNITS
+
+    out: dict[str, Any] = {}
+    if unit not in NOT_UNITS:
+        out["x-unit"] = unit
+    if bounds is not None:
+        out["x-bounds"] = [b if abs(b) != float("inf") else None for b in bounds]
+    return out
+
+
+def request_model(family: "Family", question: "Question") -> type[BaseModel]:
+    """The pydantic model of ``POST /api/<family>/<question>``'s body, from the declarations."""
+    fields: dict[str, Any] = {}
+    for spec in question.input_specs:
+        fields[spec.name] = (_Numbers | None, Field(None, description=(
+            f"{spec.description or spec.name} ({spec.unit}); a number or a list (every combination is "
+            f"answered); default {list(spec.sweep()) or 'none: required'}"),
+            json_schema_extra=_extra(spec.unit, spec.bounds)))
+    for spec in family.parameters:
+        kind: Any = str if spec.choices and isinstance(spec.choices[0], str) else _Number
+        role = "setting" if spec.kind == "setting" else f"parameter ({spec.status}); fixes it"
+        fields[spec.name] = (kind | None, Field(None, description=(
+            f"{spec.description or spec.name} ({spec.unit}): {role}; default: the profile's"),
+            json_schema_extra=_extra(spec.unit, spec.bounds)))
+    fields["profile"] = (dict[str, Any] | None, Field(None, description=(
+        f"A '{family.name}' profile document (as POST /api/calibrate/{family.name} returns it); "
+        "default: the shipped profile")))
+    fields["cpu_speed"] = (_Number | None, Field(None, description="carry the profile to a CPU of this "
+                                                                   "relative per-core speed"))
+    fields["band"] = (Literal["parameter", "prediction"] | None, Field(None, description=(
+        "parameter: bands of the parameters' uncertainty; prediction: plus the fit's residual scatter")))
+    if question.percentiles is not None:
+        fields["percentile"] = (list[_Number] | None, Field(None, description="percentiles to add (P)"))
+    name = "".join(w.title().replace("-", "").replace("_", "") for w in question.path(family.name)) + "Request"
+    return create_model(name, __config__=ConfigDict(extra="forbid", allow_inf_nan=False,
+                                                    title=f"iosizer {' '.join(question.path(family.name))}"),
+                        __doc__=question.summary, **fields)
+
+
+def _load_profile(document: dict[str, Any], family: str) -> Any:
+    """A profile document checked by the one profile loader (the same errors as a file's)."""
+    from iosizer.calibration.profile import load_profile
+    from iosizer.errors import ProfileError
+
+    with tempfile.TemporaryDirectory(prefix="iosizer-profile-") as folder:
+        path = Path(folder) / "profile.json"
+        path.write_text(json.dumps(document), encoding="utf-8")
+        try:
+            return load_profile(path, family)
+        except ProfileError as error:
+            raise ProfileError(str(error).replace(str(path), "profile")) from None
+
+
+def answer_json(family: str, question: str, body: dict[str, Any]) -> str:
+    """What ``iosizer <family> <question> --format json`` prints for the body's values."""
+    import iosizer
+
+    values = dict(body)
+    document = values.pop("profile", None)
+    profile = None if document is None else _load_profile(document, family)
+    cpu_speed = values.pop("cpu_speed", None)
+    percentiles = values.pop("percentile", None)
+    band = values.pop("band", None) or "parameter"
+    answer = iosizer.family(family).ask(question, profile, cpu_speed=cpu_speed, percentiles=percentiles,
+                                        band=band, **values)
+    return answer.to_json() + "\n"
+
+
+def question_paths() -> dict[tuple[str, ...], tuple[str, str]]:
+    """Every declared question's CLI path -> (family, question command). Imports every family module."""
+    from iosizer.model.registry import declaration, family_names
+
+    paths = {}
+    for name in family_names():
+        for question in declaration(name).questions:
+            if question.answerable:
+                paths[question.path(name)] = (name, question.command)
+    return paths
+
+
+def _endpoint(family: str, question: str, model: type[BaseModel]) -> Any:
+    import inspect
+
+    from fastapi import Body
+    from fastapi.concurrency import run_in_threadpool
+    from fastapi.responses import JSONResponse, Response
+
+    async def endpoint(body: Any = None) -> Response:
+        given = {} if body is None else {k: v for k, v in body.model_dump().items()
+                                         if k in body.model_fields_set and v is not None}
+        try:
+            text = await run_in_threadpool(answer_json, family, question, given)
+        except InputError as error:
+            return JSONResponse({"error": " ".join(str(error).split()), "kind": type(error).__name__}, 422)
+        except IosizerError as error:
+            return JSONResponse({"error": " ".join(str(error).split()), "kind": type(error).__name__}, 400)
+        return Response(text, media_type="application/json")
+
+    endpoint.__signature__ = inspect.Signature([  # type: ignore[attr-defined]
+        inspect.Parameter("body", inspect.Parameter.KEYWORD_ONLY, default=None,
+                          annotation=Annotated[model | None, Body()])])
+    return endpoint
+
+
+def add_question_routes(app: "FastAPI", server: Any = None) -> list[tuple[str, ...]]:
+    """Mount ``POST /api/<family>/<question>`` for every declared question; return their paths.
+
+    ``server`` (the app's command server) stops reflecting those paths from the CLI, so each is
+    answered by its declaration alone.
+    """
+    from fastapi.responses import Response
+
+    from iosizer.model.registry import declaration
+
+    served = question_paths()
+    for path, (name, command) in served.items():
+        family = declaration(name)
+        question = family.question(command)
+        if server is not None:
+            server.commands.pop(path, None)
+        app.add_api_route(
+            "/api/" + "/".join(path), _endpoint(name, command, request_model(family, question)),
+            methods=["POST"], name="iosizer " + " ".join(path), summary=question.summary,
+            description=(f"{question.summary}. Generated from the declaration of family '{name}'; mirrors "
+                         f"`iosizer {' '.join(path)} ... --format json`."),
+            tags=[name], operation_id="iosizer_" + "_".join(p.replace("-", "_") for p in path),
+            responses={200: {"description": "What the command prints with --format json",
+                             "content": {"application/json": {}}}},
+            response_class=Response)
+    return list(served)

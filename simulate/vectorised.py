@@ -1,0 +1,403 @@
+"""The numpy engine: every replication of a batch advanced at once, arrays shaped (replications, ...).
+
+A batch is a list of :class:`~iosizer.simulate.streams.Streams`, one per
+replication; row r of every array belongs to replication r and reads only
+its own streams, so a replication's numbers do not depend on the batch it
+runs in (the same seed gives the same answer in batches of any size).
+
+Open FCFS queues (:func:`open_queue`)
+    Customers in blocks of :data:`BLOCK` per row. One server: Lindley's
+    recursion W(n+1) = max(0, W(n) + S(n) - T(n+1)) in closed form per
+    block, W = P - min(0, running min of P) with P the prefix sums of
+    S - T (no loop in Python). c servers: the Kiefer-Wolfowitz recursion
+    on the servers' free times F (absolute times): customer n starts at
+    max(A(n), min F) and the server it took is then free at start + S(n),
+    one vectorised step per customer across every row. Inter-arrival and
+    service times read the same streams, by the same inversion
+    (:func:`~iosizer.simulate.streams.by_inversion`), as the Ciw model of
+    :class:`~iosizer.simulate.open_queues.OpenQueue`, and the measurement
+    window and warm-up are the same, so both engines see the same customers.
+
+Closed networks (:func:`closed_network`)
+    Jobs as columns: each holds its position on its class's route (or
+    thinking), the time its current activity ends (infinite while it
+    queues) and its place in the queue (an enqueue counter: FCFS). A step
+    takes, in every row, the job whose activity ends first: a finished
+    service frees its server, which takes the head of that station's queue;
+    the job moves on (a delay or think: a timer; a queueing station: service
+    if a server is free, else the queue's tail). Service times at a station
+    are drawn in the order services start there from the station's own
+    stream (think times from the class's), so two configurations run on
+    the same replication's streams share their numbers station by station
+    (common random numbers).
+
+Time budget: the loops check the batch's allowance (``streams.allowance`` of
+the first replication: the engine grants a batch one) every block of
+customers or :data:`~iosizer.simulate.budget.CHECK_CYCLES` steps.
+"""
+
+from __future__ import annotations
+
+import math
+import time
+from typing import Any, Sequence
+
+import numpy as np
+
+from iosizer.simulate.stats import Sample
+from iosizer.simulate.streams import Streams, by_inversion
+
+__all__ = ["BLOCK", "closed_network", "dma_issue", "open_queue", "pieces"]
+
+#: Customers (or variates of one stream) drawn per row per numpy call.
+BLOCK = 4096
+#: Stream keys of the closed networks' variates: station s reads STATION_KEY + s, class c's think time THINK_KEY + c.
+STATION_KEY = 1000
+THINK_KEY = 2000
+#: Piece p of a replication reads its streams at key + PIECE_KEY x p.
+PIECE_KEY = 10_000
+#: A closed network's replication is split into independent pieces of at least this many measured cycles
+#: (and 100 per job), pooled: more rows per step, fewer steps (see :func:`pieces`).
+PIECE_CYCLES = 1000
+
+
+class _Source:
+    """One numbered stream of every row: variates of (``mean``, ``scv``), a block at a time per row.
+
+    ``key`` is the stream's number, or one per row (a row that is a piece of a replication).
+    """
+
+    def __init__(self, batch: Sequence[Streams], key: int | Sequence[int], scv: float, size: int = BLOCK,
+                 mean: float = 1.0) -> None:
+        keys = [key] * len(batch) if isinstance(key, int) else list(key)
+        self.generators = [s.generator(k) for s, k in zip(batch, keys)]
+        self.antithetic = np.array([s.antithetic for s in batch])[:, None]
+        self.scv = scv
+        self.size = size
+        self.mean = mean
+
+    def block(self, rows: Sequence[int] | None = None) -> np.ndarray:
+        """The next ``size`` variates of each row (of ``rows``), shape (rows, size)."""
+        chosen = range(len(self.generators)) if rows is None else rows
+        upper = 1.0 - np.stack([self.generators[r].random(self.size) for r in chosen])
+        flags = self.antithetic if rows is None else self.antithetic[list(chosen)]
+        return by_inversion(upper, flags, self.scv, self.mean)
+
+
+def _check(batch: Sequence[Streams], fraction: float) -> None:
+    batch[0].allowance.check(fraction)
+
+
+# --- open FCFS queues -----------------------------------------------------------------------
+
+
+def open_queue(queue: Any, batch: Sequence[Streams], warm: float) -> list[Sample]:
+    """Replications of :class:`~iosizer.simulate.open_queues.OpenQueue` ``queue``, one per Streams of ``batch``.
+
+    Metrics as the Ciw model: the customers arriving in [warm, warm + T)
+    that leave by warm + T + warm, T = customers / arrival rate, ``warm``
+    the queue's warm-up (:func:`~iosizer.simulate.open_queues.warmup_time`).
+    """
+    started = time.perf_counter()
+    rows = len(batch)
+    mean_gap, mean_service, c = 1.0 / queue.arrival_rate, 1.0 / queue.service_rate, int(queue.servers)
+    window = queue.customers / queue.arrival_rate
+    end, close = warm + window, warm + window + warm
+    gaps = None if queue.arrival_scv == 0 else _Source(batch, 0, queue.arrival_scv, mean=mean_gap)
+    services = None if queue.service_scv == 0 else _Source(batch, 1, queue.service_scv, mean=mean_service)
+    last = np.zeros(rows)                     # arrival time of each row's last customer so far
+    free = np.zeros((rows, c))                # c servers: when each is next free (absolute time)
+    carry_wait, carry_service = np.zeros(rows), np.zeros(rows)  # one server: the previous customer's
+    count, waits, served, waited = (np.zeros(rows) for _ in range(4))
+    first = True
+    while True:
+        gap = np.full((rows, BLOCK), mean_gap) if gaps is None else gaps.block()
+        service = np.full((rows, BLOCK), mean_service) if services is None else services.block()
+        arrivals = np.cumsum(np.concatenate([last[:, None], gap], axis=1), axis=1)[:, 1:]
+        if c == 1:
+            wait = _lindley(gap, service, carry_wait, carry_service, first)
+            carry_wait, carry_service = wait[:, -1], service[:, -1]
+        else:
+            wait = _kiefer_wolfowitz(arrivals, service, free)
+        first = False
+        inside = (arrivals >= warm) & (arrivals < end) & (arrivals + wait + service <= close)
+        count += inside.sum(axis=1)
+        waits += np.where(inside, wait, 0.0).sum(axis=1)
+        served += np.where(inside, service, 0.0).sum(axis=1)
+        waited += (inside & (wait > 0.0)).sum(axis=1)
+        last = arrivals[:, -1]
+        reached = float(last.min())
+        if reached >= end:
+            break
+        _check(batch, reached / end)
+    mean_wait = waits / count
+    seconds = (time.perf_counter() - started) / rows
+    return [Sample({"utilization": served[r] / (c * window), "p_wait": waited[r] / count[r],
+                    "mean_wait": mean_wait[r], "mean_response": mean_wait[r] + served[r] / count[r]},
+                   seconds, int(count[r])) for r in range(rows)]
+
+
+def _lindley(gap: np.ndarray, service: np.ndarray, carry_wait: np.ndarray, carry_service: np.ndarray,
+             first: bool) -> np.ndarray:
+    """One server's waits for a block: W(n) = P(n) - min(0, min_{k<=n} P(k)), P the prefix sums of S - T."""
+    step = np.empty_like(gap)
+    # W(0) of the block from the previous block's last customer (the very first customer finds it empty).
+    step[:, 0] = 0.0 if first else np.maximum(carry_wait + carry_service - gap[:, 0], 0.0)
+    step[:, 1:] = service[:, :-1] - gap[:, 1:]
+    prefix = np.cumsum(step, axis=1)
+    return prefix - np.minimum(np.minimum.accumulate(prefix, axis=1), 0.0)
+
+
+def _kiefer_wolfowitz(arrivals: np.ndarray, service: np.ndarray, free: np.ndarray) -> np.ndarray:
+    """c servers' waits for a block, one step per customer across every row; ``free`` is updated in place."""
+    rows, servers = free.shape
+    flat = free.reshape(-1)                   # a view: writes land in ``free``
+    base = np.arange(rows) * servers
+    at, needs = np.ascontiguousarray(arrivals.T), np.ascontiguousarray(service.T)
+    wait = np.empty_like(at)
+    for n in range(at.shape[0]):
+        which = base + free.argmin(axis=1)
+        start = np.maximum(flat[which], at[n])
+        flat[which] = start + needs[n]
+        np.subtract(start, at[n], out=wait[n])
+    return wait.T
+
+
+# --- closed networks --------------------------------------------------------------------------
+
+
+class _Variates:
+    """The closed network's random durations: one :class:`_Source` per variable station and per thinking class.
+
+    Source ``len(sources)`` is the constant 1 (a delay of fixed length); the others hand out their rows'
+    variates in order, refilled a block at a time per row.
+    """
+
+    def __init__(self, batch: Sequence[Streams], pieces: Sequence[int], sources: list[tuple[int, float]]) -> None:
+        self.sources = [_Source(batch, [key + PIECE_KEY * p for p in pieces], scv) for key, scv in sources]
+        self.rows = len(batch)
+        self.constant = len(sources)
+        self.pool = np.ones((len(sources) + 1, self.rows, BLOCK))
+        for k, source in enumerate(self.sources):
+            self.pool[k] = source.block()
+        self.flat = self.pool.reshape(-1)
+        self.used = np.zeros((len(sources) + 1) * self.rows, dtype=np.int64)
+        self._row = np.arange(self.rows)
+
+    def take(self, source: np.ndarray, wanted: np.ndarray) -> np.ndarray:
+        """One variate per row from ``source`` (an index per row) where ``wanted`` (1 elsewhere)."""
+        cell = source * self.rows + self._row
+        position = self.used[cell]
+        values = np.where(wanted, self.flat[cell * BLOCK + position], 1.0)
+        if self.constant:
+            self.used[cell] += wanted & (source != self.constant)
+            if int(position.max()) >= BLOCK - 1:
+                self._refill()
+        return values
+
+    def _refill(self) -> None:
+        used = self.used.reshape(-1, self.rows)
+        for k, source in enumerate(self.sources):
+            spent = np.flatnonzero(used[k] >= BLOCK)
+            if spent.size:
+                self.pool[k, spent] = source.block(spent.tolist())
+                used[k, spent] = 0
+
+
+def pieces(completions: int, population: int) -> list[int]:
+    """The measured cycles of each piece of a closed network's replication.
+
+    The loop in Python runs once per event of the longest row, whatever the
+    rows, so a replication of C cycles runs as m = max(1, C // max(1000,
+    100 N)) independent pieces of about C / m cycles each, side by side,
+    whose counts and times are pooled (throughput = cycles / time and
+    response = time / cycles over all pieces: one long run's ratio
+    estimators, not an average of short runs' ratios). Each piece deletes
+    its own warm-up of max(10 %, 10 cycles per job), which the piece length
+    keeps at 10 % of its work. m depends only on the network, never on the
+    batch: a replication's value is the same in any batch.
+    """
+    count = max(1, completions // max(PIECE_CYCLES, 100 * population))
+    return [completions // count + (1 if p < completions % count else 0) for p in range(count)]
+
+
+def closed_network(network: Any, batch: Sequence[Streams]) -> list[Sample]:
+    """Replications of :class:`~iosizer.simulate.closed.ClosedNetwork` ``network``, one per Streams of ``batch``.
+
+    Metrics and warm-up rule as the SimPy model: ``throughput_<class>`` and
+    ``response_<class>`` over ``completions`` cycles, after deleting max(10
+    %, 10 cycles per job) of each piece's cycles (:func:`pieces`).
+    """
+    started = time.perf_counter()
+    lengths = pieces(network.completions, network.population)
+    rows = [streams for streams in batch for _ in lengths]
+    counts, sums, window = _closed_rows(network, rows, list(range(len(lengths))) * len(batch), lengths * len(batch),
+                                        batch)
+    shape = (len(batch), len(lengths))
+    counts = counts.reshape(shape + (-1,)).sum(axis=1)
+    sums = sums.reshape(shape + (-1,)).sum(axis=1)
+    window = window.reshape(shape).sum(axis=1)
+    seconds = (time.perf_counter() - started) / len(batch)
+    samples = []
+    for r in range(len(batch)):
+        metrics: dict[str, float] = {}
+        for k, job in enumerate(network.classes):
+            metrics[f"throughput_{job.name}"] = counts[r, k] / window[r]
+            metrics[f"response_{job.name}"] = sums[r, k] / counts[r, k] if counts[r, k] else math.nan
+        samples.append(Sample(metrics, seconds, network.completions))
+    return samples
+
+
+def _closed_tables(network: Any) -> dict[str, Any]:
+    """Static tables of a closed network's jobs, indexed by a job's *state* j x (V + 1) + slot.
+
+    Slot 0 is thinking, slot v + 1 the job's visit v (V: the longest route).
+    Per state: the station it occupies (S, past the last, while thinking),
+    the mean and variate source of its activity, and where leaving it
+    leads (next state, and whether that ends a cycle or begins one).
+    """
+    stations, classes = network.stations, network.classes
+    sources: list[tuple[int, float]] = []
+    station_source = []
+    for s, station in enumerate(stations):
+        station_source.append(len(sources) if station.scv > 0 else None)
+        if station.scv > 0:
+            sources.append((STATION_KEY + s, station.scv))
+    think_source = []
+    for k, job in enumerate(classes):
+        think_source.append(len(sources) if job.think_time > 0 and job.think_scv > 0 else None)
+        if think_source[-1] is not None:
+            sources.append((THINK_KEY + k, job.think_scv))
+    constant = len(sources)
+    width = max(len(c.visits) for c in classes) + 1
+    job_class, here, mean, source, after, ends, begins = [], [], [], [], [], [], []
+    for k, job in enumerate(classes):
+        for _ in range(job.population):
+            j = len(job_class)
+            job_class.append(k)
+            visits = list(job.visits)
+            thinks = job.think_time > 0
+            for slot in range(width):
+                if slot == 0:
+                    here.append(len(stations))
+                    mean.append(job.think_time)
+                    picked = think_source[k]
+                elif slot <= len(visits):
+                    station, visit_mean = visits[slot - 1]
+                    here.append(station)
+                    mean.append(visit_mean)
+                    picked = station_source[station]
+                else:  # padding past a short route: never entered
+                    here.append(len(stations))
+                    mean.append(0.0)
+                    picked = None
+                source.append(constant if picked is None else picked)
+                last = slot == len(visits)
+                nxt = (0 if thinks else 1) if last else slot + 1
+                after.append(j * width + nxt)
+                ends.append(last)
+                begins.append(nxt == 1)
+    servers = np.array([s.servers for s in stations] + [0.0])
+    return {"sources": sources, "width": width, "job_class": np.array(job_class), "here": np.array(here),
+            "mean": np.array(mean), "source": np.array(source), "after": np.array(after),
+            "ends": np.array(ends), "begins": np.array(begins), "capacity": servers,
+            "queueing": np.append(~np.isinf(servers[:-1]), False)}
+
+
+def _closed_rows(network: Any, batch: Sequence[Streams], piece: Sequence[int], lengths: Sequence[int],
+                 owners: Sequence[Streams]) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """Each row's measured cycle counts and response-time sums per class, and its measured time window."""
+    from iosizer.simulate.budget import CHECK_CYCLES
+
+    t = _closed_tables(network)
+    rows, jobs, width = len(batch), len(t["job_class"]), t["width"]
+    stations = len(network.stations)
+    here_of, mean_of, source_of, after, ends, begins = (t[k] for k in ("here", "mean", "source", "after", "ends",
+                                                                       "begins"))
+    queueing, capacity, job_class = t["queueing"], t["capacity"], t["job_class"]
+    variates = _Variates(batch, piece, t["sources"])
+    row = np.arange(rows)
+    base = row * jobs                         # flat index of (row, job 0)
+    per_row = row * (stations + 1)            # flat index of (row, station 0) in ``busy``
+    # Every job starts thinking (a zero think ends at once, the jobs in order).
+    state = np.tile(np.arange(jobs) * width, rows)
+    end = np.zeros((rows, jobs))
+    everyone = np.ones(rows, dtype=bool)
+    for j in range(jobs):
+        if mean_of[j * width] > 0:
+            end[:, j] = mean_of[j * width] * variates.take(np.full(rows, source_of[j * width]), everyone)
+    end_f = end.reshape(-1)
+    at = np.full((rows, jobs), stations)      # the station each job occupies (``stations``: thinking)
+    at_f = at.reshape(-1)
+    began = np.zeros(rows * jobs)
+    queued = np.zeros((rows, jobs), dtype=np.int64)
+    queued_f = queued.reshape(-1)
+    busy = np.zeros(rows * (stations + 1))
+    measure = np.asarray(lengths)
+    warm = np.maximum(measure // 10, 10 * jobs)
+    target = warm + measure
+    done = np.zeros(rows, dtype=np.int64)
+    counts, sums = np.zeros((rows, len(network.classes))), np.zeros((rows, len(network.classes)))
+    opened, closed_at = np.zeros(rows), np.zeros(rows)
+    never = np.iinfo(np.int64).max
+    step = 0
+    while True:
+        fj = base + end.argmin(axis=1)
+        now = end_f[fj]
+        was = state[fj]
+        here = here_of[was]
+        # A finished service frees its server, which takes the longest-waiting job there (FCFS by ticket).
+        freed = np.where(queueing[here], here, stations)
+        busy[per_row + freed] -= queueing[here]
+        waiting = np.isinf(end) & (at == freed[:, None])
+        fh = base + np.where(waiting, queued, never).argmin(axis=1)
+        takes = waiting.reshape(-1)[fh]
+        head = state[fh]
+        length = mean_of[head] * variates.take(source_of[head], takes)
+        end_f[fh] = np.where(takes, now + length, end_f[fh])
+        busy[per_row + freed] += takes
+        # The job moves on: its next visit, or the cycle ends (think, or straight back to the first visit).
+        if ends[was].any():
+            completes = ends[was]
+            live = completes & (done < target)
+            done += live
+            measured = live & (done > warm)
+            k = job_class[fj[measured] - base[measured]]
+            counts[row[measured], k] += 1.0   # one job per row: no repeated index
+            sums[row[measured], k] += (now - began[fj])[measured]
+            opened = np.where(live & (done == warm), now, opened)
+            closed_at = np.where(live & (done == target), now, closed_at)
+        nxt = after[was]
+        began[fj] = np.where(begins[was], now, began[fj])
+        station = here_of[nxt]
+        in_queue = queueing[station]
+        starts = ~in_queue | (busy[per_row + station] < capacity[station])
+        length = mean_of[nxt] * variates.take(source_of[nxt], starts)
+        busy[per_row + station] += in_queue & starts
+        queued_f[fj] = step
+        end_f[fj] = np.where(starts, now + length, np.inf)
+        state[fj] = nxt
+        at_f[fj] = station
+        step += 1
+        if step % 64 == 0:  # rows already done run on unmeasured until every row is
+            if not np.any(done < target):
+                break
+            if step % CHECK_CYCLES == 0:
+                _check(owners, float(np.min(done / target)))
+    return counts, sums, closed_at - opened
+
+
+# --- the DMA engine (seed 000) ------------------------------------------------------------------
+
+
+def dma_issue(engine: Any, batch: Sequence[Streams]) -> list[np.ndarray]:
+    """Each row's local issue times of the measured bursts of :class:`~iosizer.simulate.systems.DmaIssue`.
+
+    The same stream (0) and arithmetic as the SimPy model's draws; the warm-up bursts are read and dropped.
+    """
+    warm = engine.bursts // 10
+    total = warm + engine.bursts
+    if engine.scv == 0.0 or engine.local_ns == 0.0:
+        return [np.full(engine.bursts, float(engine.local_ns)) for _ in batch]
+    source = _Source(batch, 0, engine.scv, size=total, mean=engine.local_ns)
+    return list(source.block()[:, warm:])
