@@ -53,7 +53,7 @@ from pydantic import BaseModel, ValidationError
 from starlette.exceptions import HTTPException
 
 from iosizer import __version__
-from iosizer.errors import InputError
+from iosizer.errors import ConsistencyError, ConvergenceError, InputError, IosizerError
 from iosizer.cli.catalogue import CommandSpec, Role, body_values, command_specs
 from iosizer.serve.limits import JOB_SECONDS, MAX_MEMORY, MAX_REPLICATIONS, REQUEST_TIMEOUT_S, WAIT
 from iosizer.serve.worker import Busy, Lanes, direct, field_of, write_profiles
@@ -741,6 +741,12 @@ def _add_error_handlers(app: FastAPI) -> None:
     async def http_error(request: Request, error: HTTPException) -> JSONResponse:
         return _error(error.status_code, str(error.detail), _KINDS.get(error.status_code, "HTTPError"),
                       headers=getattr(error, "headers", None))
+
+    @app.exception_handler(IosizerError)
+    async def model_error(request: Request, error: IosizerError) -> JSONResponse:
+        # A route that lets a model error rise (a generated question's) answers as every other route.
+        status = 500 if isinstance(error, (ConsistencyError, ConvergenceError)) else 422
+        return _error(status, str(error), type(error).__name__)
 
     @app.exception_handler(Exception)
     async def internal(request: Request, error: Exception) -> JSONResponse:
