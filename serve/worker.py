@@ -269,7 +269,9 @@ def answer_quick(path: tuple[str, ...], values: dict[str, Any], profiles: dict[s
                         value = _click_value(field, values[field.key])
                     else:
                         value = param.get_default(context)
-                    params[param.name] = param.process_value(context, value)
+                    value = param.process_value(context, value)
+                    if param.expose_value:  # as click: an option that only acts (its callback) passes nothing
+                        params[param.name] = context.params[param.name] = value
                 result = context.invoke(command.callback, **params)
         status = result if isinstance(result, int) else 0
         return _answer(reports, status, view, None, os.getcwd())
