@@ -155,18 +155,23 @@ def direct(spec: Any) -> bool:
 
 
 def field_of(message: str, path: tuple[str, ...]) -> str | None:
-    """The request field an error message names first, by its flag (``--servers``) or its key (``servers``)."""
+    """The request field an error message names: the first flag it quotes (``--servers``), or the key it
+    starts with (``servers must be...``); a word in an explanation is not a field."""
     names: dict[str, str] = {}
     with contextlib.suppress(Exception):
         for f in _spec(path).body_fields:
             names[f.key] = f.key
             if f.flag:
                 names[f.flag] = f.key
-    found = [(m.start(), names[m.group(0)]) for m in _WORD.finditer(message) if m.group(0) in names]
-    return min(found)[1] if found else None
+    for flag in _FLAG.findall(message):
+        if flag in names:
+            return names[flag]
+    first = _KEY.match(message)
+    return names.get(first.group(1)) if first else None
 
 
-_WORD = re.compile(r"--[a-z0-9][a-z0-9-]*|\b[a-z][a-z0-9_]*\b")
+_FLAG = re.compile(r"--[a-z0-9][a-z0-9-]*")
+_KEY = re.compile(r"([a-z][a-z0-9_]*)\b")
 
 
 _SPECS: dict[tuple[str, ...], Any] = {}
