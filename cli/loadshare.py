@@ -211,6 +211,16 @@ def curve(
             for row, value in zip(rows, values):
                 row[f"{key}_service_times"] = float(value)
                 row[f"{key}_norm"] = float(value) / reference["min_response_service_times"]
+        import numpy as np
+
+        from iosizer.cli.tails import loadshare_errors
+        from iosizer.model.loadshare import max_throughput
+
+        top = max_throughput(policy, np.asarray(chosen.port_shares, dtype=float) / np.sum(chosen.port_shares), params)
+        for key, values in loadshare_errors(chosen.name, policy, params.cores, raw.throughput / top, percentile).items():
+            tail_keys.append(key)
+            for row, value in zip(rows, values):
+                row[key] = float(value)
     notes = _notes(chosen, params, reference, calibrated, non_core_given)
     absolute_keys: list[str] = []
     if calibrated is not None:
@@ -220,8 +230,9 @@ def curve(
         absolute_keys = ["throughput_iops", "response_us"]
     if percentile:
         notes.append("response_pP: mixture over ports of M/M/c-form responses with each port's wait probability "
-                     "and mean wait from the model (exact for shared and exclusive; within about 1 % of simulation "
-                     "where port groups overlap, iosizer.model.loadshare); a switch's jump below is the mean's, "
+                     "and mean wait from the model (exact for shared and exclusive; for one-stage and multi-stage "
+                     "measured against simulation on a grid, iosizer/data/error_grids/loadshare_percentiles.csv, "
+                     "and stated as response_pP_error_pct past 2 %); a switch's jump below is the mean's, "
                      "a percentile may move there too")
     notes += _rows_note(points, int(raw.switch_loads.size), len(rows))
     if raw.switch_loads.size:

@@ -26,7 +26,7 @@ from typing import TYPE_CHECKING, Annotated, Any, Callable, Iterator, Sequence
 
 import typer
 
-from iosizer.frames import format_number, split_columns  # one number format and layout, here and in notebooks
+from iosizer.frames import format_number, key_columns, split_columns  # one number format and layout, here and in notebooks
 
 if TYPE_CHECKING:
     from iosizer.frames import Table
@@ -177,7 +177,7 @@ def _carrier(
 @lru_cache(maxsize=1)
 def _output_options() -> tuple[Any, ...]:
     """The click options ``--columns`` and ``--rows``, built once from :func:`_carrier`."""
-    holder = typer.Typer()
+    holder = typer.Typer(add_completion=False)  # only --columns and --rows: no shell-completion options
     holder.command()(_carrier)
     params = tuple(typer.main.get_command(holder).params)
     for param in params:
@@ -270,7 +270,8 @@ def _print_table(report: Report) -> None:
     console = Console(highlight=False, width=width or max(natural, 40))
     if report.title:
         console.print(report.title, style="bold", soft_wrap=width is None)
-    for group in split_columns(need, width, _COLUMN_OVERHEAD, _TABLE_OVERHEAD):
+    keep = key_columns(numeric, need, width)
+    for group in split_columns(need, width, _COLUMN_OVERHEAD, _TABLE_OVERHEAD, keep):
         shown = RichTable()
         for i in group:
             if numeric[i]:  # a number is never wrapped nor cut: its column is as wide as its widest cell

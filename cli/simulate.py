@@ -138,28 +138,28 @@ Servers = Annotated[int | None, typer.Option("--servers", help="Servers [the mmc
 @app.command("mmc")
 @simulation("mmc", "mmc")
 def mmc(arrival_rate: ArrivalRate, service_rate: ServiceRate = None, servers: Servers = None) -> dict[str, Any]:
-    """M/M/c: Poisson arrivals, c exponential servers, FCFS (Ciw)."""
+    """M/M/c: Poisson arrivals, c exponential servers, FCFS (numpy; --engine ciw)."""
     return {"arrival_rate": arrival_rate, "service_rate": service_rate, "servers": servers}
 
 
 @app.command("mm1")
 @simulation("mmc", "mm1")
 def mm1(arrival_rate: ArrivalRate, service_rate: ServiceRate = None) -> dict[str, Any]:
-    """M/M/1 (Ciw)."""
+    """M/M/1 (numpy; --engine ciw)."""
     return {"arrival_rate": arrival_rate, "service_rate": service_rate}
 
 
 @app.command("md1")
 @simulation("mmc", "md1")
 def md1(arrival_rate: ArrivalRate, service_rate: ServiceRate = None) -> dict[str, Any]:
-    """M/D/1: constant service times (Ciw)."""
+    """M/D/1: constant service times (numpy; --engine ciw)."""
     return {"arrival_rate": arrival_rate, "service_rate": service_rate}
 
 
 @app.command("mg1")
 @simulation("mmc", "mg1")
 def mg1(arrival_rate: ArrivalRate, service_scv: ServiceScv = None, service_rate: ServiceRate = None) -> dict[str, Any]:
-    """M/G/1: gamma service times of the given scv (Ciw)."""
+    """M/G/1: gamma service times of the given scv (numpy; --engine ciw)."""
     return {"arrival_rate": arrival_rate, "service_rate": service_rate, "service_scv": service_scv}
 
 
@@ -172,7 +172,7 @@ def ggc(
     arrival_scv: Annotated[float | None, typer.Option("--arrival-scv", help="Inter-arrival scv [1].")] = None,
     service_scv: ServiceScv = None,
 ) -> dict[str, Any]:
-    """G/G/c: gamma inter-arrival and service times against Allen-Cunneen (Ciw)."""
+    """G/G/c: gamma inter-arrival and service times against Allen-Cunneen (numpy; --engine ciw)."""
     return {"arrival_rate": arrival_rate, "service_rate": service_rate, "servers": servers,
             "arrival_scv": arrival_scv, "service_scv": service_scv}
 
@@ -191,7 +191,7 @@ def closed_network(
         "--method", help="Analytic side: exact MVA or schweitzer (Bard-Schweitzer, an approximation).")] = "exact",
     service_scv: ServiceScv = None,
 ) -> dict[str, Any]:
-    """A single-class closed network against MVA (SimPy)."""
+    """A single-class closed network against MVA (numpy; --engine simpy)."""
     from iosizer.cli.params import parse_servers
     from iosizer.errors import InputError
 
@@ -207,7 +207,7 @@ def oltp(
     added_latency_ns: Annotated[float, typer.Option("--added-latency-ns", help="Added round-trip latency, ns.")],
     service_scv: ServiceScv = None,
 ) -> dict[str, Any]:
-    """The TPC-C-like batch network of seed 000 with and without added latency (SimPy)."""
+    """The TPC-C-like batch network of seed 000 with and without added latency (numpy; --engine simpy)."""
     return {"added_latency_ns": added_latency_ns, "service_scv": service_scv}
 
 
@@ -219,7 +219,7 @@ def dma(
     service_scv: Annotated[float | None, typer.Option(
         "--service-scv", help="Variability of the local issue work [0: constant, as the model declares].")] = None,
 ) -> dict[str, Any]:
-    """A DMA engine's read bursts under added latency (SimPy)."""
+    """A DMA engine's read bursts under added latency (numpy; --engine simpy)."""
     return {"device": device, "added_latency_ns": added_latency_ns, "service_scv": service_scv}
 
 
@@ -231,7 +231,7 @@ def rmw(
     mps: Annotated[int | None, typer.Option("--mps", help=f"Max Payload Size, bytes {DECLARED}.")] = None,
     service_scv: ServiceScv = None,
 ) -> dict[str, Any]:
-    """PCIe ports' posted-write credit loops sharing the RMW unit (seed 001; SimPy)."""
+    """PCIe ports' posted-write credit loops sharing the RMW unit (seed 001; numpy; --engine simpy)."""
     return {"transfer_bytes": transfer_bytes, "lanes": lanes, "mps_bytes": mps, "service_scv": service_scv}
 
 
@@ -249,7 +249,7 @@ def hba_response(
     link_mbps: Annotated[float | None, typer.Option("--link-mbps", help="Usable link rate, MB/s.")] = None,
     service_scv: ServiceScv = None,
 ) -> dict[str, Any]:
-    """One virtual port's response against outstanding I/Os (seed 002 sec 3.2; SimPy)."""
+    """One virtual port's response against outstanding I/Os (seed 002 sec 3.2; numpy; --engine simpy)."""
     return {"threads": threads, "mode": mode, "block_bytes": block_bytes, "storage_us": storage_us, "speed": speed,
             "cores": cores, "core_iops": core_iops, "link_mbps": link_mbps, "service_scv": service_scv}
 
@@ -267,6 +267,9 @@ def hba_isolation() -> None:
 def loadshare(
     scenario: Annotated[str | None, typer.Option(
         "--scenario", help=f"one-port, system or skew (seed 003 tables 2-4) {DECLARED}.")] = None,
+    port_share: Annotated[list[float] | None, typer.Option(
+        "--port-share", help="Load share of one port, any positive number (repeat per port; normalised), "
+                             "instead of a scenario's mix; --cores then defaults to the declared count.")] = None,
     policy: Annotated[str | None, typer.Option(
         "--policy", help=f"shared, exclusive, one-stage or multi-stage {DECLARED}.")] = None,
     load_fraction: Annotated[float | None, typer.Option(
@@ -282,8 +285,8 @@ def loadshare(
     switch_rule: SwitchRule = None,
     service_scv: ServiceScv = None,
 ) -> dict[str, Any]:
-    """A load-sharing policy's mean response at one load (seed 003; Ciw)."""
-    return {"scenario": scenario, "policy": policy, "load_fraction": load_fraction, "load_cores": load_cores,
+    """A load-sharing policy's mean response at one load, for a scenario of seed 003 or any port mix (Ciw)."""
+    return {"scenario": scenario, "port_shares": port_share or None, "policy": policy, "load_fraction": load_fraction, "load_cores": load_cores,
             "cores": cores, "comm_overhead_pct": comm_overhead_pct, "threshold": threshold,
             "non_core_pct": non_core_pct, "switch_rule": switch_rule, "service_scv": service_scv}
 
@@ -296,7 +299,7 @@ def replication(
     outstanding: Annotated[int | None, typer.Option("--outstanding", help=f"Writes in flight {DECLARED}.")] = None,
     service_scv: ServiceScv = None,
 ) -> dict[str, Any]:
-    """Writes replicated to a peer's flash over an interconnect (seed 004; SimPy)."""
+    """Writes replicated to a peer's flash over an interconnect (seed 004; numpy; --engine simpy)."""
     return {"link": link, "block_kib": block_kib, "outstanding": outstanding, "service_scv": service_scv}
 
 

@@ -26,14 +26,41 @@ PercentileOption = Annotated[
 
 #: What the notes say about each kind of percentile.
 EXACT_NOTE = "wait_pP/response_pP: exact M/M/c percentiles (Erlang C wait + exponential service)"
+MG1_EXACT_NOTE = (
+    "wait_pP/response_pP: exact M/G/1 percentiles (Pollaczek-Khinchine transform of gamma service of this cv^2 "
+    "inverted numerically, Abate-Whitt Euler: tail probabilities within 1e-7 relative for cv^2 >= 0.1, 2e-4 for "
+    "cv^2 >= 0.01; constant service by Crommelin's M/D/1 "
+    "distribution; see iosizer.model.transforms)"
+)
+MD_EXACT_NOTE = (
+    "wait_pP/response_pP: exact M/D/c percentiles (Crommelin's distribution of the wait, response = wait + the "
+    "constant service; see iosizer.model.mdc)"
+)
+#: Below this cv^2 (but above 0) the service density is a spike too narrow for Euler's 31 nodes.
+NEAR_DETERMINISTIC_SCV = 0.01
+
+
+def mg1_note(service_scv: float) -> str:
+    """The M/G/1 percentile note; a cv^2 in (0, 0.01) says the inversion is not exact there."""
+    if 0 < service_scv < NEAR_DETERMINISTIC_SCV:
+        return MG1_EXACT_NOTE + (
+            f"; but cv^2 {service_scv:g} < {NEAR_DETERMINISTIC_SCV:g} is a near-constant service whose narrow density "
+            "the inversion resolves only approximately: measured up to 2.6 % off at the response's 90th (cv^2 1e-6, "
+            "utilisation 0.1); cv^2 0 (M/D/1) is exact")
+    return MG1_EXACT_NOTE
+
+
 APPROXIMATE_NOTE = (
     "wait_pP/response_pP: approximation (exponential-tail wait with the model's P(wait) and mean, Whitt's QNA, "
-    "+ gamma-fitted service); against simulation within 4-7 % at the 90th/99th (M/D/1 up to +13 %, G/G/2 11 %): "
-    "see iosizer.model.percentiles"
+    "+ gamma-fitted service); its response error against simulation is measured on a grid "
+    "(iosizer/data/error_grids/ggc_percentiles.csv) and stated as response_pP_error_pct where it exceeds 2 %"
 )
+#: Past this measured error an approximate percentile states its error in the answer (issue 28).
+ERROR_RULE_PCT = 2.0
 CLOSED_NOTE = (
-    "response_pP: approximation (arrival theorem per station, gamma fit end to end with the product form's "
-    "correlations); against simulation at light, medium and heavy load within 2.5 % (5 % with a c-server "
+    "response_pP: the arrival theorem's mixture over the state a job finds, inverted numerically (exact for "
+    "single-server stations in a cycle and per station; with a c-server station end to end within 2 % of "
+    "simulation on seed 002's port); past 20,000 arrival states a gamma fit (within 2.5 %, 5 % with a c-server "
     "station): see iosizer.model.percentiles"
 )
 
@@ -71,6 +98,76 @@ def with_percentiles(
         return _Tailed(solve(arrival_rate, service_rate), tails(arrival_rate, service_rate, chosen))
 
     return solved
+
+
+def load_error_grid(name: str) -> dict[str, Any]:
+    """A shipped error grid (``iosizer/data/error_grids/<name>.csv``) as numpy columns."""
+    import csv
+    from importlib.resources import files
+
+    import numpy as np
+
+    with files("iosizer.data.error_grids").joinpath(f"{name}.csv").open() as handle:
+        rows = list(csv.DictReader(handle))
+
+    def column(key: str) -> Any:
+        try:
+            return np.array([float(row[key]) for row in rows])
+        except ValueError:  # a label (scenario, policy)
+            return np.array([row[key] for row in rows])
+
+    return {key: column(key) for key in rows[0]}
+
+
+def loadshare_errors(scenario: str, policy: str, cores: int, load_fractions: Any,
+                     percentiles: list[float]) -> dict[str, Any]:
+    """``response_pP_error_pct`` for ``iosizer loadshare curve`` points (``load_fractions`` of the policy's
+    maximum) where the measured error around them exceeds :data:`ERROR_RULE_PCT` (grid
+    ``loadshare_percentiles``, the seed's scenarios at their core counts). Shared and exclusive are exact
+    (Erlang C per port group) and get nothing; a scenario off the grid neither."""
+    import numpy as np
+
+    from iosizer.model.percentiles import percentile_approximation_error, percentile_key
+
+    grid = load_error_grid("loadshare_percentiles")
+    rows = (grid["scenario"] == scenario) & (grid["policy"] == policy) & (grid["cores"] == cores)
+    if policy in ("shared", "exclusive") or not rows.any():
+        return {}
+    subset = {key: values[rows] for key, values in grid.items()}
+    out: dict[str, Any] = {}
+    for p in percentiles:
+        error = np.array([percentile_approximation_error(subset, {"load_fraction": float(f), "percentile": p})
+                          for f in np.atleast_1d(load_fractions)])
+        if np.any(np.abs(error) > ERROR_RULE_PCT):
+            out[f"response_{percentile_key(p)}_error_pct"] = error
+    return out
+
+
+def ggc_tails(arrival_rate: Any, service_rate: float, servers: int, arrival_scv: float, service_scv: float,
+              percentiles: list[float]) -> dict[str, Any]:
+    """G/G/c percentiles, plus ``response_pP_error_pct`` (the measured error of the approximation in the
+    query's grid cell) wherever that error exceeds :data:`ERROR_RULE_PCT`. Exact cases add nothing."""
+    import numpy as np
+
+    from iosizer.model.percentiles import ggc_percentiles, percentile_approximation_error, percentile_key
+
+    out = dict(ggc_percentiles(arrival_rate, service_rate, servers, arrival_scv, service_scv, percentiles))
+    if ggc_is_exact(servers, arrival_scv, service_scv):
+        return out
+    grid = load_error_grid("ggc_percentiles")
+    rho = np.atleast_1d(np.asarray(arrival_rate, dtype=np.float64) / (float(service_rate) * servers))
+    for p in percentiles:
+        error = np.array([percentile_approximation_error(grid, {
+            "servers": servers, "arrival_scv": arrival_scv, "service_scv": service_scv, "utilization": r,
+            "percentile": p}) for r in rho])
+        if np.any(np.abs(error) > ERROR_RULE_PCT):
+            out[f"response_{percentile_key(p)}_error_pct"] = error if np.ndim(arrival_rate) else float(error[0])
+    return out
+
+
+def ggc_is_exact(servers: int, arrival_scv: float, service_scv: float) -> bool:
+    """Poisson arrivals with one server, constant or exponential service: an exact method answers."""
+    return arrival_scv == 1.0 and (servers == 1 or service_scv in (0.0, 1.0))
 
 
 def closed_network_tails(demands: list[float], think_time: float, population: int, servers: Any,
@@ -115,15 +212,27 @@ def network_points(demands: list[float], servers: list[float], populations: list
 
 def hba_points(port: Any, mode: str, threads: list[float], block_bytes: float, storage_us: float,
                percentiles: list[float] | None) -> list[dict[str, float]]:
-    """``response_pP_us`` of ``iosizer hba response`` at each thread count (the storage delay constant)."""
+    """``response_pP_us`` of ``iosizer hba response`` at each thread count (the storage delay constant),
+    with ``response_pP_us_error_pct`` where the measured error around the point exceeds :data:`ERROR_RULE_PCT`
+    (grid ``hba_percentiles``: the shipped port, 50 us storage)."""
     import math
 
     from iosizer.model.hba import response_network
+    from iosizer.model.percentiles import parse_percentiles, percentile_approximation_error, percentile_key
 
     demands, servers, _, storage = response_network(port, mode, block_bytes, storage_us)
     queues = [(d, c) for d, c in zip(demands, servers) if not math.isinf(c)]
-    return network_points([d for d, _ in queues], [c for _, c in queues], [int(n) for n in threads], storage,
-                          percentiles, "_us")
+    points = network_points([d for d, _ in queues], [c for _, c in queues], [int(n) for n in threads], storage,
+                            percentiles, "_us")
+    if points and points[0]:
+        grid = load_error_grid("hba_percentiles")
+        for n, point in zip(threads, points):
+            for p in parse_percentiles(percentiles):
+                error = percentile_approximation_error(grid, {
+                    "mode": float(mode != "shared"), "block_bytes": block_bytes, "threads": n, "percentile": p})
+                if abs(error) > ERROR_RULE_PCT:
+                    point[f"response_{percentile_key(p)}_us_error_pct"] = error
+    return points
 
 
 def replication_points(system: Any, block_kib: float, outstanding: int,
@@ -148,6 +257,8 @@ def replication_points(system: Any, block_kib: float, outstanding: int,
 
 
 FAMILY_NOTE = (
-    "_pP: approximation (arrival theorem per station, gamma fit end to end, fixed latencies constant; see "
-    "iosizer.model.percentiles): against simulation within 2.5 % (the HBA port: 5 %, 11 % at the 99th of a shared port at 4 KiB)"
+    "_pP: the arrival theorem's mixture over the state a job finds, inverted numerically (exact for a cycle of "
+    "single servers; the HBA port's shared cores within 2 % of simulation, data/error_grids/hba_percentiles.csv, "
+    "stated as _error_pct past 2 %); past 20,000 arrival states (replication at high depth) a gamma-fit "
+    "approximation within 2.5 %: see iosizer.model.percentiles"
 )

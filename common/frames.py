@@ -40,6 +40,7 @@ __all__ = [
     "TableView",
     "band_of",
     "format_number",
+    "key_columns",
     "split_columns",
     "unit_label",
     "viewed",
@@ -151,6 +152,20 @@ def split_columns(widths: Sequence[int], available: int | None, overhead: int = 
     return groups
 
 
+def key_columns(numeric: Sequence[bool], widths: Sequence[int], available: int | None) -> int:
+    """How many leading columns name a row, to repeat in every folded table.
+
+    A row is named by its leading text columns and the first number after
+    them (``mode, lpar2_offered_iops``; ``arrival_rate``), as long as they
+    take at most half the width; else by its first column.
+    """
+    first_number = next((i for i, n in enumerate(numeric) if n), len(numeric) - 1)
+    keep = max(1, min(first_number + 1, len(numeric) - 1))
+    if available is not None and sum(w + 3 for w in widths[:keep]) > available // 2:
+        return 1
+    return keep
+
+
 @dataclass(frozen=True)
 class Table:
     """Rows of plain values sharing ``columns``; ``units`` declares units the names do not carry."""
@@ -243,7 +258,8 @@ class Table:
         headers, cells, numeric, elided = self.layout()
         widths = [max([len(h)] + [len(c[i]) for c in cells]) for i, h in enumerate(headers)]
         lines = [self.title] if self.title else []
-        for number, group in enumerate(split_columns(widths, width, overhead=2)):
+        keep = key_columns(numeric, widths, width)
+        for number, group in enumerate(split_columns(widths, width, overhead=2, keep=keep)):
             if number:
                 lines.append("")
 

@@ -364,8 +364,9 @@ class Sizing:
 #: A question's solve: values (parameters and settings by name) and broadcast input arrays ->
 #: every declared output as an array shaped like the inputs. Pure, vectorised, no I/O.
 QuestionSolve = Callable[[Mapping[str, Any], Mapping[str, "np.ndarray"]], Mapping[str, "np.ndarray"]]
-#: A question's percentiles: (values, inputs, percentiles) -> ``<output>_pP`` arrays
-#: (``mean_response`` at 99 is ``mean_response_p99``; 99.9 is ``mean_response_p99_9``).
+#: A question's percentiles: (values, inputs, percentiles) -> ``<quantity>_pP`` arrays named as
+#: :func:`iosizer.model.percentiles.percentile_key` spells them (the response at 99: ``response_p99``;
+#: at 99.9: ``response_p99_9``). Each gets its 95 % band like any output.
 PercentileFunction = Callable[[Mapping[str, Any], Mapping[str, "np.ndarray"], "tuple[float, ...]"],
                               Mapping[str, "np.ndarray"]]
 
@@ -400,8 +401,8 @@ class Question:
       same signature as ``solve`` plus a seed keyword, returning the same
       table (LINE's model/solver split);
     - ``sizing``: inverse questions (:class:`Sizing`);
-    - ``percentiles``: optionally ``(values, inputs, ps) -> {"<output>_pP": array}``;
-      the question then takes ``--percentile``.
+    - ``percentiles``: optionally ``(values, inputs, ps) -> {"response_pP": array}``;
+      the question then takes ``--percentile`` (repeatable; HTTP ``percentile``: a list).
 
     Example (the M/M/1/K plugin in ``examples/iosizer-mm1k``)::
 

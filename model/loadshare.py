@@ -284,7 +284,7 @@ from functools import lru_cache
 from typing import Any, Literal, Mapping, Sequence
 
 import numpy as np
-from scipy.special import gammaln, logsumexp
+from scipy.special import gammaincc, gammaln
 
 from iosizer.errors import InputError, UnstableQueueError
 from iosizer.model._validate import as_nonnegative, as_positive
@@ -616,16 +616,18 @@ def _pooled_waiting(load: np.ndarray, service: np.ndarray, k: np.ndarray, member
     rho = np.minimum(work / pooled, peak[:, None])
     all_busy = _erlang_c(pooled, rho)
     # All k of the port's cores busy but not all K: sum_{b=k}^{K-1} pi_b C(b, k) / C(K, k), with
-    # pi_b = (1 - C) (a^b / b!) / sum_{j<K} a^j / j!, in logs over b = 0..n-1.
-    b = np.arange(n, dtype=float)
-    log_a = np.log(np.where(rho > 0, rho * pooled, 1.0))[..., None]
-    below = b < pooled[..., None]
-    log_terms = np.where(below, b * log_a - gammaln(b + 1.0), -np.inf)
-    log_pi = np.log1p(-np.minimum(all_busy, 1.0))[..., None] + log_terms - logsumexp(log_terms, axis=-1, keepdims=True)
-    kb = pooled[..., None]
-    kk = np.minimum(k[..., None].astype(float), kb)  # a port never spans more than its component
-    spread = gammaln(b + 1.0) - gammaln(np.maximum(b - kk, 0.0) + 1.0) - gammaln(kb + 1.0) + gammaln(kb - kk + 1.0)
-    some_busy = np.where(below & (b >= kk) & (rho[..., None] > 0), np.exp(log_pi + spread), 0.0).sum(axis=-1)
+    # pi_b = (1 - C) (a^b / b!) / sum_{j<K} a^j / j!. As C(b, k) / C(K, k) = b! (K-k)! / ((b-k)! K!), the
+    # sum is (1 - C) a^k (K-k)! / K! sum_{m<K-k} a^m / m! / sum_{j<K} a^j / j!, and each partial
+    # exponential sum is e^a Q(n, a) (Q the regularised upper incomplete gamma): a closed form, in logs.
+    a = rho * pooled
+    kk = np.minimum(k.astype(float), pooled)  # a port never spans more than its component
+    partial = (kk < pooled) & (rho > 0)
+    safe_a, rest = np.where(partial, a, 1.0), np.where(partial, pooled - kk, 1.0)
+    with np.errstate(divide="ignore", under="ignore"):
+        log_some = (np.log1p(-np.minimum(all_busy, 1.0)) + kk * np.log(safe_a) + gammaln(rest + 1.0)
+                    - gammaln(np.where(partial, pooled, 1.0) + 1.0)
+                    + np.log(gammaincc(rest, safe_a)) - np.log(gammaincc(np.where(partial, pooled, 1.0), safe_a)))
+    some_busy = np.where(partial, np.exp(log_some), 0.0)
     waiting = residual * (all_busy * (1.0 / (pooled * (1.0 - rho)) + 1.0 / k - 1.0 / pooled) + some_busy / k)
     pooled_wait = residual * all_busy / (pooled * (1.0 - rho))  # W_K, M/M/K's mean wait
     waiting = _own_line(load, service, k, pooled, membership, busy, waiting - rho * pooled_wait, pooled_wait)

@@ -3,11 +3,15 @@
 ``iosizer.simulate`` answers "how sure is this number?": it simulates the
 system a family's model describes (same stations, routing, policies,
 credits and service-time distributions; :mod:`iosizer.simulate.systems`
-lists them) with a well-kept library, Ciw for open queues and the
-load-sharing controller (:mod:`iosizer.simulate.open_queues`), SimPy for
-closed loops, credit loops and replication (:mod:`iosizer.simulate.closed`),
-and prints per output metric the analytic value, the simulated mean, its
-95 % interval and whether the analytic value lies inside::
+lists them) and prints per output metric the analytic value, the simulated
+mean, its 95 % interval and whether the analytic value lies inside. Two
+engines: numpy, every replication of a batch advanced at once
+(:mod:`iosizer.simulate.vectorised`; the default: open queues, closed
+networks, the load-sharing controller, the DMA engine), and a
+well-kept library as the independent second engine, Ciw for open queues
+and the load-sharing controller (:mod:`iosizer.simulate.open_queues`),
+SimPy for closed loops, credit loops and replication
+(:mod:`iosizer.simulate.closed`)::
 
     >>> from iosizer.simulate import simulate
     >>> answer = simulate("mmc", arrival_rate=3.2, service_rate=1.0, servers=4,
@@ -24,14 +28,17 @@ Method, stated once:
 * each replication deletes its own warm-up by a stated rule (open queues:
   the customers arriving in max(T/20, 20 relaxation times), see
   :mod:`~iosizer.simulate.open_queues`; closed networks: the first
-  max(10 %, 10 cycles per job) of completions, see :mod:`~iosizer.simulate.closed`);
+  max(10 %, 10 cycles per job) of completions, see :mod:`~iosizer.simulate.closed`,
+  of each piece in the numpy engine, see :func:`~iosizer.simulate.vectorised.pieces`);
 * the interval is Student's t over replication means
   (:mod:`~iosizer.simulate.stats`); open queues pair each run with its
   antithetic twin (:mod:`~iosizer.simulate.streams`);
-* replications run in local processes (joblib), or on a Dask cluster given
-  its scheduler address, until a count, a relative precision target or a
-  time budget, which holds within a replication too: one cut short is
-  dropped, never counted (:mod:`~iosizer.simulate.engine`).
+* the numpy engine runs replications in batches in this process; the
+  library engines in local processes (joblib), or on a Dask cluster given
+  its scheduler address; either until a count, a relative precision target
+  (the first replication count that meets it) or a time budget, which
+  holds within a replication (a batch) too: one cut short is dropped,
+  never counted (:mod:`~iosizer.simulate.engine`).
 """
 
 from __future__ import annotations
@@ -219,8 +226,7 @@ def choose_engine(built: "Experiment", engine: str | None, scheduler: str | None
         raise InputError(f"--engine must be one of {', '.join(ENGINES)}, got {engine!r}")
     if engine == NUMPY:
         if not vectorises:
-            raise InputError(f"{built.title} does not vectorise (per-port core eligibility); "
-                             f"use --engine {library}")
+            raise InputError(f"{built.title} has no numpy engine; use --engine {library}")
         if scheduler is not None:
             raise InputError(f"--scheduler runs the library engine; use --engine {library} with it")
         return NUMPY

@@ -226,8 +226,6 @@ class SharedCores:
     customers: int = DEFAULT_CUSTOMERS
     #: Time every I/O spends outside the cores (seed 003's non-core part of a write hit), service times.
     fixed_delay: float = 0.0
-    #: Eligibility per port does not vectorise: Ciw runs it, in local processes or on a Dask cluster.
-    vectorised = False
 
     def core_utilizations(self) -> list[float]:
         """Each core's utilisation if every port spreads its work evenly over its cores."""
@@ -267,6 +265,18 @@ class SharedCores:
                 count += 1
         metrics = {"response_service_times": responses / count + self.fixed_delay}
         return Sample(metrics, time.perf_counter() - started, count)
+
+    #: The numpy engine runs it (:func:`iosizer.simulate.vectorised.shared_cores`).
+    vectorised = True
+
+    def run_batch(self, batch: list[Streams]) -> list[Sample]:
+        """Replications by the numpy engine (the same system as :meth:`run`, from other draws: statistically)."""
+        from iosizer.simulate.vectorised import shared_cores
+
+        total = sum(rate for rate in self.rates if rate > 0)
+        window = self.customers / total
+        warm = warmup_time(window, self.cores / max(self.service_means), max(self.core_utilizations()))
+        return shared_cores(self, batch, warm)
 
 
 class _Uniform:

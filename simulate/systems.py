@@ -631,16 +631,32 @@ def placement(work: Sequence[float], cores_per_port: Sequence[int], cores: int) 
 def loadshare(*, scenario: str | None = None, policy: str | None = None, load_cores: float | None = None,
               load_fraction: float | None = None, cores: int | None = None, comm_overhead_pct: float | None = None,
               threshold: float | None = None, non_core_pct: float | None = None, switch_rule: str | None = None,
-              service_scv: float | None = None, run_length: int | None = None) -> Experiment:
-    """A policy on a scenario at a total load: ``load_cores``, or ``load_fraction`` of the policy's maximum."""
+              service_scv: float | None = None, run_length: int | None = None,
+              port_shares: Sequence[float] | None = None) -> Experiment:
+    """A policy on a port mix at a total load: ``load_cores``, or ``load_fraction`` of the policy's maximum.
+
+    The mix is a scenario of seed 003 (tables 2-4), or any ``port_shares``
+    (one positive load per port, normalised; ``cores`` then defaults to the
+    declared count, or the named scenario's), so a cross-check can probe
+    mixes the seed never measured.
+    """
     import numpy as np
 
-    from iosizer.calibration.loadshare import policy_params, scenario as find
+    from iosizer.calibration.loadshare import Scenario, policy_params, scenario as find
     from iosizer.model.loadshare import POLICIES, evaluate, max_throughput
     from iosizer.model.registry import declaration
 
     family = declaration("loadshare")
-    chosen = find(family.default("scenario") if scenario is None else scenario)
+    if port_shares is not None and scenario is None:
+        if len(port_shares) == 0:
+            raise InputError("--port-share: give one share per port (at least one)")
+        declared = int(family.default("cores"))
+        chosen = Scenario(f"{len(port_shares)}-port", "", declared, tuple(float(v) for v in port_shares), "", "")
+    else:
+        chosen = find(family.default("scenario") if scenario is None else scenario)
+        if port_shares is not None:
+            chosen = Scenario(f"{chosen.name} cores, own", chosen.table, chosen.cores,
+                              tuple(float(v) for v in port_shares), "", "")
     policy = family.default("policy") if policy is None else policy
     if policy not in POLICIES:
         raise InputError(f"--policy must be one of {', '.join(POLICIES)}, got {policy!r}")
@@ -650,8 +666,8 @@ def loadshare(*, scenario: str | None = None, policy: str | None = None, load_co
             family.spec(name).check(value, "--" + name.replace("_", "-"))
     params = policy_params(chosen.cores if cores is None else cores, comm_overhead_pct, threshold, non_core_pct,
                            switch_rule)
+    top = max_throughput(policy, chosen.port_shares, params)  # checks the shares (one-line errors)
     shares = np.asarray(chosen.port_shares, dtype=float) / float(np.sum(chosen.port_shares))
-    top = max_throughput(policy, shares, params)
     if (load_cores is None) == (load_fraction is None):
         raise InputError("give one of --load-cores or --load-fraction")
     if load_fraction is not None:
@@ -670,14 +686,17 @@ def loadshare(*, scenario: str | None = None, policy: str | None = None, load_co
                                        tuple(groups), params.cores, scv, _length(run_length, DEFAULT_CUSTOMERS),
                                        fixed_delay=params.non_core))
     metrics = (Metric("response_service_times", float(state.response[0])),)
-    notes = (f"{chosen.name} scenario, {params.cores} cores, overhead {params.comm_overhead_pct:g} %, threshold "
+    mix = (f"{chosen.name} scenario" if port_shares is None else
+           f"port shares {', '.join(f'{v:.4g}' for v in shares)}")
+    notes = (f"{mix}, {params.cores} cores, overhead {params.comm_overhead_pct:g} %, threshold "
              f"{params.threshold:g}, switch rule {params.switch_rule}, non-core part {params.non_core_pct:g} % of a "
              f"service time (a constant added to both); load {total:.4g} cores = {total / top:.3f} of the policy's "
              f"maximum {top:.4g}; cores per port {', '.join(str(int(v)) for v in k)}",
              "the approximation: each group of cores linked by shared ports pooled as one M/M/K (Erlang C), a port on "
              "fewer of them also waiting for one of its own and behind its own I/Os ahead; exact for shared and "
              "exclusive")
-    return Experiment("loadshare", "loadshare curve", f"{policy} policy, {chosen.name} scenario, load {total:.4g} cores",
+    what = f"{chosen.name} scenario" if port_shares is None else f"{len(shares)} ports on {params.cores} cores"
+    return Experiment("loadshare", "loadshare curve", f"{policy} policy, {what}, load {total:.4g} cores",
                       model, metrics, "pooled M/M/K per core group (approximation)", "Ciw",
                       notes + _variability_note(scv))
 

@@ -401,3 +401,104 @@ def dma_issue(engine: Any, batch: Sequence[Streams]) -> list[np.ndarray]:
         return [np.full(engine.bursts, float(engine.local_ns)) for _ in batch]
     source = _Source(batch, 0, engine.scv, size=total, mean=engine.local_ns)
     return list(source.block()[:, warm:])
+
+
+# --- cores serving port queues by eligibility (seed 003) ------------------------------------------
+
+
+def shared_cores(system: Any, batch: Sequence[Streams], warm: float) -> list[Sample]:
+    """Replications of :class:`~iosizer.simulate.open_queues.SharedCores` ``system``, one per Streams.
+
+    One event per row per step, the earlier of the next arrival (any port)
+    and the next core to finish. An arriving I/O takes an idle core among
+    its port's eligible ones, chosen uniformly (from its own stream), else
+    it waits; a core that frees up takes the longest-waiting I/O among the
+    ports it serves. Waiting I/Os are slots (arrival time, port) per row,
+    grown as needed. Measured as the Ciw model: the I/Os arriving in [warm,
+    warm + T), served by warm + T + warm.
+    """
+    from iosizer.simulate.budget import CHECK_CYCLES
+
+    started = time.perf_counter()
+    rows = len(batch)
+    ports = [p for p, rate in enumerate(system.rates) if rate > 0]
+    count_ports, cores = len(ports), int(system.cores)
+    rates = np.array([system.rates[p] for p in ports])
+    means = np.array([system.service_means[p] for p in ports])
+    eligible = np.zeros((count_ports + 1, cores), dtype=bool)  # the last row: an empty slot's port
+    for i, p in enumerate(ports):
+        eligible[i, list(system.eligible[p])] = True
+    window = float(system.customers / rates.sum())
+    end, close = warm + window, warm + window + warm
+    # Sources: port i's arrivals (its stream 1 + 2p), services (2 + 2p), then the idle-core choice (stream 0).
+    variates = _Variates(batch, [0] * rows, [(1 + 2 * p, 1.0) for p in ports] +
+                         [(2 + 2 * p, system.service_scv) for p in ports] + [(0, 1.0)])
+    constant = variates.constant
+    row = np.arange(rows)
+    everyone = np.ones(rows, dtype=bool)
+    service_source = (np.arange(count_ports) + count_ports) if system.service_scv > 0 else \
+        np.full(count_ports, constant)
+    arrive = np.empty((rows, count_ports))
+    for i in range(count_ports):
+        arrive[:, i] = variates.take(np.full(rows, i), everyone) / rates[i]
+    busy_until = np.full((rows, cores), np.inf)
+    slots = 64
+    queued_at = np.full((rows, slots), np.inf)
+    queued_port = np.full((rows, slots), count_ports)
+    count, total = np.zeros(rows), np.zeros(rows)
+    step = 0
+    while True:
+        port = arrive.argmin(axis=1)
+        t_arrive = arrive[row, port]
+        core = busy_until.argmin(axis=1)
+        t_free = busy_until[row, core]
+        arriving = t_arrive < t_free
+        now = np.where(arriving, t_arrive, t_free)
+        # An arrival: an idle eligible core chosen uniformly, else the I/O waits in a free slot.
+        idle = np.isinf(busy_until) & eligible[port] & arriving[:, None]
+        idle_count = idle.sum(axis=1)
+        spread = idle_count > 1
+        pick = -np.expm1(-variates.take(np.full(rows, 2 * count_ports), spread))  # uniform in [0, 1)
+        nth = np.where(spread, np.minimum((pick * idle_count).astype(np.int64), idle_count - 1), 0)
+        chosen = np.argmax(np.cumsum(idle, axis=1) > nth[:, None], axis=1)
+        serve_now = idle_count > 0
+        waits = arriving & ~serve_now
+        if waits.any():
+            if np.isfinite(queued_at[waits]).all(axis=1).any():
+                queued_at = np.concatenate([queued_at, np.full((rows, slots), np.inf)], axis=1)
+                queued_port = np.concatenate([queued_port, np.full((rows, slots), count_ports)], axis=1)
+                slots *= 2
+            slot = np.isinf(queued_at).argmax(axis=1)
+            queued_at[row[waits], slot[waits]] = now[waits]
+            queued_port[row[waits], slot[waits]] = port[waits]
+        # A completion: the freed core takes the longest-waiting I/O of the ports it serves.
+        finishing = ~arriving
+        candidates = eligible[queued_port, core[:, None]] & finishing[:, None]
+        head = np.where(candidates, queued_at, np.inf).argmin(axis=1)
+        takes = candidates[row, head]
+        # Whoever starts now: the arriving I/O on its chosen core, or the head of the queue on the freed one.
+        starts = (arriving & serve_now) | takes
+        started_port = np.where(arriving, port, queued_port[row, head])
+        arrived = np.where(arriving, now, queued_at[row, head])
+        length = means[np.minimum(started_port, count_ports - 1)] * variates.take(
+            service_source[np.minimum(started_port, count_ports - 1)], starts)
+        on = np.where(arriving, chosen, core)
+        busy_until[row, on] = np.where(starts, now + length, np.where(finishing, np.inf, busy_until[row, on]))
+        queued_at[row[takes], head[takes]] = np.inf
+        queued_port[row[takes], head[takes]] = count_ports
+        measured = starts & (arrived >= warm) & (arrived < end) & (now + length <= close)
+        count += measured
+        total += np.where(measured, now - arrived + length, 0.0)
+        # The arriving port's next arrival.
+        gap = variates.take(np.where(arriving, port, constant), arriving) / rates[port]
+        arrive[row, port] = np.where(arriving, now + gap, arrive[row, port])
+        step += 1
+        if step % 64 == 0:
+            left = (arrive.min(axis=1) < end) | (queued_at < end).any(axis=1)
+            if not left.any():
+                break
+            if step % CHECK_CYCLES == 0:
+                _check(batch, float(min(arrive.min(axis=1).min() / end, 1.0)))
+    seconds = (time.perf_counter() - started) / rows
+    return [Sample({"response_service_times": total[r] / count[r] + system.fixed_delay}, seconds, int(count[r]))
+            for r in range(rows)]

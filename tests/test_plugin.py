@@ -69,6 +69,24 @@ def test_a_sweep_covers_every_combination_and_a_shipped_profile_gives_bands(cli)
     assert wide["mean_response_ci_high"] > narrow["mean_response_ci_high"] > narrow["mean_response"]
 
 
+def test_percentiles_where_the_question_declares_them(cli) -> None:
+    answer = cli.json("mm1k", "queue", "--arrival-rate", "0.5", "--capacity", "400", "--percentile", "99")
+    # Large K at a < 1 is M/M/1: an exponential response at rate mu - lambda (the shipped mu, within its band).
+    mu = iosizer.family("mm1k").shipped().parameters["service_rate"].value
+    assert answer["response_p99"] == pytest.approx(np.log(100) / (mu - 0.5), rel=1e-9)
+    assert answer["response_p99_ci_low"] < answer["response_p99"] < answer["response_p99_ci_high"]
+    assert "--percentile must lie in [0.001, 99.9999]" in cli.fails("mm1k", "queue", "--percentile", "100")
+    assert "at most 1000" in cli.fails("mm1k", "queue", "--capacity", "5000", "--percentile", "99")
+
+
+def test_plot_draws_the_declared_curve(cli, tmp_path: Path) -> None:
+    pytest.importorskip("matplotlib")
+    picture = tmp_path / "mm1k.png"
+    result = cli("mm1k", "queue", "--arrival-rate", "0:2:0.5", "--capacity", "2,5", "--plot", str(picture))
+    assert result.exit_code == 0, result.stderr
+    assert picture.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
+
+
 def test_bad_input_is_one_line_and_exit_2(cli) -> None:
     assert "--capacity must be a whole number" in cli.fails("mm1k", "queue", "--capacity", "2.5")
     assert "--arrival-rate must lie in [0" in cli.fails("mm1k", "queue", "--arrival-rate", "-1")
@@ -105,6 +123,9 @@ def test_http_answers_byte_for_byte_what_the_cli_prints(cli) -> None:
         bad = client.post("/api/mm1k/queue", json={"arrival_rate": -1})
         assert bad.status_code == 422 and "arrival_rate must lie in" in bad.json()["error"]
         assert client.post("/api/mm1k/queue", json={"capacity": True}).status_code == 422
+        tails = client.post("/api/mm1k/queue", json={"arrival_rate": [0.5, 0.9], "percentile": [50, 99.9]})
+        assert tails.text == cli("mm1k", "queue", "--arrival-rate", "0.5,0.9", "--percentile", "50",
+                                 "--percentile", "99.9", "--format", "json").stdout
         schema = client.get("/openapi.json").json()["components"]["schemas"]["Mm1KQueueRequest"]
         assert schema["properties"]["arrival_rate"]["x-unit"] == "1/t"
 
@@ -142,3 +163,21 @@ def test_the_builtin_index_matches_the_modules() -> None:
 
     declared = {name: module for module in FAMILY_MODULES for name in _module(_path(module))}
     assert declared == BUILTIN_FAMILIES
+
+
+def test_the_fast_entry_point_scan_agrees_with_importlib_metadata() -> None:
+    from importlib.metadata import entry_points
+
+    from iosizer.model.registry import ENTRY_POINT_GROUP, _plugins
+
+    expected = {p.name: p.value.split(":")[0].strip() for p in entry_points(group=ENTRY_POINT_GROUP)}
+    assert _plugins() == dict(sorted(expected.items()))
+
+
+def test_a_family_costs_one_small_package() -> None:
+    """The issue's measure of a new family: the whole plugin, formulas, declaration and tests, in 200 lines."""
+    folder = Path(__file__).resolve().parents[1] / "examples" / "iosizer-mm1k"
+    if not folder.is_dir():
+        pytest.skip("tests run outside the checkout")
+    lines = sum(len(p.read_text(encoding="utf-8").splitlines()) for p in folder.rglob("*.py"))
+    assert lines <= 200

@@ -266,3 +266,18 @@ def test_a_percentile_fit_is_bounded_in_time(tmp_path: Path, monkeypatch: pytest
     with pytest.raises(CalibrationError, match="stopped after"):
         module.calibrate("closed-network", _fio_with_all_percentiles(tmp_path), {"stations": 2},
                          fit_percentiles=True)
+
+
+def test_a_failed_fio_job_is_one_line_and_force_keeps_the_rest(cli, tmp_path: Path) -> None:
+    from tests.calibration.test_sources import fio_document
+
+    document = fio_document()
+    document["jobs"][1]["error"] = 5
+    path = tmp_path / "failed.json"
+    path.write_text(json.dumps(document))
+    message = cli.fails("calibrate", "closed-network", str(path), "--stations", "2")
+    assert "job 'qd2' failed (fio error 5" in message and "--force" in message
+    kept = cli("calibrate", "closed-network", str(path), "--stations", "2", "--force")
+    assert kept.exit_code == 0, kept.stderr
+    assert "warning: failed.json:qd2: the job failed (fio error 5" in kept.stdout
+    assert "note: think_time_s held at 0 s" in kept.stdout

@@ -122,3 +122,12 @@ def test_a_choice_lasts_one_command(cli) -> None:
     args = ["queue", "mmc", "--arrival-rate", "2,3", "--service-rate", "1", "--servers", "4", "--format", "csv"]
     assert cli(*args, "--columns", "arrival_rate").stdout.splitlines()[0] == "arrival_rate"
     assert cli(*args).stdout.splitlines()[0].startswith("arrival_rate,utilization,p_wait")
+
+
+def test_folded_tables_repeat_what_names_a_row(cli) -> None:
+    """A row of 'hba isolation' is named by its mode and LPAR2's load: both lead every folded table."""
+    text = CliRunner().invoke(app, ["hba", "isolation"], env={"COLUMNS": "80"}).stdout
+    headers = [re.findall(r"\w+", line) for line in text.splitlines() if line.startswith("┃")]
+    assert len(headers) >= 2
+    assert all(h[:2] == ["mode", "lpar2_offered_iops"] for h in headers)
+    assert max(len(line) for line in text.splitlines()) <= 80

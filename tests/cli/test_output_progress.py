@@ -8,6 +8,7 @@ import os
 import select
 import subprocess
 import sys
+import time
 
 import pytest
 
@@ -51,21 +52,24 @@ def test_calibration_shows_its_bar_on_a_terminal() -> None:
     pty = pytest.importorskip("pty")
     example = iosizer.family("mmc").example()
     leader, follower = pty.openpty()
-    try:
-        result = subprocess.run([sys.executable, "-m", "iosizer.cli", "calibrate", "mmc", str(example), "--set",
-                                 "servers=4", "--format", "json"], stdout=subprocess.PIPE, stderr=follower,
-                                env={**os.environ, "TERM": "xterm"}, timeout=120)
-    finally:
-        os.close(follower)
+    process = subprocess.Popen([sys.executable, "-m", "iosizer.cli", "calibrate", "mmc", str(example), "--set",
+                                "servers=4", "--format", "json"], stdout=subprocess.PIPE, stderr=follower,
+                               env={**os.environ, "TERM": "xterm"})
+    os.close(follower)
     drawn = b""
-    while select.select([leader], [], [], 0.5)[0]:
-        try:
-            chunk = os.read(leader, 65536)
-        except OSError:  # the terminal closed: everything was read
+    deadline = time.monotonic() + 120
+    while time.monotonic() < deadline:  # read while it draws: a full terminal buffer would block it
+        if select.select([leader], [], [], 0.2)[0]:
+            try:
+                chunk = os.read(leader, 65536)
+            except OSError:  # the terminal closed: everything was read
+                break
+            if not chunk:
+                break
+            drawn += chunk
+        elif process.poll() is not None:
             break
-        if not chunk:
-            break
-        drawn += chunk
     os.close(leader)
-    assert result.returncode == 0 and json.loads(result.stdout)["model"] == "mmc"
+    out, _ = process.communicate(timeout=120)
+    assert process.returncode == 0 and json.loads(out)["model"] == "mmc"
     assert f"calibrating mmc on {example.name}".encode() in drawn

@@ -35,20 +35,21 @@ def test_sweep_carries_percentiles_per_point(cli) -> None:
 
 
 @pytest.mark.parametrize(
-    ("args", "expected"),
+    ("args", "expected", "word"),
     [
-        (["mg1", "--service-scv", "0.5"], mg1_percentiles(0.7, 1.0, 0.5, [99])),
-        (["md1"], md1_percentiles(0.7, 1.0, [99])),
+        (["mg1", "--service-scv", "0.5"], mg1_percentiles(0.7, 1.0, 0.5, [99]), "exact"),
+        (["md1"], md1_percentiles(0.7, 1.0, [99]), "exact"),
         (["ggc", "--servers", "2", "--arrival-scv", "2", "--service-scv", "0.5"],
-         ggc_percentiles(0.7, 1.0, 2, 2.0, 0.5, [99])),
+         ggc_percentiles(0.7, 1.0, 2, 2.0, 0.5, [99]), "approximation"),
+        (["ggc", "--servers", "3", "--service-scv", "0"], ggc_percentiles(0.7, 1.0, 3, 1.0, 0.0, [99]), "exact"),
     ],
 )
-def test_approximate_queues_report_percentiles_and_say_so(cli, args, expected) -> None:
+def test_open_queues_report_percentiles_and_say_whether_exact(cli, args, expected, word) -> None:
     base = ["queue", args[0], "--arrival-rate", "0.7", "--service-rate", "1", *args[1:], "--percentile", "99"]
     data = cli.json(*base)
     assert data["response_p99"] == pytest.approx(expected["response_p99"], rel=1e-14)
     table = cli(*base)
-    assert "approximation" in table.stdout
+    assert word in table.stdout
     assert "--percentile" in cli("queue", args[0], "--help").stdout
 
 
@@ -93,10 +94,17 @@ def test_replication_percentile(cli) -> None:
     assert remote["latency_p50_us"] < remote["latency_us"] < remote["latency_p99_us"]
     assert local["latency_p99_us"] == local["latency_us"] == 77.0  # a pure, constant flash latency
     table = cli("replication", "--link", "10g", "--percentile", "99")
-    assert "latency_p99_us" in table.stdout and "approximation" in table.stdout
+    assert "latency_p99_us" in table.stdout and "arrival theorem" in table.stdout
 
 
 def test_loadshare_curve_percentile(cli) -> None:
     data = cli.json("loadshare", "curve", "--scenario", "skew", "--points", "4", "--percentile", "99")
     assert all(d["response_p99_service_times"] > d["response_service_times"] for d in data)
     assert all(d["response_p99_norm"] > d["response_norm"] for d in data)
+
+
+def test_near_constant_service_says_the_inversion_is_not_exact(cli) -> None:
+    """cv^2 in (0, 0.01): the note states the measured error (docs/validation/tails.md)."""
+    args = ("queue", "mg1", "--arrival-rate", "0.1", "--service-rate", "1", "--percentile", "90")
+    assert "resolves only approximately" in cli(*args, "--service-scv", "0.000001").stdout
+    assert "resolves only approximately" not in cli(*args, "--service-scv", "0.5").stdout

@@ -175,18 +175,20 @@ def _lindley(rho: float, ca2: float, cs2: float, n: int = 1_000_000) -> tuple[np
 @pytest.mark.parametrize(
     ("ca2", "cs2", "rho", "tolerance"),
     [
-        (1.0, 0.5, 0.7, 0.05),   # M/G/1, gamma service
-        (1.0, 2.0, 0.5, 0.05),
-        (1.0, 0.0, 0.9, 0.04),   # M/D/1 at heavy load
-        (1.0, 0.0, 0.5, 0.16),   # M/D/1's known overestimate at the 99th (documented: +13 %)
-        (1.0, 0.0, 0.3, 0.21),   # ... larger at light load (documented: +19 % at 0.3)
-        (1.0, 0.5, 0.5, 0.05),   # M/G/1's worst point (documented: +4.2 %, within 4.5 %)
+        # M/G/1 and M/D/1 are exact now (transform inversion, Crommelin): only the simulation's noise
+        # (10^6 customers: 95 % spread of the 99th up to 2 % at 0.9) is left.
+        (1.0, 0.5, 0.7, 0.02),   # M/G/1, gamma service
+        (1.0, 2.0, 0.5, 0.02),
+        (1.0, 0.0, 0.9, 0.03),   # M/D/1 at heavy load
+        (1.0, 0.0, 0.5, 0.01),   # M/D/1 (the approximation was +13 % here at the 99th)
+        (1.0, 0.0, 0.3, 0.01),   # ... and +19 % at 0.3
+        (1.0, 0.5, 0.5, 0.01),   # M/G/1 (the approximation's worst point, +4.2 %)
         (0.5, 1.0, 0.7, 0.06),   # G/G/1
         (2.0, 2.0, 0.9, 0.09),
         (2.0, 2.0, 0.3, 0.11),   # G/G/1 at light load: the 90th 9.6 % low (documented), with the mean
     ],
 )
-def test_single_server_approximation_against_lindley(ca2: float, cs2: float, rho: float,
+def test_single_server_percentiles_against_lindley(ca2: float, cs2: float, rho: float,
                                                      tolerance: float) -> None:
     wait, response = _lindley(rho, ca2, cs2)
     if ca2 == 1.0:
@@ -296,15 +298,15 @@ def test_closed_network_percentiles_against_simulation(jobs: int) -> None:
             assert approx.station[f"response_p{p}"][k] == pytest.approx(np.percentile(measured, p), rel=0.03)
 
 
-@pytest.mark.parametrize(("mode", "threads", "tolerance"), [
-    ("shared", 4, 0.07), ("shared", 16, 0.07), ("shared", 64, 0.07), ("occupancy", 64, 0.07),
-    ("occupancy", 14, 0.07),  # just past the one-core knee: 99th +4.4 % at 4 KiB (module docstring)
-    ("shared", 32, 0.13),     # 4 KiB, cores and link both near saturation: 99th +11.4 % (module docstring)
+@pytest.mark.parametrize(("mode", "threads"), [
+    ("shared", 4), ("shared", 16), ("shared", 64), ("occupancy", 64), ("occupancy", 14),
+    ("shared", 32),  # 4 KiB, cores and link both near saturation: the gamma fit was +11.4 % here
 ])
-def test_hba_port_network_percentiles_against_simulation(mode: str, threads: int, tolerance: float) -> None:
+def test_hba_port_network_percentiles_against_simulation(mode: str, threads: int) -> None:
     """Seed 002's port: a c-server core station (shared), the link, a constant storage delay (4 KiB
-    blocks). One 60,000-cycle run's 99th carries about 1 % of noise; the tolerances are the stated errors
-    plus that."""
+    blocks). End to end the arrival-state mixture (exact for occupancy's single-server cycle; shared
+    within 1.6 % on the grid data/error_grids/hba_percentiles.csv), per station the exact mixture
+    given the state found. One 60,000-cycle run's 99th carries about 1 % of noise: 3 %."""
     from iosizer.calibration.hba import fc_port
     from iosizer.model.hba import response_network
 
@@ -314,8 +316,9 @@ def test_hba_port_network_percentiles_against_simulation(mode: str, threads: int
     responses, residences = _closed_network(demands, 0.0, threads, 60_000, servers, storage)
     approx = closed_network_percentiles(demands, 0.0, threads, [90, 99], servers, storage)
     for p in (90, 99):
-        assert approx.response[f"response_p{p}"] == pytest.approx(np.percentile(responses, p), rel=tolerance)
-        assert approx.station[f"response_p{p}"][0] == pytest.approx(np.percentile(residences[0], p), rel=tolerance)
+        # End to end: the grid's worst 1.6 % (data/error_grids/hba_percentiles.csv) plus this run's noise.
+        assert approx.response[f"response_p{p}"] == pytest.approx(np.percentile(responses, p), rel=0.03)
+        assert approx.station[f"response_p{p}"][0] == pytest.approx(np.percentile(residences[0], p), rel=0.03)
 
 
 def test_equal_bottlenecks_keep_their_correlation() -> None:

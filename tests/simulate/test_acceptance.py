@@ -121,7 +121,7 @@ def test_a_narrow_ports_own_line_is_counted() -> None:
     """Formula (4) against simulation where (3) failed: ports [3, 1, 1, 1], the hot one on all 4 cores, the
     others on one each, at 0.9 of the mix's maximum (each cold port alone loads its core to 0.48). 40
     replications of 20,000 customers simulated 2.825 [2.812, 2.838]: (4) 2.855 (+1.1 %), (3) 2.505 (-11.3 %)
-    (model/loadshare.py, "Measured error"). This run, 6 replications of 5,000 (about 11 s on 2 workers), has a
+    (model/loadshare.py, "Measured error"). This run, 6 replications of 5,000 (the numpy engine), has a
     half-width of about 4.5 %; 6 % leaves room for it and still fails (3)."""
     import numpy as np
 
@@ -138,7 +138,8 @@ def test_a_narrow_ports_own_line_is_counted() -> None:
     analytic = float(_configuration(load[None, :], k[None, :], shares, params)[0][0])
     system = SharedCores(tuple(load), tuple(service), tuple(placement(load * service, k, params.cores)),
                          params.cores, customers=5_000, fixed_delay=params.non_core)
-    done = run_replications(AntitheticPair(system), ["response_service_times"], seed=SEED, replications=6, workers=2)
+    done = run_replications(AntitheticPair(system), ["response_service_times"], seed=SEED, replications=6,
+                            vectorised=True)
     simulated = estimates_of(done.samples, ["response_service_times"])["response_service_times"]
     assert simulated.relative_half_width < 0.06
     assert analytic == pytest.approx(simulated.mean, rel=0.06)

@@ -76,6 +76,8 @@ def test_same_seed_same_answer(cli) -> None:
     (["loadshare", "--policy", "greedy", "--load-fraction", "0.5"], "--policy"),
     (["loadshare", "--load-fraction", "1.5"], "--load-fraction"),
     (["loadshare"], "--load-cores or --load-fraction"),
+    (["loadshare", "--port-share", "0", "--load-fraction", "0.5"], "port shares must be"),
+    (["loadshare", "--port-share", "-1", "--load-fraction", "0.5"], "port share"),
     (["rmw", "--lanes", "12"], "--lanes"),
     (["dma", "--device", "hba-write", "--added-latency-ns", "100"], "posted"),
     (["closed-network", "--population", "3", "--method", "bard"], "--method"),

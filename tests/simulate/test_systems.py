@@ -22,6 +22,24 @@ def test_the_controller_places_ports_on_cores_as_the_model_does(scenario, policy
     assert np.allclose(sorted(cores.core_utilizations()), sorted(model.core_utilization[0]), rtol=1e-12)
 
 
+def test_any_port_mix_and_core_count_is_simulated_as_the_model_places_it() -> None:
+    """Issue 28 asks the cross-check to reach mixes the seed never measured: shares [1, 2, 3, 4] (normalised)
+    and [0.2, 1, 1, 1, 1] on 5 cores, placed on the cores the model's rule gives each port."""
+    from iosizer.calibration.loadshare import policy_params
+    from iosizer.model.loadshare import evaluate
+
+    for shares, cores, policy in (([1.0, 2.0, 3.0, 4.0], None, "one-stage"), ([0.2, 1, 1, 1, 1], 5, "multi-stage")):
+        built = experiment("loadshare", port_shares=shares, cores=cores, policy=policy, load_fraction=0.5)
+        system = built.model.model
+        params = policy_params(cores or 4)
+        assert system.cores == params.cores and len(system.rates) == len(shares)
+        assert np.allclose(np.array(system.rates) / sum(system.rates), np.array(shares) / sum(shares))
+        model = evaluate(policy, sum(system.rates), shares, params)
+        assert np.allclose(sorted(system.core_utilizations()), sorted(model.core_utilization[0]), rtol=1e-12)
+        assert built.metrics[0].analytic == pytest.approx(float(model.response[0]))
+        assert "port shares" in built.notes[0] and f"{len(shares)} ports on {params.cores} cores" in built.title
+
+
 def test_left_out_options_are_the_declared_and_shipped_values() -> None:
     import iosizer
     from iosizer.calibration.profile import profile_values

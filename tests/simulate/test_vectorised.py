@@ -50,6 +50,8 @@ CROSS = [
     pytest.param("oltp", None, {"added_latency_ns": 1500}, id="oltp at +1500 ns"),
     pytest.param("rmw", None, {"lanes": 16}, id="rmw, 2 ports"),
     pytest.param("replication", None, {"link": "10g", "outstanding": 8}, id="replication 10g"),
+    pytest.param("loadshare", None, {"scenario": "skew", "policy": "multi-stage", "load_fraction": 0.7},
+                 id="loadshare skew, multi-stage"),
     pytest.param("mmc", "ggc", {"arrival_rate": 1.5, "service_rate": 1.0, "servers": 2, "arrival_scv": 0.5,
                                 "service_scv": 1.5}, id="G/G/2"),
 ]
@@ -61,7 +63,7 @@ def test_the_engines_agree_on_every_system_both_run(family, question, options) -
     within 4 standard errors of the difference (a 6e-5 chance per metric for engines that agree)."""
     ours_run, library = (simulate(family, question, replications=8, seed=5, workers=1, run_length=1500,
                                   engine=engine, **options)
-                         for engine in ("numpy", "ciw" if family == "mmc" else "simpy"))
+                         for engine in ("numpy", "ciw" if family in ("mmc", "loadshare") else "simpy"))
     assert "numpy" in ours_run.experiment.simulator and "numpy" not in library.experiment.simulator
     for name, ours in ours_run.estimates.items():
         theirs = library.estimates[name]
@@ -110,6 +112,8 @@ def test_a_target_stops_at_the_first_qualifying_count_as_the_library_engine_does
 
 
 def test_an_engine_that_cannot_run_the_system_is_a_one_line_error(cli) -> None:
-    assert "does not vectorise" in cli.fails("simulate", "loadshare", "--load-fraction", "0.5", "--engine", "numpy")
+    assert "use --engine ciw" in cli.fails("simulate", "loadshare", "--load-fraction", "0.5", "--engine", "simpy")
+    assert "--scheduler runs the library engine" in cli.fails("simulate", "loadshare", "--load-fraction", "0.5",
+                                                              "--engine", "numpy", "--scheduler", "tcp://x:1")
     assert "use --engine simpy" in cli.fails("simulate", "hba", "response", "--engine", "ciw")
     assert "--engine must be one of" in cli.fails("simulate", "hba", "response", "--engine", "fast")

@@ -6,11 +6,11 @@ a = 1). Then (Kleinrock, Queueing Systems vol. 1, sec. 3.6):
 
 - blocking probability P_K; throughput X = lambda (1 - P_K); utilization 1 - p_0 = X / mu;
 - mean number in system L = a / (1 - a) - (K+1) a^(K+1) / (1 - a^(K+1));
-- mean response of an admitted customer R = L / X (Little's law on admitted customers).
+- mean response of an admitted customer R = L / X (Little's law on admitted customers);
+- its percentiles: an arrival finding n < K waits for n + 1 exponential services (Erlang).
 
-Every formula is exact. This package is the example of an
-iosizer family declared outside iosizer: its entry point ``iosizer.families: mm1k`` is all
-iosizer needs to offer it on every surface.
+Every formula is exact. An iosizer family declared outside iosizer: its entry point
+``iosizer.families: mm1k`` is all iosizer needs to offer it on every surface.
 """
 
 from __future__ import annotations
@@ -24,8 +24,7 @@ __all__ = ["FAMILIES", "mm1k"]
 
 #: Within this of a = 1 the closed forms lose digits to cancellation: use the a = 1 limits.
 _NEAR_ONE = 1e-9
-#: The largest capacity: a^(K+1) stays finite in doubles for every a in range.
-MAX_CAPACITY = 10_000
+MAX_CAPACITY = 10_000  # the largest K: bounded work per answer
 
 
 def mm1k(arrival_rate, service_rate, capacity) -> dict[str, np.ndarray]:
@@ -55,6 +54,45 @@ def mm1k(arrival_rate, service_rate, capacity) -> dict[str, np.ndarray]:
 
 def _solve_queue(values, inputs):
     return mm1k(inputs["arrival_rate"], values["service_rate"], inputs["capacity"])
+
+
+MAX_PERCENTILE_CAPACITY = 1_000  # percentiles sum one Erlang tail per state: bounded work per point
+
+
+def response_percentiles(arrival_rate, service_rate, capacity, percentiles) -> dict[str, np.ndarray]:
+    """Exact response percentiles of admitted customers: an arrival finding n (< K) waits for n + 1
+    exponential services, so P(R > t) = sum_n p_n / (1 - p_K) Q(n + 1, mu t) (Q the regularised upper
+    incomplete gamma), inverted by bisection to 1e-12 relative. Keys ``response_pP`` (P = 99: p99)."""
+    from scipy.special import gammaincc
+
+    lam, mu, k = np.broadcast_arrays(*(np.asarray(v, dtype=np.float64) for v in
+                                       (arrival_rate, service_rate, capacity)))
+    if k.size and k.max() > MAX_PERCENTILE_CAPACITY:
+        from iosizer.errors import InputError
+
+        raise InputError(f"percentiles take a capacity of at most {MAX_PERCENTILE_CAPACITY}, got {k.max():g}")
+    flat = [a.reshape(-1) for a in (lam, mu, k)]
+    states = np.arange(int(k.max()) if k.size else 1)  # n = 0 .. K-1 an admitted arrival may find
+    with np.errstate(divide="ignore"):  # n ln a, in logs so a^n never overflows (a = 0: only n = 0)
+        log_a = np.log(flat[0] / flat[1])[:, None]
+    log_w = np.where(states[None, :] == 0, 0.0, states[None, :] * np.where(np.isinf(log_a), -1e300, log_a))
+    log_w = np.where(states[None, :] < flat[2][:, None], log_w, -np.inf)
+    weights = np.exp(log_w - log_w.max(axis=1, keepdims=True))
+    weights /= weights.sum(axis=1, keepdims=True)  # p_n / (1 - p_K) for n < K
+    out = {}
+    for p in percentiles:
+        low, high = np.zeros_like(flat[0]), (flat[2] + 40.0 * np.sqrt(flat[2]) + 60.0) / flat[1]
+        for _ in range(80):  # bisection: the survival is decreasing in t
+            mid = (low + high) / 2
+            above = (weights * gammaincc(states[None, :] + 1, (flat[1] * mid)[:, None])).sum(axis=1) > 1 - p / 100
+            low, high = np.where(above, mid, low), np.where(above, high, mid)
+        key = "response_p" + np.format_float_positional(float(p), trim="-").replace(".", "_")
+        out[key] = ((low + high) / 2).reshape(lam.shape)
+    return out
+
+
+def _percentiles(values, inputs, ps):
+    return response_percentiles(inputs["arrival_rate"], values["service_rate"], inputs["capacity"], ps)
 
 
 def _solve_columns(values, inputs):
@@ -104,6 +142,7 @@ FAMILIES = (Family(
         notes=("exact M/M/1/K (Kleinrock vol. 1 sec. 3.6); times in the unit of 1/rate",),
         plot=Plot("arrival_rate", ("mean_response",), series="capacity"),
         sizing=(Sizing("capacity", "blocking_probability"),),
+        percentiles=_percentiles,
     ),),
     fit=FitPlan(_start),
     example="mm1k.csv",

@@ -1,11 +1,9 @@
 """M/M/1/K against the stationary distribution summed term by term, and the laws it must obey."""
 
-from __future__ import annotations
-
 import numpy as np
 import pytest
 
-from iosizer_mm1k import mm1k
+from iosizer_mm1k import mm1k, response_percentiles
 
 
 def _by_summation(lam: float, mu: float, k: int) -> dict[str, float]:
@@ -38,9 +36,15 @@ def test_laws_hold_over_a_grid() -> None:
     # More room never blocks more, and more load never blocks less.
     assert np.all(np.diff(got["blocking_probability"], axis=1) <= 1e-15)
     assert np.all(np.diff(got["blocking_probability"], axis=0) >= -1e-15)
+    overload = mm1k(1e6, 1.0, 10_000)  # a^(K+1) never overflows: written in 1/a above a = 1
+    assert all(np.isfinite(v) for v in overload.values()) and float(overload["throughput"]) == pytest.approx(1.0)
 
 
-def test_overload_does_not_overflow() -> None:
-    got = mm1k(1e6, 1.0, 10_000)
-    assert all(np.isfinite(v) for v in got.values())
-    assert float(got["throughput"]) == pytest.approx(1.0)
+def test_percentiles_meet_their_limits() -> None:
+    # K = 1: no one waits, the response is one exponential service; large K at a < 1 is M/M/1, whose
+    # response is exponential at rate mu - lambda (the truncation at K = 400 is below 1e-60 here).
+    got = response_percentiles([0.5, 0.0, 0.5], [2.0, 2.0, 1.0], [1, 5, 400], [50, 99])
+    expected_99 = [np.log(100) / 2.0, np.log(100) / 2.0, np.log(100) / 0.5]
+    np.testing.assert_allclose(got["response_p99"], expected_99, rtol=1e-9)
+    np.testing.assert_allclose(got["response_p50"][2], np.log(2) / 0.5, rtol=1e-9)
+    assert np.all(got["response_p50"] < got["response_p99"])
