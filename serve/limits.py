@@ -1,8 +1,8 @@
 """The server's declared limits, importable without the server (``iosizer serve --help`` stays light).
 
-Each is an ``iosizer serve`` option; a request may ask for less (a simulation's
-``replications``, ``workers``, ``max_seconds``; the ``max_memory_mb`` query
-parameter), never more.
+Each is an ``iosizer serve`` option; a simulation's request may ask for less
+(``replications``, ``workers``, ``max_seconds``), never more. Memory is the
+server's alone: no request field lowers it.
 """
 
 from __future__ import annotations
