@@ -41,7 +41,7 @@ class Calibration:
 
 
 #: A measured percentile column: response_p99_s, response_p99_9_us, response_p50_ms.
-_TAIL_COLUMN = re.compile(r"^response_p(\d+(?:_\d+)?)_(s|ms|us)$")
+_TAIL_COLUMN = re.compile(r"^(?:response|latency)_p(\d+(?:_\d+)?)_(s|ms|us)$")
 _TIME_SCALE = {"s": 1.0, "ms": 1e-3, "us": 1e-6}
 
 
@@ -93,14 +93,16 @@ def tail_summary(tails: Mapping[str, Mapping[str, Any]]) -> dict[str, Any] | Non
 
 def tail_columns(family_name: str, dataset: Dataset) -> dict[str, tuple[float, np.ndarray]]:
     """The dataset's measured percentile columns (``response_pP_<s|ms|us>``): ``{name: (P, values)}``,
-    values in the family's ``tail_unit``, NaN where a row has none (or a value <= 0)."""
+    values in the family's ``tail_unit``, NaN where a row has none (or a value <= 0). A family whose
+    fit plan names its percentiles (``FitPlan.percentiles``) checks and fits only those."""
     from iosizer.model.registry import declaration
 
-    unit = declaration(family_name).tail_unit
+    family = declaration(family_name)
+    unit, chosen = family.tail_unit, (family.fit.percentiles if family.fit is not None else ())
     found = {}
     for name in sorted(dataset.extra):
         match = _TAIL_COLUMN.match(name)
-        if not match:
+        if not match or (chosen and float(match.group(1).replace("_", ".")) not in chosen):
             continue
         try:
             measured = np.array([float(c) if c.strip() else np.nan for c in dataset.extra[name]])
@@ -199,7 +201,8 @@ def profile_from_fit(
     )
 
 
-def load_measurements(paths: str | Path | Sequence[str | Path], schema: Schema, *, force: bool = False) -> Dataset:
+def load_measurements(paths: str | Path | Sequence[str | Path], schema: Schema,
+                      direction: str | None = None, *, force: bool = False) -> Dataset:
     """A dataset in ``schema`` from a CSV in the family's columns, or from benchmark output.
 
     One CSV file is read as the family's columns; fio JSON, elbencho CSV and
@@ -222,7 +225,7 @@ def load_measurements(paths: str | Path | Sequence[str | Path], schema: Schema, 
         raise InputError("give at least one measurement file")
     if len(listed) == 1 and source_kind(listed[0]) == "csv":
         return load_dataset(listed[0], schema)
-    points, sha256 = read_points(listed, keep_failed=force)
+    points, sha256 = read_points(listed, direction, keep_failed=force)
     label = ", ".join(str(p) for p in listed)
     failed = [p for p in points if p.error]
     points = [p for p in points if not p.error]
@@ -294,7 +297,11 @@ def calibrate(
     given = {k: v for k, v in dict(options or {}).items() if v is not None}
     if set(given) - set(model.option_names):  # before the file is read: a name that applies nowhere
         model.options(given)
-    dataset = load_measurements(dataset_path, model.schema, force=force)
+    # A family that models one fio direction (device) reads only it; the others sum both.
+    direction = (model.family.spec("direction").check(given.get("direction") or model.family.default("direction"),
+                                                      "--set direction")
+                 if "direction" in model.option_names else None)
+    dataset = load_measurements(dataset_path, model.schema, direction, force=force)
     columns = settings_in_columns(dataset, model.option_names)
     for name, value in columns.items():  # a bad setting column is the file's error, not a flag's
         if name not in given:
@@ -353,29 +360,52 @@ def calibrate_dataset(
         if model.family.tail is None:
             raise InputError(f"--fit-percentiles: family '{model_name}' has no percentile model (its percentiles "
                              "are neither fitted nor checked)")
+        chosen = model.family.fit.percentiles  # tail_columns keeps only these where a family names them
         if not tails:
             raise InputError(f"--fit-percentiles: {dataset.path} has no percentile column "
-                             "(response_pP_s, _ms or _us; fio JSON brings its clat percentiles)")
+                             "(response_pP_s, _ms or _us; fio JSON brings its clat percentiles)"
+                             + (f" among {', '.join(f'{p:g}' for p in chosen)}" if chosen else ""))
         if dataset.stderr is not None or dataset.bounds is not None:
             raise InputError("--fit-percentiles: a stderr column or bounded rows apply to one observed column only")
         tails = _chosen_tails(tails, fit_percentiles, dataset)
         function = model.with_percentiles(checked, {name: p for name, (p, _) in tails.items()})
         jacobian = None  # the percentiles' slopes are taken numerically
         observed = {**observed, **{name: values for name, (_, values) in tails.items()}}
+    plan = model.family.fit
+    if fit_percentiles and plan.tail_free:  # a service-time variability the percentiles identify
+        parameters = _free_for_tails(model, parameters, plan.tail_free, checked)
+
+    import time
+
+    # One budget for the whole fit, however many counts a whole-number search tries.
+    deadline = time.monotonic() + FIT_PERCENTILES_SECONDS if fit_percentiles else None
+
+    def run(chosen: Sequence[Any]) -> FitResult:
+        remaining = None if deadline is None else deadline - time.monotonic()
+        if remaining is not None and remaining <= 0:
+            from iosizer.calibration.whole import SearchStopped
+
+            raise SearchStopped(f"model '{model_name}' stopped after {FIT_PERCENTILES_SECONDS:g} s without "
+                                "converging; fit fewer columns (fewer percentiles)")
+        return fit(function, chosen, dataset.inputs(), observed, weights=dataset.weights, stderr=dataset.stderr,
+                   jacobian=jacobian, model_name=model_name, relative=model.relative, bounds=dataset.bounds,
+                   max_seconds=remaining)
+
+    searched = [name for name in plan.whole if checked.get(name) is None]
     try:
-        result = fit(
-            function,
-            parameters,
-            dataset.inputs(),
-            observed,
-            weights=dataset.weights,
-            stderr=dataset.stderr,
-            jacobian=jacobian,
-            model_name=model_name,
-            relative=model.relative,
-            bounds=dataset.bounds,
-            max_seconds=FIT_PERCENTILES_SECONDS if fit_percentiles else None,
-        )
+        if searched:  # a count fitted over the whole numbers (iosizer.calibration.whole)
+            from iosizer.calibration.whole import fit_whole
+
+            name = searched[0]
+            _, low, high = model.family.fit.start(dataset.values, {**checked, **model._solve_settings(checked)})[name]
+
+            def at(count: int) -> list[Any]:
+                held = model.parameters(dataset, {**checked, name: count})
+                return _free_for_tails(model, held, plan.tail_free, checked) if fit_percentiles else held
+
+            result = fit_whole(run, at, name, range(int(low), int(high) + 1), len(dataset))
+        else:
+            result = run(parameters)
     except CalibrationError as error:  # name the data that could not be fitted, as a row error names its file
         raise CalibrationError(f"{dataset.path}: {error}{data_checks(dataset)}") from None
     result = replace(result, warnings=tuple(dataset.warnings) + result.warnings + judge(result, dataset, force))
@@ -409,6 +439,27 @@ def _chosen_tails(tails: dict[str, tuple[float, np.ndarray]], chosen: bool | Seq
                              f"it has {', '.join(f'{p:g}' for p in have)}")
         picked.update({name: tails[name] for name in found})
     return picked
+
+
+def _tail_start(value: float, low: float, high: float) -> float:
+    """Start a freed variability halfway to its lower bound: at its declared value (1, exponential) a
+    family's percentiles may switch from an exact form to an approximate one, a step no slope crosses."""
+    return max(low, min(high, 0.5 * (value + low))) if value > low else value
+
+
+def _free_for_tails(model: Any, parameters: Sequence[Any], names: Sequence[str],
+                    checked: Mapping[str, Any]) -> list[Any]:
+    """``parameters`` with ``names`` varied over their declared bounds unless the planner holds them."""
+    from iosizer.calibration.fit import Parameter
+
+    out = []
+    for p in parameters:
+        if p.name in names and checked.get(p.name) is None:
+            low, high = model.family.spec(p.name, checked).bounds
+            p = Parameter(p.name, _tail_start(p.value, low, high), lower=low, upper=high, vary=True, unit=p.unit,
+                          description=p.description, cpu_scaling=p.cpu_scaling, exponent_bounds=p.exponent_bounds)
+        out.append(p)
+    return out
 
 
 #: Below this R^2 a fit gets a warning; below 0 it fits worse than a constant.

@@ -143,7 +143,7 @@ class FitResult:
         for name, value in self.params.items():
             low, high = self.intervals[name]
             unit = by_name[name].unit
-            status = "" if name in self.free else "  (fixed)"
+            status = "" if by_name[name].vary else "  (fixed)"
             lines.append(f"  {name:<24} {value:>14.6g} {unit:<8} [{low:.6g}, {high:.6g}]{status}")
         for column, stats in self.statistics.items():
             lines.append(f"  {column}: RMSE {stats.rmse:.6g}, R^2 {stats.r2:.6f} ({stats.n_points} points)")

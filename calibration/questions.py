@@ -99,6 +99,10 @@ def answer(family_name: str, question: str, params: "Profile | Mapping[str, Any]
     """The answer of ``question`` of family ``family_name`` (see :meth:`iosizer.ModelFamily.ask`)."""
     import numpy as np
 
+    from iosizer.calibration.uncertainty import BANDS
+
+    if band not in BANDS:
+        raise InputError(f"band must be one of {', '.join(BANDS)}, got {band!r}")
     asked = declaration(family_name).question(question)
     if asked.solve is None:
         raise InputError(f"question '{asked.command}' of family '{family_name}' declares no solve: "
@@ -133,29 +137,33 @@ def answer(family_name: str, question: str, params: "Profile | Mapping[str, Any]
     shape = next(iter(arrays.values())).shape if arrays else ()
     outputs = {k: np.broadcast_to(np.asarray(v, dtype=np.float64), shape).reshape(-1)
                for k, v in solved.items()}
-    bands: dict[str, tuple[Any, Any]] = {}
     used = ", ".join(f"{spec.name} = {values[spec.name]:.6g} {spec.unit}" for spec in declaration(family_name)
                      .specs(values) if spec.kind == "parameter" and isinstance(values.get(spec.name), (int, float)))
     notes = list(asked.notes) + [f"values: {used + ' from ' if used else ''}{source}"]
-    if profile is not None and any(e.vary for e in profile.parameters.values()):
-        from iosizer.calibration.uncertainty import propagate
-
-        from iosizer.calibration.uncertainty import BANDS
-
-        if band not in BANDS:
-            raise InputError(f"band must be one of {', '.join(BANDS)}, got {band!r}")
-        # A prediction band adds the fit's residual scatter of the measured column an output is.
-        measured = {c.name for c in declaration(family_name).columns.observed}
-        raw = propagate(profile, lambda fitted: evaluate({**values, **fitted}), band,
-                        {k: k for k in outputs if k in measured})
-        bands = {k: tuple(np.broadcast_to(np.asarray(end, dtype=np.float64), shape).reshape(-1)
-                          for end in raw[k]) for k in outputs if k in raw}
+    bands = _bands(family_name, profile, lambda fitted: evaluate({**values, **fitted}), outputs, shape, band)
+    if bands:
         notes.append("*_ci_low/_ci_high: " + ("95 % prediction bands: the parameters' uncertainty plus the "
                                               "fit's residual scatter (where a new measurement lies)"
                                               if band == "prediction" else
                                               "95 % bands of the parameters' uncertainty only"))
     return Answer(family_name, asked.command, {k: v.reshape(-1) for k, v in arrays.items()}, outputs,
                   bands, tuple(notes), frozenset(i.name for i in asked.input_specs if i.integer), values)
+
+
+def _bands(family_name: str, profile: "Profile", evaluate: Any, outputs: Mapping[str, Any], shape: tuple[int, ...],
+           band: str) -> dict[str, tuple[Any, Any]]:
+    """95 % bands of the outputs from the profile's varying parameters (none when nothing varies); a
+    prediction band adds the fit's residual scatter of the measured column an output is."""
+    import numpy as np
+
+    from iosizer.calibration.uncertainty import propagate
+
+    if not any(e.vary for e in profile.parameters.values()):
+        return {}
+    measured = {c.name for c in declaration(family_name).columns.observed}
+    raw = propagate(profile, evaluate, band, {k: k for k in outputs if k in measured})
+    return {k: tuple(np.broadcast_to(np.asarray(end, dtype=np.float64), shape).reshape(-1) for end in raw[k])
+            for k in outputs if k in raw}
 
 
 def resolve(family_name: str, base: "Profile | None", cpu_speed: float | None,

@@ -27,10 +27,13 @@ fio (``--output-format=json`` or ``json+``, fio 3.x, times in ns):
   ``bs``, the read fraction (``rwmixread``, else the I/O counts), CPU time
   per I/O ((``usr_cpu`` + ``sys_cpu``) / 100 x runtime / I/Os), device
   utilisation (``disk_util[].util``) and the completion-latency percentiles
-  (``clat_ns.percentile``). A job whose ``error`` is not 0 failed: it is
+  (``clat_ns.percentile``; ``lat_ns.percentile``, the whole latency, where
+  fio ran with ``--lat_percentiles=1``). A job whose ``error`` is not 0 failed: it is
   refused, naming the job, unless the caller keeps failed jobs (``--force``
   then leaves them out with a warning). A fio job has no think time unless
   it sets ``thinktime``: each point says so (:attr:`LoadPoint.think_time_s`).
+  A family with a ``direction`` setting (``device``) counts one direction: a
+  job with only the other, or with both when none is named, is an error.
 elbencho (``--csvfile``): one load point per row; N = ``hosts`` x
   ``threads`` x ``IO depth``, X = ``IOPS [last]`` (+ ``rwmix read IOPS
   [last]``), R = ``IO lat us [avg]`` (us), block size ``block size``.
@@ -70,7 +73,8 @@ _THROUGHPUT = ("throughput_per_s", "iops", "arrival_rate_per_s")
 SYNC_ENGINES = frozenset({"sync", "psync", "vsync", "pvsync", "pvsync2", "mmap", "splice", "ftruncate"})
 #: fio's default ioengine on Linux and the other Unixes (windowsaio on Windows, which a JSON file does not say).
 DEFAULT_FIO_ENGINE = "psync"
-_RESPONSE_SCALE = {"response_time_s": 1.0, "mean_response_s": 1.0, "response_us": 1e6, "latency_us": 1e6}
+_RESPONSE_SCALE = {"response_time_s": 1.0, "mean_response_s": 1.0, "response_us": 1e6, "latency_us": 1e6,
+                   "mean_latency_us": 1e6}
 
 
 @dataclass(frozen=True)
@@ -201,6 +205,8 @@ def _fio_direction(job: Mapping[str, Any], name: str, path: str) -> tuple[float,
                              f"{job_name}: {name} slat_ns mean"))
     percentiles: dict[float, float] = {}
     clat = part.get("clat_ns")
+    if isinstance(lat, Mapping) and isinstance(lat.get("percentile"), Mapping):
+        clat = lat  # fio --lat_percentiles=1: percentiles of the whole latency, submission included
     if isinstance(clat, Mapping) and isinstance(clat.get("percentile"), Mapping):
         for key, value in clat["percentile"].items():
             try:
@@ -211,6 +217,28 @@ def _fio_direction(job: Mapping[str, Any], name: str, path: str) -> tuple[float,
         if not math.isfinite(value) or value < 0:
             raise _fail(path, f"job {job.get('jobname')!r}: {name} {what} is {value!r}")
     return iops, mean_ns * 1e-9, ios, percentiles
+
+
+def _directions(clones: list[Mapping[str, Any]], direction: str | None, label: str, name: str) -> tuple[str, ...]:
+    """The fio directions a job's load point counts: both (None), ``read`` or ``write``, or
+    ``auto``: the job's one direction with I/O (a mixed job must be given one)."""
+    if direction is None:
+        return ("read", "write")
+    done = [side for side in ("read", "write")
+            if any(_number(_object(c.get(side), label, f"job {name!r}: '{side}'").get("iops"), label,
+                           f"job {name!r}: {side} iops") > 0 for c in clones)]
+    if direction == "auto":
+        if len(done) == 2:
+            raise _fail(label, f"job {name!r} mixes reads and writes; say which to model with "
+                               "--set direction=read or --set direction=write")
+        return tuple(done) or ("read", "write")
+    if not done:
+        raise _fail(label, f"job {name!r} completed no reads or writes")
+    if direction not in done:
+        other = "write" if direction == "read" else "read"
+        raise _fail(label, f"job {name!r} has no {direction}s, only {other}s; --set direction={other} "
+                           f"models the {other}s")
+    return (direction,)
 
 
 def _fio_error(clones: list[Mapping[str, Any]], label: str, name: str) -> int:
@@ -247,8 +275,12 @@ def _fio_think_time(options: Mapping[str, Any]) -> float | None:
     return 0.0 if re.fullmatch(r"0+(\.0*)?\s*[a-z]*", text) else None
 
 
-def read_fio(path: str | Path, *, keep_failed: bool = False) -> list[LoadPoint]:
+def read_fio(path: str | Path, direction: str | None = None, *, keep_failed: bool = False) -> list[LoadPoint]:
     """Load points of one fio JSON (or json+) output file; see the module docstring.
+
+    ``direction``: None counts reads and writes together; ``read`` or
+    ``write`` only that one (a job without it is an error); ``auto`` the
+    job's one direction (a job with both is an error).
 
     A job whose ``error`` is not 0 is a :class:`DatasetError` naming it; with
     ``keep_failed`` it is returned with its :attr:`LoadPoint.error` set, for
@@ -299,15 +331,18 @@ def read_fio(path: str | Path, *, keep_failed: bool = False) -> list[LoadPoint]:
             raise _fail(label, f"job {name!r} appears {len(clones)} times but numjobs is {numjobs:g}")
         total_iops = weighted_latency = reads = writes = cpu_s = 0.0
         percentiles: dict[float, list[tuple[float, float]]] = {}
+        counted = ("read", "write") if error else _directions(clones, direction, label, name)
         for clone in clones:
-            for direction in ("read", "write"):
-                iops, latency, ios, pct = _fio_direction(clone, direction, label)
-                total_iops += iops
-                weighted_latency += iops * latency
-                if direction == "read":
+            for side in ("read", "write"):
+                iops, latency, ios, pct = _fio_direction(clone, side, label)
+                if side == "read":
                     reads += ios
                 else:
                     writes += ios
+                if side not in counted:
+                    continue
+                total_iops += iops
+                weighted_latency += iops * latency
                 for p, v in pct.items():
                     percentiles.setdefault(p, []).append((iops, v))
             runtime_s = _number(clone.get("job_runtime"), label, f"job {name!r}: job_runtime") / 1e3
@@ -489,9 +524,11 @@ def point_columns(points: list[LoadPoint], schema: Schema, path: str) -> dict[st
     return values
 
 
-def read_points(paths: list[Path], *, keep_failed: bool = False) -> tuple[list[LoadPoint], str]:
+def read_points(paths: list[Path], direction: str | None = None, *,
+                keep_failed: bool = False) -> tuple[list[LoadPoint], str]:
     """Load points of one or more benchmark files, and the SHA-256 over all of them.
 
+    ``direction``: which fio directions count (:func:`read_fio`); other tools report one total.
     ``keep_failed``: failed fio jobs come back marked (:attr:`LoadPoint.error`) instead of refused.
     """
     digest = hashlib.sha256()
@@ -501,7 +538,7 @@ def read_points(paths: list[Path], *, keep_failed: bool = False) -> tuple[list[L
         if kind == "csv":
             raise _fail(str(path), "is a plain CSV; give CSV files one at a time in the family's columns")
         if kind == "fio":
-            points.extend(read_fio(path, keep_failed=keep_failed))
+            points.extend(read_fio(path, direction, keep_failed=keep_failed))
         else:
             points.extend(read_elbencho(path) if kind == "elbencho" else read_vdbench(path))
         digest.update(_read_text(path)[1])

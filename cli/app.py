@@ -211,7 +211,7 @@ def _root(
 def _register() -> None:
     # Each family lives in its own module; importing them is cheap because
     # they import models (numpy, scipy) only inside the command bodies.
-    from iosizer.cli import calibration, families, hba, latency, loadshare, pcie, queue, replication, scenario, size
+    from iosizer.cli import calibration, device, families, hba, latency, loadshare, pcie, queue, replication, scenario, size
     from iosizer.cli import report as report_cli
     from iosizer.cli import simulate as simulate_cli
     from iosizer.cli import size_families  # noqa: F401  (adds the seed families' sizing commands to size.app)
@@ -222,6 +222,8 @@ def _register() -> None:
     app.add_typer(hba.app, name="hba")
     app.add_typer(loadshare.app, name="loadshare")
     app.add_typer(size.app, name="size")
+    app.add_typer(device.app, name="device")
+    size.app.command("device")(device.size_device)
     app.command("families")(families.families)
     app.command("params")(families.params)
     app.command("calibrate")(calibration.calibrate)

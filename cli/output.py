@@ -177,7 +177,7 @@ def _carrier(
 @lru_cache(maxsize=1)
 def _output_options() -> tuple[Any, ...]:
     """The click options ``--columns`` and ``--rows``, built once from :func:`_carrier`."""
-    holder = typer.Typer()
+    holder = typer.Typer(add_completion=False)  # only --columns and --rows: no shell-completion options
     holder.command()(_carrier)
     params = tuple(typer.main.get_command(holder).params)
     for param in params:

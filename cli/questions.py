@@ -69,7 +69,8 @@ def _options(family: "Family", question: "Question") -> list[inspect.Parameter]:
             text = (f"{spec.description or spec.name}{_unit_text(spec.unit)}; fixes it (default: the profile's, "
                     f"{spec.status})")
         params.append(inspect.Parameter(spec.name, keyword, default=None, annotation=Annotated[
-            str | None, typer.Option(_flag(spec.name), help=text)]))
+            str | None, typer.Option(_flag(spec.name), metavar="TEXT" if spec.choices and isinstance(
+                spec.choices[0], str) else "NUMBER", help=text)]))
     params.append(inspect.Parameter("profile", keyword, default=None, annotation=Annotated[
         Path | None, typer.Option("--profile", help=f"A '{family.name}' profile (iosizer calibrate) to take "
                                                     "parameters from; default: the shipped one.")]))
@@ -79,7 +80,8 @@ def _options(family: "Family", question: "Question") -> list[inspect.Parameter]:
     params.append(inspect.Parameter("band", keyword, default=BandKind.parameter, annotation=BandOption))
     if question.percentiles is not None:
         params.append(inspect.Parameter("percentile", keyword, default=None, annotation=Annotated[
-            list[float] | None, typer.Option("--percentile", help="Also the P-th percentile (repeatable).")]))
+            list[float] | None, typer.Option("--percentile", metavar="P",
+                                                 help="Also the P-th percentile (repeatable).")]))
     params.append(inspect.Parameter("output_format", keyword, default=OutputFormat.table, annotation=FormatOption))
     params.append(inspect.Parameter("plot", keyword, default=None, annotation=PlotOption))
     return params
@@ -144,12 +146,13 @@ def _panels(question: "Question", answer: "Answer", records: list[dict[str, Any]
         for key, rows in groups.items():
             label = y if key is None else f"{chosen.series} = {key:g}"
             xs = [r[chosen.x] for r in rows]
-            if f"{y}_ci_low" in rows[0]:
-                series.append(Series(f"95 % band ({label})", xs, [r[f"{y}_ci_low"] for r in rows], "band",
-                                     [r[f"{y}_ci_high"] for r in rows]))
+            if f"{y}_ci_low" in rows[0]:  # one legend entry for every band ('_' hides the others)
+                series.append(Series("95 % band" if not series else "_band", xs,
+                                     [r[f"{y}_ci_low"] for r in rows], "band", [r[f"{y}_ci_high"] for r in rows]))
             series.append(Series(label, xs, [r[y] for r in rows], "line" if len(rows) > 1 else "points"))
         y_unit = next((o.unit for o in question.output_specs if o.name == y), "")
-        panels.append(Panel(f"{chosen.x}{_unit_text(x_unit)}", f"{y}{_unit_text(y_unit)}", series))
+        panels.append(Panel(f"{chosen.x}{_unit_text(x_unit)}", f"{y}{_unit_text(y_unit)}", series,
+                            f"{answer.family} {answer.question}"))
     return panels
 
 
@@ -160,7 +163,7 @@ def _questions(family: "Family") -> list["Question"]:
 
 def _group(family: "Family", questions: list["Question"], text: str | None = None) -> Any:
     """A click group of ``questions``' commands."""
-    app = typer.Typer(help=text, no_args_is_help=True, rich_markup_mode=None)
+    app = typer.Typer(help=text, no_args_is_help=True, rich_markup_mode=None, add_completion=False)
     for question in questions:
         app.command(question.path(family.name)[-1])(question_command(family, question))
     return typer.main.get_group(app)

@@ -16,7 +16,7 @@ from iosizer.cli.tails import (
     CLOSED_NOTE,
     EXACT_NOTE,
     MD_EXACT_NOTE,
-    MG1_EXACT_NOTE,
+    mg1_note,
     PercentileOption,
     with_percentiles,
 )
@@ -245,7 +245,7 @@ def mg1(
     solved = with_percentiles(lambda lam, mu: solve(lam, mu, service_scv),
                               lambda lam, mu, ps: mg1_percentiles(lam, mu, service_scv, ps), percentile)
     _open_queue("M/G/1", arrival_rate, solved, settings, output_format, plot,
-                MG1_EXACT_NOTE if percentile else None)
+                mg1_note(service_scv) if percentile else None)
 
 
 @app.command()
@@ -304,7 +304,7 @@ def ggc(
         percentile,
     )
     exact = ggc_is_exact(settings.servers, arrival_scv, service_scv)
-    exact_note = MG1_EXACT_NOTE if settings.servers == 1 else (MD_EXACT_NOTE if service_scv == 0 else EXACT_NOTE)
+    exact_note = mg1_note(service_scv) if settings.servers == 1 else (MD_EXACT_NOTE if service_scv == 0 else EXACT_NOTE)
     _open_queue(
         f"G/G/{settings.servers} (Allen-Cunneen)",
         arrival_rate,

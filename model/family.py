@@ -496,6 +496,14 @@ class FitPlan:
     relative: bool = False
     #: Parameters the planner may hold at a known value by option (a measured think time).
     holdable: tuple[str, ...] = ()
+    #: Whole-number parameters fitted by profile likelihood (:mod:`iosizer.calibration.whole`):
+    #: ``start`` without one in its settings gives ``(value, low, high)``, the counts to search;
+    #: with it, the starts of the others at that count. Each must be ``holdable``.
+    whole: tuple[str, ...] = ()
+    #: Parameters varied only when measured percentiles are fitted (a service-time variability).
+    tail_free: tuple[str, ...] = ()
+    #: The measured percentiles checked against the model and fitted by ``--fit-percentiles`` (all when empty).
+    percentiles: tuple[float, ...] = ()
 
 
 @dataclass(frozen=True)

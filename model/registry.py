@@ -30,13 +30,13 @@ __all__ = ["BUILTIN_FAMILIES", "ENTRY_POINT_GROUP", "FAMILY_MODULES", "declarati
            "module_of", "plugin_module", "plugin_names"]
 
 #: Modules of :mod:`iosizer.model` that declare families, in presentation order.
-FAMILY_MODULES: tuple[str, ...] = ("queueing", "mva", "latency", "pcie", "hba", "loadshare", "replication")
+FAMILY_MODULES: tuple[str, ...] = ("queueing", "mva", "latency", "pcie", "hba", "loadshare", "replication", "device")
 
 #: Which built-in module declares each family, so asking for one imports one module
 #: (tests/test_plugin.py checks it against the modules' declarations).
 BUILTIN_FAMILIES: dict[str, str] = {
     "mmc": "queueing", "closed-network": "mva", "dma": "latency", "oltp": "latency", "pcie-link": "pcie",
-    "rmw": "pcie", "hba": "hba", "loadshare": "loadshare", "replication": "replication",
+    "rmw": "pcie", "hba": "hba", "loadshare": "loadshare", "replication": "replication", "device": "device",
 }
 
 #: The entry-point group through which installed packages declare families.

@@ -79,6 +79,14 @@ def test_percentiles_where_the_question_declares_them(cli) -> None:
     assert "at most 1000" in cli.fails("mm1k", "queue", "--capacity", "5000", "--percentile", "99")
 
 
+def test_plot_draws_the_declared_curve(cli, tmp_path: Path) -> None:
+    pytest.importorskip("matplotlib")
+    picture = tmp_path / "mm1k.png"
+    result = cli("mm1k", "queue", "--arrival-rate", "0:2:0.5", "--capacity", "2,5", "--plot", str(picture))
+    assert result.exit_code == 0, result.stderr
+    assert picture.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
+
+
 def test_bad_input_is_one_line_and_exit_2(cli) -> None:
     assert "--capacity must be a whole number" in cli.fails("mm1k", "queue", "--capacity", "2.5")
     assert "--arrival-rate must lie in [0" in cli.fails("mm1k", "queue", "--arrival-rate", "-1")
@@ -108,7 +116,8 @@ def test_http_answers_byte_for_byte_what_the_cli_prints(cli) -> None:
     from iosizer.serve.app import create_app
 
     printed = cli(*ARGS, "--format", "json").stdout
-    with testclient.TestClient(create_app(workers=1, heavy_workers=1)) as client:
+    # A loopback Host: the server answers no other name by default (issue 26; TestClient's is 'testserver').
+    with testclient.TestClient(create_app(workers=1, heavy_workers=1), base_url="http://localhost") as client:
         response = client.post("/api/mm1k/queue", json={"arrival_rate": 0.9, "service_rate": 1, "capacity": 10})
         assert response.status_code == 200 and response.text == printed
         bad = client.post("/api/mm1k/queue", json={"arrival_rate": -1})
@@ -163,3 +172,12 @@ def test_the_fast_entry_point_scan_agrees_with_importlib_metadata() -> None:
 
     expected = {p.name: p.value.split(":")[0].strip() for p in entry_points(group=ENTRY_POINT_GROUP)}
     assert _plugins() == dict(sorted(expected.items()))
+
+
+def test_a_family_costs_one_small_package() -> None:
+    """The issue's measure of a new family: the whole plugin, formulas, declaration and tests, in 200 lines."""
+    folder = Path(__file__).resolve().parents[1] / "examples" / "iosizer-mm1k"
+    if not folder.is_dir():
+        pytest.skip("tests run outside the checkout")
+    lines = sum(len(p.read_text(encoding="utf-8").splitlines()) for p in folder.rglob("*.py"))
+    assert lines <= 200

@@ -101,3 +101,10 @@ def test_loadshare_curve_percentile(cli) -> None:
     data = cli.json("loadshare", "curve", "--scenario", "skew", "--points", "4", "--percentile", "99")
     assert all(d["response_p99_service_times"] > d["response_service_times"] for d in data)
     assert all(d["response_p99_norm"] > d["response_norm"] for d in data)
+
+
+def test_near_constant_service_says_the_inversion_is_not_exact(cli) -> None:
+    """cv^2 in (0, 0.01): the note states the measured error (docs/validation/tails.md)."""
+    args = ("queue", "mg1", "--arrival-rate", "0.1", "--service-rate", "1", "--percentile", "90")
+    assert "resolves only approximately" in cli(*args, "--service-scv", "0.000001").stdout
+    assert "resolves only approximately" not in cli(*args, "--service-scv", "0.5").stdout

@@ -9,9 +9,8 @@ a = 1). Then (Kleinrock, Queueing Systems vol. 1, sec. 3.6):
 - mean response of an admitted customer R = L / X (Little's law on admitted customers);
 - its percentiles: an arrival finding n < K waits for n + 1 exponential services (Erlang).
 
-Every formula is exact. This package is the example of an
-iosizer family declared outside iosizer: its entry point ``iosizer.families: mm1k`` is all
-iosizer needs to offer it on every surface.
+Every formula is exact. An iosizer family declared outside iosizer: its entry point
+``iosizer.families: mm1k`` is all iosizer needs to offer it on every surface.
 """
 
 from __future__ import annotations
@@ -25,8 +24,7 @@ __all__ = ["FAMILIES", "mm1k"]
 
 #: Within this of a = 1 the closed forms lose digits to cancellation: use the a = 1 limits.
 _NEAR_ONE = 1e-9
-#: The largest capacity: a^(K+1) stays finite in doubles for every a in range.
-MAX_CAPACITY = 10_000
+MAX_CAPACITY = 10_000  # the largest K: bounded work per answer
 
 
 def mm1k(arrival_rate, service_rate, capacity) -> dict[str, np.ndarray]:
@@ -58,8 +56,7 @@ def _solve_queue(values, inputs):
     return mm1k(inputs["arrival_rate"], values["service_rate"], inputs["capacity"])
 
 
-#: Percentiles sum one Erlang tail per state a customer can find: bounded work per point.
-MAX_PERCENTILE_CAPACITY = 1_000
+MAX_PERCENTILE_CAPACITY = 1_000  # percentiles sum one Erlang tail per state: bounded work per point
 
 
 def response_percentiles(arrival_rate, service_rate, capacity, percentiles) -> dict[str, np.ndarray]:

@@ -1,0 +1,324 @@
+"""A storage device under a fio queue-depth sweep: a latency floor in front of C parallel units.
+
+Physical system
+---------------
+An SSD, a virtual disk or an array LUN serves each I/O in two parts: a
+fixed latency (controller firmware, transport, the host's submission and
+completion path) that every I/O pays however many are in flight, and the
+work of one of C parallel units (flash dies, channels, controller cores)
+that the load spreads over; when all C are busy, I/Os queue. fio keeps
+``iodepth`` x ``numjobs`` = N I/Os outstanding and issues a new one as each
+completes: a closed network of N jobs, a delay station (the floor F) and a
+C-server FCFS station (service S per I/O, one unit)::
+
+    iops(N)            = X(N) = E_N[min(j, C)] / S        (exact, product form)
+    mean_latency_us(N) = N / X(N)                        (Little's law, no think time)
+    latency_pP_us(N)   = F + the P-th percentile of wait + service
+
+with E_N over the product-form queue length of
+:mod:`iosizer.model.closed_tails`, and the percentile exact by the arrival
+theorem there. The floor is a pure delay: its time distribution changes
+none of these (BCMP insensitivity), so a constant floor is exact.
+
+Service-time variability (``service_scv`` other than 1): the means keep the
+product form's values. A closed loop whose every unit is busy runs at C / S
+whatever the variability, and below the knee few I/Os wait, so the mean
+curve hardly moves: simulation puts it within 1.4 % at scv 0 to 2, where
+the project's MVA correction (:data:`iosizer.model.mva.SCV_APPROXIMATION`,
+the load-dependent wait scaled by (1 + cv^2) / 2) was 33 % low in IOPS at
+scv 2 once saturated, so it is not used here. The percentiles are a
+gamma fit per queue length found (:func:`device_percentile`). Errors:
+:data:`SCV_ERROR` (docs/validation/device.md).
+
+Source: DESIGN.md family 7; Lazowska et al. 1984 ch. 8 (load-dependent
+stations); the fit over whole numbers of units by profile likelihood is
+:mod:`iosizer.calibration.whole`.
+"""
+
+from __future__ import annotations
+
+import math
+from typing import Any, Mapping
+
+import numpy as np
+
+from iosizer.model.closed_tails import closed_tails, throughput_gradient
+from iosizer.model.family import (Column, CpuScaling, Family, FitPlan, Input, Output, ParameterSpec, Plot, Question,
+                                  Role, Schema, Sizing)
+
+__all__ = ["FAMILIES", "SCV_ERROR", "device_curve", "device_latency", "device_percentile",
+           "largest_iops_within_latency", "outstanding_for_iops"]
+
+#: The most outstanding I/Os a question or a measured point may hold (fio allows iodepth 65536 x numjobs).
+MAX_OUTSTANDING = 100_000
+#: Parallel units the fit searches at most (a device with more never queues at a depth a sweep reaches).
+MAX_UNITS = 4096
+
+#: Measured error of the service_scv != 1 forms against event simulation (docs/validation/device.md).
+SCV_ERROR = (
+    "service_scv other than 1: the means stay the product form's (measured against event simulation, C = 4 "
+    "and 16 units, floor 0.4 x the unit service, depths 1-64, 40,000 I/Os: IOPS and mean latency within 1.4 % "
+    "at scv 0, 0.5 and 2, where MVA's residual-service correction was 33 % low in IOPS at scv 2 once "
+    "saturated); the percentiles are a gamma fit of wait + service per queue length found (p99 within 6.3 % "
+    "at scv 0.5, 12.4 % at scv 2, and up to +19.7 % at scv 0, just past the knee; docs/validation/device.md)"
+)
+
+
+def _units(values: Mapping[str, Any]) -> int:
+    return int(round(float(values["parallel_units"])))
+
+
+def device_curve(values: Mapping[str, Any], outstanding: object) -> dict[str, np.ndarray]:
+    """``iops`` and ``mean_latency_us`` at each ``outstanding`` (module docstring), vectorised.
+
+    Exact for exponential unit service; the same product-form values are
+    used at any ``service_scv`` (:data:`SCV_ERROR`: within 1.4 % of
+    simulation at scv 0 to 2, where the MVA residual-service correction
+    missed by up to 33 %).
+    """
+    n = np.asarray(outstanding, dtype=np.float64)
+    floor, service = float(values["latency_floor_us"]), float(values["unit_service_us"])
+    per_us = throughput_gradient(floor, service, _units(values), n)[0]
+    return {"iops": np.asarray(per_us * 1e6, dtype=np.float64), "mean_latency_us": np.asarray(n / per_us)}
+
+
+#: Below this scv the gamma of the scv != 1 percentile form is taken as this (a near-constant time).
+_SMALLEST_SCV = 1e-4
+
+
+def device_percentile(values: Mapping[str, Any], outstanding: object, percentile: float) -> np.ndarray:
+    """The ``percentile`` (percent) of the I/O latency (us) at each ``outstanding``.
+
+    scv 1: floor + the exact station quantile (:mod:`iosizer.model.closed_tails`).
+    Otherwise (approximation, :data:`SCV_ERROR`): an I/O finding j >= C
+    waits for k = j - C + 1 departures of C busy units, about k S / C with
+    variance k scv (S / C)^2 (renewal departures), then its own service
+    (mean S, variance scv S^2); the sum is taken as a gamma of that mean and
+    variance, j distributed as in the exponential product form. The quantile
+    of the mixture is found by bisection to 1e-10 relative.
+    """
+    from scipy.special import gammaincc
+
+    n = np.asarray(outstanding, dtype=np.float64)
+    floor, service = float(values["latency_floor_us"]), float(values["unit_service_us"])
+    units, scv = _units(values), float(values.get("service_scv", 1.0))
+    solved = closed_tails(floor, service, units, n)
+    if scv == 1.0:
+        return floor + solved.station_quantile(percentile)
+    scv = max(scv, _SMALLEST_SCV)
+    found = np.exp(solved._log_found)  # P(k ahead), k = 1.., per point
+    k = np.arange(1, found.shape[1] + 1, dtype=np.float64)[None, :]
+    weights = np.concatenate([np.exp(solved._log_no_wait)[:, None], found], axis=1)
+    ahead = np.concatenate([np.zeros((found.shape[0], 1)), np.broadcast_to(k, found.shape)], axis=1)
+    mean = 1.0 + ahead / units                              # service units
+    shape = mean**2 / (scv * (1.0 + ahead / units**2))      # mean^2 / variance
+    tail = 1.0 - percentile / 100.0
+    low = np.zeros(weights.shape[0])
+    high = np.max(np.where(weights > 0, mean, 0.0), axis=1) * (1.0 + 40.0 * np.sqrt(scv)) + 50.0 * scv
+    for _ in range(200):  # bisection on the mixture's survival
+        mid = 0.5 * (low + high)
+        survival = np.sum(weights * gammaincc(shape, shape * mid[:, None] / mean), axis=1)
+        low, high = np.where(survival > tail, mid, low), np.where(survival > tail, high, mid)
+        if np.all(high - low <= 1e-10 * high):
+            break
+    return floor + service * (0.5 * (low + high)).reshape(np.shape(n))
+
+
+def device_latency(values: Mapping[str, Any], outstanding: object, percentile: float | None = None) -> np.ndarray:
+    """Mean latency (us) at each ``outstanding``, or its ``percentile`` when one is given."""
+    if percentile is None:
+        return device_curve(values, outstanding)["mean_latency_us"]
+    return device_percentile(values, outstanding, percentile)
+
+
+def outstanding_for_iops(values: Mapping[str, Any], target_iops: float) -> dict[str, float]:
+    """The smallest outstanding I/Os whose IOPS reach ``target_iops``, and the IOPS and latency there.
+
+    X(N) rises with N towards C / S (all units busy), so this is a monotone
+    search (:func:`iosizer.model.sizing.smallest_integer`); a target at or
+    above C / S, or past :data:`MAX_OUTSTANDING`, is unreachable.
+    """
+    from iosizer.errors import InputError
+    from iosizer.model.sizing import UnreachableTargetError, smallest_integer
+
+    target = float(target_iops)
+    if not (math.isfinite(target) and target > 0):
+        raise InputError(f"--target-iops must be a number > 0, got {target_iops!r}")
+    ceiling = _units(values) / float(values["unit_service_us"]) * 1e6
+    if target >= ceiling:
+        raise UnreachableTargetError(f"--target-iops {target:g} is at or past the device's ceiling {ceiling:.6g} "
+                                     f"IOPS ({_units(values)} units / {float(values['unit_service_us']):g} us)")
+    found = smallest_integer(lambda n: float(device_curve(values, n)["iops"]) >= target, 1, MAX_OUTSTANDING)
+    if found is None:
+        raise UnreachableTargetError(f"--target-iops {target:g} needs more than {MAX_OUTSTANDING:,} outstanding I/Os "
+                                     f"(the ceiling is {ceiling:.6g} IOPS)")
+    at = device_curve(values, found)
+    return {"outstanding": found, "iops": float(at["iops"]), "mean_latency_us": float(at["mean_latency_us"]),
+            "ceiling_iops": ceiling}
+
+
+def largest_iops_within_latency(values: Mapping[str, Any], target_latency_us: float,
+                                percentile: float | None = None) -> dict[str, float]:
+    """The largest IOPS whose mean latency (or ``percentile``) stays within ``target_latency_us``.
+
+    Latency grows with the outstanding I/Os and so does IOPS: the answer is
+    the last N within the target (a monotone search for the first one past
+    it). A target below the latency of one outstanding I/O is unreachable.
+    """
+    from iosizer.errors import InputError
+    from iosizer.model.sizing import UnreachableTargetError, smallest_integer
+
+    target = float(target_latency_us)
+    if not (math.isfinite(target) and target > 0):
+        raise InputError(f"--target-latency-us must be a number > 0, got {target_latency_us!r}")
+    which = "mean latency" if percentile is None else f"p{percentile:g} latency"
+    first = float(device_latency(values, 1, percentile))
+    if first > target:
+        raise UnreachableTargetError(f"--target-latency-us {target:g}: even one outstanding I/O has a {which} of "
+                                     f"{first:.6g} us")
+    past = smallest_integer(lambda n: float(device_latency(values, n, percentile)) > target, 1, MAX_OUTSTANDING)
+    found = MAX_OUTSTANDING if past is None else past - 1
+    at = device_curve(values, found)
+    return {"outstanding": found, "iops": float(at["iops"]), "mean_latency_us": float(at["mean_latency_us"]),
+            "latency_us": float(device_latency(values, found, percentile))}
+
+
+def _curve_percentiles(values, inputs, percentiles):
+    """``latency_pP_us`` (``latency_p99_us``, ``latency_p99_9_us``) at each outstanding count."""
+    from iosizer.model.percentiles import percentile_key
+
+    return {f"latency_{percentile_key(p)}_us": device_percentile(values, inputs["outstanding"], p)
+            for p in percentiles}
+
+
+def _solve(values, inputs):
+    return device_curve(values, inputs["outstanding"])
+
+
+def _tail(values, inputs, percentile):
+    return device_percentile(values, inputs["outstanding"], percentile)
+
+
+def _jacobian(settings):
+    """d iops and d mean_latency_us by (latency_floor_us, unit_service_us), exact
+    (:func:`~iosizer.model.closed_tails.throughput_gradient`; the means do not depend on service_scv)."""
+
+    def jacobian(values, inputs):
+        n = np.asarray(inputs["outstanding"], dtype=np.float64)
+        floor, service = float(values["latency_floor_us"]), float(values["unit_service_us"])
+        per_us, by_floor, by_service = throughput_gradient(floor, service, _units(values), n)
+        slopes = np.stack([by_floor, by_service], axis=-1)  # d ln X
+        return {"iops": (per_us * 1e6)[..., None] * slopes, "mean_latency_us": -(n / per_us)[..., None] * slopes}
+
+    return jacobian
+
+
+def _start(data, settings):
+    """Start from the lightest load (R(1) = F + S exactly) and the peak IOPS (X <= C / S).
+
+    Without ``parallel_units`` in ``settings`` it returns the counts to search:
+    1 to the largest outstanding (C at or past every N never queues: all such
+    C give the same curve).
+    """
+    n = np.asarray(data["outstanding"], dtype=np.float64)
+    iops = np.asarray(data["iops"], dtype=np.float64)
+    latency = data.get("mean_latency_us")
+    light = n == n.min()
+    if latency is not None and np.all(np.isfinite(latency[light])):
+        lightest_us = float(np.mean(latency[light]))
+    else:
+        lightest_us = float(np.mean(n[light] / iops[light])) * 1e6
+    units = settings.get("parallel_units")
+    start: dict[str, Any] = {}
+    if units is None:
+        units = int(min(max(n.max(), 1), MAX_UNITS))
+        start["parallel_units"] = (units, 1, units)
+    peak_per_us = float(iops.max()) / 1e6
+    service = min(float(units) / peak_per_us, 0.8 * lightest_us)
+    floor = max(lightest_us - service, 0.05 * lightest_us)
+    start["latency_floor_us"] = (floor, 0.0, math.inf)
+    start["unit_service_us"] = (service, 1e-9 * lightest_us, math.inf)
+    return start
+
+
+_OUTSTANDING = ParameterSpec(
+    "outstanding", "I/Os", None, (1, MAX_OUTSTANDING), "assumed",
+    "fio's iodepth x numjobs; 100,000 is past any queue a device exposes (NVMe: 64k per queue)",
+    "I/Os kept in flight (the closed population N)", kind="setting", integer=True)
+
+
+FAMILIES = (
+    Family(
+        name="device",
+        summary="storage device from a fio queue-depth sweep: latency floor, parallel units, unit service",
+        source="DESIGN.md family 7; closed network of a delay and a C-server FCFS station (Lazowska et al. "
+               "1984 ch. 8), exact by product form; percentiles by the arrival theorem",
+        formula=("N = outstanding I/Os; p_N(j) = [F^(N-j) / (N-j)!] [S^j / prod_{i<=j} min(i, C)] / G(N); "
+                 "iops = E_N{min(j, C)} / S; mean_latency_us = N / iops (Little); an I/O finding j >= C "
+                 "(distribution p_{N-1}) waits Erlang(j - C + 1, C / S): latency = F + wait + Exp(S)"),
+        parameters=(
+            ParameterSpec("latency_floor_us", "us", None, (0.0, 1e7), "fitted",
+                          "calibrated from the planner's fio sweep (the latency every I/O pays)",
+                          "fixed latency per I/O: controller, transport, host submission and completion",
+                          cpu_scaling=CpuScaling.power, exponent_bounds=(-1.0, 0.0)),
+            ParameterSpec("parallel_units", "units", None, (1, MAX_UNITS), "fitted",
+                          "calibrated over the whole numbers by profile likelihood; its interval is the 95 % "
+                          "set of plausible counts (likelihood ratio against chi-square(1))",
+                          "parallel units the load spreads over (dies, channels, controller cores)",
+                          integer=True),
+            ParameterSpec("unit_service_us", "us", None, (1e-6, 1e8), "fitted",
+                          "calibrated from the sweep at its block size; it grows with the block size "
+                          "(roughly linearly: fit one profile per block size, iosizer does not yet fit "
+                          "the line through several)",
+                          "time one unit is busy per I/O"),
+            ParameterSpec("service_scv", "1", 1.0, (0.0, 100.0), "assumed",
+                          "assumed exponential (cv^2 = 1), under which the answers are exact; fitted "
+                          "(calibrate --fit-percentiles) where the data give percentiles. " + SCV_ERROR,
+                          "squared coefficient of variation of one unit's service time"),
+            ParameterSpec("block_kib", "KiB", 4.0, (0.5, 65536.0), "assumed",
+                          "the block size the sweep was run at (fio bs; read from fio files); the profile "
+                          "holds for that size only",
+                          "I/O size of the sweep", kind="setting"),
+            ParameterSpec("direction", "name", "auto", (0.0, 0.0), "assumed",
+                          "fio reports reads and writes apart; auto takes each job's one direction (randread: "
+                          "read) and refuses a mixed job, which must name the one to model",
+                          "which fio direction to model: auto, read or write", kind="setting",
+                          choices=("auto", "read", "write")),
+        ),
+        columns=Schema("device", (
+            Column("outstanding", Role.input, "I/Os", "I/Os in flight: fio iodepth x numjobs", minimum=1,
+                   integer=True, maximum=MAX_OUTSTANDING),
+            Column("iops", Role.observed, "1/s", "I/Os completed per second", minimum=0,
+                   minimum_inclusive=False),
+            Column("mean_latency_us", Role.observed, "us", "mean latency per I/O, submission to completion",
+                   required=False, minimum=0, minimum_inclusive=False),
+        )),
+        solve=_solve,
+        service_time="exponential unit service, FCFS over C units behind a constant floor (exact); "
+                     "other service_scv approximate",
+        questions=(
+            Question(
+                "curve", "IOPS, mean latency and latency percentiles against the I/Os kept outstanding",
+                inputs=(Input("outstanding", "I/Os", (1, MAX_OUTSTANDING), default=(1, 2, 4, 8, 16, 32, 64),
+                              description="I/Os in flight (fio iodepth x numjobs)", integer=True),),
+                outputs=(Output("iops", "IOPS", "I/Os completed per second"),
+                         Output("mean_latency_us", "us", "mean latency per I/O, submission to completion")),
+                solve=_solve,
+                percentiles=_curve_percentiles,
+                notes=("a latency floor, then FCFS over the parallel units: a closed network of N = outstanding "
+                       "I/Os, exact for exponential unit service (product form; percentiles by the arrival "
+                       "theorem); bands at the profile's fitted count of units, its plausible counts in "
+                       "'iosizer params device' and the calibration",),
+                plot=Plot("outstanding", ("iops", "mean_latency_us")),
+                sizing=(Sizing("outstanding", "iops", at_most=False, smallest=True),
+                        Sizing("outstanding", "mean_latency_us", at_most=True, smallest=False)),
+            ),
+        ),
+        fit=FitPlan(_start, _jacobian, relative=True, holdable=("parallel_units", "service_scv"),
+                    whole=("parallel_units",), tail_free=("service_scv",),
+                    percentiles=(50.0, 90.0, 99.0)),
+        tail=_tail,
+        tail_unit="us",
+        example="device/sweep.csv",
+    ),
+)
