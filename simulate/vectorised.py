@@ -59,6 +59,10 @@ PIECE_KEY = 10_000
 #: A closed network's replication is split into independent pieces of at least this many measured cycles
 #: (and 100 per job), pooled: more rows per step, fewer steps (see :func:`pieces`).
 PIECE_CYCLES = 1000
+#: Memory bounds of a batch: numbers held in a closed network's variate pool, and cells (rows x jobs) of
+#: its per-job arrays (8 MB each); a larger batch of replications runs in parts, with the same values.
+POOL_VALUES = 2**21
+JOB_CELLS = 2**20
 
 
 class _Source:
@@ -174,10 +178,13 @@ class _Variates:
     """
 
     def __init__(self, batch: Sequence[Streams], pieces: Sequence[int], sources: list[tuple[int, float]]) -> None:
-        self.sources = [_Source(batch, [key + PIECE_KEY * p for p in pieces], scv) for key, scv in sources]
+        # The pool holds at most POOL_VALUES numbers; a row's values are the same whatever its block size.
+        size = int(min(BLOCK, max(64, POOL_VALUES // (len(batch) * (len(sources) + 1)))))
+        self.sources = [_Source(batch, [key + PIECE_KEY * p for p in pieces], scv, size) for key, scv in sources]
         self.rows = len(batch)
+        self.size = size
         self.constant = len(sources)
-        self.pool = np.ones((len(sources) + 1, self.rows, BLOCK))
+        self.pool = np.ones((len(sources) + 1, self.rows, size))
         for k, source in enumerate(self.sources):
             self.pool[k] = source.block()
         self.flat = self.pool.reshape(-1)
@@ -188,17 +195,17 @@ class _Variates:
         """One variate per row from ``source`` (an index per row) where ``wanted`` (1 elsewhere)."""
         cell = source * self.rows + self._row
         position = self.used[cell]
-        values = np.where(wanted, self.flat[cell * BLOCK + position], 1.0)
+        values = np.where(wanted, self.flat[cell * self.size + position], 1.0)
         if self.constant:
             self.used[cell] += wanted & (source != self.constant)
-            if int(position.max()) >= BLOCK - 1:
+            if int(position.max()) >= self.size - 1:
                 self._refill()
         return values
 
     def _refill(self) -> None:
         used = self.used.reshape(-1, self.rows)
         for k, source in enumerate(self.sources):
-            spent = np.flatnonzero(used[k] >= BLOCK)
+            spent = np.flatnonzero(used[k] >= self.size)
             if spent.size:
                 self.pool[k, spent] = source.block(spent.tolist())
                 used[k, spent] = 0
@@ -230,9 +237,13 @@ def closed_network(network: Any, batch: Sequence[Streams]) -> list[Sample]:
     """
     started = time.perf_counter()
     lengths = pieces(network.completions, network.population)
-    rows = [streams for streams in batch for _ in lengths]
-    counts, sums, window = _closed_rows(network, rows, list(range(len(lengths))) * len(batch), lengths * len(batch),
-                                        batch)
+    per_part = max(1, JOB_CELLS // (len(lengths) * network.population))
+    found = []
+    for first in range(0, len(batch), per_part):
+        part = batch[first:first + per_part]
+        rows = [streams for streams in part for _ in lengths]
+        found.append(_closed_rows(network, rows, list(range(len(lengths))) * len(part), lengths * len(part), part))
+    counts, sums, window = (np.concatenate([f[i] for f in found]) for i in range(3))
     shape = (len(batch), len(lengths))
     counts = counts.reshape(shape + (-1,)).sum(axis=1)
     sums = sums.reshape(shape + (-1,)).sum(axis=1)

@@ -35,12 +35,18 @@ def test_open_queues_are_ciws_customers_one_for_one(queue) -> None:
             assert vectorised.metrics[name] == pytest.approx(value, rel=1e-12, abs=1e-15), name
 
 
-def test_a_replication_is_the_same_in_any_batch() -> None:
+def test_a_replication_is_the_same_in_any_batch(monkeypatch) -> None:
+    """Alone, among others, or in a batch split into parts with a small variate pool (the memory bounds)."""
+    import iosizer.simulate.vectorised as vectorised
+
     network = ClosedNetwork((Station("cpu", 2.0), Station("disk", 1.0, 0.5), Station("wire", math.inf, 0.0)),
-                            (JobClass("job", 5, ((0, 1.0), (1, 0.4), (2, 2.0)), 1.0),), completions=600)
+                            (JobClass("job", 5, ((0, 1.0), (1, 0.4), (2, 2.0)), 1.0),), completions=2500)
     alone = network.run_batch(_batch(8, range(3, 4)))[0].metrics
     among = network.run_batch(_batch(8, range(6)))[3].metrics
-    assert alone == among
+    monkeypatch.setattr(vectorised, "JOB_CELLS", 12)      # one replication (2 pieces of 5 jobs) per part
+    monkeypatch.setattr(vectorised, "POOL_VALUES", 100)   # 64 variates per row and source
+    squeezed = network.run_batch(_batch(8, range(6)))[3].metrics
+    assert alone == among == squeezed
 
 
 CROSS = [
