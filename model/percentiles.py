@@ -840,6 +840,9 @@ def closed_network_percentiles(demands: object, think_time: object, population: 
     shape = total_mean**2 / total_variance
     scale = total_variance / total_mean
     fitted = np.array([gammaincinv(shape, p / 100.0) * scale for p in chosen])
+    # One queueing station behind a delay is iosizer.model.closed_tails' network (closed form, issue 27);
+    # the mixture below is the same distribution (within 1e-7: tests/model/test_transforms.py), and
+    # closed_tails imports this module, so it is not called from here (no import cycle).
     exact_mix = _cycle_quantiles(demand, count, float(think_time) + constant_delay, n, chosen, fitted)
     if exact_mix is not None:
         response = {f"response_{percentile_key(p)}": constant_delay + float(x) for p, x in zip(chosen, exact_mix)}

@@ -5,9 +5,11 @@ JSON body ``{"some_option": v}`` and answers exactly what ``--format json``
 prints. The endpoints and their request models are generated at start-up
 from the typer/click command tree (:mod:`iosizer.cli.catalogue`), so a
 command added to the CLI is served without a line here. Commands run in
-worker processes (:mod:`iosizer.serve.worker`); :mod:`iosizer.serve.app`
-builds the FastAPI application, its error contract and the page in
-``static/``.
+worker processes, in three lanes (what-ifs, fits, simulation jobs) with
+their own processes and the server's limits (:mod:`iosizer.serve.worker`,
+:mod:`iosizer.serve.limits`); :mod:`iosizer.serve.app` builds the FastAPI
+application, its guards (Host, non-simple requests, body size), its error
+contract, the jobs and the page in ``static/``.
 
 This subpackage needs the ``serve`` extra (FastAPI, uvicorn,
 python-multipart); nothing outside it imports it except the ``iosizer

@@ -1,40 +1,53 @@
 """Running ``iosizer`` commands for the server, in worker processes.
 
-A command runs in a worker process of a pool, never in the server's event
-loop: solves are CPU-bound (numpy and scipy hold the GIL for much of their
-work), and the command functions print. In its process a worker runs one
-command at a time, so it may change the working folder (each request gets an
-empty temporary one holding the request's files) and redirect stdout and
-stderr without racing another request.
+A command runs in a worker process, never in the server's event loop: solves
+are CPU-bound (numpy and scipy hold the GIL for much of their work) and
+commands print. Workers come in three lanes, each with its own processes, so
+one kind of work never waits for another (:class:`Lanes`):
 
-The command runs through the same click command tree as the CLI, with
-``--format json``; :func:`iosizer.cli.output.capture` hands over the
-:class:`~iosizer.cli.output.Report` it emits, and the answer's body is
-``to_json(report.data)``: what the CLI prints. Two pools keep a long
-calibration from holding up a quick what-if (:data:`~iosizer.cli.catalogue.HEAVY_GROUPS`).
+- ``quick``: what-ifs, at normal priority;
+- ``fits``: calibration, the report, scenario runs, at niceness 5;
+- ``jobs``: simulations, at niceness 10, each bounded by the server's limits.
+
+Each worker process leads its own process group (a simulation's joblib
+processes join it), so a timeout, a cancelled job or shutdown kills the
+group at once. A fit or simulation process and its children may map at most
+``--max-memory-mb`` (RLIMIT_DATA).
+
+Two ways to run a command in a worker:
+
+- :func:`answer_quick`: the command's callback called directly with the
+  request's validated values (click's value conversion and checks, no
+  command-line parsing, no temporary folder); the answer's JSON is
+  ``to_json(report.data)`` of the :class:`~iosizer.cli.output.Report` it
+  emits (:func:`iosizer.cli.output.capture`): what ``--format json`` prints;
+- :func:`run`: the full command line in a temporary folder, for commands that
+  read or write files (uploads, ``--output``).
 """
 
 from __future__ import annotations
 
 import asyncio
+import collections
 import contextlib
 import io
 import json
 import logging
 import multiprocessing
 import os
+import re
+import shutil
+import signal
 import tempfile
+import time
 import traceback
 import warnings
-from concurrent.futures import ProcessPoolExecutor
-from concurrent.futures.process import BrokenProcessPool
-from typing import Any
-
-from iosizer.serve.limits import REQUEST_TIMEOUT, REQUEST_TIMEOUT_S
+from typing import Any, Callable, Iterator
 
 log = logging.getLogger("iosizer.serve")
 
 _ROOT: Any = None
+_LEAVES: dict[tuple[str, ...], Any] = {}
 
 
 def _root() -> Any:
@@ -46,45 +59,284 @@ def _root() -> Any:
     return _ROOT
 
 
-#: Scheduling priority of the fit/report workers: when the CPUs are short, what-ifs go first.
-HEAVY_NICENESS = 10
+def _leaf(path: tuple[str, ...]) -> Any:
+    command = _LEAVES.get(path)
+    if command is None:
+        command = _root()
+        for name in path:
+            command = command.commands[name]
+        _LEAVES[path] = command
+    return command
 
 
-def warm_up(heavy: bool = False) -> None:
-    """Pool initializer: answer the page's starting questions once, so no request pays for the
-    imports and shipped calibrations a command loads on its first call (up to half a second); a heavy
-    worker also imports the simulators and scipy.stats (one to two seconds on a busy machine)."""
-    from iosizer.cli.catalogue import command_specs
+#: Scheduling priority of each lane's workers: when the CPUs are short, what-ifs go first, then fits.
+NICENESS = {"quick": 0, "fits": 5, "jobs": 10}
 
-    if hasattr(os, "setpgrp"):
-        # Its own process group, which the simulation's joblib workers join: killing the group stops
-        # them too (killed alone, a worker left its replications running as orphans).
-        os.setpgrp()
-    if heavy and hasattr(os, "nice"):
+
+def _error(status: int, kind: str, message: str, field: str | None = None) -> dict[str, Any]:
+    return {"status": status, "kind": kind, "error": " ".join(str(message).split()) or kind, "field": field}
+
+
+# --- in the worker process -------------------------------------------------------------
+
+
+def _limit_self(lane: str, memory_bytes: int | None) -> None:
+    # Its own process group, which a simulation's joblib workers join: killing the group stops them too.
+    os.setpgrp()
+    with contextlib.suppress(Exception):  # Linux: die with the server even if it is killed outright
+        import ctypes
+
+        ctypes.CDLL(None).prctl(1, signal.SIGKILL)  # PR_SET_PDEATHSIG
+    if NICENESS[lane]:
         with contextlib.suppress(OSError):
-            os.nice(HEAVY_NICENESS)
+            os.nice(NICENESS[lane])
+    if memory_bytes:
+        import resource
+
+        with contextlib.suppress(ValueError, OSError):
+            resource.setrlimit(resource.RLIMIT_DATA, (memory_bytes, memory_bytes))
+
+
+def warm_up(lane: str) -> None:
+    """Answer the page's starting questions once, so no request pays for the imports and shipped
+    calibrations a command loads on its first call; the fit and job lanes also import the simulators
+    and scipy.stats (one to two seconds on a busy machine)."""
+    from iosizer.cli.catalogue import command_specs
     from iosizer.serve.examples import STARTING_INPUTS
 
-    if heavy:
+    if lane != "quick":
         with contextlib.suppress(ImportError):  # without iosizer[simulate], simulate answers a one-line error
             from scipy.stats import t  # noqa: F401  (the replications' interval)
 
             from iosizer.simulate.engine import import_simulators
 
             import_simulators()
+        command_specs()
+        return  # the what-ifs' first calls are the quick lane's to pay, not every process's
     specs = {spec.name: spec for spec in command_specs()[0]}
-    with tempfile.TemporaryDirectory(prefix="iosizer-warm-") as folder:
-        for name, body in STARTING_INPUTS.items():
-            if name in specs and not specs[name].heavy:
-                run(specs[name].argv(body), folder)
+    for name, body in STARTING_INPUTS.items():
+        spec = specs.get(name)
+        if spec is not None and not spec.heavy and direct(spec):
+            answer_quick(spec.path, spec.model.model_validate(body).model_dump(by_alias=True, exclude_unset=True))
 
 
-def pid() -> int:
-    return os.getpid()
+def serve_forever(conn: Any, lane: str, memory_bytes: int | None, scratch: str) -> None:
+    """A worker's life: limits, warm-up, then one task at a time from ``conn`` until it closes."""
+    _limit_self(lane, memory_bytes)
+    signal.signal(signal.SIGINT, signal.SIG_IGN)  # the server decides when its workers stop
+    folder = os.path.join(scratch, f"worker-{os.getpid()}")
+    os.makedirs(folder, exist_ok=True)
+    os.chdir(folder)  # where a profile given inline is written (the worker runs one request at a time)
+    warm_up(lane)
+    conn.send(("ready", os.getpid()))
+    last = [0.0]
+
+    def progress(done: int, total: int) -> None:
+        now = time.monotonic()
+        if now - last[0] > 0.2 or done >= total:
+            last[0] = now
+            conn.send(("progress", done, total))
+
+    while True:
+        try:
+            task = conn.recv()
+        except (EOFError, OSError):
+            return
+        kind = task.pop("kind")
+        answer = answer_quick(**task, progress=progress) if kind == "quick" else run(**task)
+        conn.send(("answer", answer))
 
 
-def _error(status: int, kind: str, message: str) -> dict[str, Any]:
-    return {"status": status, "kind": kind, "error": " ".join(str(message).split()) or kind}
+def direct(spec: Any) -> bool:
+    """Whether ``spec`` can be answered by :func:`answer_quick`: it reads and writes no file of its own."""
+    from iosizer.cli.catalogue import Role
+
+    return not any(f.role in (Role.upload, Role.output, Role.server, Role.route) for f in spec.fields)
+
+
+def field_of(message: str, path: tuple[str, ...]) -> str | None:
+    """The request field an error message names: the first flag it quotes (``--servers``), or the key it
+    starts with (``servers must be...``); a word in an explanation is not a field."""
+    names: dict[str, str] = {}
+    with contextlib.suppress(Exception):
+        for f in _spec(path).body_fields:
+            names[f.key] = f.key
+            if f.flag:
+                names[f.flag] = f.key
+    for flag in _FLAG.findall(message):
+        if flag in names:
+            return names[flag]
+    first = _KEY.match(message)
+    return names.get(first.group(1)) if first else None
+
+
+_FLAG = re.compile(r"--[a-z0-9][a-z0-9-]*")
+_KEY = re.compile(r"([a-z][a-z0-9_]*)\b")
+
+
+_SPECS: dict[tuple[str, ...], Any] = {}
+
+
+def _spec(path: tuple[str, ...]) -> Any:
+    if path not in _SPECS:
+        from iosizer.cli.catalogue import command_specs
+
+        _SPECS.update({spec.path: spec for spec in command_specs()[0]})
+    return _SPECS[path]
+
+
+@contextlib.contextmanager
+def _quiet() -> Iterator[None]:
+    with contextlib.redirect_stdout(io.StringIO()), contextlib.redirect_stderr(io.StringIO()), \
+            warnings.catch_warnings():
+        warnings.simplefilter("ignore", RuntimeWarning)  # as the CLI: floating-point warnings never reach the answer
+        yield
+
+
+@contextlib.contextmanager
+def _reporting(progress: Callable[[int, int], None] | None) -> Iterator[None]:
+    """Pass a simulation's progress to ``progress`` as well as to the command's own bar."""
+    if progress is None:
+        yield
+        return
+    try:
+        import iosizer.simulate as simulate_module
+    except ImportError:
+        yield
+        return
+    original = simulate_module.simulate
+
+    def simulate(*args: Any, progress: Any = None, **kwargs: Any) -> Any:
+        def both(done: int, total: int) -> None:
+            reporter(done, total)
+            if progress is not None:
+                progress(done, total)
+
+        return original(*args, progress=both, **kwargs)
+
+    reporter = progress
+    simulate_module.simulate = simulate  # type: ignore[assignment]
+    try:
+        yield
+    finally:
+        simulate_module.simulate = original  # type: ignore[assignment]
+
+
+def _click_value(field: Any, value: Any) -> Any:
+    import enum
+
+    def one(item: Any) -> Any:
+        return item.value if isinstance(item, enum.Enum) else item
+
+    return tuple(one(v) for v in value) if field.many else one(value)
+
+
+def answer_quick(path: tuple[str, ...], values: dict[str, Any], profiles: dict[str, Any] | None = None,
+                 view: bool = False, server_values: dict[str, Any] | None = None,
+                 progress: Callable[[int, int], None] | None = None) -> dict[str, Any]:
+    """Answer ``iosizer PATH`` for validated ``values`` (by JSON key) by calling its callback directly.
+
+    ``profiles`` holds the profile documents given inline (by key): written to
+    this worker's own folder as the names the answers quote. ``server_values``
+    fill options the server owns (a simulation's ``scheduler``). The answer is
+    a plain, picklable dict, as :func:`run`'s.
+    """
+    import click
+
+    from iosizer.cli.catalogue import Role
+    from iosizer.cli.output import capture
+
+    spec = _spec(path)
+    command = _leaf(path)
+    given = {f.name: f for f in spec.fields}
+    written: list[str] = []
+    try:
+        names = {}
+        for key, name in write_profiles(spec, profiles or {}, ".").items():
+            field = next(f for f in spec.fields if f.key == key)
+            written += name if field.many else [name]
+            names[field.name] = tuple(name) if field.many else name
+        with _quiet(), capture() as reports, _reporting(progress):
+            context = click.Context(command, info_name=path[-1])
+            with context:
+                params = {}
+                for param in command.params:
+                    field = given.get(param.name)
+                    if param.name in names:
+                        value = names[param.name]
+                    elif field is not None and field.role is Role.format:
+                        value = "json"
+                    elif field is not None and field.role is Role.plot:
+                        value = "plot.png" if view else None
+                    elif field is not None and server_values and field.key in server_values:
+                        value = server_values[field.key]
+                    elif field is not None and field.key in values:
+                        value = _click_value(field, values[field.key])
+                    else:
+                        value = param.get_default(context)
+                    value = param.process_value(context, value)
+                    if param.expose_value:  # as click: an option that only acts (its callback) passes nothing
+                        params[param.name] = context.params[param.name] = value
+                result = context.invoke(command.callback, **params)
+        status = result if isinstance(result, int) else 0
+        return _answer(reports, status, view, None, os.getcwd())
+    except Exception as error:  # noqa: BLE001  (every failure becomes one answer)
+        return _failure(error, path, os.getcwd())
+    finally:
+        for name in written:
+            with contextlib.suppress(OSError):
+                os.remove(name)
+
+
+def write_profiles(spec: Any, profiles: dict[str, Any], folder: str) -> dict[str, Any]:
+    """The profile documents given inline written to ``folder``, as the names the answers quote, by key."""
+    names: dict[str, Any] = {}
+    for f in spec.fields:
+        documents = profiles.get(f.key)
+        if documents is None:
+            continue
+        written = []
+        for i, document in enumerate(documents if f.many else [documents], 1):
+            name = f"{f.key}-{i}.json" if f.many else f"{f.key}.json"
+            with open(os.path.join(folder, name), "w", encoding="utf-8") as handle:
+                json.dump(document, handle)
+            written.append(name)
+        names[f.key] = written if f.many else written[0]
+    return names
+
+
+def _failure(error: BaseException, path: tuple[str, ...], workdir: str) -> dict[str, Any]:
+    """An exception as the API answers it (issue 26: one status per class of error)."""
+    import click
+    import typer
+
+    from iosizer.errors import ConsistencyError, ConvergenceError, IosizerError
+
+    if isinstance(error, typer.Exit):  # raised past the command by an eager callback
+        return {"status": 200, "json": "null\n", "exit": error.exit_code}
+    if isinstance(error, click.ClickException):  # a value the command line would refuse
+        field = None
+        param = getattr(error, "param", None)
+        if param is not None:
+            field = next((f.key for f in _spec(path).fields if f.name == param.name), None)
+        message = _local(error.format_message(), workdir)
+        return _error(422, type(error).__name__, message, field or field_of(message, path))
+    if isinstance(error, MemoryError):
+        return _error(413, "MemoryLimit", "the request needs more memory than the server allows "
+                                          "(iosizer serve --max-memory-mb); ask for less work")
+    if isinstance(error, (ConsistencyError, ConvergenceError)):  # the solver failed, not the request
+        message = _local(str(error), workdir)
+        return _error(500, type(error).__name__, message, field_of(message, path))
+    if isinstance(error, IosizerError):
+        message = _local(str(error), workdir)
+        return _error(422, type(error).__name__, message, field_of(message, path))
+    if isinstance(error, OSError):
+        reason = error.strerror or str(error)
+        message = _local(f"'{error.filename}': {reason}" if error.filename else reason, workdir)
+        return _error(422, type(error).__name__, message, field_of(message, path))
+    # A bug: logged with its traceback, never sent.
+    log.error("iosizer %s failed:\n%s", " ".join(path), "".join(traceback.format_exception(error)))
+    return _error(500, "InternalError", f"internal error: {type(error).__name__}: {error}")
 
 
 def run(argv: list[str], workdir: str, view: bool = False, output: str | None = None) -> dict[str, Any]:
@@ -92,44 +344,36 @@ def run(argv: list[str], workdir: str, view: bool = False, output: str | None = 
 
     ``{"status": 200, "json": TEXT, "exit": CODE}`` (with ``"view"``, the
     report's title, table, notes and plot panels, when ``view``), or
-    ``{"status": 4xx/5xx, "error": LINE, "kind": CLASS}``. ``output`` names
-    the file ``--output`` was given: its document replaces the name in the
-    answer.
+    ``{"status": 4xx/5xx, "error": LINE, "kind": CLASS, "field": KEY}``.
+    ``output`` names the file ``--output`` was given: its document replaces
+    the name in the answer.
     """
-    import typer
     from typer.core import TyperGroup
 
     from iosizer.cli.output import capture
-    from iosizer.errors import IosizerError
 
     here = os.getcwd()
-    status = 0
+    path = tuple(w for w in argv[:2] if not w.startswith("-"))
     try:
         os.chdir(workdir)
-        with capture() as reports, contextlib.redirect_stdout(io.StringIO()), \
-                contextlib.redirect_stderr(io.StringIO()), warnings.catch_warnings():
-            # As the CLI: floating-point warnings never reach the answer.
-            warnings.simplefilter("ignore", RuntimeWarning)
+        with capture() as reports, _quiet():
             # The CLI's own error handling (_OneLineErrors) is bypassed so the
             # error's class survives as the answer's "kind".
             result = TyperGroup.main(_root(), args=argv, prog_name="iosizer", standalone_mode=False)
             status = result if isinstance(result, int) else 0
         return _answer(reports, status, view, output, workdir)
-    except typer.Exit as stop:  # raised past main() by an eager callback
-        return {"status": 200, "json": "null\n", "exit": stop.exit_code}
-    except typer.TyperException as error:  # click's usage errors: a value the command line would refuse
-        return _error(422, type(error).__name__, _local(error.format_message(), workdir))
-    except IosizerError as error:
-        return _error(400, type(error).__name__, _local(str(error), workdir))
-    except OSError as error:
-        reason = error.strerror or str(error)
-        message = f"'{error.filename}': {reason}" if error.filename else reason
-        return _error(400, type(error).__name__, _local(message, workdir))
-    except Exception as error:  # a bug: logged with its traceback, never sent
-        log.error("iosizer %s failed:\n%s", " ".join(argv), traceback.format_exc())
-        return _error(500, "InternalError", f"internal error: {type(error).__name__}: {error}")
+    except Exception as error:  # noqa: BLE001
+        while path and path not in _specs_known():
+            path = path[:-1]
+        return _failure(error, path, workdir)
     finally:
         os.chdir(here)
+
+
+def _specs_known() -> set[tuple[str, ...]]:
+    with contextlib.suppress(Exception):
+        _spec(("families",))
+    return set(_SPECS)
 
 
 def _local(value: Any, workdir: str) -> Any:
@@ -184,93 +428,266 @@ def _view(report: Any, output: str | None) -> dict[str, Any]:
     return {"title": report.title, "columns": columns, "rows": _plain(rows), "notes": notes, "plot": panels}
 
 
+# --- in the server -------------------------------------------------------------------------
 
 
-class Workers:
-    """Two process pools: ``quick`` for what-ifs, ``heavy`` for fits, the report and simulations.
+class Busy(Exception):
+    """Every worker of a lane is taken and its waiting line is full: 503 with Retry-After."""
 
-    A request not answered ``timeout_s`` after it was handed to its pool (its
-    wait for a free worker included; a pool's start-up not) is answered 503 and
-    the pool is restarted: a process pool cannot cancel a running task, so its
-    workers are killed (the other requests in that pool at that moment are
-    answered 503 too, and can be sent again).
-    """
+    def __init__(self, lane: str, retry_after_s: int) -> None:
+        super().__init__(f"the server is busy: every {lane} worker is taken and {lane} requests are waiting; "
+                         f"retry in {retry_after_s} s")
+        self.lane = lane
+        self.retry_after_s = retry_after_s
 
-    def __init__(self, quick: int, heavy: int, timeout_s: float = REQUEST_TIMEOUT_S) -> None:
-        self.sizes = {False: max(1, quick), True: max(1, heavy)}
-        self.timeout_s = float(REQUEST_TIMEOUT.check(timeout_s, "request_timeout_s"))
-        self._context = multiprocessing.get_context("spawn")
-        self._pools: dict[bool, ProcessPoolExecutor] = {}
-        self._ready: dict[bool, asyncio.Future[Any]] = {}
 
-    def _pool(self, heavy: bool) -> ProcessPoolExecutor:
-        pool = self._pools.get(heavy)
-        if pool is None:
-            pool = ProcessPoolExecutor(self.sizes[heavy], mp_context=self._context, initializer=warm_up,
-                                       initargs=(heavy,))
-            self._pools[heavy] = pool
-            # Every worker started and warmed up (one trivial task each).
-            self._ready[heavy] = asyncio.gather(
-                *(asyncio.wrap_future(pool.submit(pid)) for _ in range(self.sizes[heavy])))
-        return pool
+class WorkerGone(Exception):
+    """The worker process died (killed by a timeout, a cancel, shutdown, or the kernel)."""
 
-    async def start(self) -> None:
-        """Start every worker process and wait until each has imported the models."""
-        for heavy in self.sizes:
-            self._pool(heavy)
-        await asyncio.gather(*self._ready.values())
 
-    async def run(self, heavy: bool, argv: list[str], workdir: str, view: bool = False,
-                  output: str | None = None) -> dict[str, Any]:
-        pool = self._pool(heavy)
+class Worker:
+    """One worker process, leader of its own process group, spoken to over a pipe read by the event loop."""
+
+    def __init__(self, lane: "Lane") -> None:
+        context = multiprocessing.get_context("spawn")
+        self.conn, child = context.Pipe()
+        self.process = context.Process(target=serve_forever, name=f"iosizer-{lane.name}",
+                                       args=(child, lane.name, lane.memory_bytes, lane.scratch))
+        self.process.start()
+        child.close()
+        self.loop = asyncio.get_running_loop()
+        self.ready: asyncio.Future[Any] = self.loop.create_future()
+        self.pending: asyncio.Future[Any] | None = None
+        self.on_progress: Callable[[int, int], None] | None = None
+        self.alive = True
+        self.loop.add_reader(self.conn.fileno(), self._readable)
+
+    @property
+    def pid(self) -> int | None:
+        return self.process.pid
+
+    def _readable(self) -> None:
         try:
-            # A fresh pool's start-up (process spawn, imports, warm-up) is not the request's time.
-            await asyncio.shield(self._ready[heavy])
-        except BrokenProcessPool:
-            pass  # answered below, as the submit fails the same way
+            message = self.conn.recv()
+        except (EOFError, OSError):
+            self._gone()
+            return
+        if message[0] == "ready":
+            if not self.ready.done():
+                self.ready.set_result(message[1])
+        elif message[0] == "progress":
+            if self.on_progress is not None:
+                self.on_progress(message[1], message[2])
+        elif message[0] == "answer" and self.pending is not None and not self.pending.done():
+            self.pending.set_result(message[1])
+
+    def _gone(self) -> None:
+        if not self.alive:
+            return
+        self.alive = False
+        with contextlib.suppress(Exception):
+            self.loop.remove_reader(self.conn.fileno())
+        for future in (self.ready, self.pending):
+            if future is not None and not future.done():
+                future.set_exception(WorkerGone())
+                future.exception()  # retrieved: no "never retrieved" warning when nobody waits
+        with contextlib.suppress(Exception):
+            self.conn.close()
+
+    async def call(self, task: dict[str, Any], timeout_s: float | None,
+                   on_progress: Callable[[int, int], None] | None = None) -> Any:
+        """The worker's answer to ``task``; past ``timeout_s`` the worker is killed and TimeoutError raised."""
+        pending = self.pending = self.loop.create_future()
+        self.on_progress = on_progress
+        timer = None
+        if timeout_s is not None:
+            timer = self.loop.call_later(max(0.0, timeout_s), self._overdue, pending)
         try:
-            return await asyncio.wait_for(asyncio.wrap_future(pool.submit(run, argv, workdir, view, output)),
-                                          self.timeout_s)
+            self.conn.send(task)
+            return await pending
+        finally:
+            if timer is not None:
+                timer.cancel()
+            self.pending = None
+            self.on_progress = None
+
+    def _overdue(self, pending: asyncio.Future[Any]) -> None:
+        if not pending.done():
+            pending.set_exception(asyncio.TimeoutError())
+            self.kill()
+
+    def kill_now(self) -> None:
+        """Kill the process and its group; safe in a signal handler (the event loop sees the pipe close)."""
+        pid = self.process.pid
+        with contextlib.suppress(Exception):
+            if pid and os.getpgid(pid) == pid:
+                os.killpg(pid, signal.SIGKILL)
+            else:
+                os.kill(pid, signal.SIGKILL)  # type: ignore[arg-type]
+
+    def kill(self) -> None:
+        """Kill the process and its group now (a running task is lost)."""
+        self.kill_now()
+        self._gone()
+
+
+class Lane:
+    """``size`` workers of one kind and a bounded line of requests waiting for one."""
+
+    def __init__(self, name: str, size: int, waiting: int, memory_bytes: int | None, scratch: str) -> None:
+        self.name = name
+        self.size = max(1, size)
+        self.waiting_limit = waiting
+        self.memory_bytes = memory_bytes
+        self.scratch = scratch
+        self.workers: list[Worker] = []
+        self.idle: collections.deque[Worker] = collections.deque()
+        self.waiters: collections.deque[asyncio.Future[Worker]] = collections.deque()
+        self.closed = False
+        self.failed_starts = 0
+
+    def start(self) -> list[asyncio.Future[Any]]:
+        while len(self.workers) < self.size:
+            self._spawn()
+        return [w.ready for w in self.workers]
+
+    def _spawn(self) -> None:
+        worker = Worker(self)
+        self.workers.append(worker)
+        worker.ready.add_done_callback(lambda ready: self._ready(worker, ready))
+
+    def _ready(self, worker: Worker, ready: asyncio.Future[Any]) -> None:
+        if ready.cancelled() or ready.exception() is not None:
+            self.failed_starts += 1
+            if self.failed_starts > 3:  # a worker that cannot start: say so rather than respawn forever
+                log.error("%s workers die while starting; not restarting them", self.name)
+                self.closed = True
+            self._replace(worker)
+        else:
+            self.failed_starts = 0
+            self.release(worker)
+
+    def _replace(self, worker: Worker) -> None:
+        if worker in self.workers:
+            self.workers.remove(worker)
+        with contextlib.suppress(ValueError):
+            self.idle.remove(worker)
+        multiprocessing.active_children()  # reaps the dead
+        if not self.closed:
+            self._spawn()
+
+    def retry_after_s(self) -> int:
+        return 1 if self.name == "quick" else 5
+
+    def _idle_worker(self) -> Worker | None:
+        while self.idle:
+            worker = self.idle.popleft()
+            if worker.alive:
+                return worker
+        return None
+
+    async def acquire(self) -> Worker:
+        worker = self._idle_worker()
+        if worker is not None:
+            return worker
+        if len(self.waiters) >= self.waiting_limit:
+            raise Busy(self.name, self.retry_after_s())
+        waiter: asyncio.Future[Worker] = asyncio.get_running_loop().create_future()
+        self.waiters.append(waiter)
+        try:
+            return await waiter
+        except BaseException:
+            with contextlib.suppress(ValueError):
+                self.waiters.remove(waiter)
+            if waiter.done() and not waiter.cancelled() and waiter.exception() is None:
+                self.release(waiter.result())  # handed over as this request gave up
+            raise
+
+    def release(self, worker: Worker) -> None:
+        if not worker.alive:
+            self._replace(worker)
+            return
+        while self.waiters:
+            waiter = self.waiters.popleft()
+            if not waiter.done():
+                waiter.set_result(worker)
+                return
+        self.idle.append(worker)
+
+    async def call(self, task: dict[str, Any], timeout_s: float,
+                   on_progress: Callable[[int, int], None] | None = None,
+                   on_start: Callable[[Worker], None] | None = None, include_wait: bool = True) -> dict[str, Any]:
+        """``task`` answered by one of this lane's workers within ``timeout_s`` (its wait for a worker
+        included, unless not ``include_wait``: a queued job's time starts when it runs).
+
+        Past the limit the worker is killed with its group and replaced: 504.
+        """
+        deadline = time.monotonic() + timeout_s
+        worker = self._idle_worker()
+        if worker is None:
+            try:
+                worker = await asyncio.wait_for(self.acquire(), timeout_s if include_wait else None)
+            except asyncio.TimeoutError:
+                return _timeout(timeout_s)
+        if not include_wait:
+            deadline = time.monotonic() + timeout_s
+        if on_start is not None:
+            on_start(worker)
+        try:
+            answer = await worker.call(task, deadline - time.monotonic(), on_progress)
         except asyncio.TimeoutError:
-            log.error("iosizer %s ran past the %g s request limit; restarting its pool", " ".join(argv),
-                      self.timeout_s)
-            self._restart(heavy, pool, kill=True)
-            return _error(503, "Timeout", f"the request ran past the server's {self.timeout_s:g} s limit "
-                                          "(iosizer serve --request-timeout-s); ask for less work")
-        except BrokenProcessPool:
-            if pool is not self._pools.get(heavy):  # killed by another request's timeout
-                return _error(503, "WorkerRestarted", "the worker pool was restarted while this request ran "
-                                                      "(another request ran past the time limit); send it again")
-            # A worker died (killed, out of memory): replace the pool, answer this request with the failure.
-            log.error("a worker process died running iosizer %s; restarting the pool", " ".join(argv))
-            self._restart(heavy, pool)
+            log.error("a %s request ran past its %g s limit; its worker was killed", self.name, timeout_s)
+            return _timeout(timeout_s)
+        except asyncio.CancelledError:
+            worker.kill()  # a cancelled job, or shutdown: what it started stops too
+            raise
+        except WorkerGone:
+            if self.closed:
+                return _error(503, "ShuttingDown", "the server is shutting down")
+            log.error("a %s worker died while answering a request; it is replaced", self.name)
             return _error(500, "WorkerError", "the worker process answering this request died")
-
-    def _restart(self, heavy: bool, pool: ProcessPoolExecutor, kill: bool = False) -> None:
-        """Drop ``pool`` (the next request starts a fresh one); with ``kill``, stop its workers now."""
-        if self._pools.get(heavy) is pool:
-            del self._pools[heavy]
-        if kill:
-            _kill_workers(pool)
-        pool.shutdown(wait=False, cancel_futures=True)
+        finally:
+            self.release(worker)
+        return answer
 
     def close(self) -> None:
-        """Stop every worker and what it started now: a running simulation is not waited for."""
-        for pool in self._pools.values():
-            _kill_workers(pool)
-            pool.shutdown(wait=False, cancel_futures=True)
-        self._pools.clear()
+        self.closed = True
+        for waiter in self.waiters:
+            if not waiter.done():
+                waiter.cancel()
+        for worker in list(self.workers):
+            worker.kill()
 
 
-def _kill_workers(pool: ProcessPoolExecutor) -> None:
-    """Kill ``pool``'s worker processes with their process groups (each worker leads its own, see
-    :func:`warm_up`). The executor has no public way to stop a running task; its workers are in
-    ``_processes`` (CPython 3.8+), and killing one breaks the pool as a crash would."""
-    import signal
+def _timeout(timeout_s: float) -> dict[str, Any]:
+    return _error(504, "Timeout", f"the request ran past the server's {timeout_s:g} s limit "
+                                  "(iosizer serve --request-timeout-s); ask for less work")
 
-    for process in list(getattr(pool, "_processes", {}).values()):
-        with contextlib.suppress(Exception):
-            if hasattr(os, "killpg") and process.pid and os.getpgid(process.pid) == process.pid:
-                os.killpg(process.pid, signal.SIGKILL)
-            else:
-                process.kill()
+
+class Lanes:
+    """The server's three lanes of workers (module docstring) and their scratch folder."""
+
+    def __init__(self, quick: int, fits: int, jobs: int, memory_bytes: int | None,
+                 quick_waiting: int = 512, fits_waiting: int = 16, jobs_waiting: int = 4) -> None:
+        self.scratch = tempfile.mkdtemp(prefix="iosizer-serve-")
+        self.loop: asyncio.AbstractEventLoop | None = None
+        self.quick = Lane("quick", quick, quick_waiting, None, self.scratch)
+        self.fits = Lane("fits", fits, fits_waiting, memory_bytes, self.scratch)
+        self.jobs = Lane("jobs", jobs, jobs_waiting, memory_bytes, self.scratch)
+
+    def __iter__(self) -> Iterator[Lane]:
+        return iter((self.quick, self.fits, self.jobs))
+
+    async def start(self) -> None:
+        """Start every worker and wait until each has imported the models and answered once."""
+        self.loop = asyncio.get_running_loop()
+        await asyncio.gather(*(ready for lane in self for ready in lane.start()))
+
+    def close(self) -> None:
+        """Kill every worker with its group now (a running simulation is not waited for)."""
+        for lane in self:
+            lane.close()
+        shutil.rmtree(self.scratch, ignore_errors=True)
+
+    def pids(self) -> list[int]:
+        return [w.pid for lane in self for w in lane.workers if w.pid]

@@ -116,7 +116,8 @@ def test_http_answers_byte_for_byte_what_the_cli_prints(cli) -> None:
     from iosizer.serve.app import create_app
 
     printed = cli(*ARGS, "--format", "json").stdout
-    with testclient.TestClient(create_app(workers=1, heavy_workers=1)) as client:
+    # A loopback Host: the server answers no other name by default (issue 26; TestClient's is 'testserver').
+    with testclient.TestClient(create_app(workers=1, heavy_workers=1), base_url="http://localhost") as client:
         response = client.post("/api/mm1k/queue", json={"arrival_rate": 0.9, "service_rate": 1, "capacity": 10})
         assert response.status_code == 200 and response.text == printed
         bad = client.post("/api/mm1k/queue", json={"arrival_rate": -1})

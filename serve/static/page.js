@@ -279,6 +279,13 @@ async function answer() {
       method: "POST", headers: { "Content-Type": "application/json" }, body: JSON.stringify(body),
     });
     payload = await reply.json();
+    // A long simulation becomes a job (202): poll it until it ends.
+    while (reply.status === 202 && sequence === state.sequence) {
+      await new Promise((resolve) => setTimeout(resolve, 1000));
+      const job = await (await fetch(payload.url)).json();
+      if (job.status === "done") { reply = { ok: true, status: 200 }; payload = job.result; }
+      else if (job.status === "failed" || job.status === "cancelled") { reply = { ok: false, status: 422 }; payload = job.error || job; }
+    }
   } catch (error) {
     payload = { error: String(error), kind: "NetworkError" };
   }
@@ -433,7 +440,11 @@ async function calibrate() {
   $("calibrate-run").disabled = true;
   let reply, payload;
   try {
-    reply = await fetch(`/api/calibrate/${encodeURIComponent(family)}?view=page`, { method: "POST", body: form });
+    // The custom header makes this a non-simple request: the server refuses a form without it, so a page
+    // of another site cannot start a calibration through the planner's browser.
+    reply = await fetch(`/api/calibrate/${encodeURIComponent(family)}?view=page`, {
+      method: "POST", headers: { "X-Iosizer": "1" }, body: form,
+    });
     payload = await reply.json();
   } catch (failure) {
     payload = { error: String(failure), kind: "NetworkError" };

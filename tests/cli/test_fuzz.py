@@ -136,7 +136,9 @@ COMMANDS.update({name: (args + _SIM_RUN, options + _SIM_FUZZED, False, False)
 NOT_FUZZED = {name: {"--max-seconds", "--run-length", "--workers"} for name in SIMULATE}
 # iosizer serve runs until it is stopped: its numeric options' bounds are checked while parsing
 # (test_serve_options_are_bounded below), not by starting servers here.
-NOT_FUZZED["serve"] = {"--port", "--workers", "--max-upload-mb", "--request-timeout-s"}
+NOT_FUZZED["serve"] = {"--port", "--workers", "--max-upload-mb", "--request-timeout-s", "--jobs", "--job-queue",
+                       "--simulation-workers", "--max-replications", "--max-job-seconds", "--max-memory-mb",
+                       "--wait-seconds"}
 
 #: Commands with no numeric option to fuzz (their inputs are names, files or nothing).
 NOT_NUMERIC = {"families", "params", "datasets", "run", "report", "simulate hba isolation"}
@@ -343,7 +345,9 @@ def test_the_csv_fuzz_has_a_valid_file_among_its_cases(cli, tmp_path: Path) -> N
 @pytest.mark.parametrize("args", [["--port", "99999999"], ["--port", "-1"], ["--workers", "0"],
                                   ["--workers", "1e9"], ["--max-upload-mb", "-1"], ["--max-upload-mb", "nan"],
                                   ["--request-timeout-s", "0"], ["--request-timeout-s", "nan"],
-                                  ["--request-timeout-s", "inf"], ["--request-timeout-s", "1e9"]])
+                                  ["--request-timeout-s", "inf"], ["--request-timeout-s", "1e9"],
+                                  ["--simulation-workers", "0"], ["--max-replications", "1"],
+                                  ["--max-memory-mb", "nan"], ["--max-job-seconds", "0"], ["--jobs", "0"]])
 def test_serve_options_are_bounded(cli, args: list[str]) -> None:
     """Refused while parsing, before any server starts (one line, exit 2)."""
     assert cli.fails("serve", *args)
