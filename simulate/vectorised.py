@@ -442,7 +442,7 @@ def shared_cores(system: Any, batch: Sequence[Streams], warm: float) -> list[Sam
     for i in range(count_ports):
         arrive[:, i] = variates.take(np.full(rows, i), everyone) / rates[i]
     busy_until = np.full((rows, cores), np.inf)
-    slots = 64
+    slots = 16
     queued_at = np.full((rows, slots), np.inf)
     queued_port = np.full((rows, slots), count_ports)
     count, total = np.zeros(rows), np.zeros(rows)

@@ -125,7 +125,7 @@ SIMULATE: dict[str, tuple[list[str], list[str]]] = {
     "simulate dma": ([], ["--added-latency-ns", "--service-scv"]),
     "simulate rmw": ([], ["--transfer-bytes", "--lanes", "--mps", "--service-scv"]),
     "simulate loadshare": ([], ["--load-fraction", "--load-cores", "--cores", "--comm-overhead-pct", "--threshold",
-                                "--service-scv", "--non-core-pct"]),
+                                "--service-scv", "--non-core-pct", "--port-share"]),
     "simulate replication": ([], ["--block-kib", "--outstanding", "--service-scv"]),
     "simulate hba response": ([], ["--threads", "--block-bytes", "--storage-us", "--cores", "--core-iops",
                                    "--link-mbps", "--service-scv"]),
