@@ -77,7 +77,8 @@ class CalibrationModel:
         return checked
 
     def _settings(self, options: Mapping[str, Any]) -> dict[str, Any]:
-        return {s.name: options[s.name] for s in self.family.settings}
+        # A setting left out is its declared default (closed-network's servers: all single).
+        return {s.name: options[s.name] if s.name in options else s.value for s in self.family.settings}
 
     def _solve_settings(self, options: Mapping[str, Any]) -> dict[str, Any]:
         """The settings plus what a family's solve needs beyond them (a scenario's port shares)."""

@@ -391,11 +391,11 @@ def mva(
     POPULATION.check(population, "--population")
     bands: dict[str, tuple[float, float]] = {}
     notes = []
-    calibrated = None
+    calibrated = profile_servers = None
     if profile is not None:
         from iosizer.calibration.profile import load_profile
         from iosizer.calibration.whatif import (band_note, band_words, closed_network_band,
-                                                closed_network_settings, with_bands)
+                                                closed_network_servers, closed_network_settings, with_bands)
 
         if demand or think_time is not None or servers:
             raise InputError("--profile supplies the demands and think time; drop --demand/--think-time/--servers")
@@ -403,6 +403,7 @@ def mva(
 
         calibrated = on_cpu(load_profile(profile, "closed-network"), cpu_speed, str(profile))
         demand, think_time = closed_network_settings(calibrated)
+        profile_servers = closed_network_servers(calibrated)  # the servers it was calibrated with
         bands = closed_network_band(calibrated, population, band.value)
         notes.append(f"demands and think time from {profile} (seconds: throughput per second); "
                      + band_note(with_bands(dict.fromkeys(bands), bands), "*_ci_low/_ci_high: " + band_words(band.value)))
@@ -412,7 +413,7 @@ def mva(
         raise InputError("--cpu-speed carries a calibrated profile to another CPU: give --profile FILE")
     think_time = 0.0 if think_time is None else think_time
 
-    counts = parse_servers(servers, _server_spec()) if servers else None
+    counts = parse_servers(servers, _server_spec()) if servers else (profile_servers if calibrated else None)
     if counts is not None and len(counts) != len(demand):
         raise InputError(
             f"--servers is given {len(counts)} time{'s' if len(counts) != 1 else ''} for {len(demand)} "

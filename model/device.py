@@ -163,7 +163,9 @@ def largest_iops_within_latency(values: Mapping[str, Any], target_latency_us: fl
 
     Latency grows with the outstanding I/Os and so does IOPS: the answer is
     the last N within the target (a monotone search for the first one past
-    it). A target below the latency of one outstanding I/O is unreachable.
+    it), or the first N whose IOPS reach the ceiling C / S to 1e-9 when the
+    target allows more (deeper queues add latency only). A target below the
+    latency of one outstanding I/O is unreachable.
     """
     from iosizer.errors import InputError
     from iosizer.model.sizing import UnreachableTargetError, smallest_integer
@@ -176,8 +178,13 @@ def largest_iops_within_latency(values: Mapping[str, Any], target_latency_us: fl
     if first > target:
         raise UnreachableTargetError(f"--target-latency-us {target:g}: even one outstanding I/O has a {which} of "
                                      f"{first:.6g} us")
-    past = smallest_integer(lambda n: float(device_latency(values, n, percentile)) > target, 1, MAX_OUTSTANDING)
-    found = MAX_OUTSTANDING if past is None else past - 1
+    # Past the depth where IOPS reach the ceiling C / S (to 1e-9), more I/Os add latency and no IOPS:
+    # the search stops there (and a percentile is never solved at a needless 10^5 states).
+    ceiling = _units(values) / float(values["unit_service_us"]) * 1e6
+    top = smallest_integer(lambda n: float(device_curve(values, n)["iops"]) >= ceiling * (1 - 1e-9), 1,
+                           MAX_OUTSTANDING) or MAX_OUTSTANDING
+    past = smallest_integer(lambda n: float(device_latency(values, n, percentile)) > target, 1, top)
+    found = top if past is None else past - 1
     at = device_curve(values, found)
     return {"outstanding": found, "iops": float(at["iops"]), "mean_latency_us": float(at["mean_latency_us"]),
             "latency_us": float(device_latency(values, found, percentile))}

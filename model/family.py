@@ -203,6 +203,9 @@ class ParameterSpec:
     #: The only values allowed, where the hardware offers a fixed set (MPS)
     #: or the setting names a variant (a mode, a policy, a link).
     choices: tuple[Any, ...] = ()
+    #: A setting written as text: ``parse(value, label)`` checks it and returns its normal form
+    #: (closed-network's ``servers``, ``1,4,delay``); bounds and choices then do not apply.
+    parse: Callable[[object, str], Any] | None = None
 
     def __post_init__(self) -> None:
         if self.status not in STATUSES:
@@ -220,6 +223,8 @@ class ParameterSpec:
 
     def check(self, value: object, label: str | None = None) -> Any:
         """``value`` as a float inside the declared domain, or a one-line :class:`InputError`."""
+        if self.parse is not None:  # a setting written as text (a list per station)
+            return self.parse(value, label or self.name)
         return check_value(self, value, label)
 
     def with_value(self, value: float | None, status: Status | None = None,

@@ -1341,10 +1341,41 @@ def _closed_demands(settings) -> tuple[ParameterSpec, ...]:
     )
 
 
+def parse_station_servers(value: object, label: str = "servers") -> str:
+    """``servers`` of a closed network as text: one entry for every station (``4``) or one per
+    station (``1,4,delay``), each a whole number of servers or ``delay`` (``inf``: a delay station)."""
+    text = str(value).strip().lower()
+    parts = [part.strip() for part in text.split(",")]
+    for part in parts:
+        if part in ("delay", "inf"):
+            continue
+        try:
+            number = float(part)
+        except ValueError:
+            number = math.nan
+        if not (math.isfinite(number) and number >= 1 and number == math.floor(number)
+                and number <= POPULATION.bounds[1]):
+            raise InputError(f"{label} must list whole numbers of servers (1 to {int(POPULATION.bounds[1]):,}) or "
+                             f"'delay', one for every station or one per station (1,4,delay), got {value!r}")
+    return ",".join("delay" if p in ("delay", "inf") else str(int(float(p))) for p in parts)
+
+
+def station_servers(values) -> list[float]:
+    """Servers per station (inf for a delay) from the ``servers`` setting (all single servers without it)."""
+    stations = int(values["stations"])
+    parts = parse_station_servers(values.get("servers") or "1").split(",")
+    if len(parts) == 1:
+        parts = parts * stations
+    if len(parts) != stations:
+        raise InputError(f"servers lists {len(parts)} stations ({','.join(parts)}) but the network has "
+                         f"{stations}; give one entry per station or one for all")
+    return [math.inf if p == "delay" else float(p) for p in parts]
+
+
 def _closed_solve(values, inputs):
     population = np.asarray(inputs["population"]).astype(np.int64)
     demands = [values[demand_name(k + 1)] for k in range(values["stations"])]
-    curve = mva(demands, values["think_time_s"], int(population.max())).curve
+    curve = mva(demands, values["think_time_s"], int(population.max()), station_servers(values)).curve
     index = population - 1
     return {"throughput_per_s": curve.throughput[index], "response_time_s": curve.response_time[index]}
 
@@ -1358,7 +1389,9 @@ def _closed_tail(values, inputs, percentile):
     demands = [values[demand_name(k + 1)] for k in range(values["stations"])]
     key = "response_" + percentile_key(percentile)
     population = np.asarray(inputs["population"]).astype(np.int64)
-    cache = {int(n): closed_network_percentiles(demands, values["think_time_s"], int(n), [percentile]).response[key]
+    servers = station_servers(values)
+    cache = {int(n): closed_network_percentiles(demands, values["think_time_s"], int(n), [percentile],
+                                                servers=servers).response[key]
              for n in np.unique(population)}
     return np.array([cache[int(n)] for n in population.ravel()], dtype=np.float64).reshape(population.shape)
 
@@ -1378,8 +1411,10 @@ def _closed_start(data, settings):
     else:
         think_s = max(cycle_s - 1.5 * bottleneck_s, 0.0)
     shares = np.linspace(1.0, 0.3, stations)
+    # A c-server station carries c times the demand of one server at the same utilisation.
+    per_server = [1.0 if math.isinf(c) else c for c in station_servers(settings)]
     start: dict[str, object] = {
-        demand_name(k + 1): (bottleneck_s * float(shares[k]), 1e-12 * bottleneck_s, math.inf)
+        demand_name(k + 1): (bottleneck_s * float(shares[k]) * per_server[k], 1e-12 * bottleneck_s, math.inf)
         for k in range(stations)
     }
     start["think_time_s"] = float(think_s)
@@ -1402,6 +1437,12 @@ FAMILIES = (
             ParameterSpec("stations", "stations", None, (1, 1000), "assumed",
                           "no default: the planner's configuration, queueing stations (CPU, disks, links)",
                           "single-server queueing stations", kind="setting", integer=True),
+            ParameterSpec("servers", "servers", "1", (0.0, 0.0), "assumed",
+                          "single servers unless the planner's configuration says otherwise: a whole number "
+                          "per station, or delay for a pure latency (exact load-dependent MVA, up to 4 "
+                          "multi-server stations)",
+                          "servers per station: one for all (4) or one per station (1,4,delay)",
+                          kind="setting", parse=parse_station_servers),
         ),
         expand=_closed_demands,
         columns=Schema("closed-network", (

@@ -102,7 +102,7 @@ def test_closed_network_with_throughput_only_and_fixed_think_time(tmp_path: Path
     assert result.fit.free == ("demand_1_s", "demand_2_s", "demand_3_s")
     assert result.fit.params["think_time_s"] == 0.1
     assert result.fit.params["demand_1_s"] == pytest.approx(0.005, rel=0.02)
-    assert result.profile.options == {"stations": 3, "think_time_s": 0.1}
+    assert result.profile.options == {"stations": 3, "servers": "1", "think_time_s": 0.1}
 
 
 def test_mmc_recovers_the_service_rate(tmp_path: Path) -> None:
@@ -120,8 +120,12 @@ def test_mmc_recovers_the_service_rate(tmp_path: Path) -> None:
 
 
 def test_options_are_checked() -> None:
-    with pytest.raises(InputError, match="--servers does not apply to model 'closed-network'"):
-        get_model("closed-network").options({"stations": 2, "servers": 3})
+    with pytest.raises(InputError, match="--terminals does not apply to model 'closed-network'"):
+        get_model("closed-network").options({"stations": 2, "terminals": 3})
+    # servers per station do apply (issue 27): one for all, or one per station, each a count or 'delay'
+    assert get_model("closed-network").options({"stations": 2, "servers": 3})["servers"] == "3"
+    with pytest.raises(InputError, match="servers must list whole numbers"):
+        get_model("closed-network").options({"stations": 2, "servers": "1,0"})
     with pytest.raises(InputError, match="needs --stations"):
         get_model("closed-network").options({})
     with pytest.raises(CalibrationError, match="unknown model 'pcie'"):

@@ -131,3 +131,21 @@ def test_shipped_sweep_csv_is_the_fio_files_as_read() -> None:
         assert float(row["iops"]) == pytest.approx(point.iops, rel=1e-5)
         assert float(row["mean_latency_us"]) == pytest.approx(point.mean_latency_s * 1e6, rel=1e-5)
         assert float(row["latency_p99_us"]) == pytest.approx(point.percentiles_s[99.0] * 1e6, rel=1e-5)
+
+
+def test_closed_network_takes_per_station_servers(tmp_path: Path, cli) -> None:
+    """closed-network --set servers=delay,4 is the device's network: the same exact fit, and its what-if
+    (queue mva --profile) solves with the servers the profile was calibrated with."""
+    files = [_write(tmp_path / f"qd{n}.json", [_job("r", n)]) for n in DEPTHS]
+    result = calibrate("closed-network", files, {"stations": 2, "servers": "delay,4"})
+    assert result.fit.params["demand_1_s"] == pytest.approx(30e-6, rel=1e-4)  # the floor
+    assert result.fit.params["demand_2_s"] == pytest.approx(80e-6, rel=1e-4)  # one unit's service
+    assert result.profile.options["servers"] == "delay,4"
+    profile = tmp_path / "network.json"
+    assert cli("calibrate", "closed-network", *files, "--stations", "2", "--set", "servers=delay,4",
+               "-o", str(profile)).exit_code == 0
+    answer = cli.json("queue", "mva", "--profile", str(profile), "--population", "16")
+    assert answer["throughput"] == pytest.approx(_exact(16)[0], rel=1e-4)
+    for bad, message in (("1,x", "servers must list whole numbers"), ("1,2,3", "servers lists 3 stations")):
+        failed = cli("calibrate", "closed-network", *files, "--stations", "2", "--set", f"servers={bad}")
+        assert failed.exit_code == 2 and message in failed.stderr

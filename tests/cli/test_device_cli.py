@@ -147,7 +147,7 @@ def test_curve_is_one_declaration_on_every_surface(cli, tmp_path: Path) -> None:
     testclient = pytest.importorskip("fastapi.testclient")
     from iosizer.serve.app import create_app
 
-    with testclient.TestClient(create_app(workers=1, heavy_workers=1)) as client:
+    with testclient.TestClient(create_app(workers=1, heavy_workers=1), base_url="http://localhost") as client:
         response = client.post("/api/device/curve", json={"outstanding": [1, 64], "percentile": [99],
                                                           "unit_service_us": 80, "latency_floor_us": 30,
                                                           "parallel_units": 4})

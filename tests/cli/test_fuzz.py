@@ -95,6 +95,8 @@ COMMANDS: dict[str, tuple[list[str], list[str], bool, bool]] = {
                    False, False),
     "size outstanding": (["--target-iops", "10000"],
                          ["--target-iops", "--block-kib", "--outstanding", "--target-latency-us"], False, False),
+    "size device": (["--target-iops", "10000"], ["--target-iops", "--target-latency-us", "--percentile"],
+                    False, False),
     "calibrate mmc {csv}": (["--servers", "4"], ["--servers", "--cpu-speed"], True, True),
     "calibrate closed-network {load_test}": (["--stations", "3"], ["--stations", "--think-time-s", "--cpu-speed",
                                                                     "--fit-percentile"],
