@@ -137,7 +137,7 @@ def answer(family_name: str, question: str, params: "Profile | Mapping[str, Any]
     shape = next(iter(arrays.values())).shape if arrays else ()
     outputs = {k: np.broadcast_to(np.asarray(v, dtype=np.float64), shape).reshape(-1)
                for k, v in solved.items()}
-    used = ", ".join(f"{spec.name} = {values[spec.name]:.6g} {spec.unit}" for spec in declaration(family_name)
+    used = ", ".join(f"{spec.name} = {values[spec.name]:.6g}{_unit_after(spec.unit)}" for spec in declaration(family_name)
                      .specs(values) if spec.kind == "parameter" and isinstance(values.get(spec.name), (int, float)))
     notes = list(asked.notes) + [f"values: {used + ' from ' if used else ''}{source}"]
     bands = _bands(family_name, profile, lambda fitted: evaluate({**values, **fitted}), outputs, shape, band)
@@ -231,3 +231,8 @@ def _input_grid(question: "Question", given: Mapping[str, Any]) -> dict[str, Any
                          f"combinations of its inputs, more than {MAX_POINTS}")
     grids = np.meshgrid(*axes, indexing="ij")
     return {spec.name: grid for spec, grid in zip(question.input_specs, grids)}
+
+
+def _unit_after(unit: str) -> str:
+    """A unit as printed after a value: none for a dimensionless '1' (a ratio, an scv)."""
+    return "" if unit in ("", "1") else " " + unit

@@ -18,6 +18,17 @@ from typer.testing import CliRunner
 from iosizer.cli.app import app
 
 
+@pytest.fixture(autouse=True)
+def _no_inherited_terminal_width(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Every test sees output as a pipe with no COLUMNS, as a serial run does.
+
+    pytest-xdist's workers set COLUMNS=80, which the CLI honours (it fits tables
+    and notes to it); tests that want a width pass COLUMNS themselves.
+    """
+    monkeypatch.delenv("COLUMNS", raising=False)
+    monkeypatch.delenv("LINES", raising=False)
+
+
 class Cli:
     """Runs ``iosizer ARGS`` in-process and returns (exit code, stdout, stderr)."""
 

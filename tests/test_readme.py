@@ -5,7 +5,7 @@ A README block is a ```text fence whose first line is ``$ iosizer ...``: each
 command runs in-process (typer's CliRunner: no subprocess, no shell), in one
 scratch folder for the whole README, so a profile one block writes feeds a
 later block as it does for a reader following along (``data/`` is a link to
-the repository's). The shell around a command is read, not run: ``| grep
+the repository's). The shell around a command is read, not run: file patterns (``qd*.json``) are expanded, ``| grep
 [-E] PATTERN``, ``| head -N``, ``| cut -d, -fA-B``, ``2>/dev/null`` and
 ``; echo "exit status $?"``.
 
@@ -96,7 +96,17 @@ def _filter(lines: list[str], stage: str) -> list[str]:
     if words[0] == "grep":
         pattern = words[-1]
         regex = re.compile(pattern if "-E" in words else re.escape(pattern))
-        return [line for line in lines if regex.search(line)]
+        after = next((int(w[2:]) for w in words if re.fullmatch(r"-A\d+", w)), 0)
+        kept: list[str] = []
+        last = -1  # index of the last line kept: grep -A separates groups with '--'
+        for i, line in enumerate(lines):
+            if regex.search(line):
+                for j in range(max(i, last + 1), min(i + after + 1, len(lines))):
+                    if kept and j > last + 1:
+                        kept.append("--")
+                    kept.append(lines[j])
+                    last = j
+        return kept
     if words[0] == "head":
         count = int(words[1].lstrip("-n").lstrip("-")) if len(words) > 1 else 10
         return lines[:count]
@@ -107,6 +117,15 @@ def _filter(lines: list[str], stage: str) -> list[str]:
     raise AssertionError(f"the README test cannot read the shell stage {stage!r}: add it to _filter or skip the block")
 
 
+def _glob(word: str) -> list[str]:
+    """A word as the shell expands it: a pattern that matches names the files, sorted."""
+    import glob
+
+    if not any(c in word for c in "*?["):
+        return [word]
+    return sorted(glob.glob(word)) or [word]
+
+
 def run(command: str, runner: CliRunner, columns: int = 200) -> list[str]:
     """The lines a reader's terminal ``columns`` wide shows for one README command."""
     status_echo = '; echo "exit status $?"'
@@ -115,7 +134,12 @@ def run(command: str, runner: CliRunner, columns: int = 200) -> list[str]:
     quiet = "2>/dev/null" in command
     command = command.replace("2>/dev/null", "")
     stages = [s.strip() for s in re.split(r" \| ", command)]
-    words = shlex.split(stages[0])
+    words = [expanded for word in shlex.split(stages[0]) for expanded in _glob(word)]
+    if words[0] == "grep":  # a look at a shipped data file beside the commands
+        lines = _filter(Path(words[-1]).read_text(encoding="utf-8").splitlines(), shlex.join(words[:-1]))
+        for stage in stages[1:]:
+            lines = _filter(lines, stage)
+        return lines
     assert words[0] == "iosizer", command
     import rich.console
 
@@ -169,6 +193,33 @@ def width(expected: tuple[str, ...]) -> int:
     return 200 if longest >= 190 else max(longest, 80)
 
 
+def _written_file(command: str) -> str | None:
+    """The file a command writes with ``-o``/``--output`` (a profile a later block reads), if any."""
+    words = shlex.split(command.split(" | ")[0].replace("2>/dev/null", ""))
+    for flag, value in zip(words, words[1:]):
+        if flag in ("-o", "--output"):
+            return value
+    return None
+
+
+def _replay_earlier_outputs(block: Block, runner: CliRunner, scratch: Path) -> None:
+    """Write the files earlier blocks write, where this worker has not run those blocks.
+
+    The blocks read as one session (a profile written by one is read by the next), but
+    pytest-xdist spreads them over workers, each with its own scratch folder; the writing
+    commands are run here unchecked (their own block checks them).
+    """
+    for earlier in BLOCKS:
+        if earlier.line >= block.line:
+            return
+        if earlier.skip is not None:
+            continue
+        for command in earlier.commands:
+            target = _written_file(command.text)
+            if target is not None and not (scratch / target).exists():
+                run(command.text, runner)
+
+
 @pytest.fixture(scope="module")
 def scratch(tmp_path_factory: pytest.TempPathFactory) -> Path:
     folder = tmp_path_factory.mktemp("readme")
@@ -191,6 +242,7 @@ def test_a_pasted_output_is_a_real_run(block: Block, scratch: Path, monkeypatch:
         pytest.importorskip(block.needs[0], reason=f"README line {block.line}: {block.needs[1]}")
     monkeypatch.chdir(scratch)
     runner = CliRunner()
+    _replay_earlier_outputs(block, runner, scratch)
     for command in block.commands:
         actual = run(command.text, runner, width(command.expected))
         assert matches(command.expected, actual), (
