@@ -222,22 +222,42 @@ def load_profile(path: str | Path, model: str | None = None) -> Profile:
         raise ProfileError(f"{path}: cannot read profile ({error.strerror or error})") from None
     except UnicodeDecodeError:
         raise ProfileError(f"{path}: not a JSON profile (not UTF-8 text)") from None
-    try:
-        data = json.loads(text)
-    except json.JSONDecodeError as error:
-        raise ProfileError(f"{path}: not a JSON profile (line {error.lineno}: {error.msg})") from None
+    return read_profile(text, model, name=str(path))
+
+
+def read_profile(document: str | bytes | Mapping[str, Any], model: str | None = None,
+                 name: str = "profile") -> Profile:
+    """A profile from its document in memory (JSON text, or the parsed object), checked as
+    :func:`load_profile` checks a file's; errors quote ``name`` where they would quote the path.
+
+    The server takes profiles inline this way, with no temporary file.
+    """
+    if isinstance(document, (str, bytes)):
+        if len(document) > MAX_PROFILE_BYTES:
+            raise ProfileError(f"{name}: cannot read profile: is {len(document) / 2**20:.0f} MiB, more than any "
+                               f"profile ({MAX_PROFILE_BYTES // 2**20} MiB): not a profile")
+        try:
+            data = json.loads(document)
+        except UnicodeDecodeError:
+            raise ProfileError(f"{name}: not a JSON profile (not UTF-8 text)") from None
+        except json.JSONDecodeError as error:
+            raise ProfileError(f"{name}: not a JSON profile (line {error.lineno}: {error.msg})") from None
+    elif isinstance(document, Mapping):
+        data = dict(document)
+    else:
+        raise ProfileError(f"{name}: expected a profile document (a JSON object), got {type(document).__name__}")
     try:
         profile = Profile.model_validate(data)
     except ValidationError as error:
         first = error.errors()[0]
         where = ".".join(str(p) for p in first["loc"]) or "document"
         raise ProfileError(
-            f"{path}: invalid profile at '{where}': {str(first['msg']).removeprefix('Value error, ')} "
+            f"{name}: invalid profile at '{where}': {str(first['msg']).removeprefix('Value error, ')} "
             f"({error.error_count()} problem{'s' if error.error_count() > 1 else ''})"
         ) from None
     if model is not None and profile.model != model:
-        raise ProfileError(f"{path}: profile is for model '{profile.model}', this command needs '{model}'")
-    _check_against_model(profile, path)
+        raise ProfileError(f"{name}: profile is for model '{profile.model}', this command needs '{model}'")
+    _check_against_model(profile, name)
     return profile
 
 

@@ -341,8 +341,13 @@ class Server:
             return _error(422, str(error), "ValidationError", field_of(str(error), spec.path))
         if isinstance(task, Response):
             return task
+        return await self.call(self.lane(spec), task, view)
+
+    async def call(self, lane: Any, task: dict[str, Any], view: View = View.json) -> Response:
+        """``task`` answered by a worker of ``lane`` within the server's time limit, as the API answers
+        (503 busy, 504 late, a model's error 422 naming its field); a task's ``workdir`` is removed after."""
         try:
-            answer = await self.lane(spec).call(task, self.limits.request_timeout_s)
+            answer = await lane.call(task, self.limits.request_timeout_s)
         except Busy as busy:
             return _error(503, str(busy), "Busy", headers={"Retry-After": str(busy.retry_after_s)})
         finally:

@@ -11,20 +11,21 @@ they carry their units, and each field's schema states its unit
 :meth:`iosizer.ModelFamily.ask`'s JSON, byte for byte what
 ``iosizer <family> <question> --format json`` prints.
 
-Errors: 422 for a body that does not validate or a value its declaration
-refuses (:class:`~iosizer.errors.InputError`), 400 for any other model error.
+The question is answered in the server's quick what-if lane (a worker
+process, :func:`iosizer.serve.worker.answer_question`), and its errors follow
+the server's contract (:mod:`iosizer.serve.app`): ``{"error", "kind",
+"field"}``, 422 for a body that does not validate or a value the model
+refuses (its declaration's bounds, a profile that does not load), 503 busy,
+504 late. An inline profile is checked in memory
+(:func:`iosizer.calibration.profile.read_profile`), never written to disk.
 """
 
 from __future__ import annotations
 
 import json
-import tempfile
-from pathlib import Path
 from typing import TYPE_CHECKING, Annotated, Any, Literal
 
-from pydantic import BaseModel, BeforeValidator, ConfigDict, Field, create_model
-
-from iosizer.errors import InputError, IosizerError
+from pydantic import BaseModel, BeforeValidator, ConfigDict, Field, PlainValidator, WithJsonSchema, create_model
 
 if TYPE_CHECKING:
     from fastapi import FastAPI
@@ -42,7 +43,40 @@ def _not_a_bool(value: Any) -> Any:
 
 
 _Number = Annotated[float, BeforeValidator(_not_a_bool)]
-_Numbers = Annotated[float | list[float], BeforeValidator(_not_a_bool)]
+
+
+def _finite(value: Any) -> float:
+    from pydantic import TypeAdapter, ValidationError
+
+    global _FLOAT
+    if _FLOAT is None:
+        _FLOAT = TypeAdapter(Annotated[float, Field(allow_inf_nan=False)])
+    _not_a_bool(value)
+    try:
+        return float(_FLOAT.validate_python(value))
+    except ValidationError as error:
+        raise ValueError(f"{error.errors()[0]['msg']}, got {value!r}") from None
+
+
+_FLOAT: Any = None
+
+
+def _number_or_numbers(value: Any) -> float | list[float]:
+    # One validator, not a union: an error's place is the field itself, not 'field.list[float]'.
+    return [_finite(v) for v in value] if isinstance(value, list) else _finite(value)
+
+
+def _numbers(value: Any) -> list[float]:
+    if not isinstance(value, list):
+        raise ValueError(f"a list of numbers is expected, got {value!r}")
+    return [_finite(v) for v in value]
+
+
+_NUMBER_SCHEMA = {"type": "number"}
+_Numbers = Annotated[float | list[float], PlainValidator(_number_or_numbers), WithJsonSchema(
+    {"anyOf": [_NUMBER_SCHEMA, {"type": "array", "items": _NUMBER_SCHEMA}]})]
+_NumberList = Annotated[list[float], PlainValidator(_numbers), WithJsonSchema(
+    {"type": "array", "items": _NUMBER_SCHEMA})]
 
 
 def _extra(unit: str, bounds: tuple[float, float] | None) -> dict[str, Any]:
@@ -78,34 +112,21 @@ def request_model(family: "Family", question: "Question") -> type[BaseModel]:
     fields["band"] = (Literal["parameter", "prediction"] | None, Field(None, description=(
         "parameter: bands of the parameters' uncertainty; prediction: plus the fit's residual scatter")))
     if question.percentiles is not None:
-        fields["percentile"] = (list[_Number] | None, Field(None, description="percentiles to add (P)"))
+        fields["percentile"] = (_NumberList | None, Field(None, description="percentiles to add (P)"))
     name = "".join(w.title().replace("-", "").replace("_", "") for w in question.path(family.name)) + "Request"
     return create_model(name, __config__=ConfigDict(extra="forbid", allow_inf_nan=False,
                                                     title=f"iosizer {' '.join(question.path(family.name))}"),
                         __doc__=question.summary, **fields)
 
 
-def _load_profile(document: dict[str, Any], family: str) -> Any:
-    """A profile document checked by the one profile loader (the same errors as a file's)."""
-    from iosizer.calibration.profile import load_profile
-    from iosizer.errors import ProfileError
-
-    with tempfile.TemporaryDirectory(prefix="iosizer-profile-") as folder:
-        path = Path(folder) / "profile.json"
-        path.write_text(json.dumps(document), encoding="utf-8")
-        try:
-            return load_profile(path, family)
-        except ProfileError as error:
-            raise ProfileError(str(error).replace(str(path), "profile")) from None
-
-
 def answer_json(family: str, question: str, body: dict[str, Any]) -> str:
     """What ``iosizer <family> <question> --format json`` prints for the body's values."""
     import iosizer
+    from iosizer.calibration.profile import read_profile
 
     values = dict(body)
     document = values.pop("profile", None)
-    profile = None if document is None else _load_profile(document, family)
+    profile = None if document is None else read_profile(document, family, name="profile")
     cpu_speed = values.pop("cpu_speed", None)
     percentiles = values.pop("percentile", None)
     band = values.pop("band", None) or "parameter"
@@ -126,23 +147,19 @@ def question_paths() -> dict[tuple[str, ...], tuple[str, str]]:
     return paths
 
 
-def _endpoint(family: str, question: str, model: type[BaseModel]) -> Any:
+def _endpoint(server: Any, family: str, question: str, model: type[BaseModel]) -> Any:
     import inspect
 
     from fastapi import Body
-    from fastapi.concurrency import run_in_threadpool
-    from fastapi.responses import JSONResponse, Response
+    from fastapi.responses import Response
+
+    keys = list(model.model_fields)
 
     async def endpoint(body: Any = None) -> Response:
         given = {} if body is None else {k: v for k, v in body.model_dump().items()
                                          if k in body.model_fields_set and v is not None}
-        try:
-            text = await run_in_threadpool(answer_json, family, question, given)
-        except InputError as error:
-            return JSONResponse({"error": " ".join(str(error).split()), "kind": type(error).__name__}, 422)
-        except IosizerError as error:
-            return JSONResponse({"error": " ".join(str(error).split()), "kind": type(error).__name__}, 400)
-        return Response(text, media_type="application/json")
+        task = {"kind": "question", "family": family, "question": question, "values": given, "keys": keys}
+        return await server.call(server.lanes.quick, task)
 
     endpoint.__signature__ = inspect.Signature([  # type: ignore[attr-defined]
         inspect.Parameter("body", inspect.Parameter.KEYWORD_ONLY, default=None,
@@ -150,29 +167,29 @@ def _endpoint(family: str, question: str, model: type[BaseModel]) -> Any:
     return endpoint
 
 
-def add_question_routes(app: "FastAPI", server: Any = None) -> list[tuple[str, ...]]:
+def add_question_routes(app: "FastAPI", server: Any) -> list[tuple[str, ...]]:
     """Mount ``POST /api/<family>/<question>`` for every declared question; return their paths.
 
-    ``server`` (the app's command server) stops reflecting those paths from the CLI, so each is
-    answered by its declaration alone.
+    ``server`` (the app's :class:`~iosizer.serve.app.Server`) answers them in its quick lane and stops
+    reflecting those paths from the CLI, so each is answered by its declaration alone.
     """
     from fastapi.responses import Response
 
     from iosizer.model.registry import declaration
+    from iosizer.serve.app import _ERRORS
 
     served = question_paths()
     for path, (name, command) in served.items():
         family = declaration(name)
         question = family.question(command)
-        if server is not None:
-            server.commands.pop(path, None)
+        server.commands.pop(path, None)
         app.add_api_route(
-            "/api/" + "/".join(path), _endpoint(name, command, request_model(family, question)),
+            "/api/" + "/".join(path), _endpoint(server, name, command, request_model(family, question)),
             methods=["POST"], name="iosizer " + " ".join(path), summary=question.summary,
             description=(f"{question.summary}. Generated from the declaration of family '{name}'; mirrors "
                          f"`iosizer {' '.join(path)} ... --format json`."),
             tags=[name], operation_id="iosizer_" + "_".join(p.replace("-", "_") for p in path),
             responses={200: {"description": "What the command prints with --format json",
-                             "content": {"application/json": {}}}},
+                             "content": {"application/json": {}}}, **_ERRORS},
             response_class=Response)
     return list(served)

@@ -143,7 +143,10 @@ def serve_forever(conn: Any, lane: str, memory_bytes: int | None, scratch: str) 
         except (EOFError, OSError):
             return
         kind = task.pop("kind")
-        answer = answer_quick(**task, progress=progress) if kind == "quick" else run(**task)
+        if kind == "question":
+            answer = answer_question(**task)
+        else:
+            answer = answer_quick(**task, progress=progress) if kind == "quick" else run(**task)
         conn.send(("answer", answer))
 
 
@@ -154,12 +157,16 @@ def direct(spec: Any) -> bool:
     return not any(f.role in (Role.upload, Role.output, Role.server, Role.route) for f in spec.fields)
 
 
-def field_of(message: str, path: tuple[str, ...]) -> str | None:
+def field_of(message: str, path: tuple[str, ...], keys: Any = None) -> str | None:
     """The request field an error message names: the first flag it quotes (``--servers``), or the key it
-    starts with (``servers must be...``); a word in an explanation is not a field."""
+    starts with (``servers must be...``); a word in an explanation is not a field. ``keys``: the
+    request's field names, when ``path`` is not a command's (a declared question's), each quoted as
+    ``--key-name`` on the command line."""
     names: dict[str, str] = {}
+    for key in keys or ():
+        names[key] = names["--" + key.replace("_", "-")] = key
     with contextlib.suppress(Exception):
-        for f in _spec(path).body_fields:
+        for f in ([] if keys else _spec(path).body_fields):
             names[f.key] = f.key
             if f.flag:
                 names[f.flag] = f.key
@@ -288,6 +295,18 @@ def answer_quick(path: tuple[str, ...], values: dict[str, Any], profiles: dict[s
                 os.remove(name)
 
 
+def answer_question(family: str, question: str, values: dict[str, Any], keys: list[str]) -> dict[str, Any]:
+    """``POST /api/FAMILY/QUESTION`` answered from the declaration (:mod:`iosizer.serve.questions`), as
+    :func:`answer_quick` answers a command; ``keys`` are the request's field names (an error names one)."""
+    from iosizer.serve.questions import answer_json
+
+    try:
+        with _quiet():
+            return {"status": 200, "json": answer_json(family, question, values), "exit": 0}
+    except Exception as error:  # noqa: BLE001  (every failure becomes one answer)
+        return _failure(error, (family, question), os.getcwd(), keys)
+
+
 def write_profiles(spec: Any, profiles: dict[str, Any], folder: str) -> dict[str, Any]:
     """The profile documents given inline written to ``folder``, as the names the answers quote, by key."""
     names: dict[str, Any] = {}
@@ -305,7 +324,7 @@ def write_profiles(spec: Any, profiles: dict[str, Any], folder: str) -> dict[str
     return names
 
 
-def _failure(error: BaseException, path: tuple[str, ...], workdir: str) -> dict[str, Any]:
+def _failure(error: BaseException, path: tuple[str, ...], workdir: str, keys: Any = None) -> dict[str, Any]:
     """An exception as the API answers it (issue 26: one status per class of error)."""
     import click
     import typer
@@ -320,20 +339,20 @@ def _failure(error: BaseException, path: tuple[str, ...], workdir: str) -> dict[
         if param is not None:
             field = next((f.key for f in _spec(path).fields if f.name == param.name), None)
         message = _local(error.format_message(), workdir)
-        return _error(422, type(error).__name__, message, field or field_of(message, path))
+        return _error(422, type(error).__name__, message, field or field_of(message, path, keys))
     if isinstance(error, MemoryError):
         return _error(413, "MemoryLimit", "the request needs more memory than the server allows "
                                           "(iosizer serve --max-memory-mb); ask for less work")
     if isinstance(error, (ConsistencyError, ConvergenceError)):  # the solver failed, not the request
         message = _local(str(error), workdir)
-        return _error(500, type(error).__name__, message, field_of(message, path))
+        return _error(500, type(error).__name__, message, field_of(message, path, keys))
     if isinstance(error, IosizerError):
         message = _local(str(error), workdir)
-        return _error(422, type(error).__name__, message, field_of(message, path))
+        return _error(422, type(error).__name__, message, field_of(message, path, keys))
     if isinstance(error, OSError):
         reason = error.strerror or str(error)
         message = _local(f"'{error.filename}': {reason}" if error.filename else reason, workdir)
-        return _error(422, type(error).__name__, message, field_of(message, path))
+        return _error(422, type(error).__name__, message, field_of(message, path, keys))
     # A bug: logged with its traceback, never sent.
     log.error("iosizer %s failed:\n%s", " ".join(path), "".join(traceback.format_exception(error)))
     return _error(500, "InternalError", f"internal error: {type(error).__name__}: {error}")
