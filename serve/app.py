@@ -816,7 +816,7 @@ def create_app(workers: int | None = None, heavy_workers: int | None = None,
     _add_calibrate_route(app, server)
     from iosizer.serve.questions import add_question_routes  # declared questions, from the registry
 
-    add_question_routes(app, server)
+    add_question_routes(app, server, _ERRORS)
     _add_command_routes(app, server)
     app.mount("/static", StaticFiles(directory=str(_STATIC)), name="static")
     return app

@@ -167,16 +167,16 @@ def _endpoint(server: Any, family: str, question: str, model: type[BaseModel]) -
     return endpoint
 
 
-def add_question_routes(app: "FastAPI", server: Any) -> list[tuple[str, ...]]:
+def add_question_routes(app: "FastAPI", server: Any, errors: dict[int, Any] | None = None) -> list[tuple[str, ...]]:
     """Mount ``POST /api/<family>/<question>`` for every declared question; return their paths.
 
     ``server`` (the app's :class:`~iosizer.serve.app.Server`) answers them in its quick lane and stops
-    reflecting those paths from the CLI, so each is answered by its declaration alone.
+    reflecting those paths from the CLI, so each is answered by its declaration alone. ``errors``: the
+    error answers the OpenAPI document lists for every route.
     """
     from fastapi.responses import Response
 
     from iosizer.model.registry import declaration
-    from iosizer.serve.app import _ERRORS
 
     served = question_paths()
     for path, (name, command) in served.items():
@@ -190,6 +190,6 @@ def add_question_routes(app: "FastAPI", server: Any) -> list[tuple[str, ...]]:
                          f"`iosizer {' '.join(path)} ... --format json`."),
             tags=[name], operation_id="iosizer_" + "_".join(p.replace("-", "_") for p in path),
             responses={200: {"description": "What the command prints with --format json",
-                             "content": {"application/json": {}}}, **_ERRORS},
+                             "content": {"application/json": {}}}, **(errors or {})},
             response_class=Response)
     return list(served)
