@@ -12,12 +12,14 @@ then renamed over the target), so a failed run never leaves half a profile.
 
 from __future__ import annotations
 
+import contextlib
+import contextvars
 import json
 import math
 import os
 from datetime import datetime, timezone
 from pathlib import Path
-from typing import Any, Callable, Literal, Mapping
+from typing import Any, Callable, Iterator, Literal, Mapping
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator, model_validator
 
@@ -199,12 +201,31 @@ def profile_writer(profile: Profile) -> Callable[[Path], None]:
     return write
 
 
+#: Profile documents held in memory, by the name a command is given instead of a file (see below).
+_IN_MEMORY: contextvars.ContextVar[Mapping[str, Any]] = contextvars.ContextVar("iosizer_profiles_in_memory",
+                                                                               default={})
+
+
+@contextlib.contextmanager
+def profiles_in_memory(documents: Mapping[str, Any]) -> Iterator[None]:
+    """While active, :func:`load_profile` given one of ``documents``' names reads that document from
+    memory (:func:`read_profile`), not a file: the server runs a command with inline profiles this way."""
+    token = _IN_MEMORY.set(dict(documents))
+    try:
+        yield
+    finally:
+        _IN_MEMORY.reset(token)
+
+
 def load_profile(path: str | Path, model: str | None = None) -> Profile:
     """Read and validate a profile; ``model`` demands a specific model name."""
     from iosizer.calibration.files import input_problem
 
     if not isinstance(path, (str, os.PathLike)):
         raise ProfileError(f"expected the path of a profile file, got {type(path).__name__} {path!r}")
+    held = _IN_MEMORY.get()
+    if str(path) in held:
+        return read_profile(held[str(path)], model, name=str(path))
     if not str(path).strip() or str(path) == ".":  # the command line reads an empty --profile as '.'
         raise ProfileError("the profile's path is empty (or the current folder); give the JSON file "
                            "'iosizer calibrate --output' wrote")

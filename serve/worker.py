@@ -126,7 +126,7 @@ def serve_forever(conn: Any, lane: str, memory_bytes: int | None, scratch: str) 
     signal.signal(signal.SIGINT, signal.SIG_IGN)  # the server decides when its workers stop
     folder = os.path.join(scratch, f"worker-{os.getpid()}")
     os.makedirs(folder, exist_ok=True)
-    os.chdir(folder)  # where a profile given inline is written (the worker runs one request at a time)
+    os.chdir(folder)  # a command's own relative names (plot.png) land here, never in the server's folder
     warm_up(lane)
     conn.send(("ready", os.getpid()))
     last = [0.0]
@@ -243,27 +243,28 @@ def answer_quick(path: tuple[str, ...], values: dict[str, Any], profiles: dict[s
                  progress: Callable[[int, int], None] | None = None) -> dict[str, Any]:
     """Answer ``iosizer PATH`` for validated ``values`` (by JSON key) by calling its callback directly.
 
-    ``profiles`` holds the profile documents given inline (by key): written to
-    this worker's own folder as the names the answers quote. ``server_values``
+    ``profiles`` holds the profile documents given inline (by key): read from
+    memory by the names the answers quote (no file is written). ``server_values``
     fill options the server owns (a simulation's ``scheduler``). The answer is
     a plain, picklable dict, as :func:`run`'s.
     """
     import click
 
+    from iosizer.calibration.profile import profiles_in_memory
     from iosizer.cli.catalogue import Role
     from iosizer.cli.output import capture
 
     spec = _spec(path)
     command = _leaf(path)
     given = {f.name: f for f in spec.fields}
-    written: list[str] = []
     try:
         names = {}
-        for key, name in write_profiles(spec, profiles or {}, ".").items():
+        documents: dict[str, Any] = {}
+        for key, (name, document) in _profile_names(spec, profiles or {}).items():
             field = next(f for f in spec.fields if f.key == key)
-            written += name if field.many else [name]
+            documents.update(zip(name, document) if field.many else [(name, document)])
             names[field.name] = tuple(name) if field.many else name
-        with _quiet(), capture() as reports, _reporting(progress):
+        with _quiet(), capture() as reports, _reporting(progress), profiles_in_memory(documents):
             context = click.Context(command, info_name=path[-1])
             with context:
                 params = {}
@@ -289,10 +290,6 @@ def answer_quick(path: tuple[str, ...], values: dict[str, Any], profiles: dict[s
         return _answer(reports, status, view, None, os.getcwd())
     except Exception as error:  # noqa: BLE001  (every failure becomes one answer)
         return _failure(error, path, os.getcwd())
-    finally:
-        for name in written:
-            with contextlib.suppress(OSError):
-                os.remove(name)
 
 
 def answer_question(family: str, question: str, values: dict[str, Any], keys: list[str]) -> dict[str, Any]:
@@ -307,20 +304,30 @@ def answer_question(family: str, question: str, values: dict[str, Any], keys: li
         return _failure(error, (family, question), os.getcwd(), keys)
 
 
-def write_profiles(spec: Any, profiles: dict[str, Any], folder: str) -> dict[str, Any]:
-    """The profile documents given inline written to ``folder``, as the names the answers quote, by key."""
-    names: dict[str, Any] = {}
+def _profile_names(spec: Any, profiles: dict[str, Any]) -> dict[str, tuple[Any, Any]]:
+    """The names the answers quote for the profile documents given inline, by key: (name, document),
+    or (names, documents) for a repeatable option."""
+    named: dict[str, tuple[Any, Any]] = {}
     for f in spec.fields:
         documents = profiles.get(f.key)
         if documents is None:
             continue
-        written = []
-        for i, document in enumerate(documents if f.many else [documents], 1):
-            name = f"{f.key}-{i}.json" if f.many else f"{f.key}.json"
-            with open(os.path.join(folder, name), "w", encoding="utf-8") as handle:
-                json.dump(document, handle)
-            written.append(name)
-        names[f.key] = written if f.many else written[0]
+        if f.many:
+            named[f.key] = ([f"{f.key}-{i}.json" for i in range(1, len(documents) + 1)], list(documents))
+        else:
+            named[f.key] = (f"{f.key}.json", documents)
+    return named
+
+
+def write_profiles(spec: Any, profiles: dict[str, Any], folder: str) -> dict[str, Any]:
+    """The profile documents given inline written to ``folder``, as the names the answers quote, by key."""
+    names: dict[str, Any] = {}
+    for key, (name, document) in _profile_names(spec, profiles).items():
+        pairs = zip(name, document) if isinstance(name, list) else [(name, document)]
+        for one, content in pairs:
+            with open(os.path.join(folder, one), "w", encoding="utf-8") as handle:
+                json.dump(content, handle)
+        names[key] = name
     return names
 
 

@@ -85,26 +85,28 @@ def test_an_inline_profile_is_answered_with_its_values(client: Any) -> None:
     assert response.text == answer_json("mm1k", "queue", {**asked, "profile": _profile(2.0)})
 
 
+def _no_disk(*args: Any, **kwargs: Any) -> Any:
+    raise AssertionError("an inline profile touched the disk")
+
+
+def _read_only(real_open: Any) -> Any:
+    def read_only_open(file: Any, mode: str = "r", *args: Any, **kwargs: Any) -> Any:
+        if any(c in mode for c in "wax+"):
+            _no_disk()
+        return real_open(file, mode, *args, **kwargs)
+
+    return read_only_open
+
+
 def test_an_inline_profile_touches_no_disk(monkeypatch: pytest.MonkeyPatch) -> None:
     """The worker's function itself, in this process, with every way to write a file refused."""
     from iosizer.serve.worker import answer_question
 
     profile = _profile(2.0)
     expected = answer_question("mm1k", "queue", {"arrival_rate": 1.5, "profile": profile}, ["arrival_rate"])
-
-    def no_disk(*args: Any, **kwargs: Any) -> Any:
-        raise AssertionError("an inline profile touched the disk")
-
-    real_open = builtins.open
-
-    def read_only_open(file: Any, mode: str = "r", *args: Any, **kwargs: Any) -> Any:
-        if any(c in mode for c in "wax+"):
-            no_disk()
-        return real_open(file, mode, *args, **kwargs)
-
     for name in ("mkdtemp", "mkstemp", "TemporaryDirectory", "NamedTemporaryFile", "TemporaryFile"):
-        monkeypatch.setattr(tempfile, name, no_disk)
-    monkeypatch.setattr(builtins, "open", read_only_open)
+        monkeypatch.setattr(tempfile, name, _no_disk)
+    monkeypatch.setattr(builtins, "open", _read_only(builtins.open))
     answer = answer_question("mm1k", "queue", {"arrival_rate": 1.5, "profile": profile}, ["arrival_rate"])
     assert answer["status"] == 200 and answer == expected
     refused = answer_question("mm1k", "queue", {"profile": {**profile, "model": "device"}}, ["profile"])
@@ -128,3 +130,27 @@ def test_read_profile_checks_as_load_profile(tmp_path: Any) -> None:
     assert str(in_memory.value) == str(from_file.value)
     with pytest.raises(ProfileError, match="not a JSON profile"):
         read_profile("{", name="inline")
+
+
+def test_the_quick_lane_reads_inline_profiles_in_memory(monkeypatch: pytest.MonkeyPatch, tmp_path: Any) -> None:
+    """A reflected command's inline profile (``POST /api/hba/response``) is read from memory by the name
+    the answer quotes: the same answer as the profile written to a file, with the disk refused."""
+    from iosizer.calibration.profile import declared_profile
+    from iosizer.serve.worker import answer_quick, write_profiles, _spec
+
+    document = declared_profile("hba", overrides={"core_iops": 90000.0}).model_dump(mode="json")
+    path = ("hba", "response")
+    monkeypatch.chdir(tmp_path)
+    write_profiles(_spec(path), {"profile": document}, ".")  # as the worker once did
+    from_file = answer_quick(path, {"threads": "1,16", "profile": "profile.json"}, {})
+    assert from_file["status"] == 200
+    (tmp_path / "profile.json").unlink()
+    monkeypatch.setattr(builtins, "open", _read_only(builtins.open))
+    for name in ("mkdtemp", "mkstemp", "TemporaryDirectory", "NamedTemporaryFile", "TemporaryFile"):
+        monkeypatch.setattr(tempfile, name, _no_disk)
+    in_memory = answer_quick(path, {"threads": "1,16"}, {"profile": document})
+    assert in_memory["status"] == 200, in_memory
+    assert list(tmp_path.iterdir()) == [] and in_memory == from_file
+    # The profile's value is used: the answer differs from the shipped profile's.
+    shipped = answer_quick(path, {"threads": "1,16"}, {})
+    assert in_memory["json"] != shipped["json"]
