@@ -167,7 +167,8 @@ def _endpoint(server: Any, family: str, question: str, model: type[BaseModel]) -
     return endpoint
 
 
-def add_question_routes(app: "FastAPI", server: Any, errors: dict[int, Any] | None = None) -> list[tuple[str, ...]]:
+def add_question_routes(app: "FastAPI", server: Any,
+                        errors: dict[int | str, Any] | None = None) -> list[tuple[str, ...]]:
     """Mount ``POST /api/<family>/<question>`` for every declared question; return their paths.
 
     ``server`` (the app's :class:`~iosizer.serve.app.Server`) answers them in its quick lane and stops
