@@ -54,11 +54,18 @@ __all__ = ["QUESTIONS", "Experiment", "Metric", "build"]
 
 @dataclass(frozen=True)
 class Metric:
-    """One output: its name (unit in the name), the analytic value, whether a CI target applies."""
+    """One output: its name (unit in the name), the analytic value, whether a CI target applies.
+
+    ``label`` is the row's ``metric`` where one output is estimated at several
+    points (default: ``name``, which stays unique), ``point`` the input
+    values of that point, printed as leading columns (``(("outstanding", 4),)``).
+    """
 
     name: str
     analytic: float
     target: bool = True
+    label: str | None = None
+    point: tuple[tuple[str, Any], ...] = ()
 
 
 @dataclass(frozen=True)
@@ -740,6 +747,13 @@ def replication(*, link: str | None = None, block_kib: float | None = None, outs
                       model, metrics, "exact MVA", "SimPy", notes + _variability_note(scv))
 
 
+def device(**options: Any) -> Experiment:
+    """The device family's curve (:mod:`iosizer.simulate.device`)."""
+    from iosizer.simulate.device import device as build_device
+
+    return build_device(**options)
+
+
 #: family -> question -> builder; None: the family's one question.
 QUESTIONS: dict[str, dict[str | None, Any]] = {
     "mmc": {None: open_queue, **{q: open_queue for q in _OPEN}},
@@ -750,6 +764,7 @@ QUESTIONS: dict[str, dict[str | None, Any]] = {
     "hba": {None: hba, "response": hba, "isolation": hba},
     "loadshare": {None: loadshare, "curve": loadshare},
     "replication": {None: replication, "replication": replication},
+    "device": {None: device, "curve": device},
 }
 
 
