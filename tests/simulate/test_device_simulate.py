@@ -40,9 +40,9 @@ def test_interval_covers_the_exact_curve_at_several_depths() -> None:
 
 
 def test_simulate_hook_returns_the_questions_outputs() -> None:
-    """The curve question's simulate hook (registered in iosizer.simulate.device) answers like solve."""
+    """The curve question's simulate hook (registered in iosizer.simulate.hooks) answers like solve."""
     from iosizer.model.device import device_curve
-    from iosizer.simulate.device import SIMULATED
+    from iosizer.simulate.hooks import SIMULATED
 
     values = {"latency_floor_us": 20.0, "parallel_units": 4, "unit_service_us": 100.0, "service_scv": 1.0}
     inputs = {"outstanding": np.array([2.0, 8.0])}
