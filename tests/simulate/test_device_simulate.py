@@ -82,3 +82,23 @@ def test_bad_input_is_one_line_and_exit_2(args: list[str], says: str) -> None:
     result = _run(*given, *args, "--replications", "2", "--run-length", "200", "--workers", "1")
     assert result.exit_code == 2, result.output
     assert says in result.output and len(result.output.strip().splitlines()) == 1, result.output
+
+
+def test_a_profile_with_the_simpy_engine(tmp_path) -> None:
+    """--profile takes the calibrated values (the notes say so); SimPy, the second engine, also covers them."""
+    from pathlib import Path
+
+    sweep = Path(__file__).resolve().parents[2] / "data" / "examples" / "device" / "sweep.csv"
+    profile = tmp_path / "device.json"
+    assert CliRunner().invoke(app, ["calibrate", "device", str(sweep), "-o", str(profile)]).exit_code == 0
+    result = _run("--profile", str(profile), "--outstanding", "2,16", "--engine", "simpy", "--replications", "4",
+                  "--run-length", "2000", "--seed", "2", "--workers", "1", "--max-seconds", "60", "--format", "json")
+    assert result.exit_code == 0, result.output
+    rows = json.loads(result.stdout)
+    assert len(rows) == 4 and all(r["within_ci"] for r in rows), rows  # 2 depths x (iops, mean latency)
+
+    from iosizer.calibration.profile import load_profile
+    from iosizer.simulate import experiment
+
+    built = experiment("device", "curve", outstanding=[2], profile=load_profile(profile, "device"), run_length=200)
+    assert built.notes[0].startswith("values: the planner's profile")
