@@ -15,6 +15,7 @@ The work lives in :mod:`iosizer.simulate`.
 from __future__ import annotations
 
 import inspect
+from pathlib import Path
 from typing import Annotated, Any, Callable
 
 import typer
@@ -118,7 +119,8 @@ def _simulate(family: str, question: str | None, options: dict[str, Any], run: d
 
         result = simulate(family, question, progress=advance, **run, **options)
     rows = result.rows()
-    emit(Report(rows, rows, title=f"Simulation vs analytic: {result.experiment.title}", columns=COLUMNS,
+    point = [name for name, _ in result.experiment.metrics[0].point]  # a curve's input columns lead
+    emit(Report(rows, rows, title=f"Simulation vs analytic: {result.experiment.title}", columns=point + COLUMNS,
                 notes=result.notes()), output_format)
 
 
@@ -301,6 +303,39 @@ def replication(
 ) -> dict[str, Any]:
     """Writes replicated to a peer's flash over an interconnect (seed 004; numpy; --engine simpy)."""
     return {"link": link, "block_kib": block_kib, "outstanding": outstanding, "service_scv": service_scv}
+
+
+@app.command("device")
+@simulation("device", "curve")
+def device(
+    outstanding: Annotated[str | None, typer.Option(
+        "--outstanding", metavar="VALUES", help="I/Os in flight, a list 1,8,32 or a range start:stop:step, at most "
+                                                "16 depths [the curve's declared sweep 1,2,4,...,64].")] = None,
+    profile: Annotated[Path | None, typer.Option(
+        "--profile", help="A 'device' profile (iosizer calibrate device) [the shipped one, unless every parameter "
+                          "is given].")] = None,
+    latency_floor_us: Annotated[float | None, typer.Option(
+        "--latency-floor-us", help=f"Fixed latency per I/O, us (simulated constant) {DECLARED}.")] = None,
+    parallel_units: Annotated[int | None, typer.Option(
+        "--parallel-units", help=f"Parallel units the load spreads over {DECLARED}.")] = None,
+    unit_service_us: Annotated[float | None, typer.Option(
+        "--unit-service-us", help=f"Time one unit is busy per I/O, us {DECLARED}.")] = None,
+    service_scv: Annotated[float | None, typer.Option(
+        "--service-scv", help="Squared coefficient of variation of a unit's service (1 exponential, where the "
+                              "analytic curve is exact; 0 constant; else gamma) [the profile's].")] = None,
+) -> dict[str, Any]:
+    """A device's curve: a constant floor, then FCFS over its units, per depth against the exact product form
+    (numpy; --engine simpy). Means only: no latency percentile is simulated."""
+    from iosizer.cli.params import parse_grid
+
+    loaded = None
+    if profile is not None:
+        from iosizer.calibration.profile import load_profile
+
+        loaded = load_profile(profile, "device")
+    return {"outstanding": None if outstanding is None else parse_grid(outstanding, "outstanding"),
+            "profile": loaded, "latency_floor_us": latency_floor_us, "parallel_units": parallel_units,
+            "unit_service_us": unit_service_us, "service_scv": service_scv}
 
 
 # --- iosizer report --simulate ------------------------------------------------------------

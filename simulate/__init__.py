@@ -108,7 +108,8 @@ class SimulationResult(TableView):
             found = self.estimates[metric.name]
             gap = (metric.analytic - found.mean) / abs(found.mean) * 100.0 if found.mean else None
             rows.append({
-                "metric": metric.name,
+                **dict(metric.point),
+                "metric": metric.label or metric.name,
                 "analytic": metric.analytic,
                 "simulated": found.mean,
                 "ci_low": found.low,

@@ -127,6 +127,9 @@ SIMULATE: dict[str, tuple[list[str], list[str]]] = {
     "simulate loadshare": ([], ["--load-fraction", "--load-cores", "--cores", "--comm-overhead-pct", "--threshold",
                                 "--service-scv", "--non-core-pct", "--port-share"]),
     "simulate replication": ([], ["--block-kib", "--outstanding", "--service-scv"]),
+    "simulate device": (["--latency-floor-us", "20", "--parallel-units", "4", "--unit-service-us", "100",
+                         "--service-scv", "1", "--outstanding", "1,8"],
+                        ["--latency-floor-us", "--parallel-units", "--unit-service-us", "--service-scv"]),
     "simulate hba response": ([], ["--threads", "--block-bytes", "--storage-us", "--cores", "--core-iops",
                                    "--link-mbps", "--service-scv"]),
 }
