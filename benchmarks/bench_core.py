@@ -78,6 +78,17 @@ def main() -> None:
         f"{label:<58} {help_time * 1e3:9.1f} ms vs {baseline * 1e3:.1f} ms = {ratio:.2f}x  "
         f"target < 1.5x  {verdict}"
     )
+    # Issue 29: commands that answer, against the same baseline measured in this run.
+    answering = {
+        "iosizer queue mmc (c = 4)": [iosizer, "queue", "mmc", "--arrival-rate", "3.2",
+                                      "--service-rate", "1", "--servers", "4"],
+        "iosizer device curve --outstanding 1,8,64": [iosizer, "device", "curve", "--outstanding", "1,8,64"],
+    }
+    for label, command in answering.items():
+        seconds = wall_time(command)
+        ratio = seconds / baseline
+        verdict = "ok" if ratio < 1.5 else "SLOW"
+        print(f"{label + ' vs the baseline':<58} {seconds * 1e3:9.1f} ms = {ratio:.2f}x  target < 1.5x  {verdict}")
     bench_report(iosizer)
 
 

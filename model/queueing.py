@@ -213,13 +213,15 @@ def erlang_b(servers: object, offered_load: object) -> float | np.ndarray:
     erlangs (> 0). Overload (a > c) is allowed: a loss system is always
     stable.
     """
-    from scipy.special import gammaincc
-
     c = as_server_count("servers", servers)
     a = as_positive("offered_load", offered_load)
     c, a = np.broadcast_arrays(c, a)
     if c.size and c.flat[0] <= _RECURSION_MAX_SERVERS and np.all(c == c.flat[0]):
         return scalar_or_array(_erlang_b_recursion(int(c.flat[0]), a))
+    # Imported here, not above: scipy.special costs ~0.2 s of a CLI answer's start-up,
+    # and the recursion above (the usual few-server case) needs none of it.
+    from scipy.special import gammaincc
+
     with np.errstate(all="ignore"):  # underflow to 0 is the right answer for tiny loads
         cdf = gammaincc(c + 1.0, a)
         safe = cdf > _CDF_FLOOR
