@@ -2,8 +2,10 @@
 
 from __future__ import annotations
 
+import copy
 import json
 from pathlib import Path
+from typing import Callable, Iterator
 
 import pytest
 
@@ -11,6 +13,27 @@ from iosizer.report import checks
 from iosizer.report.checks import Collector, Provided
 from iosizer.calibration.shipped import measurement_names
 from iosizer.cli import report as report_cli
+
+
+@pytest.fixture(scope="module", autouse=True)
+def providers_run_once() -> Iterator[None]:
+    """Each seed's provider is computed once for this module (about half of a report's time, and the
+    report runs a dozen times here); every call returns a fresh deep copy, so a test that alters the
+    records (the broken provider below) alters only its own. The providers' own results are checked
+    in tests/report; this module tests the command around them."""
+    cached: dict[str, Provided] = {}
+
+    def once(seed: str, provider: Callable[[], Provided]) -> Callable[[], Provided]:
+        def call() -> Provided:
+            if seed not in cached:
+                cached[seed] = provider()
+            return copy.deepcopy(cached[seed])
+        return call
+
+    with pytest.MonkeyPatch.context() as patch:
+        for seed, provider in list(checks.PROVIDERS.items()):
+            patch.setitem(checks.PROVIDERS, seed, once(seed, provider))
+        yield
 
 
 @pytest.fixture(scope="module")
@@ -74,6 +97,8 @@ def test_a_broken_provider_or_tolerance_fails_check(cli, tmp_path, monkeypatch) 
                 record.status = checks.FAIL  # as if the model gave one TLP too many
         return provided
 
+    # The plots are tested above; here only the checks matter, so none are drawn (4 runs, ~1.5 s each).
+    monkeypatch.setattr(report_cli, "_have_matplotlib", lambda: False)
     monkeypatch.setitem(checks.PROVIDERS, "seed001", off_by_one)
     result = cli("report", "--output-dir", str(tmp_path / "r"), "--check")
     assert result.exit_code == 1
@@ -131,7 +156,8 @@ def test_without_matplotlib_the_tables_are_still_written(cli, tmp_path, monkeypa
     assert "Plots skipped: matplotlib is not installed" in (tmp_path / "r" / "report.md").read_text(encoding="utf-8")
 
 
-def test_table_and_csv_formats(cli, tmp_path) -> None:
+def test_table_and_csv_formats(cli, tmp_path, monkeypatch) -> None:
+    monkeypatch.setattr(report_cli, "_have_matplotlib", lambda: False)  # stdout's formats only: no plots needed
     result = cli("report", "--output-dir", str(tmp_path / "r"))
     assert result.exit_code == 0
     assert all(f"seed00{i}" in result.stdout for i in range(5)) and "no provider yet" not in result.stdout
