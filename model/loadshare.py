@@ -34,248 +34,28 @@ and changes no maximum.
 
 Declaration. The numbers above are declared once, as :class:`ParameterSpec`
 constants below (``CORES``, ``COMM_OVERHEAD``, ``THRESHOLD``, ``NON_CORE``
-and the ``POLICY``, ``SCENARIO`` and ``SWITCH_RULE`` settings);
-:class:`PolicyParams`, the CLI, the scenario files and the report read
-their defaults from them, and the
+and the ``POLICY``, ``SCENARIO`` and ``SWITCH_RULE`` settings); the
 ``loadshare`` family at the bottom of the module ties them to a data schema
 (total load in cores -> mean response in service times) and a solve function.
 
-Placement. The owner of an exclusive port is rotated to even out the cores
-(B, "一定時間毎に切替"); its steady state is a static balanced placement.
-Ports are placed heaviest first, each spread evenly over its k_p least
-loaded cores (longest-processing-time placement), which gives each core j a
-utilisation u_j = sum of the work placed on it.
-
-Response (the approximation, and why). The cores serve the ports as one
-FCFS line: a free core takes the longest-waiting I/O among the ports it
-serves. Cores linked by a port that may use both pool their work, so each
-connected component of the port-core eligibility graph (K cores, the ports
-placed on them, offered work a = sum L_p s_p, utilisation rho = a / K) is
-taken as one M/M/K queue, with the mean residual service
-s_r = sum L_p s_p^2 / sum L_p s_p (exponential services of unequal means).
-An I/O of port p waits when all k_p of its cores are busy: if every core of
-the component is (Erlang C, C(K, a)) it waits through the pooled line and
-then, at its head, for one of its own k_p cores rather than any of K; if
-b < K are busy (M/M/K's pi_b, the busy cores taken at random) its k_p are
-all among them with probability C(b, k_p) / C(K, k_p), and it waits for the
-first of them to free:
-
-    W_p = s_r [ C(K, a) (1 / (K (1 - rho)) + 1 / k_p - 1 / K)
-                + (1 / k_p) sum_{b=k_p}^{K-1} pi_b C(b, k_p) / C(K, k_p) ]
-    R_p = s_p + W_p + c                                          (3)
-
-It is exact for exclusive placement (K = 1: a core serving several ports
-FCFS is one M/M/1 queue) and for ``shared`` (k_p = K = n: one M/M/n), and
-keeps components apart (the hot port alone on 3 cores is M/M/3 beside an
-M/M/1 of the cold ports). FCFS service with server eligibility has an
-exact product form (Visschers, Adan and Weiss, Queueing Systems 70, 2012;
-Gardner and Righter's survey, arXiv 2006.05979), but for service rates that
-depend on the server, not on the job (here s_p does), under one idle-core
-assignment rule, and at a cost exponential in the cores; (3) is the
-approximation we use instead. It replaces the per-group formula
-
-    R_p = s_p (1 + C(k_p, k_p rho_p) / (k_p (1 - rho_p))) + c    (2)
-
-(M/M/k_p at the mean utilisation rho_p of the port's own cores), which
-treats the foreign work on a port's cores as the port's own: a cold port
-on one core shared with the hot port got an M/M/1 at 0.9 (10.4 service
-times where the whole system averages 3.9), while in the FCFS line any of
-the four cores drains the I/Os ahead of it.
-
-A port's own I/Os ahead (4). (3) drains the whole line ahead of an arrival
-at K cores. A port on k_p < K of them cannot: its own I/Os ahead wait for
-its k_p cores only, while the component's other cores take the wider ports'
-work. Where its own work is a large part of its cores' (the [3, 1, 1, 1]
-mix below: each cold port alone loads its one core to 0.48 at 0.9 of the
-mix's maximum, the hot port 0.42 more) its I/Os queue behind each other,
-which pooling hides: simulated cold-port waits 2.06 service times, (3)
-1.38. Write (3) as W_p = Q_p + rho W_K, with W_K = s_r C(K, a) / (K (1 - rho))
-the pooled M/M/K wait, rho W_K the pooled line and Q_p the rest (the wait
-for one of its own cores to free), and count the work ahead by Little's
-law instead: the port's own, L_p W_p I/Os, served by its k_p cores, and of
-every other port q the share omega_pq of its L_q W_K that p's cores serve:
+Placement and response. Ports are placed heaviest first, each spread evenly
+over its k_p least loaded cores. Cores linked by a port pool their work as
+one M/M/K line (Erlang C over each connected component of the port-core
+graph); a port on k_p < K cores also counts its own I/Os ahead, which only
+its own cores serve (Little's law), and never waits less than its own
+M/M/k_p:
 
     W_p = max( (Q_p + (W_K / k_p) sum_{q != p} omega_pq L_q s_q) / (1 - u_p),
                s_p C(k_p, k_p u_p) / (k_p (1 - u_p)) ),    u_p = L_p s_p / k_p
     R_p = s_p + W_p + c                                          (4)
 
-with omega_pq = sum_{j in both ports' cores} v_qj / sum_{j in q's cores} v_qj,
-v_qj = 1 - U_j + L_q s_q / k_q: each of q's cores takes q's work in
-proportion to the capacity the other ports leave it (U_j the placement's
-utilisation), not evenly as placed. Simulated (40 replications, below),
-the hot port of [3, 1, 1, 1] at 0.9 puts 0.40 of its work on the core it
-has alone and 0.20 on each cold port's (the rule: 0.39 and 0.20; the
-placement: 0.25 each). The second term is the port's own M/M/k_p, a lower
-bound: its I/Os start in arrival order on its own cores, and other ports'
-work only holds those cores longer. It binds where a light wide port links
-narrow ones, whose cores (3) and the first term pool as if the wide port's
-work could relieve them ([0.1, 1, 1, 1] at 0.8 of the mix's maximum, cold
-ports at utilisation 0.78 on their own: simulated 4.837 [4.729, 4.946]
-(10 replications, seed 0), (4) 4.795 (-0.9 %), its first term alone 4.071
-(-15.8 %), (3) 2.110); in the table below it never does. With k_p = K
-(omega_pq = 1 for every q) or K = 1, (4) is (3) exactly, so exclusive and
-shared stay exact; where a port's cores are as busy as its component's
-(skew's cold ports, 16 ports on 3 cores each) it differs from (3) only in
-counting the port's own I/Os ahead at their own wait: by
-u_p (W_p^(3) - W_K) / (1 - u_p), at most 0.2 % of the mean response in
-the table below.
-
-Measured error (simulation: :class:`iosizer.simulate.open_queues.SharedCores`,
-same exponential assumptions, declared values h = 20 %, c = 40 %; 10
-replications of 20,000 customers, seed 0; each configuration held fixed,
-so the three formulas are read against the same simulated system). Load: the
-fraction of the policy's maximum (skew, 16 ports, one port) or of the
-configuration's own (the custom mixes); ``*``: inside the 95 % interval.
-
-    scenario      cores per port  load    (2) err   (3)     err    (4)     err   simulated
-    skew          4, others 1     0.3    +0.7    1.587  -0.0*   1.588  +0.0*   1.587 [1.583, 1.592]
-    skew          3, others 1     0.3    -0.1*   1.588  -0.1*   1.588  -0.1*   1.589 [1.586, 1.592]
-    skew          4, others 1     0.6    +4.7    1.809  -0.3*   1.812  -0.1*   1.814 [1.805, 1.823]
-    skew          4, others 1     0.8   +11.4    2.468  -1.1    2.473  -1.0*   2.497 [2.469, 2.524]
-    skew          4, others 1     0.9   +19.6    3.863  -0.4*   3.868  -0.2*   3.878 [3.743, 4.013]
-    16 ports      3 each          0.3    +1.0    1.572  +0.0*   1.573  +0.1*   1.572 [1.567, 1.577]
-    16 ports      3 each          0.6    +7.1    1.941  -0.0*   1.944  +0.1*   1.942 [1.919, 1.965]
-    16 ports      4 each          0.6    -0.5*   1.933  -0.5*   1.933  -0.5*   1.943 [1.918, 1.968]
-    16 ports      3 each          0.8   +17.4    4.049  -2.8*   4.056  -2.6*   4.165 [3.936, 4.394]
-    16 ports      1 each          0.9    -0.6*  10.400  -0.6*  10.400  -0.6*  10.459 [9.967, 10.951]
-    one port      4               0.5    -0.1*   1.650  -0.1*   1.650  -0.1*   1.652 [1.647, 1.657]
-    one port      4               0.9    +1.4*   3.815  +1.4*   3.815  +1.4*   3.763 [3.627, 3.900]
-    [2, 1 x6]     2, others 1     0.6    +5.0    2.486  -0.4*   2.526  +1.1    2.497 [2.471, 2.524]
-    [2, 1 x6]     2, others 1     0.9   +17.3    6.793  +1.5*   6.886  +2.9*   6.692 [6.408, 6.975]
-    [2, 1 x6]     3, others 2     0.6    +9.0    1.765  -1.7    1.784  -0.6    1.795 [1.785, 1.805]
-    [2, 1 x6]     3, others 2     0.9   +50.8    2.754  -2.0*   2.805  -0.1*   2.809 [2.752, 2.866]
-    [3, 1, 1, 1]  4, others 1     0.6   +16.0    1.838  -6.6    1.963  -0.3*   1.969 [1.960, 1.978]
-    [3, 1, 1, 1]  4, others 1     0.9  +125.1    2.505 -11.0    2.855  +1.4    2.816 [2.779, 2.852]
-
-Where 10 replications left (3) against (4) open, 40 (seed 1, 20,000
-customers each; the system as above):
-
-    scenario      cores per port  load   (3)     err    (4)     err   simulated
-    [2, 1 x6]     2, others 1     0.6   2.486  -0.9    2.526  +0.6    2.510 [2.501, 2.519]
-    [2, 1 x6]     2, others 1     0.9   6.793  -0.9*   6.886  +0.5*   6.854 [6.729, 6.979]
-    [3, 1, 1, 1]  4, others 1     0.6   1.838  -7.0    1.963  -0.7    1.976 [1.972, 1.980]
-    [3, 1, 1, 1]  4, others 1     0.9   2.505 -11.3    2.855  +1.1    2.825 [2.812, 2.838]
-    16 ports      3 each          0.3   1.572  -0.0*   1.573  +0.0*   1.572 [1.571, 1.574]
-    16 ports      3 each          0.6   1.941  +0.1*   1.944  +0.2*   1.940 [1.933, 1.947]
-
-(3) is closer than (2) at every point where (2) is outside the interval,
-and (4) is within 3 % everywhere, closer than (3) where (3) is outside the
-interval, and the same as (3) where both are exact; it is adopted. On
-[2, 1 x6] with 2 and 1 cores the 10 replications put (4) further off than
-(3), 40 put it closer: its cold ports on the hot port's two cores wait
-1.135 / 5.30 service times simulated at 0.6 / 0.9, (3) 0.987 / 4.985, (4)
-1.144 / 5.359, while both overstate the hot port (0.555 / 4.40 simulated,
-0.592 / 4.486), which (3)'s understated cold ports offset. Which
-configuration the system-response rule picks follows the formula: (2)
-picks the hot port on 3 cores at skew 0.3 and 4 cores per port on 16
-ports at 0.3 and 0.8, (3) and (4) 4 and 3 (the 16-port k = 4 values at 0.3
-and 0.8 are exact M/M/4: 1.575 and 4.528, the latter above (4)'s k = 3,
-4.056, and its whole interval, so (4)'s choice is the faster one there).
-Where (4) errs: it overstates a port on all K cores of a component that
-carries much narrow work, whose I/Os find every core busy less often than
-Erlang C says (a narrow port's I/O that finds its own cores busy waits and
-leaves another core idle; [3, 1, 1, 1]'s hot port waits 0.083 / 0.621
-simulated at 0.6 / 0.9, (4) 0.109 / 0.684), and it spreads a component's
-imbalance too evenly over its narrow ports ([2, 1 x6] with 3 and 2 cores
-at 0.9: 1.35 against 1.52 simulated on the two busiest cores, 1.33 - 1.34
-against 1.27 - 1.32 on the others). Between a light and a heavy wide port
-neither term holds the narrow ports' wait: [0.5, 1, 1, 1] at 0.8, simulated
-3.645 [3.593, 3.697] (10 replications, seed 0), (4) 3.447 (-5.4 %; first
-term -9.0 %, (3) -41.9 %), cold-port waits 2.58 simulated against 2.33,
-and the wide port's 0.10 against 0.22. Tried and left: the own line added to
-(3)'s, W_p / (1 - u_p (1 - k_p / K)) (+2.8 % on [3, 1, 1, 1] at 0.9, but
-+6.6 % on [2, 1 x6] with 2 and 1 cores, where the other cold port's I/Os
-balance the line); (4) without the spare-capacity shares, omega_pq the
-placement's (+3.3 % on [3, 1, 1, 1] at 0.9, +0.6 % on [2, 1 x6] with 3 and
-2); the work ahead counted by Little's law for wide ports too (+20 % on
-skew at 0.9: a wide port does not wait for narrow ports' I/Os held on
-other cores); a busy-core chain in which those I/Os leave idle cores idle
-(the hot ports' waits 0.5 - 14 % lower, but 16 ports on 3 cores -0.9 % at
-0.6, where (3) is within 0.1 %). The hand-derived variant of (3) without
-the b < K term understated by 2.3 - 2.7 % in the skew scenario at 0.3 - 0.8
-and 15 % on [3, 1, 1, 1]. The seed's figures show mean response against
-total throughput; we report the throughput-weighted mean over ports,
-R = sum_p L_p R_p / sum_p L_p.
-
-Percentiles (:func:`iosizer.model.percentiles.loadshare_percentiles`). Each
-port's response is taken in the M/M/c form: exponential service s_p plus a
-wait that is 0 with probability 1 - P_p and exponential otherwise, with the
-P_p (all k_p of its cores busy, the two terms of (3) without their waits)
-and the mean W_p of (4) (:func:`port_waits`); the percentile is that of the
-throughput-weighted mixture over ports. Exact for exclusive and shared.
-Against simulation (the same system; 6 replications of 100,000 customers,
-about 600,000 responses per point, declared values), model vs simulated:
-
-    scenario, policy         load  p50            p90            p99
-    skew, multi-stage         0.6  1.441 / 1.438  3.540 / 3.527  6.394 / 6.348
-    skew, multi-stage         0.9  3.035 / 3.060  7.884 / 7.961  14.66 / 14.74
-    16 ports, multi-stage     0.6  1.559 / 1.558  3.767 / 3.753  6.630 / 6.573
-    skew, exclusive           0.6  1.943 / 1.944  5.839 / 5.819  11.58 / 11.62
-    one port, multi-stage     0.9  2.993 / 2.987  7.788 / 7.788  14.42 / 14.31
-
-all within 1.1 % (with (3) the skew rows read 3.533 and 6.370 at p90 and
-p99 at 0.6, 3.032, 7.871 and 14.62 at 0.9); the per-group tails of (2) gave
-p99 25.8 at skew 0.9 (+75 %) and 7.50 at 0.6 (+18 %).
-
-The maximum throughput of a policy is the largest total load at which every
-core stays below utilisation 1. A "performance singularity" (figure 8) is a
-jump of R where the policy changes some k_p: we evaluate R just below and
-just above every switching load and report the largest relative jump,
-max(R-, R+) / min(R-, R+) - 1, independent of how finely the curve is
-sampled. Policies that never switch have none.
-
-Multi-stage's switch (``switch_rule``; numbers at the declared values, 4 cores,
-h = 20 %, c = 40 %, "without c" at c = 0):
-
-* ``threshold``: a port keeps k cores until each carries ``threshold`` of a
-  core, far past the load where k + 1 cores already answer faster, so the
-  response drops at every switch: one port 121 / 51 / 28 % (158 / 67 / 37 %
-  without c), skew 107 / 44 / 16 % (141 / 58 / 21 %).
-* ``equal-response``: the (k+1)-th core at the port load where k and k + 1
-  cores give the port alone equal M/M/k response
-  (:func:`equal_response_loads`: 0.093, 0.324, 0.627 cores). One port: no
-  jump; skew: 0.02 / 0.2 / 1.2 % (0.02 / 0.28 / 1.6 %). Judging a port alone
-  fails the 16-port system: every port takes a second core at once at 1.49
-  cores of load, a 15.8 % jump (20.6 % without c), and multi-stage's maximum
-  falls 9 % below exclusive's (3.64 vs 4.0 cores).
-* ``system-response`` (the default): stage m puts the heaviest port on m
-  cores and every other port on cores in proportion to its load (rounded, at
-  least 1); the rule takes the stage with the least mean response over the
-  whole controller at each load. A stage's k_p do not change with the load,
-  so its R is continuous, and R, their lower envelope, does not jump: stage
-  m -> m + 1 happens where m and m + 1 cores give the controller equal mean
-  response. Jumps: none in the seed's scenarios (R with the cores either side,
-  at the switching load itself, agrees to float rounding, ~1e-15). (4) stays
-  finite up to a stage's static saturation (a core at utilisation 1 under the
-  even spread), so on many cores a stage can drop out before the next answers
-  as fast: 0.06 % there on 256 cores with 16 ports.
-  One port: the stages are the port's own counts, so it switches at the
-  equal-response loads (0.093, 0.324, 0.627); maximum shared's, 3.48.
-  Skew: the hot port goes to 2, 3, 4 cores at 0.107, 0.391, 1.061 cores of
-  load, cold ports keep one; maximum 3.54, above shared's 3.48 and
-  exclusive's 1.14. Its response is never above exclusive's (stage 1 is
-  exclusive); between 0.24 and 0.76 of its maximum it is up to 2.4 % above
-  shared's, and so is the simulation (at 0.3 and 0.6: 1.587 and 1.814
-  simulated against shared's exact M/M/4, 1.566 and 1.771: the hot port's
-  overhead on every I/O outweighs the cold ports' lost pooling there);
-  above 0.76 it is below shared's (3.87 against 4.31 at 0.9).
-  16 ports: all ports share 2, 3, 4 cores from 0.41, 0.69, 1.31 cores of load,
-  go back to 3 at 2.59 (13 % overhead instead of 15 %, once the line is long
-  enough that 3 and 4 cores pool alike) and to one core each at 3.35, where
-  sharing's overhead would saturate a core: maximum exclusive's, 4.0.
-  Between 0.11 and 0.83 of that maximum its response is below exclusive's,
-  and it is never above shared's (pooling outweighs a 10-15 % overhead),
-  where the seed's figure 10 shows multi-stage and exclusive alike. The
-  simulation agrees with the model (3 cores per port at 0.6 of the maximum:
-  1.94 simulated, exclusive's exact M/M/1 2.9), so the difference is the
-  model's view of sharing (exponential service, overhead h alone), not the
-  response approximation nor the rule. A port judged by its own response with the other ports' work on
-  the candidate cores would share there too (the pooling helps the port
-  while its overhead lands on the others' cores), so the rule weighs the
-  whole controller.
-  Cost: at most 17 stages (1..8, then steps of 1.5x to n) per load point;
-  switching loads by bisection on a 400-point grid.
-"""
+exact for ``exclusive`` and ``shared`` (one M/M/1 per core, one M/M/n),
+an approximation for the switching policies. The derivation (formulas (2)
+to (4), the capacity-share rule omega_pq, multi-stage's switch and the
+maximum-throughput search) and the error measured against simulation, row
+by row, are in ``docs/validation/loadshare.md``; :data:`RESPONSE_ERROR`
+states the worst case where answers are given, and the percentile error
+grid is ``data/error_grids/loadshare_percentiles.csv``."""
 
 from __future__ import annotations
 
