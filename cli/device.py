@@ -34,17 +34,16 @@ def _profile(path: Path | None) -> Any:
     return load_profile(path, "device")
 
 
-def _notes(profile: Any) -> list[str]:
+def _profile_note(profile: Any) -> str:
+    """Which profile answered, with its fitted floor, count of units (and plausible counts) and unit service."""
     from iosizer.calibration.device import device_profile
 
     chosen = device_profile(profile)
     units = chosen.parameters["parallel_units"]
     source = "shipped profile (the real sweep in data/examples/device)" if profile is None else "the profile"
     plausible = "" if units.ci_low is None else f", 95 % plausible {units.ci_low:g}-{units.ci_high:g}"
-    return [f"{source}: floor {chosen.value('latency_floor_us'):.4g} us, {units.value:g} parallel units"
-            f"{plausible}, unit service {chosen.value('unit_service_us'):.4g} us",
-            "_ci_low/_ci_high: 95 % bands from the floor's and unit service's intervals at the fitted count of "
-            "units (empty, null in JSON: the profile cannot bound them)"]
+    return (f"{source}: floor {chosen.value('latency_floor_us'):.4g} us, {units.value:g} parallel units"
+            f"{plausible}, unit service {chosen.value('unit_service_us'):.4g} us")
 
 
 def size_device(
@@ -68,7 +67,7 @@ def size_device(
 
     loaded = _profile(profile)
     data = size(loaded, target_iops, target_latency_us, percentile)
-    notes = _notes(loaded)[:1] + ["_ci_low/_ci_high: the answer at the corners of the floor's and unit service's "
+    notes = [_profile_note(loaded), "_ci_low/_ci_high: the answer at the corners of the floor's and unit service's "
                                   "95 % intervals at the fitted count of units (empty, null in JSON: out of "
                                   "reach there)"]
     _emit(data, "Device sizing", notes, output_format)

@@ -42,6 +42,7 @@ from typing import Any, Mapping
 
 import numpy as np
 
+from iosizer.model._roots import bisect_increasing
 from iosizer.model.closed_tails import closed_tails, throughput_gradient
 from iosizer.model.family import (Column, CpuScaling, Family, FitPlan, Input, Output, ParameterSpec, Plot, Question,
                                   Role, Schema, Sizing)
@@ -113,15 +114,13 @@ def device_percentile(values: Mapping[str, Any], outstanding: object, percentile
     mean = 1.0 + ahead / units                              # service units
     shape = mean**2 / (scv * (1.0 + ahead / units**2))      # mean^2 / variance
     tail = 1.0 - percentile / 100.0
-    low = np.zeros(weights.shape[0])
     high = np.max(np.where(weights > 0, mean, 0.0), axis=1) * (1.0 + 40.0 * np.sqrt(scv)) + 50.0 * scv
-    for _ in range(200):  # bisection on the mixture's survival
-        mid = 0.5 * (low + high)
-        survival = np.sum(weights * gammaincc(shape, shape * mid[:, None] / mean), axis=1)
-        low, high = np.where(survival > tail, mid, low), np.where(survival > tail, high, mid)
-        if np.all(high - low <= 1e-10 * high):
-            break
-    return floor + service * (0.5 * (low + high)).reshape(np.shape(n))
+
+    def excess(t: np.ndarray) -> np.ndarray:  # the mixture's CDF past the percentile: increasing in t
+        return tail - np.sum(weights * gammaincc(shape, shape * t[:, None] / mean), axis=1)
+
+    found = bisect_increasing(excess, np.zeros(weights.shape[0]), high, rtol=1e-10)
+    return floor + service * found.reshape(np.shape(n))
 
 
 def device_latency(values: Mapping[str, Any], outstanding: object, percentile: float | None = None) -> np.ndarray:

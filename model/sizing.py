@@ -55,6 +55,7 @@ from typing import Any, Callable, Sequence
 import numpy as np
 
 from iosizer.errors import InputError
+from iosizer.model._roots import bisect_increasing
 from iosizer.model._validate import as_positive, as_server_count, scalar_or_array
 
 __all__ = [
@@ -440,21 +441,6 @@ def _percentile_name(percentile: float | None) -> str:
 # --- largest load, M/M/c ----------------------------------------------------------------------------
 
 
-def _bisect_increasing(function: Callable[[np.ndarray], np.ndarray], low: np.ndarray, high: np.ndarray,
-                       rtol: float = 1e-12) -> np.ndarray:
-    """Largest x in (low, high) with function(x) <= 0, function increasing; vectorised bisection."""
-    lo, hi = low.astype(np.float64).copy(), high.astype(np.float64).copy()
-    for _ in range(200):
-        width = hi - lo
-        if np.all(width <= rtol * np.maximum(np.abs(hi), 1e-300)):
-            break
-        mid = 0.5 * (lo + hi)
-        ok = function(mid) <= 0
-        lo = np.where(ok, mid, lo)
-        hi = np.where(ok, hi, mid)
-    return lo
-
-
 def largest_arrival_rate(service_rate: object, servers: object, target_response_s: object = None,
                          percentile: float | None = None,
                          target_wait_probability: object = None) -> float | np.ndarray:
@@ -482,7 +468,7 @@ def largest_arrival_rate(service_rate: object, servers: object, target_response_
         measured = _measure(kind, percentile, lam, mu, c)
         return np.where(np.isfinite(measured), measured - target, np.inf)
 
-    rate = _bisect_increasing(excess, np.zeros(mu.size), capacity)
+    rate = bisect_increasing(excess, np.zeros(mu.size), capacity)
     return scalar_or_array(rate.reshape(shape))
 
 

@@ -49,6 +49,8 @@ from typing import Callable
 
 import numpy as np
 
+from iosizer.model._roots import bisect_increasing
+
 __all__ = [
     "EULER_ORDER",
     "ServiceLaw",
@@ -175,17 +177,11 @@ def mg1_decay_rate(rho: np.ndarray, law: ServiceLaw) -> np.ndarray:
     h(eta) = ln B(-eta) - ln(1 + eta / rho) is convex, 0 at 0 with slope 1 - 1/rho < 0, and
     grows without bound at the pole, so bisection on (0, pole) finds the one root (to 1e-12).
     """
-    lo = np.zeros_like(rho)
-    hi = np.array(np.broadcast_to(law.pole, np.shape(rho)), dtype=np.float64)
-    for _ in range(200):
-        mid = 0.5 * (lo + hi)
+    def h(eta: np.ndarray) -> np.ndarray:  # NaN at the pole counts as past the root
         with np.errstate(divide="ignore", invalid="ignore", over="ignore"):
-            h = law.log_b_real(mid) - np.log1p(mid / rho)
-        positive = ~(h <= 0)  # NaN (at the pole) counts as past the root
-        lo, hi = np.where(positive, lo, mid), np.where(positive, mid, hi)
-        if np.all(hi - lo <= 1e-12 * hi):
-            break
-    return lo
+            return law.log_b_real(eta) - np.log1p(eta / rho)
+
+    return bisect_increasing(h, np.zeros_like(rho), law.pole)
 
 
 def mg1_tail_constant(rho: np.ndarray, law: ServiceLaw, eta: np.ndarray) -> np.ndarray:
