@@ -243,7 +243,7 @@ def _arrival_states(demand: np.ndarray, servers: np.ndarray, others: float, jobs
         room = jobs - used
         repeat = room + 1
         base = np.repeat(states, repeat, axis=0)
-        extra = np.concatenate([np.arange(r) for r in repeat])
+        extra = np.arange(base.shape[0]) - np.repeat(np.cumsum(repeat) - repeat, repeat)  # 0..room per state
         states = np.column_stack([base, extra])
     log_w = np.zeros(states.shape[0])
     for k in range(demand.size):
