@@ -101,9 +101,9 @@ class _OneLineErrors(TyperGroup):
 
     def get_command(self, ctx: Any, cmd_name: str) -> Any:
         command = super().get_command(ctx, cmd_name)
-        from iosizer.model.registry import BUILTIN_FAMILIES
+        from iosizer.model.registry import BUILTIN_FAMILIES, BUILTIN_GROUPS
 
-        if command is not None and cmd_name not in BUILTIN_FAMILIES:
+        if command is not None and cmd_name not in BUILTIN_FAMILIES and cmd_name not in BUILTIN_GROUPS:
             return command  # a hand-written command: nothing to add (and no plugin lookup)
         from iosizer.cli.questions import resolve
 
