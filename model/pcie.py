@@ -345,15 +345,15 @@ class PcieLink(BaseModel):
         return self.generation in FLIT_GENERATIONS
 
     @property
-    def raw_gbps(self) -> float:
+    def raw_gbyte_s(self) -> float:
         """Line rate after encoding, GB/s (gigabytes per second): GT/s x lanes x efficiency / 8."""
         rate, efficiency = GENERATIONS[self.generation]
         return rate * self.lanes * efficiency / 8.0
 
     @property
-    def raw_gbyte_s(self) -> float:
-        """The same line rate, named with its unit."""
-        return self.raw_gbps
+    def raw_gbps(self) -> float:
+        """Deprecated name of :attr:`raw_gbyte_s` (it reads as gigabits)."""
+        return self.raw_gbyte_s
 
     def _overhead(self, header_bytes: int) -> int:
         return header_bytes + (ECRC_BYTES if self.ecrc else 0) + TLP_FRAMING_BYTES[self.generation]
@@ -363,7 +363,7 @@ class PcieLink(BaseModel):
         """Wire bytes each request TLP (MWr, MRd) adds to its payload: header + ECRC + 8 B framing/DLL.
 
         8 B in 8b/10b and 128b/130b alike (:data:`TLP_FRAMING_BYTES`); 0 B in flit mode, where the
-        flit's DLP, CRC and FEC bytes replace per-TLP framing and LCRC (counted in :attr:`tlp_gbps`).
+        flit's DLP, CRC and FEC bytes replace per-TLP framing and LCRC (counted in :attr:`tlp_gbyte_s`).
         """
         return self._overhead(HEADER_BYTES[self.header_dw])
 
@@ -373,10 +373,10 @@ class PcieLink(BaseModel):
         return self._overhead(CPL_HEADER_BYTES)
 
     @property
-    def tlp_gbps(self) -> float:
+    def tlp_gbyte_s(self) -> float:
         """Bandwidth one direction leaves for TLP bytes, GB/s: raw x (1 - SKP share), x 236/256 in flit mode."""
         flit = FLIT_TLP_BYTES / FLIT_BYTES if self.flit_mode else 1.0
-        return self.raw_gbps * (1.0 - SKP_SHARE[self.generation]) * flit
+        return self.raw_gbyte_s * (1.0 - SKP_SHARE[self.generation]) * flit
 
     @property
     def completion_bytes(self) -> int:
@@ -392,7 +392,7 @@ class PcieLink(BaseModel):
         (GB/s = bytes per ns). 0 in flit mode: DLLPs travel in each flit's 6 DLP bytes.
         """
         limit = ack_limit_symbols(self.generation, self.lanes, self.mps_bytes)
-        return 0.0 if limit == 0 else 2.0 * self.raw_gbps / (limit * self.lanes)
+        return 0.0 if limit == 0 else 2.0 * self.raw_gbyte_s / (limit * self.lanes)
 
 
 def _check_transfer(transfer_bytes: int, mps_bytes: int) -> int:
@@ -443,12 +443,12 @@ class LinkBandwidth:
 
     ``tx`` is the device's (requester's) transmit direction: writes (MWr) and read
     requests (MRd); ``rx`` its receive direction: read completions (CplD). Every
-    bandwidth is in GB/s (gigabytes per second); ``effective_gbps`` is the old
-    name of ``effective_gbyte_s`` (deprecated: it reads as gigabits).
+    bandwidth is in GB/s (gigabytes per second); ``raw_gbps`` and ``effective_gbps``
+    are the deprecated old names of the ``_gbyte_s`` fields (they read as gigabits).
     """
 
-    raw_gbps: float
-    effective_gbps: float
+    raw_gbyte_s: float
+    effective_gbyte_s: float
     tlps_per_transfer: int
     efficiency_pct: float
     wire_bytes_per_transfer: int
@@ -461,12 +461,18 @@ class LinkBandwidth:
     rx_dllp_share_pct: float = 0.0
 
     @property
-    def effective_gbyte_s(self) -> float:
-        return self.effective_gbps
+    def effective_gbit_s(self) -> float:
+        return self.effective_gbyte_s * 8.0
 
     @property
-    def effective_gbit_s(self) -> float:
-        return self.effective_gbps * 8.0
+    def raw_gbps(self) -> float:
+        """Deprecated name of ``raw_gbyte_s`` (it reads as gigabits)."""
+        return self.raw_gbyte_s
+
+    @property
+    def effective_gbps(self) -> float:
+        """Deprecated name of ``effective_gbyte_s`` (it reads as gigabits)."""
+        return self.effective_gbyte_s
 
 
 def read_split(link: PcieLink, transfer_bytes: int) -> tuple[int, int]:
@@ -505,7 +511,7 @@ def link_bandwidth(link: PcieLink, transfer_bytes: int, direction: str = "write"
 
     One unit is a write (n_w = ceil(L / MPS) MWr TLPs on tx), a read (n_r MRd on
     tx, n_c CplD on rx, :func:`read_split`) or both (one of each, 2 L of
-    payload). Per direction, with C = :attr:`PcieLink.tlp_gbps`:
+    payload). Per direction, with C = :attr:`PcieLink.tlp_gbyte_s`:
 
         tx bytes per unit = L_w + n_w o + n_r o       (o = header + ECRC + 8 B framing/DLL)
         rx bytes per unit = L_r + n_c o_cpl           (o_cpl = 12 B CplD header + ECRC + 8 B)
@@ -527,7 +533,7 @@ def link_bandwidth(link: PcieLink, transfer_bytes: int, direction: str = "write"
     tx_tlps, rx_tlps = n_w + n_r, n_c
     tx_bytes = (size if writes else 0) + tx_tlps * (link.tlp_overhead_bytes + extra)
     rx_bytes = (size if reads else 0) + rx_tlps * (link.cpl_overhead_bytes + extra)
-    cap = link.tlp_gbps
+    cap = link.tlp_gbyte_s
     dllp_cap = link.dllp_rate_per_ns if dllps else 0.0
     rate = min(_units_per_ns(cap, tx_bytes, rx_tlps, dllp_cap), _units_per_ns(cap, rx_bytes, tx_tlps, dllp_cap))
     payload = size * (2 if direction == "both" else 1)
@@ -538,7 +544,7 @@ def link_bandwidth(link: PcieLink, transfer_bytes: int, direction: str = "write"
 
     counted = 2 if direction == "both" else 1
     return LinkBandwidth(
-        link.raw_gbps, effective, n_w + n_c, effective / (link.raw_gbps * counted) * 100.0,
+        link.raw_gbyte_s, effective, n_w + n_c, effective / (link.raw_gbyte_s * counted) * 100.0,
         int(round(tx_bytes + rx_bytes)), direction, n_r, n_c,
         rate * tx_bytes / cap + dllp_share(rx_tlps) / 100.0, rate * rx_bytes / cap + dllp_share(tx_tlps) / 100.0,
         dllp_share(rx_tlps), dllp_share(tx_tlps))
@@ -691,10 +697,20 @@ class RmwResult:
 
     lanes: np.ndarray
     ports: np.ndarray
-    throughput_gbps: np.ndarray
-    aligned_throughput_gbps: np.ndarray
+    throughput_gbyte_s: np.ndarray
+    aligned_throughput_gbyte_s: np.ndarray
     loss_pct: np.ndarray
     rmw_utilization: np.ndarray
+
+    @property
+    def throughput_gbps(self) -> np.ndarray:
+        """Deprecated name of :attr:`throughput_gbyte_s` (GB/s; it reads as gigabits)."""
+        return self.throughput_gbyte_s
+
+    @property
+    def aligned_throughput_gbps(self) -> np.ndarray:
+        """Deprecated name of :attr:`aligned_throughput_gbyte_s`."""
+        return self.aligned_throughput_gbyte_s
 
 
 def _port_throughputs(
@@ -704,7 +720,7 @@ def _port_throughputs(
     from iosizer.model.mva import mva_multiclass
 
     link_ns = (pattern.payload_per_tlp + platform.link.tlp_overhead_bytes
-               + platform.link.dllps_per_tlp * DLLP_BYTES) / platform.link.tlp_gbps
+               + platform.link.dllps_per_tlp * DLLP_BYTES) / platform.link.tlp_gbyte_s
     rmw_ns = pattern.unaligned_per_tlp * platform.rmw_service_ns
     line_ns = pattern.full_lines_per_tlp * platform.line_service_ns
     # Stations: one link per port, then the shared RMW unit and line path.
@@ -725,7 +741,7 @@ def _port_throughputs(
 def rmw_throughput(platform: RmwPlatform, pattern: AccessPattern, lanes: object) -> RmwResult:
     """Write throughput at each total lane count (ports = lanes / lanes per port).
 
-    ``aligned_throughput_gbps`` is the same transfers with their RMW demand
+    ``aligned_throughput_gbyte_s`` is the same transfers with their RMW demand
     removed (the link-limited reference), at the platform's ``service_scv``
     too, so ``loss_pct`` isolates the RMW contention and is never negative
     (with ``service_scv`` < 1, where the approximation is used, held over
@@ -762,8 +778,8 @@ def rmw_throughput(platform: RmwPlatform, pattern: AccessPattern, lanes: object)
     return RmwResult(
         lanes=lane_counts.astype(int),
         ports=(lane_counts // per_port).astype(int),
-        throughput_gbps=throughput,
-        aligned_throughput_gbps=aligned,
+        throughput_gbyte_s=throughput,
+        aligned_throughput_gbyte_s=aligned,
         loss_pct=(aligned - throughput) / aligned * 100.0,
         rmw_utilization=np.array(out["utilization"]),
     )
@@ -782,7 +798,7 @@ def _link(values, lanes: str = "lanes") -> PcieLink:
 def _link_solve(values, inputs):
     link = _link(values)
     sizes = np.asarray(inputs["transfer_bytes"]).astype(np.int64)
-    effective = [link_bandwidth(link, int(size)).effective_gbps for size in sizes.ravel()]
+    effective = [link_bandwidth(link, int(size)).effective_gbyte_s for size in sizes.ravel()]
     return {"write_gbyte_s": np.asarray(effective, dtype=np.float64).reshape(sizes.shape)}
 
 
@@ -884,7 +900,7 @@ FAMILIES = (
                       "the shipped fit is made at service_scv = 1"),
         questions=(
             Question("pcie rmw", "write throughput and loss against lanes for a transfer pattern",
-                     ("transfer_bytes", "lanes"), ("throughput_gbps", "loss_pct", "rmw_utilization")),
+                     ("transfer_bytes", "lanes"), ("throughput_gbyte_s", "loss_pct", "rmw_utilization")),
         ),
         fit=FitPlan(_rmw_start, holdable=("service_scv",)),
         example="rmw.csv",
