@@ -178,7 +178,7 @@ BLOCK_BYTES = ParameterSpec(
     "block_bytes", "bytes", 512, (1.0, 2.0**24), "published",
     f"{_SEED} sec 3.2 environment table: blocksize=512Byte",
     "I/O size in the response question and of its measured data", kind="setting")
-#: Service-time variability at the cores and the link (declared once in model/mva.py).
+#: Service-time variability at the cores and the link (declared once in model/mva/single.py).
 #: Service-time variability of the port's cores and link: the mva module's declaration, bounded to
 #: [0, 1] where the residual-service correction holds on this network (module docstring).
 SERVICE_SCV = replace(

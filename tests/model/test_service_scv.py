@@ -1,4 +1,4 @@
-"""Service-time variability in MVA (model/mva.py SCV_APPROXIMATION) against simulation.
+"""Service-time variability in MVA (model/mva/single.py SCV_APPROXIMATION) against simulation.
 
 Measured with iosizer.simulate, seed 3, 5 replications of 4,000 cycles
 (declared 16GFC port, 512 B, 50 us storage delay; shipped oltp profile):
