@@ -1,106 +1,23 @@
 """PCIe write path: link bandwidth, unaligned memory accesses, RMW contention (seed 001).
 
-Seed 001 (Okada, Takada, Arai) drives a Xeon E5-2698 v4 with 1-4 FPGAs
-(PCIe Gen3 x8 each, Max Payload Size 256 B) issuing sequential posted
-writes of storage sectors: 512 B of user data plus an 8 B T10-DIF (520 B).
-The processor writes memory in 64-byte lines; a write that does not cover a
-whole line forces a read-modify-write (RMW) in the root complex.
+System: seed 001 drives 1-4 FPGAs (PCIe Gen3 x8, MPS 256 B) writing 520 B
+sectors (512 B + 8 B T10-DIF) into a Xeon E5-2698 v4; a write that does not
+cover a whole 64 B line costs a read-modify-write (RMW) in the root complex.
 
-Link (PCI Express Base Specification). Per lane: Gen1 2.5 GT/s and Gen2
-5.0 GT/s with 8b/10b encoding; Gen3 8.0, Gen4 16.0, Gen5 32.0 GT/s with
-128b/130b; Gen6 64 GT/s in flit mode. Every bandwidth is per direction.
+- Link (PCI Express Base Specification): a transfer of L bytes is
+  ceil(L / MPS) TLPs, each its payload + header (+ ECRC) + 8 B framing/DLL
+  (0 in Gen6 flit mode, where 236 of 256 flit bytes carry TLPs); Ack and
+  UpdateFC DLLPs cost 8 / (L_ack N) of the reverse direction; SKP deducted.
+- Unaligned accesses per KiB (table 2) from the back-to-back sector layout,
+  exact over the offsets' period 64 / gcd(L, 64).
+- RMW contention (section 5): each port is one class of a closed network
+  whose population is its posted-write credits (link -> shared RMW unit ->
+  memory delay), solved by exact multi-class MVA; ``service_scv`` < 1 by
+  the residual-service correction.
 
-- Writes: a transfer of L bytes is cut into ceil(L / MPS) MWr TLPs on the
-  device's transmit (tx) side; each carries its payload plus a 3 or 4 DW
-  header (12/16 B), an optional 4 B ECRC and 8 B of framing and data-link
-  bytes: in 8b/10b STP 1 + sequence number 2 + LCRC 4 + END 1; in 128b/130b
-  the 4-symbol STP token (Base Spec 3.0 sec 4.2.2.3, framing tokens), which
-  carries the 12-bit sequence number, + LCRC 4. Both are 8 B (an earlier
-  version counted the sequence number twice in 128b/130b, 10 B).
-- Reads: ceil(L / MRRS) MRd requests (header only) on tx; the completer
-  answers each with CplD TLPs (3 DW header) on the device's receive (rx)
-  side, cut at MPS or, with ``completions="rcb"``, at the Read Completion
-  Boundary (64 or 128 B). ``both``: a read and a write of the same size share
-  the link; each direction's capacity is counted.
-- DLLPs: the Ack and UpdateFC DLLPs (8 B each) for one direction's TLPs travel
-  in the other direction, at most one per TLP and at least one per the spec's
-  latency limit L (Ack: Base Spec 5.0 tables 3-7..3-9; the UpdateFC guideline
-  tables 2-46..2-48 carry the same values). The tables count symbol times, and one symbol
-  time on an xN link carries N bytes, so each kind costs 8 / (L N) of the
-  direction it travels in. Gen3 x8, MPS 256 (L = 203): 2 x 8 / (203 x 8) =
-  0.99 %. pcie-bench's pcie-model divides the 8 B DLLP by L as if L were
-  bytes, 2 x 8 / 203 = 7.9 %, about N times too much on wide links; and it
-  deducts that share from the data direction, whereas a pure write stream
-  leaves its tx lanes to TLPs (its DLLPs load rx; ``both`` loads both).
-- Gen6 flit mode (Base Spec 6.0, flit mode): 256 B flits carry 236 B of
-  TLPs, 6 B DLP (where DLLPs travel), 8 B CRC and 6 B FEC; TLPs have no
-  per-TLP framing or LCRC, so a TLP costs its header (+ ECRC) and the link
-  236/256 of its bandwidth. PAM4 carries bits 1:1 (no line code).
-- SKP ordered sets take a small share of every lane.
-
-Unaligned accesses (table 2, derived from first principles). A storage
-controller lays sectors out back to back, so transfer i of L bytes starts at
-byte i L; the device cuts each transfer into TLPs at MPS counted from the
-transfer's own start. A TLP [s, e) writes every 64 B line it touches; a line
-it touches but does not cover whole is an unaligned access (an RMW). The
-offsets of the transfers cycle with period 64 / gcd(L, 64), so the count per
-KiB is exact over one cycle: 520 B -> 8.86, 1040 -> 6.89, 2080 -> 4.43,
-4104 -> 7.24, and 0 for 512 B and for 4160 B (8 sectors with their DIFs
-gathered at the end, 16 x 256 + 64). "kB" in the table is 1024 bytes; a
-64-byte-aligned start for every transfer would give 1.97 per KiB for 520 B,
-not the table's 8.86, which is how the layout rule is pinned down.
-
-RMW contention (section 5). The RMW unit is shared by every port, and each
-port's posted-write flow-control credits make it a closed loop: a TLP holds
-a credit from the moment it enters the link until its memory write is done.
-So each port is one class of a closed network whose population is its
-credits (TLPs in flight); every TLP visits the port's own link, the shared
-RMW unit (one service per unaligned access it makes) and the full-line
-memory path (a delay: four DDR4-2133 channels carry four x8 ports at about
-40 % utilisation, so its queueing is second order), solved by exact
-multi-class MVA: four ports of a few credits each span a few hundred
-population vectors (``mva_multiclass(method="auto")``, exact up to 20,000;
-Bard-Schweitzer only beyond). Schweitzer was 2.6-4.9 % low against a
-simulation of this network; refitted with exact MVA the shipped parameters
-moved from 6.52 ns / 2.83 credits (Schweitzer) to 6.70 ns / 2.61 credits
-(same link accounting), then to 6.63 ns / 2.61 credits with the 8-byte
-per-TLP framing. Stalls at the RMW unit
-cost throughput through the credit loop before the unit saturates (8
-lanes), and its saturation dominates as ports are added (32 lanes).
-A fractional credit count is evaluated by linear interpolation between the
-neighbouring whole numbers, so the count can be calibrated continuously.
-
-Service-time variability (``service_scv``, declared 1). Exact MVA assumes
-exponential service at the links and the RMW unit; serialising a TLP and
-an RMW are nearly constant. ``service_scv`` < 1 applies the residual-service
-correction (:data:`~iosizer.model.mva.SCV_APPROXIMATION`, multi-class form
-in :func:`~iosizer.model.mva.mva_multiclass`): class c arriving at station
-k waits for the jobs there minus the one in service plus that one's
-residual life, R_ck = D_ck (1 + Q_k - U_k + U_k (1 + cv^2) / 2), and a
-station the correction drives past utilisation 1 is held at 1. The aligned
-reference is solved at the same cv^2. Against simulation (iosizer.simulate,
-SimPy, seed 7, shipped parameters 6.63 ns / 2.61 credits, case B 520 B):
-
-- cv^2 = 0 (every service constant, so the simulation is deterministic;
-  20,000 cycles): throughput 6.9003 / 13.8006 / 17.4284 GB/s at 8 / 16 / 32
-  lanes, model and simulation equal to 1e-4 %, loss 0 / 0 / 36.86 % in
-  both (24 lanes: 15.81 vs 15.81 %). The credit loops keep every link busy
-  until the RMW unit saturates, and the corrected MVA lands on the same
-  bounds. Exponential MVA gives 6.41 / 12.00 / 17.09 GB/s (7.1 / 13.1 /
-  1.9 % low) and losses of 7.0 / 13.0 / 38.0 %: the 8-lane loss the seed
-  measured exists at the shipped fit only with variable service.
-- cv^2 = 0.25 and 0.5 (gamma service; 10 replications of 20,000 cycles):
-  the correction is 0.2-1.4 % and 0.7-2.8 % high on throughput, 0.2-1.3
-  and 0.4-2.6 points low on the loss (worst at 16-24 lanes).
-- cv^2 = 1: exact MVA within 0.4 % of the simulated throughput and 0.3
-  points of the loss. Above 1 the correction misses on this network
-  (cv^2 = 2, 8 lanes: loss 5.7 % vs 12.1 % simulated), so the rmw family
-  bounds ``service_scv`` to [0, 1].
-
-The shipped fit stays at cv^2 = 1. Refitted at cv^2 = 0 the same two points
-give 6.76 ns and 1.73 credits (fewer TLPs in flight than exponential
-queueing needs, further from the 14.5 a datasheet x8 root port's posted
-credits admit for case B's TLP mix: :func:`posted_tlps_in_flight`).
+The derivations, the comparison with pcie-bench's pcie-model and the
+scv correction's error against simulation (within 1e-4 % at cv^2 = 0,
+0.2-2.8 % at 0.25-0.5): docs/validation/pcie.md.
 """
 
 from __future__ import annotations
