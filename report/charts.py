@@ -84,7 +84,7 @@ def patterns() -> Chart:
 def rmw() -> Chart:
     _, lanes, cases, _, results = answers.rmw()
     label = {c["case"]: f"({c['case']}) {c['transfer_bytes']} B" for c in cases}
-    throughput = [ChartSeries(label[c["case"]], lanes, results[c["case"]].throughput_gbps, "linepoints") for c in cases]
+    throughput = [ChartSeries(label[c["case"]], lanes, results[c["case"]].throughput_gbyte_s, "linepoints") for c in cases]
     losses = [ChartSeries(label[c["case"]], lanes, results[c["case"]].loss_pct, "linepoints") for c in cases]
     published = [(int(r["total_lanes"]), float(r["loss_pct"])) for r in read_measurement("seed001_sec4_losses")
                  if r["pattern_class"] == "unaligned"]
