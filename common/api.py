@@ -110,15 +110,16 @@ def _declared_question(command: str | Sequence[str]) -> "tuple[ModelFamily, Ques
         if isinstance(command, (list, tuple)) else ()
     if len(words) != 2 or not all(isinstance(w, str) for w in words):
         return None
-    from iosizer.model.registry import declaration
+    from iosizer.model.registry import BUILTIN_GROUPS, declaration
 
-    try:
-        declared = declaration(words[0])
-    except InputError:
-        return None
-    for question in declared.questions:
-        if question.answerable and question.path(declared.name) == words:
-            return _family(declared.name), question
+    for name in BUILTIN_GROUPS.get(words[0], (words[0],)):  # 'queue mmc' is family mmc's question
+        try:
+            declared = declaration(name)
+        except InputError:
+            return None
+        for question in declared.questions:
+            if question.answerable and question.path(declared.name) == words:
+                return _family(declared.name), question
     return None
 
 
