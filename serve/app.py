@@ -16,8 +16,9 @@ Routes (all generated from the command tree, see :mod:`iosizer.cli.catalogue`):
   accepts inline as ``"profile"``;
 - ``GET /api/families``, ``GET /api/families/{name}/parameters``: what
   ``iosizer families`` and ``iosizer params NAME`` print;
-- ``GET /api/catalogue``: every served command's fields for the page;
-- ``GET /``: the what-if page; ``/openapi.json``.
+- ``GET /api/catalogue``: every served command's fields and each family's questions for the page
+  (:mod:`iosizer.serve.page`);
+- ``GET /``: the planner's page; ``/openapi.json``.
 
 Every answer that is not 2xx is ``{"error": LINE, "kind": CLASS, "field": KEY}``:
 422 for anything the request says wrongly (a value that does not validate,
@@ -664,7 +665,9 @@ def _catalogue(server: Server) -> dict[str, Any]:
 
 
 def _add_fixed_routes(app: FastAPI, server: Server) -> None:
-    catalogue = _catalogue(server)
+    from iosizer.serve.page import page_catalogue
+
+    catalogue = page_catalogue(_catalogue(server))
 
     @app.get("/", response_class=HTMLResponse, include_in_schema=False)
     async def page() -> HTMLResponse:
