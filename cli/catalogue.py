@@ -385,11 +385,7 @@ def _leaves(command: Any, path: tuple[str, ...] = ()) -> Iterable[tuple[tuple[st
     if subcommands is None:
         yield path, command
         return
-    if every is None:  # resolving each name attaches a group's declared questions (iosizer.cli.questions)
-        for name in list(subcommands):
-            command.get_command(None, name)
-        subcommands = command.commands
-    for name, sub in list(subcommands.items()):
+    for name, sub in subcommands.items():
         if getattr(sub, "hidden", False):
             continue
         yield from _leaves(sub, path + (name,))
