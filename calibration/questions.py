@@ -36,8 +36,9 @@ class Answer(TableView):
     of the values given, the first input varying slowest); ``outputs``: the
     declared outputs and any ``<output>_pP`` percentiles at each point;
     ``bands``: 95 % bands ``(low, high)`` of the outputs that depend on a
-    profile's fitted parameters; ``notes``: the sources of the values used.
-    :meth:`to_data` is what ``iosizer <family> <question> --format json``
+    profile's fitted parameters; ``notes``: the sources of the values used;
+    ``objects``: the outputs declared ``kind="object"`` (one JSON value each);
+    ``order``: the outputs as ``solve`` returned them. :meth:`to_data` is what ``iosizer <family> <question> --format json``
     prints and ``POST /api/<family>/<question>`` answers.
     """
 
@@ -49,10 +50,13 @@ class Answer(TableView):
     notes: tuple[str, ...] = ()
     integers: frozenset[str] = frozenset()
     values: Mapping[str, Any] = field(default_factory=dict)
+    objects: Mapping[str, Any] = field(default_factory=dict)
+    order: tuple[str, ...] = ()
 
     def records(self) -> list[dict[str, Any]]:
         """One dict per point: inputs, outputs, then ``<output>_ci_low`` / ``_ci_high``; None where the
-        number is not finite (an unbounded band end)."""
+        number is not finite (an unbounded band end), and no key where a declared ``optional`` output
+        has no value."""
         import math
 
         def plain(array: Any, i: int, integer: bool = False) -> Any:
@@ -61,20 +65,29 @@ class Answer(TableView):
                 return None
             return int(value) if integer else value
 
+        optional = {o.name for o in declaration(self.family).question(self.question).output_specs if o.optional}
+        keys = [k for k in self.order if k in self.outputs or k in self.objects] or list(self.outputs)
         count = len(next(iter(self.inputs.values()))) if self.inputs else 1
         rows = []
         for i in range(count):
             row = {k: plain(v, i, k in self.integers) for k, v in self.inputs.items()}
-            row.update({k: plain(v, i) for k, v in self.outputs.items()})
+            for key in keys:
+                value = self.objects[key] if key in self.objects else plain(self.outputs[key], i)
+                if value is not None or key not in optional:
+                    row[key] = value
             for key, (low, high) in self.bands.items():
                 row[f"{key}_ci_low"], row[f"{key}_ci_high"] = plain(low, i), plain(high, i)
             rows.append(row)
         return rows
 
     def to_data(self) -> Any:
-        """One point: its record; a sweep: the list of records."""
+        """One point: its record; a sweep (or a question declared ``always_list``): the list of records;
+        in the question's published shape where it declares one (``Question.shape``)."""
+        asked = declaration(self.family).question(self.question)
         rows = self.records()
-        return rows[0] if len(rows) == 1 else rows
+        if asked.shape is not None:
+            rows = asked.shape(rows, self.values)
+        return rows[0] if len(rows) == 1 and not asked.always_list else rows
 
     def to_json(self) -> str:
         """:meth:`to_data` as the CLI prints it (two-space indent, no NaN)."""
@@ -93,10 +106,15 @@ class Answer(TableView):
         return Table.of(self.records(), units=units, title=f"{self.family} {self.question}", notes=self.notes)
 
 
-def answer(family_name: str, question: str, params: "Profile | Mapping[str, Any] | None" = None, *,
+def answer(family_name: str, question: str,
+           params: "Profile | Sequence[Profile] | Mapping[str, Any] | None" = None, *,
            cpu_speed: float | None = None, percentiles: Sequence[float] | None = None,
            band: str = "parameter", **given: Any) -> Answer:
-    """The answer of ``question`` of family ``family_name`` (see :meth:`iosizer.ModelFamily.ask`)."""
+    """The answer of ``question`` of family ``family_name`` (see :meth:`iosizer.ModelFamily.ask`).
+
+    ``params`` may be several profiles (of CPUs of different speeds): they are combined by
+    extrapolation to ``cpu_speed`` (:func:`iosizer.calibration.extrapolate.extrapolate`).
+    """
     import numpy as np
 
     from iosizer.calibration.uncertainty import BANDS
@@ -109,13 +127,22 @@ def answer(family_name: str, question: str, params: "Profile | Mapping[str, Any]
                          f"ask it as a command (iosizer.ask('{asked.command}', ...))")
     given = _unaliased(asked, given)
     inputs = {k: given.pop(k) for k in list(given) if k in asked.input_names}
+    own = {s.name: given.pop(s.name, None) for s in asked.settings}
     changes = dict(params) if isinstance(params, Mapping) else {}
     changes.update(given)
     base = params if not isinstance(params, Mapping) else None
     arrays = _input_grid(asked, inputs)
     if base is None and not asked.shipped:
         _require_parameters(family_name, asked, changes, cpu_speed)
-    values, profile, source = resolve(family_name, base, cpu_speed, changes)
+    assumed = _own_cpu(asked, own, base, cpu_speed)
+    declared, profile, source = resolve(family_name, base, None if assumed else cpu_speed, changes)
+    values = {**declared, **{s.name: s.value if own[s.name] is None else s.check(own[s.name], s.name)
+                             for s in asked.settings}}
+    if assumed:
+        from iosizer.model.family import cpu_speed_factor
+
+        values["cpu_speed_factor"] = cpu_speed_factor(cpu_speed, profile.cpu_speed or 1.0,  # type: ignore[arg-type]
+                                                      "--cpu-speed")
     chosen: list[float] = []
     if percentiles:
         if asked.percentiles is None:
@@ -123,6 +150,7 @@ def answer(family_name: str, question: str, params: "Profile | Mapping[str, Any]
         from iosizer.model.percentiles import parse_percentiles
 
         chosen = parse_percentiles(percentiles)
+    objects = {o.name for o in asked.output_specs if o.kind == "object"}
 
     def evaluate(vals: Mapping[str, Any]) -> dict[str, Any]:
         out = dict(asked.solve(vals, arrays))  # type: ignore[misc]
@@ -139,19 +167,34 @@ def answer(family_name: str, question: str, params: "Profile | Mapping[str, Any]
                                f"{', '.join(missing)}")
     shape = next(iter(arrays.values())).shape if arrays else ()
     outputs = {k: np.broadcast_to(np.asarray(v, dtype=np.float64), shape).reshape(-1)
-               for k, v in solved.items()}
-    used = ", ".join(f"{spec.name} = {values[spec.name]:.6g}{_unit_after(spec.unit)}" for spec in declaration(family_name)
-                     .specs(values) if spec.kind == "parameter" and isinstance(values.get(spec.name), (int, float)))
+               for k, v in solved.items() if k not in objects}
+    used = ", ".join(f"{spec.name} = {declared[spec.name]:.6g}{_unit_after(spec.unit)}" for spec in
+                     declaration(family_name).specs(declared)
+                     if spec.kind == "parameter" and isinstance(declared.get(spec.name), (int, float)))
     notes = [n for n in (note if isinstance(note, str) else note(values, outputs) for note in asked.notes) if n]
     notes.append(f"values: {used + ' from ' if used else ''}{source}")
-    bands = _bands(family_name, asked, profile, lambda fitted: evaluate({**values, **fitted}), outputs, shape, band)
+    bands = _bands(family_name, asked, profile, lambda fitted: {k: v for k, v in evaluate({**values, **fitted}).items()
+                                                                if k not in objects}, outputs, shape, band)
     if bands:
         notes.append("*_ci_low/_ci_high: " + ("95 % prediction bands: the parameters' uncertainty plus the "
                                               "fit's residual scatter (where a new measurement lies)"
                                               if band == "prediction" else
                                               "95 % bands of the parameters' uncertainty only"))
     return Answer(family_name, asked.command, {k: v.reshape(-1) for k, v in arrays.items()}, outputs,
-                  bands, tuple(notes), frozenset(i.name for i in asked.input_specs if i.integer), values)
+                  bands, tuple(notes), frozenset(i.name for i in asked.input_specs if i.integer), values,
+                  {k: solved[k] for k in objects}, tuple(solved))
+
+
+def _own_cpu(asked: "Question", own: Mapping[str, Any], base: Any, cpu_speed: float | None) -> bool:
+    """Whether ``--cpu-speed`` is the question's own CPU assumption (a setting of ``Question.own_cpu`` given)."""
+    named = [n for n in asked.own_cpu if own.get(n) is not None]
+    if not named:
+        return False
+    several = isinstance(base, (list, tuple)) and len(base) > 1
+    if cpu_speed is None or several:
+        raise InputError(f"{'/'.join('--' + n.replace('_', '-') for n in asked.own_cpu)} need --cpu-speed "
+                         "and one profile")
+    return True
 
 
 def _bands(family_name: str, asked: "Question", profile: "Profile", evaluate: Any, outputs: Mapping[str, Any],
@@ -196,18 +239,35 @@ def _require_parameters(family_name: str, asked: "Question", changes: Mapping[st
             raise InputError(f"Missing option '--{name.replace('_', '-')}' (or give --profile FILE)")
 
 
-def resolve(family_name: str, base: "Profile | None", cpu_speed: float | None,
+def resolve(family_name: str, base: "Profile | Sequence[Profile] | None", cpu_speed: float | None,
             changes: Mapping[str, Any]) -> tuple[dict[str, Any], "Profile | None", str]:
     """(values a solve needs, the profile whose intervals band the answer, one line naming the source).
 
     Settings in ``changes`` replace the profile's; parameters are fixed at the value given
-    (checked by their declarations); an unknown name is an :class:`InputError`.
+    (checked by their declarations); an unknown name is an :class:`InputError`. Several profiles
+    (of different CPUs) are combined by extrapolation to ``cpu_speed``, which they then need.
     """
     from iosizer.calibration.family_modules import complete_values
     from iosizer.calibration.frozen import shipped
     from iosizer.calibration.profile import Profile, profile_values, with_changes
 
     family = declaration(family_name)
+    if isinstance(base, (list, tuple)):
+        if len(base) > 1:
+            if cpu_speed is None:
+                raise InputError("several profiles need --cpu-speed: they are combined by extrapolation")
+            from iosizer.calibration.extrapolate import extrapolate
+
+            for one in base:
+                if not isinstance(one, Profile) or one.model != family_name:
+                    raise ProfileError(f"profile is for family '{getattr(one, 'model', type(one).__name__)}', "
+                                       f"not '{family_name}'")
+            base, source = extrapolate(list(base), cpu_speed).profile, f"{len(base)} profiles"
+            values, profile, note = with_changes(base, profile_values(base), {k: v for k, v in changes.items()
+                                                                             if v is not None})
+            return (complete_values(family_name, values), profile,
+                    f"the planner's {source}, extrapolated to CPU speed {float(cpu_speed):g}{note}")
+        base = base[0] if base else None
     if base is not None and not isinstance(base, Profile):
         raise InputError(f"params must be a profile or a mapping of values, got {type(base).__name__}")
     given = {k: v for k, v in changes.items() if v is not None}

@@ -72,6 +72,16 @@ def _options(family: "Family", question: "Question") -> list[inspect.Parameter]:
         params.append(inspect.Parameter(spec.name, keyword, default=None, annotation=Annotated[
             str | None, typer.Option(*_flags(question, spec.name), metavar="VALUES", help=text + _aka(question,
                                                                                                       spec.name))]))
+    for spec in question.settings:  # the question's own options (a device's name, a flag)
+        shown = "" if spec.value is None else f" [default: {spec.value}]"
+        text = f"{spec.description or spec.name}{_unit_text(spec.unit)}{shown}"
+        if spec.flag:
+            params.append(inspect.Parameter(spec.name, keyword, default=False, annotation=Annotated[
+                bool, typer.Option(*_flags(question, spec.name), help=spec.description or spec.name)]))
+            continue
+        params.append(inspect.Parameter(spec.name, keyword, default=None, annotation=Annotated[
+            str | None, typer.Option(*_flags(question, spec.name), metavar="TEXT" if spec.choices and isinstance(
+                spec.choices[0], str) else "NUMBER", help=text + _aka(question, spec.name))]))
     for spec in family.parameters:
         if spec.kind == "setting":
             shown = "" if spec.value is None else f" [default: {spec.value}]"
@@ -84,8 +94,10 @@ def _options(family: "Family", question: "Question") -> list[inspect.Parameter]:
                 spec.choices[0], str) else "NUMBER", help=text + _aka(question, spec.name))]))
     fallback = "the shipped one." if question.shipped else "none (give every parameter)."
     params.append(inspect.Parameter("profile", keyword, default=None, annotation=Annotated[
-        Path | None, typer.Option("--profile", help=f"A '{family.name}' profile (iosizer calibrate) to take "
-                                                    f"parameters from; default: {fallback}")]))
+        list[Path] | None, typer.Option("--profile", help=f"A '{family.name}' profile (iosizer calibrate) to take "
+                                                          f"parameters from; default: {fallback} Repeated (profiles "
+                                                          "of different CPUs): combined by extrapolation to "
+                                                          "--cpu-speed.")]))
     params.append(inspect.Parameter("cpu_speed", keyword, default=None, annotation=Annotated[
         float | None, typer.Option("--cpu-speed", help="Carry the profile to a CPU of this relative per-core "
                                                        "speed (the band widens).")]))
@@ -114,17 +126,22 @@ def question_command(family: "Family", question: "Question") -> Any:
         percentiles = given.pop("percentile", None)
         band = given.pop("band").value
         values = {}
+        own = {s.name for s in question.settings}
         for name, text in given.items():
-            if text is None:
+            if text is None or text is False:
                 continue
-            spec = question.input(name) if name in inputs else family.spec(name)
+            spec = question.input(name) if name in inputs else question.setting(name) if name in own else \
+                family.spec(name)
             values[name] = parse_grid(text, name.replace("_", "-"), spec) if name in inputs else \
                 spec.check(text, _flag(name))
-        profile = None
-        if profile_path is not None:
+        profile: Any = None
+        if profile_path:
             from iosizer.calibration.profile import load_profile
+            from iosizer.cli.params import reject_repeats
 
-            profile = load_profile(profile_path, family.name)
+            reject_repeats([p.resolve() for p in profile_path], "--profile", [str(p) for p in profile_path])
+            profile = [load_profile(p, family.name) for p in profile_path]
+            profile = profile[0] if len(profile) == 1 else profile
         answer = iosizer.family(family.name).ask(question.command, profile, cpu_speed=cpu_speed,
                                                  percentiles=percentiles, band=band, **values)
         emit(_report(family, question, answer), output_format, plot)

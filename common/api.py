@@ -92,10 +92,12 @@ def ask(command: str | Sequence[str], /, *arguments: Any, **options: Any) -> Any
         raise InputError(f"iosizer {' '.join(question.path(chosen.name))} takes its values by name, "
                          f"got {len(arguments)} by position")
     profile = options.pop("profile", None)
-    if profile is not None and not hasattr(profile, "model"):
+    if profile is not None:
         from iosizer.calibration.profile import load_profile as load
 
-        profile = load(profile, chosen.name)
+        several = isinstance(profile, (list, tuple))  # profiles of several CPUs, extrapolated to cpu_speed
+        profile = [p if hasattr(p, "model") else load(p, chosen.name) for p in (profile if several else [profile])]
+        profile = profile if several else profile[0]
     percentile = options.pop("percentile", None)
     percentiles = None if percentile is None else (percentile if isinstance(percentile, (list, tuple))
                                                     else [percentile])

@@ -224,6 +224,11 @@ class ParameterSpec:
         else:
             self.check(self.value)
 
+    @property
+    def flag(self) -> bool:
+        """An on/off switch: a whole number in [0, 1] (a CLI flag, a JSON true/false)."""
+        return self.integer and tuple(self.bounds) == (0, 1)
+
     def check(self, value: object, label: str | None = None) -> Any:
         """``value`` as a float inside the declared domain, or a one-line :class:`InputError`."""
         if self.parse is not None:  # a setting written as text (a list per station)
@@ -396,6 +401,14 @@ class Output:
     #: The measured column (of the family's schema) this output predicts: a prediction band
     #: (``--band prediction``) adds that column's residual scatter of the fit.
     measured: str = ""
+    #: A key that appears only where it has a value: where ``solve`` gives NaN (a number) or None (an
+    #: object) the record leaves the key out (a published figure at its own point, a mitigation's
+    #: figure when one is chosen). Otherwise a missing value is printed as null.
+    optional: bool = False
+    #: ``"number"``: an array over the points (banded where a profile's intervals reach it);
+    #: ``"object"``: one JSON value (a mapping or a list) for the whole answer, carried into every
+    #: record as it is (a formula's text, LaTeX and symbols), never broadcast or banded.
+    kind: Literal["number", "object"] = "number"
 
     def to_dict(self) -> dict[str, Any]:
         return {"name": self.name, "unit": self.unit, "description": self.description}
@@ -511,7 +524,21 @@ class Question:
       neither a profile nor every parameter (False: a question of the planner's own
       system, such as an M/M/c queue of given service rate, needs them given);
     - a note may be a callable ``(values, outputs) -> str | None``: a line that depends
-      on the values used or on what was computed (percentile keys among the outputs).
+      on the values used or on what was computed (percentile keys among the outputs);
+    - ``settings``: options of this question alone (:class:`ParameterSpec`, ``kind="setting"``),
+      not of the family's model: a catalogue device's name, a switch to show the formula. Each
+      is a CLI option, an HTTP field and a scenario key, checked by its declaration, and reaches
+      ``solve`` in ``values`` (its declared value, or None, when not given). A whole-number
+      setting with bounds (0, 1) is an on/off flag (``--show-formula``);
+    - ``always_list``: the JSON answer is a list even for one point (a plan per switch);
+    - ``shape(records, values) -> records``: only where a published JSON shape cannot be
+      declared otherwise, a pure rearrangement of the generic records (inputs, outputs, bands,
+      in that order) into the published ones: keys renamed, reordered, dropped, or taken from
+      ``values`` (a device's name); nothing is computed there. ``--format json``, HTTP and
+      ``iosizer.ask`` answer the shaped records; the table shows the generic ones;
+    - ``own_cpu``: settings that, when one is given, make ``--cpu-speed`` the question's own CPU
+      assumption instead of the declared exponent ranges: the profile is not carried and ``solve``
+      finds the target's speed over the profile's CPU in ``values["cpu_speed_factor"]``.
 
     Example (the M/M/1/K plugin in ``examples/iosizer-mm1k``)::
 
@@ -534,6 +561,10 @@ class Question:
     percentiles: PercentileFunction | None = None
     aliases: Mapping[str, tuple[str, ...]] = field(default_factory=dict)
     shipped: bool = True
+    settings: tuple[ParameterSpec, ...] = ()
+    always_list: bool = False
+    shape: Callable[[list[dict[str, Any]], Mapping[str, Any]], list[dict[str, Any]]] | None = None
+    own_cpu: tuple[str, ...] = ()
 
     def __post_init__(self) -> None:
         if self.solve is None:
@@ -543,9 +574,12 @@ class Question:
             if loose:
                 raise ValueError(f"question '{self.command}': a question with a solve declares each {what} "
                                  f"as {kind.__name__}(name, unit, ...), got {loose[0]!r}")
-        names = self.input_names + self.output_names
+        names = self.input_names + self.output_names + tuple(s.name for s in self.settings)
         if len(set(names)) != len(names):
-            raise ValueError(f"question '{self.command}': an input or output is declared twice")
+            raise ValueError(f"question '{self.command}': an input, output or setting is declared twice")
+        stray = [name for name in self.own_cpu if name not in {s.name for s in self.settings}]
+        if stray:
+            raise ValueError(f"question '{self.command}': own_cpu names {stray}, not settings of the question")
         if self.plot is not None:
             unknown = [n for n in (self.plot.x, *self.plot.y) if n not in names]
             if unknown:
@@ -576,6 +610,12 @@ class Question:
         """The CLI path: ``(family, command)`` for a one-word command, else the command's words."""
         words = tuple(self.command.split())
         return words if len(words) > 1 else (family, *words)
+
+    def setting(self, name: str) -> ParameterSpec:
+        for spec in self.settings:
+            if spec.name == name:
+                return spec
+        raise InputError(f"question '{self.command}' has no setting '{name}'")
 
     def input(self, name: str) -> Input:
         for spec in self.input_specs:
@@ -651,10 +691,11 @@ class Family:
         if len(set(names)) != len(names):
             raise ValueError(f"family {self.name}: a parameter is declared twice")
         for question in self.questions:
-            clash = set(question.input_names) & set(names) if question.answerable else set()
+            own = set(question.input_names) | {s.name for s in question.settings}
+            clash = own & set(names) if question.answerable else set()
             if clash:  # one name, one role: an option or a JSON key must mean one thing
                 raise ValueError(f"family {self.name}: question '{question.command}' declares "
-                                 f"{sorted(clash)} as inputs and as parameters")
+                                 f"{sorted(clash)} as its own inputs or settings and as parameters")
 
     def question(self, command: str) -> Question:
         """The question ``command`` (its command, or its CLI path joined by spaces)."""

@@ -943,8 +943,8 @@ def _declared_section(family: Any, questions: list[Any]) -> type[Section]:
         for spec in question.input_specs:
             fields.setdefault(spec.name, (Annotated[float | list[float] | None, numbers(spec.unit)], Field(
                 None, description=f"{spec.description or spec.name} ({spec.unit}); a list answers each value")))
-    for spec in family.parameters:
-        kind: Any = str if spec.choices and isinstance(spec.choices[0], str) else float
+    for spec in (*(s for q in questions for s in q.settings), *family.parameters):
+        kind: Any = bool if spec.flag else str if spec.choices and isinstance(spec.choices[0], str) else float
         fields[spec.name] = (kind | None, Field(None, description=f"{spec.description or spec.name} ({spec.unit})"))
     name = "".join(w.title() for w in family.name.replace("-", "_").split("_")) + "Section"
     return create_model(name, __base__=Section, __doc__=family.summary, **fields)
@@ -961,14 +961,17 @@ def _declared_evaluator(name: str, questions: list[Any]) -> Callable[[Any, Sourc
         profile = load_profile(sources.paths[name], name) if name in sources.paths else None
         given = {k: v for k, v in section.given(*type(section).model_fields).items()
                  if v is not None and k not in ("profile", "cpu_speed")}
-        every_input = {i for q in questions for i in q.input_names}
+        own = {i for q in questions for i in (*q.input_names, *(s.name for s in q.settings))}
         answers = []
         for question in questions:
-            values = {k: v for k, v in given.items() if k in question.input_names or k not in every_input}
+            mine = {*question.input_names, *(s.name for s in question.settings)}
+            values = {k: v for k, v in given.items() if k in mine or k not in own}
             solved = answer(name, question.command, profile, cpu_speed=sources.cpu_speed, **values)
             for row in solved.records():
                 point = ", ".join(f"{k} = {row[k]:g}" for k in question.input_names)
                 for out in question.output_specs:
+                    if out.kind == "object" or out.name not in row:  # a formula; a figure with no value here
+                        continue
                     answers.append(Answer(name, f"{question.command}: {out.name} at {point}", row[out.name],
                                           out.unit, out.description, row.get(f"{out.name}_ci_low"),
                                           row.get(f"{out.name}_ci_high")))

@@ -103,6 +103,12 @@ def request_model(family: "Family", question: "Question") -> type[BaseModel]:
                 f"{spec.description or spec.name} ({spec.unit}); a number, a list or a sweep as text ('1,2,3', "
                 f"'0.5:3.5:0.5'): every combination is answered; default {list(spec.sweep()) or 'none: required'}"),
             json_schema_extra=_extra(spec.unit, spec.bounds)))
+    for spec in question.settings:  # the question's own options
+        kind = bool if spec.flag else str if spec.choices and isinstance(spec.choices[0], str) else \
+            (int if spec.integer else _Number)
+        fields[spec.name] = (kind | None, Field(None, description=(
+            f"{spec.description or spec.name} ({spec.unit}): a setting of this question; default: "
+            f"{spec.value}"), json_schema_extra=_extra(spec.unit, None if spec.flag else spec.bounds)))
     for spec in family.parameters:
         kind: Any = str if spec.choices and isinstance(spec.choices[0], str) else (int if spec.integer else _Number)
         role = "setting" if spec.kind == "setting" else f"parameter ({spec.status}); fixes it"
@@ -117,9 +123,10 @@ def request_model(family: "Family", question: "Question") -> type[BaseModel]:
         for old in olds:  # an older name: the same field under its deprecated spelling
             fields[old] = (kind, Field(None, description=f"deprecated older name of {name}",
                                        json_schema_extra=info.json_schema_extra))
-    fields["profile"] = (dict[str, Any] | None, Field(None, description=(
-        f"A '{family.name}' profile document (as POST /api/calibrate/{family.name} returns it); "
-        "default: the shipped profile")))
+    fields["profile"] = (dict[str, Any] | list[dict[str, Any]] | None, Field(None, description=(
+        f"A '{family.name}' profile document (as POST /api/calibrate/{family.name} returns it), or a list of "
+        "them from CPUs of different speeds (combined by extrapolation to cpu_speed); default: the shipped "
+        "profile")))
     fields["cpu_speed"] = (_Number | None, Field(None, description="carry the profile to a CPU of this "
                                                                    "relative per-core speed"))
     fields["band"] = (Literal["parameter", "prediction"] | None, Field(None, description=(
@@ -146,7 +153,8 @@ def answer_document(family: str, question: str, body: dict[str, Any],
 
     values = dict(body)
     document = values.pop("profile", None)
-    profile = None if document is None else read_profile(document, family, name="profile")
+    profile: Any = None if document is None else [read_profile(d, family, name="profile") for d in document] \
+        if isinstance(document, list) else read_profile(document, family, name="profile")
     cpu_speed = values.pop("cpu_speed", None)
     percentiles = values.pop("percentile", None)
     band = values.pop("band", None) or "parameter"
@@ -207,8 +215,11 @@ def describe(family: "Family", question: "Question") -> dict[str, Any]:
 
     fields = [entry(spec.name, "number", spec.description or spec.name, True, list(spec.sweep()) or None,
                     spec.unit, spec.bounds, required=not spec.sweep()) for spec in question.input_specs]
-    for spec in family.parameters:
+    for spec in (*question.settings, *family.parameters):
         named = bool(spec.choices) and isinstance(spec.choices[0], str)
+        if spec.flag:
+            fields.append(entry(spec.name, "boolean", spec.description or spec.name, default=False))
+            continue
         fields.append(entry(spec.name, "choice" if named else "number", spec.description or spec.name,
                             unit=spec.unit, bounds=None if named else spec.bounds,
                             choices=list(spec.choices) if named else None, declared=spec.value))
