@@ -2,8 +2,11 @@
 
 ``iosizer.calibration.<module>`` (named after the family's model module) may
 define ``shipped_profile(family, variant)`` (the shipped profile built from
-the seed figures) and ``complete_values(family, values)`` (values a solve
-needs that a profile cannot hold, such as lists read from shipped tables).
+the seed figures), ``complete_values(family, values)`` (values a solve
+needs that a profile cannot hold, such as lists read from shipped tables) and
+``catalogue_entry(family, setting, name)`` (an entry of a shipped catalogue a
+question's setting names, such as a table 4-1 device: the profile fitted to
+it and the values it brings).
 A plugin's family has neither: its declaration is all there is.
 """
 
@@ -12,7 +15,7 @@ from __future__ import annotations
 from importlib import import_module
 from typing import Any
 
-__all__ = ["calibration_module", "complete_values"]
+__all__ = ["calibration_module", "catalogue_entry", "complete_values"]
 
 
 def calibration_module(name: str) -> Any:
@@ -32,3 +35,14 @@ def complete_values(name: str, values: dict[str, Any]) -> dict[str, Any]:
     """Values a solve needs that a profile cannot hold (lists read from shipped tables)."""
     completer = getattr(calibration_module(name), "complete_values", None)
     return values if completer is None else completer(name, values)
+
+
+def catalogue_entry(name: str, setting: str, entry: str) -> tuple[Any, dict[str, Any]]:
+    """(the profile fitted to ``entry``, or None where it needs none; the values it brings) for the entry
+    of family ``name``'s shipped catalogue that a question's setting ``setting`` names (``Question.variant``)."""
+    from iosizer.errors import InputError
+
+    finder = getattr(calibration_module(name), "catalogue_entry", None)
+    if finder is None:
+        raise InputError(f"--{setting.replace('_', '-')}: family '{name}' ships no catalogue to choose from")
+    return finder(name, setting, entry)

@@ -123,6 +123,24 @@ def published_dma(name: str) -> PublishedDma | None:
     )
 
 
+def catalogue_entry(family: str, setting: str, name: str) -> tuple[Profile | None, dict[str, Any]]:
+    """A device of ``latency dma --device``: a table 4-1 NIC (its fitted profile, burst size and published
+    figures at the table's added latency) or a posted path (no profile: it loses nothing)."""
+    if name in POSTED_DEVICES:
+        return None, {"posted": 1.0}
+    rows = _dma_rows()
+    if name not in rows:
+        raise InputError(f"unknown device '{name}'; known devices: {', '.join(device_names())}")
+    published = published_dma(name)
+    assert published is not None  # a row of table 4-1
+    return device_calibration(name).profile, {
+        "posted": 0.0, "burst_bytes": float(rows[name]["transfer_bytes"]),
+        "published_added_latency_ns": published.added_latency_ns,
+        "published_throughput_mbps": published.throughput_mbps,
+        "published_estimate_pct": published.estimated_degradation_pct,
+        "measured_degradation_pct": published.measured_degradation_pct}
+
+
 @lru_cache(maxsize=1)
 def oltp_calibration() -> Calibration:
     """The ``oltp`` model fitted to the transcribed TPC-C degradation curve (``service_scv`` held at

@@ -115,6 +115,8 @@ def answer(family_name: str, question: str,
     ``params`` may be several profiles (of CPUs of different speeds): they are combined by
     extrapolation to ``cpu_speed`` (:func:`iosizer.calibration.extrapolate.extrapolate`).
     """
+    import math
+
     import numpy as np
 
     from iosizer.calibration.uncertainty import BANDS
@@ -135,9 +137,12 @@ def answer(family_name: str, question: str,
     if base is None and not asked.shipped:
         _require_parameters(family_name, asked, changes, cpu_speed)
     assumed = _own_cpu(asked, own, base, cpu_speed)
+    settings = {s.name: s.value if own[s.name] is None else s.check(own[s.name], s.name) for s in asked.settings}
+    base, brought = _variant(family_name, asked, settings, base)
     declared, profile, source = resolve(family_name, base, None if assumed else cpu_speed, changes)
-    values = {**declared, **{s.name: s.value if own[s.name] is None else s.check(own[s.name], s.name)
-                             for s in asked.settings}}
+    if asked.variant and settings.get(asked.variant) is not None:
+        source = source.replace("the planner's profile", f"the shipped fit of {settings[asked.variant]}", 1)
+    values = {**declared, **settings, **brought}
     if assumed:
         from iosizer.model.family import cpu_speed_factor
 
@@ -175,6 +180,11 @@ def answer(family_name: str, question: str,
     notes.append(f"values: {used + ' from ' if used else ''}{source}")
     bands = _bands(family_name, asked, profile, lambda fitted: {k: v for k, v in evaluate({**values, **fitted}).items()
                                                                 if k not in objects}, outputs, shape, band)
+    for out in asked.output_specs:  # a declared physical range holds the value and the band's ends
+        if out.bounds != (-math.inf, math.inf) and out.name in outputs:
+            outputs[out.name] = np.clip(outputs[out.name], *out.bounds)
+            if out.name in bands:
+                bands[out.name] = tuple(np.clip(end, *out.bounds) for end in bands[out.name])  # type: ignore[assignment]
     if bands:
         notes.append("*_ci_low/_ci_high: " + ("95 % prediction bands: the parameters' uncertainty plus the "
                                               "fit's residual scatter (where a new measurement lies)"
@@ -183,6 +193,26 @@ def answer(family_name: str, question: str,
     return Answer(family_name, asked.command, {k: v.reshape(-1) for k, v in arrays.items()}, outputs,
                   bands, tuple(notes), frozenset(i.name for i in asked.input_specs if i.integer), values,
                   {k: solved[k] for k in objects}, tuple(solved))
+
+
+def _variant(family_name: str, asked: "Question", settings: Mapping[str, Any], base: Any) -> tuple[Any, dict[str, Any]]:
+    """(the profile to answer from, the values a catalogue entry brings) where the question's ``variant``
+    setting names an entry (``Question.variant``); else (``base``, nothing)."""
+    if not asked.variant:
+        return base, {}
+    name, flag = settings.get(asked.variant), "--" + asked.variant.replace("_", "-")
+    if (name is None) == (base is None):
+        raise InputError(f"give either {flag} NAME or --profile FILE")
+    if name is None:
+        return base, {}
+    from iosizer.calibration.family_modules import catalogue_entry
+
+    fitted, brought = catalogue_entry(family_name, asked.variant, name)
+    given = [k for k in brought if settings.get(k) is not None]
+    if given:
+        raise InputError(f"--{given[0].replace('_', '-')} goes with --profile; {asked.variant} '{name}' states "
+                         "its own")
+    return fitted, brought
 
 
 def _own_cpu(asked: "Question", own: Mapping[str, Any], base: Any, cpu_speed: float | None) -> bool:

@@ -80,8 +80,8 @@ def _options(family: "Family", question: "Question") -> list[inspect.Parameter]:
                 bool, typer.Option(*_flags(question, spec.name), help=spec.description or spec.name)]))
             continue
         params.append(inspect.Parameter(spec.name, keyword, default=None, annotation=Annotated[
-            str | None, typer.Option(*_flags(question, spec.name), metavar="TEXT" if spec.choices and isinstance(
-                spec.choices[0], str) else "NUMBER", help=text + _aka(question, spec.name))]))
+            str | None, typer.Option(*_flags(question, spec.name), metavar="TEXT" if spec.parse or (spec.choices and isinstance(
+                spec.choices[0], str)) else "NUMBER", help=text + _aka(question, spec.name))]))
     for spec in family.parameters:
         if spec.kind == "setting":
             shown = "" if spec.value is None else f" [default: {spec.value}]"
@@ -155,7 +155,9 @@ def question_command(family: "Family", question: "Question") -> Any:
 def _report(family: "Family", question: "Question", answer: "Answer") -> Report:
     records = answer.records()
     shown = list(question.input_names) + [k for k in answer.outputs]
-    return Report(data=answer.to_data(), rows=records, columns=shown, csv_rows=records,
+    data = answer.to_data()
+    # CSV: the published records (Question.shape), as --format json gives them; the table: the generic ones.
+    return Report(data=data, rows=records, columns=shown, csv_rows=data if isinstance(data, list) else [data],
                   title=f"{family.name} {question.command}: {question.summary}",
                   notes=list(answer.notes), plot=_panels(question, answer, records))
 
@@ -175,7 +177,8 @@ def _panels(question: "Question", answer: "Answer", records: list[dict[str, Any]
         for key, rows in groups.items():
             label = y if key is None else f"{chosen.series} = {key:g}"
             xs = [r[chosen.x] for r in rows]
-            if f"{y}_ci_low" in rows[0]:  # one legend entry for every band ('_' hides the others)
+            if all(r.get(f"{y}_ci_low") is not None and r.get(f"{y}_ci_high") is not None for r in rows):
+                # one legend entry for every band ('_' hides the others); none where an end is unbounded
                 series.append(Series("95 % band" if not series else "_band", xs,
                                      [r[f"{y}_ci_low"] for r in rows], "band", [r[f"{y}_ci_high"] for r in rows]))
             series.append(Series(label, xs, [r[y] for r in rows], "line" if len(rows) > 1 else "points"))

@@ -409,6 +409,9 @@ class Output:
     #: ``"object"``: one JSON value (a mapping or a list) for the whole answer, carried into every
     #: record as it is (a formula's text, LaTeX and symbols), never broadcast or banded.
     kind: Literal["number", "object"] = "number"
+    #: The physical range of the output: its value and its band's ends are clipped to it (a loss
+    #: cannot exceed the whole throughput, however far an interval propagated from a fit reaches).
+    bounds: tuple[float, float] = (-math.inf, math.inf)
 
     def to_dict(self) -> dict[str, Any]:
         return {"name": self.name, "unit": self.unit, "description": self.description}
@@ -536,6 +539,11 @@ class Question:
       in that order) into the published ones: keys renamed, reordered, dropped, or taken from
       ``values`` (a device's name); nothing is computed there. ``--format json``, HTTP and
       ``iosizer.ask`` answer the shaped records; the table shows the generic ones;
+    - ``variant``: a setting of the question that names an entry of the family's shipped catalogue
+      (``--device e1000``, a table 4-1 device): the answer then comes from the profile fitted to that
+      entry (no ``--profile`` with it; one of the two is needed) with the values the entry brings
+      (its burst size, its published figures) in ``values``; the family's calibration module finds
+      them (``catalogue_entry(family, setting, name)``, :mod:`iosizer.calibration.family_modules`);
     - ``own_cpu``: settings that, when one is given, make ``--cpu-speed`` the question's own CPU
       assumption instead of the declared exponent ranges: the profile is not carried and ``solve``
       finds the target's speed over the profile's CPU in ``values["cpu_speed_factor"]``.
@@ -565,6 +573,7 @@ class Question:
     always_list: bool = False
     shape: Callable[[list[dict[str, Any]], Mapping[str, Any]], list[dict[str, Any]]] | None = None
     own_cpu: tuple[str, ...] = ()
+    variant: str = ""
 
     def __post_init__(self) -> None:
         if self.solve is None:
@@ -577,9 +586,11 @@ class Question:
         names = self.input_names + self.output_names + tuple(s.name for s in self.settings)
         if len(set(names)) != len(names):
             raise ValueError(f"question '{self.command}': an input, output or setting is declared twice")
-        stray = [name for name in self.own_cpu if name not in {s.name for s in self.settings}]
+        stray = [name for name in (*self.own_cpu, *([self.variant] if self.variant else []))
+                 if name not in {s.name for s in self.settings}]
         if stray:
-            raise ValueError(f"question '{self.command}': own_cpu names {stray}, not settings of the question")
+            raise ValueError(f"question '{self.command}': own_cpu or variant names {stray}, not settings of "
+                             "the question")
         if self.plot is not None:
             unknown = [n for n in (self.plot.x, *self.plot.y) if n not in names]
             if unknown:

@@ -69,7 +69,8 @@ import numpy as np
 from pydantic import BaseModel, ConfigDict, Field, model_validator
 
 from iosizer.errors import InputError
-from iosizer.model.family import Column, CpuScaling, Family, FitPlan, ParameterSpec, Question, Role, Schema
+from iosizer.model.family import (Column, CpuScaling, Family, FitPlan, Input, Output, ParameterSpec, Plot, Question,
+                                  Role, Schema)
 from iosizer.model._validate import as_nonnegative, as_positive, scalar_or_array
 from iosizer.model.mva import SERVICE_SCV as _mva_scv
 
@@ -196,6 +197,7 @@ def dma(device: DmaDevice, added_latency_ns: object) -> DmaResult:
 
 
 _SEED = "000_249d1f3952f8e1df.txt"
+_SEED_NAME = "seed 000"
 #: The TPC-C run of seed 000 (table 3-2): 16 terminals in batch mode.
 TERMINALS = ParameterSpec("terminals", "jobs", 16, (1, 10_000), "published",
                           f"{_SEED} table 3-2: 16 terminals; the bound, 10,000, is a TPC-C-like run of 1,000 "
@@ -314,6 +316,143 @@ def _oltp_solve(values, inputs):
     return {"degradation_pct": np.asarray(oltp_degradation_pct(network, inputs["added_latency_ns"]))}
 
 
+#: A CPU-generation assumption of section 2 stated outright (with --cpu-speed) instead of the declared
+#: exponent range: the latency is felt as x s^(a - b).
+STALL_EXPONENT = ParameterSpec(
+    "stall_exponent", "1", None, (0.0, 1.0), "assumed",
+    f"{_SEED} sec 2: a faster core loses more cycles per wait; 0 (none) to 1 (fully in proportion to speed)",
+    "a in [0, 1]: how much more a faster core loses per wait", kind="setting")
+ISSUE_RATE_EXPONENT = ParameterSpec(
+    "issue_rate_exponent", "1", None, (0.0, 1.0), "assumed",
+    f"{_SEED} sec 2: a faster core keeps more DMA reads in flight; 0 (none) to 1 (in proportion to speed)",
+    "b in [0, 1]: how much latency a faster core hides by issuing more DMA", kind="setting")
+#: Where a question asks about an added round trip (the same bounds as the declaration's).
+ADDED_LATENCY_INPUT = Input("added_latency_ns", "ns", ADDED_LATENCY.bounds,
+                            description="added round-trip latency: 2100, a list 300,600 or 0:2100:300")
+
+
+def _latency_oltp(values, inputs):
+    """``latency oltp``: PD at each added latency; with the question's own CPU assumption (stall and
+    issue-rate exponents) the latency is felt as x s^(a - b) (:func:`effective_latency_ns`)."""
+    x = inputs["added_latency_ns"]
+    if "cpu_speed_factor" in values:
+        x = effective_latency_ns(x, values["cpu_speed_factor"], values["stall_exponent"] or 0.0,
+                                 values["issue_rate_exponent"] or 0.0)
+    return _oltp_solve(values, {"added_latency_ns": x})
+
+
+def _oltp_notes(values, outputs):
+    return (f"knee (bottleneck shift) at {values['knee_latency_ns']:.0f} ns added latency; serial share "
+            f"{values['serial_share']:.3g}; {int(values['terminals'])} terminals, batch mode")
+
+
+def _oltp_service_note(values, outputs):
+    scv = values["service_scv"]
+    return ("service times exponential (cv^2 = 1): exact MVA" if scv == 1 else
+            f"service-time cv^2 = {scv:g}: MVA with the residual-service correction (approximate)")
+
+
+def _oltp_cpu_note(values, outputs):
+    if "cpu_speed_factor" not in values:
+        return None
+    return (f"CPU speed x{values['cpu_speed_factor']:g} of the profile's: latency felt as x s^(a-b) with "
+            f"a={values['stall_exponent'] or 0:g}, b={values['issue_rate_exponent'] or 0:g}")
+
+
+def _oltp_shape(records, values):
+    """The published keys: the band's ends as ``degradation_pct_low``/``_high`` (the value itself where
+    nothing in the profile varies)."""
+    return [{"added_latency_ns": r["added_latency_ns"], "degradation_pct": r["degradation_pct"],
+             "degradation_pct_low": r.get("degradation_pct_ci_low", r["degradation_pct"]),
+             "degradation_pct_high": r.get("degradation_pct_ci_high", r["degradation_pct"])} for r in records]
+
+
+def _device_name(value: object, label: str) -> str:
+    """A catalogue device's name as given (the calibration module knows the catalogue: table 4-1)."""
+    text = str(value).strip()
+    if not text:
+        raise InputError(f"{label} is empty; name a device (e1000, bcm5700, nic-recv, hba-write)")
+    return text
+
+
+#: A device of table 4-1 (its fitted issue pattern, burst size and published figures), or a posted path.
+DEVICE = ParameterSpec("device", "", None, (0.0, 0.0), "published", f"{_SEED} table 4-1 and figure 4-1",
+                       "e1000, bcm5700 (NIC send, table 4-1), nic-recv or hba-write (posted)", kind="setting",
+                       parse=_device_name)
+SHOW_FORMULA = ParameterSpec("show_formula", "", None, (0, 1), "assumed", "a switch of the answer",
+                             "Print the closed form used (text and LaTeX) and dPD/dx.", kind="setting",
+                             integer=True)
+
+
+def _latency_dma(values, inputs):
+    """``latency dma``: issue interval, throughput and PD of a device at each added latency, table 4-1's
+    published figures at their own latency, and (``show_formula``) the closed form and dPD/dx."""
+    x = inputs["added_latency_ns"]
+    posted = bool(values.get("posted"))
+    device = DmaDevice(name=values["device"] or "profile", posted=posted, burst_bytes=values["burst_bytes"],
+                       local_issue_interval_ns=None if posted else values["local_issue_interval_ns"],
+                       exposed_round_trips=0.0 if posted else values["exposed_round_trips"])
+    result = dma(device, x)
+    missing = np.full(x.shape, np.nan)
+    published = values.get("published_added_latency_ns")
+    out = {name: missing if value is None else value for name, value in (
+        ("issue_interval_ns", result.issue_interval_ns), ("throughput_mbps", result.throughput_mbps),
+        ("local_throughput_mbps", result.local_throughput_mbps), ("degradation_pct", result.degradation_pct))}
+    for key in ("published_estimate_pct", "measured_degradation_pct"):
+        out[key] = np.where(x == published, values[key], np.nan) if published is not None else missing
+    shown = bool(values["show_formula"]) and not posted
+    out["formula"] = _dma_formula() if shown else None
+    out["d_degradation_d_latency_pct_per_ns"] = missing if not shown else np.asarray(_dma_slope(
+        x, device.local_issue_interval_ns, device.exposed_round_trips), dtype=np.float64)
+    return out
+
+
+def _dma_formula():
+    from iosizer.model.symbolic import DMA_SYMBOLS, dma_degradation_expression, formula
+
+    return {**formula(dma_degradation_expression()), "symbols": DMA_SYMBOLS}
+
+
+def _dma_slope(x, local_issue_interval_ns, exposed_round_trips):
+    from iosizer.model.symbolic import dma_functions
+
+    return dma_functions()["d_degradation_d_latency"](x, local_issue_interval_ns, exposed_round_trips)
+
+
+_DMA_KEYS = ("issue_interval_ns", "throughput_mbps", "local_throughput_mbps", "degradation_pct",
+             "published_estimate_pct", "measured_degradation_pct", "formula", "d_degradation_d_latency_pct_per_ns")
+
+
+def _dma_shape(records, values):
+    """The published keys: the device and whether it is posted first, no bands (the command never had any)."""
+    return [{"device": values["device"] or "profile", "posted": bool(values.get("posted")),
+             "added_latency_ns": r["added_latency_ns"], **{k: r[k] for k in _DMA_KEYS if k in r}} for r in records]
+
+
+def _dma_notes(values, outputs):
+    published = values.get("published_added_latency_ns")
+    if published is None:
+        return None
+    return (f"{_SEED_NAME} table 4-1 at +{published:g} ns: {values['published_throughput_mbps']:g} MB/s, "
+            f"estimated -{values['published_estimate_pct']:g} %, measured -{values['measured_degradation_pct']:g} %")
+
+
+def _dma_posted_note(values, outputs):
+    if values.get("posted"):
+        return "posted DMA writes do not wait for completions: added latency costs nothing"
+    if values["device"]:
+        return "profile calibrated from table 4-1's two issue intervals: an exact fit, so no interval"
+    return None
+
+
+def _dma_formula_note(values, outputs):
+    if not values["show_formula"] or values.get("posted"):
+        return None
+    shown = _dma_formula()
+    return (f"PD(x) = {shown['text']}   [LaTeX: {shown['latex']}]; where "
+            + "; ".join(f"{k}: {v}" for k, v in shown["symbols"].items()))
+
+
 def _oltp_start(data, settings):
     """Start with the knee where the data first pass 5 % and a mid serial share."""
     x, pd = data["added_latency_ns"], data["degradation_pct"]
@@ -349,8 +488,24 @@ FAMILIES = (
         solve=_dma_solve,
         service_time="deterministic: Little's law on a fixed issue pattern (no queueing)",
         questions=(
-            Question("latency dma", "issue interval, throughput and PD of a device at added latency",
-                     ("added_latency_ns",), ("issue_interval_ns", "throughput_mbps", "degradation_pct")),
+            Question("latency dma", "DMA read throughput under added latency (Little's law); posted writes "
+                     "lose nothing",
+                     inputs=(ADDED_LATENCY_INPUT,),
+                     outputs=(Output("issue_interval_ns", "ns", "DMA read issue interval", measured="issue_interval_ns"),
+                              Output("throughput_mbps", "MB/s", "read throughput (needs the burst size)"),
+                              Output("local_throughput_mbps", "MB/s", "read throughput with no added latency"),
+                              Output("degradation_pct", "%", "throughput lost to the added latency"),
+                              Output("published_estimate_pct", "%", "table 4-1's estimate at its latency",
+                                     optional=True),
+                              Output("measured_degradation_pct", "%", "table 4-1's measurement at its latency",
+                                     optional=True),
+                              Output("formula", "", "PD(x) as text and LaTeX, with its symbols", optional=True,
+                                     kind="object"),
+                              Output("d_degradation_d_latency_pct_per_ns", "%/ns", "dPD/dx at each latency",
+                                     optional=True)),
+                     solve=_latency_dma, settings=(DEVICE, BURST_BYTES, SHOW_FORMULA), variant="device",
+                     shape=_dma_shape, notes=(_dma_notes, _dma_posted_note, _dma_formula_note),
+                     plot=Plot("added_latency_ns", ("degradation_pct",))),
             Question("latency budget", "largest added latency within a degradation budget",
                      ("budget_pct",), ("max_added_latency_ns",)),
         ),
@@ -395,8 +550,15 @@ FAMILIES = (
                       "simulation loses nothing) and agrees from +2,500 ns; at scv 0.5 the correction is within "
                       "0.4 points of the simulation"),
         questions=(
-            Question("latency oltp", "TPC-C-like degradation at added latency, optionally on another CPU",
-                     ("added_latency_ns", "cpu_speed"), ("degradation_pct",)),
+            Question("latency oltp", "OLTP (TPC-C-like) degradation curve: the seed's batch closed network "
+                     "solved by MVA, optionally on another CPU",
+                     inputs=(ADDED_LATENCY_INPUT,),
+                     outputs=(Output("degradation_pct", "%", "throughput loss against local (95 % band: "
+                                     "_low/_high)", measured="degradation_pct", bounds=(0.0, 100.0)),),
+                     solve=_latency_oltp, settings=(STALL_EXPONENT, ISSUE_RATE_EXPONENT),
+                     own_cpu=("stall_exponent", "issue_rate_exponent"), shape=_oltp_shape,
+                     notes=(_oltp_notes, _oltp_service_note, _oltp_cpu_note),
+                     plot=Plot("added_latency_ns", ("degradation_pct",))),
             Question("latency tiers", "switch tiers of a hop latency within a degradation budget",
                      ("hop_ns", "budget_pct"), ("tiers", "degradation_pct")),
         ),

@@ -943,8 +943,10 @@ def _declared_section(family: Any, questions: list[Any]) -> type[Section]:
         for spec in question.input_specs:
             fields.setdefault(spec.name, (Annotated[float | list[float] | None, numbers(spec.unit)], Field(
                 None, description=f"{spec.description or spec.name} ({spec.unit}); a list answers each value")))
-    for spec in (*(s for q in questions for s in q.settings), *family.parameters):
-        kind: Any = bool if spec.flag else str if spec.choices and isinstance(spec.choices[0], str) else float
+    own = [s for q in questions for s in q.settings]
+    for spec in (*own, *family.parameters):
+        kind: Any = bool if spec in own and spec.flag else str if (spec in own and spec.parse) or (
+            spec.choices and isinstance(spec.choices[0], str)) else float
         fields[spec.name] = (kind | None, Field(None, description=f"{spec.description or spec.name} ({spec.unit})"))
     name = "".join(w.title() for w in family.name.replace("-", "_").split("_")) + "Section"
     return create_model(name, __base__=Section, __doc__=family.summary, **fields)

@@ -104,8 +104,8 @@ def request_model(family: "Family", question: "Question") -> type[BaseModel]:
                 f"'0.5:3.5:0.5'): every combination is answered; default {list(spec.sweep()) or 'none: required'}"),
             json_schema_extra=_extra(spec.unit, spec.bounds)))
     for spec in question.settings:  # the question's own options
-        kind = bool if spec.flag else str if spec.choices and isinstance(spec.choices[0], str) else \
-            (int if spec.integer else _Number)
+        kind = bool if spec.flag else str if spec.parse or (spec.choices and isinstance(spec.choices[0], str)) \
+            else (int if spec.integer else _Number)
         fields[spec.name] = (kind | None, Field(None, description=(
             f"{spec.description or spec.name} ({spec.unit}): a setting of this question; default: "
             f"{spec.value}"), json_schema_extra=_extra(spec.unit, None if spec.flag else spec.bounds)))
@@ -217,8 +217,9 @@ def describe(family: "Family", question: "Question") -> dict[str, Any]:
                     spec.unit, spec.bounds, required=not spec.sweep()) for spec in question.input_specs]
     for spec in (*question.settings, *family.parameters):
         named = bool(spec.choices) and isinstance(spec.choices[0], str)
-        if spec.flag:
-            fields.append(entry(spec.name, "boolean", spec.description or spec.name, default=False))
+        if spec in question.settings and (spec.flag or spec.parse):  # an on/off switch; a name as text
+            fields.append(entry(spec.name, "boolean" if spec.flag else "text", spec.description or spec.name,
+                                default=False if spec.flag else None, declared=spec.value))
             continue
         fields.append(entry(spec.name, "choice" if named else "number", spec.description or spec.name,
                             unit=spec.unit, bounds=None if named else spec.bounds,

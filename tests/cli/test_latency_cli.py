@@ -77,7 +77,7 @@ def test_plots(cli, tmp_path, command) -> None:
     (["budget", "--budget-pct", "120"], "--budget-pct must lie in (0, 100)"),
     (["tiers", "--hop-ns", "-3"], "--hop-ns must lie in [0, 1000000] (ns), got -3"),
     (["oltp", "--added-latency-ns", "100", "--stall-exponent", "1"], "need --cpu-speed"),
-    (["oltp", "--added-latency-ns", "100", "--cpu-speed", "2", "--stall-exponent", "3"], "stall_exponent must lie in [0, 1]"),
+    (["oltp", "--added-latency-ns", "100", "--cpu-speed", "2", "--stall-exponent", "3"], "--stall-exponent must lie in [0, 1]"),
     (["oltp", "--added-latency-ns", "100", "--cpu-speed", "0"], "--cpu-speed must lie in [0.015625, 64]"),
 ])
 def test_bad_input(cli, args, fragment) -> None:
