@@ -49,8 +49,9 @@ def _groups(work: np.ndarray, k: np.ndarray, cores: int) -> list[tuple[int, ...]
 
 
 def simulate(rates: np.ndarray, means: np.ndarray, groups: list[tuple[int, ...]], cores: int, customers: int,
-             rng: np.random.Generator) -> np.ndarray:
-    """Responses (service-time units, non-core part excluded) of ``customers`` I/Os."""
+             rng: np.random.Generator, by_port: bool = False) -> np.ndarray | tuple[np.ndarray, np.ndarray]:
+    """Responses (service-time units, non-core part excluded) of ``customers`` I/Os after the 5 % warm-up;
+    with ``by_port`` also each one's port."""
     ports = [p for p in range(rates.size) if rates[p] > 0]
     total = rates[ports].sum()
     times = np.cumsum(rng.exponential(1.0 / total, customers))
@@ -90,6 +91,8 @@ def simulate(rates: np.ndarray, means: np.ndarray, groups: list[tuple[int, ...]]
         heads[chosen] += 1
         response[j] = now - times[j] + work[j]
         heapq.heappush(finish, (now + work[j], core))
+    if by_port:
+        return response[customers // 20:], which[customers // 20:]
     return response[customers // 20:]
 
 

@@ -44,6 +44,24 @@ SwitchRule = Annotated[
                              f"equal-response or threshold (see `iosizer params loadshare`). {DECLARED}")
 ]
 Cores = Annotated[int | None, typer.Option("--cores", help="Controller cores [the scenario's, tables 2-4].")]
+SharesOption = Annotated[
+    str | None, typer.Option("--shares", metavar="A,B,...", help="Any port mix instead of a scenario: one load "
+                             "share per port, comma-separated, normalised (1,2,3,4); --cores then defaults to "
+                             "the declared count and the curves are normalised by shared's.")
+]
+
+
+def parse_shares(text: str | None, flag: str = "--shares") -> tuple[float, ...] | None:
+    """``--shares 1,2,3,4`` as port shares (None when not given); a one-line error on a bad list."""
+    if text is None:
+        return None
+    try:
+        shares = tuple(float(part) for part in text.split(","))
+    except ValueError:
+        raise InputError(f"{flag} must be numbers separated by commas (1,2,3,4), got {text!r}") from None
+    if not shares or any(not share >= 0 for share in shares) or sum(shares) <= 0:
+        raise InputError(f"{flag} must be non-negative loads with a positive sum, got {text!r}")
+    return shares
 Points = Annotated[int, typer.Option("--points", help="Load points per curve; a curve also gets both sides "
                                      "of every switching load, so it may have more rows.")]
 
@@ -56,9 +74,10 @@ def _declared(name: str) -> Any:
 
 def _setup(scenario: str | None, cores: int | None, comm_overhead_pct: float | None,
            threshold: float | None, non_core_pct: float | None = None,
-           switch_rule: str | None = None) -> tuple[Any, Any]:
-    """The scenario (declared one if not given) and the policy parameters (declared where not given)."""
-    from iosizer.calibration.loadshare import policy_params
+           switch_rule: str | None = None, shares: tuple[float, ...] | None = None) -> tuple[Any, Any]:
+    """The scenario (declared one if not given; ``shares``: a custom mix) and the policy parameters
+    (declared where not given)."""
+    from iosizer.calibration.loadshare import custom_scenario, policy_params
     from iosizer.calibration.loadshare import scenario as find
     from iosizer.model.loadshare import COMM_OVERHEAD, CORES, NON_CORE, SWITCH_RULE, THRESHOLD
 
@@ -68,7 +87,12 @@ def _setup(scenario: str | None, cores: int | None, comm_overhead_pct: float | N
             spec.check(value, flag)
     if switch_rule is not None:
         switch_rule = SWITCH_RULE.check(switch_rule, "--switch-rule")
-    chosen = find(_declared("scenario") if scenario is None else scenario)
+    if shares is not None:
+        if scenario is not None:
+            raise InputError("give --scenario or --shares, not both")
+        chosen = custom_scenario(shares, int(_declared("cores")))
+    else:
+        chosen = find(_declared("scenario") if scenario is None else scenario)
     return chosen, policy_params(chosen.cores if cores is None else cores, comm_overhead_pct, threshold,
                                  non_core_pct, switch_rule)
 
@@ -106,7 +130,8 @@ def _calibrated(profile: str | None, cpu_speed: float | None, comm_overhead_pct:
 
 def _configured(scenario: str | None, cores: int | None, comm_overhead_pct: float | None,
                 threshold: float | None, non_core_pct: float | None, switch_rule: str | None,
-                profile: str | None, cpu_speed: float | None) -> tuple[Any, Any, Any]:
+                profile: str | None, cpu_speed: float | None,
+                shares: tuple[float, ...] | None = None) -> tuple[Any, Any, Any]:
     """The scenario, the policy parameters and the what-if (None without --profile/--cpu-speed):
     a profile (or --cpu-speed) first, the options over it, the declared values for the rest."""
     calibrated = _calibrated(profile, cpu_speed, comm_overhead_pct, threshold, non_core_pct, switch_rule)
@@ -114,7 +139,7 @@ def _configured(scenario: str | None, cores: int | None, comm_overhead_pct: floa
         values = calibrated.values
         comm_overhead_pct, threshold = values["comm_overhead_pct"], values["threshold"]
         non_core_pct, switch_rule = values["non_core_pct"], values["switch_rule"]
-    return (*_setup(scenario, cores, comm_overhead_pct, threshold, non_core_pct, switch_rule), calibrated)
+    return (*_setup(scenario, cores, comm_overhead_pct, threshold, non_core_pct, switch_rule, shares), calibrated)
 
 
 def _non_core_source(calibrated: Any, given: bool) -> str:
@@ -139,8 +164,10 @@ def _rows_note(points: int, switches: int, rows: int) -> list[str]:
 
 def _notes(chosen: Any, params: Any, reference: dict[str, float], calibrated: Any = None,
            non_core_given: bool = False) -> list[str]:
+    source = (f"{SEED} table {chosen.table}, figure {chosen.figure}" if chosen.table else
+              f"port shares {', '.join(f'{v:.4g}' for v in chosen.port_shares)} (not a seed scenario)")
     return [
-        f"{SEED} table {chosen.table}, figure {chosen.figure}: throughput / {chosen.reference_policy}'s maximum "
+        f"{source}: throughput / {chosen.reference_policy}'s maximum "
         f"({reference['max_throughput_cores']:.4g} cores), response / {chosen.reference_policy}'s minimum "
         f"({reference['min_response_service_times']:.4g} service times)",
         f"{params.cores} cores; communication overhead {params.comm_overhead_pct:g} % "
@@ -157,12 +184,13 @@ def _notes(chosen: Any, params: Any, reference: dict[str, float], calibrated: An
 def _panel(chosen: Any, curves: list[Any]) -> Panel:
     return Panel(f"throughput / {chosen.reference_policy} max", f"response / {chosen.reference_policy} min", [
         Series(c.policy, c.throughput_norm, c.response_norm, "line") for c in curves
-    ], f"{SEED} figure {chosen.figure}: {chosen.name}")
+    ], f"{SEED} figure {chosen.figure}: {chosen.name}" if chosen.figure else f"{SEED} policies: {chosen.name}")
 
 
 @app.command()
 def curve(
     scenario: ScenarioOption = None,
+    shares: SharesOption = None,
     policy: PolicyOption = None,
     cores: Cores = None,
     comm_overhead_pct: Overhead = None,
@@ -191,7 +219,7 @@ def curve(
     points = _points(points)
     non_core_given = non_core_pct is not None
     chosen, params, calibrated = _configured(scenario, cores, comm_overhead_pct, threshold, non_core_pct,
-                                             switch_rule, profile, cpu_speed)
+                                             switch_rule, profile, cpu_speed, parse_shares(shares))
     (answer,), reference = normalised_curves(chosen, [policy], params, points)
     raw = answer.curve
     rows = [
@@ -248,6 +276,7 @@ def curve(
 @app.command()
 def compare(
     scenario: ScenarioOption = None,
+    shares: SharesOption = None,
     cores: Cores = None,
     comm_overhead_pct: Overhead = None,
     threshold: Threshold = None,
@@ -266,7 +295,7 @@ def compare(
     points = _points(points)
     non_core_given = non_core_pct is not None
     chosen, params, calibrated = _configured(scenario, cores, comm_overhead_pct, threshold, non_core_pct,
-                                             switch_rule, profile, cpu_speed)
+                                             switch_rule, profile, cpu_speed, parse_shares(shares))
     curves, reference = normalised_curves(chosen, list(POLICIES), params, points)
     rows = [
         {"policy": c.policy, "scenario": chosen.name,

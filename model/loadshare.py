@@ -92,6 +92,7 @@ __all__ = [
     "port_waits",
     "serving_cores",
     "switching_loads",
+    "balanced_utilisation",
 ]
 
 Policy = Literal["shared", "exclusive", "one-stage", "multi-stage"]
@@ -310,11 +311,17 @@ def serving_cores(policy: Policy, port_load: object, params: PolicyParams) -> np
 
 
 def _placement(work: np.ndarray, cores_per_port: np.ndarray, n: int) -> tuple[np.ndarray, np.ndarray]:
-    """Spread each port's work over its k least-loaded cores, heaviest port first.
+    """Place each port on its k least-loaded cores, heaviest port first; the cores' balanced utilisations.
 
     ``work``, ``cores_per_port``: (B, P). Returns core utilisations (B, n) and
-    which cores serve each port (B, P, n). Vectorised over B; the loop runs
-    over ports (a handful), not over load points.
+    which cores serve each port (B, P, n). The cores are chosen by the even
+    spread (longest-processing-time placement); the utilisations are those of
+    the most balanced split of each port's work over its cores
+    (:func:`balanced_utilisation`), which is where FCFS service sends it: a
+    free core takes whatever its ports have waiting, so work drains to the
+    cores the even spread leaves idle (six equal ports on 2 of 7 cores each
+    leave two cores at half the others' load; simulated, they are as busy).
+    Vectorised over B; the loop runs over ports (a handful), not load points.
     """
     batch, ports = work.shape
     utilisation = np.zeros((batch, n))
@@ -330,13 +337,57 @@ def _placement(work: np.ndarray, cores_per_port: np.ndarray, n: int) -> tuple[np
         chosen[rows[:, None], least_loaded] = rank[None, :] < k[:, None]
         utilisation += chosen * (work[rows, port] / k)[:, None]
         membership[rows, port] = chosen
-    return utilisation, membership
+    return balanced_utilisation(work, membership, utilisation), membership
 
 
-def _place(work: np.ndarray, cores_per_port: np.ndarray, n: int) -> tuple[np.ndarray, np.ndarray]:
-    """:func:`_placement`'s core utilisations (B, n) and each port's mean serving-core utilisation (B, P)."""
-    utilisation, membership = _placement(work, cores_per_port, n)
-    return utilisation, (membership * utilisation[:, None, :]).sum(axis=2) / cores_per_port
+#: Sweeps of :func:`balanced_utilisation` at most, and the utilisation change that ends them.
+_BALANCE_SWEEPS, _BALANCE_TOL = 500, 1e-10
+
+
+def balanced_utilisation(work: np.ndarray, membership: np.ndarray, even: np.ndarray | None = None) -> np.ndarray:
+    """Core utilisations (B, n) of the most balanced split of each port's work over its cores.
+
+    ``work``: (B, P) each port's work (cores); ``membership``: (B, P, n) its
+    cores; ``even``: the even spread's utilisations, if known. The split
+    minimises sum_j U_j^2 over x_pj >= 0 with sum_j x_pj = work_p, which also
+    minimises the busiest core's utilisation: the system is stable exactly
+    when that minimum is below 1 (FCFS with eligibility needs, for every set
+    of ports, less work than the cores that serve them can do). Found by
+    water-filling one port at a time over the others' work (coordinate
+    descent on a convex quadratic), from the even spread; where the even
+    spread already puts every port's cores at one utilisation it is the
+    optimum (the seed's scenarios) and is returned as it is.
+    """
+    per_core = work / np.maximum(membership.sum(axis=2), 1)
+    split = membership * per_core[:, :, None]                                 # x (B, P, n)
+    utilisation = split.sum(axis=1) if even is None else even
+    spread = np.where(membership, utilisation[:, None, :], -np.inf).max(axis=2) - \
+        np.where(membership, utilisation[:, None, :], np.inf).min(axis=2)
+    uneven = np.any((spread > _BALANCE_TOL) & (work > 0), axis=1)
+    if not uneven.any():
+        return utilisation
+    split, cells, w = split[uneven], membership[uneven], work[uneven]
+    total = split.sum(axis=1)
+    n = total.shape[1]
+    rank = np.arange(1, n + 1)
+    for _ in range(_BALANCE_SWEEPS):
+        before = total.copy()
+        for port in range(w.shape[1]):
+            # Water-fill port's work over its cores on the others' work b: x_j = max(0, level - b_j).
+            base = np.where(cells[:, port], total - split[:, port], np.inf)
+            ordered = np.sort(base, axis=1)
+            level = (w[:, port, None] + np.cumsum(np.where(np.isfinite(ordered), ordered, 0.0), axis=1)) / rank
+            fits = np.isfinite(ordered) & (level > ordered)
+            last = n - 1 - np.argmax(fits[:, ::-1], axis=1)
+            chosen = np.where(fits.any(axis=1), level[np.arange(level.shape[0]), last], -np.inf)  # no work
+            new = np.where(cells[:, port], np.maximum(chosen[:, None] - base, 0.0), 0.0)
+            total += new - split[:, port]
+            split[:, port] = new
+        if np.max(np.abs(total - before)) < _BALANCE_TOL:
+            break
+    utilisation = utilisation.copy()
+    utilisation[uneven] = total
+    return utilisation
 
 
 def _erlang_c(servers: np.ndarray, rho: np.ndarray) -> np.ndarray:
