@@ -62,6 +62,9 @@ def parse_shares(text: str | None, flag: str = "--shares") -> tuple[float, ...] 
     if not shares or any(not share >= 0 for share in shares) or sum(shares) <= 0:
         raise InputError(f"{flag} must be non-negative loads with a positive sum, got {text!r}")
     return shares
+SimulateOption = Annotated[bool, typer.Option(
+    "--simulate", help="Answer each point's mean response by simulation (4 replications of 20,000 I/Os, the "
+                       "model's placement), with its 95 % interval; the model's value stays beside it.")]
 Points = Annotated[int, typer.Option("--points", help="Load points per curve; a curve also gets both sides "
                                      "of every switching load, so it may have more rows.")]
 
@@ -187,6 +190,59 @@ def _panel(chosen: Any, curves: list[Any]) -> Panel:
     ], f"{SEED} figure {chosen.figure}: {chosen.name}" if chosen.figure else f"{SEED} policies: {chosen.name}")
 
 
+#: The measured error (%) past which an answer states it (issue 28's rule, as cli.tails.ERROR_RULE_PCT).
+_ERROR_RULE_PCT = 2.0
+
+
+def _mean_response_error(rows: list[dict[str, Any]], chosen: Any, policy: str, params: Any, raw: Any,
+                         notes: list[str]) -> list[str]:
+    """``response_error_pct`` on every row where the mean response's measured error around any point exceeds 2 %
+    (grid ``loadshare_response``: the seed's scenario at its cores, else every other mix measured); shared and
+    exclusive are exact."""
+    import numpy as np
+
+    from iosizer.cli.tails import load_error_grid
+    from iosizer.model.percentiles import percentile_approximation_error
+
+    if policy in ("shared", "exclusive"):
+        return []
+    grid = load_error_grid("loadshare_response")
+    seed = np.isin(grid["mix"], ["one-port", "system", "skew"])
+    same = (grid["mix"] == chosen.name) & (grid["cores"] == params.cores) & (grid["policy"] == policy)
+    region = same if chosen.table and same.any() else (~seed & (grid["policy"] == policy))
+    subset = {key: values[region] for key, values in grid.items()}
+    fractions = raw.throughput / raw.max_throughput
+    errors = np.array([percentile_approximation_error(subset, {"load_fraction": float(f)}) for f in fractions])
+    if not np.any(np.abs(errors) > _ERROR_RULE_PCT):
+        return []
+    for row, error in zip(rows, errors):
+        row["response_error_pct"] = float(error)
+    where = "this scenario" if region is same else f"{int(region.sum())} cells of mixes off the seed's scenarios"
+    notes.append(f"response_error_pct: the mean response's worst error measured against simulation around each "
+                 f"load ({where}, data/error_grids/loadshare_response.csv; 0 within the simulation's interval); "
+                 "past 2 % ask --simulate")
+    return ["response_error_pct"]
+
+
+def _simulated(rows: list[dict[str, Any]], chosen: Any, policy: str, params: Any, raw: Any, unit: float,
+               notes: list[str]) -> list[str]:
+    """The rows' mean response replaced by the simulation's, with its 95 % interval; the model's kept beside."""
+    from iosizer.simulate.loadshare import simulate_points
+
+    done = simulate_points(policy, raw.throughput, chosen.port_shares, params, customers=20_000,
+                           cores_per_port=raw.cores_per_port)
+    for row, mean, low, high in zip(rows, done.response, done.ci_low, done.ci_high):
+        row["response_model_service_times"] = row["response_service_times"]
+        row["response_model_norm"] = row["response_norm"]
+        row.update({"response_service_times": float(mean), "response_norm": float(mean) / unit,
+                    "response_ci_low_service_times": float(low), "response_ci_high_service_times": float(high),
+                    "response_ci_low_norm": float(low) / unit, "response_ci_high_norm": float(high) / unit})
+    notes.append(f"--simulate: response_norm is the simulated mean ({done.replications} replications of "
+                 f"{done.customers:,} I/Os per point, iosizer.simulate.loadshare, the model's cores and placement), "
+                 "response_ci_low/high_norm its 95 % interval, response_model_norm the model's")
+    return ["response_ci_low_norm", "response_ci_high_norm", "response_model_norm"]
+
+
 @app.command()
 def curve(
     scenario: ScenarioOption = None,
@@ -201,10 +257,15 @@ def curve(
     percentile: PercentileOption = None,
     profile: ProfileOption = None,
     cpu_speed: CpuSpeed = None,
+    simulate: SimulateOption = False,
     output_format: FormatOption = OutputFormat.table,
     plot: PlotOption = None,
 ) -> None:
     """Response against throughput for one policy, normalised as in the seed's figures.
+
+    The mean response of one-stage and multi-stage is an approximation: where its error measured against
+    simulation (data/error_grids/loadshare_response.csv) exceeds 2 % around a point, the row states it as
+    response_error_pct; --simulate answers with the simulated mean and its 95 % interval instead.
 
     --percentile: response_pP_service_times and response_pP_norm, the throughput-weighted mixture of the
     ports' responses in M/M/c form with the model's wait probability and mean wait per port (exact for
@@ -250,6 +311,9 @@ def curve(
             for row, value in zip(rows, values):
                 row[key] = float(value)
     notes = _notes(chosen, params, reference, calibrated, non_core_given)
+    mean_keys = _mean_response_error(rows, chosen, policy, params, raw, notes)
+    if simulate:
+        mean_keys = _simulated(rows, chosen, policy, params, raw, reference["min_response_service_times"], notes)
     absolute_keys: list[str] = []
     if calibrated is not None:
         from iosizer.calibration.loadshare import absolute_units
@@ -268,7 +332,8 @@ def curve(
             f"{x / reference['max_throughput_cores']:.3f} (jump {100 * j:.1f} %)"
             for x, j in zip(raw.switch_loads, raw.switch_jumps)))
     emit(Report(rows, rows, title=f"{policy} policy, {chosen.name} scenario",
-                columns=["throughput_norm", "response_norm", *absolute_keys, *tail_keys, "hot_port_cores"],
+                columns=["throughput_norm", "response_norm", *mean_keys, *absolute_keys, *tail_keys,
+                         "hot_port_cores"],
                 notes=notes,
                 plot=[_panel(chosen, [answer])] if plot is not None else None), output_format, plot)
 

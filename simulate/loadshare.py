@@ -87,6 +87,8 @@ class SimulatedPoints:
     ci_high: np.ndarray
     replications: int
     customers: int
+    #: Each replication's mean response (B, replications).
+    runs: np.ndarray
 
 
 def simulate_points(policy: str, total_load: Any, port_shares: Sequence[float], params: Any,
@@ -101,7 +103,7 @@ def simulate_points(policy: str, total_load: Any, port_shares: Sequence[float], 
     totals = np.atleast_1d(np.asarray(total_load, dtype=np.float64))
     shares = np.asarray(port_shares, dtype=np.float64) / float(np.sum(port_shares))
     k_all = evaluate(policy, totals, shares, params).cores_per_port if cores_per_port is None else cores_per_port
-    means, lows, highs = [], [], []
+    means, lows, highs, every = [], [], [], []
     streams = np.random.SeedSequence(seed).spawn(totals.size)
     for total, k, stream in zip(totals, np.atleast_2d(k_all), streams):
         service = 1.0 + params.overhead * (k - 1) / k
@@ -111,7 +113,9 @@ def simulate_points(policy: str, total_load: Any, port_shares: Sequence[float], 
         runs = np.array([responses(total * shares, service, groups, params.cores, customers, rng)[0].mean()
                          for _ in range(replications)]) + params.non_core
         half = student.ppf(0.975, replications - 1) * runs.std(ddof=1) / np.sqrt(replications)
+        every.append(runs)
         means.append(runs.mean())
         lows.append(runs.mean() - half)
         highs.append(runs.mean() + half)
-    return SimulatedPoints(totals, np.array(means), np.array(lows), np.array(highs), replications, customers)
+    return SimulatedPoints(totals, np.array(means), np.array(lows), np.array(highs), replications, customers,
+                           np.array(every))
