@@ -63,8 +63,9 @@ def parse_shares(text: str | None, flag: str = "--shares") -> tuple[float, ...] 
         raise InputError(f"{flag} must be non-negative loads with a positive sum, got {text!r}")
     return shares
 SimulateOption = Annotated[bool, typer.Option(
-    "--simulate", help="Answer each point's mean response by simulation (4 replications of 20,000 I/Os, the "
-                       "model's placement), with its 95 % interval; the model's value stays beside it.")]
+    "--simulate", help="Answer each point's mean response by simulation (a few short replications per point, "
+                       "the model's placement; the notes say how many), with its 95 % interval; the model's "
+                       "value stays beside it.")]
 Points = Annotated[int, typer.Option("--points", help="Load points per curve; a curve also gets both sides "
                                      "of every switching load, so it may have more rows.")]
 
