@@ -382,3 +382,12 @@ def test_the_schema_states_the_json_shape_and_the_page_view_always_has_rows(serv
     assert isinstance(one["data"], dict) and one["rows"] == [one["data"]]
     two = server.post("/api/device/curve?view=page", json={"outstanding": [4, 8]}).json()
     assert isinstance(two["data"], list) and two["rows"] == two["data"]
+
+
+def test_a_queue_fitted_in_seconds_is_labelled_in_seconds(page: Any) -> None:
+    """Without a profile an M/M/c's times are in the unit of 1/rate ('t'); with one fitted per second, seconds."""
+    assert "mean_response [t]" in _table(page, "#answer-table")[0]
+    _fit_example(page, "mmc")
+    head = _table(page, "#answer-table")[0]
+    assert "mean_response [s]" in head and "arrival_rate [1/s]" in head
+    assert page.evaluate("state.chart.options.scales.x.title.text") == "arrival_rate (1/s)"
