@@ -137,6 +137,7 @@ from iosizer.model._validate import (
 
 __all__ = [
     "ClosedNetworkPercentiles",
+    "closed_network_grid_point",
     "closed_network_percentiles",
     "ggc_percentiles",
     "loadshare_percentiles",
@@ -855,6 +856,32 @@ def closed_network_percentiles(demands: object, think_time: object, population: 
         station_mean=means,
         station_variance=variances,
     )
+
+
+def closed_network_grid_point(demands: object, think_time: float, population: int, servers: object = None,
+                              constant_delay: float = 0.0) -> dict[str, float] | None:
+    """Where a closed network sits on the multi-server error grid (``closed_percentiles.csv``), or None where
+    :func:`closed_network_percentiles` is exact (no c-server station, or one queueing station: issue 27).
+
+    Axes: ``servers`` the largest c of a multi-server station; ``stations`` the queueing (finite-server)
+    stations; ``bottleneck`` 1 where that station has the largest D / c of them, else 0; ``think_ratio``
+    the think time, constant delay and delay stations over the queueing stations' demands; ``load`` the
+    population over the knee N* = (every demand + think + constant delay) / max D / c. A proxy, not the
+    network itself: the grid's networks (benchmarks/grid_closed_network_tails.py) vary these axes.
+    """
+    demand = np.atleast_1d(np.asarray(demands, dtype=np.float64))
+    count = np.ones_like(demand) if servers is None else np.atleast_1d(np.asarray(servers, dtype=np.float64))
+    finite = np.isfinite(count)
+    multi = finite & (count > 1)
+    if finite.sum() < 2 or not multi.any():
+        return None
+    per_server = demand[finite] / count[finite]
+    k = int(np.flatnonzero(multi)[np.argmax(count[multi])])
+    outside = float(demand[~finite].sum()) + float(think_time) + float(constant_delay)
+    knee = (float(demand[finite].sum()) + outside) / float(per_server.max())
+    return {"servers": float(count[k]), "stations": float(finite.sum()),
+            "bottleneck": float(demand[k] / count[k] >= per_server.max()),
+            "think_ratio": outside / float(demand[finite].sum()), "load": population / knee}
 
 
 # --- seed 003: the load-sharing model's per-port queues -----------------------------------------
