@@ -43,7 +43,7 @@ def main(quick: bool = False) -> None:
                     "rmw", "rmw", transfer_bytes=size, lanes=lanes, service_scv=scv, run_length=length,
                     replications=2 if scv == 0 else replications, seed=7, workers=1, engine="numpy").rows()}
                 sim, loss = found["throughput_gbyte_s"], found["loss_pct"]
-                value = float(model.throughput_gbps[0])
+                value = float(model.throughput_gbyte_s[0])
                 half = 100 * (sim["ci_high"] - sim["simulated"]) / sim["simulated"]
                 rows.append({"transfer_bytes": size, "lanes": lanes, "service_scv": scv,
                              "model": f"{value:.6g}", "simulated": f"{sim['simulated']:.6g}",

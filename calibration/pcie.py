@@ -170,8 +170,8 @@ def rmw_prediction() -> dict[str, float]:
     predicted = loss(service, low)
     reverse_service = float(brentq(lambda s: loss(s, low) - losses[(low, "unaligned")], 1e-2, 1e3, xtol=1e-9))
     # Case B's payload bandwidth against case A's (512 B, no tail TLP) on the same link.
-    framing = 100.0 * (1.0 - link_bandwidth(shipped.link, WORST_CASE_BYTES).effective_gbps
-                       / link_bandwidth(shipped.link, 512).effective_gbps)
+    framing = 100.0 * (1.0 - link_bandwidth(shipped.link, WORST_CASE_BYTES).effective_gbyte_s
+                       / link_bandwidth(shipped.link, 512).effective_gbyte_s)
     return {"posted_credits": credits, "rmw_service_ns": service, "fit_lanes": float(high),
             "fit_loss_pct": losses[(high, "unaligned")], "predicted_lanes": float(low),
             "predicted_loss_pct": predicted, "published_loss_pct": losses[(low, "unaligned")],
@@ -217,8 +217,8 @@ def rmw_bound_prediction() -> dict[str, float]:
     def loss(service_ns: float, lanes: int, credit_return_ns: float, user_data: bool = False) -> float:
         chosen = shipped.model_copy(update={"rmw_service_ns": service_ns, "posted_credits": credits,
                                             "credit_return_ns": credit_return_ns})
-        b = float(rmw_throughput(chosen, case_b, [lanes]).throughput_gbps[0])
-        a = float(rmw_throughput(chosen, case_a, [lanes]).throughput_gbps[0])
+        b = float(rmw_throughput(chosen, case_b, [lanes]).throughput_gbyte_s[0])
+        a = float(rmw_throughput(chosen, case_a, [lanes]).throughput_gbyte_s[0])
         counted = ALIGNED_CASE_BYTES / WORST_CASE_BYTES if user_data else 1.0
         return 100.0 * (1.0 - counted * b / a)
 
@@ -230,8 +230,8 @@ def rmw_bound_prediction() -> dict[str, float]:
         out[f"rmw_service_ns{suffix}"] = service
         out[f"predicted_loss_pct{suffix}"] = loss(service, low, back)
         out[f"predicted_user_data_loss_pct{suffix}"] = loss(service, low, back, user_data=True)
-    out["tail_tlp_framing_pct"] = 100.0 * (1.0 - link_bandwidth(shipped.link, WORST_CASE_BYTES).effective_gbps
-                                           / link_bandwidth(shipped.link, ALIGNED_CASE_BYTES).effective_gbps)
+    out["tail_tlp_framing_pct"] = 100.0 * (1.0 - link_bandwidth(shipped.link, WORST_CASE_BYTES).effective_gbyte_s
+                                           / link_bandwidth(shipped.link, ALIGNED_CASE_BYTES).effective_gbyte_s)
     return out
 
 

@@ -673,7 +673,7 @@ def seed001_pcie() -> Provided:
         "table 2 case (1 = A ... 6 = F)", "unaligned accesses per KiB",
         [ChartSeries("model", index, [patterns[c["case"]].unaligned_per_kib for c in cases], "linepoints"),
          ChartSeries("table 2", index, [c["unaligned_per_kib"] for c in cases], "points")])])
-    throughput = [ChartSeries(f"({c['case']}) {c['transfer_bytes']} B", lanes, results[c["case"]].throughput_gbps,
+    throughput = [ChartSeries(f"({c['case']}) {c['transfer_bytes']} B", lanes, results[c["case"]].throughput_gbyte_s,
                               "linepoints") for c in cases]
     losses = [ChartSeries(f"({c['case']}) {c['transfer_bytes']} B", lanes, results[c["case"]].loss_pct,
                           "linepoints") for c in cases]

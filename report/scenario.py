@@ -445,17 +445,17 @@ def evaluate_pcie(section: PcieSection, sources: Sources = Sources()) -> list[An
             moved = platform.model_copy(update={k: values[k] for k in type(platform).model_fields
                                                 if k != "link" and k in values})
             result = rmw_throughput(moved, pattern, [lanes])
-            return {"throughput": result.throughput_gbps, "loss": result.loss_pct}
+            return {"throughput": result.throughput_gbyte_s, "loss": result.loss_pct}
 
         rmw_bands = rmw.bands(contended)
     where = f"Gen{generation} x{lanes_per_port}, MPS {mps}"
     return [
-        Answer("pcie", "effective write bandwidth per port", float(bandwidth.effective_gbps), "GB/s",
+        Answer("pcie", "effective write bandwidth per port", float(bandwidth.effective_gbyte_s), "GB/s",
                f"{where}, {section.transfer_bytes} B transfers{link_note}", *_band(link_bands, "bandwidth")),
         Answer("pcie", "64-byte-unaligned accesses", float(pattern.unaligned_per_kib), "per KiB",
                "seed 001 table 2 layout" + (", split at 64 B" if section.split_at_64 else "")),
         Answer("pcie", f"write throughput, {section.ports} ports ({lanes} lanes)",
-               float(contention.throughput_gbps[0]), "GB/s", "shared RMW unit, credit loops (MVA)",
+               float(contention.throughput_gbyte_s[0]), "GB/s", "shared RMW unit, credit loops (MVA)",
                *_band(rmw_bands, "throughput")),
         Answer("pcie", "loss to read-modify-write contention", float(contention.loss_pct[0]), "%",
                "calibrated to seed 001 sec 4 (Xeon E5-2698 v4)" if rmw is None else rmw.source,
