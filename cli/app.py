@@ -223,7 +223,6 @@ def _register() -> None:
     app.add_typer(loadshare.app, name="loadshare")
     app.add_typer(size.app, name="size")
     app.add_typer(device.app, name="device")
-    size.app.command("device")(device.size_device)
     app.command("families")(families.families)
     app.command("params")(families.params)
     app.command("calibrate")(calibration.calibrate)
