@@ -73,9 +73,10 @@ APPROXIMATE_NOTE = (
 ERROR_RULE_PCT = 2.0
 CLOSED_NOTE = (
     "response_pP: the arrival theorem's mixture over the state a job finds, inverted numerically (exact for "
-    "single-server stations in a cycle and per station; with a c-server station end to end within 2 % of "
-    "simulation on seed 002's port); past 20,000 arrival states a gamma fit (within 2.5 %, 5 % with a c-server "
-    "station): see iosizer.model.percentiles"
+    "single-server stations in a cycle, per station, and for one queueing station; with a c-server station "
+    "among others end to end within 2 % of simulation on a grid, iosizer/data/error_grids/closed_percentiles.csv, "
+    "stated as response_pP_error_pct past 2 %); where more than 20,000 arrival states carry the probability a "
+    "gamma fit (within 2.5 % on single servers, +3.5 % with a c-server station): see iosizer.model.percentiles"
 )
 
 
@@ -179,21 +180,23 @@ def ggc_tails(arrival_rate: Any, service_rate: float, servers: int, arrival_scv:
     return out
 
 
-def rmw_errors(transfer_bytes: int, lanes: int, service_scv: float) -> dict[str, float]:
-    """``throughput_error_pct`` and ``loss_error_points`` of ``iosizer pcie rmw`` at a service cv^2 other than 1
-    (the residual-service correction), where either measured error around the point exceeds 2 (% or points;
-    grid ``rmw_service_scv``: the shipped platform, cases B, C, E, 8-32 lanes, cv^2 0-1; errors within the
-    simulation's half-width count as 0)."""
+def rmw_errors(transfer_bytes: int, lanes: list[int], service_scv: float) -> list[dict[str, float]]:
+    """Per lane count, ``throughput_error_pct`` and ``loss_error_points`` of ``iosizer pcie rmw`` at a service
+    cv^2 other than 1 (the residual-service correction), for every point where one point's measured error
+    exceeds 2 (% or points), else nothing (grid ``rmw_service_scv``: the shipped platform, cases B, C, E,
+    8-32 lanes, cv^2 0-1; errors within the simulation's half-width count as 0)."""
     from iosizer.model.percentiles import percentile_approximation_error
 
     grid = load_error_grid("rmw_service_scv")
-    query = {"transfer_bytes": float(transfer_bytes), "lanes": float(lanes), "service_scv": float(service_scv)}
-    throughput = percentile_approximation_error(grid, query)
-    loss = percentile_approximation_error(
-        {**grid, "error_pct": grid["loss_error_points"], "half_width_pct": grid["loss_half_width_points"]}, query)
-    if max(abs(throughput), abs(loss)) <= ERROR_RULE_PCT:
-        return {}
-    return {"throughput_error_pct": throughput, "loss_error_points": loss}
+    loss_grid = {**grid, "error_pct": grid["loss_error_points"], "half_width_pct": grid["loss_half_width_points"]}
+    out = []
+    for total in lanes:
+        query = {"transfer_bytes": float(transfer_bytes), "lanes": float(total), "service_scv": float(service_scv)}
+        out.append({"throughput_error_pct": percentile_approximation_error(grid, query),
+                    "loss_error_points": percentile_approximation_error(loss_grid, query)})
+    if all(max(abs(v) for v in point.values()) <= ERROR_RULE_PCT for point in out):
+        return [{} for _ in out]
+    return out
 
 
 def ggc_is_exact(servers: int, arrival_scv: float, service_scv: float) -> bool:
@@ -329,8 +332,8 @@ def replication_points(system: Any, block_kib: float, outstanding: int,
 FAMILY_NOTE = (
     "_pP: the arrival theorem's mixture over the state a job finds, inverted numerically (exact for a cycle of "
     "single servers; the HBA port's shared cores within 2 % of simulation, data/error_grids/hba_percentiles.csv, "
-    "stated as _error_pct past 2 %); past 20,000 arrival states (replication at high depth) a gamma-fit "
-    "approximation within 2.5 %: see iosizer.model.percentiles"
+    "stated as _error_pct past 2 %); where more than 20,000 arrival states carry the probability (replication "
+    "at high depth) a gamma-fit approximation within 2.5 %: see iosizer.model.percentiles"
 )
 
 

@@ -166,7 +166,7 @@ def test_closed_network_grid_point_leaves_out_the_exact_networks() -> None:
 
     assert closed_network_grid_point([1.0, 0.5], 2.0, 10) is None            # single servers: exact
     assert closed_network_grid_point([4.0, 0.5], 2.0, 10, [4, np.inf]) is None  # one queueing station: exact
-    point = closed_network_grid_point([4.0, 0.5], 4.5, 20, [4, 1])
+    point = closed_network_grid_point([4.0, 0.5], 4.5, 18, [4, 1])  # knee (4 + 0.5 + 4.5) / 1 = 9
     assert point == {"servers": 4.0, "stations": 2.0, "bottleneck": 1.0, "think_ratio": 1.0, "load": 2.0}
 
 
@@ -183,6 +183,11 @@ def test_queue_mva_states_the_closed_grid_error(cli) -> None:
     assert {k: v for k, v in data.items() if k.endswith("_error_pct")} == stated
     if np.max(np.abs(measured)) <= ERROR_RULE_PCT:
         assert stated == {}
+    # Three stations past the states the mixture sums (the gamma fit): a cell measured past 2 % is stated.
+    worst = int(np.argmax(np.abs(measured)))
+    assert abs(measured[worst]) > ERROR_RULE_PCT and grid["population"][worst] > 47
+    assert closed_network_errors([2.0, 1.0, 0.5], 35.0, 77, [4, 1, 1], [99.9]) == {
+        "response_p99_9_error_pct": measured[worst]}
 
 
 RMW_AXES = {"transfer_bytes": (520, 1040, 4104), "lanes": (8, 16, 24, 32), "service_scv": (0.0, 0.25, 0.5, 1.0)}
@@ -205,7 +210,10 @@ def test_rmw_service_scv_grid_and_its_rule(cli) -> None:
         assert float(now.throughput_gbyte_s[0]) == pytest.approx(grid["model"][row], rel=1e-5)
     worst = np.argmax(np.abs(grid["loss_error_points"]) * (grid["service_scv"] < 1))
     size, lanes, scv = (float(grid[a][worst]) for a in RMW_AXES)
-    stated = rmw_errors(int(size), int(lanes), scv)
-    data = cli.json("pcie", "rmw", "--pattern", str(int(size)), "--lanes", str(int(lanes)), "--service-scv", str(scv))
-    assert {k: data[0][k] for k in stated} == stated
+    stated = rmw_errors(int(size), [8, int(lanes)], scv)
+    assert abs(stated[1]["loss_error_points"]) > ERROR_RULE_PCT and set(stated[0]) == set(stated[1])
+    data = cli.json("pcie", "rmw", "--pattern", str(int(size)), "--lanes", f"8,{int(lanes)}", "--service-scv",
+                    str(scv))
+    assert [{k: d[k] for k in s} for d, s in zip(data, stated)] == stated
     assert "loss_error_points" not in cli.json("pcie", "rmw", "--lanes", "8")[0]
+    assert rmw_errors(520, [32], 0.0) == [{}]  # constant service at saturation: the simulation agrees
