@@ -1,7 +1,8 @@
 """Published figures as data: each seed's checks are the rows of ``report/figures/SEED.toml``.
 
 A seed's table has one ``[[file]]`` block per measurement file (``name``)
-and in it one ``[[file.check]]`` per published number or statement:
+and in it one ``[[file.check]]`` per published number or statement (keys
+it does not give come from the block's ``defaults``):
 
 - ``where``: the CSV rows it applies to (column = text; all rows if absent);
 - ``question`` and ``inputs``: what answers it (:mod:`iosizer.report.answers`),
@@ -17,6 +18,7 @@ and in it one ``[[file.check]]`` per published number or statement:
 - ``kind`` (prediction, fit_input, configuration), ``figure``, ``quantity``,
   ``unit``, ``note`` and ``expected_miss`` (the reason).
 
+A seed's ``[texts]`` are templates several checks quote (``{name}``).
 Rows of a block no check matches are listed as not modelled with the
 block's ``otherwise`` reason. Records come out row by row, each row's checks
 in their order. Texts are templates over the CSV row and the outputs
@@ -45,10 +47,54 @@ FOLDER = "figures"
 
 @lru_cache(maxsize=None)
 def table(seed: str) -> dict[str, Any]:
-    """The parsed table of ``seed``."""
+    """The parsed and validated table of ``seed``."""
     import tomllib
 
-    return tomllib.loads(files("iosizer.report").joinpath(FOLDER, f"{seed}.toml").read_text(encoding="utf-8"))
+    spec = tomllib.loads(files("iosizer.report").joinpath(FOLDER, f"{seed}.toml").read_text(encoding="utf-8"))
+    validate(seed, spec)
+    return spec
+
+
+_TOP = {"charts", "texts", "file"}
+_BLOCK = {"name", "otherwise", "otherwise_figure", "otherwise_quantity", "otherwise_column", "defaults", "check"}
+_COMMON = {"where", "figure", "quantity", "unit", "question", "inputs", "output", "kind", "note", "expected_miss"}
+_NUMBER = {"column", "relation", "zero_band", "band"}
+_STATEMENT = {"claim", "holds", "criterion"}
+
+
+def validate(seed: str, spec: dict[str, Any]) -> None:
+    """Every key known, every name (file, question, predicate, band rule, chart, kind) one that exists:
+    a typo fails here, naming the seed, the file and the key, instead of changing a check silently."""
+    from iosizer.calibration.shipped import measurement_names
+    from iosizer.report.answers import QUESTIONS
+    from iosizer.report.charts import CHARTS
+    from iosizer.report.records import KINDS
+
+    def need(ok: bool, where: str, what: str) -> None:
+        if not ok:
+            raise ValueError(f"report table {seed}: {where}: {what}")
+
+    need(set(spec) <= _TOP, "top level", f"unknown keys {sorted(set(spec) - _TOP)}")
+    need(set(spec.get("charts", ())) <= set(CHARTS), "charts", f"unknown charts; known: {sorted(CHARTS)}")
+    for block in spec.get("file", ()):
+        name = block.get("name", "?")
+        need(set(block) <= _BLOCK, name, f"unknown keys {sorted(set(block) - _BLOCK)}")
+        need(name in measurement_names(), name, "no such measurement file")
+        for i, given in enumerate(block.get("check", ()), 1):
+            rule, where = {**block.get("defaults", {}), **given}, f"{name}, check {i}"
+            statement = "holds" in rule
+            allowed = _COMMON | (_STATEMENT if statement else _NUMBER)
+            need(set(rule) <= allowed, where, f"unknown keys {sorted(set(rule) - allowed)}")
+            required = {"figure", "quantity", "question", "output", "kind"} | (_STATEMENT if statement else {"column"})
+            need(required <= set(rule), where, f"missing {sorted(required - set(rule))}")
+            asked = [rule["question"]] if isinstance(rule["question"], str) else rule["question"]
+            need(set(asked) <= set(QUESTIONS), where, f"unknown question in {asked}")
+            need(rule["kind"] in KINDS, where, f"kind must be one of {', '.join(KINDS)}")
+            need(all(call[0] in PREDICATES for call in rule.get("holds", ())), where,
+                 f"unknown predicate; known: {sorted(PREDICATES)}")
+            band = rule.get("band")
+            need(not isinstance(band, dict) or "rule" not in band or band["rule"] in BAND_RULES, where,
+                 f"unknown band rule; known: {sorted(BAND_RULES)}")
 
 
 def seeds() -> list[str]:
@@ -63,19 +109,20 @@ def provide(seed: str) -> Provided:
     spec = table(seed)
     out = Collector(seed)
     for block in spec["file"]:
-        _file(out, block)
+        _file(out, block, spec.get("texts", {}))
     for name in spec.get("charts", ()):
         drawn = CHARTS[name]()
         out.charts.extend(drawn if isinstance(drawn, list) else [drawn])
     return out.provided()
 
 
-def _file(out: Collector, block: dict[str, Any]) -> None:
+def _file(out: Collector, block: dict[str, Any], texts: dict[str, str]) -> None:
     name = block["name"]
     for line, row in out.rows(name):
-        matched = [rule for rule in block.get("check", ()) if _matches(rule, row)]
+        defaults = block.get("defaults", {})
+        matched = [{**defaults, **rule} for rule in block.get("check", ()) if _matches(rule, row)]
         for rule in matched:
-            _check(out, name, line, row, rule)
+            _check(out, name, line, row, rule, texts)
         if not matched and "otherwise" in block:
             out.not_modelled(name, line, row, block["otherwise"],
                              figure=fill(block.get("otherwise_figure", ""), row),
@@ -89,11 +136,12 @@ def _matches(rule: dict[str, Any], row: dict[str, str]) -> bool:
                for column, text in rule.get("where", {}).items())
 
 
-def _check(out: Collector, file: str, line: int, row: dict[str, str], rule: dict[str, Any]) -> None:
+def _check(out: Collector, file: str, line: int, row: dict[str, str], rule: dict[str, Any],
+           texts: dict[str, str]) -> None:
     inputs = {k: fill(v, row) if isinstance(v, str) else v for k, v in rule.get("inputs", {}).items()}
     asked = rule["question"]
     outputs = {k: v for name in ([asked] if isinstance(asked, str) else asked) for k, v in answer(name, inputs).items()}
-    names = {**outputs, **row}  # the published row names itself (its texts, not the model's numbers)
+    names = _Names(texts, {**outputs, **row})  # the published row names itself (its texts, not the model's numbers)
     model = _output(fill(rule["output"], row) if isinstance(rule["output"], str) else rule["output"], outputs)
     text = {key: fill(rule.get(key, ""), names) for key in ("figure", "quantity", "unit", "note")}
     miss = fill(rule["expected_miss"], names) if "expected_miss" in rule else None
@@ -106,6 +154,19 @@ def _check(out: Collector, file: str, line: int, row: dict[str, str], rule: dict
         out.check(file, line, row, model=model, column=rule["column"], relation=relation,
                   band=_band(rule.get("band"), row, names), zero_band=rule.get("zero_band"), expected_miss=miss,
                   kind=rule["kind"], **text)
+
+
+class _Names(dict[str, Any]):
+    """Outputs and the row's columns; a seed's text is filled when a template quotes it."""
+
+    def __init__(self, texts: dict[str, str], names: dict[str, Any]) -> None:
+        super().__init__(names)
+        self.texts = texts
+
+    def __missing__(self, key: str) -> str:
+        if key not in self.texts:
+            raise KeyError(key)
+        return fill(self.texts[key], self)
 
 
 class _Formatter(string.Formatter):
