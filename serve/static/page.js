@@ -230,8 +230,9 @@ function sliderRange(field, value) {
 }
 
 function boundsText(field) {
-  if (!field.bounds) return "";
+  if (!field.bounds || !["number", "integer"].includes(field.kind)) return "";
   const [low, high] = field.bounds;
+  if (low === high) return "";
   const unit = field.unit ? ` ${field.unit}` : "";
   if (low !== null && high !== null && high < 1e12) return ` (${formatValue(low)} to ${formatValue(high)}${unit})`;
   if (low !== null) return ` (at least ${formatValue(low)}${unit})`;
