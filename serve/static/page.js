@@ -121,6 +121,7 @@ async function boot() {
   $("fit-form").addEventListener("submit", (event) => { event.preventDefault(); fit(); });
   $("fit-example").addEventListener("click", fitExample);
   $("use-shipped").addEventListener("click", () => useProfile(null));
+  $("profile-file").addEventListener("change", loadProfile);
   $("size-form").addEventListener("submit", (event) => { event.preventDefault(); size(); });
   $("size-target").addEventListener("change", showSizeTarget);
   $("pin").addEventListener("click", pin);
@@ -922,6 +923,44 @@ async function fit() {
   useProfile({ family, doc: payload.data.profile, filename: `${family}-profile.json`, measured,
                label: `fitted to ${names} (R² ${formatValue(payload.data.r2)}, CPU speed ${formatValue(cpu)})` });
   document.body.dataset.calibrated = family;
+}
+
+// A profile saved before: it answers as a fitted one. One that records no CPU speed takes the speed
+// given here, as 'iosizer calibrate --cpu-speed' would have recorded it, so a what-if can carry it.
+async function loadProfile() {
+  const input = $("profile-file");
+  const slot = $("error-profile-file");
+  const file = input.files[0];
+  if (!file) return;
+  let doc;
+  try {
+    doc = JSON.parse(await file.text());
+  } catch (error) {
+    doc = null;
+  }
+  const known = doc && typeof doc === "object" && familyOf(doc.model);
+  slot.hidden = Boolean(known);
+  if (!known) {
+    slot.textContent = `${file.name}: not an iosizer profile (a JSON document with a 'model' naming a family)`;
+    input.setAttribute("aria-invalid", "true");
+    return;
+  }
+  input.removeAttribute("aria-invalid");
+  $("fit-report").hidden = true;  // the report shown was of another fit
+  let speed = `CPU speed ${formatValue(doc.cpu_speed)}`;
+  if (doc.cpu_speed === null || doc.cpu_speed === undefined) {
+    const cpu = Number($("cpu-measured").value);
+    if (!Number.isFinite(cpu) || cpu <= 0) { markCpu("the profile records no CPU speed: give the measured machine's"); return; }
+    doc = { ...doc, cpu_speed: cpu };
+    speed = `CPU speed ${formatValue(cpu)}, given here (the file records none)`;
+  }
+  if (state.family.name !== doc.model) {
+    state.profile = null;
+    $("family").value = doc.model;
+    await selectFamily(doc.model);
+  }
+  useProfile({ family: doc.model, doc, filename: file.name, measured: {}, label: `loaded from ${file.name} (${speed})` });
+  document.body.dataset.loaded = file.name;
 }
 
 function markCpu(message) {

@@ -404,3 +404,25 @@ def test_a_queue_fitted_in_seconds_is_labelled_in_seconds(page: Any) -> None:
     head = _table(page, "#answer-table")[0]
     assert "mean_response [s]" in head and "arrival_rate [1/s]" in head
     assert page.evaluate("state.chart.options.scales.x.title.text") == "arrival_rate (1/s)"
+
+
+def test_a_saved_profile_without_a_cpu_speed_takes_the_one_given(page: Any, server: Any, tmp_path: Path) -> None:
+    """The old page's 'records no CPU speed' error: the page asks for the speed and carries it."""
+    example = Path(iosizer.family("oltp").example())
+    fitted = server.post("/api/calibrate/oltp", headers={"X-Iosizer": "1"},
+                         files=[("file", (example.name, example.read_bytes()))]).json()["profile"]
+    assert fitted["cpu_speed"] is None
+    refused = server.post("/api/latency/oltp", json={"added_latency_ns": "0:2100:300", "profile": [fitted],
+                                                     "cpu_speed": 1.5})
+    assert refused.status_code == 422 and "cpu_speed" in refused.json()["error"]
+    saved = tmp_path / "oltp-mine.json"
+    saved.write_text(json.dumps(fitted))
+    count = _count(page)
+    page.set_input_files("#profile-file", str(saved))
+    page.wait_for_selector("body[data-loaded='oltp-mine.json']")
+    _answered(page, count)
+    assert page.input_value("#family") == "oltp" and page.input_value("#question") == "latency oltp"
+    assert "CPU speed 1, given here" in page.inner_text("#profile-status")
+    _edit(page, "cpu_speed", "1.5")
+    assert page.is_hidden("#answer-error") and page.is_hidden("#error-cpu_speed")
+    assert "--cpu-speed 1.5" in page.inner_text("#cli-line")
