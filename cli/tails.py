@@ -67,7 +67,8 @@ def mg1_note(service_scv: float) -> str:
 APPROXIMATE_NOTE = (
     "wait_pP/response_pP: approximation (exponential-tail wait with the model's P(wait) and mean, Whitt's QNA, "
     "+ gamma-fitted service); its response error against simulation is measured on a grid "
-    "(iosizer/data/error_grids/ggc_percentiles.csv) and stated as response_pP_error_pct where it exceeds 2 %"
+    "(iosizer/data/error_grids/ggc_percentiles.csv) and stated as response_pP_error_pct where it exceeds 2 %; "
+    "the wait's is not measured (--simulate answers both)"
 )
 #: Past this measured error an approximate percentile states its error in the answer (issue 28).
 ERROR_RULE_PCT = 2.0
