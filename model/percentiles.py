@@ -105,7 +105,8 @@ bottleneck or not; think time 1 or 10 times the demands; 0.5 to 8 times the
 knee; 240 cells): within 2 % beyond the simulation's noise wherever the
 mixture answers, +3.5 % at worst where the gamma fit below does (three
 stations, 77 jobs, 99.9th). :func:`closed_network_grid_point` places a
-network on that grid and ``iosizer queue mva`` states the error past 2 %. Per station: single-server stations the Erlang mixture of the
+network on that grid and ``iosizer queue mva`` states the error past 2 %.
+Per station: single-server stations the Erlang mixture of the
 marginal p_k(j | N-1) (from the throughput curve: p_k(j | n) =
 U_k(n) p_k(j-1 | n-1)), c-server stations the mixture over the marginal
 f_k(j) G_{-k}(N-1-j) / G(N-1) (normalising constants from the throughput
