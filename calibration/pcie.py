@@ -168,8 +168,8 @@ def rmw_prediction() -> dict[str, float]:
     predicted = loss(service, low)
     reverse_service = float(brentq(lambda s: loss(s, low) - losses[(low, "unaligned")], 1e-2, 1e3, xtol=1e-9))
     # Case B's payload bandwidth against case A's (512 B, no tail TLP) on the same link.
-    framing = 100.0 * (1.0 - link_bandwidth(shipped.link, WORST_CASE_BYTES).effective_gbps
-                       / link_bandwidth(shipped.link, 512).effective_gbps)
+    framing = 100.0 * (1.0 - link_bandwidth(shipped.link, WORST_CASE_BYTES).effective_gbyte_s
+                       / link_bandwidth(shipped.link, 512).effective_gbyte_s)
     return {"posted_credits": credits, "rmw_service_ns": service, "fit_lanes": float(high),
             "fit_loss_pct": losses[(high, "unaligned")], "predicted_lanes": float(low),
             "predicted_loss_pct": predicted, "published_loss_pct": losses[(low, "unaligned")],

@@ -270,11 +270,10 @@ COMMANDS: dict[str, tuple[str, str]] = {
 
 @lru_cache(maxsize=1)
 def _size_app(name: str = "size") -> Any:
-    """``iosizer size``: its own commands, the seed families' (cli/size_families.py) and ``size device``."""
-    from iosizer.cli import device, size
+    """``iosizer size``: its own commands and the seed families' (cli/size_families.py)."""
+    from iosizer.cli import size
     from iosizer.cli import size_families  # noqa: F401  (adds the seed families' sizing commands to size.app)
 
-    size.app.command("device")(device.size_device)
     return size.app
 
 

@@ -677,7 +677,7 @@ def _multi_server_marginal(demands: np.ndarray, servers: np.ndarray, think: floa
     """
     from scipy.special import gammaln
 
-    from iosizer.model.mva import mva
+    from iosizer.model.mva.single import mva
 
     m = population - 1
     j = np.arange(m + 1, dtype=np.float64)
@@ -783,7 +783,7 @@ def closed_network_percentiles(demands: object, think_time: object, population: 
     """
     from scipy.special import gammaincinv
 
-    from iosizer.model.mva import mva
+    from iosizer.model.mva.single import mva
 
     chosen = _keys(percentiles)
     if not (np.isfinite(constant_delay) and constant_delay >= 0):

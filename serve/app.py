@@ -31,7 +31,6 @@ exception handlers), so every route, generated or not, inherits them.
 from __future__ import annotations
 
 import asyncio
-import enum
 import inspect
 import itertools
 import json
@@ -55,7 +54,7 @@ from starlette.exceptions import HTTPException
 from iosizer import __version__
 from iosizer.errors import ConsistencyError, ConvergenceError, InputError, IosizerError
 from iosizer.cli.catalogue import CommandSpec, Role, body_values, command_specs
-from iosizer.serve.limits import JOB_SECONDS, MAX_MEMORY, MAX_REPLICATIONS, REQUEST_TIMEOUT_S, WAIT
+from iosizer.serve.limits import JOB_SECONDS, MAX_MEMORY, MAX_REPLICATIONS, REQUEST_TIMEOUT_S, VIEW_HELP, WAIT, View
 from iosizer.serve.worker import Busy, Lanes, direct, field_of, write_profiles
 
 #: Largest request body (an upload of measured data), bytes.
@@ -83,11 +82,6 @@ class ErrorBody(BaseModel):
     field: str | None = None
 
 
-class View(str, enum.Enum):
-    json = "json"
-    page = "page"
-
-
 _ERRORS = {
     403: {"model": ErrorBody, "description": "Host not allowed (--allowed-host), or a cross-site form without X-Iosizer"},
     413: {"model": ErrorBody, "description": "Request body over the upload limit, or work over the memory limit"},
@@ -106,7 +100,7 @@ def _error(status: int, message: str, kind: str, field: str | None = None,
 
 
 def _where(error: dict[str, Any]) -> str:
-    return ".".join(str(p) for p in error.get("loc", ()) if p not in ("body", "form"))
+    return ".".join(str(p) for p in error.get("loc", ()) if p not in ("body", "form", "query"))
 
 
 def _validation_message(errors: list[Any], required: Sequence[str] = ()) -> str:
@@ -138,7 +132,7 @@ def _validation_parts(errors: list[Any], required: Sequence[str] = ()) -> tuple[
         if isinstance(given, (str, int, float)) and kind != "missing" and repr(given) not in message:
             message += f", got {given!r}"  # as the command line says it: what was sent
         parts.append(f"{where}: {message}" if where else message)
-        fields.append(where or None)
+        fields.append(where or "body")  # no place inside it: the body itself (a list, a number) is wrong
     more = len(errors) - len(parts)
     return "; ".join(parts) + (f" (and {more} more)" if more > 0 else ""), next((f for f in fields if f), None)
 
@@ -320,6 +314,8 @@ class Server:
         self.jobs = Jobs()
         specs, self.not_served = command_specs()
         self.commands = {spec.path: _server_owned(spec) for spec in specs}
+        #: The declared questions' routes as the catalogue lists them (:func:`iosizer.serve.questions.describe`).
+        self.questions: dict[tuple[str, ...], dict[str, Any]] = {}
 
     def lane(self, spec: CommandSpec) -> Any:
         if spec.path[0] == _SIMULATE:
@@ -477,8 +473,7 @@ def _accepted(job: Job) -> JSONResponse:
 
 # --- routes -----------------------------------------------------------------------
 
-_VIEW_HELP = ("json: exactly what the command prints with --format json; "
-              "page: {data, title, columns, rows, notes, plot} as the what-if page draws it")
+_VIEW_HELP = VIEW_HELP
 _WAIT_HELP = ("Simulations only. Left out: the answer if the run ends within the server's --wait-seconds, else "
               "202 with the job to poll; true: wait for the answer (up to the job's time limit); false: 202 at once.")
 
@@ -645,10 +640,11 @@ def _catalogue(server: Server) -> dict[str, Any]:
             "example_settings": dict(family.example_settings),
             # The calibrate options that apply to this family: its settings and the parameters it may hold.
             "calibrate_options": [s.name for s in family.settings] + list(family.fit.holdable if family.fit else ()),
-            "questions": [{"command": q.command, "summary": q.summary} for q in family.questions
-                          if tuple(q.command.split()) in server.commands],
+            "questions": [{"command": " ".join(path), "summary": q.summary} for q in family.questions
+                          if (path := _served_path(server, name, q)) is not None],
         })
     commands = [spec.describe() for spec in server.commands.values() if spec.path != _CALIBRATE]
+    commands += list(server.questions.values())
     calibrate = None
     if _CALIBRATE in server.commands:
         calibrate = server.spec(*_CALIBRATE).describe() | {"url": "/api/calibrate/{family}"}
@@ -663,8 +659,16 @@ def _catalogue(server: Server) -> dict[str, Any]:
     }
 
 
+def _served_path(server: Server, family: str, question: Any) -> tuple[str, ...] | None:
+    """The path a family's question is served at: a declared question's route, or the command it names."""
+    for path in (question.path(family), tuple(question.command.split())):
+        if path in server.questions or path in server.commands:
+            return path
+    return None
+
+
 def _add_fixed_routes(app: FastAPI, server: Server) -> None:
-    catalogue = _catalogue(server)
+    catalogue: dict[str, Any] = {}
 
     @app.get("/", response_class=HTMLResponse, include_in_schema=False)
     async def page() -> HTMLResponse:
@@ -672,6 +676,8 @@ def _add_fixed_routes(app: FastAPI, server: Server) -> None:
 
     @app.get("/api/catalogue", tags=["page"], summary="Every served command's fields, for the what-if page")
     async def get_catalogue() -> dict[str, Any]:
+        if not catalogue:  # built once, after every route (the declared questions' too) is mounted
+            catalogue.update(_catalogue(server))
         return catalogue
 
     @app.get("/api/health", tags=["page"], summary="The server is up")

@@ -55,8 +55,8 @@ def test_mitigations_recover_the_aligned_throughput() -> None:
     assert family.gathered_transfer_bytes(520) == 4160  # pattern (F)
     for fixed in (gathered, split):
         assert np.all(fixed.loss_pct == 0)
-        assert np.all(fixed.throughput_gbps >= base.aligned_throughput_gbps * 0.99)
-        assert np.all(fixed.throughput_gbps > base.throughput_gbps)
+        assert np.all(fixed.throughput_gbyte_s >= base.aligned_throughput_gbyte_s * 0.99)
+        assert np.all(fixed.throughput_gbyte_s > base.throughput_gbyte_s)
 
 
 def test_patterns_by_name() -> None:

@@ -239,7 +239,7 @@ def test_seed_003_reports_jump_sizes_per_rule_with_and_without_the_non_core_part
     # multi-stage's jumps under every rule, with and without the non-core part of a write hit.
     from iosizer.model.loadshare import SWITCH_RULES
 
-    checks = report.seed003_loadshare().checks
+    checks = report.PROVIDERS["seed003"]().checks
     assert checks and all(c.status == report.PASS for c in checks if c.model is not None)
     jumps = [c for c in checks if c.quantity.startswith("multi-stage largest jump")]
     assert len(jumps) == 3  # figures 8, 9 and 11
