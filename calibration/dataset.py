@@ -39,6 +39,7 @@ import numpy as np
 
 from iosizer.errors import DatasetError
 from iosizer.model.family import Column, Role, Schema
+from iosizer.units import MIB
 
 WEIGHT_COLUMN = "weight"
 RELATION_COLUMN = "relation"
@@ -236,7 +237,7 @@ class _Shape:
 
 
 #: The streaming pass reads this much at a time: memory stays flat whatever the file size.
-_CHUNK_BYTES = 1024 * 1024
+_CHUNK_BYTES = MIB
 
 
 def _scan(path: Path) -> _Shape:

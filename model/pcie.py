@@ -31,6 +31,7 @@ import numpy as np
 from pydantic import BaseModel, ConfigDict, Field, field_validator
 
 from iosizer.errors import InputError
+from iosizer.units import KIB
 from iosizer.model.family import Column, CpuScaling, Family, FitPlan, ParameterSpec, Question, Role, Schema
 from iosizer.model.mva import SERVICE_SCV
 
@@ -498,7 +499,7 @@ class AccessPattern:
 
     @property
     def unaligned_per_kib(self) -> float:
-        return self.unaligned_per_transfer / self.transfer_bytes * 1024.0
+        return self.unaligned_per_transfer / self.transfer_bytes * KIB
 
     @property
     def shared_line_boundaries_per_kib(self) -> float:
@@ -511,7 +512,7 @@ class AccessPattern:
         shared RMW unit of :func:`rmw_throughput` does not carry. 520 B at
         MPS 256: 5.17 per KiB (21 of the 24 TLP ends in one 8-transfer cycle).
         """
-        return self.shared_line_boundaries_per_transfer / self.transfer_bytes * 1024.0
+        return self.shared_line_boundaries_per_transfer / self.transfer_bytes * KIB
 
     @property
     def unaligned_per_tlp(self) -> float:

@@ -14,6 +14,7 @@ from __future__ import annotations
 
 from functools import lru_cache
 from typing import Any, Callable
+from iosizer.units import KIB
 
 Outputs = dict[str, Any]
 
@@ -203,7 +204,6 @@ def pcie_platform() -> Outputs:
 
 # -- hba (seed 002) ----------------------------------------------------------------
 
-KIB = 1024
 MODES = ("shared", "occupancy")
 #: Sec 3.1.1 (2): LPAR1 "within one core" offers this share of a core (the seed states no level).
 LIGHT_CORE_SHARE = 0.6

@@ -16,8 +16,9 @@ Routes (all generated from the command tree, see :mod:`iosizer.cli.catalogue`):
   accepts inline as ``"profile"``;
 - ``GET /api/families``, ``GET /api/families/{name}/parameters``: what
   ``iosizer families`` and ``iosizer params NAME`` print;
-- ``GET /api/catalogue``: every served command's fields for the page;
-- ``GET /``: the what-if page; ``/openapi.json``.
+- ``GET /api/catalogue``: every served command's fields and each family's questions for the page
+  (:mod:`iosizer.serve.page`);
+- ``GET /``: the planner's page; ``/openapi.json``.
 
 Every answer that is not 2xx is ``{"error": LINE, "kind": CLASS, "field": KEY}``:
 422 for anything the request says wrongly (a value that does not validate,
@@ -668,6 +669,8 @@ def _served_path(server: Server, family: str, question: Any) -> tuple[str, ...] 
 
 
 def _add_fixed_routes(app: FastAPI, server: Server) -> None:
+    from iosizer.serve.page import page_catalogue
+
     catalogue: dict[str, Any] = {}
 
     @app.get("/", response_class=HTMLResponse, include_in_schema=False)
@@ -677,7 +680,7 @@ def _add_fixed_routes(app: FastAPI, server: Server) -> None:
     @app.get("/api/catalogue", tags=["page"], summary="Every served command's fields, for the what-if page")
     async def get_catalogue() -> dict[str, Any]:
         if not catalogue:  # built once, after every route (the declared questions' too) is mounted
-            catalogue.update(_catalogue(server))
+            catalogue.update(page_catalogue(_catalogue(server)))
         return catalogue
 
     @app.get("/api/health", tags=["page"], summary="The server is up")
