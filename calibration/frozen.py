@@ -134,14 +134,14 @@ def _folders(name: str) -> list[Path]:
     a plugin's family, the plugin's own."""
     import importlib.util
 
-    import iosizer
     import iosizer.calibration
     import iosizer.data
+    import iosizer.errors
     import iosizer.model
     from iosizer.model.registry import FAMILY_MODULES, module_of
 
-    folders = [Path(p) for package in (iosizer, iosizer.model, iosizer.calibration, iosizer.data)
-               for p in package.__path__]
+    folders = [Path(iosizer.errors.__file__).parent]  # the package root's own modules
+    folders += [Path(p) for package in (iosizer.model, iosizer.calibration, iosizer.data) for p in package.__path__]
     module = module_of(name)
     if module not in FAMILY_MODULES:
         spec = importlib.util.find_spec(module)
@@ -156,7 +156,7 @@ def _cache_key(name: str, variant: str | None) -> str:
 
     import numpy
 
-    from iosizer import __version__
+    from iosizer._version import __version__
 
     digest = hashlib.sha256()
     scipy = importlib.util.find_spec("scipy")  # located, not imported: its version is its files'
