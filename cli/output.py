@@ -26,7 +26,7 @@ from typing import TYPE_CHECKING, Annotated, Any, Callable, Iterator, Sequence
 
 import typer
 
-from iosizer.frames import format_number, key_columns, split_columns  # one number format and layout, here and in notebooks
+from iosizer.frames import JSON_SHAPE_RULE, format_number, key_columns, split_columns  # one number format and layout, here and in notebooks
 
 if TYPE_CHECKING:
     from iosizer.frames import Table
@@ -110,14 +110,6 @@ def _keys(rows: Sequence[dict[str, Any]]) -> list[str]:
     for row in rows:
         seen.update(dict.fromkeys(row))
     return list(seen)
-
-
-#: How a command's JSON is shaped, stated once for --rows's help and the HTTP API's schema.
-JSON_SHAPE_RULE = (
-    "The JSON answer is shaped by the question: one point (one arrival rate, one size) answers one object, "
-    "a sweep a list of objects, one per point; a summary of several parts an object of them. "
-    "--rows prints the rows the CSV holds, as a list, whatever the input."
-)
 
 
 def row_list(report: Report) -> list[dict[str, Any]]:
