@@ -104,6 +104,8 @@ def with_percentiles(
     percentiles: list[float] | None,
 ) -> Callable[[Any, float], Any]:
     """``solve(arrival_rate, service_rate)`` whose result also carries ``tails(...)``'s percentiles."""
+    if not percentiles:
+        return solve  # no --percentile: the tail models are not imported
     from iosizer.model.percentiles import parse_percentiles
 
     chosen = parse_percentiles(percentiles)
@@ -114,6 +116,16 @@ def with_percentiles(
         return _Tailed(solve(arrival_rate, service_rate), tails(arrival_rate, service_rate, chosen))
 
     return solved
+
+
+def tail(name: str) -> Callable[..., Any]:
+    """``iosizer.model.percentiles.<name>``, imported when it is first called (only --percentile needs it)."""
+    def call(*args: Any) -> Any:
+        from iosizer.model import percentiles
+
+        return getattr(percentiles, name)(*args)
+
+    return call
 
 
 def load_error_grid(name: str) -> dict[str, Any]:

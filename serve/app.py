@@ -54,6 +54,7 @@ from starlette.exceptions import HTTPException
 
 from iosizer import __version__
 from iosizer.errors import ConsistencyError, ConvergenceError, InputError, IosizerError
+from iosizer.frames import JSON_SHAPE_RULE
 from iosizer.cli.catalogue import CommandSpec, Role, body_values, command_specs
 from iosizer.serve.limits import JOB_SECONDS, MAX_MEMORY, MAX_REPLICATIONS, REQUEST_TIMEOUT_S, VIEW_HELP, WAIT, View
 from iosizer.serve.worker import Busy, Lanes, direct, field_of, write_profiles
@@ -804,7 +805,9 @@ def create_app(workers: int | None = None, heavy_workers: int | None = None,
             "option names and help texts (`x-unit`). Profiles are passed inline as `\"profile\": {...}`. "
             "Simulations may become jobs (202; GET and DELETE /api/jobs/{id}). Errors: "
             "`{\"error\", \"kind\", \"field\"}` with 422 (the request says something wrongly), 413 (too large), "
-            "503 (busy, Retry-After), 504 (past the time limit), 403 (host not allowed, cross-site form)."
+            "503 (busy, Retry-After), 504 (past the time limit), 403 (host not allowed, cross-site form).\n\n"
+            + JSON_SHAPE_RULE + " Over HTTP, `?view=page` always answers rows: `{\"data\": ..., \"rows\": [...]}` "
+            "with `data` as above and `rows` a list, one object per row of the table, whatever the input."
         ),
         lifespan=lifespan,
         docs_url=None,  # Swagger UI would load its scripts from a CDN: the page links /openapi.json instead

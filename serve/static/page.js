@@ -1044,7 +1044,18 @@ async function size() {
     return;
   }
   $("size-error").hidden = true;
-  const rows = (payload.rows || []).map((r) => ("metric" in r ? { ...r, metric: withUnit(r.metric, command) } : r));
+  // A metric/value answer: a metric's _ci_low/_ci_high rows fold into its own, as "value [low, high]".
+  const raw = payload.rows || [];
+  const byMetric = new Map(raw.filter((r) => "metric" in r).map((r) => [r.metric, r.value]));
+  const rows = raw.filter((r) => !("metric" in r) || !isBandKey(r.metric) || !byMetric.has(r.metric.replace(/_ci_(low|high)$|_(low|high)$/, "")))
+    .map((r) => {
+      if (!("metric" in r)) return r;
+      const low = byMetric.get(`${r.metric}_ci_low`) ?? byMetric.get(`${r.metric}_low`);
+      const high = byMetric.get(`${r.metric}_ci_high`) ?? byMetric.get(`${r.metric}_high`);
+      const value = low !== undefined && high !== undefined && low !== null && high !== null
+        ? `${formatValue(r.value)} [${formatValue(low)}, ${formatValue(high)}]` : r.value;
+      return { ...r, metric: withUnit(r.metric, command), value };
+    });
   renderPlainTable($("size-table"), payload.columns || Object.keys(rows[0] || {}), rows);
   renderNotes($("size-notes"), payload.notes);
   document.body.dataset.sized = String(Date.now());

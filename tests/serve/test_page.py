@@ -226,15 +226,18 @@ def test_the_planners_loop_on_the_device_sweep(page: Any, server: Any, shots: Pa
     assert any(s["label"].startswith("pinned") and s["band"] for s in _datasets(page))
     _screenshot(page, shots, "loop-2-compare.png")
 
-    # Size: one field, the fitted profile, the what-if's fields untouched.
+    # Size: one field, the fitted profile and the what-if's values, its fields untouched.
     page.select_option("#size-target", "target_iops")
     page.fill("#size-value", "30000")
     page.click("#size-run")
     page.wait_for_selector("#size-table td")
-    sized = server.post("/api/size/device", json={"target_iops": 30000, "profile": direct["profile"]}).json()
+    # The what-if's four units carry into the sizing (its fields are the planner's system, not reset).
+    sized = server.post("/api/size/device", json={"target_iops": 30000, "parallel_units": 4,
+                                                  "profile": direct["profile"]}).json()
     cells = dict(page.eval_on_selector_all("#size-table tbody tr", "rows => rows.map(r => [r.cells[0].textContent, "
                                                                     "r.cells[1].textContent])"))
-    assert float(cells["outstanding [I/Os]"]) == sized["outstanding"]
+    assert cells["outstanding [I/Os]"] == f"{sized['outstanding']} [{sized['outstanding_ci_low']}, " \
+                                           f"{sized['outstanding_ci_high']}]"
     assert page.input_value("#field-parallel_units") == "4"
     assert page.is_hidden("#size-error")
     _screenshot(page, shots, "loop-3-size.png")
@@ -369,3 +372,22 @@ def test_every_family_answers_its_first_question(page: Any) -> None:
         assert page.locator("#answer-table td").count() > 0, family
         if family != "pcie-link":
             assert page.evaluate("state.chart.data.datasets.length") >= 1, family
+
+
+def test_the_schema_states_the_json_shape_and_the_page_view_always_has_rows(server: Any) -> None:
+    from iosizer.frames import JSON_SHAPE_RULE
+
+    assert JSON_SHAPE_RULE in server.get("/openapi.json").json()["info"]["description"]
+    one = server.post("/api/device/curve?view=page", json={"outstanding": 4}).json()
+    assert isinstance(one["data"], dict) and one["rows"] == [one["data"]]
+    two = server.post("/api/device/curve?view=page", json={"outstanding": [4, 8]}).json()
+    assert isinstance(two["data"], list) and two["rows"] == two["data"]
+
+
+def test_a_queue_fitted_in_seconds_is_labelled_in_seconds(page: Any) -> None:
+    """Without a profile an M/M/c's times are in the unit of 1/rate ('t'); with one fitted per second, seconds."""
+    assert "mean_response [t]" in _table(page, "#answer-table")[0]
+    _fit_example(page, "mmc")
+    head = _table(page, "#answer-table")[0]
+    assert "mean_response [s]" in head and "arrival_rate [1/s]" in head
+    assert page.evaluate("state.chart.options.scales.x.title.text") == "arrival_rate (1/s)"
