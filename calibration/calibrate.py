@@ -502,7 +502,8 @@ def _spearman(x: np.ndarray, y: np.ndarray) -> tuple[float, float]:
     from scipy.special import stdtr
 
     rx, ry = _average_ranks(x), _average_ranks(y)
-    rx, ry = rx - rx.mean(), ry - ry.mean()
+    rx -= rx.mean()  # in place: two million-row copies fewer at the fit's judgement
+    ry -= ry.mean()
     rho = float(np.dot(rx, ry) / np.sqrt(np.dot(rx, rx) * np.dot(ry, ry)))
     n = x.size
     if abs(rho) >= 1.0:

@@ -344,12 +344,16 @@ def _text_columns(path: Path, header: list[str], numeric: set[str],
         return None
     if cells.shape[0] != rows:
         return None
-    codes = []
-    for j in range(len(names)):
-        distinct, where = np.unique(cells[:, j], return_inverse=True)
-        codes.append((np.array([str(v).strip() for v in distinct], dtype=object), where))
-    del cells  # the fixed-width strings go before the tuples are built
-    return {name: tuple(labels[where]) for name, (labels, where) in zip(names, codes)}
+    columns: dict[str, tuple[str, ...]] = {}
+    for j, name in enumerate(names):
+        cell = cells[:, j]
+        if rows and bool((cell == cell[0]).all()):  # one label (a load test's source): no sort of a million strings
+            columns[name] = (str(cell[0]).strip(),) * rows
+            continue
+        distinct, where = np.unique(cell, return_inverse=True)
+        labels = np.array([str(v).strip() for v in distinct], dtype=object)
+        columns[name] = tuple(labels[where])
+    return columns
 
 
 def _row_columns(

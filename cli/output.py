@@ -202,7 +202,10 @@ def add_output_options(command: Any) -> None:
             return found
 
         command.get_command = get_command  # this group only: its commands, listed or made on demand
-    for sub in list(subcommands.values()):
+        if hasattr(subcommands, "on_build"):  # a lazy group (cli/lazy.py): each command as it is built
+            subcommands.on_build(add_output_options)
+    built = subcommands.built() if hasattr(subcommands, "built") else list(subcommands.values())
+    for sub in built:
         add_output_options(sub)
 
 

@@ -19,6 +19,7 @@ from iosizer.cli.tails import (
     mg1_note,
     PercentileOption,
     SimulateOption,
+    tail,
     with_percentiles,
 )
 from iosizer.errors import InputError
@@ -209,11 +210,10 @@ def mm1(
     plot: PlotOption = None,
 ) -> None:
     """M/M/1: one server, Poisson arrivals, exponential service. --percentile: exact."""
-    from iosizer.model.percentiles import mm1_percentiles
     from iosizer.model.queueing import mm1 as solve
 
     settings = _service_settings(service_rate, None, profile, single_server=True)
-    solve = with_percentiles(solve, mm1_percentiles, percentile)
+    solve = with_percentiles(solve, tail("mm1_percentiles"), percentile)
     _open_queue("M/M/1", arrival_rate, solve, settings, output_format, plot, EXACT_NOTE if percentile else None,
                 _simulation(simulate, percentile, 1, 1.0, 1.0))
 
@@ -235,12 +235,11 @@ def mmc(
 
     With --profile, --servers still changes the server count (the profile's service rate stays) and
     --cpu-speed carries the profile to another CPU."""
-    from iosizer.model.percentiles import mmc_percentiles
     from iosizer.model.queueing import mmc as solve
 
     settings = _service_settings(service_rate, servers, profile, cpu_speed=cpu_speed, band=band.value)
     solved = with_percentiles(lambda lam, mu: solve(lam, mu, settings.servers),
-                              lambda lam, mu, ps: mmc_percentiles(lam, mu, settings.servers, ps), percentile)
+                              lambda lam, mu, ps: tail("mmc_percentiles")(lam, mu, settings.servers, ps), percentile)
     _open_queue(
         f"M/M/{settings.servers}", arrival_rate, solved, settings, output_format, plot,
         EXACT_NOTE if percentile else None, _simulation(simulate, percentile, settings.servers, 1.0, 1.0),
@@ -263,12 +262,11 @@ def mg1(
     --percentile: exact (the Pollaczek-Khinchine transform of gamma service of this cv^2, inverted
     numerically; constant service by Crommelin's M/D/1 distribution; see iosizer.model.transforms).
     """
-    from iosizer.model.percentiles import mg1_percentiles
     from iosizer.model.queueing import mg1 as solve
 
     settings = _service_settings(service_rate, None, profile, single_server=True)
     solved = with_percentiles(lambda lam, mu: solve(lam, mu, service_scv),
-                              lambda lam, mu, ps: mg1_percentiles(lam, mu, service_scv, ps), percentile)
+                              lambda lam, mu, ps: tail("mg1_percentiles")(lam, mu, service_scv, ps), percentile)
     _open_queue("M/G/1", arrival_rate, solved, settings, output_format, plot,
                 mg1_note(service_scv) if percentile else None, _simulation(simulate, percentile, 1, 1.0, service_scv))
 
@@ -287,11 +285,10 @@ def md1(
 
     --percentile: exact (Crommelin's M/D/1 waiting-time distribution; response = wait + service).
     """
-    from iosizer.model.percentiles import md1_percentiles
     from iosizer.model.queueing import md1 as solve
 
     settings = _service_settings(service_rate, None, profile, single_server=True)
-    solve = with_percentiles(solve, md1_percentiles, percentile)
+    solve = with_percentiles(solve, tail("md1_percentiles"), percentile)
     _open_queue("M/D/1", arrival_rate, solve, settings, output_format, plot,
                 MD_EXACT_NOTE if percentile else None, _simulation(simulate, percentile, 1, 1.0, 0.0))
 
@@ -462,7 +459,8 @@ def mva(
     data["knee_population"] = result.knee_population
     data["throughput_upper_bound"] = float(bounds.throughput_upper)
     data["response_time_lower_bound"] = float(bounds.response_lower)
-    from iosizer.cli.tails import check_simulate, closed_network_tails, closed_simulated, closed_simulated_note, simulated
+    from iosizer.cli.tails import (check_simulate, closed_network_tails, closed_simulated, closed_simulated_note,
+                                   simulated)
 
     tails, station_tails = closed_network_tails(demand, think_time, population, counts, percentile, calibrated)
     if check_simulate(simulate, percentile, 1):
