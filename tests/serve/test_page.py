@@ -426,3 +426,20 @@ def test_a_saved_profile_without_a_cpu_speed_takes_the_one_given(page: Any, serv
     _edit(page, "cpu_speed", "1.5")
     assert page.is_hidden("#answer-error") and page.is_hidden("#error-cpu_speed")
     assert "--cpu-speed 1.5" in page.inner_text("#cli-line")
+
+
+def test_a_simulation_answer_draws_its_interval_and_the_analytic_curve(page: Any) -> None:
+    """A simulation's rows (one per depth and metric) are drawn metric by metric, in the metric's unit."""
+    _family(page, "device")
+    rows = [{"outstanding": n, "metric": m, "analytic": a, "simulated": a * 1.01, "ci_low": a, "ci_high": a * 1.02,
+             "within_ci": True} for n in (1, 4) for m, a in (("iops", 1e4 * n), ("mean_latency_us", 90.0 + n))]
+    page.evaluate("rows => { state.answer = normalise(state.commands.get('simulate device'), {}, "
+                  "{data: rows, rows, columns: Object.keys(rows[0])}); showAnswer(); }", rows)
+    assert page.evaluate("state.answer.choices.map(c => c.value)")[:2] == ["simulated@iops", "analytic@iops"]
+    labels = [s["label"] for s in _datasets(page)]
+    assert "simulated: 95 % interval of the simulated mean (over the replications)" in labels and "analytic" in labels
+    assert page.evaluate("state.chart.options.scales.y.title.text") == "simulated iops (IOPS)"
+    page.select_option("#plot-y", "simulated@mean_latency_us")
+    assert page.evaluate("state.chart.options.scales.y.title.text") == "simulated mean_latency_us (us)"
+    assert page.evaluate("state.chart.data.datasets.find(d => d.label === 'analytic').data.map(p => p.y)") == [91, 94]
+    assert _table(page, "#answer-table")[1][0][3] == "10,100 [10,000, 10,200]"
