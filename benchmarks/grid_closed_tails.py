@@ -44,7 +44,8 @@ def main(quick: bool = False) -> None:
             queues = [(float(d), int(c)) for d, c in zip(demands, servers) if np.isfinite(c)]
             means, counts = [d for d, _ in queues], [c for _, c in queues]
             for threads in THREADS:
-                rng = np.random.default_rng(zlib.crc32(f"{mode} {block} {threads}".encode()))  # str hash() varies per run
+                # zlib, not hash(): a str's hash() changes from one run to the next.
+                rng = np.random.default_rng(zlib.crc32(f"{mode} {block} {threads}".encode()))
                 sims = np.array([np.percentile(closed_cycle_responses(rng, means, counts, threads, cycles,
                                                                       constant_delay=storage),
                                                PERCENTILES) for _ in range(replications)])

@@ -459,7 +459,8 @@ def mva(
     data["knee_population"] = result.knee_population
     data["throughput_upper_bound"] = float(bounds.throughput_upper)
     data["response_time_lower_bound"] = float(bounds.response_lower)
-    from iosizer.cli.tails import check_simulate, closed_network_tails, closed_simulated, closed_simulated_note, simulated
+    from iosizer.cli.tails import (check_simulate, closed_network_tails, closed_simulated, closed_simulated_note,
+                                   simulated)
 
     tails, station_tails = closed_network_tails(demand, think_time, population, counts, percentile, calibrated)
     if check_simulate(simulate, percentile, 1):

@@ -67,7 +67,8 @@ def mg1_note(service_scv: float) -> str:
 APPROXIMATE_NOTE = (
     "wait_pP/response_pP: approximation (exponential-tail wait with the model's P(wait) and mean, Whitt's QNA, "
     "+ gamma-fitted service); its response error against simulation is measured on a grid "
-    "(iosizer/data/error_grids/ggc_percentiles.csv) and stated as response_pP_error_pct where it exceeds 2 %"
+    "(iosizer/data/error_grids/ggc_percentiles.csv) and stated as response_pP_error_pct (the wait's as "
+    "wait_pP_error_pct) where it exceeds 2 %"
 )
 #: Past this measured error an approximate percentile states its error in the answer (issue 28).
 ERROR_RULE_PCT = 2.0
@@ -172,8 +173,9 @@ def loadshare_errors(scenario: str, policy: str, cores: int, load_fractions: Any
 
 def ggc_tails(arrival_rate: Any, service_rate: float, servers: int, arrival_scv: float, service_scv: float,
               percentiles: list[float]) -> dict[str, Any]:
-    """G/G/c percentiles, plus ``response_pP_error_pct`` (the measured error of the approximation in the
-    query's grid cell) wherever that error exceeds :data:`ERROR_RULE_PCT`. Exact cases add nothing."""
+    """G/G/c percentiles, plus ``response_pP_error_pct`` and ``wait_pP_error_pct`` (the measured error of the
+    approximation around the query, grid ``ggc_percentiles``) wherever that error exceeds :data:`ERROR_RULE_PCT`.
+    Exact cases add nothing."""
     import numpy as np
 
     from iosizer.model.percentiles import ggc_percentiles, percentile_approximation_error, percentile_key
@@ -182,13 +184,16 @@ def ggc_tails(arrival_rate: Any, service_rate: float, servers: int, arrival_scv:
     if ggc_is_exact(servers, arrival_scv, service_scv):
         return out
     grid = load_error_grid("ggc_percentiles")
+    # The wait's columns: a cell whose simulated quantile is 0 has no relative error (nan: counted as 0).
+    waits = {**grid, "error_pct": grid["wait_error_pct"], "half_width_pct": grid["wait_half_width_pct"]}
     rho = np.atleast_1d(np.asarray(arrival_rate, dtype=np.float64) / (float(service_rate) * servers))
     for p in percentiles:
-        error = np.array([percentile_approximation_error(grid, {
-            "servers": servers, "arrival_scv": arrival_scv, "service_scv": service_scv, "utilization": r,
-            "percentile": p}) for r in rho])
-        if np.any(np.abs(error) > ERROR_RULE_PCT):
-            out[f"response_{percentile_key(p)}_error_pct"] = error if np.ndim(arrival_rate) else float(error[0])
+        for kind, measured in (("wait", waits), ("response", grid)):
+            error = np.array([percentile_approximation_error(measured, {
+                "servers": servers, "arrival_scv": arrival_scv, "service_scv": service_scv, "utilization": r,
+                "percentile": p}) for r in rho])
+            if np.any(np.abs(error) > ERROR_RULE_PCT):
+                out[f"{kind}_{percentile_key(p)}_error_pct"] = error if np.ndim(arrival_rate) else float(error[0])
     return out
 
 

@@ -78,6 +78,21 @@ def test_answers_state_the_error_past_two_percent(cli, grid) -> None:
     assert "response_p99_error_pct" not in exact
 
 
+def test_wait_errors_are_gridded_and_stated(cli, grid) -> None:
+    """The wait quantile's error beside the response's; a simulated wait quantile of 0 has no relative error."""
+    zero = grid["wait_simulated"] == 0
+    assert np.all(np.isnan(grid["wait_error_pct"][zero] * (grid["wait_model"][zero] > 0)) | (grid["wait_error_pct"][zero] == 0))
+    measured = ~zero
+    assert grid["wait_error_pct"][measured] == pytest.approx(
+        100 * (grid["wait_model"][measured] / grid["wait_simulated"][measured] - 1), abs=0.01)
+    bad = (grid["servers"] == 2) & (grid["arrival_scv"] == 4.0) & (grid["service_scv"] == 0.0) \
+        & (grid["utilization"] == 0.3) & (grid["percentile"] == 90.0)
+    assert grid["wait_error_pct"][bad][0] < -50  # bursty arrivals wait more often than Erlang C says
+    data = cli.json("queue", "ggc", "--arrival-rate", "0.6", "--service-rate", "1", "--servers", "2",
+                    "--arrival-scv", "4", "--service-scv", "0", "--percentile", "90")
+    assert data["wait_p90_error_pct"] == grid["wait_error_pct"][bad][0]
+
+
 HBA_AXES = {"mode": (0.0, 1.0), "block_bytes": (512, 4096), "threads": (4, 8, 12, 16, 24, 32, 48, 64),
             "percentile": (90.0, 99.0, 99.9)}
 
