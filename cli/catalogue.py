@@ -379,7 +379,9 @@ def _field(param: Any, overrides: Mapping[str, Role], declared: Mapping[str, Any
 
 
 def _leaves(command: Any, path: tuple[str, ...] = ()) -> Iterable[tuple[tuple[str, ...], Any]]:
-    subcommands = getattr(command, "commands", None)
+    # A group of generated commands (iosizer.cli.declared: size and simulate FAMILY) builds them all here.
+    every = getattr(command, "every_command", None)
+    subcommands = every() if every is not None else getattr(command, "commands", None)
     if subcommands is None:
         yield path, command
         return

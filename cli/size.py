@@ -15,12 +15,14 @@ from typing import Annotated, Any
 
 import typer
 
+from iosizer.cli.declared import SizeGroup
 from iosizer.cli.options import FormatOption
 from iosizer.cli.output import OutputFormat, Report, emit
 from iosizer.cli.params import parse_grid
 from iosizer.errors import InputError
 
 app = typer.Typer(
+    cls=SizeGroup,  # a family that declares sizing gets 'iosizer size <family>' (iosizer.cli.declared)
     help="Sizing: the smallest servers, cores, ports or outstanding I/Os for a target, and the largest load "
          "or latency within one.",
     no_args_is_help=True,

@@ -39,8 +39,8 @@ UNITS: dict[str, str] = {
     "x": "a ratio to a reference",
 }
 
-#: Unit suffixes of names, longest first so ``_per_s`` wins over ``_s``. ``_mbps`` and
-#: ``_gbps`` are byte rates in names already published (JSON keys kept for compatibility).
+#: Unit suffixes of names, longest first so ``_per_s`` wins over ``_s``. ``_mbps`` (MB/s) and the
+#: deprecated ``_gbps`` (GB/s, kept as JSON aliases of ``_gbyte_s`` keys) are byte rates.
 SUFFIXES: tuple[tuple[str, str], ...] = (
     ("_per_s", "1/s"), ("_gbit_s", "Gbit/s"), ("_gbyte_s", "GB/s"), ("_mbps", "MB/s"), ("_gbps", "GB/s"),
     ("_iops", "IOPS"), ("_bytes", "bytes"), ("_kib", "KiB"), ("_pct", "%"), ("_ns", "ns"), ("_us", "us"),

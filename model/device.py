@@ -47,8 +47,7 @@ from iosizer.model.closed_tails import closed_tails, throughput_gradient
 from iosizer.model.family import (Column, CpuScaling, Family, FitPlan, Input, Output, ParameterSpec, Plot, Question,
                                   Role, Schema, Sizing)
 
-__all__ = ["FAMILIES", "SCV_ERROR", "device_curve", "device_latency", "device_percentile",
-           "largest_iops_within_latency", "outstanding_for_iops"]
+__all__ = ["FAMILIES", "SCV_ERROR", "ceiling_iops", "device_curve", "device_percentile", "saturated_outstanding"]
 
 #: The most outstanding I/Os a question or a measured point may hold (fio allows iodepth 65536 x numjobs).
 MAX_OUTSTANDING = 100_000
@@ -123,70 +122,20 @@ def device_percentile(values: Mapping[str, Any], outstanding: object, percentile
     return floor + service * found.reshape(np.shape(n))
 
 
-def device_latency(values: Mapping[str, Any], outstanding: object, percentile: float | None = None) -> np.ndarray:
-    """Mean latency (us) at each ``outstanding``, or its ``percentile`` when one is given."""
-    if percentile is None:
-        return device_curve(values, outstanding)["mean_latency_us"]
-    return device_percentile(values, outstanding, percentile)
+def ceiling_iops(values: Mapping[str, Any]) -> float:
+    """C / S: the IOPS of every unit busy, which X(N) approaches as N grows (the sizing's ``limit``)."""
+    return _units(values) / float(values["unit_service_us"]) * 1e6
 
 
-def outstanding_for_iops(values: Mapping[str, Any], target_iops: float) -> dict[str, float]:
-    """The smallest outstanding I/Os whose IOPS reach ``target_iops``, and the IOPS and latency there.
+def saturated_outstanding(values: Mapping[str, Any]) -> int:
+    """The first N whose IOPS reach the ceiling C / S to 1e-9: past it more I/Os add latency and no IOPS
+    (the sizing's ``stop``: a latency search ends there, and a percentile is never solved at a needless
+    10^5 states). Galloping then bisection (:func:`iosizer.model.sizing.smallest_integer`)."""
+    from iosizer.model.sizing import smallest_integer
 
-    X(N) rises with N towards C / S (all units busy), so this is a monotone
-    search (:func:`iosizer.model.sizing.smallest_integer`); a target at or
-    above C / S, or past :data:`MAX_OUTSTANDING`, is unreachable.
-    """
-    from iosizer.errors import InputError
-    from iosizer.model.sizing import UnreachableTargetError, smallest_integer
-
-    target = float(target_iops)
-    if not (math.isfinite(target) and target > 0):
-        raise InputError(f"--target-iops must be a number > 0, got {target_iops!r}")
-    ceiling = _units(values) / float(values["unit_service_us"]) * 1e6
-    if target >= ceiling:
-        raise UnreachableTargetError(f"--target-iops {target:g} is at or past the device's ceiling {ceiling:.6g} "
-                                     f"IOPS ({_units(values)} units / {float(values['unit_service_us']):g} us)")
-    found = smallest_integer(lambda n: float(device_curve(values, n)["iops"]) >= target, 1, MAX_OUTSTANDING)
-    if found is None:
-        raise UnreachableTargetError(f"--target-iops {target:g} needs more than {MAX_OUTSTANDING:,} outstanding I/Os "
-                                     f"(the ceiling is {ceiling:.6g} IOPS)")
-    at = device_curve(values, found)
-    return {"outstanding": found, "iops": float(at["iops"]), "mean_latency_us": float(at["mean_latency_us"]),
-            "ceiling_iops": ceiling}
-
-
-def largest_iops_within_latency(values: Mapping[str, Any], target_latency_us: float,
-                                percentile: float | None = None) -> dict[str, float]:
-    """The largest IOPS whose mean latency (or ``percentile``) stays within ``target_latency_us``.
-
-    Latency grows with the outstanding I/Os and so does IOPS: the answer is
-    the last N within the target (a monotone search for the first one past
-    it), or the first N whose IOPS reach the ceiling C / S to 1e-9 when the
-    target allows more (deeper queues add latency only). A target below the
-    latency of one outstanding I/O is unreachable.
-    """
-    from iosizer.errors import InputError
-    from iosizer.model.sizing import UnreachableTargetError, smallest_integer
-
-    target = float(target_latency_us)
-    if not (math.isfinite(target) and target > 0):
-        raise InputError(f"--target-latency-us must be a number > 0, got {target_latency_us!r}")
-    which = "mean latency" if percentile is None else f"p{percentile:g} latency"
-    first = float(device_latency(values, 1, percentile))
-    if first > target:
-        raise UnreachableTargetError(f"--target-latency-us {target:g}: even one outstanding I/O has a {which} of "
-                                     f"{first:.6g} us")
-    # Past the depth where IOPS reach the ceiling C / S (to 1e-9), more I/Os add latency and no IOPS:
-    # the search stops there (and a percentile is never solved at a needless 10^5 states).
-    ceiling = _units(values) / float(values["unit_service_us"]) * 1e6
-    top = smallest_integer(lambda n: float(device_curve(values, n)["iops"]) >= ceiling * (1 - 1e-9), 1,
-                           MAX_OUTSTANDING) or MAX_OUTSTANDING
-    past = smallest_integer(lambda n: float(device_latency(values, n, percentile)) > target, 1, top)
-    found = top if past is None else past - 1
-    at = device_curve(values, found)
-    return {"outstanding": found, "iops": float(at["iops"]), "mean_latency_us": float(at["mean_latency_us"]),
-            "latency_us": float(device_latency(values, found, percentile))}
+    ceiling = ceiling_iops(values)
+    return smallest_integer(lambda n: float(device_curve(values, n)["iops"]) >= ceiling * (1 - 1e-9), 1,
+                            MAX_OUTSTANDING) or MAX_OUTSTANDING
 
 
 def _curve_percentiles(values, inputs, percentiles):
@@ -316,8 +265,16 @@ FAMILIES = (
                        "theorem); bands at the profile's fitted count of units, its plausible counts in "
                        "'iosizer params device' and the calibration",),
                 plot=Plot("outstanding", ("iops", "mean_latency_us")),
-                sizing=(Sizing("outstanding", "iops", at_most=False, smallest=True),
-                        Sizing("outstanding", "mean_latency_us", at_most=True, smallest=False)),
+                # IOPS and latency both rise with the outstanding I/Os (towards C / S): each sizing is a
+                # monotone search on the curve (iosizer.calibration.declared_sizing); the keys are the
+                # ones 'iosizer size device' published before it was generated.
+                sizing=(Sizing("outstanding", "iops", at_most=False, smallest=True, limit=ceiling_iops),
+                        Sizing("outstanding", "mean_latency_us", at_most=True, smallest=False,
+                               target="target_latency_us", percentile=True, metric="mean", report="iops",
+                               stop=saturated_outstanding,
+                               keys=(("target", "target_latency_us"), ("metric", "latency_metric"),
+                                     ("iops", "max_iops_within_latency"), ("outstanding", "outstanding_at_max_iops"),
+                                     ("measure", "latency_at_max_iops_us")))),
             ),
         ),
         fit=FitPlan(_start, _jacobian, relative=True, holdable=("parallel_units", "service_scv"),

@@ -357,13 +357,45 @@ class Plot:
 @dataclass(frozen=True)
 class Sizing:
     """An inverse question a planner may ask of a question: the ``smallest`` (or largest) value of
-    ``search`` (an input or setting) for which ``output`` stays at most (``at_most=True``) or at
-    least a target the planner gives."""
+    ``search`` (an input of the question) for which ``output`` stays at most (``at_most=True``) or at
+    least a target the planner gives.
+
+    The feasible values must form one interval: ``[answer, upper]`` when ``smallest``, ``[lower,
+    answer]`` otherwise (``output`` monotone in ``search``). Every surface is generated from it
+    (:mod:`iosizer.calibration.declared_sizing`): ``iosizer size <family> --<target>``,
+    ``POST /api/size/<family>``, ``iosizer.family(name).size(...)``. The other inputs of the question
+    are options (a list sweeps them: one answer per combination). Optional:
+
+    - ``target``: the target's name (option ``--target-...`` and JSON key), default ``target_<output>``;
+    - ``percentile``: ``--percentile P`` puts the target on the question's P-th percentile (its
+      ``percentiles`` hook must return one key per percentile);
+    - ``metric``: the word the answer's ``metric`` key says without a percentile (default: ``output``);
+    - ``report``: the output the answer is about when it is not ``search`` itself (the largest IOPS
+      within a latency): it is the one that carries the 95 % interval;
+    - ``keys``: ``(generic, published)`` pairs: when given, the answer holds exactly these keys in this
+      order, renamed (generic names: ``target``, ``metric``, ``search``'s name, each output's, ``limit``,
+      ``measure`` (the targeted measure at the answer: ``output`` or its percentile));
+    - ``limit(values) -> float``: the output's supremum (``at_most=False``) or infimum over every
+      ``search``: a target past it is unreachable; printed as ``ceiling_<output>`` (``floor_<output>``);
+    - ``stop(values) -> float``: the last ``search`` value worth searching (past it ``report`` grows
+      no more), a bound on the work.
+    """
 
     search: str
     output: str
     at_most: bool = True
     smallest: bool = True
+    target: str = ""
+    percentile: bool = False
+    metric: str = ""
+    report: str = ""
+    keys: tuple[tuple[str, str], ...] = ()
+    limit: Callable[[Mapping[str, Any]], float] | None = None
+    stop: Callable[[Mapping[str, Any]], float] | None = None
+
+    @property
+    def target_name(self) -> str:
+        return self.target or f"target_{self.output}"
 
 
 #: A question's solve: values (parameters and settings by name) and broadcast input arrays ->
@@ -402,10 +434,17 @@ class Question:
     - ``notes``: lines every answer carries (the sources of the values used,
       the approximation's measured error);
     - ``plot``: what ``--plot`` draws;
-    - ``simulate``: optionally the same question solved by simulation, the
-      same signature as ``solve`` plus a seed keyword, returning the same
-      table (LINE's model/solver split);
-    - ``sizing``: inverse questions (:class:`Sizing`);
+    - ``simulate``: optionally the same question solved by simulation (LINE's model/solver split):
+      ``simulate(values, inputs, *, seed, replications, run_length=None, percentiles=())`` returns
+      each output (and each ``percentiles`` key the question's hook names) as an array of shape
+      ``(replications, *inputs' shape)``: one table per independent replication. ``iosizer simulate
+      <family>`` and ``POST /api/simulate/<family>`` are generated from it
+      (:mod:`iosizer.simulate.declared`): the analytic answer beside the simulated mean and
+      its 95 % replication interval. A built-in family registers it in :mod:`iosizer.simulate.hooks`
+      (the model layer may not import the simulation layer); a plugin may declare it here;
+    - ``sizing``: inverse questions (:class:`Sizing`): each gives ``iosizer size <family>`` a
+      ``--target-...`` option, generated with nothing else written (the library's road is
+      :func:`iosizer.calibration.declared_sizing.size`, ``iosizer.family(name).size``);
     - ``percentiles``: optionally ``(values, inputs, ps) -> {"response_pP": array}``;
       the question then takes ``--percentile`` (repeatable; HTTP ``percentile``: a list).
 

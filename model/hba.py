@@ -1,76 +1,21 @@
 """Shared Fibre Channel ports: HBA-core saturation and tenant isolation (seed 002).
 
-Seed 002 (Hitachi, "Performance isolation when sharing FC", 2015) shares one
-physical 16GFC port between two LPARs through virtual FC ports. The port has
-two resources every I/O uses:
+System: one 16GFC port shared by two LPARs through virtual FC ports. Every
+I/O costs an HBA core 1 / core_iops s and the link block_bytes / link s
+(usable rate 1600 MB/s x 2048 / 2108 frame payload). ``shared``: the cores
+are one pool (a multi-server station); ``occupancy``: virtual port i is
+served by core i mod cores only.
 
-* its HBA cores (2 per port on the Hitachi 16G board): each I/O costs one
-  core ``1 / core_iops`` seconds of command and transfer control, whatever
-  its size (an assumption: the seed gives only the 4 KB saturation point,
-  about 300,000 IOPS with both cores, and says 256 KB at ~6,000 IOPS leaves
-  the cores idle);
-* the link: each I/O costs ``block_bytes / link`` s. Its usable rate is
-  the 16GFC nominal 1600 MB/s times the share of full 2048-byte frames that
-  is payload, 2048 / (2048 + 60) (FC-FS framing), about 1554 MB/s: the
-  seed's "1600MB/sec 弱", a little under 1600.
+- Throughput under overload (section 3.1) is the demand-proportional
+  max-min allocation by progressive filling: a saturated resource scales
+  its users by capacity / demand (the seed's apportioning).
+- Response against outstanding I/Os (section 3.2): a closed network (cores,
+  link, a storage delay) solved by MVA, exact for exponential service;
+  ``service_scv`` < 1 by the residual-service correction.
 
-Two ways of giving cores to virtual ports:
-
-* ``shared``: every core serves every virtual port, so the cores form one
-  pool of ``cores`` core-seconds per second (a multi-server station);
-* ``occupancy``: virtual port i is served by core ``i mod cores`` only
-  (single-server stations), so a port's ceiling is one core's capacity.
-
-In both modes the link is shared.
-
-Throughput under overload (section 3.1, "按分": apportioned) is the
-demand-proportional max-min allocation, computed by progressive filling:
-every virtual port's rate grows in proportion to its offered IOPS until a
-resource it uses is full; the ports using that resource are frozen at their
-share (pro rata to their demand), the others keep growing. A single
-saturated resource thus scales its users by capacity / demand, which is the
-seed's apportioning; a port whose own resources have room keeps its demand.
-A virtual port "at its limit" (the seed drives LPAR1 to saturation) offers
-its stand-alone ceiling in the mode.
-
-Response with I/O multiplicity (section 3.2) is a closed network solved by
-MVA, exact for exponential service times (the product-form assumption; the
-declared ``service_scv`` = 1). HBA cores and a wire are closer to constant
-service: ``service_scv`` < 1 applies the residual-service correction
-:data:`~iosizer.model.mva.SCV_APPROXIMATION`. Against simulation (seed 0, 4
-replications, every service time constant, declared port, 512 B, 50 us
-storage delay; the constant-service system is deterministic, so the
-simulated values are exact): the error peaks at the knee (shared 2 cores:
-N* = 17.1 threads; occupancy: 8.6), where exponential MVA overstates the
-response by 14.4 % (shared, 17 threads: 65.21 vs 57.00 us) and 18.5 %
-(occupancy, 8: 67.54 vs 57.00), the cv^2 = 0 approximation by 4.4 %
-(59.52) and 10.2 % (62.80); at 16 threads shared 12.0 % and 3.9 %;
-occupancy 4 threads 5.0 % and 2.6 %, 10 threads 11.3 % and 0.9 %; past the
-knee (shared 18+, occupancy 12+) the correction is exact to 0.01 % and
-exponential MVA within 6 % at shared 20, 1.2 % at 24, 0.3 % at occupancy
-16. At cv^2 = 0.5 (gamma service, 4 replications, 95 % half-width 0.3-0.8
-%): exponential MVA +3.2 / +3.4 % (shared 16 / 18) and +5.0 % (occupancy 8),
-the correction -1.2 / -3.1 % and +1.5 %. Above cv^2 = 1 the correction
-fails in shared mode: it scales the 2-server station's whole wait by
-(1 + cv^2) / 2, so past the knee it keeps the saturated cores below full
-use and overstates the response by the same factor (cv^2 = 2: +10.7 % at
-16 threads, +36.7 % at 24, +48.2 % at 64, where the simulated cores run
-full and exponential MVA is within 0.5 %; cv^2 = 1.5: +24 % at 64,
-cv^2 = 4: +145 %). Occupancy mode (one server) stays within 4 % at
-cv^2 = 2, exponential MVA within 6 %. So the family bounds ``service_scv``
-to [0, 1], as rmw does: for more variable service exponential MVA (1) is
-the better answer.
-The MVA: ``threads`` outstanding I/Os cycle through the HBA-core station
-(2 servers shared, 1 server in occupancy mode), the link and the storage,
-a delay station of ``storage_us`` (the storage round trip is not published;
-it is an assumed parameter). With one thread both modes give the bare sum of
-demands; the one-core station saturates at half the threads of the two-core
-one.
-
-Every number the model uses is declared once, in :data:`FAMILIES` (family
-``hba``) and the module-level :class:`~iosizer.model.family.ParameterSpec`
-constants it is built from; :class:`FcPort`'s defaults and :func:`response`'s
-block size and storage delay read them.
+The correction's error against simulation (worst at the knee: 4.4 % shared,
+10.2 % occupancy at cv^2 = 0; why ``service_scv`` is bounded to [0, 1]):
+docs/validation/hba.md. Every number is declared once in :data:`FAMILIES`.
 """
 
 from __future__ import annotations
@@ -178,7 +123,7 @@ BLOCK_BYTES = ParameterSpec(
     "block_bytes", "bytes", 512, (1.0, 2.0**24), "published",
     f"{_SEED} sec 3.2 environment table: blocksize=512Byte",
     "I/O size in the response question and of its measured data", kind="setting")
-#: Service-time variability at the cores and the link (declared once in model/mva.py).
+#: Service-time variability at the cores and the link (declared once in model/mva/single.py).
 #: Service-time variability of the port's cores and link: the mva module's declaration, bounded to
 #: [0, 1] where the residual-service correction holds on this network (module docstring).
 SERVICE_SCV = replace(

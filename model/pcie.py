@@ -1,106 +1,23 @@
 """PCIe write path: link bandwidth, unaligned memory accesses, RMW contention (seed 001).
 
-Seed 001 (Okada, Takada, Arai) drives a Xeon E5-2698 v4 with 1-4 FPGAs
-(PCIe Gen3 x8 each, Max Payload Size 256 B) issuing sequential posted
-writes of storage sectors: 512 B of user data plus an 8 B T10-DIF (520 B).
-The processor writes memory in 64-byte lines; a write that does not cover a
-whole line forces a read-modify-write (RMW) in the root complex.
+System: seed 001 drives 1-4 FPGAs (PCIe Gen3 x8, MPS 256 B) writing 520 B
+sectors (512 B + 8 B T10-DIF) into a Xeon E5-2698 v4; a write that does not
+cover a whole 64 B line costs a read-modify-write (RMW) in the root complex.
 
-Link (PCI Express Base Specification). Per lane: Gen1 2.5 GT/s and Gen2
-5.0 GT/s with 8b/10b encoding; Gen3 8.0, Gen4 16.0, Gen5 32.0 GT/s with
-128b/130b; Gen6 64 GT/s in flit mode. Every bandwidth is per direction.
+- Link (PCI Express Base Specification): a transfer of L bytes is
+  ceil(L / MPS) TLPs, each its payload + header (+ ECRC) + 8 B framing/DLL
+  (0 in Gen6 flit mode, where 236 of 256 flit bytes carry TLPs); Ack and
+  UpdateFC DLLPs cost 8 / (L_ack N) of the reverse direction; SKP deducted.
+- Unaligned accesses per KiB (table 2) from the back-to-back sector layout,
+  exact over the offsets' period 64 / gcd(L, 64).
+- RMW contention (section 5): each port is one class of a closed network
+  whose population is its posted-write credits (link -> shared RMW unit ->
+  memory delay), solved by exact multi-class MVA; ``service_scv`` < 1 by
+  the residual-service correction.
 
-- Writes: a transfer of L bytes is cut into ceil(L / MPS) MWr TLPs on the
-  device's transmit (tx) side; each carries its payload plus a 3 or 4 DW
-  header (12/16 B), an optional 4 B ECRC and 8 B of framing and data-link
-  bytes: in 8b/10b STP 1 + sequence number 2 + LCRC 4 + END 1; in 128b/130b
-  the 4-symbol STP token (Base Spec 3.0 sec 4.2.2.3, framing tokens), which
-  carries the 12-bit sequence number, + LCRC 4. Both are 8 B (an earlier
-  version counted the sequence number twice in 128b/130b, 10 B).
-- Reads: ceil(L / MRRS) MRd requests (header only) on tx; the completer
-  answers each with CplD TLPs (3 DW header) on the device's receive (rx)
-  side, cut at MPS or, with ``completions="rcb"``, at the Read Completion
-  Boundary (64 or 128 B). ``both``: a read and a write of the same size share
-  the link; each direction's capacity is counted.
-- DLLPs: the Ack and UpdateFC DLLPs (8 B each) for one direction's TLPs travel
-  in the other direction, at most one per TLP and at least one per the spec's
-  latency limit L (Ack: Base Spec 5.0 tables 3-7..3-9; the UpdateFC guideline
-  tables 2-46..2-48 carry the same values). The tables count symbol times, and one symbol
-  time on an xN link carries N bytes, so each kind costs 8 / (L N) of the
-  direction it travels in. Gen3 x8, MPS 256 (L = 203): 2 x 8 / (203 x 8) =
-  0.99 %. pcie-bench's pcie-model divides the 8 B DLLP by L as if L were
-  bytes, 2 x 8 / 203 = 7.9 %, about N times too much on wide links; and it
-  deducts that share from the data direction, whereas a pure write stream
-  leaves its tx lanes to TLPs (its DLLPs load rx; ``both`` loads both).
-- Gen6 flit mode (Base Spec 6.0, flit mode): 256 B flits carry 236 B of
-  TLPs, 6 B DLP (where DLLPs travel), 8 B CRC and 6 B FEC; TLPs have no
-  per-TLP framing or LCRC, so a TLP costs its header (+ ECRC) and the link
-  236/256 of its bandwidth. PAM4 carries bits 1:1 (no line code).
-- SKP ordered sets take a small share of every lane.
-
-Unaligned accesses (table 2, derived from first principles). A storage
-controller lays sectors out back to back, so transfer i of L bytes starts at
-byte i L; the device cuts each transfer into TLPs at MPS counted from the
-transfer's own start. A TLP [s, e) writes every 64 B line it touches; a line
-it touches but does not cover whole is an unaligned access (an RMW). The
-offsets of the transfers cycle with period 64 / gcd(L, 64), so the count per
-KiB is exact over one cycle: 520 B -> 8.86, 1040 -> 6.89, 2080 -> 4.43,
-4104 -> 7.24, and 0 for 512 B and for 4160 B (8 sectors with their DIFs
-gathered at the end, 16 x 256 + 64). "kB" in the table is 1024 bytes; a
-64-byte-aligned start for every transfer would give 1.97 per KiB for 520 B,
-not the table's 8.86, which is how the layout rule is pinned down.
-
-RMW contention (section 5). The RMW unit is shared by every port, and each
-port's posted-write flow-control credits make it a closed loop: a TLP holds
-a credit from the moment it enters the link until its memory write is done.
-So each port is one class of a closed network whose population is its
-credits (TLPs in flight); every TLP visits the port's own link, the shared
-RMW unit (one service per unaligned access it makes) and the full-line
-memory path (a delay: four DDR4-2133 channels carry four x8 ports at about
-40 % utilisation, so its queueing is second order), solved by exact
-multi-class MVA: four ports of a few credits each span a few hundred
-population vectors (``mva_multiclass(method="auto")``, exact up to 20,000;
-Bard-Schweitzer only beyond). Schweitzer was 2.6-4.9 % low against a
-simulation of this network; refitted with exact MVA the shipped parameters
-moved from 6.52 ns / 2.83 credits (Schweitzer) to 6.70 ns / 2.61 credits
-(same link accounting), then to 6.63 ns / 2.61 credits with the 8-byte
-per-TLP framing. Stalls at the RMW unit
-cost throughput through the credit loop before the unit saturates (8
-lanes), and its saturation dominates as ports are added (32 lanes).
-A fractional credit count is evaluated by linear interpolation between the
-neighbouring whole numbers, so the count can be calibrated continuously.
-
-Service-time variability (``service_scv``, declared 1). Exact MVA assumes
-exponential service at the links and the RMW unit; serialising a TLP and
-an RMW are nearly constant. ``service_scv`` < 1 applies the residual-service
-correction (:data:`~iosizer.model.mva.SCV_APPROXIMATION`, multi-class form
-in :func:`~iosizer.model.mva.mva_multiclass`): class c arriving at station
-k waits for the jobs there minus the one in service plus that one's
-residual life, R_ck = D_ck (1 + Q_k - U_k + U_k (1 + cv^2) / 2), and a
-station the correction drives past utilisation 1 is held at 1. The aligned
-reference is solved at the same cv^2. Against simulation (iosizer.simulate,
-SimPy, seed 7, shipped parameters 6.63 ns / 2.61 credits, case B 520 B):
-
-- cv^2 = 0 (every service constant, so the simulation is deterministic;
-  20,000 cycles): throughput 6.9003 / 13.8006 / 17.4284 GB/s at 8 / 16 / 32
-  lanes, model and simulation equal to 1e-4 %, loss 0 / 0 / 36.86 % in
-  both (24 lanes: 15.81 vs 15.81 %). The credit loops keep every link busy
-  until the RMW unit saturates, and the corrected MVA lands on the same
-  bounds. Exponential MVA gives 6.41 / 12.00 / 17.09 GB/s (7.1 / 13.1 /
-  1.9 % low) and losses of 7.0 / 13.0 / 38.0 %: the 8-lane loss the seed
-  measured exists at the shipped fit only with variable service.
-- cv^2 = 0.25 and 0.5 (gamma service; 10 replications of 20,000 cycles):
-  the correction is 0.2-1.4 % and 0.7-2.8 % high on throughput, 0.2-1.3
-  and 0.4-2.6 points low on the loss (worst at 16-24 lanes).
-- cv^2 = 1: exact MVA within 0.4 % of the simulated throughput and 0.3
-  points of the loss. Above 1 the correction misses on this network
-  (cv^2 = 2, 8 lanes: loss 5.7 % vs 12.1 % simulated), so the rmw family
-  bounds ``service_scv`` to [0, 1].
-
-The shipped fit stays at cv^2 = 1. Refitted at cv^2 = 0 the same two points
-give 6.76 ns and 1.73 credits (fewer TLPs in flight than exponential
-queueing needs, further from the 14.5 a datasheet x8 root port's posted
-credits admit for case B's TLP mix: :func:`posted_tlps_in_flight`).
+The derivations, the comparison with pcie-bench's pcie-model and the
+scv correction's error against simulation (within 1e-4 % at cv^2 = 0,
+0.2-2.8 % at 0.25-0.5): docs/validation/pcie.md.
 """
 
 from __future__ import annotations
@@ -114,6 +31,7 @@ import numpy as np
 from pydantic import BaseModel, ConfigDict, Field, field_validator
 
 from iosizer.errors import InputError
+from iosizer.units import KIB
 from iosizer.model.family import Column, CpuScaling, Family, FitPlan, ParameterSpec, Question, Role, Schema
 from iosizer.model.mva import SERVICE_SCV
 
@@ -345,15 +263,15 @@ class PcieLink(BaseModel):
         return self.generation in FLIT_GENERATIONS
 
     @property
-    def raw_gbps(self) -> float:
+    def raw_gbyte_s(self) -> float:
         """Line rate after encoding, GB/s (gigabytes per second): GT/s x lanes x efficiency / 8."""
         rate, efficiency = GENERATIONS[self.generation]
         return rate * self.lanes * efficiency / 8.0
 
     @property
-    def raw_gbyte_s(self) -> float:
-        """The same line rate, named with its unit."""
-        return self.raw_gbps
+    def raw_gbps(self) -> float:
+        """Deprecated name of :attr:`raw_gbyte_s` (it reads as gigabits)."""
+        return self.raw_gbyte_s
 
     def _overhead(self, header_bytes: int) -> int:
         return header_bytes + (ECRC_BYTES if self.ecrc else 0) + TLP_FRAMING_BYTES[self.generation]
@@ -363,7 +281,7 @@ class PcieLink(BaseModel):
         """Wire bytes each request TLP (MWr, MRd) adds to its payload: header + ECRC + 8 B framing/DLL.
 
         8 B in 8b/10b and 128b/130b alike (:data:`TLP_FRAMING_BYTES`); 0 B in flit mode, where the
-        flit's DLP, CRC and FEC bytes replace per-TLP framing and LCRC (counted in :attr:`tlp_gbps`).
+        flit's DLP, CRC and FEC bytes replace per-TLP framing and LCRC (counted in :attr:`tlp_gbyte_s`).
         """
         return self._overhead(HEADER_BYTES[self.header_dw])
 
@@ -373,10 +291,10 @@ class PcieLink(BaseModel):
         return self._overhead(CPL_HEADER_BYTES)
 
     @property
-    def tlp_gbps(self) -> float:
+    def tlp_gbyte_s(self) -> float:
         """Bandwidth one direction leaves for TLP bytes, GB/s: raw x (1 - SKP share), x 236/256 in flit mode."""
         flit = FLIT_TLP_BYTES / FLIT_BYTES if self.flit_mode else 1.0
-        return self.raw_gbps * (1.0 - SKP_SHARE[self.generation]) * flit
+        return self.raw_gbyte_s * (1.0 - SKP_SHARE[self.generation]) * flit
 
     @property
     def completion_bytes(self) -> int:
@@ -392,7 +310,7 @@ class PcieLink(BaseModel):
         (GB/s = bytes per ns). 0 in flit mode: DLLPs travel in each flit's 6 DLP bytes.
         """
         limit = ack_limit_symbols(self.generation, self.lanes, self.mps_bytes)
-        return 0.0 if limit == 0 else 2.0 * self.raw_gbps / (limit * self.lanes)
+        return 0.0 if limit == 0 else 2.0 * self.raw_gbyte_s / (limit * self.lanes)
 
 
 def _check_transfer(transfer_bytes: int, mps_bytes: int) -> int:
@@ -443,12 +361,12 @@ class LinkBandwidth:
 
     ``tx`` is the device's (requester's) transmit direction: writes (MWr) and read
     requests (MRd); ``rx`` its receive direction: read completions (CplD). Every
-    bandwidth is in GB/s (gigabytes per second); ``effective_gbps`` is the old
-    name of ``effective_gbyte_s`` (deprecated: it reads as gigabits).
+    bandwidth is in GB/s (gigabytes per second); ``raw_gbps`` and ``effective_gbps``
+    are the deprecated old names of the ``_gbyte_s`` fields (they read as gigabits).
     """
 
-    raw_gbps: float
-    effective_gbps: float
+    raw_gbyte_s: float
+    effective_gbyte_s: float
     tlps_per_transfer: int
     efficiency_pct: float
     wire_bytes_per_transfer: int
@@ -461,12 +379,18 @@ class LinkBandwidth:
     rx_dllp_share_pct: float = 0.0
 
     @property
-    def effective_gbyte_s(self) -> float:
-        return self.effective_gbps
+    def effective_gbit_s(self) -> float:
+        return self.effective_gbyte_s * 8.0
 
     @property
-    def effective_gbit_s(self) -> float:
-        return self.effective_gbps * 8.0
+    def raw_gbps(self) -> float:
+        """Deprecated name of ``raw_gbyte_s`` (it reads as gigabits)."""
+        return self.raw_gbyte_s
+
+    @property
+    def effective_gbps(self) -> float:
+        """Deprecated name of ``effective_gbyte_s`` (it reads as gigabits)."""
+        return self.effective_gbyte_s
 
 
 def read_split(link: PcieLink, transfer_bytes: int) -> tuple[int, int]:
@@ -505,7 +429,7 @@ def link_bandwidth(link: PcieLink, transfer_bytes: int, direction: str = "write"
 
     One unit is a write (n_w = ceil(L / MPS) MWr TLPs on tx), a read (n_r MRd on
     tx, n_c CplD on rx, :func:`read_split`) or both (one of each, 2 L of
-    payload). Per direction, with C = :attr:`PcieLink.tlp_gbps`:
+    payload). Per direction, with C = :attr:`PcieLink.tlp_gbyte_s`:
 
         tx bytes per unit = L_w + n_w o + n_r o       (o = header + ECRC + 8 B framing/DLL)
         rx bytes per unit = L_r + n_c o_cpl           (o_cpl = 12 B CplD header + ECRC + 8 B)
@@ -527,7 +451,7 @@ def link_bandwidth(link: PcieLink, transfer_bytes: int, direction: str = "write"
     tx_tlps, rx_tlps = n_w + n_r, n_c
     tx_bytes = (size if writes else 0) + tx_tlps * (link.tlp_overhead_bytes + extra)
     rx_bytes = (size if reads else 0) + rx_tlps * (link.cpl_overhead_bytes + extra)
-    cap = link.tlp_gbps
+    cap = link.tlp_gbyte_s
     dllp_cap = link.dllp_rate_per_ns if dllps else 0.0
     rate = min(_units_per_ns(cap, tx_bytes, rx_tlps, dllp_cap), _units_per_ns(cap, rx_bytes, tx_tlps, dllp_cap))
     payload = size * (2 if direction == "both" else 1)
@@ -538,7 +462,7 @@ def link_bandwidth(link: PcieLink, transfer_bytes: int, direction: str = "write"
 
     counted = 2 if direction == "both" else 1
     return LinkBandwidth(
-        link.raw_gbps, effective, n_w + n_c, effective / (link.raw_gbps * counted) * 100.0,
+        link.raw_gbyte_s, effective, n_w + n_c, effective / (link.raw_gbyte_s * counted) * 100.0,
         int(round(tx_bytes + rx_bytes)), direction, n_r, n_c,
         rate * tx_bytes / cap + dllp_share(rx_tlps) / 100.0, rate * rx_bytes / cap + dllp_share(tx_tlps) / 100.0,
         dllp_share(rx_tlps), dllp_share(tx_tlps))
@@ -575,7 +499,7 @@ class AccessPattern:
 
     @property
     def unaligned_per_kib(self) -> float:
-        return self.unaligned_per_transfer / self.transfer_bytes * 1024.0
+        return self.unaligned_per_transfer / self.transfer_bytes * KIB
 
     @property
     def shared_line_boundaries_per_kib(self) -> float:
@@ -588,7 +512,7 @@ class AccessPattern:
         shared RMW unit of :func:`rmw_throughput` does not carry. 520 B at
         MPS 256: 5.17 per KiB (21 of the 24 TLP ends in one 8-transfer cycle).
         """
-        return self.shared_line_boundaries_per_transfer / self.transfer_bytes * 1024.0
+        return self.shared_line_boundaries_per_transfer / self.transfer_bytes * KIB
 
     @property
     def unaligned_per_tlp(self) -> float:
@@ -665,6 +589,16 @@ def access_pattern(transfer_bytes: int, mps_bytes: int = MPS.value, split_at_lin
                          float(tlp_count(size, mps_bytes)), "packed", shared / period)
 
 
+#: UpdateFC's latency as the credit-return time of a posted-write loop: the spec's
+#: UpdateFC transmission guideline for Gen3 x8 at MPS 256 is 203 symbol times
+#: (:func:`ack_limit_symbols`), and one symbol time at 8 GT/s is 8 UI of 0.125 ns.
+CREDIT_RETURN = ParameterSpec(
+    "credit_return_ns", "ns", float(ack_limit_symbols(3, 8, 256)) * 1.0, (0.0, 1e4), "published",
+    "PCI Express Base Specification 3.0 tables 2-46..2-48 (UpdateFC transmission latency guideline, Gen3 x8, "
+    "MPS 256: 203 symbol times; 1 ns each at 8 GT/s)",
+    "time for a posted TLP's credits to return to its port after its write (a delay in the credit loop)")
+
+
 class RmwPlatform(BaseModel):
     """Root complex with a shared RMW unit and ports of posted-write credit loops."""
 
@@ -677,6 +611,11 @@ class RmwPlatform(BaseModel):
         LINE_SERVICE.value, gt=0,
         description="memory write path per whole 64 B line, ns (DDR4-2133 x 4 channels = 68.3 GB/s, "
                     "seed 001 table 1)",
+    )
+    credit_return_ns: float = Field(
+        0.0, ge=CREDIT_RETURN.bounds[0], le=CREDIT_RETURN.bounds[1],
+        description="time from a TLP's memory write to its credits back at the port (CREDIT_RETURN), ns; "
+                    "0 in the shipped fit",
     )
     service_scv: float = Field(
         RMW_SERVICE_SCV.value, ge=RMW_SERVICE_SCV.bounds[0], le=RMW_SERVICE_SCV.bounds[1],
@@ -691,10 +630,20 @@ class RmwResult:
 
     lanes: np.ndarray
     ports: np.ndarray
-    throughput_gbps: np.ndarray
-    aligned_throughput_gbps: np.ndarray
+    throughput_gbyte_s: np.ndarray
+    aligned_throughput_gbyte_s: np.ndarray
     loss_pct: np.ndarray
     rmw_utilization: np.ndarray
+
+    @property
+    def throughput_gbps(self) -> np.ndarray:
+        """Deprecated name of :attr:`throughput_gbyte_s` (GB/s; it reads as gigabits)."""
+        return self.throughput_gbyte_s
+
+    @property
+    def aligned_throughput_gbps(self) -> np.ndarray:
+        """Deprecated name of :attr:`aligned_throughput_gbyte_s`."""
+        return self.aligned_throughput_gbyte_s
 
 
 def _port_throughputs(
@@ -704,9 +653,10 @@ def _port_throughputs(
     from iosizer.model.mva import mva_multiclass
 
     link_ns = (pattern.payload_per_tlp + platform.link.tlp_overhead_bytes
-               + platform.link.dllps_per_tlp * DLLP_BYTES) / platform.link.tlp_gbps
+               + platform.link.dllps_per_tlp * DLLP_BYTES) / platform.link.tlp_gbyte_s
     rmw_ns = pattern.unaligned_per_tlp * platform.rmw_service_ns
     line_ns = pattern.full_lines_per_tlp * platform.line_service_ns
+    line_ns += platform.credit_return_ns  # a delay too: credits come back after the write (UpdateFC)
     # Stations: one link per port, then the shared RMW unit and line path.
     demands = np.zeros((ports, ports + 2))
     demands[np.arange(ports), np.arange(ports)] = link_ns
@@ -725,7 +675,7 @@ def _port_throughputs(
 def rmw_throughput(platform: RmwPlatform, pattern: AccessPattern, lanes: object) -> RmwResult:
     """Write throughput at each total lane count (ports = lanes / lanes per port).
 
-    ``aligned_throughput_gbps`` is the same transfers with their RMW demand
+    ``aligned_throughput_gbyte_s`` is the same transfers with their RMW demand
     removed (the link-limited reference), at the platform's ``service_scv``
     too, so ``loss_pct`` isolates the RMW contention and is never negative
     (with ``service_scv`` < 1, where the approximation is used, held over
@@ -762,8 +712,8 @@ def rmw_throughput(platform: RmwPlatform, pattern: AccessPattern, lanes: object)
     return RmwResult(
         lanes=lane_counts.astype(int),
         ports=(lane_counts // per_port).astype(int),
-        throughput_gbps=throughput,
-        aligned_throughput_gbps=aligned,
+        throughput_gbyte_s=throughput,
+        aligned_throughput_gbyte_s=aligned,
         loss_pct=(aligned - throughput) / aligned * 100.0,
         rmw_utilization=np.array(out["utilization"]),
     )
@@ -782,7 +732,7 @@ def _link(values, lanes: str = "lanes") -> PcieLink:
 def _link_solve(values, inputs):
     link = _link(values)
     sizes = np.asarray(inputs["transfer_bytes"]).astype(np.int64)
-    effective = [link_bandwidth(link, int(size)).effective_gbps for size in sizes.ravel()]
+    effective = [link_bandwidth(link, int(size)).effective_gbyte_s for size in sizes.ravel()]
     return {"write_gbyte_s": np.asarray(effective, dtype=np.float64).reshape(sizes.shape)}
 
 
@@ -884,7 +834,7 @@ FAMILIES = (
                       "the shipped fit is made at service_scv = 1"),
         questions=(
             Question("pcie rmw", "write throughput and loss against lanes for a transfer pattern",
-                     ("transfer_bytes", "lanes"), ("throughput_gbps", "loss_pct", "rmw_utilization")),
+                     ("transfer_bytes", "lanes"), ("throughput_gbyte_s", "loss_pct", "rmw_utilization")),
         ),
         fit=FitPlan(_rmw_start, holdable=("service_scv",)),
         example="rmw.csv",

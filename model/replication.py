@@ -1,89 +1,19 @@
 """Synchronous write replication of a write-back flash cache over an interconnect (seed 004).
 
-Physical system
----------------
-Seed 004 (Networld blog: PernixData FVP with Mellanox InfiniBand, ESXi 5.5)
-runs random writes against a write-back flash cache on one host. Without a
-replica ("local") a write is done when the local flash has it. With a
-replica, every write is also sent to a peer host over 1GbE, 10GbE or IPoIB
-on 56 Gb/s InfiniBand, and acknowledged only when the peer has written it to
-its own flash. The benchmark keeps N writes in flight (outstanding I/Os).
+System: random writes with N outstanding against a flash cache whose every
+write is replicated to a peer over 1GbE, 10GbE or IPoIB (56 Gb/s) and
+acknowledged when the peer has it. Model: a closed network of population N
+(times in us): the local flash write (delay), the sender's protocol stack
+D_p(b) = protocol_fixed_us + protocol_per_kib_us x b_KiB (queue), the link
+D_l(b) = wire_bytes(b) / rate (queue), the receiver's stack D_p(b) (queue)
+and delays (switch, remote flash, residual). Exact MVA (Reiser & Lavenberg
+1980), vectorised over configurations; latency R(N) = N / X(N).
+``bound`` names the binding cap of X(N) <= min(1 / D_p, 1 / D_l, N / D_total):
+protocol, bandwidth or concurrency.
 
-Model: a closed network with population N
-------------------------------------------
-Every write visits, in order (all times in microseconds, one visit each):
-
-* ``local flash write``: a delay station, D = ``local_flash_write_us``;
-* ``protocol (sender)``: a single-server queueing station, the per-I/O CPU
-  cost of the replication stack on the writing host (TCP/IP encapsulation,
-  Ethernet or IPoIB driver work),
-  D_p(b) = ``protocol_fixed_us`` + ``protocol_per_kib_us`` x b_KiB;
-* ``link``: a single-server queueing station, the serialisation of the block
-  on the wire, D_l(b) = wire_bytes(b) / link rate, where
-  wire_bytes(b) = b + ceil(b / mss) x per-packet overhead (TCP/IP headers
-  and link-layer framing of every packet);
-* ``protocol (receiver)``: the peer's stack, the same demand D_p(b) on its
-  own CPU (a second queueing station: the two hosts work in parallel);
-* delays: the switch round trip, the remote flash write
-  (``remote_flash_write_us``) and a residual delay (interrupt moderation,
-  scheduling, the acknowledgement's return: time that no station explains
-  and that no CPU is busy for).
-
-Single-class, product-form, so exact Mean Value Analysis (Reiser &
-Lavenberg 1980) solves it; :func:`replication` runs the recursion
-vectorised over any number of configurations at once (one numpy step per
-population). For each n = 1..N::
-
-    R_k(n) = D_k (1 + Q_k(n-1))   (queueing stations),   R_delay = sum of delays
-    X(n) = n / (R_delay + sum_k R_k(n)),   Q_k(n) = X(n) R_k(n)
-
-The write latency is R(N) = N / X(N) (Little's law, no think time: the
-benchmark issues the next write as soon as one completes). Without a
-replica the network is the local flash delay alone: X = N / D_local.
-The flash devices are pure latencies: the seed gives no flash bandwidth or
-IOPS limit, so ``local`` is concurrency-bound at every block size and its
-absolute throughput at large blocks is an upper bound, not a prediction.
-
-Caps and the binding one
-------------------------
-The asymptotic bounds of the closed network (Lazowska et al. 1984, ch. 5)::
-
-    X(N) <= min(1 / D_p, 1 / D_l, N / D_total)
-
-name the three caps of the seed: ``protocol`` (per-I/O CPU cost),
-``bandwidth`` (link rate / wire bytes per block) and ``concurrency``
-(outstanding I/Os / unloaded latency). ``bound`` is the smallest of them at
-the point asked. Throughput is X x block bytes, so it never exceeds the
-link's data rate: X D_l <= 1 and wire bytes >= block bytes.
-
-What is published and what is not
-----------------------------------
-The seed publishes no absolute IOPS: only latencies (local flash ~77 us,
-remote flash over 10GbE ~325 us, all-flash array ~800 us; the seed prints
-"ms", the values are microseconds) and relative findings (4 KiB protocol-
-bound, 1G ~ 10G; 16 KiB 1GbE bandwidth-bound; IPoIB 10-20 % ahead of
-10GbE). The per-I/O protocol costs are therefore calibrated to those
-relative findings and the residual delay is derived from the 325 us; see
-:mod:`iosizer.calibration.replication`.
-
-Declaration
------------
-The ``replication`` family at the bottom of this module declares every
-number once, with its unit, bounds, status (published, derived, assumed or
-fitted) and source: the per-host parameters (flash writes, protocol costs,
-residual delay) and the settings (the link, the workload point, and the
-link's physical facts). The settings' defaults are the seed's baseline
-link, 10GbE, as ``data/profiles/interconnects.json`` catalogues it; the
-catalogue keeps the facts of every link, and
-:func:`iosizer.calibration.replication.shipped_profile` fills them in for
-the link asked (a test keeps the declared defaults equal to the catalogue).
-
-References
-----------
-- Seed 004: 004_94ed1ca27683450a.txt (Networld, PernixData FVP + Mellanox IB).
-- M. Reiser, S. S. Lavenberg, "Mean-value analysis of closed multichain
-  queueing networks", J. ACM 27(2), 1980.
-- E. D. Lazowska et al., "Quantitative System Performance", 1984, ch. 5-6.
+What the seed publishes (latencies and relative findings only), how the
+protocol costs are calibrated to them and the references:
+docs/validation/replication.md; the calibration: :mod:`iosizer.calibration.replication`.
 """
 
 from __future__ import annotations
@@ -96,6 +26,7 @@ from pydantic import BaseModel, ConfigDict, Field
 
 from iosizer.errors import InputError
 from iosizer.model._validate import as_server_count, as_positive
+from iosizer.units import KIB
 from iosizer.model.family import Column, CpuScaling, Family, FitPlan, ParameterSpec, Question, Role, Schema
 
 __all__ = [
@@ -114,7 +45,6 @@ __all__ = [
     "wire_bytes",
 ]
 
-KIB = 1024
 #: Names of the three caps, in the order ``bound`` breaks ties.
 BOUNDS = ("protocol", "bandwidth", "concurrency")
 #: The MVA recursion takes one numpy step per outstanding I/O. A host keeps at

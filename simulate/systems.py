@@ -494,7 +494,7 @@ def rmw(*, transfer_bytes: int = 520, lanes: int = 8, mps_bytes: int | None = No
     answer = rmw_throughput(platform, pattern, [lanes])
     ports = lanes // per_port
     link = platform.link
-    link_ns = (pattern.payload_per_tlp + link.tlp_overhead_bytes + link.dllps_per_tlp * DLLP_BYTES) / link.tlp_gbps
+    link_ns = (pattern.payload_per_tlp + link.tlp_overhead_bytes + link.dllps_per_tlp * DLLP_BYTES) / link.tlp_gbyte_s
     rmw_ns = pattern.unaligned_per_tlp * platform.rmw_service_ns
     line_ns = pattern.full_lines_per_tlp * platform.line_service_ns
     credits = platform.posted_credits
@@ -519,8 +519,8 @@ def rmw(*, transfer_bytes: int = 520, lanes: int = 8, mps_bytes: int | None = No
         return tuple(out)
 
     model = CreditLoops(loops(rmw_ns), loops(0.0), weights, pattern.payload_per_tlp)
-    metrics = (Metric("throughput_gbyte_s", float(answer.throughput_gbps[0])),
-               Metric("aligned_throughput_gbyte_s", float(answer.aligned_throughput_gbps[0]), target=False),
+    metrics = (Metric("throughput_gbyte_s", float(answer.throughput_gbyte_s[0])),
+               Metric("aligned_throughput_gbyte_s", float(answer.aligned_throughput_gbyte_s[0]), target=False),
                Metric("loss_pct", float(answer.loss_pct[0]), target=False))
     exact = _rmw_exact(platform, pattern, ports)
     notes = (f"shipped rmw profile: RMW {platform.rmw_service_ns:.4g} ns per unaligned access, {credits:.4g} "
@@ -533,7 +533,7 @@ def rmw(*, transfer_bytes: int = 520, lanes: int = 8, mps_bytes: int | None = No
         # The family models variability (service_scv <= 1, SCV_APPROXIMATION): its answer at this scv.
         varied = rmw_throughput(platform.model_copy(update={"service_scv": scv}), pattern, [lanes])
         notes += (f"the rmw model at service_scv {scv:g} ('iosizer pcie rmw --service-scv', residual-service "
-                  f"correction): {float(varied.throughput_gbps[0]):.6g} GB/s, loss {float(varied.loss_pct[0]):.4g} %",)
+                  f"correction): {float(varied.throughput_gbyte_s[0]):.6g} GB/s, loss {float(varied.loss_pct[0]):.4g} %",)
     return Experiment("rmw", "pcie rmw", f"PCIe writes of {transfer_bytes} B on {lanes} lanes ({ports} ports)",
                       model, metrics, "exact multi-class MVA", "SimPy", notes + _variability_note(scv))
 
@@ -546,7 +546,7 @@ def _rmw_exact(platform: Any, pattern: Any, ports: int) -> float:
     from iosizer.model.pcie import DLLP_BYTES
 
     link = platform.link
-    link_ns = (pattern.payload_per_tlp + link.tlp_overhead_bytes + link.dllps_per_tlp * DLLP_BYTES) / link.tlp_gbps
+    link_ns = (pattern.payload_per_tlp + link.tlp_overhead_bytes + link.dllps_per_tlp * DLLP_BYTES) / link.tlp_gbyte_s
     demands = np.zeros((ports, ports + 2))
     demands[np.arange(ports), np.arange(ports)] = link_ns
     demands[:, ports] = pattern.unaligned_per_tlp * platform.rmw_service_ns

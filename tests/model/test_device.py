@@ -8,12 +8,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 import iosizer
-from iosizer.model.device import (
-    device_curve,
-    device_percentile,
-    largest_iops_within_latency,
-    outstanding_for_iops,
-)
+from iosizer.model.device import device_curve, device_percentile
 from iosizer.model.mva import mva
 from iosizer.model.sizing import UnreachableTargetError
 from tests.model.test_device_sim import simulate
@@ -73,26 +68,33 @@ def test_scv_percentiles_against_simulation(scv: float, tolerance: float) -> Non
         assert model == pytest.approx(np.percentile(run["latency_us"], 99), rel=tolerance), n
 
 
+def _size(**targets):
+    """The declared sizing (iosizer.calibration.declared_sizing) at VALUES (every parameter given)."""
+    return iosizer.family("device").size(VALUES, **targets).to_data()
+
+
 def test_sizing_for_iops_is_the_smallest_depth() -> None:
-    sized = outstanding_for_iops(VALUES, 40_000)
+    sized = _size(target_iops=40_000)
     n = sized["outstanding"]
     assert device_curve(VALUES, n)["iops"] >= 40_000 > device_curve(VALUES, n - 1)["iops"]
+    assert sized["ceiling_iops"] == pytest.approx(50_000, rel=1e-12)
     with pytest.raises(UnreachableTargetError, match="ceiling 50000"):
-        outstanding_for_iops(VALUES, 50_000)
+        _size(target_iops=50_000)
 
 
 @pytest.mark.parametrize("percentile", [None, 99.0])
 def test_sizing_for_latency_is_the_largest_depth(percentile) -> None:
-    within = largest_iops_within_latency(VALUES, 600.0, percentile)
-    n = within["outstanding"]
+    within = _size(target_latency_us=600.0, percentile=percentile)
+    n = within["outstanding_at_max_iops"]
+    assert within["max_iops_within_latency"] == pytest.approx(float(device_curve(VALUES, n)["iops"]), rel=1e-12)
     metric = (lambda m: device_curve(VALUES, m)["mean_latency_us"]) if percentile is None else \
         (lambda m: device_percentile(VALUES, np.array([m]), percentile)[0])
     # the last depth within the target, or the first whose IOPS reach the ceiling (deeper adds latency only)
     at_ceiling = device_curve(VALUES, n)["iops"] >= 50_000 * (1 - 1e-9)
     assert metric(n) <= 600.0 and (600.0 < metric(n + 1) or at_ceiling)
     assert device_curve(VALUES, n - 1)["iops"] < 50_000 * (1 - 1e-9) or metric(n - 1) <= 600.0
-    with pytest.raises(UnreachableTargetError, match="even one outstanding I/O"):
-        largest_iops_within_latency(VALUES, 100.0, percentile)
+    with pytest.raises(UnreachableTargetError, match="even outstanding 1"):
+        _size(target_latency_us=100.0, percentile=percentile)
 
 
 def test_jacobian_matches_central_differences() -> None:

@@ -19,7 +19,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from iosizer.errors import ConsistencyError, ConvergenceError, InputError
-from iosizer.model import mva as mva_module
+from iosizer.model.mva import _selfcheck as mva_module
 from iosizer.model.mva import (
     asymptotic_bounds,
     balanced_job_bounds,

@@ -23,23 +23,23 @@ from iosizer.model.pcie import (
 def test_link_arithmetic_by_hand() -> None:
     # Gen3 x8: 8 GT/s x 8 lanes x 128/130 / 8 bits = 7.877 GB/s.
     link = PcieLink(generation=3, lanes=8, mps_bytes=256)
-    assert link.raw_gbps == pytest.approx(8 * 8 * 128 / 130 / 8)
+    assert link.raw_gbyte_s == pytest.approx(8 * 8 * 128 / 130 / 8)
     # Per TLP: 16 B header (4 DW) + 4 B STP token (carrying the sequence number) + 4 B LCRC.
     assert link.tlp_overhead_bytes == 24
     result = link_bandwidth(link, 520)
     assert result.tlps_per_transfer == 3
     assert result.wire_bytes_per_transfer == 520 + 3 * 24
     # A pure write stream: its DLLPs travel on rx, so tx carries TLPs only.
-    assert result.effective_gbps == pytest.approx(link.raw_gbps * (1 - 16 / (372 * 16)) * 520 / 592)
-    assert result.effective_gbyte_s == result.effective_gbps
+    assert result.effective_gbyte_s == pytest.approx(link.raw_gbyte_s * (1 - 16 / (372 * 16)) * 520 / 592)
+    assert result.effective_gbyte_s == result.effective_gbyte_s
     assert result.effective_gbit_s == pytest.approx(8 * result.effective_gbyte_s)
     assert result.tx_dllp_share_pct == 0
     # Ack + UpdateFC, one each per 203 symbol times (Base Spec 3.0 table 3-9, x8, MPS 256),
     # 8 B each over 8 lanes: 2 x 8 / (203 x 8) = 0.985 % of rx (pcie-model: 2 x 8 / 203 = 7.9 %).
     assert result.rx_dllp_share_pct == pytest.approx(100 * 2 * 8 / (203 * 8) / (1 - 1 / 372))
-    assert link.raw_gbps * 8 == pytest.approx(63.015, abs=1e-3)
+    assert link.raw_gbyte_s * 8 == pytest.approx(63.015, abs=1e-3)
     gen1 = PcieLink(generation=1, lanes=4, mps_bytes=128, header_dw=3)
-    assert gen1.raw_gbps == pytest.approx(1.0)  # 2.5 GT/s x 4 x 8/10 / 8
+    assert gen1.raw_gbyte_s == pytest.approx(1.0)  # 2.5 GT/s x 4 x 8/10 / 8
     assert gen1.tlp_overhead_bytes == 12 + 8  # STP 1 + sequence 2 + LCRC 4 + END 1
 
 
@@ -48,19 +48,19 @@ def test_reads_by_hand() -> None:
     link = PcieLink(generation=3, lanes=8, mps_bytes=256, mrrs_bytes=512)
     result = link_bandwidth(link, 4096, "read", dllps=False)
     assert (result.read_requests_per_transfer, result.completions_per_transfer) == (8, 16)
-    assert result.effective_gbyte_s == pytest.approx(link.tlp_gbps * 4096 / (4096 + 16 * 20))
+    assert result.effective_gbyte_s == pytest.approx(link.tlp_gbyte_s * 4096 / (4096 + 16 * 20))
     rcb = PcieLink(generation=3, lanes=8, mps_bytes=256, completions="rcb", rcb_bytes=64)
     assert link_bandwidth(rcb, 4096, "read").completions_per_transfer == 64
     both = link_bandwidth(link, 4096, "both", dllps=False)
     # tx: 4096 + 16 x 24 + 8 x 24 = 4672 B per unit binds; 2 x 4096 B of payload per unit.
-    assert both.effective_gbyte_s == pytest.approx(link.tlp_gbps * 2 * 4096 / 4672)
+    assert both.effective_gbyte_s == pytest.approx(link.tlp_gbyte_s * 2 * 4096 / 4672)
     assert link_bandwidth(link, 4096, "both").tx_dllp_share_pct > 0
 
 
 def test_gen6_flit_mode() -> None:
     """64 GT/s x16: 128 GB/s raw, 236 of 256 flit bytes carry TLPs, a TLP costs only its header."""
     link = PcieLink(generation=6, lanes=16, mps_bytes=256)
-    assert link.raw_gbps == pytest.approx(128.0)
+    assert link.raw_gbyte_s == pytest.approx(128.0)
     assert link.tlp_overhead_bytes == 16
     result = link_bandwidth(link, 4096)
     assert result.effective_gbyte_s == pytest.approx(128 * (1 - 1 / 372) * 236 / 256 * 4096 / (4096 + 16 * 16))
@@ -161,7 +161,7 @@ PLATFORM = RmwPlatform(rmw_service_ns=6.0, posted_credits=3.0)
 def test_aligned_patterns_scale_with_lanes() -> None:
     result = rmw_throughput(PLATFORM, access_pattern(512), [8, 16, 24, 32])
     assert np.all(result.loss_pct == 0)
-    per_port = result.throughput_gbps / result.ports
+    per_port = result.throughput_gbyte_s / result.ports
     # The shared line path adds a little queueing with 4 ports: within 2 %.
     assert per_port == pytest.approx(np.full(4, per_port[0]), rel=0.02)
 
@@ -181,7 +181,7 @@ def test_loss_grows_with_lanes_and_with_unaligned_frequency(service: float, cred
 
 def test_fractional_credits_interpolate_between_whole_numbers() -> None:
     pattern = access_pattern(520)
-    at = {c: rmw_throughput(RmwPlatform(rmw_service_ns=6.0, posted_credits=c), pattern, [16]).throughput_gbps[0]
+    at = {c: rmw_throughput(RmwPlatform(rmw_service_ns=6.0, posted_credits=c), pattern, [16]).throughput_gbyte_s[0]
           for c in (2.0, 2.5, 3.0)}
     assert at[2.5] == pytest.approx((at[2.0] + at[3.0]) / 2)
 
@@ -193,7 +193,7 @@ def test_bad_inputs() -> None:
         tlp_sizes(520, 300)
     with pytest.raises(ValueError, match="generation must be one of 1..6"):
         PcieLink(generation=7)
-    assert math.isclose(PcieLink(generation=5, lanes=16).raw_gbps, 32 * 16 * 128 / 130 / 8)
+    assert math.isclose(PcieLink(generation=5, lanes=16).raw_gbyte_s, 32 * 16 * 128 / 130 / 8)
 
 
 def _brute_force_lines(size: int, mps: int) -> tuple[float, float]:
@@ -246,7 +246,7 @@ def test_link_laws(generation, lanes, mps, mrrs, rcb, split, size) -> None:
     for direction, counted in (("write", 1), ("read", 1), ("both", 2)):
         with_dllps = link_bandwidth(link, size, direction)
         without = link_bandwidth(link, size, direction, dllps=False)
-        assert 0 < with_dllps.effective_gbyte_s <= without.effective_gbyte_s <= counted * link.tlp_gbps
+        assert 0 < with_dllps.effective_gbyte_s <= without.effective_gbyte_s <= counted * link.tlp_gbyte_s
         assert with_dllps.tx_utilization <= 1 + 1e-9 and with_dllps.rx_utilization <= 1 + 1e-9
         answers[direction] = without.effective_gbyte_s
     # Set the DLLPs aside (one Ack per TLP can cost tiny transfers more on the reverse direction), and below
@@ -270,7 +270,7 @@ def test_exponential_service_is_the_default_bit_for_bit() -> None:
     pattern = access_pattern(520)
     plain = rmw_throughput(PLATFORM, pattern, [8, 16, 32])
     explicit = rmw_throughput(PLATFORM.model_copy(update={"service_scv": 1.0}), pattern, [8, 16, 32])
-    assert np.array_equal(plain.throughput_gbps, explicit.throughput_gbps)
+    assert np.array_equal(plain.throughput_gbyte_s, explicit.throughput_gbyte_s)
     assert np.array_equal(plain.loss_pct, explicit.loss_pct)
 
 
@@ -284,8 +284,8 @@ def test_constant_service_loses_nothing_until_the_rmw_unit_saturates() -> None:
     # The aligned reference is the link bound: payload per TLP over its wire time.
     link = constant.link
     pattern = access_pattern(520)
-    bound = pattern.payload_per_tlp / ((pattern.payload_per_tlp + link.tlp_overhead_bytes) / link.tlp_gbps)
-    assert result.aligned_throughput_gbps == pytest.approx(bound * result.ports, rel=1e-12)
+    bound = pattern.payload_per_tlp / ((pattern.payload_per_tlp + link.tlp_overhead_bytes) / link.tlp_gbyte_s)
+    assert result.aligned_throughput_gbyte_s == pytest.approx(bound * result.ports, rel=1e-12)
 
 
 @settings(max_examples=25, deadline=None)
@@ -300,8 +300,8 @@ def test_variability_keeps_the_laws(service: float, credits: float, scv: float) 
         assert np.all(result.loss_pct >= -1e-9) and np.all(result.loss_pct < 100)
         assert np.all(np.diff(result.loss_pct) >= -1e-6)
         assert np.all(result.rmw_utilization <= 1 + 1e-9)
-        assert np.all(result.throughput_gbps
-                      >= rmw_throughput(exponential, access_pattern(size), [8, 16, 24, 32]).throughput_gbps
+        assert np.all(result.throughput_gbyte_s
+                      >= rmw_throughput(exponential, access_pattern(size), [8, 16, 24, 32]).throughput_gbyte_s
                       * (1 - 1e-9))
 
 
@@ -328,5 +328,5 @@ def saturated_rmw_loss_pct(ports: int) -> float:
     values = {k: e.value for k, e in iosizer.family("rmw").shipped().parameters.items()}
     link = PcieLink(lanes=8, mps_bytes=256)
     pattern = access_pattern(520, 256)
-    link_ns = (pattern.payload_per_tlp + link.tlp_overhead_bytes) / link.tlp_gbps
+    link_ns = (pattern.payload_per_tlp + link.tlp_overhead_bytes) / link.tlp_gbyte_s
     return 100.0 * (1.0 - link_ns / (ports * pattern.unaligned_per_tlp * values["rmw_service_ns"]))

@@ -1,4 +1,4 @@
-"""Service-time variability in MVA (model/mva.py SCV_APPROXIMATION) against simulation.
+"""Service-time variability in MVA (model/mva/single.py SCV_APPROXIMATION) against simulation.
 
 Measured with iosizer.simulate, seed 3, 5 replications of 4,000 cycles
 (declared 16GFC port, 512 B, 50 us storage delay; shipped oltp profile):
@@ -211,7 +211,7 @@ def test_rmw_against_simulation(lanes, scv):
                    run_length=3000)
     rows = {row["metric"]: row for row in run.rows()}
     model = rmw_throughput(pcie_family.platform(service_scv=scv), access_pattern(520), [lanes])
-    throughput, loss = float(model.throughput_gbps[0]), float(model.loss_pct[0])
+    throughput, loss = float(model.throughput_gbyte_s[0]), float(model.loss_pct[0])
     simulated = rows["throughput_gbyte_s"]["simulated"]
     if scv == 0.0:
         assert throughput == pytest.approx(simulated, rel=1e-3)

@@ -1,0 +1,422 @@
+"""Sizing from a question's declaration: every :class:`~iosizer.model.family.Sizing` answered by one search.
+
+A declared sizing names an input to search (``search``), an output and a
+direction; the feasible inputs form one interval (the declaration says which
+end). The answer is its edge:
+
+- a whole-number input: galloping from the interval's known end (1, 2, 4, ...
+  steps) until the target flips, then bisection on the integers: about
+  2 log2(answer) solves, every combination of the other inputs at once (each
+  solve is the question's own vectorised ``solve``);
+- a real input: the same galloping to a bracket, then
+  :func:`iosizer.model._roots.bisect_increasing` to 1e-12 relative.
+
+The interval of an answer comes from the profile
+(:func:`iosizer.calibration.sizing.answer_interval`: the search solved again
+at the corners of the varying parameters' 95 % intervals). A whole-number
+parameter fitted by profile likelihood (``FitPlan.whole``) is held at its
+fitted count there, with the others' intervals taken at that count (estimate
++/- the normal quantile x their standard error): a count at one end of its
+plausible set with a parameter fitted at another is no system the data
+allow. Nothing here names a family.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Any, Callable, Mapping, Sequence
+
+from iosizer.errors import InputError, IosizerError, ProfileError
+from iosizer.frames import Table, TableView
+from iosizer.model.registry import declaration
+
+if TYPE_CHECKING:
+    import numpy as np
+
+    from iosizer.calibration.profile import Profile
+    from iosizer.model.family import Family, Question, Sizing
+
+__all__ = ["SizingAnswer", "sizing_question", "size", "target_flag"]
+
+#: Galloping doublings a real-valued search tries past its start before calling the target unreachable.
+_REAL_DOUBLINGS = 2000
+
+
+def target_flag(sizing: "Sizing") -> str:
+    return "--" + sizing.target_name.replace("_", "-")
+
+
+def sizing_question(family: "Family") -> "Question | None":
+    """The family's question that declares sizing (the first), or None."""
+    return next((q for q in family.questions if q.answerable and q.sizing), None)
+
+
+@dataclass(frozen=True, repr=False)
+class SizingAnswer(TableView):
+    """The answer of ``iosizer size <family>``: one record per combination of the other inputs.
+
+    :meth:`to_data` is what ``--format json`` prints (one record, or a list of them).
+    """
+
+    family: str
+    records_: tuple[dict[str, Any], ...]
+    notes: tuple[str, ...] = ()
+    units: Mapping[str, str] = field(default_factory=dict)
+
+    def records(self) -> list[dict[str, Any]]:
+        return [dict(r) for r in self.records_]
+
+    def to_data(self) -> Any:
+        rows = self.records()
+        return rows[0] if len(rows) == 1 else rows
+
+    def to_dict(self) -> Any:
+        return self.to_data()
+
+    def to_json(self) -> str:
+        import json
+
+        return json.dumps(self.to_data(), indent=2, allow_nan=False)
+
+    def table(self) -> Table:
+        return Table.of(self.records(), units=dict(self.units), title=f"{self.family} sizing", notes=self.notes)
+
+
+def size(family_name: str, params: "Profile | Mapping[str, Any] | None" = None, *,
+         targets: Mapping[str, Any], percentile: float | None = None, cpu_speed: float | None = None,
+         **given: Any) -> SizingAnswer:
+    """Answer every target of ``targets`` (a declared :class:`Sizing`'s ``target_name`` -> value).
+
+    ``params``: a profile (its intervals give each answer's interval), a mapping of values laid over
+    the shipped profile, or None for the shipped one. ``given``: the question's other inputs (a value
+    or a list: one answer per combination) and any setting or parameter by name. ``percentile``: the
+    P-th percentile in place of the mean for the sizings that declare ``percentile``.
+    """
+    import numpy as np
+
+    from iosizer.calibration.questions import resolve
+
+    family = declaration(family_name)
+    question = sizing_question(family)
+    if question is None:
+        raise InputError(f"family '{family_name}' declares no sizing")
+    by_target = {s.target_name: s for s in question.sizing}
+    chosen = {k: v for k, v in targets.items() if v is not None}
+    unknown = sorted(set(chosen) - set(by_target))
+    if unknown:
+        raise InputError(f"{', '.join(unknown)} is no target of family '{family_name}'; its targets: "
+                         f"{', '.join(by_target)}")
+    if not chosen:
+        raise InputError("give " + " and/or ".join(target_flag(s) for s in question.sizing))
+    if percentile is not None:
+        takes = [s for s in question.sizing if s.percentile]
+        if not any(by_target[k].percentile for k in chosen):
+            raise InputError("--percentile goes with " + (" or ".join(target_flag(s) for s in takes)
+                                                          if takes else "no target of this family"))
+        from iosizer.model.percentiles import PERCENTILE
+
+        percentile = PERCENTILE.check(percentile, "--percentile")
+    checked_targets = {}
+    for name, value in chosen.items():
+        number = _number(value, "--" + name.replace("_", "-"))
+        checked_targets[name] = number
+    searched = {by_target[k].search for k in chosen}
+    if len(chosen) > 1 and len(searched) > 1:  # one target's search would be another's given input
+        raise InputError(f"{' and '.join('--' + k.replace('_', '-') for k in chosen)} search different inputs "
+                         f"({', '.join(sorted(searched))}); give one of them at a time")
+    inputs = {k: given.pop(k) for k in list(given) if k in question.input_names}
+    stray = sorted(k for k in inputs if k in searched)
+    if stray:
+        raise InputError(f"{', '.join(stray)} is what the sizing finds; leave it out")
+    changes = dict(params) if isinstance(params, Mapping) else {}
+    changes.update(given)
+    base = params if not isinstance(params, Mapping) else None
+    values, profile, source = resolve(family_name, base, cpu_speed, changes)
+    others = _other_inputs(question, searched, inputs)
+    rows = len(next(iter(others.values()))) if others else 1
+    records: list[dict[str, Any]] = [{k: _plain(v[i], question.input(k).integer) for k, v in others.items()}
+                                     for i in range(rows)]
+    conditional = _at_fitted_counts(family, profile) if profile is not None else None
+    intervals_used = False
+    for name, target in checked_targets.items():
+        sizing = by_target[name]
+        p = percentile if sizing.percentile else None
+        solved = _solve(question, sizing, values, others, target, p)
+        chosen_key = sizing.report or sizing.search
+        for i in range(rows):
+            generic = {key: _row(value, i) for key, value in solved.items()}
+            record = _named(question, sizing, generic, p)
+            if conditional is not None and any(e.vary for e in conditional.parameters.values()):
+                from iosizer.calibration.sizing import answer_interval, with_interval
+
+                point = {k: v[i:i + 1] for k, v in others.items()}
+
+                def again(moved: Mapping[str, Any], point: Mapping[str, Any] = point) -> float:
+                    result = _solve(question, sizing, {**values, **moved}, point, target, p)
+                    return float(np.asarray(result[chosen_key]).reshape(-1)[0])
+
+                shown = _printed(sizing, chosen_key, p)
+                interval = answer_interval(conditional, again, on_failure=math.inf if sizing.smallest and
+                                           not sizing.report else 0.0)
+                record = with_interval(record, shown, interval)
+                intervals_used = True
+            records[i].update(record)
+    notes = [f"{target_flag(by_target[k])}: the {'smallest' if by_target[k].smallest else 'largest'} "
+             f"{by_target[k].search} with {_measure_name(question, by_target[k], percentile if by_target[k].percentile else None)} "
+             f"{'at most' if by_target[k].at_most else 'at least'} the target" for k in checked_targets]
+    notes.append(f"values: {source}{_whole_note(family, profile)}")
+    if intervals_used:
+        held = [n for n in (family.fit.whole if family.fit else ()) if n in profile.parameters]
+        at = f" with {', '.join(held)} held at its fitted count" if held else ""
+        notes.append(f"_ci_low/_ci_high: the answer at the corners of the fitted parameters' 95 % intervals{at} "
+                     "(empty, null in JSON: out of reach there)")
+    units = {i.name: i.unit for i in question.input_specs}
+    units.update({o.name: o.unit for o in question.output_specs})
+    return SizingAnswer(family_name, tuple(records), tuple(notes), units)
+
+
+# --- the search ---------------------------------------------------------------------------------------
+
+
+def _solve(question: "Question", sizing: "Sizing", values: Mapping[str, Any], others: Mapping[str, "np.ndarray"],
+           target: float, percentile: float | None) -> dict[str, "np.ndarray"]:
+    """The answer at every row of ``others``: generic keys -> arrays (one value per row)."""
+    import numpy as np
+
+    rows = len(next(iter(others.values()))) if others else 1
+    spec = question.input(sizing.search)
+    low, high = float(spec.bounds[0]), float(spec.bounds[1])
+    if sizing.stop is not None:
+        high = min(high, float(sizing.stop(values)))
+    measure_key = sizing.output
+
+    def evaluate(x: np.ndarray, rows_at: np.ndarray) -> dict[str, np.ndarray]:
+        arrays = {k: np.asarray(v)[rows_at] for k, v in others.items()}
+        arrays[sizing.search] = np.asarray(x, dtype=np.float64)
+        out = {k: np.asarray(v, dtype=np.float64) for k, v in question.solve(values, arrays).items()}
+        if percentile is not None:
+            extra = dict(question.percentiles(values, arrays, (percentile,)))  # type: ignore[misc]
+            if len(extra) != 1:
+                from iosizer.errors import ConsistencyError
+
+                raise ConsistencyError(f"question '{question.command}': a percentile sizing needs one "
+                                       f"percentile key per percentile, got {sorted(extra)}")
+            (key, value), = extra.items()
+            out["measure"] = np.asarray(value, dtype=np.float64)
+            out["_measure_key"] = key  # type: ignore[assignment]
+        else:
+            out["measure"] = out[measure_key]
+        return out
+
+    def meets(x: np.ndarray, rows_at: np.ndarray) -> np.ndarray:
+        measure = evaluate(x, rows_at)["measure"]
+        return measure <= target if sizing.at_most else measure >= target
+
+    limit = None
+    if sizing.limit is not None:
+        limit = float(sizing.limit(values))
+        if (target <= limit) if sizing.at_most else (target >= limit):
+            edge = "floor" if sizing.at_most else "ceiling"
+            raise _unreachable(f"{_flag(sizing)} {target:g} is at or past the {edge} {limit:.6g} of "
+                               f"{sizing.output} (no {sizing.search} reaches it)")
+    everyone = np.arange(rows)
+    start = np.full(rows, low)
+    first = meets(start, everyone)
+    if not sizing.smallest and not first.all():
+        at = evaluate(start, everyone)["measure"][~first][0]
+        raise _unreachable(f"{_flag(sizing)} {target:g}: even {sizing.search} {low:g} gives "
+                           f"{_measure_name(question, sizing, percentile)} {at:.6g}")
+    # Gallop from ``low`` until the target flips (smallest: becomes met; largest: stops being met).
+    flips = first if sizing.smallest else ~first
+    lo = np.where(flips, low, low)       # the last value on the near side of the flip
+    hi = np.where(flips, low, high)      # the first value past it (``high`` while not found)
+    pending = ~flips
+    step = np.ones(rows)
+    whole = spec.integer
+    for _ in range(_REAL_DOUBLINGS):
+        if not pending.any():
+            break
+        idx = np.flatnonzero(pending)
+        probe = np.minimum(lo[idx] + step[idx], high)
+        ok = meets(probe, idx)
+        flipped = ok if sizing.smallest else ~ok
+        hi[idx] = np.where(flipped, probe, hi[idx])
+        lo[idx] = np.where(flipped, lo[idx], probe)
+        ended = flipped | (probe >= high)
+        pending[idx[ended]] = False
+        step[idx] = step[idx] * 2
+    never = ((lo >= high) | pending) & ~flips
+    if sizing.smallest and never.any():
+        raise _unreachable(f"{_flag(sizing)} {target:g} is out of reach: even {sizing.search} {high:g} does "
+                           f"not reach it")
+    if whole:
+        between = ~flips & ~never
+        while True:
+            open_ = between & (hi - lo > 1)
+            if not open_.any():
+                break
+            idx = np.flatnonzero(open_)
+            mid = np.floor((lo[idx] + hi[idx]) / 2)
+            ok = meets(mid, idx)
+            flipped = ok if sizing.smallest else ~ok
+            hi[idx] = np.where(flipped, mid, hi[idx])
+            lo[idx] = np.where(flipped, lo[idx], mid)
+    else:
+        from iosizer.model._roots import bisect_increasing
+
+        idx = np.flatnonzero(~flips & ~never)
+        if idx.size:
+            def step_function(x: np.ndarray) -> np.ndarray:  # -1 on the near side of the flip, +1 past it
+                ok = meets(x, idx)
+                return np.where(ok if sizing.smallest else ~ok, 1.0, -1.0)
+
+            found = bisect_increasing(step_function, lo[idx], hi[idx])
+            lo[idx], hi[idx] = found, found  # the edge, to 1e-12 relative, from either side
+    if sizing.smallest:
+        answer = np.where(flips, low, hi)
+    else:
+        answer = np.where(never, high, lo)
+    solved = evaluate(answer, everyone)
+    out: dict[str, Any] = {"target": np.full(rows, target), sizing.search: answer}
+    out.update({k: v for k, v in solved.items() if k not in ("_measure_key",)})
+    if limit is not None:
+        out["limit"] = np.full(rows, limit)
+    if percentile is not None:
+        out["_measure_key"] = solved["_measure_key"]
+    return out
+
+
+def _unreachable(message: str) -> IosizerError:
+    from iosizer.model.sizing import UnreachableTargetError
+
+    return UnreachableTargetError(message)
+
+
+def _flag(sizing: "Sizing") -> str:
+    return target_flag(sizing)
+
+
+# --- naming the answer ------------------------------------------------------------------------------
+
+
+def _measure_name(question: "Question", sizing: "Sizing", percentile: float | None) -> str:
+    if percentile is None:
+        return sizing.output
+    from iosizer.model.percentiles import percentile_key
+
+    return f"{sizing.output} taken at its {percentile_key(percentile)} (the percentile)"
+
+
+def _metric(sizing: "Sizing", percentile: float | None) -> str:
+    return f"p{percentile:g}" if percentile is not None else (sizing.metric or sizing.output)
+
+
+def _default_keys(question: "Question", sizing: "Sizing", measure_key: str | None) -> list[tuple[str, str]]:
+    keys = [("target", sizing.target_name)]
+    if sizing.percentile:
+        keys.append(("metric", "metric"))
+    keys.append((sizing.search, sizing.search))
+    keys += [(o, o) for o in question.output_names]
+    if sizing.limit is not None:
+        keys.append(("limit", f"{'floor' if sizing.at_most else 'ceiling'}_{sizing.output}"))
+    if measure_key is not None:
+        keys.append(("measure", measure_key))
+    return keys
+
+
+def _printed(sizing: "Sizing", generic: str, percentile: float | None) -> str:
+    if sizing.keys:
+        return dict(sizing.keys).get(generic, generic)
+    return generic
+
+
+def _named(question: "Question", sizing: "Sizing", generic: Mapping[str, Any], percentile: float | None
+           ) -> dict[str, Any]:
+    measure_key = generic.get("_measure_key")
+    keys = list(sizing.keys) or _default_keys(question, sizing, measure_key)
+    spec = question.input(sizing.search)
+    record: dict[str, Any] = {}
+    for source, shown in keys:
+        if source == "metric":
+            record[shown] = _metric(sizing, percentile)
+        elif source == sizing.search:
+            value = generic[source]
+            record[shown] = int(value) if spec.integer else value
+        else:
+            record[shown] = generic[source]
+    return record
+
+
+def _row(value: Any, i: int) -> Any:
+    import numpy as np
+
+    if isinstance(value, str):
+        return value
+    array = np.asarray(value).reshape(-1)
+    number = float(array[i] if array.size > 1 else array[0])
+    return number if math.isfinite(number) else None
+
+
+def _plain(value: Any, integer: bool) -> Any:
+    number = float(value)
+    return int(number) if integer else number
+
+
+def _number(value: Any, label: str) -> float:
+    if isinstance(value, bool):
+        raise InputError(f"{label} must be a number > 0, got {value!r}")
+    try:
+        number = float(value)
+    except (TypeError, ValueError):
+        raise InputError(f"{label} must be a number > 0, got {value!r}") from None
+    if not (math.isfinite(number) and number > 0):
+        raise InputError(f"{label} must be a number > 0, got {value!r}")
+    return number
+
+
+def _other_inputs(question: "Question", searched: set[str], given: Mapping[str, Any]) -> dict[str, "np.ndarray"]:
+    """The inputs not searched, each checked, over every combination (flattened: one row each)."""
+    from dataclasses import replace
+
+    from iosizer.calibration.questions import _input_grid
+
+    rest = replace(question, inputs=tuple(i for i in question.input_specs if i.name not in searched),
+                   outputs=question.output_specs, sizing=(), plot=None)
+    grid = _input_grid(rest, given)
+    return {k: v.reshape(-1) for k, v in grid.items()}
+
+
+# --- the profile at its fitted counts ---------------------------------------------------------------
+
+
+def _at_fitted_counts(family: "Family", profile: "Profile") -> "Profile":
+    """The profile with its whole-number fitted parameters held and the others' intervals taken at that
+    count (estimate +/- the normal quantile x their standard error)."""
+    whole = set(family.fit.whole) if family.fit is not None else set()
+    if not whole & {n for n, e in profile.parameters.items() if e.vary}:
+        return profile
+    from iosizer.calibration.fit import NORMAL_QUANTILE
+
+    parameters = {}
+    for name, estimate in profile.parameters.items():
+        if name in whole:
+            estimate = estimate.model_copy(update={"vary": False})
+        elif estimate.vary and estimate.stderr is not None and math.isfinite(estimate.stderr):
+            half = NORMAL_QUANTILE * estimate.stderr
+            estimate = estimate.model_copy(update={"ci_low": max(estimate.value - half, 0.0),
+                                                   "ci_high": estimate.value + half})
+        parameters[name] = estimate
+    return profile.model_copy(update={"parameters": parameters})
+
+
+def _whole_note(family: "Family", profile: "Profile | None") -> str:
+    """'; parallel_units 1 (95 % plausible 1-6)' for each whole-number fitted parameter of the profile."""
+    if profile is None or family.fit is None:
+        return ""
+    parts = []
+    for name in family.fit.whole:
+        estimate = profile.parameters.get(name)
+        if estimate is not None and estimate.vary and estimate.ci_low is not None:
+            parts.append(f"{name} {estimate.value:g} (95 % plausible {estimate.ci_low:g}-{estimate.ci_high:g})")
+    return "; " + ", ".join(parts) if parts else ""

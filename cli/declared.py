@@ -1,0 +1,242 @@
+"""``iosizer size <family>`` and ``iosizer simulate <family>``, generated from a question's declaration.
+
+A family whose question declares ``sizing`` gets ``iosizer size <family>``
+(one ``--target-...`` option per :class:`~iosizer.model.family.Sizing`, plus
+``--percentile`` where a target takes one, the question's other inputs, the
+family's settings and parameters, ``--profile``, ``--cpu-speed``); one whose
+question has a ``simulate`` hook gets ``iosizer simulate <family>`` (the
+question's inputs, settings and parameters, ``--profile``, ``--percentile``
+and the run's options of every ``iosizer simulate`` command). A command
+written by hand under the same name wins. Nothing here names a family: a
+plugin's family gets both as soon as it declares them.
+
+The ``size`` and ``simulate`` groups build these commands when a family's
+name is invoked (its module is imported then); listing the group's commands
+(``--help``, the HTTP catalogue) builds every one.
+"""
+
+from __future__ import annotations
+
+import inspect
+from dataclasses import replace
+from typing import TYPE_CHECKING, Annotated, Any, Callable
+
+import typer
+from typer.core import TyperGroup
+
+from iosizer.cli.options import FormatOption
+from iosizer.cli.output import OutputFormat
+
+if TYPE_CHECKING:
+    from iosizer.model.family import Family, Question
+
+__all__ = ["SimulateGroup", "SizeGroup", "simulate_command", "size_command"]
+
+
+def _given(family: "Family", question: "Question", given: dict[str, Any]) -> tuple[dict[str, Any], Any]:
+    """The command's values checked by their declarations (inputs as sweeps), and the profile loaded."""
+    from iosizer.cli.params import parse_grid
+    from iosizer.cli.questions import _flag
+
+    profile_path = given.pop("profile", None)
+    inputs = set(question.input_names)
+    values = {}
+    for name, text in given.items():
+        if text is None:
+            continue
+        spec = question.input(name) if name in inputs else family.spec(name)
+        values[name] = parse_grid(text, name.replace("_", "-"), spec) if name in inputs else \
+            spec.check(text, _flag(name))
+    profile = None
+    if profile_path is not None:
+        from iosizer.calibration.profile import load_profile
+
+        profile = load_profile(profile_path, family.name)
+    return values, profile
+
+
+def _what_if_options(family: "Family", question: "Question") -> list[inspect.Parameter]:
+    """The question command's options for ``question`` (inputs, settings, parameters, --profile,
+    --cpu-speed), without its --band, --percentile, --format and --plot."""
+    from iosizer.cli.questions import _options
+
+    drop = {"band", "percentile", "output_format", "plot"}
+    return [p for p in _options(family, replace(question, percentiles=None, plot=None)) if p.name not in drop]
+
+
+# --- iosizer size <family> ------------------------------------------------------------------------
+
+
+def size_command(family: "Family", question: "Question") -> Callable[..., None]:
+    """The typer command ``iosizer size <family>`` of the question's declared sizing."""
+    from iosizer.calibration.declared_sizing import target_flag
+
+    keyword = inspect.Parameter.KEYWORD_ONLY
+    # An input every target searches is no option; one that only some search is (given for the others).
+    searched = set.intersection(*({s.search} for s in question.sizing))
+    rest = replace(question, inputs=tuple(i for i in question.input_specs if i.name not in searched), plot=None)
+    params = []
+    for sizing in question.sizing:
+        if any(p.name == sizing.target_name for p in params):
+            continue
+        how = ("the smallest" if sizing.smallest else "the largest") + f" {sizing.report or sizing.search}"
+        bound = "at most" if sizing.at_most else "at least"
+        text = (f"Target: {sizing.output} {bound} this ({how} that keeps it"
+                + (", or its --percentile" if sizing.percentile else "") + ").")
+        params.append(inspect.Parameter(sizing.target_name, keyword, default=None, annotation=Annotated[
+            float | None, typer.Option(target_flag(sizing), help=text)]))
+    if any(s.percentile for s in question.sizing):
+        flags = " or ".join(target_flag(s) for s in question.sizing if s.percentile)
+        params.append(inspect.Parameter("percentile", keyword, default=None, annotation=Annotated[
+            float | None, typer.Option("--percentile", metavar="P", help=f"Apply {flags} to the P-th percentile.")]))
+    params += _what_if_options(family, rest)
+    params.append(inspect.Parameter("output_format", keyword, default=OutputFormat.table, annotation=FormatOption))
+    names = [s.target_name for s in question.sizing]
+
+    def command(**given: Any) -> None:
+        import iosizer
+        from iosizer.cli.output import Report, emit
+
+        output_format = given.pop("output_format")
+        percentile = given.pop("percentile", None)
+        cpu_speed = given.pop("cpu_speed", None)
+        targets = {k: given.pop(k) for k in names if k in given}
+        values, profile = _given(family, rest, given)
+        answer = iosizer.family(family.name).size(profile, percentile=percentile, cpu_speed=cpu_speed,
+                                                  **targets, **values)
+        title = f"{family.name[:1].upper()}{family.name[1:]} sizing"
+        data, records = answer.to_data(), answer.records()
+        # One answer: a metric/value table, as every 'iosizer size' command prints one; a sweep: a row each.
+        rows = records if len(records) > 1 else [{"metric": k, "value": v} for k, v in data.items()]
+        emit(Report(data=data, rows=rows, title=title, notes=list(answer.notes), csv_rows=records), output_format)
+
+    command.__signature__ = inspect.Signature(params)  # type: ignore[attr-defined]
+    command.__name__ = "size_" + family.name.replace("-", "_")
+    targets = " and/or ".join(target_flag(s) for s in question.sizing)
+    command.__doc__ = (f"{family.summary[:1].upper()}{family.summary[1:]}: sizing for {targets}.\n\n"
+                       "Generated from the declaration of the question "
+                       f"'{question.command}': a monotone search on its model (galloping, then bisection); "
+                       "with --profile, solved again at the corners of its 95 % intervals.")
+    return command
+
+
+def _size_for(name: str) -> Any:
+    from iosizer.calibration.declared_sizing import sizing_question
+    from iosizer.model.registry import declaration
+
+    family = declaration(name)
+    question = sizing_question(family)
+    return None if question is None else size_command(family, question)
+
+
+# --- iosizer simulate <family> ---------------------------------------------------------------------
+
+
+def simulate_command(family: "Family", question: "Question") -> Callable[..., None]:
+    """The typer command ``iosizer simulate <family>`` of the question's ``simulate`` hook."""
+    from iosizer.cli.simulate import _run_parameters, _RUN_NAMES
+
+    keyword = inspect.Parameter.KEYWORD_ONLY
+    params = _what_if_options(family, question)
+    params = [p for p in params if p.name != "cpu_speed"]
+    if question.percentiles is not None:
+        params.append(inspect.Parameter("percentile", keyword, default=None, annotation=Annotated[
+            list[float] | None, typer.Option("--percentile", metavar="P",
+                                             help="Also the P-th percentile, simulated as the empirical "
+                                                  "percentile of each replication's records (repeatable).")]))
+    params += _run_parameters()
+
+    def command(**given: Any) -> None:
+        from iosizer.cli.simulate import COLUMNS
+        from iosizer.cli.output import Report, emit, progress_bar
+        from iosizer.simulate.declared import simulate_declared
+
+        run = {name: given.pop(name) for name in _RUN_NAMES}
+        output_format = given.pop("output_format")
+        run_length = given.pop("run_length")
+        percentiles = given.pop("percentile", None)
+        values, profile = _given(family, question, given)
+        with progress_bar(counts=True) as progress:
+            task = progress.add_task(f"simulating {family.name} {question.command}", total=None)
+
+            def advance(done: int, total: int) -> None:
+                progress.update(task, completed=done, total=total)
+
+            result = simulate_declared(family.name, question.command, profile, percentiles=percentiles,
+                                       run_length=run_length, progress=advance, **run, **values)
+        rows = result.rows()
+        point = [name for name, _ in result.experiment.metrics[0].point]
+        emit(Report(rows, rows, title=f"Simulation vs analytic: {result.experiment.title}",
+                    columns=point + COLUMNS, notes=result.notes()), output_format)
+
+    command.__signature__ = inspect.Signature(params)  # type: ignore[attr-defined]
+    command.__name__ = "simulate_" + family.name.replace("-", "_")
+    command.__doc__ = (f"{question.summary[:1].upper()}{question.summary[1:]}: simulated (the question's "
+                       "declared simulate hook) beside the analytic answer, with 95 % replication intervals.")
+    return command
+
+
+def _simulate_for(name: str) -> Any:
+    from iosizer.model.registry import declaration
+    from iosizer.simulate.declared import simulated_question
+
+    family = declaration(name)
+    question = simulated_question(family)
+    return None if question is None else simulate_command(family, question)
+
+
+# --- the groups --------------------------------------------------------------------------------------
+
+
+class _DeclaredGroup(TyperGroup):
+    """A group whose hand-written commands are joined, when named, by one generated per family.
+
+    ``commands`` holds those built so far (the root's start-up walks it: no family module is imported
+    then); :meth:`every_command` builds the rest (``--help``, the HTTP catalogue).
+    """
+
+    _build: Callable[[str], Any]
+
+    def every_command(self) -> dict[str, Any]:
+        if not getattr(self, "_all", False):
+            self._all = True
+            from iosizer.model.registry import family_names
+
+            for name in family_names():
+                if name not in self.commands:
+                    self._made(name)
+        return self.commands
+
+    def _made(self, name: str) -> Any:
+        from iosizer.cli.output import add_output_options
+        from iosizer.errors import InputError
+        from iosizer.model.registry import family_names
+
+        if name not in family_names():
+            return None
+        try:
+            function = type(self)._build(name)
+        except InputError:
+            return None
+        if function is None:
+            return None
+        app = typer.Typer(add_completion=False, rich_markup_mode=None)
+        app.command(name)(function)
+        command = typer.main.get_command(app)
+        add_output_options(command)
+        self.commands[name] = command
+        return command
+
+    def get_command(self, ctx: Any, cmd_name: str) -> Any:
+        return self.commands.get(cmd_name) or self._made(cmd_name)
+
+    def list_commands(self, ctx: Any) -> list[str]:
+        return sorted(self.every_command())
+
+
+class SizeGroup(_DeclaredGroup):
+    _build = staticmethod(_size_for)
+
+
+class SimulateGroup(_DeclaredGroup):
+    _build = staticmethod(_simulate_for)

@@ -1,0 +1,89 @@
+"""Sizing generated from a question's declaration (iosizer.calibration.declared_sizing, iosizer.cli.declared).
+
+A toy family (tests/calibration/toy_sizing_family.py, registered here as a plugin would be) has
+closed-form answers; the device family's generated ``size device`` keeps the keys it published.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+
+import pytest
+
+import iosizer
+from iosizer.errors import InputError
+from iosizer.model import registry
+
+
+@pytest.fixture()
+def toy(monkeypatch):
+    plugins = {**registry._plugins(), "toy-sizing": "tests.calibration.toy_sizing_family"}
+    monkeypatch.setattr(registry, "_plugins", lambda: plugins)
+    return iosizer.api.ModelFamily(registry.declaration("toy-sizing"))
+
+
+def test_a_real_input_is_bisected_to_its_closed_form(toy) -> None:
+    answer = toy.size({"rate_per_s": 100.0}, target_delay_s=0.05, lanes=[1, 3])
+    rows = answer.records()
+    # largest load with 1 / (lanes x 100 - load) <= 0.05: lanes x 100 - 20
+    assert [r["load_per_s"] for r in rows] == pytest.approx([80.0, 280.0], rel=1e-10)
+    assert [r["lanes"] for r in rows] == [1, 3]
+    assert all(r["delay_s"] <= 0.05 * (1 + 1e-9) for r in rows)
+
+
+def test_a_whole_input_is_the_smallest_count(toy) -> None:
+    for load in (10.0, 95.0, 150.0, 999.0):
+        row = toy.size({"rate_per_s": 100.0}, target_lanes_delay_s=0.02, load_per_s=load).to_data()
+        assert row["lanes"] == math.ceil((load + 50.0) / 100.0), load
+
+
+def test_bad_targets_are_one_line_errors(toy) -> None:
+    with pytest.raises(InputError, match="--target-delay-s and/or --target-lanes-delay-s"):
+        toy.size({"rate_per_s": 100.0})
+    with pytest.raises(InputError, match="search different inputs"):
+        toy.size({"rate_per_s": 100.0}, target_delay_s=0.1, target_lanes_delay_s=0.1)
+    with pytest.raises(InputError, match="what the sizing finds"):
+        toy.size({"rate_per_s": 100.0}, target_delay_s=0.1, load_per_s=3)
+    with pytest.raises(InputError, match="percentile"):
+        toy.size({"rate_per_s": 100.0}, target_delay_s=0.1, percentile=99)
+    with pytest.raises(InputError, match="out of reach|even"):  # below one service at no load
+        toy.size({"rate_per_s": 100.0}, target_delay_s=0.001)
+
+
+def test_the_toy_gets_a_size_command(toy, cli) -> None:
+    from iosizer.cli.catalogue import root_command
+
+    root_command.cache_clear()
+    try:
+        result = cli("size", "toy-sizing", "--target-lanes-delay-s", "0.02", "--load-per-s", "150",
+                     "--rate-per-s", "100", "--format", "json")
+        assert result.exit_code == 0, result.stderr
+        assert json.loads(result.stdout)["lanes"] == 2
+    finally:
+        root_command.cache_clear()
+
+
+def test_size_device_keeps_its_published_keys_and_is_served() -> None:
+    answer = iosizer.family("device").size(target_iops=30000, target_latency_us=500).to_data()
+    assert list(answer) == ["target_iops", "outstanding", "iops", "mean_latency_us", "ceiling_iops",
+                            "outstanding_ci_low", "outstanding_ci_high", "target_latency_us", "latency_metric",
+                            "max_iops_within_latency", "outstanding_at_max_iops", "latency_at_max_iops_us",
+                            "max_iops_within_latency_ci_low", "max_iops_within_latency_ci_high"]
+    values = iosizer.family("device").shipped().values()
+    from iosizer.model.device import device_curve, device_percentile
+
+    n = answer["outstanding"]
+    assert device_curve(values, n)["iops"] >= 30000 > device_curve(values, n - 1)["iops"]
+    p99 = iosizer.family("device").size(target_latency_us=300, percentile=99).to_data()
+    m = p99["outstanding_at_max_iops"]
+    assert p99["latency_metric"] == "p99"
+    assert device_percentile(values, m, 99) <= 300 < device_percentile(values, m + 1, 99)
+    assert p99["max_iops_within_latency"] == pytest.approx(float(device_curve(values, m)["iops"]), rel=1e-12)
+    testclient = pytest.importorskip("fastapi.testclient")
+    from iosizer.serve.app import create_app
+
+    with testclient.TestClient(create_app(workers=1, heavy_workers=1), base_url="http://localhost") as client:
+        response = client.post("/api/size/device", json={"target_latency_us": 300, "percentile": 99})
+        assert response.status_code == 200, response.text
+        assert response.json() == pytest.approx(p99)
