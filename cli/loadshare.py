@@ -191,10 +191,6 @@ def _panel(chosen: Any, curves: list[Any]) -> Panel:
     ], f"{SEED} figure {chosen.figure}: {chosen.name}" if chosen.figure else f"{SEED} policies: {chosen.name}")
 
 
-#: The measured error (%) past which an answer states it (issue 28's rule, as cli.tails.ERROR_RULE_PCT).
-_ERROR_RULE_PCT = 2.0
-
-
 def _mean_response_error(rows: list[dict[str, Any]], chosen: Any, policy: str, params: Any, raw: Any,
                          notes: list[str]) -> list[str]:
     """``response_error_pct`` on every row where the mean response's measured error around any point exceeds 2 %
@@ -202,7 +198,7 @@ def _mean_response_error(rows: list[dict[str, Any]], chosen: Any, policy: str, p
     exclusive are exact."""
     import numpy as np
 
-    from iosizer.cli.tails import load_error_grid
+    from iosizer.cli.tails import ERROR_RULE_PCT, load_error_grid
     from iosizer.model.percentiles import percentile_approximation_error
 
     if policy in ("shared", "exclusive"):
@@ -214,7 +210,7 @@ def _mean_response_error(rows: list[dict[str, Any]], chosen: Any, policy: str, p
     subset = {key: values[region] for key, values in grid.items()}
     fractions = raw.throughput / raw.max_throughput
     errors = np.array([percentile_approximation_error(subset, {"load_fraction": float(f)}) for f in fractions])
-    if not np.any(np.abs(errors) > _ERROR_RULE_PCT):
+    if not np.any(np.abs(errors) > ERROR_RULE_PCT):
         return []
     for row, error in zip(rows, errors):
         row["response_error_pct"] = float(error)
