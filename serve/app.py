@@ -316,6 +316,7 @@ class Server:
         self.commands = {spec.path: _server_owned(spec) for spec in specs}
         #: The declared questions' routes as the catalogue lists them (:func:`iosizer.serve.questions.describe`).
         self.questions: dict[tuple[str, ...], dict[str, Any]] = {}
+        self._shapes: dict[tuple[str, ...], tuple[tuple[str, ...], bool]] = {}
 
     def lane(self, spec: CommandSpec) -> Any:
         if spec.path[0] == _SIMULATE:
@@ -353,8 +354,9 @@ class Server:
 
     async def _task(self, spec: CommandSpec, values: dict[str, Any], view: View, workdir: str | None,
                     names: dict[str, Any] | None) -> dict[str, Any]:
-        profiles = {f.key: values.pop(f.key) for f in spec.role_fields(Role.profile) if values.get(f.key) is not None}
-        if workdir is None and direct(spec):
+        profile_keys, answered_directly = self._shape(spec)
+        profiles = {key: values.pop(key) for key in profile_keys if values.get(key) is not None}
+        if workdir is None and answered_directly:
             return {"kind": "quick", "path": spec.path, "values": values, "profiles": profiles,
                     "view": view is View.page}
         workdir = workdir or await asyncio.to_thread(tempfile.mkdtemp, prefix="iosizer-serve-")
@@ -372,6 +374,13 @@ class Server:
             await asyncio.to_thread(shutil.rmtree, workdir, True)
             raise
         return {"kind": "run", "argv": argv, "workdir": workdir, "view": view is View.page, "output": output}
+
+    def _shape(self, spec: CommandSpec) -> tuple[tuple[str, ...], bool]:
+        """``spec``'s profile keys and whether a worker calls it directly (:func:`direct`): worked out once."""
+        shape = self._shapes.get(spec.path)
+        if shape is None:
+            shape = self._shapes[spec.path] = (tuple(f.key for f in spec.role_fields(Role.profile)), direct(spec))
+        return shape
 
     def _over_the_limits(self, values: dict[str, Any]) -> JSONResponse | None:
         """A simulation asking for more than the server allows: 422 naming the field and the option."""
