@@ -99,6 +99,24 @@ def _limit_self(lane: str, memory_bytes: int | None) -> None:
             resource.setrlimit(resource.RLIMIT_DATA, (memory_bytes, memory_bytes))
 
 
+@contextlib.contextmanager
+def _memory_limit(memory_bytes: int | None) -> Iterator[None]:
+    """A request's own memory limit for its run: the soft RLIMIT_DATA lowered to it (processes the run
+    starts inherit it), then raised back to the lane's (the hard limit, which no request raises)."""
+    if not memory_bytes:
+        yield
+        return
+    import resource
+
+    soft, hard = resource.getrlimit(resource.RLIMIT_DATA)
+    lowered = memory_bytes if hard == resource.RLIM_INFINITY else min(memory_bytes, hard)
+    resource.setrlimit(resource.RLIMIT_DATA, (lowered, hard))
+    try:
+        yield
+    finally:
+        resource.setrlimit(resource.RLIMIT_DATA, (soft, hard))
+
+
 def warm_up(lane: str) -> None:
     """Answer the page's starting questions once, so no request pays for the imports and shipped
     calibrations a command loads on its first call; the fit and job lanes also import the simulators
@@ -145,10 +163,11 @@ def serve_forever(conn: Any, lane: str, memory_bytes: int | None, scratch: str) 
         except (EOFError, OSError):
             return
         kind = task.pop("kind")
-        if kind == "question":
-            answer = answer_question(**task)
-        else:
-            answer = answer_quick(**task, progress=progress) if kind == "quick" else run(**task)
+        with _memory_limit(task.pop("memory_bytes", None)):
+            if kind == "question":
+                answer = answer_question(**task)
+            else:
+                answer = answer_quick(**task, progress=progress) if kind == "quick" else run(**task)
         conn.send(("answer", answer))
 
 
