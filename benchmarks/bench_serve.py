@@ -147,12 +147,13 @@ def in_process(requests: int) -> None:
     from iosizer.serve.questions import question_paths, request_model
 
     specs = {spec.url: spec for spec in command_specs()[0]}
-    questions = {"/api/" + "/".join(path): named for path, named in question_paths().items()}
+    questions = {"/api/" + "/".join(path): (family, command, request_model(declaration(family),
+                                                                             declaration(family).question(command)))
+                 for path, (family, command) in question_paths().items()}
 
     def answer(path: str, body: dict[str, Any]) -> Any:
         if path in questions:
-            family, command = questions[path]
-            model = request_model(declaration(family), declaration(family).question(command))
+            family, command, model = questions[path]
             return worker.answer_question(family, command, model.model_validate(body).model_dump(exclude_unset=True),
                                           list(model.model_fields))
         spec = specs[path]
@@ -227,9 +228,9 @@ def main() -> None:
     parser.add_argument("--clients", default="1,8,32")
     parser.add_argument("--requests", type=int, default=1000, help="per round")
     parser.add_argument("--rounds", type=int, default=3)
-    parser.add_argument("--set", choices=("quick", "mix"), default="quick",
-                        help="quick: the goal's what-ifs (queue mmc, device curve; one point each); mix: the "
-                             "issue's first mix (with two sweeps)")
+    parser.add_argument("--set", choices=("quick", "mmc", "device", "mix"), default="quick",
+                        help="quick: the goal's what-ifs (queue mmc, device curve; one point each); mmc or device: "
+                             "one of them alone; mix: the issue's first mix (with two sweeps)")
     parser.add_argument("--no-calibration", action="store_true", help="skip the what-ifs during a calibration")
     parser.add_argument("--bare-server", action="store_true", help=argparse.SUPPRESS)
     parser.add_argument("--port", type=int, default=0, help=argparse.SUPPRESS)
@@ -240,7 +241,7 @@ def main() -> None:
         uvicorn.run(bare_app(), host="127.0.0.1", port=options.port, log_level="warning")
         return
     clients = [int(c) for c in options.clients.split(",")]
-    WHAT_IFS[:] = QUICK if options.set == "quick" else MIX
+    WHAT_IFS[:] = {"quick": QUICK, "mmc": QUICK[:1], "device": QUICK[1:], "mix": MIX}[options.set]
     print(f"load average at the start: {' '.join(f'{v:.2f}' for v in os.getloadavg())}", flush=True)
     predict_overhead()
     with tempfile.TemporaryDirectory():

@@ -49,7 +49,9 @@ from fastapi.exceptions import RequestValidationError
 from fastapi.responses import FileResponse, HTMLResponse, JSONResponse, Response
 from fastapi.staticfiles import StaticFiles
 from pydantic import BaseModel, Field, ValidationError, create_model
+from fastapi.routing import APIRoute
 from starlette.exceptions import HTTPException
+from starlette.routing import BaseRoute, Match, get_route_path
 
 from iosizer import __version__
 from iosizer.errors import ConsistencyError, ConvergenceError, InputError, IosizerError
@@ -862,4 +864,29 @@ def create_app(workers: int | None = None, heavy_workers: int | None = None,
     add_question_routes(app, server, _ERRORS)
     _add_command_routes(app, server)
     app.mount("/static", StaticFiles(directory=str(_STATIC)), name="static")
+    app.router.routes.insert(0, _ExactPaths(app.router.routes))
     return app
+
+
+class _ExactPaths(BaseRoute):
+    """Every route of a fixed path found by one dict lookup: the router otherwise tries each route's
+    pattern in turn (about 60 of them, 70-100 us per request on a busy 2-core machine). Only finds
+    the route: matching the method and handling are the route's own, and a path it does not know
+    (or a method the route refuses: 405) goes on to the router's usual search."""
+
+    def __init__(self, routes: Sequence[BaseRoute]) -> None:
+        self.by_path: dict[str, list[APIRoute]] = {}
+        for route in routes:
+            if isinstance(route, APIRoute) and "{" not in route.path:
+                self.by_path.setdefault(route.path, []).append(route)
+
+    def matches(self, scope: Any) -> tuple[Match, dict[str, Any]]:
+        if scope["type"] == "http":
+            for route in self.by_path.get(get_route_path(scope), ()):
+                match, child_scope = route.matches(scope)
+                if match is Match.FULL:
+                    return match, {**child_scope, "route": route}
+        return Match.NONE, {}
+
+    async def handle(self, scope: Any, receive: Any, send: Any) -> None:
+        await scope["route"].handle(scope, receive, send)

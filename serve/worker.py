@@ -343,8 +343,8 @@ class _DirectCall:
         command = _leaf(path)
         fields = {f.name: f for f in _spec(path).fields}
         self.function = getattr(command.callback, "__wrapped__", command.callback)
-        #: (parameter name, request key or None, role, default, repeats)
-        self.params: list[tuple[str, str | None, Any, Any, bool]] = []
+        #: (parameter name, request key or None, role, default, how a repeatable one is passed or "")
+        self.params: list[tuple[str, str | None, Any, Any, str]] = []
         self.json = self.plot = None
         missing = object()
         context = click.Context(command, info_name=path[-1])
@@ -359,7 +359,10 @@ class _DirectCall:
                 elif role is Role.plot:
                     self.plot = param.process_value(context, "plot.png")
                 default = missing if param.required else param.process_value(context, param.get_default(context))
-                many = bool(getattr(param, "multiple", False)) or param.nargs == -1
+                # As typer passes a repeatable option: a list, or None when empty and its default is None.
+                many = "empty-none" if param.default is None else "list"
+                if not (getattr(param, "multiple", False) or param.nargs == -1):
+                    many = ""
                 self.params.append((param.name, field.key if field is not None else None, role, default, many))
         self.missing = missing
 
@@ -382,13 +385,13 @@ class _DirectCall:
             elif key is not None and key in server_values:
                 value = server_values[key]
             elif key is not None and key in values:
-                value = list(values[key]) if many else values[key]
-                if many and not value and default is None:
-                    value = None  # as typer: an empty repeatable option with no default is None
+                value = values[key]
             elif default is self.missing:
                 return None
             else:
-                value = list(default) if many and default is not None else default
+                value = default
+            if many and value is not None:
+                value = None if many == "empty-none" and len(value) == 0 else list(value)
             arguments[name] = value
         return arguments
 
