@@ -51,6 +51,7 @@ from typing import Annotated, Any, Callable
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, create_model, field_validator, model_validator
 
 from iosizer.errors import IosizerError, ScenarioError
+from iosizer.units import KIB
 
 __all__ = [
     "FAMILIES",
@@ -650,7 +651,7 @@ def evaluate_hba(section: HbaSection, sources: Sources = Sources()) -> list[Answ
     from iosizer.errors import InputError
     from iosizer.model.hba import port_ceiling_iops, port_from_values, response, virtual_port_iops
 
-    sizes = np.array(section.block_kib) * 1024
+    sizes = np.array(section.block_kib) * KIB
     offered = np.array(section.offered_iops)
     calibrated = None
     if sources.calibrated:

@@ -16,8 +16,9 @@ Routes (all generated from the command tree, see :mod:`iosizer.cli.catalogue`):
   accepts inline as ``"profile"``;
 - ``GET /api/families``, ``GET /api/families/{name}/parameters``: what
   ``iosizer families`` and ``iosizer params NAME`` print;
-- ``GET /api/catalogue``: every served command's fields for the page;
-- ``GET /``: the what-if page; ``/openapi.json``.
+- ``GET /api/catalogue``: every served command's fields and each family's questions for the page
+  (:mod:`iosizer.serve.page`);
+- ``GET /``: the planner's page; ``/openapi.json``.
 
 Every answer that is not 2xx is ``{"error": LINE, "kind": CLASS, "field": KEY}``:
 422 for anything the request says wrongly (a value that does not validate,
@@ -55,6 +56,7 @@ from starlette.routing import BaseRoute, Match, get_route_path
 
 from iosizer import __version__
 from iosizer.errors import ConsistencyError, ConvergenceError, InputError, IosizerError
+from iosizer.frames import JSON_SHAPE_RULE
 from iosizer.cli.catalogue import CommandSpec, Role, body_values, command_specs
 from iosizer.serve.limits import JOB_SECONDS, MAX_MEMORY, MAX_REPLICATIONS, REQUEST_TIMEOUT_S, VIEW_HELP, WAIT, View
 from iosizer.serve.worker import Busy, Lanes, direct, field_of, write_profiles
@@ -707,6 +709,8 @@ def _served_path(server: Server, family: str, question: Any) -> tuple[str, ...] 
 
 
 def _add_fixed_routes(app: FastAPI, server: Server) -> None:
+    from iosizer.serve.page import page_catalogue
+
     catalogue: dict[str, Any] = {}
 
     @app.get("/", response_class=HTMLResponse, include_in_schema=False)
@@ -716,7 +720,7 @@ def _add_fixed_routes(app: FastAPI, server: Server) -> None:
     @app.get("/api/catalogue", tags=["page"], summary="Every served command's fields, for the what-if page")
     async def get_catalogue() -> dict[str, Any]:
         if not catalogue:  # built once, after every route (the declared questions' too) is mounted
-            catalogue.update(_catalogue(server))
+            catalogue.update(page_catalogue(_catalogue(server)))
         return catalogue
 
     @app.get("/api/health", tags=["page"], summary="The server is up")
@@ -840,7 +844,9 @@ def create_app(workers: int | None = None, heavy_workers: int | None = None,
             "option names and help texts (`x-unit`). Profiles are passed inline as `\"profile\": {...}`. "
             "Simulations may become jobs (202; GET and DELETE /api/jobs/{id}). Errors: "
             "`{\"error\", \"kind\", \"field\"}` with 422 (the request says something wrongly), 413 (too large), "
-            "503 (busy, Retry-After), 504 (past the time limit), 403 (host not allowed, cross-site form)."
+            "503 (busy, Retry-After), 504 (past the time limit), 403 (host not allowed, cross-site form).\n\n"
+            + JSON_SHAPE_RULE + " Over HTTP, `?view=page` always answers rows: `{\"data\": ..., \"rows\": [...]}` "
+            "with `data` as above and `rows` a list, one object per row of the table, whatever the input."
         ),
         lifespan=lifespan,
         docs_url=None,  # Swagger UI would load its scripts from a CDN: the page links /openapi.json instead
