@@ -1,16 +1,23 @@
 """Speed of ``iosizer serve`` against a bare FastAPI endpoint under the same uvicorn, in the same run.
 
-Run: ``python benchmarks/bench_serve.py [--workers 2] [--clients 1,8,32] [--requests 2000]``
-(needs the serve and test extras). Not part of the test run: timings depend
-on the machine and its load, so only ratios measured in one run mean much.
+Run: ``python benchmarks/bench_serve.py [--set quick|mmc|device|mix] [--workers 2] [--clients 1,8,32]
+[--requests 1000] [--rounds 3]`` (needs the serve and test extras). Not part of the test run: timings
+depend on the machine and its load (printed at the start and the end), so only ratios measured in one
+run mean much.
 
-1. The commands alone, in this process: the floor for a what-if.
-2. A bare FastAPI endpoint (a JSON body in, a small JSON object out) under the
+1. Python: ``iosizer.family("mmc").predict`` for one point against the raw model function it
+   computes (``mmc_mean_response``), with and without reading its band (issue 26: within 10x).
+2. The answers alone, in this process: the floor of a what-if.
+3. A bare FastAPI endpoint (a JSON body in, a small JSON object out) under the
    same uvicorn settings, then the real server with ``--workers``: requests
-   per second, p50 and p99 from 1, 8 and 32 concurrent clients, and the ratios
-   the goal is stated in (issue 26: at least half the bare requests/s; p50 at
-   8 and 32 clients within 2x).
-3. A what-if asked during a long calibration (the fits have their own workers).
+   per second, p50 and p99 from 1, 8 and 32 concurrent clients, each server
+   in turn, ``--rounds`` times (medians), and the ratios the goal is stated in
+   (issue 26: at least half the bare requests/s at 8 clients; p50 at 8 and 32
+   clients within 2x). The what-ifs (``--set``): ``quick``, the goal's (queue
+   mmc, a hand-written command, and device curve, a declared question, one
+   point each; every request's body differs a little); ``mix``, the issue's
+   first mix, with two sweeps.
+4. A what-if asked during a long calibration (the fits have their own workers).
 """
 
 from __future__ import annotations

@@ -52,7 +52,7 @@ from fastapi.staticfiles import StaticFiles
 from pydantic import BaseModel, Field, ValidationError, create_model
 from fastapi.routing import APIRoute
 from starlette.exceptions import HTTPException
-from starlette.routing import BaseRoute, Match, get_route_path
+from starlette.routing import BaseRoute, Match, NoMatchFound, get_route_path
 
 from iosizer import __version__
 from iosizer.errors import ConsistencyError, ConvergenceError, InputError, IosizerError
@@ -896,3 +896,6 @@ class _ExactPaths(BaseRoute):
 
     async def handle(self, scope: Any, receive: Any, send: Any) -> None:
         await scope["route"].handle(scope, receive, send)
+
+    def url_path_for(self, name: str, /, **path_params: Any) -> Any:
+        raise NoMatchFound(name, path_params)  # the routes themselves name their paths
