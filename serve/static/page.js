@@ -61,6 +61,7 @@ function isBandKey(key) {
 
 function bandKeys(row, key) {
   for (const [low, high] of BAND_SUFFIXES) if (key + low in row && key + high in row) return [key + low, key + high];
+  if (key === "simulated" && "ci_low" in row && "ci_high" in row) return ["ci_low", "ci_high"];  // a simulation's interval
   return null;
 }
 
@@ -116,7 +117,7 @@ async function boot() {
     families.append(element("option", { value: family.name, text: `${family.name}: ${family.summary}` }));
   }
   families.addEventListener("change", () => selectFamily(families.value));
-  $("question").addEventListener("change", () => selectQuestion($("question").value));
+  $("question").addEventListener("change", () => selectQuestion($("question").value, null, true));
   $("plot-y").addEventListener("change", () => { state.chosenY = $("plot-y").value; drawAnswer(); saveUrl(); });
   $("fit-form").addEventListener("submit", (event) => { event.preventDefault(); fit(); });
   $("fit-example").addEventListener("click", fitExample);
@@ -194,7 +195,16 @@ async function selectFamily(name, saved = {}) {
   selectQuestion(wanted, saved);
 }
 
-function selectQuestion(name, saved = null) {
+// ``carry``: values the planner gave fields this question shares with the last one stay (a parameter
+// fixed, a CPU speed); the question's own starting sweep still applies.
+function selectQuestion(name, saved = null, carry = false) {
+  const carried = {};
+  if (carry) {
+    for (const wrap of $("inputs").querySelectorAll(".field[data-key]")) {
+      const text = String(wrap.input.value).trim();
+      if (wrap.field.kind !== "boolean" && text !== "" && text !== String(wrap.field.default ?? "")) carried[wrap.field.key] = text;
+    }
+  }
   const command = state.commands.get(name);
   state.command = command;
   $("question").value = name;
@@ -207,7 +217,7 @@ function selectQuestion(name, saved = null) {
     // With a profile the profile's own values answer: the demo's parameters are left out.
     for (const key of Object.keys(starting)) if (!(key in state.catalogue.starting_with_profile[name])) delete starting[key];
   }
-  const values = saved && saved.v ? saved.v : starting;
+  const values = saved && saved.v ? saved.v : { ...carried, ...starting };
   for (const field of command.fields) {
     if (HIDDEN_FIELDS.has(field.key) || field.kind === "profile" || field.kind === "profiles") continue;
     form.append(fieldControl(command.declared ? inUse(field) : field, values[field.key], () => schedule()));
@@ -566,12 +576,20 @@ function normalise(command, body, payload) {
   // The first curve shown is one with its band, where the answer has one.
   const banded = yKeys.find((k) => rows.length && bandKeys(rows[0], k));
   if (banded) yKeys = [banded, ...yKeys.filter((k) => k !== banded)];
+  // A simulation answers one row per metric: each metric is its own curve choice, in its own unit.
+  const metricKey = keys.includes("metric") && varies("metric") ? "metric" : null;
   const seriesKeys = command.chart && command.chart.series ? [command.chart.series]
-    : keys.filter((k) => !numeric.includes(k) && !isBandKey(k) && varies(k));
+    : keys.filter((k) => k !== metricKey && !numeric.includes(k) && !isBandKey(k) && varies(k)
+      && rows.every((r) => typeof r[k] === "string"));
+  const metrics = metricKey ? [...new Set(rows.map((r) => r[metricKey]))] : [null];
+  const choices = metrics.flatMap((m) => yKeys.map((y) => ({
+    value: m === null ? y : `${y}@${m}`, y, metric: m,
+    text: m === null ? withUnit(y, command) : `${y}: ${withUnit(m, command)}`,
+  })));
   const shownColumns = columns.filter((k) => !isBandKey(k));
   const profiled = command.fields.some((f) => (f.kind === "profile" || f.kind === "profiles") && f.key in body);
   return { command, body, rows, columns: shownColumns, profiled, data, title, notes, figures, xKey, yKeys, seriesKeys,
-           label: describe(command, body) };
+           metricKey, choices, label: describe(command, body) };
 }
 
 function describe(command, body) {
@@ -585,8 +603,8 @@ function showAnswer() {
   $("answer-title").textContent = answer.title;
   const select = $("plot-y");
   const previous = state.chosenY;
-  select.replaceChildren(...answer.yKeys.map((k) => element("option", { value: k, text: withUnit(k, answer.command) })));
-  if (answer.yKeys.includes(previous)) select.value = previous;
+  select.replaceChildren(...answer.choices.map((c) => element("option", { value: c.value, text: c.text })));
+  if (answer.choices.some((c) => c.value === previous)) select.value = previous;
   renderAnswerTable($("answer-table"), answer);
   renderNotes($("answer-notes"), answer.notes);
   renderFigures($("charts"), answer.figures);
@@ -600,7 +618,8 @@ function showAnswer() {
 
 // --- the chart: every band drawn and named for what it is, measured points, the pinned answer ---
 
-function bandLabel(body) {
+function bandLabel(body, y) {
+  if (y === "simulated") return "95 % interval of the simulated mean (over the replications)";
   if (body.cpu_speed !== undefined && body.cpu_speed !== null) {
     return "span over the assumed CPU-scaling exponents (with the profile's 95 % intervals; not a confidence interval)";
   }
@@ -630,7 +649,7 @@ function curveSets(answer, y, style) {
       const edge = (key) => sorted.filter((r) => typeof r[key] === "number").map((r) => ({ x: r[answer.xKey], y: r[key] }));
       sets.push({ label: `${label} (band low)`, data: edge(band[0]), showLine: true, pointRadius: 0, borderWidth: 0,
                   borderColor: "transparent", fill: false, edge: true });
-      sets.push({ label: `${label}: ${bandLabel(answer.body)}`, data: edge(band[1]), showLine: true, pointRadius: 0,
+      sets.push({ label: `${label}: ${bandLabel(answer.body, y)}`, data: edge(band[1]), showLine: true, pointRadius: 0,
                   borderWidth: 0, borderColor: "transparent", backgroundColor: hue + (style.pinned ? "22" : "38"),
                   fill: "-1", band: true });
     }
@@ -651,8 +670,11 @@ function drawAnswer() {
     $("band-note").textContent = "";
     return;
   }
-  const y = $("plot-y").value || answer.yKeys[0];
-  const sets = curveSets(answer, y, { color: 0 });
+  const choice = answer.choices.find((c) => c.value === $("plot-y").value) || answer.choices[0];
+  const y = choice.y;
+  const only = (a) => (a.metricKey ? { ...a, rows: a.rows.filter((r) => r[a.metricKey] === choice.metric) } : a);
+  const sets = curveSets(only(answer), y, { color: 0 });
+  if (y === "simulated" && answer.yKeys.includes("analytic")) sets.push(...curveSets(only(answer), "analytic", { color: 1 }));
   const measured = state.profile && state.profile.family === state.family.name && state.profile.measured[y];
   if (measured && measured.x === answer.xKey) {
     sets.push({ label: `measured (${state.profile.filename.replace(/-profile\.json$/, "")})`, data: measured.points,
@@ -661,10 +683,11 @@ function drawAnswer() {
   }
   const pinned = state.pinned;
   if (pinned && pinned.xKey === answer.xKey && pinned.rows.some((r) => y in r)) {
-    sets.push(...curveSets(pinned, y, { color: 3, prefix: "pinned", pinned: true }));
+    sets.push(...curveSets(only(pinned), y, { color: 3, prefix: "pinned", pinned: true }));
   }
   const xUnit = unitOf(answer.xKey, answer.command);
-  const yUnit = unitOf(y, answer.command);
+  const yUnit = unitOf(choice.metric || y, answer.command);
+  const yName = choice.metric ? `${y} ${choice.metric}` : y;
   const canvas = $("chart");
   canvas.setAttribute("aria-label", `${y} against ${answer.xKey}${sets.some((s) => s.band) ? ", with its band" : ""}`);
   state.chart = new Chart(canvas, {
@@ -678,12 +701,12 @@ function drawAnswer() {
       },
       scales: {
         x: { type: "linear", title: { display: true, text: xUnit ? `${answer.xKey} (${xUnit})` : answer.xKey } },
-        y: { title: { display: true, text: yUnit ? `${y} (${yUnit})` : y } },
+        y: { title: { display: true, text: yUnit ? `${yName} (${yUnit})` : yName } },
       },
     },
   });
   const bands = sets.filter((s) => s.band).length;
-  $("band-note").textContent = bands ? `Shaded: ${bandLabel(answer.body)}.` : "This answer carries no band (no profile intervals for it).";
+  $("band-note").textContent = bands ? `Shaded: ${bandLabel(answer.body, y)}.` : "This answer carries no band (no profile intervals for it).";
   document.body.dataset.bands = String(bands);
 }
 
@@ -805,7 +828,7 @@ function unpin() {
 }
 
 function rowKey(answer, row) {
-  return JSON.stringify([row[answer.xKey], ...answer.seriesKeys.map((k) => row[k])]);
+  return JSON.stringify([row[answer.xKey], ...answer.seriesKeys.map((k) => row[k]), answer.metricKey && row[answer.metricKey]]);
 }
 
 function renderCompare() {
@@ -817,7 +840,7 @@ function renderCompare() {
   $("compare-what").textContent = `Pinned: ${pinned.label}. Now: ${answer.label}.`;
   const byKey = new Map(pinned.rows.map((r) => [rowKey(pinned, r), r]));
   const ys = answer.yKeys.filter((y) => pinned.yKeys.includes(y));
-  const columns = [answer.xKey, ...answer.seriesKeys];
+  const columns = [answer.xKey, ...answer.seriesKeys, ...(answer.metricKey ? [answer.metricKey] : [])];
   const out = [];
   for (const row of answer.rows) {
     const old = byKey.get(rowKey(answer, row));

@@ -334,6 +334,7 @@ def test_edits_are_debounced_and_a_simulation_is_a_cancellable_job(page: Any, se
     assert len(sent) == 1 and json.loads(sent[0][2])["outstanding"] == [1, 2, 3, 4, 5]
 
     # A simulation runs as a job with its progress shown; an edit cancels it (DELETE) and starts another.
+    _edit(page, "parallel_units", "2")
     count = _count(page)
     page.select_option("#question", "simulate device")
     page.wait_for_selector("#progress:not([hidden])")
@@ -343,6 +344,7 @@ def test_edits_are_debounced_and_a_simulation_is_a_cancellable_job(page: Any, se
     page.wait_for_function(f"state.job && state.job !== {json.dumps(first)}")
     _cancelled(server, first)
     assert ("DELETE", server.url + first, None) in page.posts
+    assert page.input_value("#field-parallel_units") == "2"  # carried from the curve to its simulation
     second = page.evaluate("state.job")
     page.click("#cancel")
     _answered(page, count)
@@ -426,3 +428,20 @@ def test_a_saved_profile_without_a_cpu_speed_takes_the_one_given(page: Any, serv
     _edit(page, "cpu_speed", "1.5")
     assert page.is_hidden("#answer-error") and page.is_hidden("#error-cpu_speed")
     assert "--cpu-speed 1.5" in page.inner_text("#cli-line")
+
+
+def test_a_simulation_answer_draws_its_interval_and_the_analytic_curve(page: Any) -> None:
+    """A simulation's rows (one per depth and metric) are drawn metric by metric, in the metric's unit."""
+    _family(page, "device")
+    rows = [{"outstanding": n, "metric": m, "analytic": a, "simulated": a * 1.01, "ci_low": a, "ci_high": a * 1.02,
+             "within_ci": True} for n in (1, 4) for m, a in (("iops", 1e4 * n), ("mean_latency_us", 90.0 + n))]
+    page.evaluate("rows => { state.answer = normalise(state.commands.get('simulate device'), {}, "
+                  "{data: rows, rows, columns: Object.keys(rows[0])}); showAnswer(); }", rows)
+    assert page.evaluate("state.answer.choices.map(c => c.value)")[:2] == ["simulated@iops", "analytic@iops"]
+    labels = [s["label"] for s in _datasets(page)]
+    assert "simulated: 95 % interval of the simulated mean (over the replications)" in labels and "analytic" in labels
+    assert page.evaluate("state.chart.options.scales.y.title.text") == "simulated iops (IOPS)"
+    page.select_option("#plot-y", "simulated@mean_latency_us")
+    assert page.evaluate("state.chart.options.scales.y.title.text") == "simulated mean_latency_us (us)"
+    assert page.evaluate("state.chart.data.datasets.find(d => d.label === 'analytic').data.map(p => p.y)") == [91, 94]
+    assert _table(page, "#answer-table")[1][0][3] == "10,100 [10,000, 10,200]"
