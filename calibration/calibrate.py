@@ -482,7 +482,14 @@ def _worst(result: FitResult, dataset: Dataset, column: str) -> str:
     observed = result.observed[column]
     residual = np.abs(result.residuals[column]) / np.where(observed != 0, np.abs(observed), 1.0)
     measured = np.flatnonzero(np.isfinite(residual))
-    order = measured[np.argsort(residual[measured])[::-1][:WORST_SHOWN]]
+    values = residual[measured]
+    order = None
+    if values.size > 4 * WORST_SHOWN:  # the few largest without sorting a million: the same rows, tie-free
+        top = np.argpartition(values, values.size - WORST_SHOWN)[-WORST_SHOWN:]
+        if np.unique(values[top]).size == WORST_SHOWN and np.count_nonzero(values >= values[top].min()) == WORST_SHOWN:
+            order = measured[top[np.argsort(values[top])[::-1]]]
+    if order is None:  # few rows, or ties among the largest: the full sort decides their order as it always did
+        order = measured[np.argsort(values)[::-1][:WORST_SHOWN]]
     where = [f"line {int(dataset.lines[i])} ({100 * residual[i]:.1f} % off)" for i in order]
     return "worst: " + ", ".join(where)
 
