@@ -286,7 +286,7 @@ def calibrate(
     cpu_name: str | None = None,
     cpu_speed: float | None = None,
     force: bool = False,
-    fit_percentiles: bool | Sequence[float] = False,
+    fit_percentiles: bool | Sequence[float] | None = None,
 ) -> Calibration:
     """Fit ``model_name`` to measured data (see :func:`load_measurements`).
 
@@ -332,7 +332,7 @@ def calibrate_dataset(
     cpu_name: str | None = None,
     cpu_speed: float | None = None,
     force: bool = False,
-    fit_percentiles: bool | Sequence[float] = False,
+    fit_percentiles: bool | Sequence[float] | None = None,
 ) -> Calibration:
     """Fit ``model_name`` to an already validated :class:`Dataset`; the fit is judged (:func:`judge`).
 
@@ -341,9 +341,75 @@ def calibrate_dataset(
     :data:`FIT_PERCENTILES`, p50 and p99; or a list of P) join the means as
     fit inputs, each against the family's percentile model, every column
     scaled by its RMS (:func:`iosizer.calibration.fit.fit`), the fit bounded
-    by :data:`FIT_PERCENTILES_SECONDS`; the others, and all without it, are
-    only checked against the fitted model (:func:`tail_check`).
+    by :data:`FIT_PERCENTILES_SECONDS`, the fit plan's ``tail_free``
+    parameters freed; the others, and all with False, are only checked
+    against the fitted model (:func:`tail_check`). None (the default): the
+    family's choice (``FitPlan.percentiles_by_default``): p50 and p99 where
+    the data carry them, ``tail_free`` held at their declared values, and the
+    means alone, with a note, where that fit is refused.
     """
+    plan = get_model(model_name).family.fit
+    if fit_percentiles is not None or plan is None or not plan.percentiles_by_default:
+        return _calibrate_dataset(model_name, dataset, options, cpu_name=cpu_name, cpu_speed=cpu_speed,
+                                  force=force, fit_percentiles=bool(fit_percentiles) if fit_percentiles is None
+                                  else fit_percentiles)
+    have = sorted({p for p, _ in tail_columns(model_name, dataset).values()}) \
+        if get_model(model_name).family.tail is not None else []
+    chosen = [p for p in FIT_PERCENTILES if p in have]
+    means_only = dataset.stderr is not None or dataset.bounds is not None
+    if chosen and not means_only:
+        listed = ", ".join(f"p{p:g}" for p in chosen)
+        held = ", ".join(f"{n} at {plan_value}" for n, plan_value in _declared(model_name, plan.tail_free))
+        try:
+            result = _calibrate_dataset(model_name, dataset, options, cpu_name=cpu_name, cpu_speed=cpu_speed,
+                                        force=force, fit_percentiles=chosen, free_tails=False)
+        except CalibrationError as error:
+            why = str(error).removeprefix(f"{dataset.path}: ")  # the files are named once, above
+            fallback = (f"the default fit of the percentiles ({listed}) with the means was refused ({why}); "
+                        "the means alone are fitted and the percentiles only checked (--fit-percentiles "
+                        "asks for them anyway, and fails the same way)")
+            result = _calibrate_dataset(model_name, dataset, options, cpu_name=cpu_name, cpu_speed=cpu_speed,
+                                        force=force, fit_percentiles=False)
+            return replace(result, notes=result.notes + (" ".join(fallback.split()),),
+                           fit=replace(result.fit, warnings=result.fit.warnings + _means_alone(plan, result)))
+        return replace(result, notes=result.notes + (
+            f"percentiles {listed} fitted with the means, by default where the data carry them (the means "
+            f"alone may not tell the counts apart){'; ' + held + ' (declared, exact there; --fit-percentiles frees it)' if held else ''}; "
+            "--no-fit-percentiles fits the means only",))
+    result = _calibrate_dataset(model_name, dataset, options, cpu_name=cpu_name, cpu_speed=cpu_speed,
+                                force=force, fit_percentiles=False)
+    return replace(result, fit=replace(result.fit, warnings=result.fit.warnings + _means_alone(plan, result)))
+
+
+def _declared(model_name: str, names: Sequence[str]) -> list[tuple[str, str]]:
+    family = get_model(model_name).family
+    return [(n, f"{family.spec(n).value:g}") for n in names if family.spec(n).value is not None]
+
+
+def _means_alone(plan: Any, result: Calibration) -> tuple[str, ...]:
+    """A warning where the means alone leave a whole-number parameter's count open (a flat likelihood)."""
+    out = []
+    for name in plan.whole:
+        low, high = result.fit.intervals.get(name, (None, None))
+        if low is not None and high is not None and high > low:
+            out.append(f"'{name}' is not identified by the means alone: {low:g} to {high:g} fit them about "
+                       "equally (a flat likelihood); latency percentiles (fio's clat_ns percentiles, or "
+                       "latency_pP_us columns) tell the counts apart and are fitted by default where present")
+    return tuple(out)
+
+
+def _calibrate_dataset(
+    model_name: str,
+    dataset: Dataset,
+    options: Mapping[str, Any] | None = None,
+    *,
+    cpu_name: str | None = None,
+    cpu_speed: float | None = None,
+    force: bool = False,
+    fit_percentiles: bool | Sequence[float] = False,
+    free_tails: bool = True,
+) -> Calibration:
+    """:func:`calibrate_dataset` with the percentiles' choice made (``free_tails``: vary ``tail_free``)."""
     model = get_model(model_name)
     checked = model.options(dict(options or {}))
     from iosizer.model.family import CPU_SPEED, check_cpu_name
@@ -372,7 +438,8 @@ def calibrate_dataset(
         jacobian = None  # the percentiles' slopes are taken numerically
         observed = {**observed, **{name: values for name, (_, values) in tails.items()}}
     plan = model.family.fit
-    if fit_percentiles and plan.tail_free:  # a service-time variability the percentiles identify
+    free_tails = bool(fit_percentiles) and free_tails
+    if free_tails and plan.tail_free:  # a service-time variability the percentiles identify
         parameters = _free_for_tails(model, parameters, plan.tail_free, checked)
 
     import time
@@ -401,7 +468,7 @@ def calibrate_dataset(
 
             def at(count: int) -> list[Any]:
                 held = model.parameters(dataset, {**checked, name: count})
-                return _free_for_tails(model, held, plan.tail_free, checked) if fit_percentiles else held
+                return _free_for_tails(model, held, plan.tail_free, checked) if free_tails else held
 
             result = fit_whole(run, at, name, range(int(low), int(high) + 1), len(dataset))
         else:

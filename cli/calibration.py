@@ -42,12 +42,14 @@ def calibrate(
                                            "jobs of a fio file that did not fail, leaving the failed ones out.")
     ] = False,
     fit_percentiles: Annotated[
-        bool, typer.Option("--fit-percentiles",
-                           help="Fit measured percentile columns (response_pP_s/_ms/_us, fio's clat "
-                                "percentiles; p50 and p99 unless --fit-percentile) with the means, against "
-                                "the family's percentile model (mmc, closed-network); without it they are "
-                                "only checked.")
-    ] = False,
+        bool | None, typer.Option("--fit-percentiles/--no-fit-percentiles",
+                                  help="Fit measured percentile columns (response_pP_s/_ms/_us, fio's clat "
+                                       "percentiles; p50 and p99 unless --fit-percentile) with the means, against "
+                                       "the family's percentile model, freeing its service variability; "
+                                       "--no-fit-percentiles: only check them. Default: device fits them where "
+                                       "the data carry them (service_scv held), the other families only check "
+                                       "them.")
+    ] = None,
     fit_percentile: Annotated[
         list[float] | None,
         typer.Option("--fit-percentile", metavar="P",
@@ -98,7 +100,7 @@ def calibrate(
         if options.get(name) is not None:
             raise InputError(f"--set {name} repeats --{name.replace('_', '-')}")
         options[name] = value
-    chosen: bool | list[float] = fit_percentile if fit_percentile else fit_percentiles
+    chosen: bool | list[float] | None = fit_percentile if fit_percentile else fit_percentiles
     if fit_percentile:
         from iosizer.model.percentiles import PERCENTILE
 
@@ -121,7 +123,7 @@ def calibrate(
     ]
     notes += [f"note: {n}" for n in result.notes]
     notes += [f"warning: {w}" for w in fit.warnings]
-    role = "a fit input" if fit_percentiles else "checked, not fitted"
+    role = "a fit input" if any(name in fit.statistics for name in result.tails) else "checked, not fitted"
     summary = tail_summary(result.tails)
     if verbose or (summary is not None and summary["n_percentiles"] == 1):
         notes += [f"tail {name} ({role}): the fitted model is {t['rms_error_pct']:.1f} % off (RMS over "

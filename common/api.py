@@ -515,12 +515,15 @@ class ModelFamily:
         ``options`` are the family's settings (``servers=4``) and held
         parameters (``think_time_s=0.1``), plus ``cpu_name`` and
         ``cpu_speed`` to record the CPU the data were measured on, and
-        ``fit_percentiles=True`` to fit measured percentile columns too.
+        ``fit_percentiles=True`` to fit measured percentile columns too (False: the means only; left out:
+        the family's default, which for ``device`` fits them where the data carry them).
         """
         from iosizer.calibration.calibrate import calibrate, calibrate_dataset
 
         cpu_name, cpu_speed = options.pop("cpu_name", None), options.pop("cpu_speed", None)
-        fit_percentiles = bool(options.pop("fit_percentiles", False))
+        fit_percentiles = options.pop("fit_percentiles", None)  # None: the family's default
+        if isinstance(fit_percentiles, (int, float)) and not isinstance(fit_percentiles, bool):
+            fit_percentiles = bool(fit_percentiles)
         if isinstance(data, Mapping):
             return FitReport(calibrate_dataset(self.name, _dataset(self.columns, data), options, cpu_name=cpu_name,
                                                cpu_speed=cpu_speed, fit_percentiles=fit_percentiles))

@@ -227,8 +227,9 @@ FAMILIES = (
                           "the line through several)",
                           "time one unit is busy per I/O"),
             ParameterSpec("service_scv", "1", 1.0, (0.0, 100.0), "assumed",
-                          "assumed exponential (cv^2 = 1), under which the answers are exact; fitted "
-                          "(calibrate --fit-percentiles) where the data give percentiles. " + SCV_ERROR,
+                          "assumed exponential (cv^2 = 1), under which the answers are exact, and held there "
+                          "when calibrate fits the data's percentiles by default; fitted by calibrate "
+                          "--fit-percentiles. " + SCV_ERROR,
                           "squared coefficient of variation of one unit's service time"),
             ParameterSpec("block_kib", "KiB", 4.0, (0.5, 65536.0), "assumed",
                           "the block size the sweep was run at (fio bs; read from fio files); the profile "
@@ -279,7 +280,7 @@ FAMILIES = (
         ),
         fit=FitPlan(_start, _jacobian, relative=True, holdable=("parallel_units", "service_scv"),
                     whole=("parallel_units",), tail_free=("service_scv",),
-                    percentiles=(50.0, 90.0, 99.0)),
+                    percentiles=(50.0, 90.0, 99.0), percentiles_by_default=True),
         tail=_tail,
         tail_unit="us",
         example="device/sweep.csv",

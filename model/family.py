@@ -548,6 +548,10 @@ class FitPlan:
     tail_free: tuple[str, ...] = ()
     #: The measured percentiles checked against the model and fitted by ``--fit-percentiles`` (all when empty).
     percentiles: tuple[float, ...] = ()
+    #: Fit the measured percentiles by default where the data carry them (``tail_free`` held at their
+    #: declared values unless ``--fit-percentiles`` frees them); a refused percentile fit falls back to
+    #: the means, and says so. For a family whose means alone may not identify a parameter (a count).
+    percentiles_by_default: bool = False
 
 
 @dataclass(frozen=True)

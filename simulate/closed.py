@@ -88,6 +88,9 @@ class ClosedNetwork:
     stations: tuple[Station, ...]
     classes: tuple[JobClass, ...]
     completions: int = DEFAULT_COMPLETIONS
+    #: Percentiles (P) of each class's measured cycle times to report too, as ``response_pP_<class>``
+    #: (:func:`iosizer.simulate.vectorised.response_percentiles`: the replication's empirical percentile).
+    percentiles: tuple[float, ...] = ()
 
     @property
     def population(self) -> int:
@@ -107,6 +110,7 @@ class ClosedNetwork:
         target = warm + self.completions
         counts = [0] * len(self.classes)
         response_sums = [0.0] * len(self.classes)
+        records: list[list[float]] = [[] for _ in self.classes]
         state = {"finished": 0, "start": 0.0, "end": 0.0}
         done = env.event()
         stream = 0
@@ -134,6 +138,8 @@ class ClosedNetwork:
                 elif finished > warm:
                     counts[c] += 1
                     response_sums[c] += env.now - began
+                    if self.percentiles:
+                        records[c].append(env.now - began)
                     if finished == target:
                         state["end"] = env.now
                         done.succeed()
@@ -158,6 +164,10 @@ class ClosedNetwork:
         for c, job_class in enumerate(self.classes):
             metrics[f"throughput_{job_class.name}"] = counts[c] / window
             metrics[f"response_{job_class.name}"] = response_sums[c] / counts[c] if counts[c] else math.nan
+            if self.percentiles:
+                from iosizer.simulate.vectorised import response_percentiles
+
+                metrics.update(response_percentiles(records[c], self.percentiles, job_class.name))
         return Sample(metrics, time.perf_counter() - started, self.completions)
 
     #: The numpy engine runs it (:func:`iosizer.simulate.vectorised.closed_network`).
@@ -169,3 +179,4 @@ class ClosedNetwork:
         from iosizer.simulate.vectorised import closed_network
 
         return closed_network(self, batch)
+

@@ -2,9 +2,10 @@
 
 Each truth is simulated by the test's own event loop (tests/model/test_device_sim.py:
 a constant floor, then FCFS over C units, exponential service; fixed seeds),
-written as fio 3.x JSON at queue depths 1, 4, 16 and 64 and calibrated with
-its completion percentiles (p50 and p99, --fit-percentiles' default) fitted beside the means; depths
-2, 8 and 32 are held out. Required, per issue 27:
+written as fio 3.x JSON at queue depths 1, 4, 16 and 64 and calibrated by the default
+``iosizer calibrate device FILES`` (the files carry fio's completion percentiles: p50 and p99 are
+fitted beside the means, service_scv held at 1); depths 2, 8 and 32 are held out. Required, per
+issue 27:
 
 - parallel_units recovered exactly (and inside its plausible set);
 - floor and unit service within 5 %;
@@ -34,6 +35,8 @@ IOS = 30_000
 TRUTHS = {
     "4 units, floor 30 us": {"latency_floor_us": 30.0, "parallel_units": 4, "unit_service_us": 80.0},
     "16 units, floor 60 us": {"latency_floor_us": 60.0, "parallel_units": 16, "unit_service_us": 150.0},
+    "1 unit, floor 20 us": {"latency_floor_us": 20.0, "parallel_units": 1, "unit_service_us": 50.0},
+    "32 units, floor 10 us": {"latency_floor_us": 10.0, "parallel_units": 32, "unit_service_us": 200.0},
 }
 
 
@@ -47,7 +50,8 @@ def test_held_out_depths_of_a_simulated_device(tmp_path: Path, label: str) -> No
     truth = TRUTHS[label]
     runs = _runs(truth, seed=1000 * list(TRUTHS).index(label))
     files = [str(write_fio(tmp_path / f"qd{n:02d}.json", n, runs[n])) for n in TRAIN]
-    report = iosizer.family("device").calibrate(files, fit_percentiles=True, service_scv=1.0)
+    report = iosizer.family("device").calibrate(files)  # the default: the files' percentiles are fitted
+    assert any("fitted with the means, by default" in n for n in report.calibration.notes)
     fitted = report.params
 
     assert fitted["parallel_units"] == truth["parallel_units"]
@@ -67,12 +71,13 @@ def test_held_out_depths_of_a_simulated_device(tmp_path: Path, label: str) -> No
 
 def test_means_alone_bound_the_count(tmp_path: Path) -> None:
     """Without percentiles only the knee's shape speaks for the count: here the best count may miss 4 by
-    one (this seed gives 5), but the plausible set covers it and says how loosely it is pinned."""
+    one (this seed gives 5), but the plausible set covers it and the report says the means leave it open."""
     truth = TRUTHS["4 units, floor 30 us"]
     runs = _runs(truth, seed=0)
     files = [str(write_fio(tmp_path / f"qd{n:02d}.json", n, runs[n])) for n in TRAIN + HELD_OUT]
-    report = iosizer.family("device").calibrate(files)
+    report = iosizer.family("device").calibrate(files, fit_percentiles=False)
     low, high = report.intervals["parallel_units"]
     assert low <= 4 <= high and high - low <= 3
     assert abs(report.params["parallel_units"] - 4) <= 1
     assert any("plausible counts" in w for w in report.warnings)
+    assert any("not identified by the means alone" in w for w in report.warnings)
