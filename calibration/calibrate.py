@@ -263,12 +263,15 @@ def settings_in_columns(dataset: Dataset, option_names: Sequence[str]) -> dict[s
     rows is an error (fit each configuration on its own).
     """
     found = {}
+    per_row = {c.name for c in dataset.schema.inputs}
     for name in option_names:
         cells = [c for c in dataset.extra.get(name, ()) if c != ""]
         if not cells:
             continue
         distinct = sorted(set(cells))
         if len(distinct) > 1:
+            if name in per_row:  # also an input column of the fit (device: rows at several block sizes)
+                continue
             raise DatasetError(
                 f"{dataset.path}: column '{name}' is a setting, one value per fit, but it has "
                 f"{len(distinct)} ({', '.join(distinct[:4])}{'...' if len(distinct) > 4 else ''}); "
@@ -350,9 +353,12 @@ def calibrate_dataset(
     """
     plan = get_model(model_name).family.fit
     if fit_percentiles is not None or plan is None or not plan.percentiles_by_default:
-        return _calibrate_dataset(model_name, dataset, options, cpu_name=cpu_name, cpu_speed=cpu_speed,
-                                  force=force, fit_percentiles=bool(fit_percentiles) if fit_percentiles is None
-                                  else fit_percentiles)
+        result = _calibrate_dataset(model_name, dataset, options, cpu_name=cpu_name, cpu_speed=cpu_speed,
+                                    force=force, fit_percentiles=bool(fit_percentiles) if fit_percentiles is None
+                                    else fit_percentiles)
+        if fit_percentiles or plan is None:
+            return result
+        return replace(result, fit=replace(result.fit, warnings=result.fit.warnings + _means_alone(plan, result)))
     have = sorted({p for p, _ in tail_columns(model_name, dataset).values()}) \
         if get_model(model_name).family.tail is not None else []
     chosen = [p for p in FIT_PERCENTILES if p in have]
