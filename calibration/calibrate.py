@@ -399,8 +399,9 @@ def _means_alone(plan: Any, result: Calibration) -> tuple[str, ...]:
         low, high = result.fit.intervals.get(name, (None, None))
         if low is not None and high is not None and high > low:
             out.append(f"'{name}' is not identified by the means alone: {low:g} to {high:g} fit them about "
-                       "equally (a flat likelihood); latency percentiles (fio's clat_ns percentiles, or "
-                       "latency_pP_us columns) tell the counts apart and are fitted by default where present")
+                       "equally (a flat likelihood); latency percentiles that follow the model (fio's clat_ns "
+                       "percentiles, or latency_pP_us columns) tell the counts apart, and are fitted by default "
+                       "where the data carry them")
     return tuple(out)
 
 

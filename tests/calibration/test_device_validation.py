@@ -40,6 +40,8 @@ TRUTHS = {
     # against 200 us the fit's floor was 11.6 us (the count and unit service right), so 5 % on the floor
     # is asked of a floor the percentiles can resolve.
     "32 units, floor 60 us": {"latency_floor_us": 60.0, "parallel_units": 32, "unit_service_us": 200.0},
+    # the knee past QD 16 (F = 100 us hides 16 units of 40 us): the means alone give 3 units here
+    "16 units, floor 100 us": {"latency_floor_us": 100.0, "parallel_units": 16, "unit_service_us": 40.0},
 }
 
 
