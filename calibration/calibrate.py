@@ -351,40 +351,37 @@ def calibrate_dataset(
     the data carry them, ``tail_free`` held at their declared values, and the
     means alone, with a note, where that fit is refused.
     """
+    from functools import partial
+
     plan = get_model(model_name).family.fit
+    once = partial(_calibrate_dataset, model_name, dataset, options, cpu_name=cpu_name, cpu_speed=cpu_speed,
+                   force=force)
     if fit_percentiles is not None or plan is None or not plan.percentiles_by_default:
-        result = _calibrate_dataset(model_name, dataset, options, cpu_name=cpu_name, cpu_speed=cpu_speed,
-                                    force=force, fit_percentiles=bool(fit_percentiles) if fit_percentiles is None
-                                    else fit_percentiles)
+        result = once(fit_percentiles=bool(fit_percentiles) if fit_percentiles is None else fit_percentiles)
         if fit_percentiles or plan is None:
             return result
-        return replace(result, fit=replace(result.fit, warnings=result.fit.warnings + _means_alone(plan, result)))
+        return _warn_means_alone(plan, result)
     have = sorted({p for p, _ in tail_columns(model_name, dataset).values()}) \
         if get_model(model_name).family.tail is not None else []
     chosen = [p for p in FIT_PERCENTILES if p in have]
-    means_only = dataset.stderr is not None or dataset.bounds is not None
-    if chosen and not means_only:
+    if chosen and dataset.stderr is None and dataset.bounds is None:
         listed = ", ".join(f"p{p:g}" for p in chosen)
-        held = ", ".join(f"{n} at {plan_value}" for n, plan_value in _declared(model_name, plan.tail_free))
+        held = ", ".join(f"{n} at {value}" for n, value in _declared(model_name, plan.tail_free))
         try:
-            result = _calibrate_dataset(model_name, dataset, options, cpu_name=cpu_name, cpu_speed=cpu_speed,
-                                        force=force, fit_percentiles=chosen, free_tails=False)
+            result = once(fit_percentiles=chosen, free_tails=False)
         except CalibrationError as error:
             why = str(error).removeprefix(f"{dataset.path}: ")  # the files are named once, above
             fallback = (f"the default fit of the percentiles ({listed}) with the means was refused ({why}); "
                         "the means alone are fitted and the percentiles only checked (--fit-percentiles "
                         "asks for them anyway, and fails the same way)")
-            result = _calibrate_dataset(model_name, dataset, options, cpu_name=cpu_name, cpu_speed=cpu_speed,
-                                        force=force, fit_percentiles=False)
-            return replace(result, notes=result.notes + (" ".join(fallback.split()),),
-                           fit=replace(result.fit, warnings=result.fit.warnings + _means_alone(plan, result)))
+            result = once(fit_percentiles=False)
+            return _warn_means_alone(plan, replace(result, notes=result.notes + (" ".join(fallback.split()),)))
         return replace(result, notes=result.notes + (
             f"percentiles {listed} fitted with the means, by default where the data carry them (the means "
-            f"alone may not tell the counts apart){'; ' + held + ' (declared, exact there; --fit-percentiles frees it)' if held else ''}; "
+            f"alone may not tell the counts apart)"
+            f"{'; ' + held + ' (declared, exact there; --fit-percentiles frees it)' if held else ''}; "
             "--no-fit-percentiles fits the means only",))
-    result = _calibrate_dataset(model_name, dataset, options, cpu_name=cpu_name, cpu_speed=cpu_speed,
-                                force=force, fit_percentiles=False)
-    return replace(result, fit=replace(result.fit, warnings=result.fit.warnings + _means_alone(plan, result)))
+    return _warn_means_alone(plan, once(fit_percentiles=False))
 
 
 def _declared(model_name: str, names: Sequence[str]) -> list[tuple[str, str]]:
@@ -392,8 +389,9 @@ def _declared(model_name: str, names: Sequence[str]) -> list[tuple[str, str]]:
     return [(n, f"{family.spec(n).value:g}") for n in names if family.spec(n).value is not None]
 
 
-def _means_alone(plan: Any, result: Calibration) -> tuple[str, ...]:
-    """A warning where the means alone leave a whole-number parameter's count open (a flat likelihood)."""
+def _warn_means_alone(plan: Any, result: Calibration) -> Calibration:
+    """``result`` warning where the means alone leave a whole-number parameter's count open (a flat
+    likelihood)."""
     out = []
     for name in plan.whole:
         low, high = result.fit.intervals.get(name, (None, None))
@@ -402,7 +400,7 @@ def _means_alone(plan: Any, result: Calibration) -> tuple[str, ...]:
                        "equally (a flat likelihood); latency percentiles that follow the model (fio's clat_ns "
                        "percentiles, or latency_pP_us columns) tell the counts apart, and are fitted by default "
                        "where the data carry them")
-    return tuple(out)
+    return replace(result, fit=replace(result.fit, warnings=result.fit.warnings + tuple(out)))
 
 
 def _calibrate_dataset(

@@ -189,7 +189,10 @@ def _fit_panels(fit: Any, schema: Any) -> list[Panel]:
     import numpy as np
 
     panels = []
-    if len(fit.inputs) > 1:
+    # An input the same on every row (device: the block size of a one-size sweep) is no axis.
+    varying = [k for k, v in fit.inputs.items() if np.ptp(np.asarray(v, dtype=float)) > 0] or list(fit.inputs)[:1]
+    held = {k: float(np.asarray(v, dtype=float).reshape(-1)[0]) for k, v in fit.inputs.items() if k not in varying}
+    if len(varying) > 1:
         for column, observed in fit.observed.items():
             measured = np.isfinite(observed)
             span = [float(np.nanmin(observed)), float(np.nanmax(observed))]
@@ -198,13 +201,13 @@ def _fit_panels(fit: Any, schema: Any) -> list[Panel]:
                 Series("points", observed[measured], fit.predicted[column][measured], "points"),
             ], f"{fit.model_name}: {column}"))
         return panels
-    x_name = next(iter(fit.inputs))
+    x_name = varying[0]
     x = fit.inputs[x_name]
     order = np.argsort(x)
     dense = np.linspace(float(x.min()), float(x.max()), 200)
     if any(c.name == x_name and c.integer for c in schema.columns):  # threads, population: whole numbers
         dense = np.unique(np.round(dense))
-    band = fit.predict({x_name: dense})
+    band = fit.predict({x_name: dense, **{k: np.full(dense.shape, v) for k, v in held.items()}})
     for column, observed in fit.observed.items():
         measured = np.isfinite(observed)
         panels.append(Panel(x_name, column, [

@@ -121,15 +121,6 @@ def size_command(family: "Family", question: "Question") -> Callable[..., None]:
     return command
 
 
-def _size_for(name: str) -> Any:
-    from iosizer.calibration.declared_sizing import sizing_question
-    from iosizer.model.registry import declaration
-
-    family = declaration(name)
-    question = sizing_question(family)
-    return None if question is None else size_command(family, question)
-
-
 # --- the groups --------------------------------------------------------------------------------------
 
 
@@ -140,7 +131,9 @@ class DeclaredGroup(TyperGroup):
     then); :meth:`every_command` builds the rest (``--help``, the HTTP catalogue).
     """
 
-    _build: Callable[[str], Any]
+    #: The family's question that gets the command (None: none does), and the command of it.
+    _question: Callable[["Family"], "Question | None"]
+    _command: Callable[["Family", "Question"], Callable[..., None]]
 
     def every_command(self) -> dict[str, Any]:
         if not getattr(self, "_all", False):
@@ -159,12 +152,16 @@ class DeclaredGroup(TyperGroup):
 
         if name not in family_names():
             return None
+        from iosizer.model.registry import declaration
+
         try:
-            function = type(self)._build(name)
+            family = declaration(name)
+            question = type(self)._question(family)
         except InputError:
             return None
-        if function is None:
+        if question is None:
             return None
+        function = type(self)._command(family, question)
         app = typer.Typer(add_completion=False, rich_markup_mode=None)
         app.command(name)(function)
         command = typer.main.get_command(app)
@@ -179,6 +176,13 @@ class DeclaredGroup(TyperGroup):
         return sorted(self.every_command())
 
 
+def _sizing_question(family: "Family") -> "Question | None":
+    from iosizer.calibration.declared_sizing import sizing_question
+
+    return sizing_question(family)
+
+
 class SizeGroup(DeclaredGroup):
-    _build = staticmethod(_size_for)
+    _question = staticmethod(_sizing_question)
+    _command = staticmethod(size_command)
 

@@ -29,7 +29,8 @@ from iosizer.cli.output import OutputFormat, Report, emit, progress_bar
 class SimulateGroup(DeclaredGroup):
     """``iosizer simulate``: the hand-written commands, and one per family whose question declares a hook."""
 
-    _build = staticmethod(lambda name: _simulate_for(name))
+    _question = staticmethod(lambda family: _simulated_question(family))
+    _command = staticmethod(lambda family, question: simulate_command(family, question))
 
 
 app = typer.Typer(
@@ -358,13 +359,10 @@ def simulate_command(family: "Family", question: "Question") -> Callable[..., No
     return command
 
 
-def _simulate_for(name: str) -> Any:
-    from iosizer.model.registry import declaration
+def _simulated_question(family: Any) -> Any:
     from iosizer.simulate.declared import simulated_question
 
-    family = declaration(name)
-    question = simulated_question(family)
-    return None if question is None else simulate_command(family, question)
+    return simulated_question(family)
 
 
 # --- iosizer report --simulate ------------------------------------------------------------

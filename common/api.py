@@ -440,7 +440,7 @@ class ModelFamily:
 
         names = [c.name for c in self.columns.inputs]
         unknown = sorted(set(given) - set(names))
-        missing = [n for n in names if n not in given]
+        missing = [c.name for c in self.columns.inputs if c.required and c.name not in given]
         if unknown or missing:
             raise InputError(
                 f"family '{self.name}' takes inputs {', '.join(names)}"
@@ -449,6 +449,8 @@ class ModelFamily:
             )
         arrays = {}
         for column in self.columns.inputs:
+            if column.name not in given:  # an optional input (device: a row's block size)
+                continue
             given_value = given[column.name]
             try:
                 kind = np.asarray(given_value).dtype

@@ -250,7 +250,8 @@ FAMILIES = (
                "1984 ch. 8), exact by product form; percentiles by the arrival theorem",
         formula=("N = outstanding I/Os; p_N(j) = [F^(N-j) / (N-j)!] [S^j / prod_{i<=j} min(i, C)] / G(N); "
                  "iops = E_N{min(j, C)} / S; mean_latency_us = N / iops (Little); an I/O finding j >= C "
-                 "(distribution p_{N-1}) waits Erlang(j - C + 1, C / S): latency = F + wait + Exp(S)"),
+                 "(distribution p_{N-1}) waits Erlang(j - C + 1, C / S): latency = F + wait + Exp(S); at block size x "
+                 "S = unit_service_us + unit_service_per_kib_us (x - 4 KiB)"),
         parameters=(
             ParameterSpec("latency_floor_us", "us", None, (0.0, 1e7), "fitted",
                           "calibrated from the planner's fio sweep (the latency every I/O pays)",

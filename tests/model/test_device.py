@@ -23,7 +23,8 @@ def test_declared_once_in_the_registry() -> None:
     assert specs["parallel_units"].integer and specs["parallel_units"].status == "fitted"
     assert specs["latency_floor_us"].unit == "us" and specs["unit_service_us"].unit == "us"
     assert "block size" in specs["unit_service_us"].source  # the linear-in-block-size note of `params device`
-    assert [c.name for c in family.columns.inputs] == ["outstanding"]
+    # block_kib: an optional per-row input (files at several block sizes fit the unit service's line)
+    assert [(c.name, c.required) for c in family.columns.inputs] == [("outstanding", True), ("block_kib", False)]
     assert [c.name for c in family.columns.outputs] == ["iops", "mean_latency_us"]
 
 
