@@ -22,6 +22,7 @@ from iosizer.calibration.profile import (
 )
 from iosizer.errors import CalibrationError, DatasetError, InputError
 from iosizer.model.family import Schema
+from iosizer.units import KIB
 
 
 @dataclass(frozen=True)
@@ -247,7 +248,7 @@ def load_measurements(paths: str | Path | Sequence[str | Path], schema: Schema,
     sizes = [p.block_bytes for p in points]
     if all(s is not None for s in sizes):  # block size as a setting column (hba, replication)
         extra.update({"block_bytes": tuple(f"{s:g}" for s in sizes),
-                      "block_kib": tuple(f"{s / 1024:g}" for s in sizes)})  # type: ignore[operator]
+                      "block_kib": tuple(f"{s / KIB:g}" for s in sizes)})  # type: ignore[operator]
     think = {p.think_time_s for p in points}
     return Dataset(path=label, sha256=sha256, schema=schema, values=values,
                    lines=np.arange(1, len(points) + 1), sources=labels, extra=extra,
@@ -573,7 +574,8 @@ def _spearman(x: np.ndarray, y: np.ndarray) -> tuple[float, float]:
     from scipy.special import stdtr
 
     rx, ry = _average_ranks(x), _average_ranks(y)
-    rx, ry = rx - rx.mean(), ry - ry.mean()
+    rx -= rx.mean()  # in place: two million-row copies fewer at the fit's judgement
+    ry -= ry.mean()
     rho = float(np.dot(rx, ry) / np.sqrt(np.dot(rx, rx) * np.dot(ry, ry)))
     n = x.size
     if abs(rho) >= 1.0:

@@ -39,6 +39,7 @@ import numpy as np
 
 from iosizer.errors import DatasetError
 from iosizer.model.family import Column, Role, Schema
+from iosizer.units import MIB
 
 WEIGHT_COLUMN = "weight"
 RELATION_COLUMN = "relation"
@@ -236,7 +237,7 @@ class _Shape:
 
 
 #: The streaming pass reads this much at a time: memory stays flat whatever the file size.
-_CHUNK_BYTES = 1024 * 1024
+_CHUNK_BYTES = MIB
 
 
 def _scan(path: Path) -> _Shape:
@@ -343,12 +344,16 @@ def _text_columns(path: Path, header: list[str], numeric: set[str],
         return None
     if cells.shape[0] != rows:
         return None
-    codes = []
-    for j in range(len(names)):
-        distinct, where = np.unique(cells[:, j], return_inverse=True)
-        codes.append((np.array([str(v).strip() for v in distinct], dtype=object), where))
-    del cells  # the fixed-width strings go before the tuples are built
-    return {name: tuple(labels[where]) for name, (labels, where) in zip(names, codes)}
+    columns: dict[str, tuple[str, ...]] = {}
+    for j, name in enumerate(names):
+        cell = cells[:, j]
+        if rows and bool((cell == cell[0]).all()):  # one label (a load test's source): no sort of a million strings
+            columns[name] = (str(cell[0]).strip(),) * rows
+            continue
+        distinct, where = np.unique(cell, return_inverse=True)
+        labels = np.array([str(v).strip() for v in distinct], dtype=object)
+        columns[name] = tuple(labels[where])
+    return columns
 
 
 def _row_columns(

@@ -32,7 +32,7 @@ from iosizer.calibration.profile import Profile
 from iosizer.calibration.shipped import hardware_profile, measurement_sha256, read_measurement
 from iosizer.model.registry import declaration
 from iosizer.errors import InputError
-from iosizer.model.latency import DmaDevice, OltpNetwork, oltp_degradation_pct
+from iosizer.model.latency import SERVICE_SCV, DmaDevice, OltpNetwork, oltp_degradation_pct
 
 #: The seed's server: the reference CPU of every shipped profile.
 SEED_CPU_NAME = "Pentium 4 3.0GHz (FSB 800MHz)"
@@ -123,24 +123,13 @@ def published_dma(name: str) -> PublishedDma | None:
     )
 
 
-#: Service-time scv the shipped oltp profile is fitted with (held, not fitted).
-#: Seed 000 puts PD at most 5 % at 1500 ns and a little under 10 % at 1600 ns:
-#: a knee sharper than exact (exponential) MVA gives with a serial demand
-#: linear in the latency (its best fit reads 5.7 % and 8.8 % there). Constant
-#: service (cv^2 = 0, residual-service MVA; its error against simulation is
-#: within 0.01 points on this network, tests/model/test_service_scv.py)
-#: meets both (5.0 % and 9.5 %; ~15 % near 1,750 ns). A choice made to match
-#: the seed's knee, not a measurement of the server's service times.
-SHIPPED_OLTP_SCV = 0.0
-
-
 @lru_cache(maxsize=1)
 def oltp_calibration() -> Calibration:
-    """The ``oltp`` model fitted to the transcribed TPC-C degradation curve (``service_scv`` held
-    at :data:`SHIPPED_OLTP_SCV`; the file's bounds are one-sided in the fit)."""
+    """The ``oltp`` model fitted to the transcribed TPC-C degradation curve (``service_scv`` held at
+    its declared value, :data:`iosizer.model.latency.SERVICE_SCV`; the file's bounds are one-sided in the fit)."""
     resource = resources.files("iosizer.data").joinpath("measurements", f"{TPCC_CURVE}.csv")
     with resources.as_file(resource) as path:
-        return calibrate("oltp", path, {"service_scv": SHIPPED_OLTP_SCV}, cpu_name=SEED_CPU_NAME,
+        return calibrate("oltp", path, {}, cpu_name=SEED_CPU_NAME,
                          cpu_speed=SEED_CPU_SPEED)
 
 
@@ -160,7 +149,7 @@ def oltp_network(profile: Profile, service_scv: float | None = None) -> OltpNetw
         values = {**values, "service_scv": service_scv}
     return OltpNetwork(terminals=values["terminals"], knee_latency_ns=values["knee_latency_ns"],
                        serial_share=values["serial_share"], think_share=values["think_share"],
-                       service_scv=values.get("service_scv", 1.0))
+                       service_scv=values.get("service_scv", SERVICE_SCV.value))
 
 
 def tpcc_points() -> list[dict[str, Any]]:

@@ -22,66 +22,26 @@ CpuName = Annotated[str | None, typer.Option("--cpu-name", help="CPU the data wa
 
 
 def calibrate(
-    model: Annotated[str, typer.Argument(help="A family (see 'iosizer families').")],
-    data: Annotated[
-        list[Path] | None,
-        typer.Argument(help="Measured points: a CSV in the family's columns (see --columns), or fio JSON, "
-                            "elbencho CSV or vdbench flatfile output (one or several files)."),
-    ] = None,
-    columns: Annotated[
-        bool, typer.Option("--columns", help="Print the family's data columns (names with units) and exit.")
-    ] = False,
-    setting: Annotated[
-        list[str] | None,
-        typer.Option("--set", metavar="NAME=VALUE",
-                     help="A setting or a parameter to hold (repeatable), e.g. --set servers=8; "
-                          "see 'iosizer params FAMILY'."),
-    ] = None,
-    force: Annotated[
-        bool, typer.Option("--force", help="Keep a fit that is worse than a constant (R^2 < 0); calibrate on the "
-                                           "jobs of a fio file that did not fail, leaving the failed ones out.")
-    ] = False,
-    fit_percentiles: Annotated[
-        bool | None, typer.Option("--fit-percentiles/--no-fit-percentiles",
-                                  help="Fit measured percentile columns (response_pP_s/_ms/_us, fio's clat "
-                                       "percentiles; p50 and p99 unless --fit-percentile) with the means, against "
-                                       "the family's percentile model, freeing its service variability; "
-                                       "--no-fit-percentiles: only check them. Default: device fits them where "
-                                       "the data carry them (service_scv held), the other families only check "
-                                       "them.")
-    ] = None,
-    fit_percentile: Annotated[
-        list[float] | None,
-        typer.Option("--fit-percentile", metavar="P",
-                     help="A percentile to fit (repeatable; implies --fit-percentiles) [default: 50 and 99]; the "
-                          "others the data carry are checked only.")
-    ] = None,
+    model: FamilyArgument,
+    data: DataFiles = None,
+    columns: ColumnsFlag = False,
+    setting: SetOption = None,
+    force: ForceFlag = False,
+    fit_percentiles: FitPercentilesFlag = None,
+    fit_percentile: FitPercentileOption = None,
     output: OutputPath = None,
-    stations: Annotated[
-        int | None, typer.Option("--stations", help="closed-network: number of stations K.")
-    ] = None,
-    think_time_s: Annotated[
-        float | None,
-        typer.Option("--think-time-s", help="closed-network: fix the think time Z (s); free if omitted."),
-    ] = None,
-    servers: Annotated[int | None, typer.Option("--servers", help="mmc: number of servers C.")] = None,
-    terminals: Annotated[
-        int | None, typer.Option("--terminals", help="oltp: jobs in the batch network [declared value; see 'iosizer params oltp'].")
-    ] = None,
+    stations: StationsOption = None,
+    think_time_s: ThinkTimeOption = None,
+    servers: ServersOption = None,
+    terminals: TerminalsOption = None,
     cpu_name: CpuName = None,
-    cpu_speed: Annotated[
-        float | None,
-        typer.Option("--cpu-speed", help="Relative per-core speed of that CPU (for extrapolation)."),
-    ] = None,
-    verbose: Annotated[
-        bool, typer.Option("--verbose", "-v", help="Print the tail check per percentile, not its one-line summary "
-                                                   "(JSON always has both: 'tails', 'tail_summary').")
-    ] = False,
+    cpu_speed: CpuSpeedOption = None,
+    verbose: VerboseFlag = False,
     output_format: FormatOption = OutputFormat.table,
     plot: PlotOption = None,
 ) -> None:
     """Fit a family to measured points; print the fit report, save a profile."""
-    from iosizer.calibration.calibrate import calibrate as run, residual_rows, tail_summary
+    from iosizer.calibration.calibrate import calibrate as run, residual_rows
     from iosizer.calibration.fit import CONFIDENCE_CONVENTION
     from iosizer.calibration.profile import profile_writer
 
@@ -117,23 +77,7 @@ def calibrate(
     document = FitReport(result).to_dict(output)  # one builder: the CLI's JSON is the API's to_dict()
     parameters = document["parameters"]
     rows = [{"parameter": name, **values} for name, values in parameters.items()]
-    notes = [
-        f"{column}: RMSE {s.rmse:.6g}, R^2 {s.r2:.6f} over {s.n_points} points"
-        for column, s in fit.statistics.items()
-    ]
-    notes += [f"note: {n}" for n in result.notes]
-    notes += [f"warning: {w}" for w in fit.warnings]
-    role = "a fit input" if any(name in fit.statistics for name in result.tails) else "checked, not fitted"
-    summary = tail_summary(result.tails)
-    if verbose or (summary is not None and summary["n_percentiles"] == 1):
-        notes += [f"tail {name} ({role}): the fitted model is {t['rms_error_pct']:.1f} % off (RMS over "
-                  f"{t['n_points']} points; worst {t['worst_error_pct']:+.1f} % at line {t['worst_line']})"
-                  for name, t in result.tails.items()]
-    elif summary is not None:  # one line: the warnings above must not drown in one per percentile
-        notes.append(f"tail check ({role}) of {summary['n_percentiles']} percentiles: the fitted model is "
-                     f"{summary['rms_error_pct']:.1f} % off (RMS over all); worst p{summary['worst_percentile']:g} "
-                     f"({summary['worst_rms_error_pct']:.1f} % RMS; {summary['worst_error_pct']:+.1f} % at line "
-                     f"{summary['worst_line']}); each percentile: --verbose or JSON 'tails'")
+    notes = _fit_notes(result, fit_percentiles, verbose)
     notes.append(CONFIDENCE_CONVENTION)
     if output is not None:
         notes.append(f"profile written to {output}")
@@ -151,6 +95,32 @@ def calibrate(
         plot,
         files=[(output, profile_writer(result.profile))] if output is not None else (),
     )
+
+
+def _fit_notes(result: Any, fit_percentiles: bool | None, verbose: bool) -> list[str]:
+    """The lines under a fit report: each column's RMSE and R^2, notes, warnings, the tail check."""
+    from iosizer.calibration.calibrate import tail_summary
+
+    fit = result.fit
+    notes = [
+        f"{column}: RMSE {s.rmse:.6g}, R^2 {s.r2:.6f} over {s.n_points} points"
+        for column, s in fit.statistics.items()
+    ]
+    notes += [f"note: {n}" for n in result.notes]
+    notes += [f"warning: {w}" for w in fit.warnings]
+    # the fit's own columns say whether the percentiles were fitted (device fits them by default)
+    role = "a fit input" if any(name in fit.statistics for name in result.tails) else "checked, not fitted"
+    summary = tail_summary(result.tails)
+    if verbose or (summary is not None and summary["n_percentiles"] == 1):
+        notes += [f"tail {name} ({role}): the fitted model is {t['rms_error_pct']:.1f} % off (RMS over "
+                  f"{t['n_points']} points; worst {t['worst_error_pct']:+.1f} % at line {t['worst_line']})"
+                  for name, t in result.tails.items()]
+    elif summary is not None:  # one line: the warnings above must not drown in one per percentile
+        notes.append(f"tail check ({role}) of {summary['n_percentiles']} percentiles: the fitted model is "
+                     f"{summary['rms_error_pct']:.1f} % off (RMS over all); worst p{summary['worst_percentile']:g} "
+                     f"({summary['worst_rms_error_pct']:.1f} % RMS; {summary['worst_error_pct']:+.1f} % at line "
+                     f"{summary['worst_line']}); each percentile: --verbose or JSON 'tails'")
+    return notes
 
 
 def _pairs(texts: list[str]) -> dict[str, str]:
@@ -295,3 +265,69 @@ def datasets(output_format: FormatOption = OutputFormat.table) -> None:
                notes=["exact: from a table or stated in the text; approximate: read from a figure's description"]),
         output_format,
     )
+FamilyArgument = Annotated[str, typer.Argument(help="A family (see 'iosizer families').")]
+
+DataFiles = Annotated[
+    list[Path] | None,
+    typer.Argument(help="Measured points: a CSV in the family's columns (see --columns), or fio JSON, "
+                        "elbencho CSV or vdbench flatfile output (one or several files)."),
+]
+
+ColumnsFlag = Annotated[
+    bool, typer.Option("--columns", help="Print the family's data columns (names with units) and exit.")
+]
+
+SetOption = Annotated[
+    list[str] | None,
+    typer.Option("--set", metavar="NAME=VALUE",
+                 help="A setting or a parameter to hold (repeatable), e.g. --set servers=8; "
+                      "see 'iosizer params FAMILY'."),
+]
+
+ForceFlag = Annotated[
+    bool, typer.Option("--force", help="Keep a fit that is worse than a constant (R^2 < 0); calibrate on the "
+                                       "jobs of a fio file that did not fail, leaving the failed ones out.")
+]
+
+FitPercentilesFlag = Annotated[
+    bool | None, typer.Option("--fit-percentiles/--no-fit-percentiles",
+                              help="Fit measured percentile columns (response_pP_s/_ms/_us, fio's clat "
+                                   "percentiles; p50 and p99 unless --fit-percentile) with the means, against "
+                                   "the family's percentile model, freeing its service variability; "
+                                   "--no-fit-percentiles: only check them. Default: device fits them where "
+                                   "the data carry them (service_scv held), the other families only check them.")
+]
+
+FitPercentileOption = Annotated[
+    list[float] | None,
+    typer.Option("--fit-percentile", metavar="P",
+                 help="A percentile to fit (repeatable; implies --fit-percentiles) [default: 50 and 99]; the "
+                      "others the data carry are checked only.")
+]
+
+StationsOption = Annotated[
+    int | None, typer.Option("--stations", help="closed-network: number of stations K.")
+]
+
+ThinkTimeOption = Annotated[
+    float | None,
+    typer.Option("--think-time-s", help="closed-network: fix the think time Z (s); free if omitted."),
+]
+
+ServersOption = Annotated[int | None, typer.Option("--servers", help="mmc: number of servers C.")]
+
+TerminalsOption = Annotated[
+    int | None, typer.Option("--terminals", help="oltp: jobs in the batch network [declared value; see 'iosizer params oltp'].")
+]
+
+CpuSpeedOption = Annotated[
+    float | None,
+    typer.Option("--cpu-speed", help="Relative per-core speed of that CPU (for extrapolation)."),
+]
+
+VerboseFlag = Annotated[
+    bool, typer.Option("--verbose", "-v", help="Print the tail check per percentile, not its one-line summary "
+                                               "(JSON always has both: 'tails', 'tail_summary').")
+]
+
+

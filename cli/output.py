@@ -26,7 +26,7 @@ from typing import TYPE_CHECKING, Annotated, Any, Callable, Iterator, Sequence
 
 import typer
 
-from iosizer.frames import format_number, key_columns, split_columns  # one number format and layout, here and in notebooks
+from iosizer.frames import JSON_SHAPE_RULE, format_number, key_columns, split_columns  # one number format and layout, here and in notebooks
 
 if TYPE_CHECKING:
     from iosizer.frames import Table
@@ -110,14 +110,6 @@ def _keys(rows: Sequence[dict[str, Any]]) -> list[str]:
     for row in rows:
         seen.update(dict.fromkeys(row))
     return list(seen)
-
-
-#: How a command's JSON is shaped, stated once for --rows's help and the HTTP API's schema.
-JSON_SHAPE_RULE = (
-    "The JSON answer is shaped by the question: one point (one arrival rate, one size) answers one object, "
-    "a sweep a list of objects, one per point; a summary of several parts an object of them. "
-    "--rows prints the rows the CSV holds, as a list, whatever the input."
-)
 
 
 def row_list(report: Report) -> list[dict[str, Any]]:
@@ -210,7 +202,10 @@ def add_output_options(command: Any) -> None:
             return found
 
         command.get_command = get_command  # this group only: its commands, listed or made on demand
-    for sub in list(subcommands.values()):
+        if hasattr(subcommands, "on_build"):  # a lazy group (cli/lazy.py): each command as it is built
+            subcommands.on_build(add_output_options)
+    built = subcommands.built() if hasattr(subcommands, "built") else list(subcommands.values())
+    for sub in built:
         add_output_options(sub)
 
 

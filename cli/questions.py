@@ -21,8 +21,8 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Annotated, Any
 
 import typer
-from typer.core import TyperGroup
 
+from iosizer.cli.lazy import LazyTyperGroup
 from iosizer.cli.options import BandKind, BandOption, FormatOption, PlotOption
 from iosizer.cli.output import OutputFormat, Panel, Report, Series, emit
 
@@ -162,11 +162,13 @@ def _questions(family: "Family") -> list["Question"]:
 
 
 def _group(family: "Family", questions: list["Question"], text: str | None = None) -> Any:
-    """A click group of ``questions``' commands."""
+    """A click group of ``questions``' commands, each built when first used (cli/lazy.py)."""
+    from iosizer.cli.lazy import typer_group
+
     app = typer.Typer(help=text, no_args_is_help=True, rich_markup_mode=None, add_completion=False)
     for question in questions:
         app.command(question.path(family.name)[-1])(question_command(family, question))
-    return typer.main.get_group(app)
+    return typer_group(app)
 
 
 def family_group(name: str) -> Any:
@@ -177,7 +179,7 @@ def family_group(name: str) -> Any:
     return _group(family, _questions(family), f"{family.summary} (family '{name}'; iosizer params {name}).")
 
 
-class _LazyFamily(TyperGroup):
+class _LazyFamily(LazyTyperGroup):
     """A plugin family's command group that imports the family's module only when it is used (listing
     the root's commands, as ``iosizer --help`` does, names it without importing it)."""
 
@@ -191,10 +193,11 @@ class _LazyFamily(TyperGroup):
     def _load(self) -> None:
         if not self._loaded:
             self._loaded = True
+            from iosizer.cli.lazy import adopt
+
             built = family_group(self.name)
             self.help = built.help
-            for command_name, command in built.commands.items():
-                self.add_command(command, command_name)
+            adopt(self, built)
 
     def list_commands(self, ctx: Any) -> list[str]:
         self._load()
@@ -216,8 +219,9 @@ def attach(name: str, group: Any) -> None:
     family = declaration(name)
     new = [q for q in _questions(family) if q.path(name)[-1] not in group.commands]
     if new:
-        for command_name, command in _group(family, new).commands.items():
-            group.add_command(command, command_name)
+        from iosizer.cli.lazy import adopt
+
+        adopt(group, _group(family, new))
 
 
 def resolve(root: Any, name: str, command: Any) -> Any:

@@ -71,6 +71,7 @@ import numpy as np
 
 from iosizer.errors import InputError
 from iosizer.model.sizing import UnreachableTargetError, smallest_integer
+from iosizer.units import MIB
 
 __all__ = [
     "HbaSizing",
@@ -497,7 +498,7 @@ def largest_replication_iops(system: Any, block_kib: float, target_latency_us: f
 
 
 def largest_protocol_bound_block_kib(system: Any, outstanding: int, low_kib: float = 0.5,
-                                     high_kib: float = 1024.0 * 1024.0) -> float | None:
+                                     high_kib: float = float(MIB)) -> float | None:
     """Largest block size (KiB) at which the binding cap is still the protocol's.
 
     Bisection on the block size between a protocol-bound and a non-protocol-bound

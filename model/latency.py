@@ -32,9 +32,10 @@ whose demand grows with every exposed round trip,
 
     D_s(x) = D_s0 + r x,    solved by exact MVA for each x.
 
-Exact MVA assumes exponential service at both stations (the declared
-``service_scv`` = 1). With ``service_scv`` < 1 (nearly constant CPU and I/O
-work per transaction) the residual-service correction of
+Exact MVA assumes exponential service at both stations (``service_scv`` =
+1). The family declares ``service_scv`` = 0 (constant CPU and I/O work per
+transaction, which the seed's sharp knee needs); below 1 the
+residual-service correction of
 :data:`~iosizer.model.mva.SCV_APPROXIMATION` is applied; less variability
 means less queueing before the knee, so the loss stays lower until the
 serial step saturates and the knee is sharper.
@@ -85,17 +86,18 @@ __all__ = [
     "round_trip_latency_ns",
 ]
 
-#: Service-time variability of the CPU and the serial step: the mva module's declaration, with the
-#: reason the shipped oltp profile departs from its exponential default.
+#: Service-time variability of the CPU and the serial step: the mva module's declaration, held at 0
+#: for oltp (one default: ``iosizer params``, the shipped profile and ``iosizer calibrate`` all read it).
 SERVICE_SCV = replace(
     _mva_scv,
-    source="declared exponential (cv^2 = 1), the product-form assumption under which MVA is exact; the "
-           "shipped oltp profile holds it at 0 (constant CPU and I/O work per transaction): seed 000 puts PD "
-           "at most 5 % at 1,500 ns and a little under 10 % at 1,600 ns, a knee sharper than exponential MVA "
-           "gives (its best fit reads 5.7 % and 8.8 % there), and constant service meets both (5.0 % and "
-           "9.5 %). A choice made to match the seed's knee, not a measurement of the server's service "
-           "times. Other values apply SCV_APPROXIMATION (iosizer.model.mva), within 0.01 points of "
-           "simulation on this network at cv^2 = 0 and 0.4 points at 0.5")
+    value=0.0,
+    status="assumed",
+    source="constant CPU and I/O work per transaction (cv^2 = 0): seed 000 puts PD at most 5 % at 1,500 ns "
+           "and a little under 10 % at 1,600 ns, a knee sharper than exponential MVA gives (its best fit "
+           "reads 5.7 % and 8.8 % there), and constant service meets both (5.0 % and 9.5 %). A choice made "
+           "to match the seed's knee, not a measurement of the server's service times; 1 is exact "
+           "(product-form) MVA. Other values than 1 apply SCV_APPROXIMATION (iosizer.model.mva), within "
+           "0.01 points of simulation on this network at cv^2 = 0 and 0.4 points at 0.5")
 
 #: 1 byte per ns is 10^9 B/s = 1000 MB/s (MB = 10^6 bytes, as in the seeds).
 _MBPS_PER_BYTE_PER_NS = 1000.0
@@ -293,14 +295,12 @@ def _dma_start(data, settings):
 
 
 def _dma_jacobian(settings):
-    from iosizer.model.symbolic import dma_functions
-
-    gradient = dma_functions()["issue_interval_gradient"]
+    """I(x) = I_local + k x: dI/dI_local = 1, dI/dk = x (the same as sympy's ``issue_interval_gradient``,
+    checked in tests/model/test_latency.py)."""
 
     def jacobian(values, inputs):
         x = np.asarray(inputs["added_latency_ns"], dtype=np.float64)
-        columns = gradient(x, values["local_issue_interval_ns"], values["exposed_round_trips"])
-        return {"issue_interval_ns": np.column_stack([np.broadcast_to(c, x.shape) for c in columns])}
+        return {"issue_interval_ns": np.column_stack([np.ones_like(x), x])}
 
     return jacobian
 
@@ -384,8 +384,8 @@ FAMILIES = (
                    maximum=100.0),
         )),
         solve=_oltp_solve,
-        service_time=("exponential (product-form) CPU and serial-step stations, service_scv = 1: exact MVA; "
-                      "other service_scv values use the residual-service correction of iosizer.model.mva "
+        service_time=("constant CPU and serial-step work (declared service_scv = 0); service_scv = 1 "
+                      "(exponential, product-form) is exact MVA; other service_scv values use the residual-service correction of iosizer.model.mva "
                       "(SCV_APPROXIMATION). Against simulation at the shipped profile (fitted at scv 0): with "
                       "constant service the network is deterministic and the correction equals it (+1,500 / "
                       "1,800 / 2,100 ns: 5.00 / 17.33 / 26.83 % both); exponential MVA on the same parameters "

@@ -31,6 +31,7 @@ import numpy as np
 from pydantic import BaseModel, ConfigDict, Field, field_validator
 
 from iosizer.errors import InputError
+from iosizer.units import KIB
 from iosizer.model.family import Column, CpuScaling, Family, FitPlan, ParameterSpec, Question, Role, Schema
 from iosizer.model.mva import SERVICE_SCV
 
@@ -498,7 +499,7 @@ class AccessPattern:
 
     @property
     def unaligned_per_kib(self) -> float:
-        return self.unaligned_per_transfer / self.transfer_bytes * 1024.0
+        return self.unaligned_per_transfer / self.transfer_bytes * KIB
 
     @property
     def shared_line_boundaries_per_kib(self) -> float:
@@ -511,7 +512,7 @@ class AccessPattern:
         shared RMW unit of :func:`rmw_throughput` does not carry. 520 B at
         MPS 256: 5.17 per KiB (21 of the 24 TLP ends in one 8-transfer cycle).
         """
-        return self.shared_line_boundaries_per_transfer / self.transfer_bytes * 1024.0
+        return self.shared_line_boundaries_per_transfer / self.transfer_bytes * KIB
 
     @property
     def unaligned_per_tlp(self) -> float:
@@ -588,6 +589,16 @@ def access_pattern(transfer_bytes: int, mps_bytes: int = MPS.value, split_at_lin
                          float(tlp_count(size, mps_bytes)), "packed", shared / period)
 
 
+#: UpdateFC's latency as the credit-return time of a posted-write loop: the spec's
+#: UpdateFC transmission guideline for Gen3 x8 at MPS 256 is 203 symbol times
+#: (:func:`ack_limit_symbols`), and one symbol time at 8 GT/s is 8 UI of 0.125 ns.
+CREDIT_RETURN = ParameterSpec(
+    "credit_return_ns", "ns", float(ack_limit_symbols(3, 8, 256)) * 1.0, (0.0, 1e4), "published",
+    "PCI Express Base Specification 3.0 tables 2-46..2-48 (UpdateFC transmission latency guideline, Gen3 x8, "
+    "MPS 256: 203 symbol times; 1 ns each at 8 GT/s)",
+    "time for a posted TLP's credits to return to its port after its write (a delay in the credit loop)")
+
+
 class RmwPlatform(BaseModel):
     """Root complex with a shared RMW unit and ports of posted-write credit loops."""
 
@@ -600,6 +611,11 @@ class RmwPlatform(BaseModel):
         LINE_SERVICE.value, gt=0,
         description="memory write path per whole 64 B line, ns (DDR4-2133 x 4 channels = 68.3 GB/s, "
                     "seed 001 table 1)",
+    )
+    credit_return_ns: float = Field(
+        0.0, ge=CREDIT_RETURN.bounds[0], le=CREDIT_RETURN.bounds[1],
+        description="time from a TLP's memory write to its credits back at the port (CREDIT_RETURN), ns; "
+                    "0 in the shipped fit",
     )
     service_scv: float = Field(
         RMW_SERVICE_SCV.value, ge=RMW_SERVICE_SCV.bounds[0], le=RMW_SERVICE_SCV.bounds[1],
@@ -640,6 +656,7 @@ def _port_throughputs(
                + platform.link.dllps_per_tlp * DLLP_BYTES) / platform.link.tlp_gbyte_s
     rmw_ns = pattern.unaligned_per_tlp * platform.rmw_service_ns
     line_ns = pattern.full_lines_per_tlp * platform.line_service_ns
+    line_ns += platform.credit_return_ns  # a delay too: credits come back after the write (UpdateFC)
     # Stations: one link per port, then the shared RMW unit and line path.
     demands = np.zeros((ports, ports + 2))
     demands[np.arange(ports), np.arange(ports)] = link_ns

@@ -26,6 +26,7 @@ from pydantic import BaseModel, ConfigDict, Field
 
 from iosizer.errors import InputError
 from iosizer.model._validate import as_server_count, as_positive
+from iosizer.units import KIB
 from iosizer.model.family import Column, CpuScaling, Family, FitPlan, ParameterSpec, Question, Role, Schema
 
 __all__ = [
@@ -44,7 +45,6 @@ __all__ = [
     "wire_bytes",
 ]
 
-KIB = 1024
 #: Names of the three caps, in the order ``bound`` breaks ties.
 BOUNDS = ("protocol", "bandwidth", "concurrency")
 #: The MVA recursion takes one numpy step per outstanding I/O. A host keeps at

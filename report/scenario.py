@@ -51,6 +51,7 @@ from typing import Annotated, Any, Callable
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, create_model, field_validator, model_validator
 
 from iosizer.errors import IosizerError, ScenarioError
+from iosizer.units import KIB
 
 __all__ = [
     "FAMILIES",
@@ -650,7 +651,7 @@ def evaluate_hba(section: HbaSection, sources: Sources = Sources()) -> list[Answ
     from iosizer.errors import InputError
     from iosizer.model.hba import port_ceiling_iops, port_from_values, response, virtual_port_iops
 
-    sizes = np.array(section.block_kib) * 1024
+    sizes = np.array(section.block_kib) * KIB
     offered = np.array(section.offered_iops)
     calibrated = None
     if sources.calibrated:
@@ -825,27 +826,36 @@ def evaluate_loadshare(section: LoadshareSection, sources: Sources = Sources()) 
     best = max(curves.values(), key=lambda c: c.max_throughput)
     answers = [Answer("loadshare", "policy with the highest throughput", best.policy, "",
                       f"{best.max_throughput:.3g} cores of I/O work")]
-    at = f"at {section.utilization:.0%} of its maximum"
     for i, (policy, curve) in enumerate(curves.items()):
+        answers += _policy_answers(i, curve, centre, bands, params, section, calibrated, shares)
+    return answers
+
+
+def _policy_answers(i: int, curve: Any, centre: dict[str, Any], bands: dict[str, Any], params: Any,
+                    section: LoadshareSection, calibrated: Any, shares: tuple[float, ...]) -> list[Answer]:
+    """One policy's rows (the ``i``-th of the section's policies): maximum, response, jump, and in IOPS
+    and microseconds when a profile calibrates them."""
+    policy = curve.policy
+    at = f"at {section.utilization:.0%} of its maximum"
+    answers = [
+        Answer("loadshare", f"{policy}: maximum throughput", curve.max_throughput, "cores",
+               "I/Os per service time; 1 = one core's worth", *_band(bands, "max", i)),
+        Answer("loadshare", f"{policy}: mean response {at}", float(centre["response"][i]), "service times",
+               f"core groups pooled as M/M/K (Erlang C), a narrow port's own I/Os ahead on its own cores, plus the "
+               f"non-core part, {params.non_core_pct:g} % of a service time",
+               *_band(bands, "response", i)),
+        Answer("loadshare", f"{policy}: largest response jump at a switch", float(centre["jump"][i]), "%",
+               f"threshold {params.threshold:g} of a core" if policy == "one-stage" or params.switch_rule ==
+               "threshold" else f"{params.switch_rule} switching" if policy == "multi-stage" else "no switch",
+               *_band(bands, "jump", i)),
+    ]
+    if calibrated is not None:
         answers += [
-            Answer("loadshare", f"{policy}: maximum throughput", curve.max_throughput, "cores",
-                   "I/Os per service time; 1 = one core's worth", *_band(bands, "max", i)),
-            Answer("loadshare", f"{policy}: mean response {at}", float(centre["response"][i]), "service times",
-                   f"core groups pooled as M/M/K (Erlang C), a narrow port's own I/Os ahead on its own cores, plus the "
-                   f"non-core part, {params.non_core_pct:g} % of a service time",
-                   *_band(bands, "response", i)),
-            Answer("loadshare", f"{policy}: largest response jump at a switch", float(centre["jump"][i]), "%",
-                   f"threshold {params.threshold:g} of a core" if policy == "one-stage" or params.switch_rule ==
-                   "threshold" else f"{params.switch_rule} switching" if policy == "multi-stage" else "no switch",
-                   *_band(bands, "jump", i)),
+            Answer("loadshare", f"{policy}: maximum throughput in IOPS", float(centre["max_iops"][i]), "IOPS",
+                   calibrated.source, *_band(bands, "max_iops", i)),
+            _response_us(f"{policy}: mean response {at} in us", calibrated, curve, shares, params,
+                         section.utilization * curve.max_throughput, float(centre["response"][i])),
         ]
-        if calibrated is not None:
-            answers += [
-                Answer("loadshare", f"{policy}: maximum throughput in IOPS", float(centre["max_iops"][i]), "IOPS",
-                       calibrated.source, *_band(bands, "max_iops", i)),
-                _response_us(f"{policy}: mean response {at} in us", calibrated, curve, shares, params,
-                             section.utilization * curve.max_throughput, float(centre["response"][i])),
-            ]
     return answers
 
 

@@ -16,8 +16,9 @@ Routes (all generated from the command tree, see :mod:`iosizer.cli.catalogue`):
   accepts inline as ``"profile"``;
 - ``GET /api/families``, ``GET /api/families/{name}/parameters``: what
   ``iosizer families`` and ``iosizer params NAME`` print;
-- ``GET /api/catalogue``: every served command's fields for the page;
-- ``GET /``: the what-if page; ``/openapi.json``.
+- ``GET /api/catalogue``: every served command's fields and each family's questions for the page
+  (:mod:`iosizer.serve.page`);
+- ``GET /``: the planner's page; ``/openapi.json``.
 
 Every answer that is not 2xx is ``{"error": LINE, "kind": CLASS, "field": KEY}``:
 422 for anything the request says wrongly (a value that does not validate,
@@ -31,7 +32,6 @@ exception handlers), so every route, generated or not, inherits them.
 from __future__ import annotations
 
 import asyncio
-import enum
 import inspect
 import itertools
 import json
@@ -54,8 +54,9 @@ from starlette.exceptions import HTTPException
 
 from iosizer import __version__
 from iosizer.errors import ConsistencyError, ConvergenceError, InputError, IosizerError
+from iosizer.frames import JSON_SHAPE_RULE
 from iosizer.cli.catalogue import CommandSpec, Role, body_values, command_specs
-from iosizer.serve.limits import JOB_SECONDS, MAX_MEMORY, MAX_REPLICATIONS, REQUEST_TIMEOUT_S, WAIT
+from iosizer.serve.limits import JOB_SECONDS, MAX_MEMORY, MAX_REPLICATIONS, REQUEST_TIMEOUT_S, VIEW_HELP, WAIT, View
 from iosizer.serve.worker import Busy, Lanes, direct, field_of, write_profiles
 
 #: Largest request body (an upload of measured data), bytes.
@@ -83,11 +84,6 @@ class ErrorBody(BaseModel):
     field: str | None = None
 
 
-class View(str, enum.Enum):
-    json = "json"
-    page = "page"
-
-
 _ERRORS = {
     403: {"model": ErrorBody, "description": "Host not allowed (--allowed-host), or a cross-site form without X-Iosizer"},
     413: {"model": ErrorBody, "description": "Request body over the upload limit, or work over the memory limit"},
@@ -106,7 +102,7 @@ def _error(status: int, message: str, kind: str, field: str | None = None,
 
 
 def _where(error: dict[str, Any]) -> str:
-    return ".".join(str(p) for p in error.get("loc", ()) if p not in ("body", "form"))
+    return ".".join(str(p) for p in error.get("loc", ()) if p not in ("body", "form", "query"))
 
 
 def _validation_message(errors: list[Any], required: Sequence[str] = ()) -> str:
@@ -138,7 +134,7 @@ def _validation_parts(errors: list[Any], required: Sequence[str] = ()) -> tuple[
         if isinstance(given, (str, int, float)) and kind != "missing" and repr(given) not in message:
             message += f", got {given!r}"  # as the command line says it: what was sent
         parts.append(f"{where}: {message}" if where else message)
-        fields.append(where or None)
+        fields.append(where or "body")  # no place inside it: the body itself (a list, a number) is wrong
     more = len(errors) - len(parts)
     return "; ".join(parts) + (f" (and {more} more)" if more > 0 else ""), next((f for f in fields if f), None)
 
@@ -320,6 +316,8 @@ class Server:
         self.jobs = Jobs()
         specs, self.not_served = command_specs()
         self.commands = {spec.path: _server_owned(spec) for spec in specs}
+        #: The declared questions' routes as the catalogue lists them (:func:`iosizer.serve.questions.describe`).
+        self.questions: dict[tuple[str, ...], dict[str, Any]] = {}
 
     def lane(self, spec: CommandSpec) -> Any:
         if spec.path[0] == _SIMULATE:
@@ -477,8 +475,7 @@ def _accepted(job: Job) -> JSONResponse:
 
 # --- routes -----------------------------------------------------------------------
 
-_VIEW_HELP = ("json: exactly what the command prints with --format json; "
-              "page: {data, title, columns, rows, notes, plot} as the what-if page draws it")
+_VIEW_HELP = VIEW_HELP
 _WAIT_HELP = ("Simulations only. Left out: the answer if the run ends within the server's --wait-seconds, else "
               "202 with the job to poll; true: wait for the answer (up to the job's time limit); false: 202 at once.")
 
@@ -645,10 +642,11 @@ def _catalogue(server: Server) -> dict[str, Any]:
             "example_settings": dict(family.example_settings),
             # The calibrate options that apply to this family: its settings and the parameters it may hold.
             "calibrate_options": [s.name for s in family.settings] + list(family.fit.holdable if family.fit else ()),
-            "questions": [{"command": q.command, "summary": q.summary} for q in family.questions
-                          if tuple(q.command.split()) in server.commands],
+            "questions": [{"command": " ".join(path), "summary": q.summary} for q in family.questions
+                          if (path := _served_path(server, name, q)) is not None],
         })
     commands = [spec.describe() for spec in server.commands.values() if spec.path != _CALIBRATE]
+    commands += list(server.questions.values())
     calibrate = None
     if _CALIBRATE in server.commands:
         calibrate = server.spec(*_CALIBRATE).describe() | {"url": "/api/calibrate/{family}"}
@@ -663,8 +661,18 @@ def _catalogue(server: Server) -> dict[str, Any]:
     }
 
 
+def _served_path(server: Server, family: str, question: Any) -> tuple[str, ...] | None:
+    """The path a family's question is served at: a declared question's route, or the command it names."""
+    for path in (question.path(family), tuple(question.command.split())):
+        if path in server.questions or path in server.commands:
+            return path
+    return None
+
+
 def _add_fixed_routes(app: FastAPI, server: Server) -> None:
-    catalogue = _catalogue(server)
+    from iosizer.serve.page import page_catalogue
+
+    catalogue: dict[str, Any] = {}
 
     @app.get("/", response_class=HTMLResponse, include_in_schema=False)
     async def page() -> HTMLResponse:
@@ -672,6 +680,8 @@ def _add_fixed_routes(app: FastAPI, server: Server) -> None:
 
     @app.get("/api/catalogue", tags=["page"], summary="Every served command's fields, for the what-if page")
     async def get_catalogue() -> dict[str, Any]:
+        if not catalogue:  # built once, after every route (the declared questions' too) is mounted
+            catalogue.update(page_catalogue(_catalogue(server)))
         return catalogue
 
     @app.get("/api/health", tags=["page"], summary="The server is up")
@@ -795,7 +805,9 @@ def create_app(workers: int | None = None, heavy_workers: int | None = None,
             "option names and help texts (`x-unit`). Profiles are passed inline as `\"profile\": {...}`. "
             "Simulations may become jobs (202; GET and DELETE /api/jobs/{id}). Errors: "
             "`{\"error\", \"kind\", \"field\"}` with 422 (the request says something wrongly), 413 (too large), "
-            "503 (busy, Retry-After), 504 (past the time limit), 403 (host not allowed, cross-site form)."
+            "503 (busy, Retry-After), 504 (past the time limit), 403 (host not allowed, cross-site form).\n\n"
+            + JSON_SHAPE_RULE + " Over HTTP, `?view=page` always answers rows: `{\"data\": ..., \"rows\": [...]}` "
+            "with `data` as above and `rows` a list, one object per row of the table, whatever the input."
         ),
         lifespan=lifespan,
         docs_url=None,  # Swagger UI would load its scripts from a CDN: the page links /openapi.json instead

@@ -7,9 +7,12 @@ server's alone: no request field lowers it.
 
 from __future__ import annotations
 
+import enum
+
 from iosizer.model.family import ParameterSpec
 
-__all__ = ["JOB_SECONDS", "MAX_MEMORY", "MAX_REPLICATIONS", "REQUEST_TIMEOUT", "REQUEST_TIMEOUT_S", "WAIT"]
+__all__ = ["JOB_SECONDS", "MAX_MEMORY", "MAX_REPLICATIONS", "REQUEST_TIMEOUT", "REQUEST_TIMEOUT_S", "VIEW_HELP", "View",
+           "WAIT"]
 
 #: How long a request may take in the workers (``iosizer serve --request-timeout-s``).
 REQUEST_TIMEOUT = ParameterSpec(
@@ -50,3 +53,14 @@ WAIT = ParameterSpec(
     "assumed: a short simulation (the defaults, 20 replications of a queue) takes 1-5 s on two busy CPUs, "
     "so it keeps answering synchronously as before; longer runs become jobs a client polls",
     "how long a simulation request is answered synchronously before it becomes a job (202)", kind="setting")
+
+
+class View(str, enum.Enum):
+    """How a what-if route answers (``?view=``): every route, command or declared question, takes it."""
+
+    json = "json"
+    page = "page"
+
+
+VIEW_HELP = ("json: exactly what the command prints with --format json; "
+             "page: {data, title, columns, rows, notes, plot} as the what-if page draws it")

@@ -121,6 +121,13 @@ def request_model(family: "Family", question: "Question") -> type[BaseModel]:
 
 def answer_json(family: str, question: str, body: dict[str, Any]) -> str:
     """What ``iosizer <family> <question> --format json`` prints for the body's values."""
+    return answer_document(family, question, body)[0]
+
+
+def answer_document(family: str, question: str, body: dict[str, Any],
+                    view: bool = False) -> tuple[str, dict[str, Any] | None]:
+    """The answer's JSON (as :func:`answer_json`) and, when ``view``, what the page draws of it
+    (``?view=page``: title, columns, rows, notes, plot), as the command routes give it."""
     import iosizer
     from iosizer.calibration.profile import read_profile
 
@@ -132,7 +139,76 @@ def answer_json(family: str, question: str, body: dict[str, Any]) -> str:
     band = values.pop("band", None) or "parameter"
     answer = iosizer.family(family).ask(question, profile, cpu_speed=cpu_speed, percentiles=percentiles,
                                         band=band, **values)
-    return answer.to_json() + "\n"
+    return answer.to_json() + "\n", (_view(answer) if view else None)
+
+
+def _view(answer: Any) -> dict[str, Any]:
+    """The page's view of a declared question's answer: its records and the declared plot's curves."""
+    from iosizer.model.registry import declaration
+    from iosizer.units import NOT_UNITS
+
+    asked = declaration(answer.family).question(answer.question)
+    records = answer.records()
+    units = {item.name: item.unit for item in (*asked.input_specs, *asked.output_specs)}
+
+    def label(name: str) -> str:
+        unit = units.get(name, "")
+        return name if not unit or unit in NOT_UNITS else f"{name} ({unit})"
+
+    panels = []
+    chosen = asked.plot
+    for y in (chosen.y if chosen is not None else ()):
+        curves: dict[Any, list[dict[str, Any]]] = {}
+        for row in records:
+            curves.setdefault(row.get(chosen.series) if chosen.series else None, []).append(row)
+        series = []
+        for value, rows in curves.items():
+            xs = [row[chosen.x] for row in rows]
+            if f"{y}_ci_low" in rows[0]:
+                series.append({"label": "95 % band", "kind": "band", "x": xs,
+                               "y": [row[f"{y}_ci_low"] for row in rows],
+                               "y_high": [row[f"{y}_ci_high"] for row in rows]})
+            series.append({"label": y if value is None else f"{chosen.series} = {value:g}",
+                           "kind": "line" if len(rows) > 1 else "points", "x": xs,
+                           "y": [row[y] for row in rows], "y_high": None})
+        panels.append({"title": f"{answer.family} {answer.question}", "x_label": label(chosen.x),
+                       "y_label": label(y), "series": series})
+    return {"title": f"{answer.family} {answer.question}: {asked.summary}",
+            "columns": [*asked.input_names, *answer.outputs], "rows": records, "notes": list(answer.notes),
+            "plot": panels}
+
+
+def describe(family: "Family", question: "Question") -> dict[str, Any]:
+    """The question's route as ``/api/catalogue`` lists a command (the page builds its form from it)."""
+    path = question.path(family.name)
+
+    def entry(key: str, kind: str, help_text: str, many: bool = False, default: Any = None, unit: str = "",
+              bounds: Any = None, choices: Any = None, declared: Any = None, required: bool = False) -> dict[str, Any]:
+        from iosizer.units import NOT_UNITS
+
+        return {"key": key, "flag": "--" + key.replace("_", "-"), "argument": False, "kind": kind, "many": many,
+                "required": required, "default": default, "help": help_text, "metavar": None,
+                "unit": unit if unit and unit not in NOT_UNITS else None,
+                "bounds": _extra(unit, bounds).get("x-bounds"), "choices": choices, "declared": declared,
+                "suggestions": []}
+
+    fields = [entry(spec.name, "number", spec.description or spec.name, True, list(spec.sweep()) or None,
+                    spec.unit, spec.bounds, required=not spec.sweep()) for spec in question.input_specs]
+    for spec in family.parameters:
+        named = bool(spec.choices) and isinstance(spec.choices[0], str)
+        fields.append(entry(spec.name, "choice" if named else "number", spec.description or spec.name,
+                            unit=spec.unit, bounds=None if named else spec.bounds,
+                            choices=list(spec.choices) if named else None, declared=spec.value))
+    fields.append(entry("profile", "profile", f"A '{family.name}' profile document; default: the shipped one"))
+    fields.append(entry("cpu_speed", "number", "carry the profile to a CPU of this relative per-core speed"))
+    fields.append(entry("band", "choice", "parameter: bands of the parameters' uncertainty; prediction: plus "
+                                          "the fit's residual scatter", default="parameter",
+                        choices=["parameter", "prediction"]))
+    if question.percentiles is not None:
+        fields.append(entry("percentile", "number", "percentiles to add (P)", many=True))
+    return {"command": " ".join(path), "path": list(path), "url": "/api/" + "/".join(path),
+            "summary": question.summary, "help": question.summary, "group": path[0], "plot": question.plot is not None,
+            "heavy": False, "fields": fields}
 
 
 def question_paths() -> dict[tuple[str, ...], tuple[str, str]]:
@@ -150,20 +226,25 @@ def question_paths() -> dict[tuple[str, ...], tuple[str, str]]:
 def _endpoint(server: Any, family: str, question: str, model: type[BaseModel]) -> Any:
     import inspect
 
-    from fastapi import Body
+    from fastapi import Body, Query
     from fastapi.responses import Response
+
+    from iosizer.serve.limits import VIEW_HELP, View
 
     keys = list(model.model_fields)
 
-    async def endpoint(body: Any = None) -> Response:
+    async def endpoint(body: Any = None, view: View = View.json) -> Response:
         given = {} if body is None else {k: v for k, v in body.model_dump().items()
                                          if k in body.model_fields_set and v is not None}
-        task = {"kind": "question", "family": family, "question": question, "values": given, "keys": keys}
-        return await server.call(server.lanes.quick, task)
+        task = {"kind": "question", "family": family, "question": question, "values": given, "keys": keys,
+                "view": view is View.page}
+        return await server.call(server.lanes.quick, task, view)
 
     endpoint.__signature__ = inspect.Signature([  # type: ignore[attr-defined]
         inspect.Parameter("body", inspect.Parameter.KEYWORD_ONLY, default=None,
-                          annotation=Annotated[model | None, Body()])])
+                          annotation=Annotated[model | None, Body()]),
+        inspect.Parameter("view", inspect.Parameter.KEYWORD_ONLY, default=View.json,
+                          annotation=Annotated[View, Query(description=VIEW_HELP)])])
     return endpoint
 
 
@@ -184,6 +265,7 @@ def add_question_routes(app: "FastAPI", server: Any,
         family = declaration(name)
         question = family.question(command)
         server.commands.pop(path, None)
+        server.questions[path] = describe(family, question)
         app.add_api_route(
             "/api/" + "/".join(path), _endpoint(server, name, command, request_model(family, question)),
             methods=["POST"], name="iosizer " + " ".join(path), summary=question.summary,

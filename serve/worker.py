@@ -157,11 +157,13 @@ def direct(spec: Any) -> bool:
     return not any(f.role in (Role.upload, Role.output, Role.server, Role.route) for f in spec.fields)
 
 
-def field_of(message: str, path: tuple[str, ...], keys: Any = None) -> str | None:
-    """The request field an error message names: the first flag it quotes (``--servers``), or the key it
-    starts with (``servers must be...``); a word in an explanation is not a field. ``keys``: the
-    request's field names, when ``path`` is not a command's (a declared question's), each quoted as
-    ``--key-name`` on the command line."""
+def field_of(message: str, path: tuple[str, ...], keys: Any = None,
+             values: dict[str, Any] | None = None) -> str | None:
+    """The request field an error message names: the first flag it quotes (``--servers``), the key it
+    starts with (``servers must be...``), the kind it calls unknown (``unknown device 'x'``), or the
+    field whose given value it quotes or starts with (``'x': no such ...``); a word in an explanation
+    is not a field. ``keys``: the request's field names, when ``path`` is not a command's (a declared
+    question's), each quoted as ``--key-name`` on the command line; ``values``: the request's values."""
     names: dict[str, str] = {}
     for key in keys or ():
         names[key] = names["--" + key.replace("_", "-")] = key
@@ -174,11 +176,37 @@ def field_of(message: str, path: tuple[str, ...], keys: Any = None) -> str | Non
         if flag in names:
             return names[flag]
     first = _KEY.match(message)
-    return names.get(first.group(1)) if first else None
+    if first and first.group(1) in names:
+        return names[first.group(1)]
+    unknown = _UNKNOWN.search(message)
+    if unknown and unknown.group(1) in names:
+        return names[unknown.group(1)]
+    for key, value in (values or {}).items():
+        for item in (value if isinstance(value, (list, tuple)) else [value]):
+            text = str(getattr(item, "value", item))
+            if text and (f"'{text}'" in message or message.startswith(text + ":")):
+                return key
+    return None
+
+
+#: Request fields that carry the offered load, most specific first: an unstable queue's error names the
+#: first of them the request has (the load is what a planner lowers; the message names no field).
+LOAD_FIELDS = ("arrival_rate", "offered_load", "load_cores", "load_fraction", "lpar2_iops", "tenant_iops",
+               "target_iops", "threads", "outstanding", "population")
+
+
+def load_field(path: tuple[str, ...], keys: Any = None) -> str | None:
+    """The request field holding the offered load of ``path`` (a command's, or a question's ``keys``)."""
+    names: set[str] = set(keys or ())
+    if not names:
+        with contextlib.suppress(Exception):
+            names = {f.key for f in _spec(path).body_fields}
+    return next((name for name in LOAD_FIELDS if name in names), None)
 
 
 _FLAG = re.compile(r"--[a-z0-9][a-z0-9-]*")
 _KEY = re.compile(r"([a-z][a-z0-9_]*)\b")
+_UNKNOWN = re.compile(r"\bunknown ([a-z][a-z0-9_]*) '")
 
 
 _SPECS: dict[tuple[str, ...], Any] = {}
@@ -289,19 +317,21 @@ def answer_quick(path: tuple[str, ...], values: dict[str, Any], profiles: dict[s
         status = result if isinstance(result, int) else 0
         return _answer(reports, status, view, None, os.getcwd())
     except Exception as error:  # noqa: BLE001  (every failure becomes one answer)
-        return _failure(error, path, os.getcwd())
+        return _failure(error, path, os.getcwd(), values=values)
 
 
-def answer_question(family: str, question: str, values: dict[str, Any], keys: list[str]) -> dict[str, Any]:
+def answer_question(family: str, question: str, values: dict[str, Any], keys: list[str],
+                    view: bool = False) -> dict[str, Any]:
     """``POST /api/FAMILY/QUESTION`` answered from the declaration (:mod:`iosizer.serve.questions`), as
     :func:`answer_quick` answers a command; ``keys`` are the request's field names (an error names one)."""
-    from iosizer.serve.questions import answer_json
+    from iosizer.serve.questions import answer_document
 
     try:
         with _quiet():
-            return {"status": 200, "json": answer_json(family, question, values), "exit": 0}
+            text, shown = answer_document(family, question, values, view)
+            return {"status": 200, "json": text, "exit": 0, **({"view": shown} if view else {})}
     except Exception as error:  # noqa: BLE001  (every failure becomes one answer)
-        return _failure(error, (family, question), os.getcwd(), keys)
+        return _failure(error, (family, question), os.getcwd(), keys, values)
 
 
 def _profile_names(spec: Any, profiles: dict[str, Any]) -> dict[str, tuple[Any, Any]]:
@@ -331,38 +361,53 @@ def write_profiles(spec: Any, profiles: dict[str, Any], folder: str) -> dict[str
     return names
 
 
-def _failure(error: BaseException, path: tuple[str, ...], workdir: str, keys: Any = None) -> dict[str, Any]:
+def _failure(error: BaseException, path: tuple[str, ...], workdir: str, keys: Any = None,
+             values: dict[str, Any] | None = None) -> dict[str, Any]:
     """An exception as the API answers it (issue 26: one status per class of error)."""
-    import click
     import typer
 
-    from iosizer.errors import ConsistencyError, ConvergenceError, IosizerError
+    from iosizer.errors import ConsistencyError, ConvergenceError, IosizerError, UnstableQueueError
 
     if isinstance(error, typer.Exit):  # raised past the command by an eager callback
         return {"status": 200, "json": "null\n", "exit": error.exit_code}
-    if isinstance(error, click.ClickException):  # a value the command line would refuse
+    if isinstance(error, _click_errors()):  # a value the command line would refuse
         field = None
         param = getattr(error, "param", None)
         if param is not None:
             field = next((f.key for f in _spec(path).fields if f.name == param.name), None)
         message = _local(error.format_message(), workdir)
-        return _error(422, type(error).__name__, message, field or field_of(message, path, keys))
+        return _error(422, type(error).__name__, message, field or field_of(message, path, keys, values))
     if isinstance(error, MemoryError):
         return _error(413, "MemoryLimit", "the request needs more memory than the server allows "
                                           "(iosizer serve --max-memory-mb); ask for less work")
     if isinstance(error, (ConsistencyError, ConvergenceError)):  # the solver failed, not the request
         message = _local(str(error), workdir)
-        return _error(500, type(error).__name__, message, field_of(message, path, keys))
+        return _error(500, type(error).__name__, message, field_of(message, path, keys, values))
     if isinstance(error, IosizerError):
         message = _local(str(error), workdir)
-        return _error(422, type(error).__name__, message, field_of(message, path, keys))
+        field = field_of(message, path, keys, values)
+        if field is None and isinstance(error, UnstableQueueError):
+            field = load_field(path, keys)
+        return _error(422, type(error).__name__, message, field)
     if isinstance(error, OSError):
         reason = error.strerror or str(error)
         message = _local(f"'{error.filename}': {reason}" if error.filename else reason, workdir)
-        return _error(422, type(error).__name__, message, field_of(message, path, keys))
+        return _error(422, type(error).__name__, message, field_of(message, path, keys, values))
     # A bug: logged with its traceback, never sent.
     log.error("iosizer %s failed:\n%s", " ".join(path), "".join(traceback.format_exception(error)))
     return _error(500, "InternalError", f"internal error: {type(error).__name__}: {error}")
+
+
+def _click_errors() -> tuple[type, ...]:
+    """click's own error class, and typer's copy of it (typer >= 0.16 vendors click as ``typer._click``)."""
+    import click
+
+    found: list[type] = [click.ClickException]
+    with contextlib.suppress(ImportError):
+        from typer._click.exceptions import ClickException
+
+        found.append(ClickException)
+    return tuple(found)
 
 
 def run(argv: list[str], workdir: str, view: bool = False, output: str | None = None) -> dict[str, Any]:

@@ -11,7 +11,9 @@ networks, the load-sharing controller, the DMA engine), and a
 well-kept library as the independent second engine, Ciw for open queues
 and the load-sharing controller (:mod:`iosizer.simulate.open_queues`),
 SimPy for closed loops, credit loops and replication
-(:mod:`iosizer.simulate.closed`)::
+(:mod:`iosizer.simulate.closed`). These keep means; percentiles with their
+intervals (``--simulate`` on the tail answers, and the error grids) come
+from :mod:`iosizer.simulate.tails`::
 
     >>> from iosizer.simulate import simulate
     >>> answer = simulate("mmc", arrival_rate=3.2, service_rate=1.0, servers=4,

@@ -239,52 +239,23 @@ def mva_multiclass(
     below ``tol``; :class:`~iosizer.errors.ConvergenceError` after
     ``max_iter`` iterations) or ``"auto"`` (exact up to 20,000 vectors).
 
-    ``service_scv``: squared coefficient of variation of the service times
-    at each station (scalar or K entries; delay stations ignore it). 1, the
-    default, is exponential service, computed exactly as without the
-    option. Other values apply :data:`SCV_APPROXIMATION` in its multi-class
-    form at single-server stations, in both methods: class c arriving at
-    station k finds the jobs of every class there minus the one in service,
-    plus that one's residual life, R_ck = D_ck (1 + Q_k - U_k + U_k (1 +
-    cv_k^2) / 2), with Q_k, U_k (all classes) at n - e_c (Schweitzer: Q_k(N)
-    - Q_ck(N) / N_c, and the same for U), so exact MVA is recovered at
-    cv^2 = 1. A utilisation carried past 1 is held at 1
-    (:func:`_hold_at_bounds`). ``"+residual-scv"`` is appended to the
-    method. A c-server station that queues (c < sum(N_c)) with scv other
-    than 1 is refused: use :func:`mva`, whose c-server stations are exact.
+    ``service_scv``: service-time cv^2 per station (scalar or K entries;
+    delay stations ignore it). 1 is exponential, exact. Other values apply
+    :data:`SCV_APPROXIMATION`'s multi-class form at single-server stations,
+    R_ck = D_ck (1 + Q_k - U_k + U_k (1 + cv_k^2) / 2) with every class's Q_k
+    and U_k at n - e_c, utilisation held at 1 (docs/validation/mva.md), and
+    append ``"+residual-scv"`` to the method; a queueing c-server station
+    with scv != 1 is refused (:func:`mva` solves it exactly).
     """
     d, z, pops, c = _as_multiclass(demands, think_times, populations, servers)
     scv = _as_scv(service_scv, d.shape[1])
     tol = float(as_positive("tol", tol))
     max_iter = int(as_server_count("max_iter", max_iter))
-    vectors = math.prod(int(v) + 1 for v in pops)
-    if method == "auto":
-        method = "exact" if vectors <= _AUTO_EXACT_VECTORS else "schweitzer"
-    if method == "exact" and vectors > _MAX_EXACT_VECTORS:
-        raise InputError(
-            f"method='exact' needs prod(N_c + 1) <= {_MAX_EXACT_VECTORS:,} "
-            f"population vectors, got {vectors:,}; use method='schweitzer'"
-        )
-    if method not in ("exact", "schweitzer"):
-        raise InputError(
-            f"method must be 'auto', 'exact' or 'schweitzer', got {method!r}"
-        )
-
+    method = _multiclass_method(method, pops)
     # With c >= sum(N_c) servers a station never queues: exactly a delay.
     solver_servers = np.where(c >= pops.sum(), np.inf, c)
     queue_part, fixed_part = _seidmann_split(d, solver_servers[None, :])
-    extra = None
-    if scv is not None:
-        queued = (solver_servers > 1) & np.isfinite(solver_servers) & (scv != 1.0)
-        if queued.any():
-            k = int(np.flatnonzero(queued)[0])
-            raise InputError(
-                f"service_scv {float(scv[k]):g} at station {k} of {int(solver_servers[k])} servers: "
-                "multi-class MVA splits c-server stations (Seidmann) and has no residual-service form for "
-                "them; give it scv 1 there, or solve one class with mva()"
-            )
-        # (cv^2 - 1) / 2 per station; delay stations have no queue to correct.
-        extra = np.where(np.isinf(solver_servers), 0.0, (scv - 1.0) / 2.0)
+    extra = None if scv is None else _residual_extra(scv, solver_servers)
     if method == "exact":
         x, r = _multiclass_exact(queue_part, fixed_part, z, pops, extra)
         iterations = 0
@@ -321,3 +292,34 @@ def mva_multiclass(
         method=method,
         iterations=iterations,
     )
+
+
+def _multiclass_method(method: str, pops: np.ndarray) -> str:
+    """``exact`` or ``schweitzer``: ``auto`` chooses by the number of population vectors."""
+    vectors = math.prod(int(v) + 1 for v in pops)
+    if method == "auto":
+        method = "exact" if vectors <= _AUTO_EXACT_VECTORS else "schweitzer"
+    if method == "exact" and vectors > _MAX_EXACT_VECTORS:
+        raise InputError(
+            f"method='exact' needs prod(N_c + 1) <= {_MAX_EXACT_VECTORS:,} "
+            f"population vectors, got {vectors:,}; use method='schweitzer'"
+        )
+    if method not in ("exact", "schweitzer"):
+        raise InputError(
+            f"method must be 'auto', 'exact' or 'schweitzer', got {method!r}"
+        )
+    return method
+
+
+def _residual_extra(scv: np.ndarray, solver_servers: np.ndarray) -> np.ndarray:
+    """(cv^2 - 1) / 2 per station, the residual-service correction's term; delay stations have no
+    queue to correct. A c-server station that queues has no residual form in Seidmann's split: refused."""
+    queued = (solver_servers > 1) & np.isfinite(solver_servers) & (scv != 1.0)
+    if queued.any():
+        k = int(np.flatnonzero(queued)[0])
+        raise InputError(
+            f"service_scv {float(scv[k]):g} at station {k} of {int(solver_servers[k])} servers: "
+            "multi-class MVA splits c-server stations (Seidmann) and has no residual-service form for "
+            "them; give it scv 1 there, or solve one class with mva()"
+        )
+    return np.where(np.isinf(solver_servers), 0.0, (scv - 1.0) / 2.0)

@@ -112,6 +112,16 @@ def _network_throughput(
     return xs
 
 
+def _queues_and_delays(d: np.ndarray, single: np.ndarray, delay: np.ndarray, think: float,
+                       n_max: int) -> tuple[np.ndarray, np.ndarray]:
+    """Exact MVA of single-server and delay stations only: X (N,) and residence times (N, K)."""
+    xs, rq = _plain_mva(d[single], think + float(d[delay].sum()), n_max)
+    rows = np.empty((n_max, d.size))
+    rows[:, single] = rq
+    rows[:, delay] = d[delay]
+    return xs, rows
+
+
 def _load_dependent_mva(
     demands: np.ndarray,
     servers: np.ndarray,
@@ -133,17 +143,9 @@ def _load_dependent_mva(
     delay = np.flatnonzero(np.isinf(c))
     multi = np.flatnonzero((c > 1) & np.isfinite(c))
     if multi.size == 0 and scv is None:
-        xs, rq = _plain_mva(d[single], think + float(d[delay].sum()), n_max)
-        rows = np.empty((n_max, d.size))
-        rows[:, single] = rq
-        rows[:, delay] = d[delay]
-        return xs, rows
-
-    marginals = []
-    for i in multi.tolist():
-        rest = tuple(a for a in active if a != active[i])
-        x_without = _network_throughput(demands, servers, think, n_max, rest, memo)
-        marginals.append((i, _Marginals(float(d[i]), int(c[i]), x_without)))
+        return _queues_and_delays(d, single, delay, think, n_max)
+    marginals = [(i, _Marginals(float(d[i]), int(c[i]), _network_throughput(
+        demands, servers, think, n_max, tuple(a for a in active if a != active[i]), memo))) for i in multi.tolist()]
     dl = d.tolist()
     single_l = single.tolist()
     q = [0.0] * d.size
@@ -346,6 +348,13 @@ def mva(
         think=np.array([z]),
         servers=c,
     )
+    return _mva_result(d, z, c, xs, residence, queue, utilization, method)
+
+
+def _mva_result(d: np.ndarray, z: float, c: np.ndarray, xs: np.ndarray, residence: np.ndarray,
+                queue: np.ndarray, utilization: np.ndarray, method: str) -> MVAResult:
+    """The checked arrays as :class:`MVAResult`: the curve over 1..N and the last population's stations."""
+    pops = np.arange(1, xs.size + 1)
     response = residence.sum(axis=1)
     curve = MVACurve(
         population=_readonly(pops),
@@ -360,7 +369,7 @@ def mva(
         for u, q, r in zip(utilization[-1], queue[-1], residence[-1])
     )
     return MVAResult(
-        population=n_max,
+        population=int(xs.size),
         throughput=float(xs[-1]),
         response_time=float(response[-1]),
         stations=stations,

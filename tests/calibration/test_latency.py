@@ -146,7 +146,7 @@ def test_two_cpus_identify_the_net_exponent(tmp_path: Path) -> None:
     profiles = []
     for speed in (1.0, 2.0):
         net = OltpNetwork(knee_latency_ns=1400.0 * speed**-0.5, serial_share=0.6)
-        pd = oltp_degradation_pct(net, x) + rng.normal(0, 0.05, x.size)
+        pd = np.maximum(0.0, oltp_degradation_pct(net, x) + rng.normal(0, 0.05, x.size))  # a loss is never < 0
         path = tmp_path / f"cpu{speed:g}.csv"
         path.write_text("added_latency_ns,degradation_pct\n" + "".join(f"{a},{b}\n" for a, b in zip(x, pd)))
         profiles.append(calibrate("oltp", path, cpu_name=f"cpu{speed:g}", cpu_speed=speed).profile)

@@ -46,11 +46,17 @@ def test_families_lists_the_registry(cli) -> None:
 
 
 def test_params_says_when_the_shipped_profile_departs_from_the_declaration(cli) -> None:
-    # oltp's service_scv is declared 1 (exponential); the shipped profile holds it at 0 and calibrate at 1:
-    # the row must say both, not print 0 as if it were the declaration's assumption.
+    # Issue 24: one default for one number. oltp's service_scv is declared 0 once; params, the shipped
+    # profile and calibrate all hold it there (they used to say 0, 0 and 1).
     row = next(r for r in cli.json("params", "oltp") if r["name"] == "service_scv")
-    assert row["value"] == 0.0 and row["status"] == "assumed"
-    assert row["source"].startswith("the shipped profile holds it at 0 (declared 1;")
+    assert row["value"] == 0.0 == iosizer.family("oltp").declaration.default("service_scv")
+    assert row["status"] == "assumed" and not row["source"].startswith("the shipped profile holds it")
+    assert iosizer.family("oltp").shipped().parameters["service_scv"].value == 0.0
+    fitted = iosizer.family("oltp").calibrate(iosizer.family("oltp").example()).profile
+    assert fitted.parameters["service_scv"].value == 0.0 and not fitted.parameters["service_scv"].vary
+    # The example was made at the declared values, so its fit lands on its truth (knee 1400 ns, share 0.6).
+    assert abs(fitted.parameters["knee_latency_ns"].value - 1400) < 15
+    assert abs(fitted.parameters["serial_share"].value - 0.6) < 0.02
     for name in iosizer.families():  # a value the shipped fit moved says 'fitted'
         shipped = iosizer.family(name).shipped()
         for spec in iosizer.family(name).parameters:

@@ -321,6 +321,29 @@ def test_whatever_the_request_says_wrongly_is_422_naming_the_field(server: Any, 
     assert message.startswith(field) or f"--{field.replace('_', '-')}" in message, message
 
 
+@pytest.mark.parametrize(("path", "body", "field"), [
+    ("/api/queue/mmc", {"arrival_rate": 5, "service_rate": 1, "servers": 4}, "arrival_rate"),  # unstable
+    ("/api/queue/ggc", {"arrival_rate": 5, "service_rate": 1, "servers": 4}, "arrival_rate"),
+    ("/api/queue/mmc", {"arrival_rate": 1, "servers": 4}, "service_rate"),
+    ("/api/queue/mmc", [1, 2], "body"),
+    ("/api/queue/mva", {"population": 10}, "demand"),
+    ("/api/latency/dma", {"device": "nosuch", "added_latency_ns": 100}, "device"),
+    ("/api/replication", {"link": "nosuch"}, "link"),
+    ("/api/loadshare/curve", {"scenario": "nosuch"}, "scenario"),
+    ("/api/run", {"scenario": "nosuch"}, "scenario"),
+    ("/api/extrapolate", {"cpu_speed": 2}, "profiles"),
+    ("/api/device/curve", {"outstanding": [1, "x"]}, "outstanding"),
+    ("/api/simulate/mmc?wait=true", {"arrival_rate": 5, "service_rate": 1, "servers": 4, "replications": 2,
+                                     "run_length": 100}, "arrival_rate"),
+], ids=["unstable mmc", "unstable ggc", "missing rate", "not an object", "missing demand", "unknown device",
+        "unknown link", "unknown scenario", "no such scenario file", "missing argument", "question list",
+        "unstable simulation"])
+def test_every_422_names_the_field(server: Any, path: str, body: Any, field: str) -> None:
+    answer = server.post(path, json=body)
+    _error(answer, 422)
+    assert answer.json()["field"] == field, answer.json()
+
+
 def test_a_json_object_as_text_plain_is_refused_in_clear_words(server: Any) -> None:
     answer = server.post("/api/queue/mmc", content=b'{"arrival_rate": 3.2, "service_rate": 1, "servers": 4}',
                          headers={"content-type": "text/plain"})

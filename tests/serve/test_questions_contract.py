@@ -154,3 +154,32 @@ def test_the_quick_lane_reads_inline_profiles_in_memory(monkeypatch: pytest.Monk
     # The profile's value is used: the answer differs from the shipped profile's.
     shipped = answer_quick(path, {"threads": "1,16"}, {})
     assert in_memory["json"] != shipped["json"]
+
+
+@pytest.mark.parametrize("family, command", [("device", "device curve"), ("mm1k", "mm1k queue")])
+def test_the_catalogue_lists_every_declared_question_with_its_fields(client: Any, family: str, command: str) -> None:
+    catalogue = client.get("/api/catalogue").json()
+    listed = next(f for f in catalogue["families"] if f["name"] == family)
+    assert command in [q["command"] for q in listed["questions"]], listed
+    entry = next(c for c in catalogue["commands"] if c["command"] == command)
+    assert entry["url"] == "/api/" + command.replace(" ", "/")
+    # The page's form offers exactly the fields the route takes (its OpenAPI request body).
+    schema = client.get("/openapi.json").json()["paths"][entry["url"]]["post"]["requestBody"]["content"]
+    reference = schema["application/json"]["schema"]
+    reference = reference.get("anyOf", [reference])[0]["$ref"].rsplit("/", 1)[-1]
+    taken = set(client.get("/openapi.json").json()["components"]["schemas"][reference]["properties"])
+    assert {f["key"] for f in entry["fields"]} == taken
+
+
+def test_view_page_on_a_question_route_is_the_answer_with_what_the_page_draws(client: Any) -> None:
+    body = {"arrival_rate": [0.5, 0.9]}
+    plain = client.post("/api/mm1k/queue", json=body)
+    shown = client.post("/api/mm1k/queue?view=page", json=body)
+    assert plain.status_code == shown.status_code == 200, shown.text
+    page = shown.json()
+    assert page["data"] == plain.json() == page["rows"]
+    assert page["columns"][0] == "arrival_rate" and page["title"].startswith("mm1k queue")
+    curve = page["plot"][0]["series"][-1]
+    assert curve["x"] == [0.5, 0.9] and curve["y"] == [row["mean_response"] for row in page["rows"]]
+    refused = client.post("/api/mm1k/queue?view=table", json=body)
+    assert refused.status_code == 422 and refused.json()["field"] == "view", refused.text
