@@ -6,7 +6,7 @@ import math
 import re
 from dataclasses import dataclass, field, replace
 from pathlib import Path
-from typing import Any, Mapping, Sequence
+from typing import Any, Callable, Mapping, Sequence
 
 import numpy as np
 
@@ -147,7 +147,29 @@ def profile_from_fit(
     cpu_name: str | None = None,
     cpu_speed: float | None = None,
 ) -> Profile:
-    parameters = {
+    """The profile that records ``result``: estimates, statistics, covariance, settings and data used."""
+    reference = (
+        DatasetReference(path=_where(dataset.path), sha256=dataset.sha256, n_rows=len(dataset))
+        if dataset is not None
+        else None
+    )
+    covariance = [[_finite_or_none(v) for v in row] for row in result.covariance.tolist()]
+    return Profile(
+        model=model,
+        options=_recorded_options(model, options),
+        parameters=_estimates(result),
+        covariance=covariance if result.free else None,
+        covariance_parameters=list(result.free),
+        statistics=_statistics(result),
+        dataset=reference,
+        cpu_name=cpu_name,
+        cpu_speed=cpu_speed,
+    )
+
+
+def _estimates(result: FitResult) -> dict[str, ParameterEstimate]:
+    """Each parameter's value, interval, standard error (0 if held) and CPU scaling."""
+    return {
         p.name: ParameterEstimate(
             value=result.params[p.name],
             ci_low=_finite_or_none(result.intervals[p.name][0]),
@@ -160,7 +182,11 @@ def profile_from_fit(
         )
         for p in result.parameters
     }
-    statistics = FitStatistics(
+
+
+def _statistics(result: FitResult) -> FitStatistics:
+    """The fit's goodness overall and per observed column, its warnings and its confidence convention."""
+    return FitStatistics(
         rmse=result.rmse,
         r2=_finite_or_none(result.r2),
         n_points=result.n_points,
@@ -174,32 +200,18 @@ def profile_from_fit(
         warnings=list(result.warnings),
         confidence=CONFIDENCE_CONVENTION,
     )
-    reference = (
-        DatasetReference(path=_where(dataset.path), sha256=dataset.sha256, n_rows=len(dataset))
-        if dataset is not None
-        else None
-    )
-    covariance = [[_finite_or_none(v) for v in row] for row in result.covariance.tolist()]
+
+
+def _recorded_options(model: str, options: Mapping[str, Any]) -> dict[str, Any]:
+    """The options a profile records: for a family, its settings and holdable names only (a held
+    parameter's value is in the profile's parameters, fixed); otherwise all of them."""
     from iosizer.model.registry import declaration, family_names
 
-    recorded = dict(options)
-    if model in family_names():
-        # A held parameter's value is in `parameters` (fixed); the options record the settings and the
-        # family's holdable names only, as a profile declares them.
-        family = declaration(model)
-        names = {s.name for s in family.settings} | set(family.fit.holdable if family.fit else ())
-        recorded = {k: v for k, v in options.items() if k in names}
-    return Profile(
-        model=model,
-        options=recorded,
-        parameters=parameters,
-        covariance=covariance if result.free else None,
-        covariance_parameters=list(result.free),
-        statistics=statistics,
-        dataset=reference,
-        cpu_name=cpu_name,
-        cpu_speed=cpu_speed,
-    )
+    if model not in family_names():
+        return dict(options)
+    family = declaration(model)
+    names = {s.name for s in family.settings} | set(family.fit.holdable if family.fit else ())
+    return {k: v for k, v in options.items() if k in names}
 
 
 def load_measurements(paths: str | Path | Sequence[str | Path], schema: Schema,
@@ -428,30 +440,53 @@ def _calibrate_dataset(
     dataset = replace(dataset, warnings=dataset.warnings + tuple(moved))
     function, jacobian, observed = model.function(checked), model.jacobian(checked), dataset.observed()
     if fit_percentiles:
-        tails = tail_columns(model_name, dataset) if model.family.tail is not None else {}
-        if model.family.tail is None:
-            raise InputError(f"--fit-percentiles: family '{model_name}' has no percentile model (its percentiles "
-                             "are neither fitted nor checked)")
-        chosen = model.family.fit.percentiles  # tail_columns keeps only these where a family names them
-        if not tails:
-            raise InputError(f"--fit-percentiles: {dataset.path} has no percentile column "
-                             "(response_pP_s, _ms or _us; fio JSON brings its clat percentiles)"
-                             + (f" among {', '.join(f'{p:g}' for p in chosen)}" if chosen else ""))
-        if dataset.stderr is not None or dataset.bounds is not None:
-            raise InputError("--fit-percentiles: a stderr column or bounded rows apply to one observed column only")
-        tails = _chosen_tails(tails, fit_percentiles, dataset)
-        function = model.with_percentiles(checked, {name: p for name, (p, _) in tails.items()})
-        jacobian = None  # the percentiles' slopes are taken numerically
-        observed = {**observed, **{name: values for name, (_, values) in tails.items()}}
+        function, jacobian, observed = _with_percentiles(model_name, model, checked, dataset, fit_percentiles,
+                                                         observed)
     plan = model.family.fit
     free_tails = bool(fit_percentiles) and free_tails
     if free_tails and plan.tail_free:  # a service-time variability the percentiles identify
         parameters = _free_for_tails(model, parameters, plan.tail_free, checked)
+    run = _budgeted_fit(model_name, model, dataset, function, jacobian, observed, bool(fit_percentiles))
+    try:
+        result = _fit_counts(run, model, checked, dataset, parameters, bool(fit_percentiles))
+    except CalibrationError as error:  # name the data that could not be fitted, as a row error names its file
+        raise CalibrationError(f"{dataset.path}: {error}{data_checks(dataset)}") from None
+    result = replace(result, warnings=tuple(dataset.warnings) + result.warnings + judge(result, dataset, force))
+    profile = profile_from_fit(result, model_name, checked, dataset, cpu_name, cpu_speed)
+    from iosizer.calibration.profile import profile_values
 
+    return Calibration(result, profile, dataset, tail_check(model_name, profile_values(profile), dataset))
+
+
+def _with_percentiles(model_name: str, model: Any, checked: Mapping[str, Any], dataset: Dataset,
+                      fit_percentiles: bool | Sequence[float],
+                      observed: dict[str, np.ndarray]) -> tuple[Any, None, dict[str, np.ndarray]]:
+    """The fit's function, Jacobian and observed columns with the chosen percentile columns joined to the
+    means (:func:`calibrate_dataset`); the data's or the family's reason why not is an error."""
+    tails = tail_columns(model_name, dataset) if model.family.tail is not None else {}
+    if model.family.tail is None:
+        raise InputError(f"--fit-percentiles: family '{model_name}' has no percentile model (its percentiles "
+                         "are neither fitted nor checked)")
+    chosen = model.family.fit.percentiles  # tail_columns keeps only these where a family names them
+    if not tails:
+        raise InputError(f"--fit-percentiles: {dataset.path} has no percentile column "
+                         "(response_pP_s, _ms or _us; fio JSON brings its clat percentiles)"
+                         + (f" among {', '.join(f'{p:g}' for p in chosen)}" if chosen else ""))
+    if dataset.stderr is not None or dataset.bounds is not None:
+        raise InputError("--fit-percentiles: a stderr column or bounded rows apply to one observed column only")
+    tails = _chosen_tails(tails, fit_percentiles, dataset)
+    function = model.with_percentiles(checked, {name: p for name, (p, _) in tails.items()})
+    # The percentiles' slopes are taken numerically: no Jacobian.
+    return function, None, {**observed, **{name: values for name, (_, values) in tails.items()}}
+
+
+def _budgeted_fit(model_name: str, model: Any, dataset: Dataset, function: Any, jacobian: Any,
+                  observed: dict[str, np.ndarray], percentiles: bool) -> Callable[[Sequence[Any]], FitResult]:
+    """The fit of ``dataset`` from given parameters; with percentiles, every call within one budget of
+    :data:`FIT_PERCENTILES_SECONDS` for the whole fit, however many counts a whole-number search tries."""
     import time
 
-    # One budget for the whole fit, however many counts a whole-number search tries.
-    deadline = time.monotonic() + FIT_PERCENTILES_SECONDS if fit_percentiles else None
+    deadline = time.monotonic() + FIT_PERCENTILES_SECONDS if percentiles else None
 
     def run(chosen: Sequence[Any]) -> FitResult:
         remaining = None if deadline is None else deadline - time.monotonic()
@@ -464,28 +499,33 @@ def _calibrate_dataset(
                    jacobian=jacobian, model_name=model_name, relative=model.relative, bounds=dataset.bounds,
                    max_seconds=remaining)
 
+    return run
+
+
+def _fit_counts(run: Callable[[Sequence[Any]], FitResult], model: Any, checked: Mapping[str, Any],
+                dataset: Dataset, parameters: Sequence[Any], percentiles: bool) -> FitResult:
+    """``run`` from ``parameters``, or, where the family fits a count over the whole numbers
+    (:mod:`iosizer.calibration.whole`) and none is held, at each count within its bounds."""
+    plan = model.family.fit
     searched = [name for name in plan.whole if checked.get(name) is None]
-    try:
-        if searched:  # a count fitted over the whole numbers (iosizer.calibration.whole)
-            from iosizer.calibration.whole import fit_whole
+    if not searched:
+        return run(parameters)
+    from iosizer.calibration.whole import fit_whole
 
-            name = searched[0]
-            _, low, high = model.family.fit.start(dataset.values, {**checked, **model._solve_settings(checked)})[name]
+    name = searched[0]
+    _, low, high = plan.start(dataset.values, {**checked, **model._solve_settings(checked)})[name]
 
+<<<<<<< HEAD
             def at(count: int) -> list[Any]:
                 held = model.parameters(dataset, {**checked, name: count})
                 return _free_for_tails(model, held, plan.tail_free, checked) if free_tails else held
+=======
+    def at(count: int) -> list[Any]:
+        held = model.parameters(dataset, {**checked, name: count})
+        return _free_for_tails(model, held, plan.tail_free, checked) if percentiles else held
+>>>>>>> main
 
-            result = fit_whole(run, at, name, range(int(low), int(high) + 1), len(dataset))
-        else:
-            result = run(parameters)
-    except CalibrationError as error:  # name the data that could not be fitted, as a row error names its file
-        raise CalibrationError(f"{dataset.path}: {error}{data_checks(dataset)}") from None
-    result = replace(result, warnings=tuple(dataset.warnings) + result.warnings + judge(result, dataset, force))
-    profile = profile_from_fit(result, model_name, checked, dataset, cpu_name, cpu_speed)
-    from iosizer.calibration.profile import profile_values
-
-    return Calibration(result, profile, dataset, tail_check(model_name, profile_values(profile), dataset))
+    return fit_whole(run, at, name, range(int(low), int(high) + 1), len(dataset))
 
 
 #: The percentiles --fit-percentiles fits unless told which: the median and the usual tail target.

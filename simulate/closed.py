@@ -45,7 +45,7 @@ from __future__ import annotations
 import math
 import time
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, Iterator
 
 from iosizer.simulate.budget import CHECK_CYCLES
 from iosizer.simulate.stats import Sample
@@ -113,7 +113,6 @@ class ClosedNetwork:
         records: list[list[float]] = [[] for _ in self.classes]
         state = {"finished": 0, "start": 0.0, "end": 0.0}
         done = env.event()
-        stream = 0
         check = streams.allowance.check
 
         def job(c: int, think: Any, route: list[tuple[Any, Any]]):  # a SimPy process
@@ -145,6 +144,15 @@ class ClosedNetwork:
                         done.succeed()
                         return
 
+        for c, think, route in self._jobs(streams, resources):
+            env.process(job(c, think, route))
+        env.run(until=done)
+        window = state["end"] - state["start"]
+        return Sample(self._metrics(counts, response_sums, window), time.perf_counter() - started, self.completions)
+
+    def _jobs(self, streams: Streams, resources: list[Any]) -> Iterator[tuple[int, Any, list[tuple[Any, Any]]]]:
+        """Each job's class, think-time draws (None: no think) and route of (resource or None, draws)."""
+        stream = 0
         for c, job_class in enumerate(self.classes):
             for _ in range(job_class.population):
                 # Each job reads its own streams: the same job sees the same
@@ -157,18 +165,23 @@ class ClosedNetwork:
                 for station, mean in job_class.visits:
                     route.append((resources[station], streams.draws(stream, mean, self.stations[station].scv)))
                     stream += 1
-                env.process(job(c, think, route))
-        env.run(until=done)
-        window = state["end"] - state["start"]
+                yield c, think, route
+
+    def _metrics(self, counts: list[int], response_sums: list[float], window: float) -> dict[str, float]:
+        """Per class: cycles per unit time over the measured window, and their mean response."""
         metrics: dict[str, float] = {}
         for c, job_class in enumerate(self.classes):
             metrics[f"throughput_{job_class.name}"] = counts[c] / window
             metrics[f"response_{job_class.name}"] = response_sums[c] / counts[c] if counts[c] else math.nan
+<<<<<<< HEAD
             if self.percentiles:
                 from iosizer.simulate.vectorised import response_percentiles
 
                 metrics.update(response_percentiles(records[c], self.percentiles, job_class.name))
         return Sample(metrics, time.perf_counter() - started, self.completions)
+=======
+        return metrics
+>>>>>>> main
 
     #: The numpy engine runs it (:func:`iosizer.simulate.vectorised.closed_network`).
     vectorised = True

@@ -1,0 +1,94 @@
+"""Start-up of commands that answer, against ``python -c 'import typer, numpy'`` timed in the same run.
+
+Run: ``python benchmarks/bench_startup.py [REPEATS]`` (default 15). Not part of the test run.
+
+Every command runs REPEATS times, round-robin with the baseline so a change in the machine's load
+reaches all of them alike; each figure is the best (least disturbed) run's wall time, and the best
+CPU time (user + system of the child, from ``wait4``), which a loaded machine disturbs less. Each
+ratio is to the baseline's figure of the same kind. Issue 29's target: a command that answers within
+1.5x of the baseline.
+
+The children read compiled modules, as an installed package does: they get a fresh bytecode folder
+(``PYTHONPYCACHEPREFIX``, warmed by one untimed run of each command) whatever
+``PYTHONDONTWRITEBYTECODE`` says. ``iosizer device curve`` runs with its shipped profile cached, as
+from its second call on (one untimed run writes the cache); its first call, with an empty cache
+folder, is timed apart.
+"""
+
+from __future__ import annotations
+
+import os
+import shutil
+import subprocess
+import sys
+import tempfile
+import time
+
+BASELINE = "python -c 'import typer, numpy'"
+
+
+def _commands(iosizer: list[str]) -> dict[str, list[str]]:
+    return {
+        BASELINE: [sys.executable, "-c", "import typer, numpy"],
+        "iosizer --help": [*iosizer, "--help"],
+        "iosizer queue mmc (c = 4)": [*iosizer, "queue", "mmc", "--arrival-rate", "3.2", "--service-rate", "1",
+                                      "--servers", "4"],
+        "iosizer device curve (profile cached)": [*iosizer, "device", "curve"],
+    }
+
+
+def run(command: list[str], env: dict[str, str]) -> tuple[float, float]:
+    """Wall and CPU seconds of ``command`` in its own process (its output discarded)."""
+    start = time.perf_counter()
+    process = subprocess.Popen(command, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, env=env)
+    _, status, usage = os.wait4(process.pid, 0)
+    seconds = time.perf_counter() - start
+    error = process.stderr.read().decode() if process.stderr else ""
+    if process.stderr:
+        process.stderr.close()
+    process.returncode = os.waitstatus_to_exitcode(status)
+    if process.returncode:
+        raise RuntimeError(f"{' '.join(command)} failed: {error[-400:]}")
+    return seconds, usage.ru_utime + usage.ru_stime
+
+
+def measure(repeats: int = 15) -> dict[str, tuple[float, float]]:
+    """Best wall and best CPU seconds of every command, the baseline included; also the device curve's
+    first call (an empty cache folder each time, best of 3)."""
+    found = shutil.which("iosizer")
+    iosizer = [found] if found else [sys.executable, "-m", "iosizer.cli"]
+    commands = _commands(iosizer)
+    with tempfile.TemporaryDirectory() as folder:
+        env = {k: v for k, v in os.environ.items() if k not in ("PYTHONDONTWRITEBYTECODE", "COLUMNS")}
+        env["PYTHONPYCACHEPREFIX"] = os.path.join(folder, "bytecode")
+        env["IOSIZER_CACHE_DIR"] = os.path.join(folder, "cache")
+        for command in commands.values():  # untimed: compiles every module, writes the profile's cache
+            run(command, env)
+        best = {label: (float("inf"), float("inf")) for label in commands}
+        for _ in range(repeats):
+            for label, command in commands.items():
+                wall, cpu = run(command, env)
+                best[label] = (min(best[label][0], wall), min(best[label][1], cpu))
+        cold = (float("inf"), float("inf"))
+        for attempt in range(3):
+            wall, cpu = run(commands["iosizer device curve (profile cached)"],
+                            {**env, "IOSIZER_CACHE_DIR": os.path.join(folder, f"empty-{attempt}")})
+            cold = (min(cold[0], wall), min(cold[1], cpu))
+        best["iosizer device curve (first call: fits its example)"] = cold
+    return best
+
+
+def report(best: dict[str, tuple[float, float]]) -> None:
+    base_wall, base_cpu = best[BASELINE]
+    print(f"Start-up against {BASELINE} (best of the run; target < 1.5x for a command that answers):")
+    for label, (wall, cpu) in best.items():
+        ratios = "" if label == BASELINE else f"  = {wall / base_wall:.2f}x wall, {cpu / base_cpu:.2f}x CPU"
+        print(f"  {label:<55} {wall * 1e3:7.1f} ms wall {cpu * 1e3:7.1f} ms CPU{ratios}")
+
+
+def main() -> None:
+    report(measure(int(sys.argv[1]) if len(sys.argv) > 1 else 15))
+
+
+if __name__ == "__main__":
+    main()
