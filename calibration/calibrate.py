@@ -448,7 +448,7 @@ def _calibrate_dataset(
         parameters = _free_for_tails(model, parameters, plan.tail_free, checked)
     run = _budgeted_fit(model_name, model, dataset, function, jacobian, observed, bool(fit_percentiles))
     try:
-        result = _fit_counts(run, model, checked, dataset, parameters, bool(fit_percentiles))
+        result = _fit_counts(run, model, checked, dataset, parameters, free_tails)
     except CalibrationError as error:  # name the data that could not be fitted, as a row error names its file
         raise CalibrationError(f"{dataset.path}: {error}{data_checks(dataset)}") from None
     result = replace(result, warnings=tuple(dataset.warnings) + result.warnings + judge(result, dataset, force))
@@ -505,7 +505,8 @@ def _budgeted_fit(model_name: str, model: Any, dataset: Dataset, function: Any, 
 def _fit_counts(run: Callable[[Sequence[Any]], FitResult], model: Any, checked: Mapping[str, Any],
                 dataset: Dataset, parameters: Sequence[Any], percentiles: bool) -> FitResult:
     """``run`` from ``parameters``, or, where the family fits a count over the whole numbers
-    (:mod:`iosizer.calibration.whole`) and none is held, at each count within its bounds."""
+    (:mod:`iosizer.calibration.whole`) and none is held, at each count within its bounds (``percentiles``:
+    the plan's ``tail_free`` parameters vary at each count)."""
     plan = model.family.fit
     searched = [name for name in plan.whole if checked.get(name) is None]
     if not searched:
@@ -515,15 +516,9 @@ def _fit_counts(run: Callable[[Sequence[Any]], FitResult], model: Any, checked: 
     name = searched[0]
     _, low, high = plan.start(dataset.values, {**checked, **model._solve_settings(checked)})[name]
 
-<<<<<<< HEAD
-            def at(count: int) -> list[Any]:
-                held = model.parameters(dataset, {**checked, name: count})
-                return _free_for_tails(model, held, plan.tail_free, checked) if free_tails else held
-=======
     def at(count: int) -> list[Any]:
         held = model.parameters(dataset, {**checked, name: count})
         return _free_for_tails(model, held, plan.tail_free, checked) if percentiles else held
->>>>>>> main
 
     return fit_whole(run, at, name, range(int(low), int(high) + 1), len(dataset))
 

@@ -148,7 +148,8 @@ class ClosedNetwork:
             env.process(job(c, think, route))
         env.run(until=done)
         window = state["end"] - state["start"]
-        return Sample(self._metrics(counts, response_sums, window), time.perf_counter() - started, self.completions)
+        return Sample(self._metrics(counts, response_sums, window, records), time.perf_counter() - started,
+                      self.completions)
 
     def _jobs(self, streams: Streams, resources: list[Any]) -> Iterator[tuple[int, Any, list[tuple[Any, Any]]]]:
         """Each job's class, think-time draws (None: no think) and route of (resource or None, draws)."""
@@ -167,21 +168,19 @@ class ClosedNetwork:
                     stream += 1
                 yield c, think, route
 
-    def _metrics(self, counts: list[int], response_sums: list[float], window: float) -> dict[str, float]:
-        """Per class: cycles per unit time over the measured window, and their mean response."""
+    def _metrics(self, counts: list[int], response_sums: list[float], window: float,
+                 records: list[list[float]]) -> dict[str, float]:
+        """Per class: cycles per unit time over the measured window, their mean response, and the
+        percentiles of its ``records`` (the measured cycle times) where the network asks for them."""
         metrics: dict[str, float] = {}
         for c, job_class in enumerate(self.classes):
             metrics[f"throughput_{job_class.name}"] = counts[c] / window
             metrics[f"response_{job_class.name}"] = response_sums[c] / counts[c] if counts[c] else math.nan
-<<<<<<< HEAD
             if self.percentiles:
                 from iosizer.simulate.vectorised import response_percentiles
 
                 metrics.update(response_percentiles(records[c], self.percentiles, job_class.name))
-        return Sample(metrics, time.perf_counter() - started, self.completions)
-=======
         return metrics
->>>>>>> main
 
     #: The numpy engine runs it (:func:`iosizer.simulate.vectorised.closed_network`).
     vectorised = True
