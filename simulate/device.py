@@ -9,7 +9,7 @@ mapping). The numpy engine (:mod:`iosizer.simulate.vectorised`) or SimPy
 (:mod:`iosizer.simulate.closed`) runs it; depth k of a replication reads its
 part k of the replication's streams, so depths are independent. Latency
 percentiles are each replication's empirical percentile of its measured
-I/Os (:func:`iosizer.simulate.closed.response_percentiles`).
+I/Os (:func:`iosizer.simulate.vectorised.response_percentiles`).
 
 The model layer may not import this layer, so the ``curve`` question's
 ``simulate`` hook is registered in :mod:`iosizer.simulate.hooks`, not in

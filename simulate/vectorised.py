@@ -586,3 +586,14 @@ class _SharedCores:
         measured = starts & (arrived >= self.warm) & (arrived < self.end) & (now + length <= self.close)
         self.count += measured
         self.total += np.where(measured, now - arrived + length, 0.0)
+
+
+def response_percentiles(records: Any, percentiles: Sequence[float], name: str) -> dict[str, float]:
+    """``response_pP_<name>``: the P-th empirical percentile (numpy's linear interpolation) of one
+    replication's measured cycle times; its 95 % interval comes from the replications' spread."""
+    from iosizer.model.percentiles import percentile_key
+
+    values = np.asarray(records, dtype=np.float64)
+    values = values[np.isfinite(values)]
+    return {f"response_{percentile_key(p)}_{name}": float(np.percentile(values, p)) if values.size else math.nan
+            for p in percentiles}
