@@ -140,7 +140,12 @@ def answer(family_name: str, question: str, params: "Profile | Mapping[str, Any]
     used = ", ".join(f"{spec.name} = {values[spec.name]:.6g}{_unit_after(spec.unit)}" for spec in declaration(family_name)
                      .specs(values) if spec.kind == "parameter" and isinstance(values.get(spec.name), (int, float)))
     notes = list(asked.notes) + [f"values: {used + ' from ' if used else ''}{source}"]
-    bands = _bands(family_name, profile, lambda fitted: evaluate({**values, **fitted}), outputs, shape, band)
+    def moved(fitted: Mapping[str, Any]) -> dict[str, Any]:
+        # The band's centre is the answer itself (the profile's own values): solved once, not twice.
+        unchanged = all(k in values and values[k] is v for k, v in fitted.items())
+        return solved if unchanged else evaluate({**values, **fitted})
+
+    bands = _bands(family_name, profile, moved, outputs, shape, band)
     if bands:
         notes.append("*_ci_low/_ci_high: " + ("95 % prediction bands: the parameters' uncertainty plus the "
                                               "fit's residual scatter (where a new measurement lies)"

@@ -20,7 +20,7 @@ from typing import Annotated, Any, Callable
 
 import typer
 
-from iosizer.cli.loadshare import NonCore, SwitchRule
+from iosizer.cli.loadshare import NonCore, SharesOption, SwitchRule, parse_shares
 
 from iosizer.cli.declared import DeclaredGroup, declared_group_options, given_values
 from iosizer.cli.options import FormatOption
@@ -281,6 +281,7 @@ def loadshare(
     port_share: Annotated[list[float] | None, typer.Option(
         "--port-share", help="Load share of one port, any positive number (repeat per port; normalised), "
                              "instead of a scenario's mix; --cores then defaults to the declared count.")] = None,
+    shares: SharesOption = None,
     policy: Annotated[str | None, typer.Option(
         "--policy", help=f"shared, exclusive, one-stage or multi-stage {DECLARED}.")] = None,
     load_fraction: Annotated[float | None, typer.Option(
@@ -297,7 +298,12 @@ def loadshare(
     service_scv: ServiceScv = None,
 ) -> dict[str, Any]:
     """A load-sharing policy's mean response at one load, for a scenario of seed 003 or any port mix (Ciw)."""
-    return {"scenario": scenario, "port_shares": port_share or None, "policy": policy, "load_fraction": load_fraction, "load_cores": load_cores,
+    listed = parse_shares(shares)
+    if listed is not None and port_share:
+        from iosizer.errors import InputError
+
+        raise InputError("give --shares or --port-share, not both")
+    return {"scenario": scenario, "port_shares": listed or port_share or None, "policy": policy, "load_fraction": load_fraction, "load_cores": load_cores,
             "cores": cores, "comm_overhead_pct": comm_overhead_pct, "threshold": threshold,
             "non_core_pct": non_core_pct, "switch_rule": switch_rule, "service_scv": service_scv}
 

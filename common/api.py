@@ -172,6 +172,8 @@ class Prediction(TableView):
     bands: Mapping[str, tuple[Any, Any]]
 
     def __getattr__(self, name: str) -> Any:
+        if name in self.outputs:  # an output alone: its band is not computed
+            return self.outputs[name]
         fields = self.to_arrays()
         if name in fields:
             return fields[name]
@@ -210,6 +212,32 @@ class Prediction(TableView):
         banded = " with 95 % bands" if self.bands else ""
         return record_table(self.to_dict(), list(self.inputs), list(self.outputs), units,
                             title=f"{self.family} prediction{banded}")
+
+
+class _LazyBands(Mapping[str, tuple[Any, Any]]):
+    """A prediction's 95 % bands, computed by ``compute`` when first read (then kept)."""
+
+    def __init__(self, compute: Any) -> None:
+        self._compute = compute
+        self._bands: dict[str, tuple[Any, Any]] | None = None
+
+    def _read(self) -> dict[str, tuple[Any, Any]]:
+        if self._bands is None:
+            self._bands = dict(self._compute())
+            self._compute = None
+        return self._bands
+
+    def __getitem__(self, name: str) -> tuple[Any, Any]:
+        return self._read()[name]
+
+    def __iter__(self) -> Any:
+        return iter(self._read())
+
+    def __len__(self) -> int:
+        return len(self._read())
+
+    def __repr__(self) -> str:
+        return repr(self._read())
 
 
 class FitReport(TableView):
@@ -412,28 +440,47 @@ class ModelFamily:
 
         from iosizer.calibration.profile import Profile, profile_values
 
-        profile = params if isinstance(params, Profile) else self.shipped()
-        if profile.model != self.name:
-            raise ProfileError(f"profile is for family '{profile.model}', not '{self.name}'")
-        values = profile_values(profile)
+        if params is None:  # the shipped profile's values, resolved once per family
+            profile, resolved = self._shipped_values
+            values = dict(resolved)
+        else:
+            profile = params if isinstance(params, Profile) else self.shipped()
+            if profile.model != self.name:
+                raise ProfileError(f"profile is for family '{profile.model}', not '{self.name}'")
+            values = profile_values(profile)
         if isinstance(params, Mapping):
             family = self._declaration
             settings = {s.name: params.get(s.name, values.get(s.name)) for s in family.settings}
             checked = family.check_settings(settings)
             overrides = {k: v for k, v in params.items() if k not in checked}
             values = {**values, **checked, **{k: family.spec(k, checked).check(v) for k, v in overrides.items()}}
-        values = _complete(self.name, values)
+        if params is not None:
+            values = _complete(self.name, values)
         arrays = self._inputs(inputs)
         outputs = {k: np.asarray(v, dtype=np.float64) for k, v in self._declaration.solve(values, arrays).items()}
-        bands: dict[str, tuple[Any, Any]] = {}
+        bands: Mapping[str, tuple[Any, Any]] = {}
         if not isinstance(params, Mapping) and any(e.vary for e in profile.parameters.values()):
             from iosizer.calibration.uncertainty import propagate
 
-            def evaluate(fitted: Mapping[str, float]) -> Mapping[str, Any]:
-                return self._declaration.solve({**values, **fitted}, arrays)
+            held = {k: np.array(v) for k, v in arrays.items()}  # the caller's arrays may change before it is read
 
-            bands = dict(propagate(profile, evaluate))
+            def evaluate(fitted: Mapping[str, float]) -> Mapping[str, Any]:
+                return self._declaration.solve({**values, **fitted}, held)
+
+            # The band costs a solve per fitted parameter and one more: done when first read, so a caller
+            # that wants only the outputs of one point pays one solve.
+            bands = _LazyBands(lambda: propagate(profile, evaluate))
         return Prediction(self.name, arrays, outputs, bands)
+
+    @cached_property
+    def _shipped_values(self) -> "tuple[Profile, dict[str, Any]]":
+        """The shipped profile and its values completed for the solve (:meth:`predict` without params)."""
+        from iosizer.calibration.profile import profile_values
+
+        profile = self.shipped()
+        if profile.model != self.name:
+            raise ProfileError(f"profile is for family '{profile.model}', not '{self.name}'")
+        return profile, _complete(self.name, profile_values(profile))
 
     def _inputs(self, given: Mapping[str, Any]) -> dict[str, Any]:
         import numpy as np

@@ -121,13 +121,12 @@ def request_model(family: "Family", question: "Question") -> type[BaseModel]:
 
 def answer_json(family: str, question: str, body: dict[str, Any]) -> str:
     """What ``iosizer <family> <question> --format json`` prints for the body's values."""
-    return answer_document(family, question, body)[0]
+    return ask(family, question, body).to_json() + "\n"
 
 
-def answer_document(family: str, question: str, body: dict[str, Any],
-                    view: bool = False) -> tuple[str, dict[str, Any] | None]:
-    """The answer's JSON (as :func:`answer_json`) and, when ``view``, what the page draws of it
-    (``?view=page``: title, columns, rows, notes, plot), as the command routes give it."""
+def ask(family: str, question: str, body: dict[str, Any]) -> Any:
+    """The :class:`~iosizer.calibration.questions.Answer` to a validated body (an inline profile read
+    in memory); :func:`view` is what the page draws of it (``?view=page``)."""
     import iosizer
     from iosizer.calibration.profile import read_profile
 
@@ -137,13 +136,13 @@ def answer_document(family: str, question: str, body: dict[str, Any],
     cpu_speed = values.pop("cpu_speed", None)
     percentiles = values.pop("percentile", None)
     band = values.pop("band", None) or "parameter"
-    answer = iosizer.family(family).ask(question, profile, cpu_speed=cpu_speed, percentiles=percentiles,
-                                        band=band, **values)
-    return answer.to_json() + "\n", (_view(answer) if view else None)
+    return iosizer.family(family).ask(question, profile, cpu_speed=cpu_speed, percentiles=percentiles,
+                                      band=band, **values)
 
 
-def _view(answer: Any) -> dict[str, Any]:
-    """The page's view of a declared question's answer: its records and the declared plot's curves."""
+def view(answer: Any) -> dict[str, Any]:
+    """The page's view of a declared question's answer: its records and the declared plot's curves, as the
+    command routes give theirs (title, columns, rows, notes, plot)."""
     from iosizer.model.registry import declaration
     from iosizer.units import NOT_UNITS
 

@@ -117,7 +117,7 @@ async function boot() {
     families.append(element("option", { value: family.name, text: `${family.name}: ${family.summary}` }));
   }
   families.addEventListener("change", () => selectFamily(families.value));
-  $("question").addEventListener("change", () => selectQuestion($("question").value));
+  $("question").addEventListener("change", () => selectQuestion($("question").value, null, true));
   $("plot-y").addEventListener("change", () => { state.chosenY = $("plot-y").value; drawAnswer(); saveUrl(); });
   $("fit-form").addEventListener("submit", (event) => { event.preventDefault(); fit(); });
   $("fit-example").addEventListener("click", fitExample);
@@ -195,7 +195,16 @@ async function selectFamily(name, saved = {}) {
   selectQuestion(wanted, saved);
 }
 
-function selectQuestion(name, saved = null) {
+// ``carry``: values the planner gave fields this question shares with the last one stay (a parameter
+// fixed, a CPU speed); the question's own starting sweep still applies.
+function selectQuestion(name, saved = null, carry = false) {
+  const carried = {};
+  if (carry) {
+    for (const wrap of $("inputs").querySelectorAll(".field[data-key]")) {
+      const text = String(wrap.input.value).trim();
+      if (wrap.field.kind !== "boolean" && text !== "" && text !== String(wrap.field.default ?? "")) carried[wrap.field.key] = text;
+    }
+  }
   const command = state.commands.get(name);
   state.command = command;
   $("question").value = name;
@@ -208,7 +217,7 @@ function selectQuestion(name, saved = null) {
     // With a profile the profile's own values answer: the demo's parameters are left out.
     for (const key of Object.keys(starting)) if (!(key in state.catalogue.starting_with_profile[name])) delete starting[key];
   }
-  const values = saved && saved.v ? saved.v : starting;
+  const values = saved && saved.v ? saved.v : { ...carried, ...starting };
   for (const field of command.fields) {
     if (HIDDEN_FIELDS.has(field.key) || field.kind === "profile" || field.kind === "profiles") continue;
     form.append(fieldControl(command.declared ? inUse(field) : field, values[field.key], () => schedule()));

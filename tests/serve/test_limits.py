@@ -123,6 +123,7 @@ def _calibrate(server: Server, path: Path, **headers: str) -> Any:
     ("workers", 256, "--simulation-workers"),
     ("replications", 401, "--max-replications"),
     ("max_seconds", 121, "--max-job-seconds"),
+    ("max_memory_mb", 513, "--max-memory-mb"),
 ])
 def test_a_simulation_may_ask_for_less_never_more(jobs: Server, field: str, value: int, option: str) -> None:
     before = _descendants(jobs.process.pid)
@@ -228,6 +229,22 @@ def test_work_past_the_memory_limit_is_413(jobs: Server, tmp_path: Path) -> None
     assert answer.status_code == 413, answer.text
     assert answer.json()["kind"] == "MemoryLimit" and "--max-memory-mb" in answer.json()["error"]
     assert _calibrate(jobs, EXAMPLES / "hba_core_response.csv", **{"X-Iosizer": "1"}).status_code == 200
+
+
+def test_a_simulation_asking_for_less_memory_is_held_to_it(jobs: Server) -> None:
+    # 200 replications of a million customers, vectorised: far more than 300 MiB (a warm worker holds ~150).
+    heavy = {**MMC, "replications": 200, "run_length": 1000000, "workers": 1, "max_memory_mb": 300}
+    answer = jobs.post("/api/simulate/mmc?wait=true", json=heavy)
+    assert answer.status_code == 413, answer.text
+    assert answer.json()["field"] == "max_memory_mb" and "300 MiB" in answer.json()["error"]
+    # The limit was that request's: the same worker answers a small run under the same limit, and others.
+    small = jobs.post("/api/simulate/mmc?wait=true", json={**MMC, "replications": 2, "run_length": 1000,
+                                                           "max_memory_mb": 300})
+    assert small.status_code == 200, small.text
+    catalogue = jobs.get("/api/catalogue").json()
+    field = next(f for c in catalogue["commands"] if c["command"] == "simulate mmc" for f in c["fields"]
+                 if f["key"] == "max_memory_mb")
+    assert field["unit"] == "MiB" and field["bounds"] == [0, 512.0]
 
 
 # --- who may call -----------------------------------------------------------------------------

@@ -334,6 +334,7 @@ def test_edits_are_debounced_and_a_simulation_is_a_cancellable_job(page: Any, se
     assert len(sent) == 1 and json.loads(sent[0][2])["outstanding"] == [1, 2, 3, 4, 5]
 
     # A simulation runs as a job with its progress shown; an edit cancels it (DELETE) and starts another.
+    _edit(page, "parallel_units", "2")
     count = _count(page)
     page.select_option("#question", "simulate device")
     page.wait_for_selector("#progress:not([hidden])")
@@ -343,6 +344,7 @@ def test_edits_are_debounced_and_a_simulation_is_a_cancellable_job(page: Any, se
     page.wait_for_function(f"state.job && state.job !== {json.dumps(first)}")
     _cancelled(server, first)
     assert ("DELETE", server.url + first, None) in page.posts
+    assert page.input_value("#field-parallel_units") == "2"  # carried from the curve to its simulation
     second = page.evaluate("state.job")
     page.click("#cancel")
     _answered(page, count)
