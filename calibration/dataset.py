@@ -87,7 +87,7 @@ class Dataset:
         return int(self.lines.size)
 
     def inputs(self) -> dict[str, np.ndarray]:
-        return {c.name: self.values[c.name] for c in self.schema.inputs}
+        return {c.name: self.values[c.name] for c in self.schema.inputs if c.name in self.values}
 
     def observed(self) -> dict[str, np.ndarray]:
         return {c.name: self.values[c.name] for c in self.schema.observed if c.name in self.values}
