@@ -26,7 +26,9 @@ In the spirit of scipy.stats, every family answers the same verbs::
   ``<output>_ci_low`` / ``<output>_ci_high``;
 - ``family.calibrate(data, **options)``: a fit of the family to a CSV path
   (or a mapping of columns) that reports itself and gives a profile;
-- ``family.example()``: the shipped example data file in ``.columns`` form.
+- ``family.example()``: the shipped example data file in ``.columns`` form;
+- ``family.size(params, target_<output>=..., **inputs)``: the declared sizing targets of its questions
+  (``iosizer size FAMILY``).
 """
 
 from __future__ import annotations
