@@ -80,10 +80,11 @@ def size_command(family: "Family", question: "Question") -> Callable[..., None]:
     for sizing in question.sizing:
         if any(p.name == sizing.target_name for p in params):
             continue
-        how = ("the smallest" if sizing.smallest else "the largest") + f" {sizing.report or sizing.search}"
+        how = (f"the smallest {sizing.report or sizing.search} that reaches it" if sizing.smallest else
+               f"the largest {sizing.report or sizing.search} that keeps within it")
         bound = "at most" if sizing.at_most else "at least"
-        text = (f"Target: {sizing.output} {bound} this ({how} that keeps it"
-                + (", or its --percentile" if sizing.percentile else "") + ").")
+        text = (f"Target: {sizing.output}" + (" (or its --percentile)" if sizing.percentile else "")
+                + f" {bound} this; the answer is {how}.")
         params.append(inspect.Parameter(sizing.target_name, keyword, default=None, annotation=Annotated[
             float | None, typer.Option(target_flag(sizing), help=text)]))
     if any(s.percentile for s in question.sizing):
