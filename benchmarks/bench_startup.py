@@ -13,6 +13,21 @@ The children read compiled modules, as an installed package does: they get a fre
 ``PYTHONDONTWRITEBYTECODE`` says. ``iosizer device curve`` runs with its shipped profile cached, as
 from its second call on (one untimed run writes the cache); its first call, with an empty cache
 folder, is timed apart.
+
+Measured 2026-11-25 on the shared 2-core machine under a load average of 16-18 (walls are several
+times an idle machine's, so the CPU ratios are the ones to read), best of 10, the same bench run on
+main before issue 29's start-up work (c753e73) and after:
+
+    command                         before (CPU, ratio)    after (CPU, ratio)
+    import typer, numpy (baseline)  161 ms                 155 ms
+    iosizer --help                  185 ms  1.15x          103 ms  0.67x
+    iosizer queue mmc (c = 4)       414 ms  2.58x          197 ms  1.27x
+    iosizer device curve            1169 ms 7.27x          555 ms  3.57x  (first call 1043 ms, 6.72x)
+
+queue mmc now builds one command (cli/lazy.py), converts its options without pydantic, draws its
+piped table without rich and imports no tail model; what device curve still imports beyond the
+baseline is pydantic (the profile), scipy.special (its gammaln, whose import pulls numpy.f2py through
+scipy's array-API layer) and the device model.
 """
 
 from __future__ import annotations
