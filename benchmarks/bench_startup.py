@@ -14,15 +14,17 @@ The children read compiled modules, as an installed package does: they get a fre
 from its second call on (one untimed run writes the cache); its first call, with an empty cache
 folder, is timed apart.
 
-Measured 2026-11-25 on the shared 2-core machine under a load average of 16-18 (walls are several
-times an idle machine's, so the CPU ratios are the ones to read), best of 10, the same bench run on
-main before issue 29's start-up work (c753e73) and after:
+Measured 2026-11-25 16:43 UTC on the shared 2-core machine (load average falling from 10 to 5),
+best of 10, the same bench on main before issue 29's start-up work (c753e73) and after:
 
-    command                         before (CPU, ratio)    after (CPU, ratio)
-    import typer, numpy (baseline)  161 ms                 155 ms
-    iosizer --help                  185 ms  1.15x          103 ms  0.67x
-    iosizer queue mmc (c = 4)       414 ms  2.58x          197 ms  1.27x
-    iosizer device curve            1169 ms 7.27x          555 ms  3.57x  (first call 1043 ms, 6.72x)
+    command                         before (wall, ratio)   after (wall, ratio; CPU ratio)
+    import typer, numpy (baseline)  133 ms                 195 ms
+    iosizer --help                  171 ms  1.29x          114 ms  0.58x; 0.58x
+    iosizer queue mmc (c = 4)       352 ms  2.65x          214 ms  1.10x; 1.16x
+    iosizer device curve            1102 ms 8.28x          805 ms  4.14x; 3.63x (first call 6.55x)
+
+(The before baseline, taken a minute later, was 133 ms wall; under a load of 16-18 an earlier pair of
+runs gave CPU ratios 2.58x -> 1.27x for queue mmc and 7.27x -> 3.57x for device curve.)
 
 queue mmc now builds one command (cli/lazy.py), converts its options without pydantic, draws its
 piped table without rich and imports no tail model; what device curve still imports beyond the
