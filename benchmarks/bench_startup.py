@@ -13,6 +13,23 @@ The children read compiled modules, as an installed package does: they get a fre
 ``PYTHONDONTWRITEBYTECODE`` says. ``iosizer device curve`` runs with its shipped profile cached, as
 from its second call on (one untimed run writes the cache); its first call, with an empty cache
 folder, is timed apart.
+
+Measured 2026-11-25 16:43 UTC on the shared 2-core machine (load average falling from 10 to 5),
+best of 10, the same bench on main before issue 29's start-up work (c753e73) and after:
+
+    command                         before (wall, ratio)   after (wall, ratio; CPU ratio)
+    import typer, numpy (baseline)  133 ms                 195 ms
+    iosizer --help                  171 ms  1.29x          114 ms  0.58x; 0.58x
+    iosizer queue mmc (c = 4)       352 ms  2.65x          214 ms  1.10x; 1.16x
+    iosizer device curve            1102 ms 8.28x          805 ms  4.14x; 3.63x (first call 6.55x)
+
+(The before baseline, taken a minute later, was 133 ms wall; under a load of 16-18 an earlier pair of
+runs gave CPU ratios 2.58x -> 1.27x for queue mmc and 7.27x -> 3.57x for device curve.)
+
+queue mmc now builds one command (cli/lazy.py), converts its options without pydantic, draws its
+piped table without rich and imports no tail model; what device curve still imports beyond the
+baseline is pydantic (the profile), scipy.special (its gammaln, whose import pulls numpy.f2py through
+scipy's array-API layer) and the device model.
 """
 
 from __future__ import annotations

@@ -269,15 +269,28 @@ def _carry(profiles: Sequence[Profile], speeds: np.ndarray, cpu_speed: float,
             })
             carried.append(_power_from_one(name, estimate, float(speeds[0]), cpu_speed))
             shared.setdefault(tuple(sorted(first.exponent_bounds)), []).append(name)
+        elif first.cpu_scaling == "fixed" and len(profiles) == 1:
+            # Nothing about it changes with the CPU: the fit's own interval stays as it was (a whole
+            # number's plausible set, a profile-likelihood interval), not re-drawn symmetric about the value.
+            carried.append(ParameterExtrapolation(name, "fixed", first.value, _end(first.ci_low, first.value),
+                                                  _end(first.ci_high, first.value), first.unit))
         else:
             carried.append(_linear(name, estimates, speeds, cpu_speed, first.cpu_scaling == "inverse", warnings))
     return carried, shared
+
+
+def _end(bound: float | None, value: float) -> float:
+    """An interval's end as stated (NaN when the profile states none, as for a held value)."""
+    return math.nan if bound is None else float(bound)
 
 
 def _carried_estimates(carried: Sequence[ParameterExtrapolation], first: Profile) -> dict[str, ParameterEstimate]:
     """The carried values as a profile's estimates: the first profile's, with the new value and interval."""
     parameters = {}
     for item, estimate in zip(carried, first.parameters.values()):
+        if (item.value, item.ci_low, item.ci_high) == (estimate.value, estimate.ci_low, estimate.ci_high):
+            parameters[item.name] = estimate  # carried unchanged (a CPU-independent parameter)
+            continue
         defined = math.isfinite(item.ci_low) and math.isfinite(item.ci_high)
         parameters[item.name] = estimate.model_copy(
             update={

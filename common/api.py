@@ -26,7 +26,9 @@ In the spirit of scipy.stats, every family answers the same verbs::
   ``<output>_ci_low`` / ``<output>_ci_high``;
 - ``family.calibrate(data, **options)``: a fit of the family to a CSV path
   (or a mapping of columns) that reports itself and gives a profile;
-- ``family.example()``: the shipped example data file in ``.columns`` form.
+- ``family.example()``: the shipped example data file in ``.columns`` form;
+- ``family.size(params, target_<output>=..., **inputs)``: the declared sizing targets of its questions
+  (``iosizer size FAMILY``).
 """
 
 from __future__ import annotations
@@ -487,7 +489,7 @@ class ModelFamily:
 
         names = [c.name for c in self.columns.inputs]
         unknown = sorted(set(given) - set(names))
-        missing = [n for n in names if n not in given]
+        missing = [c.name for c in self.columns.inputs if c.required and c.name not in given]
         if unknown or missing:
             raise InputError(
                 f"family '{self.name}' takes inputs {', '.join(names)}"
@@ -496,6 +498,8 @@ class ModelFamily:
             )
         arrays = {}
         for column in self.columns.inputs:
+            if column.name not in given:  # an optional input (device: a row's block size)
+                continue
             given_value = given[column.name]
             try:
                 kind = np.asarray(given_value).dtype
@@ -562,12 +566,15 @@ class ModelFamily:
         ``options`` are the family's settings (``servers=4``) and held
         parameters (``think_time_s=0.1``), plus ``cpu_name`` and
         ``cpu_speed`` to record the CPU the data were measured on, and
-        ``fit_percentiles=True`` to fit measured percentile columns too.
+        ``fit_percentiles=True`` to fit measured percentile columns too (False: the means only; left out:
+        the family's default, which for ``device`` fits them where the data carry them).
         """
         from iosizer.calibration.calibrate import calibrate, calibrate_dataset
 
         cpu_name, cpu_speed = options.pop("cpu_name", None), options.pop("cpu_speed", None)
-        fit_percentiles = bool(options.pop("fit_percentiles", False))
+        fit_percentiles = options.pop("fit_percentiles", None)  # None: the family's default
+        if isinstance(fit_percentiles, (int, float)) and not isinstance(fit_percentiles, bool):
+            fit_percentiles = bool(fit_percentiles)
         if isinstance(data, Mapping):
             return FitReport(calibrate_dataset(self.name, _dataset(self.columns, data), options, cpu_name=cpu_name,
                                                cpu_speed=cpu_speed, fit_percentiles=fit_percentiles))

@@ -435,13 +435,17 @@ class Question:
       the approximation's measured error);
     - ``plot``: what ``--plot`` draws;
     - ``simulate``: optionally the same question solved by simulation (LINE's model/solver split):
-      ``simulate(values, inputs, *, seed, replications, run_length=None, percentiles=())`` returns
-      each output (and each ``percentiles`` key the question's hook names) as an array of shape
-      ``(replications, *inputs' shape)``: one table per independent replication. ``iosizer simulate
-      <family>`` and ``POST /api/simulate/<family>`` are generated from it
-      (:mod:`iosizer.simulate.declared`): the analytic answer beside the simulated mean and
-      its 95 % replication interval. A built-in family registers it in :mod:`iosizer.simulate.hooks`
-      (the model layer may not import the simulation layer); a plugin may declare it here;
+      ``simulate(values, inputs, *, run_length=None, percentiles=())`` builds the simulated system at
+      the answer's values and its points (``inputs``: each input flat, one entry per point): an object
+      whose ``run(streams)`` returns one replication's :class:`iosizer.simulate.stats.Sample` with a
+      metric ``<output>_at_<k>`` per output and point k (and ``<percentile key>_at_<k>`` for each of
+      ``percentiles``: that replication's empirical percentile); optionally ``run_batch`` with
+      ``vectorised = True`` (the numpy engine), ``simulator`` (its library: ``"SimPy"``),
+      ``analytic_method`` and ``notes``. ``iosizer simulate <family>`` and ``POST /api/simulate/<family>``
+      are generated from it (:mod:`iosizer.simulate.declared`): the analytic answer beside the
+      simulated mean and its 95 % replication interval, with every run option of ``iosizer simulate``.
+      A built-in family registers its hook in :mod:`iosizer.simulate.hooks` (the model layer may not
+      import the simulation layer); a plugin may declare it here;
     - ``sizing``: inverse questions (:class:`Sizing`): each gives ``iosizer size <family>`` a
       ``--target-...`` option, generated with nothing else written (the library's road is
       :func:`iosizer.calibration.declared_sizing.size`, ``iosizer.family(name).size``);
@@ -548,6 +552,10 @@ class FitPlan:
     tail_free: tuple[str, ...] = ()
     #: The measured percentiles checked against the model and fitted by ``--fit-percentiles`` (all when empty).
     percentiles: tuple[float, ...] = ()
+    #: Fit the measured percentiles by default where the data carry them (``tail_free`` held at their
+    #: declared values unless ``--fit-percentiles`` frees them); a refused percentile fit falls back to
+    #: the means, and says so. For a family whose means alone may not identify a parameter (a count).
+    percentiles_by_default: bool = False
 
 
 @dataclass(frozen=True)

@@ -95,8 +95,21 @@ def _limit_self(lane: str, memory_bytes: int | None) -> None:
     if memory_bytes:
         import resource
 
+        _blas_before_the_limit()
         with contextlib.suppress(ValueError, OSError):
             resource.setrlimit(resource.RLIMIT_DATA, (memory_bytes, memory_bytes))
+
+
+def _blas_before_the_limit() -> None:
+    """OpenBLAS allocates its working buffers on first use and aborts the process when that fails
+    ("Memory allocation still failed ... giving up"): under a memory limit a fit would kill its worker
+    instead of answering 413. So a limited worker's BLAS runs on one thread (a simulation's parallelism
+    is its processes) and allocates its buffer now, before the limit."""
+    os.environ.setdefault("OPENBLAS_NUM_THREADS", "1")  # read when numpy loads OpenBLAS, just below
+    import numpy as np
+
+    square = np.ones((256, 256))
+    square @ square
 
 
 @contextlib.contextmanager
@@ -163,11 +176,14 @@ def serve_forever(conn: Any, lane: str, memory_bytes: int | None, scratch: str) 
         except (EOFError, OSError):
             return
         kind = task.pop("kind")
-        with _memory_limit(task.pop("memory_bytes", None)):
-            if kind == "question":
-                answer = answer_question(**task)
-            else:
-                answer = answer_quick(**task, progress=progress) if kind == "quick" else run(**task)
+        try:
+            with _memory_limit(task.pop("memory_bytes", None)):
+                if kind == "question":
+                    answer = answer_question(**task)
+                else:
+                    answer = answer_quick(**task, progress=progress) if kind == "quick" else run(**task)
+        except MemoryError as error:  # past the limit before a command's own handling (an import, a setup)
+            answer = _failure(error, (), os.getcwd())
         conn.send(("answer", answer))
 
 

@@ -88,6 +88,9 @@ class ClosedNetwork:
     stations: tuple[Station, ...]
     classes: tuple[JobClass, ...]
     completions: int = DEFAULT_COMPLETIONS
+    #: Percentiles (P) of each class's measured cycle times to report too, as ``response_pP_<class>``
+    #: (:func:`iosizer.simulate.vectorised.response_percentiles`: the replication's empirical percentile).
+    percentiles: tuple[float, ...] = ()
 
     @property
     def population(self) -> int:
@@ -107,6 +110,7 @@ class ClosedNetwork:
         target = warm + self.completions
         counts = [0] * len(self.classes)
         response_sums = [0.0] * len(self.classes)
+        records: list[list[float]] = [[] for _ in self.classes]
         state = {"finished": 0, "start": 0.0, "end": 0.0}
         done = env.event()
         check = streams.allowance.check
@@ -133,6 +137,8 @@ class ClosedNetwork:
                 elif finished > warm:
                     counts[c] += 1
                     response_sums[c] += env.now - began
+                    if self.percentiles:
+                        records[c].append(env.now - began)
                     if finished == target:
                         state["end"] = env.now
                         done.succeed()
@@ -142,7 +148,8 @@ class ClosedNetwork:
             env.process(job(c, think, route))
         env.run(until=done)
         window = state["end"] - state["start"]
-        return Sample(self._metrics(counts, response_sums, window), time.perf_counter() - started, self.completions)
+        return Sample(self._metrics(counts, response_sums, window, records), time.perf_counter() - started,
+                      self.completions)
 
     def _jobs(self, streams: Streams, resources: list[Any]) -> Iterator[tuple[int, Any, list[tuple[Any, Any]]]]:
         """Each job's class, think-time draws (None: no think) and route of (resource or None, draws)."""
@@ -161,12 +168,18 @@ class ClosedNetwork:
                     stream += 1
                 yield c, think, route
 
-    def _metrics(self, counts: list[int], response_sums: list[float], window: float) -> dict[str, float]:
-        """Per class: cycles per unit time over the measured window, and their mean response."""
+    def _metrics(self, counts: list[int], response_sums: list[float], window: float,
+                 records: list[list[float]]) -> dict[str, float]:
+        """Per class: cycles per unit time over the measured window, their mean response, and the
+        percentiles of its ``records`` (the measured cycle times) where the network asks for them."""
         metrics: dict[str, float] = {}
         for c, job_class in enumerate(self.classes):
             metrics[f"throughput_{job_class.name}"] = counts[c] / window
             metrics[f"response_{job_class.name}"] = response_sums[c] / counts[c] if counts[c] else math.nan
+            if self.percentiles:
+                from iosizer.simulate.vectorised import response_percentiles
+
+                metrics.update(response_percentiles(records[c], self.percentiles, job_class.name))
         return metrics
 
     #: The numpy engine runs it (:func:`iosizer.simulate.vectorised.closed_network`).
@@ -178,3 +191,4 @@ class ClosedNetwork:
         from iosizer.simulate.vectorised import closed_network
 
         return closed_network(self, batch)
+

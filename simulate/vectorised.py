@@ -47,7 +47,7 @@ import numpy as np
 from iosizer.simulate.stats import Sample
 from iosizer.simulate.streams import Streams, by_inversion
 
-__all__ = ["BLOCK", "closed_network", "dma_issue", "open_queue", "pieces"]
+__all__ = ["BLOCK", "closed_network", "dma_issue", "open_queue", "pieces", "response_percentiles"]
 
 #: Customers (or variates of one stream) drawn per row per numpy call.
 BLOCK = 4096
@@ -244,6 +244,9 @@ def closed_network(network: Any, batch: Sequence[Streams]) -> list[Sample]:
         rows = [streams for streams in part for _ in lengths]
         found.append(_closed_rows(network, rows, list(range(len(lengths))) * len(part), lengths * len(part), part))
     counts, sums, window = (np.concatenate([f[i] for f in found]) for i in range(3))
+    if network.percentiles:  # each replication's records: its pieces' rows, side by side
+        records = np.concatenate([f[3] for f in found]).reshape(len(batch), -1)
+        kinds = np.concatenate([f[4] for f in found]).reshape(len(batch), -1)
     shape = (len(batch), len(lengths))
     counts = counts.reshape(shape + (-1,)).sum(axis=1)
     sums = sums.reshape(shape + (-1,)).sum(axis=1)
@@ -255,6 +258,8 @@ def closed_network(network: Any, batch: Sequence[Streams]) -> list[Sample]:
         for k, job in enumerate(network.classes):
             metrics[f"throughput_{job.name}"] = counts[r, k] / window[r]
             metrics[f"response_{job.name}"] = sums[r, k] / counts[r, k] if counts[r, k] else math.nan
+            if network.percentiles:
+                metrics.update(response_percentiles(records[r][kinds[r] == k], network.percentiles, job.name))
         samples.append(Sample(metrics, seconds, network.completions))
     return samples
 
@@ -316,8 +321,9 @@ def _closed_tables(network: Any) -> dict[str, Any]:
 
 
 def _closed_rows(network: Any, batch: Sequence[Streams], piece: Sequence[int], lengths: Sequence[int],
-                 owners: Sequence[Streams]) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    """Each row's measured cycle counts and response-time sums per class, and its measured time window."""
+                 owners: Sequence[Streams]) -> tuple[np.ndarray, ...]:
+    """Each row's measured cycle counts and response-time sums per class, and its measured time window;
+    with ``network.percentiles``, also each measured cycle's time and class (NaN, -1 past a row's count)."""
     from iosizer.simulate.budget import CHECK_CYCLES
 
     rows = _ClosedRows(network, batch, piece, lengths)
@@ -330,6 +336,8 @@ def _closed_rows(network: Any, batch: Sequence[Streams], piece: Sequence[int], l
                 break
             if step % CHECK_CYCLES == 0:
                 _check(owners, float(np.min(rows.done / rows.target)))
+    if rows.keep:
+        return rows.counts, rows.sums, rows.closed_at - rows.opened, rows.records, rows.kinds
     return rows.counts, rows.sums, rows.closed_at - rows.opened
 
 
@@ -375,6 +383,10 @@ class _ClosedRows:
         self.done = np.zeros(rows, dtype=np.int64)
         self.counts, self.sums = np.zeros((rows, len(network.classes))), np.zeros((rows, len(network.classes)))
         self.opened, self.closed_at = np.zeros(rows), np.zeros(rows)
+        # With percentiles: each measured cycle's time and class (NaN, -1 past a row's count).
+        self.keep = bool(network.percentiles)
+        self.records = np.full((rows, int(measure.max()) if self.keep else 0), np.nan)
+        self.kinds = np.full(self.records.shape, -1, dtype=np.int64)
 
     def step(self, ticket: int) -> None:
         """In every row, the job whose activity ends first finishes it and moves on (``ticket``: its place
@@ -407,6 +419,10 @@ class _ClosedRows:
         k = self.job_class[fj[measured] - self.base[measured]]
         self.counts[self.row[measured], k] += 1.0   # one job per row: no repeated index
         self.sums[self.row[measured], k] += (now - self.began[fj])[measured]
+        if self.keep:
+            slot = (self.done - self.warm - 1)[measured]
+            self.records[self.row[measured], slot] = (now - self.began[fj])[measured]
+            self.kinds[self.row[measured], slot] = k
         self.opened = np.where(live & (self.done == self.warm), now, self.opened)
         self.closed_at = np.where(live & (self.done == self.target), now, self.closed_at)
 
@@ -570,3 +586,14 @@ class _SharedCores:
         measured = starts & (arrived >= self.warm) & (arrived < self.end) & (now + length <= self.close)
         self.count += measured
         self.total += np.where(measured, now - arrived + length, 0.0)
+
+
+def response_percentiles(records: Any, percentiles: Sequence[float], name: str) -> dict[str, float]:
+    """``response_pP_<name>``: the P-th empirical percentile (numpy's linear interpolation) of one
+    replication's measured cycle times; its 95 % interval comes from the replications' spread."""
+    from iosizer.model.percentiles import percentile_key
+
+    values = np.asarray(records, dtype=np.float64)
+    values = values[np.isfinite(values)]
+    return {f"response_{percentile_key(p)}_{name}": float(np.percentile(values, p)) if values.size else math.nan
+            for p in percentiles}
