@@ -161,7 +161,7 @@ def test_any_mix_states_the_measured_error_and_simulates(cli) -> None:
     # scenarios carry response_error_pct (the grid measured errors past 2 % there); shared is exact and has none.
     rows = cli.json("loadshare", "curve", "--shares", "1,1,1,1,1,1", "--cores", "7", "--points", "3")
     assert len(rows) >= 3 and all("response_error_pct" in row for row in rows)
-    assert rows[-1]["throughput_cores"] == pytest.approx(0.95 * 7 / 1.1, rel=1e-6)
+    assert rows[-1]["throughput_cores"] == pytest.approx(0.95 * 7 / 1.1, rel=1e-5)  # the split: 40 sweeps
     shared = cli.json("loadshare", "curve", "--shares", "1,1,1,1,1,1", "--cores", "7", "--points", "2",
                       "--policy", "shared")
     assert "response_error_pct" not in shared[0]
