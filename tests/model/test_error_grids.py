@@ -144,6 +144,22 @@ def test_loadshare_grid_and_its_rule() -> None:
     if abs(error) > max(ERROR_RULE_PCT, grid["half_width_pct"][held][0]):
         assert stated["response_p90_error_pct"][0] == error
     assert loadshare_errors("skew", "shared", 4, [0.9], [99.9]) == {}
+    # The held-out mixes are measured against today's model too, and a mix off the seed's scenarios (any
+    # --shares) states the worst error measured beyond noise on them for its policy, at any load.
+    for label, mix, cores, policy in (("1-2-3-4-on-4", [1, 2, 3, 4], 4, "one-stage"),
+                                      ("six-equal-7-cores", [1.0] * 6, 7, "multi-stage")):
+        row = (grid["scenario"] == label) & (grid["policy"] == policy) & (grid["percentile"] == 90.0)
+        params = policy_params(cores)
+        shares = np.asarray(mix, dtype=float) / np.sum(mix)
+        total = 0.9 * max_throughput(policy, shares, params)
+        now = loadshare_percentiles(policy, [total], shares, params, [90.0])["response_p90"][0]
+        assert now == pytest.approx(grid["model"][row][0], rel=1e-5)
+    off = ~seed & (grid["policy"] == "one-stage") & (grid["percentile"] == 90.0)
+    beyond = np.where(np.abs(grid["error_pct"][off]) > grid["half_width_pct"][off], grid["error_pct"][off], 0.0)
+    worst = beyond[np.argmax(np.abs(beyond))]
+    assert abs(worst) > ERROR_RULE_PCT  # [1, 2, 3, 4] on 4 cores: a narrow port beside a wide one
+    stated = loadshare_errors("custom", "one-stage", 6, [0.5], [90.0])
+    assert stated["response_p90_error_pct"][0] == worst
 
 
 CLOSED_AXES = {"servers": (2, 4), "stations": (2, 3), "bottleneck": (0, 1), "think_ratio": (1, 10),
