@@ -34,28 +34,6 @@ if TYPE_CHECKING:
 __all__ = ["SizeGroup", "declared_group_options", "size_command"]
 
 
-def given_values(family: "Family", question: "Question", given: dict[str, Any]) -> tuple[dict[str, Any], Any]:
-    """The command's values checked by their declarations (inputs as sweeps), and the profile loaded."""
-    from iosizer.cli.params import parse_grid
-    from iosizer.cli.questions import _flag
-
-    profile_path = given.pop("profile", None)
-    inputs = set(question.input_names)
-    values = {}
-    for name, text in given.items():
-        if text is None:
-            continue
-        spec = question.input(name) if name in inputs else family.spec(name)
-        values[name] = parse_grid(text, name.replace("_", "-"), spec) if name in inputs else \
-            spec.check(text, _flag(name))
-    profile = None
-    if profile_path is not None:
-        from iosizer.calibration.profile import load_profile
-
-        profile = load_profile(profile_path, family.name)
-    return values, profile
-
-
 def declared_group_options(family: "Family", question: "Question") -> list[inspect.Parameter]:
     """The question command's options for ``question`` (inputs, settings, parameters, --profile,
     --cpu-speed), without its --band, --percentile, --format and --plot."""
@@ -98,6 +76,7 @@ def size_command(family: "Family", question: "Question") -> Callable[..., None]:
     def command(**given: Any) -> None:
         import iosizer
         from iosizer.cli.output import Report, emit
+        from iosizer.cli.questions import given_values
 
         output_format = given.pop("output_format")
         percentile = given.pop("percentile", None)

@@ -30,7 +30,7 @@ if TYPE_CHECKING:
     from iosizer.api import Answer
     from iosizer.model.family import Family, Question
 
-__all__ = ["attach", "family_group", "group_names", "question_command", "resolve"]
+__all__ = ["attach", "family_group", "given_values", "group_names", "question_command", "resolve"]
 
 
 def group_names() -> list[str]:
@@ -87,13 +87,32 @@ def _options(family: "Family", question: "Question") -> list[inspect.Parameter]:
     return params
 
 
+def given_values(family: "Family", question: "Question", given: dict[str, Any]) -> tuple[dict[str, Any], Any]:
+    """The command's values checked by their declarations (inputs as sweeps), and the profile loaded."""
+    from iosizer.cli.params import parse_grid
+
+    profile_path = given.pop("profile", None)
+    inputs = set(question.input_names)
+    values = {}
+    for name, text in given.items():
+        if text is None:
+            continue
+        spec = question.input(name) if name in inputs else family.spec(name)
+        values[name] = parse_grid(text, name.replace("_", "-"), spec) if name in inputs else \
+            spec.check(text, _flag(name))
+    profile = None
+    if profile_path is not None:
+        from iosizer.calibration.profile import load_profile
+
+        profile = load_profile(profile_path, family.name)
+    return values, profile
+
+
 def question_command(family: "Family", question: "Question") -> Any:
     """The typer command function of one declared question."""
-    inputs = set(question.input_names)
 
     def command(**given: Any) -> None:
         import iosizer
-        from iosizer.cli.params import parse_grid
 
         output_format = given.pop("output_format")
         plot = given.pop("plot")
@@ -101,18 +120,7 @@ def question_command(family: "Family", question: "Question") -> Any:
         cpu_speed = given.pop("cpu_speed")
         percentiles = given.pop("percentile", None)
         band = given.pop("band").value
-        values = {}
-        for name, text in given.items():
-            if text is None:
-                continue
-            spec = question.input(name) if name in inputs else family.spec(name)
-            values[name] = parse_grid(text, name.replace("_", "-"), spec) if name in inputs else \
-                spec.check(text, _flag(name))
-        profile = None
-        if profile_path is not None:
-            from iosizer.calibration.profile import load_profile
-
-            profile = load_profile(profile_path, family.name)
+        values, profile = given_values(family, question, {**given, "profile": profile_path})
         answer = iosizer.family(family.name).ask(question.command, profile, cpu_speed=cpu_speed,
                                                  percentiles=percentiles, band=band, **values)
         emit(_report(family, question, answer), output_format, plot)

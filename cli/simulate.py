@@ -15,16 +15,19 @@ The work lives in :mod:`iosizer.simulate`.
 from __future__ import annotations
 
 import inspect
-from pathlib import Path
-from typing import Annotated, Any, Callable
+from typing import TYPE_CHECKING, Annotated, Any, Callable
 
 import typer
 
+from iosizer.cli.declared import DeclaredGroup, declared_group_options
 from iosizer.cli.loadshare import NonCore, SharesOption, SwitchRule, parse_shares
-
-from iosizer.cli.declared import DeclaredGroup, declared_group_options, given_values
 from iosizer.cli.options import FormatOption
 from iosizer.cli.output import OutputFormat, Report, emit, progress_bar
+from iosizer.cli.questions import given_values
+
+if TYPE_CHECKING:
+    from iosizer.model.family import Family, Question
+
 
 class SimulateGroup(DeclaredGroup):
     """``iosizer simulate``: the hand-written commands, and one per family whose question declares a hook."""
