@@ -586,6 +586,9 @@ class Family:
     #: checked against the fitted model (:func:`iosizer.calibration.calibrate.tail_check`).
     tail: Callable[[Mapping[str, Any], Mapping[str, np.ndarray], float], np.ndarray] | None = None
     tail_unit: str = "s"
+    #: The hand-written ``iosizer size`` command that sizes this family, until its questions declare
+    #: :class:`Sizing` (a family with declared sizing is sized by ``iosizer size <family>``).
+    sizing_command: str = ""
 
     def __post_init__(self) -> None:
         names = [p.name for p in self.parameters]

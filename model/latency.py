@@ -323,6 +323,7 @@ def _oltp_start(data, settings):
 FAMILIES = (
     Family(
         name="dma",
+        sizing_command="size latency",
         formula=("I(x) = I_local + k x, P(x) = min(burst_bytes / I(x), link), PD(x) = (P_local - P(x)) "
                  "/ P_local x 100 (Little's law on a device's bursts; k = exposed_round_trips, 0 for "
                  "posted writes)"),
@@ -359,6 +360,7 @@ FAMILIES = (
     ),
     Family(
         name="oltp",
+        sizing_command="size latency",
         formula=("closed network of N jobs: a CPU station D_c and a serial I/O step D_s(x) = D_s0 + r "
                  "x, exact MVA; serial_share = D_s0 / D_c, knee_latency_ns = (D_c - D_s0) / r; PD(x) = "
                  "(X(0) - X(x)) / X(0) x 100; on a CPU of relative speed s the knee moves to knee x "

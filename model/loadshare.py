@@ -942,6 +942,7 @@ RESPONSE_ERROR = (
 FAMILIES = (
     Family(
         name="loadshare",
+        sizing_command="size cores",
         formula=("s_p = 1 + h (k_p - 1) / k_p (1); a port's response R_p = s_p + W_p + c, W_p the wait in the "
                  "pooled M/M/K queue of its connected group of cores (Erlang C), a port served by k_p < K of "
                  "them also waiting for one of its own and behind its own I/Os ahead, which only its k_p cores "

@@ -764,6 +764,7 @@ _LINK_SETTINGS = (GENERATION, MPS, HEADER_DW, ECRC, DLLPS_PER_TLP)
 FAMILIES = (
     Family(
         name="pcie-link",
+        sizing_command="size lanes",
         formula=("efficiency = payload / wire bytes, wire bytes = sum over TLPs of (payload + header "
                  "12/16 B + ECRC 4 B if on + framing 8 B) [Gen6 flit mode: TLP bytes x 256 / 236, no "
                  "framing]; effective = lanes x GT/s x line code (8b/10b, 128b/130b) x (1 - SKP share) "
@@ -796,6 +797,7 @@ FAMILIES = (
     ),
     Family(
         name="rmw",
+        sizing_command="size lanes",
         formula=("closed multi-class network, one class per x8 port of population posted_credits: the "
                  "port's link (wire bytes per TLP / link rate), the shared RMW unit (rmw_service_ns x "
                  "unaligned accesses per TLP) and the memory line path (a delay, line_service_ns x "

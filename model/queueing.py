@@ -553,6 +553,7 @@ def _mmc_jacobian(settings):
 def _declare_mmc():
     return Family(
         name="mmc",
+        sizing_command="size servers",
         formula=("W = C(c, a) / (c mu - lambda) + 1 / mu, a = lambda / mu, rho = a / c < 1; Erlang C "
                  "C(c, a) = B / (1 - rho (1 - B)) with Erlang B B(c, a) = Poisson pmf(c; a) / Q(c + 1, a) "
                  "(Q the regularised upper incomplete gamma); P(Wq > t) = C exp(-(c mu - lambda) t)"),
