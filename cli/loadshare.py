@@ -204,7 +204,9 @@ def _mean_response_error(rows: list[dict[str, Any]], chosen: Any, policy: str, p
     if policy in ("shared", "exclusive"):
         return []
     grid = load_error_grid("loadshare_response")
-    seed = np.isin(grid["mix"], ["one-port", "system", "skew"])
+    from iosizer.calibration.loadshare import scenarios
+
+    seed = np.isin(grid["mix"], list(scenarios()))
     same = (grid["mix"] == chosen.name) & (grid["cores"] == params.cores) & (grid["policy"] == policy)
     region = same if chosen.table and same.any() else (~seed & (grid["policy"] == policy))
     subset = {key: values[region] for key, values in grid.items()}

@@ -160,7 +160,9 @@ def loadshare_errors(scenario: str, policy: str, cores: int, load_fractions: Any
 
     grid = load_error_grid("loadshare_percentiles")
     same = (grid["scenario"] == scenario) & (grid["policy"] == policy) & (grid["cores"] == cores)
-    off_seed = ~np.isin(grid["scenario"], ["one-port", "system", "skew"]) & (grid["policy"] == policy)
+    from iosizer.calibration.loadshare import scenarios
+
+    off_seed = ~np.isin(grid["scenario"], list(scenarios())) & (grid["policy"] == policy)
     rows = same if same.any() else off_seed
     if policy in ("shared", "exclusive") or not rows.any():
         return {}
