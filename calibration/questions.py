@@ -49,6 +49,8 @@ class Answer(TableView):
     notes: tuple[str, ...] = ()
     integers: frozenset[str] = frozenset()
     values: Mapping[str, Any] = field(default_factory=dict)
+    #: Columns after the bands (``--simulate``'s ``<key>_model``, ``_sim_low``, ``_sim_high``).
+    trailing: Mapping[str, Any] = field(default_factory=dict)
 
     def records(self) -> list[dict[str, Any]]:
         """One dict per point: inputs, outputs, then ``<output>_ci_low`` / ``_ci_high``; None where the
@@ -68,6 +70,7 @@ class Answer(TableView):
             row.update({k: plain(v, i) for k, v in self.outputs.items()})
             for key, (low, high) in self.bands.items():
                 row[f"{key}_ci_low"], row[f"{key}_ci_high"] = plain(low, i), plain(high, i)
+            row.update({k: plain(v, i) for k, v in self.trailing.items()})
             rows.append(row)
         return rows
 
@@ -144,7 +147,13 @@ def answer(family_name: str, question: str, params: "Profile | Mapping[str, Any]
                      .specs(values) if spec.kind == "parameter" and isinstance(values.get(spec.name), (int, float)))
     notes = [n for n in (note if isinstance(note, str) else note(values, outputs) for note in asked.notes) if n]
     notes.append(f"values: {used + ' from ' if used else ''}{source}")
-    bands = _bands(family_name, asked, profile, lambda fitted: evaluate({**values, **fitted}), outputs, shape, band)
+
+    def moved(fitted: Mapping[str, Any]) -> dict[str, Any]:
+        # The band's centre is the answer itself (the profile's own values): solved once, not twice.
+        unchanged = all(k in values and values[k] is v for k, v in fitted.items())
+        return solved if unchanged else evaluate({**values, **fitted})
+
+    bands = _bands(family_name, asked, profile, moved, outputs, shape, band)
     if bands:
         notes.append("*_ci_low/_ci_high: " + ("95 % prediction bands: the parameters' uncertainty plus the "
                                               "fit's residual scatter (where a new measurement lies)"

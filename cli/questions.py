@@ -21,8 +21,8 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Annotated, Any
 
 import typer
-from typer.core import TyperGroup
 
+from iosizer.cli.lazy import LazyTyperGroup
 from iosizer.cli.options import BandKind, BandOption, FormatOption, PlotOption
 from iosizer.cli.output import OutputFormat, Panel, Report, Series, emit
 
@@ -30,7 +30,7 @@ if TYPE_CHECKING:
     from iosizer.api import Answer
     from iosizer.model.family import Family, Question
 
-__all__ = ["attach", "family_group", "group_names", "question_command", "resolve"]
+__all__ = ["attach", "family_group", "given_values", "group_names", "question_command", "resolve"]
 
 
 def group_names() -> list[str]:
@@ -94,18 +94,43 @@ def _options(family: "Family", question: "Question") -> list[inspect.Parameter]:
         params.append(inspect.Parameter("percentile", keyword, default=None, annotation=Annotated[
             list[float] | None, typer.Option("--percentile", metavar="P",
                                                  help="Also the P-th percentile (repeatable).")]))
+    from iosizer.simulate.hooks import simulates
+
+    if simulates(family.name, question):
+        from iosizer.cli.tails import SimulateOption
+
+        params.append(inspect.Parameter("simulate", keyword, default=False, annotation=SimulateOption))
     params.append(inspect.Parameter("output_format", keyword, default=OutputFormat.table, annotation=FormatOption))
     params.append(inspect.Parameter("plot", keyword, default=None, annotation=PlotOption))
     return params
 
 
+def given_values(family: "Family", question: "Question", given: dict[str, Any]) -> tuple[dict[str, Any], Any]:
+    """The command's values checked by their declarations (inputs as sweeps), and the profile loaded."""
+    from iosizer.cli.params import parse_grid
+
+    profile_path = given.pop("profile", None)
+    inputs = set(question.input_names)
+    values = {}
+    for name, text in given.items():
+        if text is None:
+            continue
+        spec = question.input(name) if name in inputs else family.spec(name)
+        values[name] = parse_grid(text, name.replace("_", "-"), spec) if name in inputs else \
+            spec.check(text, _flag(name))
+    profile = None
+    if profile_path is not None:
+        from iosizer.calibration.profile import load_profile
+
+        profile = load_profile(profile_path, family.name)
+    return values, profile
+
+
 def question_command(family: "Family", question: "Question") -> Any:
     """The typer command function of one declared question."""
-    inputs = set(question.input_names)
 
     def command(**given: Any) -> None:
         import iosizer
-        from iosizer.cli.params import parse_grid
 
         output_format = given.pop("output_format")
         plot = given.pop("plot")
@@ -113,20 +138,10 @@ def question_command(family: "Family", question: "Question") -> Any:
         cpu_speed = given.pop("cpu_speed")
         percentiles = given.pop("percentile", None)
         band = given.pop("band").value
-        values = {}
-        for name, text in given.items():
-            if text is None:
-                continue
-            spec = question.input(name) if name in inputs else family.spec(name)
-            values[name] = parse_grid(text, name.replace("_", "-"), spec) if name in inputs else \
-                spec.check(text, _flag(name))
-        profile = None
-        if profile_path is not None:
-            from iosizer.calibration.profile import load_profile
-
-            profile = load_profile(profile_path, family.name)
+        simulate = given.pop("simulate", False)
+        values, profile = given_values(family, question, {**given, "profile": profile_path})
         answer = iosizer.family(family.name).ask(question.command, profile, cpu_speed=cpu_speed,
-                                                 percentiles=percentiles, band=band, **values)
+                                                 percentiles=percentiles, band=band, simulate=simulate, **values)
         emit(_report(family, question, answer), output_format, plot)
 
     command.__signature__ = inspect.Signature(_options(family, question))  # type: ignore[attr-defined]
@@ -174,11 +189,13 @@ def _questions(family: "Family", group: str | None = None) -> list["Question"]:
 
 
 def _group(family: "Family", questions: list["Question"], text: str | None = None) -> Any:
-    """A click group of ``questions``' commands."""
+    """A click group of ``questions``' commands, each built when first used (cli/lazy.py)."""
+    from iosizer.cli.lazy import typer_group
+
     app = typer.Typer(help=text, no_args_is_help=True, rich_markup_mode=None, add_completion=False)
     for question in questions:
         app.command(question.path(family.name)[-1])(question_command(family, question))
-    return typer.main.get_group(app)
+    return typer_group(app)
 
 
 def family_group(name: str) -> Any:
@@ -189,7 +206,7 @@ def family_group(name: str) -> Any:
     return _group(family, _questions(family), f"{family.summary} (family '{name}'; iosizer params {name}).")
 
 
-class _LazyFamily(TyperGroup):
+class _LazyFamily(LazyTyperGroup):
     """A plugin family's command group that imports the family's module only when it is used (listing
     the root's commands, as ``iosizer --help`` does, names it without importing it)."""
 
@@ -203,10 +220,11 @@ class _LazyFamily(TyperGroup):
     def _load(self) -> None:
         if not self._loaded:
             self._loaded = True
+            from iosizer.cli.lazy import adopt
+
             built = family_group(self.name)
             self.help = built.help
-            for command_name, command in built.commands.items():
-                self.add_command(command, command_name)
+            adopt(self, built)
 
     def list_commands(self, ctx: Any) -> list[str]:
         self._load()
@@ -229,8 +247,9 @@ def attach(name: str, group: Any, group_name: str | None = None) -> None:
     family = declaration(name)
     new = [q for q in _questions(family, group_name) if q.path(name)[-1] not in group.commands]
     if new:
-        for command_name, command in _group(family, new).commands.items():
-            group.add_command(command, command_name)
+        from iosizer.cli.lazy import adopt
+
+        adopt(group, _group(family, new))
 
 
 def resolve(root: Any, name: str, command: Any) -> Any:

@@ -492,13 +492,17 @@ class Question:
       the approximation's measured error);
     - ``plot``: what ``--plot`` draws;
     - ``simulate``: optionally the same question solved by simulation (LINE's model/solver split):
-      ``simulate(values, inputs, *, seed, replications, run_length=None, percentiles=())`` returns
-      each output (and each ``percentiles`` key the question's hook names) as an array of shape
-      ``(replications, *inputs' shape)``: one table per independent replication. ``iosizer simulate
-      <family>`` and ``POST /api/simulate/<family>`` are generated from it
-      (:mod:`iosizer.simulate.declared`): the analytic answer beside the simulated mean and
-      its 95 % replication interval. A built-in family registers it in :mod:`iosizer.simulate.hooks`
-      (the model layer may not import the simulation layer); a plugin may declare it here;
+      ``simulate(values, inputs, *, run_length=None, percentiles=())`` builds the simulated system at
+      the answer's values and its points (``inputs``: each input flat, one entry per point): an object
+      whose ``run(streams)`` returns one replication's :class:`iosizer.simulate.stats.Sample` with a
+      metric ``<output>_at_<k>`` per output and point k (and ``<percentile key>_at_<k>`` for each of
+      ``percentiles``: that replication's empirical percentile); optionally ``run_batch`` with
+      ``vectorised = True`` (the numpy engine), ``simulator`` (its library: ``"SimPy"``),
+      ``analytic_method`` and ``notes``. ``iosizer simulate <family>`` and ``POST /api/simulate/<family>``
+      are generated from it (:mod:`iosizer.simulate.declared`): the analytic answer beside the
+      simulated mean and its 95 % replication interval, with every run option of ``iosizer simulate``.
+      A built-in family registers its hook in :mod:`iosizer.simulate.hooks` (the model layer may not
+      import the simulation layer); a plugin may declare it here;
     - ``sizing``: inverse questions (:class:`Sizing`): each gives ``iosizer size <family>`` a
       ``--target-...`` option, generated with nothing else written (the library's road is
       :func:`iosizer.calibration.declared_sizing.size`, ``iosizer.family(name).size``);
@@ -534,6 +538,10 @@ class Question:
     percentiles: PercentileFunction | None = None
     aliases: Mapping[str, tuple[str, ...]] = field(default_factory=dict)
     shipped: bool = True
+    #: ``--simulate``: ``(values, inputs, percentiles) -> (one {<percentile key>: Estimate} per point, note)``
+    #: answers the percentiles by simulation (:mod:`iosizer.simulate.answered`); a built-in family registers
+    #: it in :data:`iosizer.simulate.hooks.SIMULATED_PERCENTILES` instead (the layer rule).
+    simulate_percentiles: Callable[..., Any] | None = None
 
     def __post_init__(self) -> None:
         if self.solve is None:
@@ -615,6 +623,10 @@ class FitPlan:
     tail_free: tuple[str, ...] = ()
     #: The measured percentiles checked against the model and fitted by ``--fit-percentiles`` (all when empty).
     percentiles: tuple[float, ...] = ()
+    #: Fit the measured percentiles by default where the data carry them (``tail_free`` held at their
+    #: declared values unless ``--fit-percentiles`` frees them); a refused percentile fit falls back to
+    #: the means, and says so. For a family whose means alone may not identify a parameter (a count).
+    percentiles_by_default: bool = False
 
 
 @dataclass(frozen=True)
@@ -645,6 +657,9 @@ class Family:
     #: checked against the fitted model (:func:`iosizer.calibration.calibrate.tail_check`).
     tail: Callable[[Mapping[str, Any], Mapping[str, np.ndarray], float], np.ndarray] | None = None
     tail_unit: str = "s"
+    #: The hand-written ``iosizer size`` command that sizes this family, until its questions declare
+    #: :class:`Sizing` (a family with declared sizing is sized by ``iosizer size <family>``).
+    sizing_command: str = ""
 
     def __post_init__(self) -> None:
         names = [p.name for p in self.parameters]

@@ -126,6 +126,11 @@ def request_model(family: "Family", question: "Question") -> type[BaseModel]:
         "parameter: bands of the parameters' uncertainty; prediction: plus the fit's residual scatter")))
     if question.percentiles is not None:
         fields["percentile"] = (_NumberList | None, Field(None, description="percentiles to add (P)"))
+        from iosizer.simulate.hooks import simulates
+
+        if simulates(family.name, question):
+            fields["simulate"] = (bool | None, Field(None, description=(
+                "answer the percentiles by simulation, with their 95 % intervals (at most 10 points)")))
     name = "".join(w.title().replace("-", "").replace("_", "") for w in question.path(family.name)) + "Request"
     return create_model(name, __config__=ConfigDict(extra="forbid", allow_inf_nan=False,
                                                     title=f"iosizer {' '.join(question.path(family.name))}"),
@@ -134,13 +139,12 @@ def request_model(family: "Family", question: "Question") -> type[BaseModel]:
 
 def answer_json(family: str, question: str, body: dict[str, Any]) -> str:
     """What ``iosizer <family> <question> --format json`` prints for the body's values."""
-    return answer_document(family, question, body)[0]
+    return ask(family, question, body).to_json() + "\n"
 
 
-def answer_document(family: str, question: str, body: dict[str, Any],
-                    view: bool = False) -> tuple[str, dict[str, Any] | None]:
-    """The answer's JSON (as :func:`answer_json`) and, when ``view``, what the page draws of it
-    (``?view=page``: title, columns, rows, notes, plot), as the command routes give it."""
+def ask(family: str, question: str, body: dict[str, Any]) -> Any:
+    """The :class:`~iosizer.calibration.questions.Answer` to a validated body (an inline profile read
+    in memory); :func:`view` is what the page draws of it (``?view=page``)."""
     import iosizer
     from iosizer.calibration.profile import read_profile
 
@@ -150,13 +154,14 @@ def answer_document(family: str, question: str, body: dict[str, Any],
     cpu_speed = values.pop("cpu_speed", None)
     percentiles = values.pop("percentile", None)
     band = values.pop("band", None) or "parameter"
-    answer = iosizer.family(family).ask(question, profile, cpu_speed=cpu_speed, percentiles=percentiles,
-                                        band=band, **values)
-    return answer.to_json() + "\n", (_view(answer) if view else None)
+    simulate = bool(values.pop("simulate", None))
+    return iosizer.family(family).ask(question, profile, cpu_speed=cpu_speed, percentiles=percentiles,
+                                      band=band, simulate=simulate, **values)
 
 
-def _view(answer: Any) -> dict[str, Any]:
-    """The page's view of a declared question's answer: its records and the declared plot's curves."""
+def view(answer: Any) -> dict[str, Any]:
+    """The page's view of a declared question's answer: its records and the declared plot's curves, as the
+    command routes give theirs (title, columns, rows, notes, plot)."""
     from iosizer.model.registry import declaration
     from iosizer.units import NOT_UNITS
 
@@ -219,6 +224,11 @@ def describe(family: "Family", question: "Question") -> dict[str, Any]:
                         choices=["parameter", "prediction"]))
     if question.percentiles is not None:
         fields.append(entry("percentile", "number", "percentiles to add (P)", many=True))
+        from iosizer.simulate.hooks import simulates
+
+        if simulates(family.name, question):
+            fields.append(entry("simulate", "boolean", "answer the percentiles by simulation (at most 10 points)",
+                                default=False))
     return {"command": " ".join(path), "path": list(path), "url": "/api/" + "/".join(path),
             "summary": question.summary, "help": question.summary, "group": path[0], "plot": question.plot is not None,
             "heavy": False, "fields": fields}
