@@ -56,6 +56,8 @@ class Answer(TableView):
         import math
 
         def plain(array: Any, i: int, integer: bool = False) -> Any:
+            if array.dtype.kind in "OUS":  # a text output (Output.text): its words as they are
+                return None if array[i] is None else str(array[i])
             value = float(array[i])
             if not math.isfinite(value):
                 return None
@@ -135,7 +137,8 @@ def answer(family_name: str, question: str, params: "Profile | Mapping[str, Any]
         raise ConsistencyError(f"question '{asked.command}' of family '{family_name}' did not compute "
                                f"{', '.join(missing)}")
     shape = next(iter(arrays.values())).shape if arrays else ()
-    outputs = {k: np.broadcast_to(np.asarray(v, dtype=np.float64), shape).reshape(-1)
+    words = set(asked.text_outputs)
+    outputs = {k: np.broadcast_to(np.asarray(v, dtype=object if k in words else np.float64), shape).reshape(-1)
                for k, v in solved.items()}
     used = ", ".join(f"{spec.name} = {values[spec.name]:.6g}{_unit_after(spec.unit)}" for spec in declaration(family_name)
                      .specs(values) if spec.kind == "parameter" and isinstance(values.get(spec.name), (int, float)))
@@ -145,7 +148,7 @@ def answer(family_name: str, question: str, params: "Profile | Mapping[str, Any]
         unchanged = all(k in values and values[k] is v for k, v in fitted.items())
         return solved if unchanged else evaluate({**values, **fitted})
 
-    bands = _bands(family_name, profile, moved, outputs, shape, band)
+    bands = _bands(family_name, asked, profile, moved, outputs, shape, band)
     if bands:
         notes.append("*_ci_low/_ci_high: " + ("95 % prediction bands: the parameters' uncertainty plus the "
                                               "fit's residual scatter (where a new measurement lies)"
@@ -155,8 +158,8 @@ def answer(family_name: str, question: str, params: "Profile | Mapping[str, Any]
                   bands, tuple(notes), frozenset(i.name for i in asked.input_specs if i.integer), values)
 
 
-def _bands(family_name: str, profile: "Profile", evaluate: Any, outputs: Mapping[str, Any], shape: tuple[int, ...],
-           band: str) -> dict[str, tuple[Any, Any]]:
+def _bands(family_name: str, asked: "Question", profile: "Profile", evaluate: Any, outputs: Mapping[str, Any],
+           shape: tuple[int, ...], band: str) -> dict[str, tuple[Any, Any]]:
     """95 % bands of the outputs from the profile's varying parameters (none when nothing varies); a
     prediction band adds the fit's residual scatter of the measured column an output is."""
     import numpy as np
@@ -167,8 +170,9 @@ def _bands(family_name: str, profile: "Profile", evaluate: Any, outputs: Mapping
         return {}
     measured = {c.name for c in declaration(family_name).columns.observed}
     raw = propagate(profile, evaluate, band, {k: k for k in outputs if k in measured})
+    words = set(asked.text_outputs)  # never banded
     return {k: tuple(np.broadcast_to(np.asarray(end, dtype=np.float64), shape).reshape(-1) for end in raw[k])
-            for k in outputs if k in raw}
+            for k in outputs if k in raw and k not in words}
 
 
 def resolve(family_name: str, base: "Profile | None", cpu_speed: float | None,

@@ -334,14 +334,21 @@ class Input:
 
 @dataclass(frozen=True)
 class Output:
-    """One column of a question's answer: its name (unit suffix where there is one), unit and meaning."""
+    """One column of a question's answer: its name (unit suffix where there is one), unit and meaning.
+
+    ``text``: the values are words, not numbers (a layout, the bound that limits a rate): ``solve``
+    returns them as an array of ``str``; they are shown in tables, CSV and JSON as they are and are
+    never banded, plotted or sized.
+    """
 
     name: str
     unit: str
     description: str = ""
+    text: bool = False
 
     def to_dict(self) -> dict[str, Any]:
-        return {"name": self.name, "unit": self.unit, "description": self.description}
+        out = {"name": self.name, "unit": self.unit, "description": self.description}
+        return {**out, "text": True} if self.text else out
 
 
 @dataclass(frozen=True)
@@ -450,7 +457,10 @@ class Question:
       ``--target-...`` option, generated with nothing else written (the library's road is
       :func:`iosizer.calibration.declared_sizing.size`, ``iosizer.family(name).size``);
     - ``percentiles``: optionally ``(values, inputs, ps) -> {"response_pP": array}``;
-      the question then takes ``--percentile`` (repeatable; HTTP ``percentile``: a list).
+      the question then takes ``--percentile`` (repeatable; HTTP ``percentile``: a list);
+    - an output declared ``Output(..., text=True)`` answers words (``solve`` returns an array
+      of ``str``): shown as they are in tables, CSV and JSON, never banded; a plot or a sizing
+      may not name it.
 
     Example (the M/M/1/K plugin in ``examples/iosizer-mm1k``)::
 
@@ -487,6 +497,10 @@ class Question:
             unknown = [n for n in (self.plot.x, *self.plot.y) if n not in names]
             if unknown:
                 raise ValueError(f"question '{self.command}': plot names {unknown}, not inputs or outputs")
+        words = set(self.text_outputs)
+        named = [n for n in (*(self.plot.y if self.plot else ()), *(s.output for s in self.sizing)) if n in words]
+        if named:
+            raise ValueError(f"question '{self.command}': {named[0]} is a text output: it cannot be plotted or sized")
 
     @property
     def input_names(self) -> tuple[str, ...]:
@@ -495,6 +509,11 @@ class Question:
     @property
     def output_names(self) -> tuple[str, ...]:
         return tuple(o.name if isinstance(o, Output) else o for o in self.outputs)
+
+    @property
+    def text_outputs(self) -> tuple[str, ...]:
+        """Names of the outputs whose values are words (``Output.text``)."""
+        return tuple(o.name for o in self.outputs if isinstance(o, Output) and o.text)
 
     @property
     def input_specs(self) -> tuple[Input, ...]:
