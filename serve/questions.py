@@ -30,7 +30,7 @@ from pydantic import BaseModel, BeforeValidator, ConfigDict, Field, PlainValidat
 if TYPE_CHECKING:
     from fastapi import FastAPI
 
-    from iosizer.model.family import Family, Question
+    from iosizer.model.family import Family, Input, Question
 
 __all__ = ["add_question_routes", "question_paths", "request_model"]
 
@@ -93,15 +93,19 @@ def _extra(unit: str, bounds: tuple[float, float] | None) -> dict[str, Any]:
     return out
 
 
+def _default(spec: "Input") -> Any:
+    """An input's default as the schema states it: its values, or a computed default's rule."""
+    return spec.default_text if callable(spec.default) else list(spec.sweep())
+
+
 def request_model(family: "Family", question: "Question") -> type[BaseModel]:
     """The pydantic model of ``POST /api/<family>/<question>``'s body, from the declarations."""
     fields: dict[str, Any] = {}
     for spec in question.input_specs:
-        required = not spec.sweep()
-        fields[spec.name] = (_Numbers if required else _Numbers | None, Field(
-            ... if required else None, description=(
-                f"{spec.description or spec.name} ({spec.unit}); a number, a list or a sweep as text ('1,2,3', "
-                f"'0.5:3.5:0.5'): every combination is answered; default {list(spec.sweep()) or 'none: required'}"),
+        fields[spec.name] = (_Numbers | None, Field(None, description=(
+            f"{spec.description or spec.name} ({spec.unit}); a number, a list or a sweep as text ('1,2,3', "
+            f"'0.5:3.5:0.5'): every combination is answered; default "
+            f"{'none: required' if spec.required else _default(spec)}"),
             json_schema_extra=_extra(spec.unit, spec.bounds)))
     for spec in family.parameters:
         kind: Any = str if spec.choices and isinstance(spec.choices[0], str) else (int if spec.integer else _Number)
@@ -111,9 +115,6 @@ def request_model(family: "Family", question: "Question") -> type[BaseModel]:
             json_schema_extra=_extra(spec.unit, spec.bounds)))
     for name, olds in question.aliases.items():
         kind, info = fields[name]
-        if info.is_required():  # a required input may come under either name: the answer says when neither
-            kind = kind | None
-            fields[name] = (kind, Field(None, description=info.description, json_schema_extra=info.json_schema_extra))
         for old in olds:  # an older name: the same field under its deprecated spelling
             fields[old] = (kind, Field(None, description=f"deprecated older name of {name}",
                                        json_schema_extra=info.json_schema_extra))
@@ -211,7 +212,7 @@ def describe(family: "Family", question: "Question") -> dict[str, Any]:
                 "suggestions": []}
 
     fields = [entry(spec.name, "number", spec.description or spec.name, True, list(spec.sweep()) or None,
-                    spec.unit, spec.bounds, required=not spec.sweep()) for spec in question.input_specs]
+                    spec.unit, spec.bounds, required=spec.required) for spec in question.input_specs]
     for spec in family.parameters:
         named = bool(spec.choices) and isinstance(spec.choices[0], str)
         fields.append(entry(spec.name, "choice" if named else "number", spec.description or spec.name,
