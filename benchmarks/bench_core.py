@@ -74,31 +74,11 @@ def main() -> None:
 
 
 def bench_startup(iosizer: str) -> None:
-    """Start-up (issue 29): --help and two answering commands, each against ``import typer, numpy``
-    timed in the same run (medians of 7). ``python benchmarks/bench_core.py startup`` runs only these.
-    2026-11-25, shared loaded 2-core machine (baseline 114-176 ms): queue mmc 732 ms = 5.45x before
-    (scipy.special imported for Erlang B even on the few-server recursion), 388 ms = 3.13x after;
-    device curve 1.10-1.20 s = 8-10x, unchanged (it fits the shipped example on every call)."""
-    baseline = wall_time([sys.executable, "-c", "import typer, numpy"])
-    help_time = wall_time([iosizer, "--help"])
-    ratio = help_time / baseline
-    label = 'iosizer --help vs python -c "import typer, numpy"'
-    verdict = "ok" if ratio < 1.5 else "SLOW"
-    print(
-        f"{label:<58} {help_time * 1e3:9.1f} ms vs {baseline * 1e3:.1f} ms = {ratio:.2f}x  "
-        f"target < 1.5x  {verdict}"
-    )
-    # Issue 29: commands that answer, against the same baseline measured in this run.
-    answering = {
-        "iosizer queue mmc (c = 4)": [iosizer, "queue", "mmc", "--arrival-rate", "3.2",
-                                      "--service-rate", "1", "--servers", "4"],
-        "iosizer device curve --outstanding 1,8,64": [iosizer, "device", "curve", "--outstanding", "1,8,64"],
-    }
-    for label, command in answering.items():
-        seconds = wall_time(command)
-        ratio = seconds / baseline
-        verdict = "ok" if ratio < 1.5 else "SLOW"
-        print(f"{label + ' vs the baseline':<58} {seconds * 1e3:9.1f} ms = {ratio:.2f}x  target < 1.5x  {verdict}")
+    """Start-up (issue 29): benchmarks/bench_startup.py, best of 7 (``python benchmarks/bench_core.py startup``
+    runs only it). ``iosizer`` is found on PATH there."""
+    from bench_startup import measure, report
+
+    report(measure(7))
 
 
 def bench_multiclass() -> None:

@@ -7,8 +7,8 @@ station, gamma fit end to end) on the network ``iosizer hba response
 --percentile`` answers from: the shipped port (iosizer.calibration.hba.fc_port),
 its core station (c servers shared, 1 in occupancy mode), the link, a
 constant storage delay of 50 us. The reference is an event simulation of that
-network written here: exponential FCFS stations in a cycle, the constant
-delay closing it; R replications of n cycles, 5 % warm-up dropped; error =
+network (iosizer.simulate.tails.closed_cycle_responses): exponential FCFS
+stations in a cycle, the constant delay closing it; R replications of n cycles, 5 % warm-up dropped; error =
 model / mean(simulated) - 1 with a 95 % half-width over the replications.
 
     python benchmarks/grid_closed_tails.py [--quick]
@@ -16,9 +16,8 @@ model / mean(simulated) - 1 with a 95 % half-width over the replications.
 
 from __future__ import annotations
 
-import heapq
 import sys
-from collections import deque
+import zlib
 
 import numpy as np
 from error_grid import cell, write
@@ -26,50 +25,13 @@ from error_grid import cell, write
 from iosizer.calibration.hba import fc_port
 from iosizer.model.hba import response_network
 from iosizer.model.percentiles import closed_network_percentiles
+from iosizer.simulate.tails import closed_cycle_responses
 
 MODES = ("shared", "occupancy")
 BLOCK_BYTES = (512, 4096)
 THREADS = (4, 8, 12, 16, 24, 32, 48, 64)
 PERCENTILES = (90.0, 99.0, 99.9)
 STORAGE_US = 50.0
-
-
-def cycle_responses(means: list[float], servers: list[int], delay: float, jobs: int, cycles: int,
-                    rng: np.random.Generator) -> np.ndarray:
-    """Cycle times (stations + the constant delay) of ``jobs`` jobs through FCFS exponential stations."""
-    stations = len(means)
-    queue = [deque() for _ in range(stations)]
-    free = list(servers)
-    clock: list[tuple[float, int, int]] = []  # (time, job, station finishing; -1 = delay over)
-    began = np.full(jobs, np.nan)  # when each job's current cycle began (none yet)
-    out: list[float] = []
-
-    def enter(job: int, k: int, now: float) -> None:
-        if free[k]:
-            free[k] -= 1
-            heapq.heappush(clock, (now + rng.exponential(means[k]), job, k))
-        else:
-            queue[k].append(job)
-
-    for job in range(jobs):  # spread the first passes over one delay
-        heapq.heappush(clock, (rng.uniform(0.0, delay), job, -1))
-    while len(out) < cycles:
-        now, job, k = heapq.heappop(clock)
-        if k < 0:
-            if not np.isnan(began[job]):
-                out.append(now - began[job])
-            began[job] = now
-            enter(job, 0, now)
-            continue
-        if queue[k]:
-            heapq.heappush(clock, (now + rng.exponential(means[k]), queue[k].popleft(), k))
-        else:
-            free[k] += 1
-        if k + 1 < stations:
-            enter(job, k + 1, now)
-        else:
-            heapq.heappush(clock, (now + delay, job, -1))
-    return np.array(out[cycles // 20:])
 
 
 def main(quick: bool = False) -> None:
@@ -82,8 +44,10 @@ def main(quick: bool = False) -> None:
             queues = [(float(d), int(c)) for d, c in zip(demands, servers) if np.isfinite(c)]
             means, counts = [d for d, _ in queues], [c for _, c in queues]
             for threads in THREADS:
-                rng = np.random.default_rng(hash((mode, block, threads)) % 2**32)
-                sims = np.array([np.percentile(cycle_responses(means, counts, storage, threads, cycles, rng),
+                # zlib, not hash(): a str's hash() changes from one run to the next.
+                rng = np.random.default_rng(zlib.crc32(f"{mode} {block} {threads}".encode()))
+                sims = np.array([np.percentile(closed_cycle_responses(rng, means, counts, threads, cycles,
+                                                                      constant_delay=storage),
                                                PERCENTILES) for _ in range(replications)])
                 model = closed_network_percentiles(means, 0.0, threads, PERCENTILES, counts, storage).response
                 for k, p in enumerate(PERCENTILES):

@@ -4,7 +4,7 @@ data/error_grids/loadshare_percentiles.csv.
 Not a test (minutes of CPU). The approximation is
 iosizer.model.percentiles.loadshare_percentiles (each port an M/M/c-form
 response with the pooled model's P(wait) and mean wait; the throughput-weighted
-mixture). The reference is an event simulation written here of what the model
+mixture). The reference is iosizer.simulate.loadshare, an event simulation of what the model
 describes: Poisson arrivals per port, exponential service of the policy's mean
 (1 + overhead (k - 1) / k), each port served FCFS by its cores (placed as
 iosizer.model.loadshare places them: heaviest port first on its k least-loaded
@@ -19,7 +19,6 @@ policy's maximum, and the held-out mixes of issue 28 (measurement only).
 
 from __future__ import annotations
 
-import heapq
 import sys
 
 import numpy as np
@@ -28,6 +27,7 @@ from error_grid import cell, write
 from iosizer.calibration.loadshare import policy_params, scenario
 from iosizer.model.loadshare import POLICIES, evaluate, max_throughput
 from iosizer.model.percentiles import loadshare_percentiles
+from iosizer.simulate.loadshare import responses
 
 FRACTIONS = (0.3, 0.6, 0.9)
 PERCENTILES = (90.0, 99.0, 99.9)
@@ -50,47 +50,8 @@ def _groups(work: np.ndarray, k: np.ndarray, cores: int) -> list[tuple[int, ...]
 
 def simulate(rates: np.ndarray, means: np.ndarray, groups: list[tuple[int, ...]], cores: int, customers: int,
              rng: np.random.Generator) -> np.ndarray:
-    """Responses (service-time units, non-core part excluded) of ``customers`` I/Os."""
-    ports = [p for p in range(rates.size) if rates[p] > 0]
-    total = rates[ports].sum()
-    times = np.cumsum(rng.exponential(1.0 / total, customers))
-    which = rng.choice(ports, size=customers, p=rates[ports] / total)
-    work = rng.exponential(1.0, customers) * means[which]
-    serves = [[p for p in ports if c in groups[p]] for c in range(cores)]
-    waiting: dict[int, list[int]] = {p: [] for p in ports}  # FIFO of I/O indices per port
-    heads = {p: 0 for p in ports}
-    idle = set(range(cores))
-    finish: list[tuple[float, int]] = []
-    response = np.empty(customers)
-    i = 0
-    while i < customers or finish:
-        if i < customers and (not finish or times[i] <= finish[0][0]):
-            now, p = times[i], int(which[i])
-            free = [c for c in groups[p] if c in idle]
-            if free:
-                core = free[int(rng.integers(len(free)))]
-                idle.discard(core)
-                response[i] = work[i]
-                heapq.heappush(finish, (now + work[i], core))
-            else:
-                waiting[p].append(i)
-            i += 1
-            continue
-        now, core = heapq.heappop(finish)
-        best, chosen = None, -1
-        for p in serves[core]:
-            if heads[p] < len(waiting[p]):
-                j = waiting[p][heads[p]]
-                if best is None or times[j] < best:
-                    best, chosen = times[j], p
-        if chosen < 0:
-            idle.add(core)
-            continue
-        j = waiting[chosen][heads[chosen]]
-        heads[chosen] += 1
-        response[j] = now - times[j] + work[j]
-        heapq.heappush(finish, (now + work[j], core))
-    return response[customers // 20:]
+    """Responses (service-time units, non-core part excluded) of ``customers`` I/Os after the 5 % warm-up."""
+    return responses(rates, means, groups, cores, customers, rng)[0]
 
 
 def measure(label: str, shares: list[float], cores: int | None, policy: str, fraction: float,

@@ -6,7 +6,7 @@ import math
 import re
 from dataclasses import dataclass, field, replace
 from pathlib import Path
-from typing import Any, Mapping, Sequence
+from typing import Any, Callable, Mapping, Sequence
 
 import numpy as np
 
@@ -147,7 +147,29 @@ def profile_from_fit(
     cpu_name: str | None = None,
     cpu_speed: float | None = None,
 ) -> Profile:
-    parameters = {
+    """The profile that records ``result``: estimates, statistics, covariance, settings and data used."""
+    reference = (
+        DatasetReference(path=_where(dataset.path), sha256=dataset.sha256, n_rows=len(dataset))
+        if dataset is not None
+        else None
+    )
+    covariance = [[_finite_or_none(v) for v in row] for row in result.covariance.tolist()]
+    return Profile(
+        model=model,
+        options=_recorded_options(model, options),
+        parameters=_estimates(result),
+        covariance=covariance if result.free else None,
+        covariance_parameters=list(result.free),
+        statistics=_statistics(result),
+        dataset=reference,
+        cpu_name=cpu_name,
+        cpu_speed=cpu_speed,
+    )
+
+
+def _estimates(result: FitResult) -> dict[str, ParameterEstimate]:
+    """Each parameter's value, interval, standard error (0 if held) and CPU scaling."""
+    return {
         p.name: ParameterEstimate(
             value=result.params[p.name],
             ci_low=_finite_or_none(result.intervals[p.name][0]),
@@ -160,7 +182,11 @@ def profile_from_fit(
         )
         for p in result.parameters
     }
-    statistics = FitStatistics(
+
+
+def _statistics(result: FitResult) -> FitStatistics:
+    """The fit's goodness overall and per observed column, its warnings and its confidence convention."""
+    return FitStatistics(
         rmse=result.rmse,
         r2=_finite_or_none(result.r2),
         n_points=result.n_points,
@@ -174,32 +200,18 @@ def profile_from_fit(
         warnings=list(result.warnings),
         confidence=CONFIDENCE_CONVENTION,
     )
-    reference = (
-        DatasetReference(path=_where(dataset.path), sha256=dataset.sha256, n_rows=len(dataset))
-        if dataset is not None
-        else None
-    )
-    covariance = [[_finite_or_none(v) for v in row] for row in result.covariance.tolist()]
+
+
+def _recorded_options(model: str, options: Mapping[str, Any]) -> dict[str, Any]:
+    """The options a profile records: for a family, its settings and holdable names only (a held
+    parameter's value is in the profile's parameters, fixed); otherwise all of them."""
     from iosizer.model.registry import declaration, family_names
 
-    recorded = dict(options)
-    if model in family_names():
-        # A held parameter's value is in `parameters` (fixed); the options record the settings and the
-        # family's holdable names only, as a profile declares them.
-        family = declaration(model)
-        names = {s.name for s in family.settings} | set(family.fit.holdable if family.fit else ())
-        recorded = {k: v for k, v in options.items() if k in names}
-    return Profile(
-        model=model,
-        options=recorded,
-        parameters=parameters,
-        covariance=covariance if result.free else None,
-        covariance_parameters=list(result.free),
-        statistics=statistics,
-        dataset=reference,
-        cpu_name=cpu_name,
-        cpu_speed=cpu_speed,
-    )
+    if model not in family_names():
+        return dict(options)
+    family = declaration(model)
+    names = {s.name for s in family.settings} | set(family.fit.holdable if family.fit else ())
+    return {k: v for k, v in options.items() if k in names}
 
 
 def load_measurements(paths: str | Path | Sequence[str | Path], schema: Schema,
@@ -264,12 +276,15 @@ def settings_in_columns(dataset: Dataset, option_names: Sequence[str]) -> dict[s
     rows is an error (fit each configuration on its own).
     """
     found = {}
+    per_row = {c.name for c in dataset.schema.inputs}
     for name in option_names:
         cells = [c for c in dataset.extra.get(name, ()) if c != ""]
         if not cells:
             continue
         distinct = sorted(set(cells))
         if len(distinct) > 1:
+            if name in per_row:  # also an input column of the fit (device: rows at several block sizes)
+                continue
             raise DatasetError(
                 f"{dataset.path}: column '{name}' is a setting, one value per fit, but it has "
                 f"{len(distinct)} ({', '.join(distinct[:4])}{'...' if len(distinct) > 4 else ''}); "
@@ -287,7 +302,7 @@ def calibrate(
     cpu_name: str | None = None,
     cpu_speed: float | None = None,
     force: bool = False,
-    fit_percentiles: bool | Sequence[float] = False,
+    fit_percentiles: bool | Sequence[float] | None = None,
 ) -> Calibration:
     """Fit ``model_name`` to measured data (see :func:`load_measurements`).
 
@@ -333,7 +348,7 @@ def calibrate_dataset(
     cpu_name: str | None = None,
     cpu_speed: float | None = None,
     force: bool = False,
-    fit_percentiles: bool | Sequence[float] = False,
+    fit_percentiles: bool | Sequence[float] | None = None,
 ) -> Calibration:
     """Fit ``model_name`` to an already validated :class:`Dataset`; the fit is judged (:func:`judge`).
 
@@ -342,9 +357,77 @@ def calibrate_dataset(
     :data:`FIT_PERCENTILES`, p50 and p99; or a list of P) join the means as
     fit inputs, each against the family's percentile model, every column
     scaled by its RMS (:func:`iosizer.calibration.fit.fit`), the fit bounded
-    by :data:`FIT_PERCENTILES_SECONDS`; the others, and all without it, are
-    only checked against the fitted model (:func:`tail_check`).
+    by :data:`FIT_PERCENTILES_SECONDS`, the fit plan's ``tail_free``
+    parameters freed; the others, and all with False, are only checked
+    against the fitted model (:func:`tail_check`). None (the default): the
+    family's choice (``FitPlan.percentiles_by_default``): p50 and p99 where
+    the data carry them, ``tail_free`` held at their declared values, and the
+    means alone, with a note, where that fit is refused.
     """
+    from functools import partial
+
+    plan = get_model(model_name).family.fit
+    once = partial(_calibrate_dataset, model_name, dataset, options, cpu_name=cpu_name, cpu_speed=cpu_speed,
+                   force=force)
+    if fit_percentiles is not None or plan is None or not plan.percentiles_by_default:
+        result = once(fit_percentiles=bool(fit_percentiles) if fit_percentiles is None else fit_percentiles)
+        if fit_percentiles or plan is None:
+            return result
+        return _warn_means_alone(plan, result)
+    have = sorted({p for p, _ in tail_columns(model_name, dataset).values()}) \
+        if get_model(model_name).family.tail is not None else []
+    chosen = [p for p in FIT_PERCENTILES if p in have]
+    if chosen and dataset.stderr is None and dataset.bounds is None:
+        listed = ", ".join(f"p{p:g}" for p in chosen)
+        held = ", ".join(f"{n} at {value}" for n, value in _declared(model_name, plan.tail_free))
+        try:
+            result = once(fit_percentiles=chosen, free_tails=False)
+        except CalibrationError as error:
+            why = str(error).removeprefix(f"{dataset.path}: ")  # the files are named once, above
+            fallback = (f"the default fit of the percentiles ({listed}) with the means was refused ({why}); "
+                        "the means alone are fitted and the percentiles only checked (--fit-percentiles "
+                        "asks for them anyway, and fails the same way)")
+            result = once(fit_percentiles=False)
+            return _warn_means_alone(plan, replace(result, notes=result.notes + (" ".join(fallback.split()),)))
+        return replace(result, notes=result.notes + (
+            f"percentiles {listed} fitted with the means, by default where the data carry them (the means "
+            f"alone may not tell the counts apart)"
+            f"{'; ' + held + ' (declared, exact there; --fit-percentiles frees it)' if held else ''}; "
+            "--no-fit-percentiles fits the means only",))
+    return _warn_means_alone(plan, once(fit_percentiles=False))
+
+
+def _declared(model_name: str, names: Sequence[str]) -> list[tuple[str, str]]:
+    family = get_model(model_name).family
+    return [(n, f"{family.spec(n).value:g}") for n in names if family.spec(n).value is not None]
+
+
+def _warn_means_alone(plan: Any, result: Calibration) -> Calibration:
+    """``result`` warning where the means alone leave a whole-number parameter's count open (a flat
+    likelihood)."""
+    out = []
+    for name in plan.whole:
+        low, high = result.fit.intervals.get(name, (None, None))
+        if low is not None and high is not None and high > low:
+            out.append(f"'{name}' is not identified by the means alone: {low:g} to {high:g} fit them about "
+                       "equally (a flat likelihood); latency percentiles that follow the model (fio's clat_ns "
+                       "percentiles, or latency_pP_us columns) tell the counts apart, and are fitted by default "
+                       "where the data carry them")
+    return replace(result, fit=replace(result.fit, warnings=result.fit.warnings + tuple(out)))
+
+
+def _calibrate_dataset(
+    model_name: str,
+    dataset: Dataset,
+    options: Mapping[str, Any] | None = None,
+    *,
+    cpu_name: str | None = None,
+    cpu_speed: float | None = None,
+    force: bool = False,
+    fit_percentiles: bool | Sequence[float] = False,
+    free_tails: bool = True,
+) -> Calibration:
+    """:func:`calibrate_dataset` with the percentiles' choice made (``free_tails``: vary ``tail_free``)."""
     model = get_model(model_name)
     checked = model.options(dict(options or {}))
     from iosizer.model.family import CPU_SPEED, check_cpu_name
@@ -357,29 +440,53 @@ def calibrate_dataset(
     dataset = replace(dataset, warnings=dataset.warnings + tuple(moved))
     function, jacobian, observed = model.function(checked), model.jacobian(checked), dataset.observed()
     if fit_percentiles:
-        tails = tail_columns(model_name, dataset) if model.family.tail is not None else {}
-        if model.family.tail is None:
-            raise InputError(f"--fit-percentiles: family '{model_name}' has no percentile model (its percentiles "
-                             "are neither fitted nor checked)")
-        chosen = model.family.fit.percentiles  # tail_columns keeps only these where a family names them
-        if not tails:
-            raise InputError(f"--fit-percentiles: {dataset.path} has no percentile column "
-                             "(response_pP_s, _ms or _us; fio JSON brings its clat percentiles)"
-                             + (f" among {', '.join(f'{p:g}' for p in chosen)}" if chosen else ""))
-        if dataset.stderr is not None or dataset.bounds is not None:
-            raise InputError("--fit-percentiles: a stderr column or bounded rows apply to one observed column only")
-        tails = _chosen_tails(tails, fit_percentiles, dataset)
-        function = model.with_percentiles(checked, {name: p for name, (p, _) in tails.items()})
-        jacobian = None  # the percentiles' slopes are taken numerically
-        observed = {**observed, **{name: values for name, (_, values) in tails.items()}}
+        function, jacobian, observed = _with_percentiles(model_name, model, checked, dataset, fit_percentiles,
+                                                         observed)
     plan = model.family.fit
-    if fit_percentiles and plan.tail_free:  # a service-time variability the percentiles identify
+    free_tails = bool(fit_percentiles) and free_tails
+    if free_tails and plan.tail_free:  # a service-time variability the percentiles identify
         parameters = _free_for_tails(model, parameters, plan.tail_free, checked)
+    run = _budgeted_fit(model_name, model, dataset, function, jacobian, observed, bool(fit_percentiles))
+    try:
+        result = _fit_counts(run, model, checked, dataset, parameters, free_tails)
+    except CalibrationError as error:  # name the data that could not be fitted, as a row error names its file
+        raise CalibrationError(f"{dataset.path}: {error}{data_checks(dataset)}") from None
+    result = replace(result, warnings=tuple(dataset.warnings) + result.warnings + judge(result, dataset, force))
+    profile = profile_from_fit(result, model_name, checked, dataset, cpu_name, cpu_speed)
+    from iosizer.calibration.profile import profile_values
 
+    return Calibration(result, profile, dataset, tail_check(model_name, profile_values(profile), dataset))
+
+
+def _with_percentiles(model_name: str, model: Any, checked: Mapping[str, Any], dataset: Dataset,
+                      fit_percentiles: bool | Sequence[float],
+                      observed: dict[str, np.ndarray]) -> tuple[Any, None, dict[str, np.ndarray]]:
+    """The fit's function, Jacobian and observed columns with the chosen percentile columns joined to the
+    means (:func:`calibrate_dataset`); the data's or the family's reason why not is an error."""
+    tails = tail_columns(model_name, dataset) if model.family.tail is not None else {}
+    if model.family.tail is None:
+        raise InputError(f"--fit-percentiles: family '{model_name}' has no percentile model (its percentiles "
+                         "are neither fitted nor checked)")
+    chosen = model.family.fit.percentiles  # tail_columns keeps only these where a family names them
+    if not tails:
+        raise InputError(f"--fit-percentiles: {dataset.path} has no percentile column "
+                         "(response_pP_s, _ms or _us; fio JSON brings its clat percentiles)"
+                         + (f" among {', '.join(f'{p:g}' for p in chosen)}" if chosen else ""))
+    if dataset.stderr is not None or dataset.bounds is not None:
+        raise InputError("--fit-percentiles: a stderr column or bounded rows apply to one observed column only")
+    tails = _chosen_tails(tails, fit_percentiles, dataset)
+    function = model.with_percentiles(checked, {name: p for name, (p, _) in tails.items()})
+    # The percentiles' slopes are taken numerically: no Jacobian.
+    return function, None, {**observed, **{name: values for name, (_, values) in tails.items()}}
+
+
+def _budgeted_fit(model_name: str, model: Any, dataset: Dataset, function: Any, jacobian: Any,
+                  observed: dict[str, np.ndarray], percentiles: bool) -> Callable[[Sequence[Any]], FitResult]:
+    """The fit of ``dataset`` from given parameters; with percentiles, every call within one budget of
+    :data:`FIT_PERCENTILES_SECONDS` for the whole fit, however many counts a whole-number search tries."""
     import time
 
-    # One budget for the whole fit, however many counts a whole-number search tries.
-    deadline = time.monotonic() + FIT_PERCENTILES_SECONDS if fit_percentiles else None
+    deadline = time.monotonic() + FIT_PERCENTILES_SECONDS if percentiles else None
 
     def run(chosen: Sequence[Any]) -> FitResult:
         remaining = None if deadline is None else deadline - time.monotonic()
@@ -392,28 +499,28 @@ def calibrate_dataset(
                    jacobian=jacobian, model_name=model_name, relative=model.relative, bounds=dataset.bounds,
                    max_seconds=remaining)
 
+    return run
+
+
+def _fit_counts(run: Callable[[Sequence[Any]], FitResult], model: Any, checked: Mapping[str, Any],
+                dataset: Dataset, parameters: Sequence[Any], percentiles: bool) -> FitResult:
+    """``run`` from ``parameters``, or, where the family fits a count over the whole numbers
+    (:mod:`iosizer.calibration.whole`) and none is held, at each count within its bounds (``percentiles``:
+    the plan's ``tail_free`` parameters vary at each count)."""
+    plan = model.family.fit
     searched = [name for name in plan.whole if checked.get(name) is None]
-    try:
-        if searched:  # a count fitted over the whole numbers (iosizer.calibration.whole)
-            from iosizer.calibration.whole import fit_whole
+    if not searched:
+        return run(parameters)
+    from iosizer.calibration.whole import fit_whole
 
-            name = searched[0]
-            _, low, high = model.family.fit.start(dataset.values, {**checked, **model._solve_settings(checked)})[name]
+    name = searched[0]
+    _, low, high = plan.start(dataset.values, {**checked, **model._solve_settings(checked)})[name]
 
-            def at(count: int) -> list[Any]:
-                held = model.parameters(dataset, {**checked, name: count})
-                return _free_for_tails(model, held, plan.tail_free, checked) if fit_percentiles else held
+    def at(count: int) -> list[Any]:
+        held = model.parameters(dataset, {**checked, name: count})
+        return _free_for_tails(model, held, plan.tail_free, checked) if percentiles else held
 
-            result = fit_whole(run, at, name, range(int(low), int(high) + 1), len(dataset))
-        else:
-            result = run(parameters)
-    except CalibrationError as error:  # name the data that could not be fitted, as a row error names its file
-        raise CalibrationError(f"{dataset.path}: {error}{data_checks(dataset)}") from None
-    result = replace(result, warnings=tuple(dataset.warnings) + result.warnings + judge(result, dataset, force))
-    profile = profile_from_fit(result, model_name, checked, dataset, cpu_name, cpu_speed)
-    from iosizer.calibration.profile import profile_values
-
-    return Calibration(result, profile, dataset, tail_check(model_name, profile_values(profile), dataset))
+    return fit_whole(run, at, name, range(int(low), int(high) + 1), len(dataset))
 
 
 #: The percentiles --fit-percentiles fits unless told which: the median and the usual tail target.
@@ -482,7 +589,14 @@ def _worst(result: FitResult, dataset: Dataset, column: str) -> str:
     observed = result.observed[column]
     residual = np.abs(result.residuals[column]) / np.where(observed != 0, np.abs(observed), 1.0)
     measured = np.flatnonzero(np.isfinite(residual))
-    order = measured[np.argsort(residual[measured])[::-1][:WORST_SHOWN]]
+    values = residual[measured]
+    order = None
+    if values.size > 4 * WORST_SHOWN:  # the few largest without sorting a million: the same rows, tie-free
+        top = np.argpartition(values, values.size - WORST_SHOWN)[-WORST_SHOWN:]
+        if np.unique(values[top]).size == WORST_SHOWN and np.count_nonzero(values >= values[top].min()) == WORST_SHOWN:
+            order = measured[top[np.argsort(values[top])[::-1]]]
+    if order is None:  # few rows, or ties among the largest: the full sort decides their order as it always did
+        order = measured[np.argsort(values)[::-1][:WORST_SHOWN]]
     where = [f"line {int(dataset.lines[i])} ({100 * residual[i]:.1f} % off)" for i in order]
     return "worst: " + ", ".join(where)
 
@@ -502,7 +616,8 @@ def _spearman(x: np.ndarray, y: np.ndarray) -> tuple[float, float]:
     from scipy.special import stdtr
 
     rx, ry = _average_ranks(x), _average_ranks(y)
-    rx, ry = rx - rx.mean(), ry - ry.mean()
+    rx -= rx.mean()  # in place: two million-row copies fewer at the fit's judgement
+    ry -= ry.mean()
     rho = float(np.dot(rx, ry) / np.sqrt(np.dot(rx, rx) * np.dot(ry, ry)))
     n = x.size
     if abs(rho) >= 1.0:

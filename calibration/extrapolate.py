@@ -227,13 +227,33 @@ def extrapolate(
     _check(profiles, cpu_speed)
     cpu_name = check_cpu_name(cpu_name)
     speeds = np.array([p.cpu_speed for p in profiles], dtype=np.float64)
-    distinct = np.unique(speeds).size
     warnings: list[str] = []
     for speed in np.unique(speeds):
         repeats = int(np.sum(speeds == speed))
         if repeats > 1:
             warnings.append(f"{repeats} profiles at CPU speed {speed:g} are pooled as repeated measurements "
                             "of one CPU (one point of the CPU-scaling fit)")
+    carried, shared = _carry(profiles, speeds, cpu_speed, warnings)
+    source = [f"{p.cpu_name or 'unnamed CPU'} (speed {p.cpu_speed:g})" for p in profiles]
+    profile = Profile(
+        model=profiles[0].model,
+        options=profiles[0].options,
+        parameters=_carried_estimates(carried, profiles[0]),
+        cpu_name=cpu_name,
+        cpu_speed=cpu_speed,
+        extrapolated_from=source,
+        shared_exponent=[names for names in shared.values() if len(names) > 1],
+        # The fit's residual scatter (a prediction band's) is relative for a load test: it carries over.
+        statistics=profiles[0].statistics if len(profiles) == 1 else None,
+    )
+    return Extrapolation(profile, tuple(carried), tuple(warnings))
+
+
+def _carry(profiles: Sequence[Profile], speeds: np.ndarray, cpu_speed: float,
+           warnings: list[str]) -> tuple[list[ParameterExtrapolation], dict[tuple[float, float], list[str]]]:
+    """Each parameter carried to ``cpu_speed`` by its CPU scaling (a power law fitted over two CPUs or
+    more, else its declared exponent range), and the names sharing one exponent range when one CPU is given."""
+    distinct = np.unique(speeds).size
     carried = []
     shared: dict[tuple[float, float], list[str]] = {}
     for name, first in profiles[0].parameters.items():
@@ -249,13 +269,30 @@ def extrapolate(
             })
             carried.append(_power_from_one(name, estimate, float(speeds[0]), cpu_speed))
             shared.setdefault(tuple(sorted(first.exponent_bounds)), []).append(name)
+        elif first.cpu_scaling == "fixed" and len(profiles) == 1:
+            # Nothing about it changes with the CPU: the fit's own interval stays as it was (a whole
+            # number's plausible set, a profile-likelihood interval), not re-drawn symmetric about the value.
+            carried.append(ParameterExtrapolation(name, "fixed", first.value, _end(first.ci_low, first.value),
+                                                  _end(first.ci_high, first.value), first.unit))
         else:
             carried.append(_linear(name, estimates, speeds, cpu_speed, first.cpu_scaling == "inverse", warnings))
+    return carried, shared
 
+
+def _end(bound: float | None, value: float) -> float:
+    """An interval's end as stated (NaN when the profile states none, as for a held value)."""
+    return math.nan if bound is None else float(bound)
+
+
+def _carried_estimates(carried: Sequence[ParameterExtrapolation], first: Profile) -> dict[str, ParameterEstimate]:
+    """The carried values as a profile's estimates: the first profile's, with the new value and interval."""
     parameters = {}
-    for item, first in zip(carried, profiles[0].parameters.values()):
+    for item, estimate in zip(carried, first.parameters.values()):
+        if (item.value, item.ci_low, item.ci_high) == (estimate.value, estimate.ci_low, estimate.ci_high):
+            parameters[item.name] = estimate  # carried unchanged (a CPU-independent parameter)
+            continue
         defined = math.isfinite(item.ci_low) and math.isfinite(item.ci_high)
-        parameters[item.name] = first.model_copy(
+        parameters[item.name] = estimate.model_copy(
             update={
                 "value": item.value,
                 "ci_low": item.ci_low if defined else None,
@@ -263,19 +300,7 @@ def extrapolate(
                 "stderr": (item.ci_high - item.ci_low) / (2 * NORMAL_QUANTILE) if defined else None,
                 # A declared value carried to another CPU becomes uncertain: the exponent range
                 # gives it an interval, and every answer built on it must carry that band.
-                "vary": first.vary or (defined and item.ci_high > item.ci_low),
+                "vary": estimate.vary or (defined and item.ci_high > item.ci_low),
             }
         )
-    source = [f"{p.cpu_name or 'unnamed CPU'} (speed {p.cpu_speed:g})" for p in profiles]
-    profile = Profile(
-        model=profiles[0].model,
-        options=profiles[0].options,
-        parameters=parameters,
-        cpu_name=cpu_name,
-        cpu_speed=cpu_speed,
-        extrapolated_from=source,
-        shared_exponent=[names for names in shared.values() if len(names) > 1],
-        # The fit's residual scatter (a prediction band's) is relative for a load test: it carries over.
-        statistics=profiles[0].statistics if len(profiles) == 1 else None,
-    )
-    return Extrapolation(profile, tuple(carried), tuple(warnings))
+    return parameters

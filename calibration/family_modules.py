@@ -12,14 +12,17 @@ A plugin's family has neither: its declaration is all there is.
 
 from __future__ import annotations
 
+from functools import lru_cache
 from importlib import import_module
 from typing import Any
 
 __all__ = ["calibration_module", "catalogue_entry", "complete_values"]
 
 
+@lru_cache(maxsize=None)
 def calibration_module(name: str) -> Any:
-    """``iosizer.calibration.<module>`` of a built-in family's model module, where one exists."""
+    """``iosizer.calibration.<module>`` of a built-in family's model module, where one exists (looked up
+    once per family: a module that does not exist is otherwise searched for on every answer)."""
     from iosizer.model.registry import FAMILY_MODULES, module_of
 
     module = module_of(name)

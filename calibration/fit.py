@@ -6,8 +6,9 @@ never the other way round. Parameters are declared with
 :class:`Parameter` (initial value, bounds, free or fixed, unit, how it scales
 with CPU speed). The free ones are fitted with
 :func:`scipy.optimize.least_squares` (trust-region reflective, which honours
-the bounds), using an analytic Jacobian when the model supplies one (sympy,
-for closed forms) and finite differences otherwise.
+the bounds), using an analytic Jacobian when the family declares one (numpy
+closed forms, checked against sympy's derivatives in the tests) and finite
+differences otherwise.
 
 Residuals. One observed column: r_i = sqrt(w_i) (model_i - observed_i);
 relative: r_i = sqrt(w_i) (model_i - observed_i) / observed_i.
@@ -263,20 +264,25 @@ def fit(
         for k, v in observed.items()
     }
 
-    def scaled(columns: Mapping[str, np.ndarray]) -> np.ndarray:
-        """Residual or Jacobian rows, weighted and column-scaled, measured rows only."""
+    every_row = {k: bool(m.all()) for k, m in masks.items()}
+
+    def scaled(columns: Mapping[str, np.ndarray], own: bool = False) -> np.ndarray:
+        """Residual or Jacobian rows, weighted and column-scaled, measured rows only.
+
+        At most one new array per column (a million-row fit holds few copies; none when the caller
+        ``own``s the columns): scaled in place, rows picked only where some are not measured,
+        joined only when there are several columns."""
         parts = []
         for k, obs in observed.items():
             rows = np.asarray(columns[k], dtype=np.float64)
-            if row_scale is not None:
-                rows = rows * (row_scale if rows.ndim == 1 else row_scale[:, None])
             scale = column_scale[k]
-            if np.ndim(scale):
-                scale = scale if rows.ndim == 1 else scale[:, None]
-                parts.append((rows / scale)[masks[k]])
-            else:
-                parts.append(rows[masks[k]] / scale)
-        return np.concatenate(parts)
+            if np.ndim(scale) and rows.ndim > 1:
+                scale = scale[:, None]
+            rows = np.divide(rows, scale, out=rows if own and rows.ndim == 1 else None)
+            if row_scale is not None:
+                rows *= row_scale if rows.ndim == 1 else row_scale[:, None]
+            parts.append(rows if every_row[k] else rows[masks[k]])
+        return parts[0] if len(parts) == 1 else np.concatenate(parts)
 
     def one_sided(columns: Mapping[str, np.ndarray]) -> dict[str, np.ndarray]:
         """Residuals model - observed, zero where a bound is respected."""
@@ -306,7 +312,7 @@ def fit(
             raise CalibrationError(f"model '{model_name}' failed during the fit: {error}") from None
 
     def residuals(x: np.ndarray) -> np.ndarray:
-        return scaled(one_sided(evaluate(x)))
+        return scaled(one_sided(evaluate(x)), own=True)  # one_sided's arrays are new
 
     jac: object = "2-point"
     if jacobian is not None:

@@ -74,6 +74,13 @@ def scenario(name: str) -> Scenario:
     return known[name]
 
 
+def custom_scenario(port_shares: Any, cores: int) -> Scenario:
+    """A port mix the seed never measured (``iosizer loadshare curve --shares``): normalised, as figure 9
+    normalises, by shared's maximum and minimum (no table, no figure)."""
+    shares = tuple(float(v) for v in port_shares)
+    return Scenario(f"{len(shares)}-port mix", "", int(cores), shares, "shared", "")
+
+
 def policy_params(cores: int | None = None, comm_overhead_pct: float | None = None,
                   threshold: float | None = None, non_core_pct: float | None = None,
                   switch_rule: str | None = None) -> Any:

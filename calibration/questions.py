@@ -50,6 +50,8 @@ class Answer(TableView):
     notes: tuple[str, ...] = ()
     integers: frozenset[str] = frozenset()
     values: Mapping[str, Any] = field(default_factory=dict)
+    #: Columns after the bands (``--simulate``'s ``<key>_model``, ``_sim_low``, ``_sim_high``).
+    trailing: Mapping[str, Any] = field(default_factory=dict)
     objects: Mapping[str, Any] = field(default_factory=dict)
     order: tuple[str, ...] = ()
 
@@ -60,6 +62,8 @@ class Answer(TableView):
         import math
 
         def plain(array: Any, i: int, integer: bool = False) -> Any:
+            if array.dtype.kind in "OUS":  # a text output (Output.text): its words as they are
+                return None if array[i] is None else str(array[i])
             value = float(array[i])
             if not math.isfinite(value):
                 return None
@@ -77,6 +81,7 @@ class Answer(TableView):
                     row[key] = value
             for key, (low, high) in self.bands.items():
                 row[f"{key}_ci_low"], row[f"{key}_ci_high"] = plain(low, i), plain(high, i)
+            row.update({k: plain(v, i) for k, v in self.trailing.items()})
             rows.append(row)
         return rows
 
@@ -133,21 +138,21 @@ def answer(family_name: str, question: str,
     changes = dict(params) if isinstance(params, Mapping) else {}
     changes.update(given)
     base = params if not isinstance(params, Mapping) else None
-    arrays = _input_grid(asked, inputs)
     if base is None and not asked.shipped:
         _require_parameters(family_name, asked, changes, cpu_speed)
     assumed = _own_cpu(asked, own, base, cpu_speed)
     settings = {s.name: s.value if own[s.name] is None else s.check(own[s.name], s.name) for s in asked.settings}
-    base, brought = _variant(family_name, asked, settings, base)
+    base, brought = _catalogue(family_name, asked, settings, base)
     declared, profile, source = resolve(family_name, base, None if assumed else cpu_speed, changes)
-    if asked.variant and settings.get(asked.variant) is not None:
-        source = source.replace("the planner's profile", f"the shipped fit of {settings[asked.variant]}", 1)
+    if asked.catalogue and settings.get(asked.catalogue) is not None:
+        source = source.replace("the planner's profile", f"the shipped fit of {settings[asked.catalogue]}", 1)
     values = {**declared, **settings, **brought}
     if assumed:
         from iosizer.model.family import cpu_speed_factor
 
         values["cpu_speed_factor"] = cpu_speed_factor(cpu_speed, profile.cpu_speed or 1.0,  # type: ignore[arg-type]
                                                       "--cpu-speed")
+    arrays = _input_grid(asked, inputs, values)
     chosen: list[float] = []
     if percentiles:
         if asked.percentiles is None:
@@ -171,15 +176,21 @@ def answer(family_name: str, question: str,
         raise ConsistencyError(f"question '{asked.command}' of family '{family_name}' did not compute "
                                f"{', '.join(missing)}")
     shape = next(iter(arrays.values())).shape if arrays else ()
-    outputs = {k: np.broadcast_to(np.asarray(v, dtype=np.float64), shape).reshape(-1)
+    words = set(asked.text_outputs)
+    outputs = {k: np.broadcast_to(np.asarray(v, dtype=object if k in words else np.float64), shape).reshape(-1)
                for k, v in solved.items() if k not in objects}
     used = ", ".join(f"{spec.name} = {declared[spec.name]:.6g}{_unit_after(spec.unit)}" for spec in
                      declaration(family_name).specs(declared)
                      if spec.kind == "parameter" and isinstance(declared.get(spec.name), (int, float)))
     notes = [n for n in (note if isinstance(note, str) else note(values, outputs) for note in asked.notes) if n]
     notes.append(f"values: {used + ' from ' if used else ''}{source}")
-    bands = _bands(family_name, asked, profile, lambda fitted: {k: v for k, v in evaluate({**values, **fitted}).items()
-                                                                if k not in objects}, outputs, shape, band)
+
+    def moved(fitted: Mapping[str, Any]) -> dict[str, Any]:
+        # The band's centre is the answer itself (the profile's own values): solved once, not twice.
+        unchanged = all(k in values and values[k] is v for k, v in fitted.items())
+        return {k: v for k, v in (solved if unchanged else evaluate({**values, **fitted})).items() if k not in objects}
+
+    bands = _bands(family_name, asked, profile, moved, outputs, shape, band)
     for out in asked.output_specs:  # a declared physical range holds the value and the band's ends
         if out.bounds != (-math.inf, math.inf) and out.name in outputs:
             outputs[out.name] = np.clip(outputs[out.name], *out.bounds)
@@ -192,25 +203,25 @@ def answer(family_name: str, question: str,
                                               "95 % bands of the parameters' uncertainty only"))
     return Answer(family_name, asked.command, {k: v.reshape(-1) for k, v in arrays.items()}, outputs,
                   bands, tuple(notes), frozenset(i.name for i in asked.input_specs if i.integer), values,
-                  {k: solved[k] for k in objects}, tuple(solved))
+                  objects={k: solved[k] for k in objects}, order=tuple(solved))
 
 
-def _variant(family_name: str, asked: "Question", settings: Mapping[str, Any], base: Any) -> tuple[Any, dict[str, Any]]:
-    """(the profile to answer from, the values a catalogue entry brings) where the question's ``variant``
-    setting names an entry (``Question.variant``); else (``base``, nothing)."""
-    if not asked.variant:
+def _catalogue(family_name: str, asked: "Question", settings: Mapping[str, Any], base: Any) -> tuple[Any, dict[str, Any]]:
+    """(the profile to answer from, the values a catalogue entry brings) where the question's ``catalogue``
+    setting names an entry (``Question.catalogue``); else (``base``, nothing)."""
+    if not asked.catalogue:
         return base, {}
-    name, flag = settings.get(asked.variant), "--" + asked.variant.replace("_", "-")
+    name, flag = settings.get(asked.catalogue), "--" + asked.catalogue.replace("_", "-")
     if (name is None) == (base is None):
         raise InputError(f"give either {flag} NAME or --profile FILE")
     if name is None:
         return base, {}
     from iosizer.calibration.family_modules import catalogue_entry
 
-    fitted, brought = catalogue_entry(family_name, asked.variant, name)
+    fitted, brought = catalogue_entry(family_name, asked.catalogue, name)
     given = [k for k in brought if settings.get(k) is not None]
     if given:
-        raise InputError(f"--{given[0].replace('_', '-')} goes with --profile; {asked.variant} '{name}' states "
+        raise InputError(f"--{given[0].replace('_', '-')} goes with --profile; {asked.catalogue} '{name}' states "
                          "its own")
     return fitted, brought
 
@@ -240,8 +251,9 @@ def _bands(family_name: str, asked: "Question", profile: "Profile", evaluate: An
     measured = {c.name for c in declaration(family_name).columns.observed}
     predicts = {o.name: o.measured or o.name for o in asked.output_specs}
     raw = propagate(profile, evaluate, band, {k: predicts.get(k, k) for k in outputs if predicts.get(k, k) in measured})
+    words = set(asked.text_outputs)  # never banded
     return {k: tuple(np.broadcast_to(np.asarray(end, dtype=np.float64), shape).reshape(-1) for end in raw[k])
-            for k in outputs if k in raw}
+            for k in outputs if k in raw and k not in words}
 
 
 def _unaliased(asked: "Question", given: dict[str, Any]) -> dict[str, Any]:
@@ -310,9 +322,12 @@ def resolve(family_name: str, base: "Profile | Sequence[Profile] | None", cpu_sp
                                                             family.parameters if s.kind == "parameter"})
         source = "the values given"
     elif base is not None:
+        _no_variant(family, given)
         profile, source = base, "the planner's profile"
     else:
-        profile, source = shipped(family_name), f"shipped '{family_name}' profile"
+        variant = _variant(family, given)
+        profile = shipped(family_name, variant)
+        source = f"shipped '{family_name}' profile" + (f" ({variant})" if variant else "")
     if profile.model != family_name:
         raise ProfileError(f"profile is for family '{profile.model}', not '{family_name}'")
     if cpu_speed is not None:
@@ -326,15 +341,34 @@ def resolve(family_name: str, base: "Profile | Sequence[Profile] | None", cpu_sp
     return complete_values(family_name, values), profile, source
 
 
-def _input_grid(question: "Question", given: Mapping[str, Any]) -> dict[str, Any]:
-    """Each input's values (checked by its declaration) over every combination: arrays of one shape."""
+def _variant(family: Any, given: Mapping[str, Any]) -> str | None:
+    """The shipped profile's variant a planner picks (its setting checked by its declaration), or None."""
+    spec = family.variant
+    if spec is None or given.get(spec.name) is None:
+        return None
+    return spec.check(given[spec.name], "--" + spec.name.replace("_", "-"))
+
+
+def _no_variant(family: Any, given: Mapping[str, Any]) -> None:
+    """A planner's profile holds its own values: a setting that picks a shipped profile is refused."""
+    spec = family.variant
+    if spec is not None and given.get(spec.name) is not None:
+        flag = "--" + spec.name.replace("_", "-")
+        raise InputError(f"{flag} picks one of the shipped '{family.name}' profiles; a profile of your own holds "
+                         "its own values (change them one by one)")
+
+
+def _input_grid(question: "Question", given: Mapping[str, Any],
+                values: Mapping[str, Any] | None = None) -> dict[str, Any]:
+    """Each input's values (checked by its declaration) over every combination: arrays of one shape.
+    A computed default (:class:`~iosizer.model.family.Input`) sees ``values`` and the inputs before it."""
     import numpy as np
 
     axes = []
     for spec in question.input_specs:
         raw = given.get(spec.name)
         if raw is None:
-            raw = spec.sweep()
+            raw = spec.sweep(values, {s.name: a for s, a in zip(question.input_specs, axes)})
             if not raw:
                 raise InputError(f"question '{question.command}' needs --{spec.name.replace('_', '-')} ({spec.unit}"
                                  f"{': ' + spec.description if spec.description else ''})")

@@ -12,6 +12,7 @@ import csv
 import io
 import json
 from dataclasses import dataclass
+from functools import lru_cache
 from importlib import resources
 from typing import Any
 
@@ -36,14 +37,28 @@ def measurement_names() -> list[str]:
     return sorted(p.name[:-4] for p in _folder("measurements").iterdir() if p.name.endswith(".csv"))
 
 
+@lru_cache(maxsize=None)
+def _text(kind: str, filename: str) -> str | None:
+    # Shipped files never change while the package is imported: read each once (a what-if served
+    # many times a second otherwise resolves and reads the same file on every request).
+    resource = _folder(kind).joinpath(filename)
+    return resource.read_text(encoding="utf-8") if resource.is_file() else None
+
+
+@lru_cache(maxsize=None)
+def _rows(name: str) -> tuple[dict[str, str], ...] | None:
+    text = _text("measurements", f"{name}.csv")
+    return None if text is None else tuple(csv.DictReader(io.StringIO(text)))
+
+
 def read_measurement(name: str) -> list[dict[str, str]]:
-    """Rows of ``data/measurements/NAME.csv`` as dicts of text."""
-    resource = _folder("measurements").joinpath(f"{name}.csv")
-    if not resource.is_file():
+    """Rows of ``data/measurements/NAME.csv`` as dicts of text (the caller's own copies)."""
+    rows = _rows(name)
+    if rows is None:
         raise DatasetError(
             f"no shipped measurement '{name}'; available: {', '.join(measurement_names())}"
         )
-    return list(csv.DictReader(io.StringIO(resource.read_text(encoding="utf-8"))))
+    return [dict(row) for row in rows]
 
 
 def measurement_files() -> list[MeasurementFile]:
@@ -69,11 +84,11 @@ def measurement_files() -> list[MeasurementFile]:
 
 def hardware_profile(kind: str) -> dict[str, Any]:
     """``data/profiles/KIND.json`` (switches, nics, fc_ports, interconnects, cpus...)."""
-    resource = _folder("profiles").joinpath(f"{kind}.json")
-    if not resource.is_file():
+    text = _text("profiles", f"{kind}.json")
+    if text is None:
         names = sorted(p.name[:-5] for p in _folder("profiles").iterdir() if p.name.endswith(".json"))
         raise DatasetError(f"no shipped hardware profile '{kind}'; available: {', '.join(names)}")
-    return json.loads(resource.read_text(encoding="utf-8"))
+    return json.loads(text)  # parsed per call: the caller's own objects
 
 
 def measurement_sha256(name: str) -> str:

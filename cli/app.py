@@ -17,10 +17,12 @@ import sys
 import warnings
 from typing import Any, Sequence
 
+from functools import lru_cache, partial
+
 import typer
-from typer.core import TyperGroup
 
 from iosizer import __version__
+from iosizer.cli.lazy import LazyTyperGroup, command_of, load, plain_first
 from iosizer.errors import ConsistencyError, ConvergenceError, IosizerError
 
 #: Exit status for bad input (a usage error, a value out of its domain).
@@ -90,8 +92,13 @@ def usage_message(error: Exception) -> str:
     return message
 
 
-class _OneLineErrors(TyperGroup):
-    """Turn every error into one stderr line and an exit status; offer every declared question."""
+class _OneLineErrors(LazyTyperGroup):
+    """Turn every error into one stderr line and an exit status; offer every declared question.
+
+    The root's commands are :data:`COMMANDS`, each built when it is first asked for (a
+    :class:`~iosizer.cli.lazy.LazyCommands`): ``iosizer queue mmc`` builds one command, and
+    ``iosizer --help`` lists them all from the table without importing their modules.
+    """
 
     def list_commands(self, ctx: Any) -> list[str]:
         from iosizer.model.registry import plugin_names  # names only: no family module is imported
@@ -101,6 +108,8 @@ class _OneLineErrors(TyperGroup):
 
     def get_command(self, ctx: Any, cmd_name: str) -> Any:
         command = super().get_command(ctx, cmd_name)
+        if self._listing and command is not None and self.commands.pending(cmd_name):
+            return command  # the help listing's stand-in: the group is not built to list it
         from iosizer.model.registry import BUILTIN_FAMILIES, BUILTIN_GROUPS
 
         if command is not None and cmd_name not in BUILTIN_FAMILIES and cmd_name not in BUILTIN_GROUPS:
@@ -111,6 +120,10 @@ class _OneLineErrors(TyperGroup):
 
     def __init__(self, *args: Any, **kwargs: Any) -> None:
         super().__init__(*args, **kwargs)
+        for name, (target, text) in COMMANDS.items():
+            if name not in self.commands:  # a command registered on ``app`` itself wins
+                self.commands.add_lazy(name, partial(_build, name, target), help=text)
+        plain_first(self)  # --version: converted without pydantic (cli/lazy.py)
         from iosizer.cli.output import add_output_options
 
         add_output_options(self)  # --columns and --rows beside every --format
@@ -208,36 +221,66 @@ def _root(
     """Estimate server I/O performance with analytical queueing models."""
 
 
-def _register() -> None:
-    # Each family lives in its own module; importing them is cheap because
-    # they import models (numpy, scipy) only inside the command bodies.
-    from iosizer.cli import calibration, device, families, hba, latency, loadshare, pcie, queue, replication, scenario, size
-    from iosizer.cli import report as report_cli
-    from iosizer.cli import simulate as simulate_cli
+#: The root's commands, in ``iosizer --help`` order: name -> (where the command is, its help's first
+#: paragraph). The target is ``module:attribute`` (a typer app, a command function or a click command),
+#: or ``module:factory()`` called with the name. The text is what ``iosizer --help`` lists before the
+#: command is built (tests/cli/test_lazy_cli.py checks it against the built command's own help).
+COMMANDS: dict[str, tuple[str, str]] = {
+    "families": ("iosizer.cli.families:families",
+                 "Every model family: what it models, its source and its data columns."),
+    "params": ("iosizer.cli.families:params",
+               "Every parameter of a family: unit, shipped value, status (published, derived, assumed, fitted) "
+               "and source."),
+    "calibrate": ("iosizer.cli.calibration:calibrate",
+                  "Fit a family to measured points; print the fit report, save a profile."),
+    "extrapolate": ("iosizer.cli.calibration:extrapolate",
+                    "Predict a profile for another CPU from profiles of one or more CPUs."),
+    "datasets": ("iosizer.cli.calibration:datasets",
+                 "List the shipped measurement files (every figure the seeds publish) and their sources."),
+    "replication": ("iosizer.cli.replication:replication",
+                    "Random-write IOPS, throughput and latency of a write-back flash cache replicating to a peer."),
+    "run": ("iosizer.cli.scenario:run",
+            "Answer every question a scenario file's tables ask: [latency], [pcie], [hba], [loadshare], "
+            "[replication]."),
+    "report": ("iosizer.cli.report:report",
+               "Every model family against every published figure: report.md, report.html and plots."),
+    "serve": ("iosizer.cli.serve:serve",  # imports FastAPI only when it runs
+              "Serve every command as POST /api/<command> (JSON in, what --format json prints out) and a "
+              "what-if page at /."),
+    "queue": ("iosizer.cli.queue:app",
+              "Open queues (M/M/1, M/M/c, M/G/1, M/D/1, G/G/c) and closed networks (MVA)."),
+    "latency": ("iosizer.cli.latency:app",
+                "Throughput lost to added I/O latency: DMA devices, OLTP curve, budgets, switch tiers (seed 000)."),
+    "pcie": ("iosizer.cli.pcie:app",
+             "PCIe write path: link bandwidth, 64-byte-unaligned accesses, RMW contention (seed 001)."),
+    "hba": ("iosizer.cli.hba:app",
+            "Shared FC ports: HBA-core saturation, tenant isolation, response (seed 002)."),
+    "loadshare": ("iosizer.cli.loadshare:app",
+                  "Which policy spreads storage-port queues over cores best (seed 003)."),
+    "size": ("iosizer.cli.app:_size_app()",
+             "Sizing: the smallest servers, cores, ports or outstanding I/Os for a target, and the largest load "
+             "or latency within one."),
+    "device": ("iosizer.cli.device:app",
+               "Storage device from a fio queue-depth sweep: latency floor, parallel units, unit service."),
+    "simulate": ("iosizer.cli.simulate:app",
+                 "Simulate a family's question (numpy, vectorised; Ciw or SimPy as the second engine) and compare "
+                 "with its analytic answer: mean, 95 % interval, inside or not."),
+}
+
+
+@lru_cache(maxsize=1)
+def _size_app(name: str = "size") -> Any:
+    """``iosizer size``: its own commands and the seed families' (cli/size_families.py)."""
+    from iosizer.cli import size
     from iosizer.cli import size_families  # noqa: F401  (adds the seed families' sizing commands to size.app)
 
-    app.add_typer(queue.app, name="queue")
-    app.add_typer(latency.app, name="latency")
-    app.add_typer(pcie.app, name="pcie")
-    app.add_typer(hba.app, name="hba")
-    app.add_typer(loadshare.app, name="loadshare")
-    app.add_typer(size.app, name="size")
-    app.add_typer(device.app, name="device")
-    app.command("families")(families.families)
-    app.command("params")(families.params)
-    app.command("calibrate")(calibration.calibrate)
-    app.command("extrapolate")(calibration.extrapolate)
-    app.command("datasets")(calibration.datasets)
-    app.command("replication")(replication.replication)
-    app.command("run")(scenario.run)
-    app.command("report")(report_cli.report)
-    app.add_typer(simulate_cli.app, name="simulate")
-    from iosizer.cli.serve import serve  # imports FastAPI only when it runs
-
-    app.command("serve")(serve)
+    return size.app
 
 
-_register()
+def _build(name: str, target: str) -> Any:
+    """Root command ``name``, built from its :data:`COMMANDS` target as typer would have built it."""
+    return command_of(load(target, name), name, pretty_exceptions_short=app.pretty_exceptions_short,
+                      suggest_commands=app.suggest_commands, rich_markup_mode=app.rich_markup_mode)
 
 
 def main(argv: Sequence[str] | None = None) -> None:

@@ -27,7 +27,7 @@ def calibrate(
     columns: ColumnsFlag = False,
     setting: SetOption = None,
     force: ForceFlag = False,
-    fit_percentiles: FitPercentilesFlag = False,
+    fit_percentiles: FitPercentilesFlag = None,
     fit_percentile: FitPercentileOption = None,
     output: OutputPath = None,
     stations: StationsOption = None,
@@ -60,7 +60,7 @@ def calibrate(
         if options.get(name) is not None:
             raise InputError(f"--set {name} repeats --{name.replace('_', '-')}")
         options[name] = value
-    chosen: bool | list[float] = fit_percentile if fit_percentile else fit_percentiles
+    chosen: bool | list[float] | None = fit_percentile if fit_percentile else fit_percentiles
     if fit_percentile:
         from iosizer.model.percentiles import PERCENTILE
 
@@ -97,7 +97,7 @@ def calibrate(
     )
 
 
-def _fit_notes(result: Any, fit_percentiles: bool, verbose: bool) -> list[str]:
+def _fit_notes(result: Any, fit_percentiles: bool | None, verbose: bool) -> list[str]:
     """The lines under a fit report: each column's RMSE and R^2, notes, warnings, the tail check."""
     from iosizer.calibration.calibrate import tail_summary
 
@@ -108,7 +108,8 @@ def _fit_notes(result: Any, fit_percentiles: bool, verbose: bool) -> list[str]:
     ]
     notes += [f"note: {n}" for n in result.notes]
     notes += [f"warning: {w}" for w in fit.warnings]
-    role = "a fit input" if fit_percentiles else "checked, not fitted"
+    # the fit's own columns say whether the percentiles were fitted (device fits them by default)
+    role = "a fit input" if any(name in fit.statistics for name in result.tails) else "checked, not fitted"
     summary = tail_summary(result.tails)
     if verbose or (summary is not None and summary["n_percentiles"] == 1):
         notes += [f"tail {name} ({role}): the fitted model is {t['rms_error_pct']:.1f} % off (RMS over "
@@ -158,7 +159,10 @@ def _fit_panels(fit: Any, schema: Any) -> list[Panel]:
     import numpy as np
 
     panels = []
-    if len(fit.inputs) > 1:
+    # An input the same on every row (device: the block size of a one-size sweep) is no axis.
+    varying = [k for k, v in fit.inputs.items() if np.ptp(np.asarray(v, dtype=float)) > 0] or list(fit.inputs)[:1]
+    held = {k: float(np.asarray(v, dtype=float).reshape(-1)[0]) for k, v in fit.inputs.items() if k not in varying}
+    if len(varying) > 1:
         for column, observed in fit.observed.items():
             measured = np.isfinite(observed)
             span = [float(np.nanmin(observed)), float(np.nanmax(observed))]
@@ -167,13 +171,13 @@ def _fit_panels(fit: Any, schema: Any) -> list[Panel]:
                 Series("points", observed[measured], fit.predicted[column][measured], "points"),
             ], f"{fit.model_name}: {column}"))
         return panels
-    x_name = next(iter(fit.inputs))
+    x_name = varying[0]
     x = fit.inputs[x_name]
     order = np.argsort(x)
     dense = np.linspace(float(x.min()), float(x.max()), 200)
     if any(c.name == x_name and c.integer for c in schema.columns):  # threads, population: whole numbers
         dense = np.unique(np.round(dense))
-    band = fit.predict({x_name: dense})
+    band = fit.predict({x_name: dense, **{k: np.full(dense.shape, v) for k, v in held.items()}})
     for column, observed in fit.observed.items():
         measured = np.isfinite(observed)
         panels.append(Panel(x_name, column, [
@@ -286,11 +290,12 @@ ForceFlag = Annotated[
 ]
 
 FitPercentilesFlag = Annotated[
-    bool, typer.Option("--fit-percentiles",
-                       help="Fit measured percentile columns (response_pP_s/_ms/_us, fio's clat "
-                            "percentiles; p50 and p99 unless --fit-percentile) with the means, against "
-                            "the family's percentile model (mmc, closed-network); without it they are "
-                            "only checked.")
+    bool | None, typer.Option("--fit-percentiles/--no-fit-percentiles",
+                              help="Fit measured percentile columns (response_pP_s/_ms/_us, fio's clat "
+                                   "percentiles; p50 and p99 unless --fit-percentile) with the means, against "
+                                   "the family's percentile model, freeing its service variability; "
+                                   "--no-fit-percentiles: only check them. Default: device fits them where "
+                                   "the data carry them (service_scv held), the other families only check them.")
 ]
 
 FitPercentileOption = Annotated[

@@ -10,6 +10,7 @@ and the run's options of every ``iosizer simulate`` command). A command
 written by hand under the same name wins. Nothing here names a family: a
 plugin's family gets both as soon as it declares them.
 
+(``iosizer simulate <family>`` is built in :mod:`iosizer.cli.simulate` on the same group.)
 The ``size`` and ``simulate`` groups build these commands when a family's
 name is invoked (its module is imported then); listing the group's commands
 (``--help``, the HTTP catalogue) builds every one.
@@ -30,32 +31,10 @@ from iosizer.cli.output import OutputFormat
 if TYPE_CHECKING:
     from iosizer.model.family import Family, Question
 
-__all__ = ["SimulateGroup", "SizeGroup", "simulate_command", "size_command"]
+__all__ = ["SizeGroup", "declared_group_options", "size_command"]
 
 
-def _given(family: "Family", question: "Question", given: dict[str, Any]) -> tuple[dict[str, Any], Any]:
-    """The command's values checked by their declarations (inputs as sweeps), and the profile loaded."""
-    from iosizer.cli.params import parse_grid
-    from iosizer.cli.questions import _flag
-
-    profile_path = given.pop("profile", None)
-    inputs = set(question.input_names)
-    values = {}
-    for name, text in given.items():
-        if text is None:
-            continue
-        spec = question.input(name) if name in inputs else family.spec(name)
-        values[name] = parse_grid(text, name.replace("_", "-"), spec) if name in inputs else \
-            spec.check(text, _flag(name))
-    profile = None
-    if profile_path is not None:
-        from iosizer.calibration.profile import load_profile
-
-        profile = load_profile(profile_path, family.name)
-    return values, profile
-
-
-def _what_if_options(family: "Family", question: "Question") -> list[inspect.Parameter]:
+def declared_group_options(family: "Family", question: "Question") -> list[inspect.Parameter]:
     """The question command's options for ``question`` (inputs, settings, parameters, --profile,
     --cpu-speed), without its --band, --percentile, --format and --plot."""
     from iosizer.cli.questions import _options
@@ -79,29 +58,31 @@ def size_command(family: "Family", question: "Question") -> Callable[..., None]:
     for sizing in question.sizing:
         if any(p.name == sizing.target_name for p in params):
             continue
-        how = ("the smallest" if sizing.smallest else "the largest") + f" {sizing.report or sizing.search}"
+        how = (f"the smallest {sizing.report or sizing.search} that reaches it" if sizing.smallest else
+               f"the largest {sizing.report or sizing.search} that keeps within it")
         bound = "at most" if sizing.at_most else "at least"
-        text = (f"Target: {sizing.output} {bound} this ({how} that keeps it"
-                + (", or its --percentile" if sizing.percentile else "") + ").")
+        text = (f"Target: {sizing.output}" + (" (or its --percentile)" if sizing.percentile else "")
+                + f" {bound} this; the answer is {how}.")
         params.append(inspect.Parameter(sizing.target_name, keyword, default=None, annotation=Annotated[
             float | None, typer.Option(target_flag(sizing), help=text)]))
     if any(s.percentile for s in question.sizing):
         flags = " or ".join(target_flag(s) for s in question.sizing if s.percentile)
         params.append(inspect.Parameter("percentile", keyword, default=None, annotation=Annotated[
             float | None, typer.Option("--percentile", metavar="P", help=f"Apply {flags} to the P-th percentile.")]))
-    params += _what_if_options(family, rest)
+    params += declared_group_options(family, rest)
     params.append(inspect.Parameter("output_format", keyword, default=OutputFormat.table, annotation=FormatOption))
     names = [s.target_name for s in question.sizing]
 
     def command(**given: Any) -> None:
         import iosizer
         from iosizer.cli.output import Report, emit
+        from iosizer.cli.questions import given_values
 
         output_format = given.pop("output_format")
         percentile = given.pop("percentile", None)
         cpu_speed = given.pop("cpu_speed", None)
         targets = {k: given.pop(k) for k in names if k in given}
-        values, profile = _given(family, rest, given)
+        values, profile = given_values(family, rest, given)
         answer = iosizer.family(family.name).size(profile, percentile=percentile, cpu_speed=cpu_speed,
                                                   **targets, **values)
         title = f"{family.name[:1].upper()}{family.name[1:]} sizing"
@@ -120,82 +101,19 @@ def size_command(family: "Family", question: "Question") -> Callable[..., None]:
     return command
 
 
-def _size_for(name: str) -> Any:
-    from iosizer.calibration.declared_sizing import sizing_question
-    from iosizer.model.registry import declaration
-
-    family = declaration(name)
-    question = sizing_question(family)
-    return None if question is None else size_command(family, question)
-
-
-# --- iosizer simulate <family> ---------------------------------------------------------------------
-
-
-def simulate_command(family: "Family", question: "Question") -> Callable[..., None]:
-    """The typer command ``iosizer simulate <family>`` of the question's ``simulate`` hook."""
-    from iosizer.cli.simulate import _run_parameters, _RUN_NAMES
-
-    keyword = inspect.Parameter.KEYWORD_ONLY
-    params = _what_if_options(family, question)
-    params = [p for p in params if p.name != "cpu_speed"]
-    if question.percentiles is not None:
-        params.append(inspect.Parameter("percentile", keyword, default=None, annotation=Annotated[
-            list[float] | None, typer.Option("--percentile", metavar="P",
-                                             help="Also the P-th percentile, simulated as the empirical "
-                                                  "percentile of each replication's records (repeatable).")]))
-    params += _run_parameters()
-
-    def command(**given: Any) -> None:
-        from iosizer.cli.simulate import COLUMNS
-        from iosizer.cli.output import Report, emit, progress_bar
-        from iosizer.simulate.declared import simulate_declared
-
-        run = {name: given.pop(name) for name in _RUN_NAMES}
-        output_format = given.pop("output_format")
-        run_length = given.pop("run_length")
-        percentiles = given.pop("percentile", None)
-        values, profile = _given(family, question, given)
-        with progress_bar(counts=True) as progress:
-            task = progress.add_task(f"simulating {family.name} {question.command}", total=None)
-
-            def advance(done: int, total: int) -> None:
-                progress.update(task, completed=done, total=total)
-
-            result = simulate_declared(family.name, question.command, profile, percentiles=percentiles,
-                                       run_length=run_length, progress=advance, **run, **values)
-        rows = result.rows()
-        point = [name for name, _ in result.experiment.metrics[0].point]
-        emit(Report(rows, rows, title=f"Simulation vs analytic: {result.experiment.title}",
-                    columns=point + COLUMNS, notes=result.notes()), output_format)
-
-    command.__signature__ = inspect.Signature(params)  # type: ignore[attr-defined]
-    command.__name__ = "simulate_" + family.name.replace("-", "_")
-    command.__doc__ = (f"{question.summary[:1].upper()}{question.summary[1:]}: simulated (the question's "
-                       "declared simulate hook) beside the analytic answer, with 95 % replication intervals.")
-    return command
-
-
-def _simulate_for(name: str) -> Any:
-    from iosizer.model.registry import declaration
-    from iosizer.simulate.declared import simulated_question
-
-    family = declaration(name)
-    question = simulated_question(family)
-    return None if question is None else simulate_command(family, question)
-
-
 # --- the groups --------------------------------------------------------------------------------------
 
 
-class _DeclaredGroup(TyperGroup):
+class DeclaredGroup(TyperGroup):
     """A group whose hand-written commands are joined, when named, by one generated per family.
 
     ``commands`` holds those built so far (the root's start-up walks it: no family module is imported
     then); :meth:`every_command` builds the rest (``--help``, the HTTP catalogue).
     """
 
-    _build: Callable[[str], Any]
+    #: The family's question that gets the command (None: none does), and the command of it.
+    _question: Callable[["Family"], "Question | None"]
+    _command: Callable[["Family", "Question"], Callable[..., None]]
 
     def every_command(self) -> dict[str, Any]:
         if not getattr(self, "_all", False):
@@ -214,12 +132,16 @@ class _DeclaredGroup(TyperGroup):
 
         if name not in family_names():
             return None
+        from iosizer.model.registry import declaration
+
         try:
-            function = type(self)._build(name)
+            family = declaration(name)
+            question = type(self)._question(family)
         except InputError:
             return None
-        if function is None:
+        if question is None:
             return None
+        function = type(self)._command(family, question)
         app = typer.Typer(add_completion=False, rich_markup_mode=None)
         app.command(name)(function)
         command = typer.main.get_command(app)
@@ -234,9 +156,13 @@ class _DeclaredGroup(TyperGroup):
         return sorted(self.every_command())
 
 
-class SizeGroup(_DeclaredGroup):
-    _build = staticmethod(_size_for)
+def _sizing_question(family: "Family") -> "Question | None":
+    from iosizer.calibration.declared_sizing import sizing_question
+
+    return sizing_question(family)
 
 
-class SimulateGroup(_DeclaredGroup):
-    _build = staticmethod(_simulate_for)
+class SizeGroup(DeclaredGroup):
+    _question = staticmethod(_sizing_question)
+    _command = staticmethod(size_command)
+

@@ -11,7 +11,7 @@ from iosizer.cli.options import FormatOption, PlotOption
 from iosizer.cli.options import BandKind, BandOption
 from iosizer.cli.output import OutputFormat, Panel, Report, Series, emit
 from iosizer.cli.params import parse_grid
-from iosizer.cli.tails import FAMILY_NOTE, PercentileOption, hba_points
+from iosizer.cli.tails import FAMILY_NOTE, PercentileOption, SimulateOption, hba_points, hba_simulated
 from iosizer.errors import InputError
 
 app = typer.Typer(
@@ -219,6 +219,7 @@ def response(
                      "shared, 10.2 % occupancy, worst at the knee; above 1 it overstates a saturated shared "
                      "port, +48 % at cv^2 2).")] = None,
     percentile: PercentileOption = None,
+    simulate: SimulateOption = False,
     profile: ProfileOption = None,
     cpu_speed: CpuSpeed = None,
     band: BandOption = BandKind.parameter,
@@ -227,9 +228,10 @@ def response(
 ) -> None:
     """One virtual port's response against outstanding I/Os, closed network by MVA (section 3.2).
 
-    --percentile: response_pP_us by approximation (arrival theorem per station, gamma fit end to end, the
-    storage delay constant); against simulation at 4 to 64 threads within 5 % at 512 B (the 99th over, most
-    just past the knee); at 4 KiB shared mode's 99th up to 11 % over (28-40 threads).
+    --percentile: response_pP_us from the arrival theorem's mixture over the state a job finds (the storage
+    delay constant); against simulation at 4 to 64 threads, 512 B and 4 KiB, within 2.0 % (grid
+    iosizer/data/error_grids/hba_percentiles.csv; past 2 % stated as response_pP_us_error_pct). --simulate:
+    the percentiles from a simulation of the port's network, with their 95 % intervals.
     """
     from iosizer.calibration.whatif import band_note, band_rows, band_words
     from iosizer.model.hba import BLOCK_BYTES, SERVICE_SCV, STORAGE_US, THREADS, port_from_values
@@ -271,6 +273,8 @@ def response(
     tails = [t for r in results for t in hba_points(port, r.mode, counts, block_bytes, storage_us, percentile)]
     for point, extra in zip(points, tails):
         point.update(extra)
+    simulated_note = hba_simulated(points, port, block_bytes, storage_us, percentile, simulate)
+    tails = [{k: v for k, v in p.items() if k.startswith("response_p")} for p in points] if simulated_note else tails
     notes = [f"{SEED} sec 3.2: threads cycle through the HBA cores ({port.cores} servers shared, "
              f"1 in occupancy mode), the link and the storage (a delay of {storage_us:g} us"
              f"{', assumed' if calibrated is None else ''})"]
@@ -278,6 +282,7 @@ def response(
               [f"port from the {calibrated.source}; "
                + band_note(points, "*_ci_low/_ci_high: " + band_words(calibrated.band))])
     notes += [FAMILY_NOTE] if percentile else []
+    notes += [simulated_note] if simulated_note else []
     scv = SERVICE_SCV.value if service_scv is None else service_scv
     notes.append("service times exponential (cv^2 = 1): exact MVA" if scv == 1 else
                  f"service-time cv^2 = {scv:g}: MVA with the residual-service correction (approximate)")

@@ -44,6 +44,28 @@ SwitchRule = Annotated[
                              f"equal-response or threshold (see `iosizer params loadshare`). {DECLARED}")
 ]
 Cores = Annotated[int | None, typer.Option("--cores", help="Controller cores [the scenario's, tables 2-4].")]
+SharesOption = Annotated[
+    str | None, typer.Option("--shares", metavar="A,B,...", help="Any port mix instead of a scenario: one load "
+                             "share per port, comma-separated, normalised (1,2,3,4); --cores then defaults to "
+                             "the declared count and the curves are normalised by shared's.")
+]
+
+
+def parse_shares(text: str | None, flag: str = "--shares") -> tuple[float, ...] | None:
+    """``--shares 1,2,3,4`` as port shares (None when not given); a one-line error on a bad list."""
+    if text is None:
+        return None
+    try:
+        shares = tuple(float(part) for part in text.split(","))
+    except ValueError:
+        raise InputError(f"{flag} must be numbers separated by commas (1,2,3,4), got {text!r}") from None
+    if not shares or any(not share >= 0 for share in shares) or sum(shares) <= 0:
+        raise InputError(f"{flag} must be non-negative loads with a positive sum, got {text!r}")
+    return shares
+SimulateOption = Annotated[bool, typer.Option(
+    "--simulate", help="Answer each point's mean response by simulation (a few short replications per point, "
+                       "the model's placement; the notes say how many), with its 95 % interval; the model's "
+                       "value stays beside it.")]
 Points = Annotated[int, typer.Option("--points", help="Load points per curve; a curve also gets both sides "
                                      "of every switching load, so it may have more rows.")]
 
@@ -56,9 +78,10 @@ def _declared(name: str) -> Any:
 
 def _setup(scenario: str | None, cores: int | None, comm_overhead_pct: float | None,
            threshold: float | None, non_core_pct: float | None = None,
-           switch_rule: str | None = None) -> tuple[Any, Any]:
-    """The scenario (declared one if not given) and the policy parameters (declared where not given)."""
-    from iosizer.calibration.loadshare import policy_params
+           switch_rule: str | None = None, shares: tuple[float, ...] | None = None) -> tuple[Any, Any]:
+    """The scenario (declared one if not given; ``shares``: a custom mix) and the policy parameters
+    (declared where not given)."""
+    from iosizer.calibration.loadshare import custom_scenario, policy_params
     from iosizer.calibration.loadshare import scenario as find
     from iosizer.model.loadshare import COMM_OVERHEAD, CORES, NON_CORE, SWITCH_RULE, THRESHOLD
 
@@ -68,7 +91,12 @@ def _setup(scenario: str | None, cores: int | None, comm_overhead_pct: float | N
             spec.check(value, flag)
     if switch_rule is not None:
         switch_rule = SWITCH_RULE.check(switch_rule, "--switch-rule")
-    chosen = find(_declared("scenario") if scenario is None else scenario)
+    if shares is not None:
+        if scenario is not None:
+            raise InputError("give --scenario or --shares, not both")
+        chosen = custom_scenario(shares, int(_declared("cores")))
+    else:
+        chosen = find(_declared("scenario") if scenario is None else scenario)
     return chosen, policy_params(chosen.cores if cores is None else cores, comm_overhead_pct, threshold,
                                  non_core_pct, switch_rule)
 
@@ -106,7 +134,8 @@ def _calibrated(profile: str | None, cpu_speed: float | None, comm_overhead_pct:
 
 def _configured(scenario: str | None, cores: int | None, comm_overhead_pct: float | None,
                 threshold: float | None, non_core_pct: float | None, switch_rule: str | None,
-                profile: str | None, cpu_speed: float | None) -> tuple[Any, Any, Any]:
+                profile: str | None, cpu_speed: float | None,
+                shares: tuple[float, ...] | None = None) -> tuple[Any, Any, Any]:
     """The scenario, the policy parameters and the what-if (None without --profile/--cpu-speed):
     a profile (or --cpu-speed) first, the options over it, the declared values for the rest."""
     calibrated = _calibrated(profile, cpu_speed, comm_overhead_pct, threshold, non_core_pct, switch_rule)
@@ -114,7 +143,7 @@ def _configured(scenario: str | None, cores: int | None, comm_overhead_pct: floa
         values = calibrated.values
         comm_overhead_pct, threshold = values["comm_overhead_pct"], values["threshold"]
         non_core_pct, switch_rule = values["non_core_pct"], values["switch_rule"]
-    return (*_setup(scenario, cores, comm_overhead_pct, threshold, non_core_pct, switch_rule), calibrated)
+    return (*_setup(scenario, cores, comm_overhead_pct, threshold, non_core_pct, switch_rule, shares), calibrated)
 
 
 def _non_core_source(calibrated: Any, given: bool) -> str:
@@ -139,8 +168,10 @@ def _rows_note(points: int, switches: int, rows: int) -> list[str]:
 
 def _notes(chosen: Any, params: Any, reference: dict[str, float], calibrated: Any = None,
            non_core_given: bool = False) -> list[str]:
+    source = (f"{SEED} table {chosen.table}, figure {chosen.figure}" if chosen.table else
+              f"port shares {', '.join(f'{v:.4g}' for v in chosen.port_shares)} (not a seed scenario)")
     return [
-        f"{SEED} table {chosen.table}, figure {chosen.figure}: throughput / {chosen.reference_policy}'s maximum "
+        f"{source}: throughput / {chosen.reference_policy}'s maximum "
         f"({reference['max_throughput_cores']:.4g} cores), response / {chosen.reference_policy}'s minimum "
         f"({reference['min_response_service_times']:.4g} service times)",
         f"{params.cores} cores; communication overhead {params.comm_overhead_pct:g} % "
@@ -157,12 +188,64 @@ def _notes(chosen: Any, params: Any, reference: dict[str, float], calibrated: An
 def _panel(chosen: Any, curves: list[Any]) -> Panel:
     return Panel(f"throughput / {chosen.reference_policy} max", f"response / {chosen.reference_policy} min", [
         Series(c.policy, c.throughput_norm, c.response_norm, "line") for c in curves
-    ], f"{SEED} figure {chosen.figure}: {chosen.name}")
+    ], f"{SEED} figure {chosen.figure}: {chosen.name}" if chosen.figure else f"{SEED} policies: {chosen.name}")
+
+
+def _mean_response_error(rows: list[dict[str, Any]], chosen: Any, policy: str, params: Any, raw: Any,
+                         notes: list[str]) -> list[str]:
+    """``response_error_pct`` on every row where the mean response's measured error around any point exceeds 2 %
+    (grid ``loadshare_response``: the seed's scenario at its cores, else every other mix measured); shared and
+    exclusive are exact."""
+    import numpy as np
+
+    from iosizer.cli.tails import ERROR_RULE_PCT, load_error_grid
+    from iosizer.model.percentiles import percentile_approximation_error
+
+    if policy in ("shared", "exclusive"):
+        return []
+    grid = load_error_grid("loadshare_response")
+    from iosizer.calibration.loadshare import scenarios
+
+    seed = np.isin(grid["mix"], list(scenarios()))
+    same = (grid["mix"] == chosen.name) & (grid["cores"] == params.cores) & (grid["policy"] == policy)
+    region = same if chosen.table and same.any() else (~seed & (grid["policy"] == policy))
+    subset = {key: values[region] for key, values in grid.items()}
+    fractions = raw.throughput / raw.max_throughput
+    errors = np.array([percentile_approximation_error(subset, {"load_fraction": float(f)}) for f in fractions])
+    if not np.any(np.abs(errors) > ERROR_RULE_PCT):
+        return []
+    for row, error in zip(rows, errors):
+        row["response_error_pct"] = float(error)
+    where = "this scenario" if region is same else f"{int(region.sum())} cells of mixes off the seed's scenarios"
+    notes.append(f"response_error_pct: the mean response's worst error measured against simulation around each "
+                 f"load ({where}, data/error_grids/loadshare_response.csv; 0 within the simulation's interval); "
+                 "past 2 % ask --simulate")
+    return ["response_error_pct"]
+
+
+def _simulated(rows: list[dict[str, Any]], chosen: Any, policy: str, params: Any, raw: Any, unit: float,
+               notes: list[str]) -> list[str]:
+    """The rows' mean response replaced by the simulation's, with its 95 % interval; the model's kept beside."""
+    from iosizer.simulate.loadshare import simulate_points
+
+    done = simulate_points(policy, raw.throughput, chosen.port_shares, params, customers=20_000,
+                           cores_per_port=raw.cores_per_port)
+    for row, mean, low, high in zip(rows, done.response, done.ci_low, done.ci_high):
+        row["response_model_service_times"] = row["response_service_times"]
+        row["response_model_norm"] = row["response_norm"]
+        row.update({"response_service_times": float(mean), "response_norm": float(mean) / unit,
+                    "response_ci_low_service_times": float(low), "response_ci_high_service_times": float(high),
+                    "response_ci_low_norm": float(low) / unit, "response_ci_high_norm": float(high) / unit})
+    notes.append(f"--simulate: response_norm is the simulated mean ({done.replications} replications of "
+                 f"{done.customers:,} I/Os per point, iosizer.simulate.loadshare, the model's cores and placement), "
+                 "response_ci_low/high_norm its 95 % interval, response_model_norm the model's")
+    return ["response_ci_low_norm", "response_ci_high_norm", "response_model_norm"]
 
 
 @app.command()
 def curve(
     scenario: ScenarioOption = None,
+    shares: SharesOption = None,
     policy: PolicyOption = None,
     cores: Cores = None,
     comm_overhead_pct: Overhead = None,
@@ -173,10 +256,15 @@ def curve(
     percentile: PercentileOption = None,
     profile: ProfileOption = None,
     cpu_speed: CpuSpeed = None,
+    simulate: SimulateOption = False,
     output_format: FormatOption = OutputFormat.table,
     plot: PlotOption = None,
 ) -> None:
     """Response against throughput for one policy, normalised as in the seed's figures.
+
+    The mean response of one-stage and multi-stage is an approximation: where its error measured against
+    simulation (data/error_grids/loadshare_response.csv) exceeds 2 % around a point, the row states it as
+    response_error_pct; --simulate answers with the simulated mean and its 95 % interval instead.
 
     --percentile: response_pP_service_times and response_pP_norm, the throughput-weighted mixture of the
     ports' responses in M/M/c form with the model's wait probability and mean wait per port (exact for
@@ -191,7 +279,7 @@ def curve(
     points = _points(points)
     non_core_given = non_core_pct is not None
     chosen, params, calibrated = _configured(scenario, cores, comm_overhead_pct, threshold, non_core_pct,
-                                             switch_rule, profile, cpu_speed)
+                                             switch_rule, profile, cpu_speed, parse_shares(shares))
     (answer,), reference = normalised_curves(chosen, [policy], params, points)
     raw = answer.curve
     rows = [
@@ -222,6 +310,9 @@ def curve(
             for row, value in zip(rows, values):
                 row[key] = float(value)
     notes = _notes(chosen, params, reference, calibrated, non_core_given)
+    mean_keys = _mean_response_error(rows, chosen, policy, params, raw, notes)
+    if simulate:
+        mean_keys = _simulated(rows, chosen, policy, params, raw, reference["min_response_service_times"], notes)
     absolute_keys: list[str] = []
     if calibrated is not None:
         from iosizer.calibration.loadshare import absolute_units
@@ -240,7 +331,8 @@ def curve(
             f"{x / reference['max_throughput_cores']:.3f} (jump {100 * j:.1f} %)"
             for x, j in zip(raw.switch_loads, raw.switch_jumps)))
     emit(Report(rows, rows, title=f"{policy} policy, {chosen.name} scenario",
-                columns=["throughput_norm", "response_norm", *absolute_keys, *tail_keys, "hot_port_cores"],
+                columns=["throughput_norm", "response_norm", *mean_keys, *absolute_keys, *tail_keys,
+                         "hot_port_cores"],
                 notes=notes,
                 plot=[_panel(chosen, [answer])] if plot is not None else None), output_format, plot)
 
@@ -248,6 +340,7 @@ def curve(
 @app.command()
 def compare(
     scenario: ScenarioOption = None,
+    shares: SharesOption = None,
     cores: Cores = None,
     comm_overhead_pct: Overhead = None,
     threshold: Threshold = None,
@@ -266,7 +359,7 @@ def compare(
     points = _points(points)
     non_core_given = non_core_pct is not None
     chosen, params, calibrated = _configured(scenario, cores, comm_overhead_pct, threshold, non_core_pct,
-                                             switch_rule, profile, cpu_speed)
+                                             switch_rule, profile, cpu_speed, parse_shares(shares))
     curves, reference = normalised_curves(chosen, list(POLICIES), params, points)
     rows = [
         {"policy": c.policy, "scenario": chosen.name,

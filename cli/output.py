@@ -26,7 +26,7 @@ from typing import TYPE_CHECKING, Annotated, Any, Callable, Iterator, Sequence
 
 import typer
 
-from iosizer.frames import format_number, key_columns, split_columns  # one number format and layout, here and in notebooks
+from iosizer.frames import JSON_SHAPE_RULE, format_number, key_columns, split_columns  # one number format and layout, here and in notebooks
 
 if TYPE_CHECKING:
     from iosizer.frames import Table
@@ -110,14 +110,6 @@ def _keys(rows: Sequence[dict[str, Any]]) -> list[str]:
     for row in rows:
         seen.update(dict.fromkeys(row))
     return list(seen)
-
-
-#: How a command's JSON is shaped, stated once for --rows's help and the HTTP API's schema.
-JSON_SHAPE_RULE = (
-    "The JSON answer is shaped by the question: one point (one arrival rate, one size) answers one object, "
-    "a sweep a list of objects, one per point; a summary of several parts an object of them. "
-    "--rows prints the rows the CSV holds, as a list, whatever the input."
-)
 
 
 def row_list(report: Report) -> list[dict[str, Any]]:
@@ -210,7 +202,10 @@ def add_output_options(command: Any) -> None:
             return found
 
         command.get_command = get_command  # this group only: its commands, listed or made on demand
-    for sub in list(subcommands.values()):
+        if hasattr(subcommands, "on_build"):  # a lazy group (cli/lazy.py): each command as it is built
+            subcommands.on_build(add_output_options)
+    built = subcommands.built() if hasattr(subcommands, "built") else list(subcommands.values())
+    for sub in built:
         add_output_options(sub)
 
 
@@ -249,9 +244,6 @@ def _print_table(report: Report) -> None:
     A table wider than the terminal is folded into several, each repeating
     the first column; text columns wrap, numeric columns never do.
     """
-    from rich.console import Console
-    from rich.table import Table as RichTable
-
     from iosizer.frames import Table
 
     keys = _keys(report.rows)
@@ -266,10 +258,19 @@ def _print_table(report: Report) -> None:
     need = [w if numeric[i] else max(floor[i], min(w, max(_TEXT_MIN, len(headers[i]))))
             for i, w in enumerate(full)]
     width = _terminal_width()
+    if width is None:  # piped: every row on one line, the one case drawn without importing rich
+        lines = _plain_lines(report, headers, cells, numeric, full)
+        if lines is not None:
+            sys.stdout.write("".join(line + "\n" for line in lines))
+            return
+    from rich.console import Console
+
     natural = sum(w + _COLUMN_OVERHEAD for w in full) + _TABLE_OVERHEAD
     console = Console(highlight=False, width=width or max(natural, 40))
     if report.title:
         console.print(report.title, style="bold", soft_wrap=width is None)
+    from rich.table import Table as RichTable
+
     keep = key_columns(numeric, need, width)
     for group in split_columns(need, width, _COLUMN_OVERHEAD, _TABLE_OVERHEAD, keep):
         shown = RichTable()
@@ -283,6 +284,42 @@ def _print_table(report: Report) -> None:
         console.print(shown)
     for note in report.notes:
         console.print(note, soft_wrap=width is None)
+
+
+#: Text rich would print other than as written: markup tags and escapes, emoji codes, control or
+#: non-ASCII characters (their cell widths), edge spaces. Such a report is drawn by rich itself.
+_RICH_TEXT = re.compile(r"\\|\[[a-z#/@]|:[^\s:]+:|[^\x20-\x7e]|^\s|\s$")
+#: rich's own switches for styles on a pipe (TTY_COMPATIBLE, FORCE_COLOR): with one set, rich draws.
+_RICH_ENVIRONMENT = ("TTY_COMPATIBLE", "FORCE_COLOR", "TTY_INTERACTIVE", "JUPYTER_COLUMNS")
+
+
+def _plain_lines(report: Report, headers: list[str], cells: list[list[str]], numeric: list[bool],
+                 widths: list[int]) -> list[str] | None:
+    """The piped table exactly as rich prints it (its default heavy-head box, one space of padding,
+    numbers right-aligned, headers aligned as their columns, title and notes as written), or None
+    where rich would print something else (styles on a pipe, a non-UTF-8 stream, text rich rewrites).
+    tests/cli/test_output.py compares the two on generated tables; the README's tables on every run."""
+    import builtins
+
+    encoding = (getattr(sys.stdout, "encoding", None) or "").lower().replace("-", "")
+    if not cells or encoding != "utf8" or any(name in os.environ for name in _RICH_ENVIRONMENT) \
+            or hasattr(builtins, "get_ipython") or os.environ.get("DATABRICKS_RUNTIME_VERSION"):
+        return None
+    texts = [*headers, *(cell for row in cells for cell in row), *report.notes]
+    texts += [report.title] if report.title else []
+    if any(not text or _RICH_TEXT.search(text) for text in texts):
+        return None
+
+    def line(left: str, middle: str, right: str, fill: str) -> str:
+        return left + middle.join(fill * (w + 2) for w in widths) + right
+
+    def row(values: list[str], edge: str) -> str:
+        return edge + edge.join(f" {v.rjust(w) if numeric[i] else v.ljust(w)} "
+                                for i, (v, w) in enumerate(zip(values, widths))) + edge
+
+    return ([report.title] if report.title else []) + [
+        line("┏", "┳", "┓", "━"), row(headers, "┃"), line("┡", "╇", "┩", "━"),
+        *(row(r, "│") for r in cells), line("└", "┴", "┘", "─"), *report.notes]
 
 
 def progress_bar(counts: bool = False) -> Any:

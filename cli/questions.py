@@ -21,8 +21,8 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Annotated, Any
 
 import typer
-from typer.core import TyperGroup
 
+from iosizer.cli.lazy import LazyTyperGroup
 from iosizer.cli.options import BandKind, BandOption, FormatOption, PlotOption
 from iosizer.cli.output import OutputFormat, Panel, Report, Series, emit
 
@@ -30,7 +30,7 @@ if TYPE_CHECKING:
     from iosizer.api import Answer
     from iosizer.model.family import Family, Question
 
-__all__ = ["attach", "family_group", "group_names", "question_command", "resolve"]
+__all__ = ["attach", "family_group", "given_values", "group_names", "question_command", "resolve"]
 
 
 def group_names() -> list[str]:
@@ -65,8 +65,7 @@ def _options(family: "Family", question: "Question") -> list[inspect.Parameter]:
     keyword = inspect.Parameter.KEYWORD_ONLY
     params = []
     for spec in question.input_specs:
-        sweep = ",".join(f"{v:g}" for v in spec.sweep())
-        default = f" [default: {sweep}]" if sweep else " [required]"
+        default = " [required]" if spec.required else f" [default: {spec.default_text}]"
         text = (f"{spec.description or spec.name}{_unit_text(spec.unit)}; a list 1,2,3 or a range "
                 f"start:stop:step sweeps it.{default}")
         params.append(inspect.Parameter(spec.name, keyword, default=None, annotation=Annotated[
@@ -106,18 +105,49 @@ def _options(family: "Family", question: "Question") -> list[inspect.Parameter]:
         params.append(inspect.Parameter("percentile", keyword, default=None, annotation=Annotated[
             list[float] | None, typer.Option("--percentile", metavar="P",
                                                  help="Also the P-th percentile (repeatable).")]))
+    from iosizer.simulate.hooks import simulates
+
+    if simulates(family.name, question):
+        from iosizer.cli.tails import SimulateOption
+
+        params.append(inspect.Parameter("simulate", keyword, default=False, annotation=SimulateOption))
     params.append(inspect.Parameter("output_format", keyword, default=OutputFormat.table, annotation=FormatOption))
     params.append(inspect.Parameter("plot", keyword, default=None, annotation=PlotOption))
     return params
 
 
+def given_values(family: "Family", question: "Question", given: dict[str, Any]) -> tuple[dict[str, Any], Any]:
+    """The command's values checked by their declarations (inputs as sweeps), and the profile loaded."""
+    from iosizer.cli.params import parse_grid
+
+    profile_path = given.pop("profile", None)
+    inputs = set(question.input_names)
+    own = {s.name for s in question.settings}
+    values = {}
+    for name, text in given.items():
+        if text is None or text is False:  # an option left out; a flag not given
+            continue
+        spec = question.input(name) if name in inputs else question.setting(name) if name in own else \
+            family.spec(name)
+        values[name] = parse_grid(text, name.replace("_", "-"), spec) if name in inputs else \
+            spec.check(text, _flag(name))
+    profile: Any = None
+    paths = profile_path if isinstance(profile_path, list) else [] if profile_path is None else [profile_path]
+    if paths:  # several: profiles of different CPUs, extrapolated to --cpu-speed
+        from iosizer.calibration.profile import load_profile
+        from iosizer.cli.params import reject_repeats
+
+        reject_repeats([p.resolve() for p in paths], "--profile", [str(p) for p in paths])
+        profile = [load_profile(p, family.name) for p in paths]
+        profile = profile[0] if len(profile) == 1 else profile
+    return values, profile
+
+
 def question_command(family: "Family", question: "Question") -> Any:
     """The typer command function of one declared question."""
-    inputs = set(question.input_names)
 
     def command(**given: Any) -> None:
         import iosizer
-        from iosizer.cli.params import parse_grid
 
         output_format = given.pop("output_format")
         plot = given.pop("plot")
@@ -125,25 +155,10 @@ def question_command(family: "Family", question: "Question") -> Any:
         cpu_speed = given.pop("cpu_speed")
         percentiles = given.pop("percentile", None)
         band = given.pop("band").value
-        values = {}
-        own = {s.name for s in question.settings}
-        for name, text in given.items():
-            if text is None or text is False:
-                continue
-            spec = question.input(name) if name in inputs else question.setting(name) if name in own else \
-                family.spec(name)
-            values[name] = parse_grid(text, name.replace("_", "-"), spec) if name in inputs else \
-                spec.check(text, _flag(name))
-        profile: Any = None
-        if profile_path:
-            from iosizer.calibration.profile import load_profile
-            from iosizer.cli.params import reject_repeats
-
-            reject_repeats([p.resolve() for p in profile_path], "--profile", [str(p) for p in profile_path])
-            profile = [load_profile(p, family.name) for p in profile_path]
-            profile = profile[0] if len(profile) == 1 else profile
+        simulate = given.pop("simulate", False)
+        values, profile = given_values(family, question, {**given, "profile": profile_path})
         answer = iosizer.family(family.name).ask(question.command, profile, cpu_speed=cpu_speed,
-                                                 percentiles=percentiles, band=band, **values)
+                                                 percentiles=percentiles, band=band, simulate=simulate, **values)
         emit(_report(family, question, answer), output_format, plot)
 
     command.__signature__ = inspect.Signature(_options(family, question))  # type: ignore[attr-defined]
@@ -194,11 +209,13 @@ def _questions(family: "Family", group: str | None = None) -> list["Question"]:
 
 
 def _group(family: "Family", questions: list["Question"], text: str | None = None) -> Any:
-    """A click group of ``questions``' commands."""
+    """A click group of ``questions``' commands, each built when first used (cli/lazy.py)."""
+    from iosizer.cli.lazy import typer_group
+
     app = typer.Typer(help=text, no_args_is_help=True, rich_markup_mode=None, add_completion=False)
     for question in questions:
         app.command(question.path(family.name)[-1])(question_command(family, question))
-    return typer.main.get_group(app)
+    return typer_group(app)
 
 
 def family_group(name: str) -> Any:
@@ -209,7 +226,7 @@ def family_group(name: str) -> Any:
     return _group(family, _questions(family), f"{family.summary} (family '{name}'; iosizer params {name}).")
 
 
-class _LazyFamily(TyperGroup):
+class _LazyFamily(LazyTyperGroup):
     """A plugin family's command group that imports the family's module only when it is used (listing
     the root's commands, as ``iosizer --help`` does, names it without importing it)."""
 
@@ -223,10 +240,11 @@ class _LazyFamily(TyperGroup):
     def _load(self) -> None:
         if not self._loaded:
             self._loaded = True
+            from iosizer.cli.lazy import adopt
+
             built = family_group(self.name)
             self.help = built.help
-            for command_name, command in built.commands.items():
-                self.add_command(command, command_name)
+            adopt(self, built)
 
     def list_commands(self, ctx: Any) -> list[str]:
         self._load()
@@ -249,8 +267,9 @@ def attach(name: str, group: Any, group_name: str | None = None) -> None:
     family = declaration(name)
     new = [q for q in _questions(family, group_name) if q.path(name)[-1] not in group.commands]
     if new:
-        for command_name, command in _group(family, new).commands.items():
-            group.add_command(command, command_name)
+        from iosizer.cli.lazy import adopt
+
+        adopt(group, _group(family, new))
 
 
 def resolve(root: Any, name: str, command: Any) -> Any:

@@ -18,6 +18,8 @@ from iosizer.cli.tails import (
     MD_EXACT_NOTE,
     mg1_note,
     PercentileOption,
+    SimulateOption,
+    tail,
     with_percentiles,
 )
 from iosizer.errors import InputError
@@ -133,11 +135,13 @@ def _open_queue(
     output_format: OutputFormat,
     plot: Path | None = None,
     note: str | None = None,
+    simulate: tuple[int, float, float, list[float]] | None = None,
 ) -> None:
     """Solve at one arrival rate (one JSON object) or a sweep (a list of them).
 
     ``solve(arrival_rate, service_rate)``; with a profile, each answer gets
-    ``<key>_ci_low``/``<key>_ci_high`` 95 % bands.
+    ``<key>_ci_low``/``<key>_ci_high`` 95 % bands. ``simulate`` (servers, arrival cv^2, service cv^2,
+    percentiles): the percentiles are answered by a simulation at each rate (``--simulate``).
     """
     import numpy as np
 
@@ -154,6 +158,14 @@ def _open_queue(
             f"service rate {settings.service_rate:.6g} and {settings.servers} server(s) from {settings.source}; "
             + band_note(answers, "*_ci_low/_ci_high: " + band_words(settings.band))
         )
+    if simulate is not None:
+        from iosizer.cli.tails import check_simulate, open_simulated_note, open_simulation, simulated
+
+        servers, arrival_scv, service_scv, percentiles = simulate
+        check_simulate(True, percentiles, len(rates))
+        run = open_simulation(settings.service_rate, servers, arrival_scv, service_scv, percentiles)
+        answers = [simulated(answer, run(rate)) for answer, rate in zip(answers, rates)]
+        notes.append(open_simulated_note(servers, arrival_scv, service_scv))
     if len(rates) == 1:
         data = answers[0]
         rows = [{"metric": k, "value": v} for k, v in data.items()]
@@ -164,6 +176,16 @@ def _open_queue(
         report = Report(data=data, rows=data, title=title, notes=notes)
     report.plot = [_response_panel(rates, answers)]
     emit(report, output_format, plot)
+
+
+def _simulation(simulate: bool, percentile: list[float] | None, servers: int, arrival_scv: float,
+                service_scv: float) -> tuple[int, float, float, list[float]] | None:
+    """What ``_open_queue`` simulates under ``--simulate`` (None without it)."""
+    from iosizer.cli.tails import check_simulate
+
+    if not check_simulate(simulate, percentile, 1):
+        return None
+    return servers, arrival_scv, service_scv, list(percentile or [])
 
 
 def _response_panel(rates: list[float], answers: list[dict[str, Any]]) -> Panel:
@@ -183,16 +205,17 @@ def mm1(
     service_rate: OptionalServiceRate = None,
     profile: ProfileOption = None,
     percentile: PercentileOption = None,
+    simulate: SimulateOption = False,
     output_format: FormatOption = OutputFormat.table,
     plot: PlotOption = None,
 ) -> None:
     """M/M/1: one server, Poisson arrivals, exponential service. --percentile: exact."""
-    from iosizer.model.percentiles import mm1_percentiles
     from iosizer.model.queueing import mm1 as solve
 
     settings = _service_settings(service_rate, None, profile, single_server=True)
-    solve = with_percentiles(solve, mm1_percentiles, percentile)
-    _open_queue("M/M/1", arrival_rate, solve, settings, output_format, plot, EXACT_NOTE if percentile else None)
+    solve = with_percentiles(solve, tail("mm1_percentiles"), percentile)
+    _open_queue("M/M/1", arrival_rate, solve, settings, output_format, plot, EXACT_NOTE if percentile else None,
+                _simulation(simulate, percentile, 1, 1.0, 1.0))
 
 
 @app.command()
@@ -202,6 +225,7 @@ def mg1(
     service_rate: OptionalServiceRate = None,
     profile: ProfileOption = None,
     percentile: PercentileOption = None,
+    simulate: SimulateOption = False,
     output_format: FormatOption = OutputFormat.table,
     plot: PlotOption = None,
 ) -> None:
@@ -210,14 +234,13 @@ def mg1(
     --percentile: exact (the Pollaczek-Khinchine transform of gamma service of this cv^2, inverted
     numerically; constant service by Crommelin's M/D/1 distribution; see iosizer.model.transforms).
     """
-    from iosizer.model.percentiles import mg1_percentiles
     from iosizer.model.queueing import mg1 as solve
 
     settings = _service_settings(service_rate, None, profile, single_server=True)
     solved = with_percentiles(lambda lam, mu: solve(lam, mu, service_scv),
-                              lambda lam, mu, ps: mg1_percentiles(lam, mu, service_scv, ps), percentile)
+                              lambda lam, mu, ps: tail("mg1_percentiles")(lam, mu, service_scv, ps), percentile)
     _open_queue("M/G/1", arrival_rate, solved, settings, output_format, plot,
-                mg1_note(service_scv) if percentile else None)
+                mg1_note(service_scv) if percentile else None, _simulation(simulate, percentile, 1, 1.0, service_scv))
 
 
 @app.command()
@@ -226,6 +249,7 @@ def md1(
     service_rate: OptionalServiceRate = None,
     profile: ProfileOption = None,
     percentile: PercentileOption = None,
+    simulate: SimulateOption = False,
     output_format: FormatOption = OutputFormat.table,
     plot: PlotOption = None,
 ) -> None:
@@ -233,13 +257,12 @@ def md1(
 
     --percentile: exact (Crommelin's M/D/1 waiting-time distribution; response = wait + service).
     """
-    from iosizer.model.percentiles import md1_percentiles
     from iosizer.model.queueing import md1 as solve
 
     settings = _service_settings(service_rate, None, profile, single_server=True)
-    solve = with_percentiles(solve, md1_percentiles, percentile)
+    solve = with_percentiles(solve, tail("md1_percentiles"), percentile)
     _open_queue("M/D/1", arrival_rate, solve, settings, output_format, plot,
-                MD_EXACT_NOTE if percentile else None)
+                MD_EXACT_NOTE if percentile else None, _simulation(simulate, percentile, 1, 1.0, 0.0))
 
 
 @app.command()
@@ -251,6 +274,7 @@ def ggc(
     service_scv: ServiceScv = 1.0,
     profile: ProfileOption = None,
     percentile: PercentileOption = None,
+    simulate: SimulateOption = False,
     output_format: FormatOption = OutputFormat.table,
     plot: PlotOption = None,
 ) -> None:
@@ -264,7 +288,8 @@ def ggc(
     --percentile: exact with Poisson arrivals (--arrival-scv 1) and one server, constant or exponential
     service (M/G/1, M/D/c, M/M/c); otherwise an approximation (exponential-tail wait with Erlang C and the
     Allen-Cunneen mean, gamma service) whose measured error against simulation, where above 2 %, is stated
-    as response_pP_error_pct (grid: iosizer/data/error_grids/ggc_percentiles.csv).
+    as response_pP_error_pct (grid: iosizer/data/error_grids/ggc_percentiles.csv). --simulate: the
+    percentiles from a simulation of this queue, with their 95 % intervals.
     """
     from iosizer.cli.tails import ggc_is_exact, ggc_tails
     from iosizer.model.queueing import ggc as solve
@@ -285,6 +310,7 @@ def ggc(
         output_format,
         plot,
         (exact_note if exact else APPROXIMATE_NOTE) if percentile else None,
+        _simulation(simulate, percentile, settings.servers, arrival_scv, service_scv),
     )
 
 
@@ -347,15 +373,18 @@ def mva(
     profile: ProfileOption = None,
     cpu_speed: CpuSpeedOption = None,
     percentile: PercentileOption = None,
+    simulate: SimulateOption = False,
     band: BandOption = BandKind.parameter,
     output_format: FormatOption = OutputFormat.table,
     plot: PlotOption = None,
 ) -> None:
     """Closed network by exact Mean Value Analysis; --format csv gives the curve 1..N.
 
-    --percentile: per-station and end-to-end response percentiles by approximation (arrival theorem per
-    station, gamma fit end to end keeping the product form's correlations); against simulation at light,
-    medium and heavy load within 2.5 % (5 % with a c-server station; see iosizer.model.percentiles).
+    --percentile: per-station and end-to-end response percentiles from the arrival theorem's mixture over
+    the state a job finds (exact for single-server stations and for one queueing station; with a c-server
+    station among others, its error against simulation is measured on a grid and stated as
+    response_pP_error_pct past 2 %: iosizer/data/error_grids/closed_percentiles.csv). --simulate: the
+    end-to-end percentiles from a simulation of the network, with their 95 % intervals.
     """
     from iosizer.model.mva import POPULATION, asymptotic_bounds
     from iosizer.model.mva import mva as solve
@@ -402,14 +431,20 @@ def mva(
     data["knee_population"] = result.knee_population
     data["throughput_upper_bound"] = float(bounds.throughput_upper)
     data["response_time_lower_bound"] = float(bounds.response_lower)
-    from iosizer.cli.tails import closed_network_tails
+    from iosizer.cli.tails import (check_simulate, closed_network_tails, closed_simulated, closed_simulated_note,
+                                   simulated)
 
     tails, station_tails = closed_network_tails(demand, think_time, population, counts, percentile, calibrated)
+    if check_simulate(simulate, percentile, 1):
+        tails = simulated(tails, closed_simulated(list(demand), list(counts or [1.0] * len(demand)), population,
+                                                  list(percentile or []), think_time=think_time))
+        notes.append(closed_simulated_note() + "; the stations' percentiles stay analytic")
     data.update(tails)
     for station, extra in zip(data["stations"], station_tails):
         station.update(extra)
     if percentile:
-        notes.append("end to end: " + ", ".join(f"{k} {v:.6g}" for k, v in tails.items() if not k.endswith(("_low", "_high"))))
+        notes.append("end to end: " + ", ".join(f"{k} {v:.6g}" for k, v in tails.items()
+                                                if not k.endswith(("_low", "_high", "_model"))))
         notes.append(CLOSED_NOTE)
 
     server_labels = [_server_label(c) for c in (counts or [1] * len(demand))]

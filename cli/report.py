@@ -123,12 +123,22 @@ def _accepted(check: Any) -> str:
 
 def document(result: Any, charts: dict[str, list[tuple[str, str]]], plots_note: str | None) -> list[tuple]:
     """The report as blocks: ('h1'|'h2'|'h3'|'p', text), ('table', head, rows), ('list', items), ('img', src, alt)."""
+    blocks = _overview(result)
+    if plots_note:
+        blocks.append(("p", plots_note))
+    for seed in result.seeds:
+        blocks += _seed_blocks(seed, charts.get(seed.seed))
+    return blocks
+
+
+def _overview(result: Any) -> list[tuple]:
+    """The opening blocks: what was checked, the pass counts by kind and by seed, the tolerance rules."""
     from iosizer import __version__
-    from iosizer.report.checks import CHECKED, EXPECTED_MISS, NO_PROVIDER, NOT_MODELLED
+    from iosizer.report.checks import EXPECTED_MISS, NO_PROVIDER, NOT_MODELLED
 
     checks = sum(s.total for s in result.seeds)
     kinds = result.kinds()
-    blocks: list[tuple] = [
+    return [
         ("h1", "iosizer report"),
         ("p", f"iosizer {__version__}: every model family, with its shipped calibrated profiles, against every "
               "published figure in data/measurements/."),
@@ -156,54 +166,68 @@ def document(result: Any, charts: dict[str, list[tuple[str, str]]], plots_note: 
               "between the value and the value ∓ approx_pct. Every row states its reason. An expected miss is a "
               "figure the shipped model is known not to reproduce; it does not fail --check."),
     ]
-    if plots_note:
-        blocks.append(("p", plots_note))
-    for seed in result.seeds:
-        blocks.append(("h2", seed.seed))
-        if not seed.has_provider:
-            blocks.append(("p", "No provider yet: these measurement files are not checked."))
-            blocks.append(("list", [c.file for c in seed.checks]))
-            continue
-        checked = [c for c in seed.checks if c.status in CHECKED]
-        files: dict[str, list[Any]] = {}
-        for c in seed.checks:
-            files.setdefault(c.file, []).append(c)
-        blocks.append(("h3", "Measurement files"))
-        owners = _families_of_files()
-        blocks.append(("table", ["file", "family", "rows", "checks", "passed", "expected misses", "not modelled"], [
-            [name, owners.get(name, ""), str(len({c.line for c in records})),
-             str(sum(c.status in CHECKED for c in records)),
-             str(sum(c.status == "pass" for c in records)), str(sum(c.status == EXPECTED_MISS for c in records)),
-             str(sum(c.status == NOT_MODELLED for c in records))]
-            for name, records in sorted(files.items()) if name]))
-        blocks.append(("h3", f"Checks ({seed.passed} / {seed.total} pass)"))
-        order = {"prediction": 0, "fit_input": 1, "configuration": 2}
-        blocks.append(("table", ["kind", "figure", "quantity", "unit", "published", "model", "difference",
-                                 "accepted", "within", "tolerance reason", "source", "note"], [
-            [c.kind or "", c.figure, c.quantity, c.unit, _published(c), _number(c.model), _number(c.difference),
-             _accepted(c), _STATUS[c.status], c.tolerance_reason, c.source, c.note]
-            for c in sorted(checked, key=lambda c: order.get(c.kind or "", 3))]))
-        failing = seed.failures
-        if failing:
-            blocks.append(("h3", "Failures"))
-            blocks.append(("list", [f"{c.figure}: {c.quantity}: published {_published(c)}, model "
-                                    f"{_number(c.model)} ({c.note})" for c in failing]))
-        misses = [c for c in seed.checks if c.status == EXPECTED_MISS]
-        if misses:
-            blocks.append(("h3", "Expected misses"))
-            blocks.append(("list", [f"{c.figure}: {c.quantity}: published {_published(c)}, model "
-                                    f"{_number(c.model)}. Reason: {c.expected_miss_reason}" for c in misses]))
-        rest = [c for c in seed.checks if c.status == NOT_MODELLED]
-        if rest:
-            blocks.append(("h3", f"Not modelled ({len(rest)} rows)"))
-            blocks.append(("table", ["file", "line", "row", "published", "reason"], [
-                [c.file, str(c.line), c.figure if c.quantity in c.figure else f"{c.figure}: {c.quantity}",
-                 c.published_text,
-                 c.note] for c in rest]))
-        if charts.get(seed.seed):
-            blocks.append(("h3", "Plots"))
-            blocks.extend(("img", src, alt) for src, alt in charts[seed.seed])
+
+
+def _seed_blocks(seed: Any, charts: list[tuple[str, str]] | None) -> list[tuple]:
+    """One seed's section: its files, its checks, then its failures, expected misses, unmodelled rows and plots."""
+    from iosizer.report.checks import CHECKED, EXPECTED_MISS, NOT_MODELLED
+
+    blocks: list[tuple] = [("h2", seed.seed)]
+    if not seed.has_provider:
+        blocks.append(("p", "No provider yet: these measurement files are not checked."))
+        blocks.append(("list", [c.file for c in seed.checks]))
+        return blocks
+    blocks.append(("h3", "Measurement files"))
+    blocks.append(_files_table(seed))
+    blocks.append(("h3", f"Checks ({seed.passed} / {seed.total} pass)"))
+    blocks.append(_checks_table([c for c in seed.checks if c.status in CHECKED]))
+    failing = seed.failures
+    if failing:
+        blocks.append(("h3", "Failures"))
+        blocks.append(("list", [f"{c.figure}: {c.quantity}: published {_published(c)}, model "
+                                f"{_number(c.model)} ({c.note})" for c in failing]))
+    misses = [c for c in seed.checks if c.status == EXPECTED_MISS]
+    if misses:
+        blocks.append(("h3", "Expected misses"))
+        blocks.append(("list", [f"{c.figure}: {c.quantity}: published {_published(c)}, model "
+                                f"{_number(c.model)}. Reason: {c.expected_miss_reason}" for c in misses]))
+    rest = [c for c in seed.checks if c.status == NOT_MODELLED]
+    if rest:
+        blocks.append(("h3", f"Not modelled ({len(rest)} rows)"))
+        blocks.append(("table", ["file", "line", "row", "published", "reason"], [
+            [c.file, str(c.line), c.figure if c.quantity in c.figure else f"{c.figure}: {c.quantity}",
+             c.published_text,
+             c.note] for c in rest]))
+    if charts:
+        blocks.append(("h3", "Plots"))
+        blocks.extend(("img", src, alt) for src, alt in charts)
     return blocks
+
+
+def _files_table(seed: Any) -> tuple:
+    """Each measurement file of a seed: its family, rows, and how its checks came out."""
+    from iosizer.report.checks import CHECKED, EXPECTED_MISS, NOT_MODELLED
+
+    files: dict[str, list[Any]] = {}
+    for c in seed.checks:
+        files.setdefault(c.file, []).append(c)
+    owners = _families_of_files()
+    return ("table", ["file", "family", "rows", "checks", "passed", "expected misses", "not modelled"], [
+        [name, owners.get(name, ""), str(len({c.line for c in records})),
+         str(sum(c.status in CHECKED for c in records)),
+         str(sum(c.status == "pass" for c in records)), str(sum(c.status == EXPECTED_MISS for c in records)),
+         str(sum(c.status == NOT_MODELLED for c in records))]
+        for name, records in sorted(files.items()) if name])
+
+
+def _checks_table(checked: list[Any]) -> tuple:
+    """The checked rows, predictions first, then fit inputs, then configuration."""
+    order = {"prediction": 0, "fit_input": 1, "configuration": 2}
+    return ("table", ["kind", "figure", "quantity", "unit", "published", "model", "difference",
+                      "accepted", "within", "tolerance reason", "source", "note"], [
+        [c.kind or "", c.figure, c.quantity, c.unit, _published(c), _number(c.model), _number(c.difference),
+         _accepted(c), _STATUS[c.status], c.tolerance_reason, c.source, c.note]
+        for c in sorted(checked, key=lambda c: order.get(c.kind or "", 3))])
 
 
 def _md_cell(text: str) -> str:
@@ -263,19 +287,24 @@ def _panel(panel: Any) -> Panel:
                  [Series(s.label, s.x, s.y, s.kind, s.y_high) for s in panel.series], panel.title)
 
 
+OutputDirOption = Annotated[
+    Path, typer.Option("--output-dir", help="Report folder to write (replaced as a whole if it is a report; "
+                                             "the folder it goes into must exist).")
+]
+CheckFlag = Annotated[
+    bool, typer.Option("--check", help="Exit with status 1 if any published figure is outside its tolerance.")
+]
+SimulateFlag = Annotated[
+    bool, typer.Option("--simulate", help="Also simulate every family at three loads (low, knee, near "
+                                          "saturation) beside its analytic answer (takes minutes; needs "
+                                          "iosizer[simulate]).")
+]
+
+
 def report(
-    output_dir: Annotated[
-        Path, typer.Option("--output-dir", help="Report folder to write (replaced as a whole if it is a report; "
-                                                 "the folder it goes into must exist).")
-    ] = Path("iosizer-report"),
-    check: Annotated[
-        bool, typer.Option("--check", help="Exit with status 1 if any published figure is outside its tolerance.")
-    ] = False,
-    simulate: Annotated[
-        bool, typer.Option("--simulate", help="Also simulate every family at three loads (low, knee, near "
-                                              "saturation) beside its analytic answer (takes minutes; needs "
-                                              "iosizer[simulate]).")
-    ] = False,
+    output_dir: OutputDirOption = Path("iosizer-report"),
+    check: CheckFlag = False,
+    simulate: SimulateFlag = False,
     output_format: FormatOption = OutputFormat.table,
 ) -> None:
     """Every model family against every published figure: report.md, report.html and plots."""
@@ -292,53 +321,77 @@ def report(
             seed_reports.append(checks.run_seed(seed))
             progress.advance(task)
         result = checks.FullReport(seed_reports)
-        simulated = None
-        if simulate:
-            from iosizer.cli.simulate import report_simulations
-
-            from iosizer.simulate.comparison import points
-
-            simulations = len(points())
-            progress.update(task, total=len(seeds) + 2 + simulations)
-            begun: list[str] = []
-
-            def step(text: str) -> None:  # called as each point starts: the one before it is done
-                if begun:
-                    progress.advance(task)
-                begun.append(text)
-                progress.update(task, description=text)
-
-            simulated = report_simulations(step)
-            progress.advance(task, min(1, len(begun)))
-        else:
-            simulations = 0
+        simulated, simulations = _simulate_beside(progress, task, len(seeds) + 2) if simulate else (None, 0)
         charts = [(s.seed, chart) for s in seed_reports for chart in s.charts]
         progress.update(task, total=len(seeds) + 2 + simulations + (len(charts) if plots else 0))
         with _atomic_folder(target) as folder:
-            drawn: dict[str, list[tuple[str, str]]] = {}
-            if plots:
-                from iosizer.cli.output import write_plot
-
-                for seed, chart in charts:
-                    progress.update(task, description=f"drawing {chart.name}")
-                    write_plot(Report(None, [], title=chart.title, plot=[_panel(p) for p in chart.panels]),
-                               folder / f"{chart.name}.png")
-                    drawn.setdefault(seed, []).append((f"{chart.name}.png", chart.title))
-                    progress.advance(task)
+            drawn = _draw_charts(charts, folder, progress, task) if plots else {}
             progress.update(task, description="writing the report")
-            data = result.to_dict(str(target))
-            data["plots"] = [src for pairs in drawn.values() for src, _ in pairs]
-            data["plots_skipped"] = None if plots else PLOTS_SKIPPED
-            blocks = document(result, drawn, None if plots else PLOTS_SKIPPED.capitalize() + ".")
-            if simulated is not None:
-                data["simulation"] = simulated.data
-                blocks += simulated.blocks
-            (folder / "report.md").write_text(to_markdown(blocks), encoding="utf-8")
-            (folder / "report.html").write_text(to_html(blocks), encoding="utf-8")
-            (folder / "report.json").write_text(to_json(data) + "\n", encoding="utf-8")
-            (folder / MARKER).write_text(json.dumps({"generator": "iosizer report"}) + "\n", encoding="utf-8")
+            data = _write_documents(folder, result, str(target), drawn, plots, simulated)
             progress.advance(task)
         progress.advance(task)
+    emit(_summary(result, data, target, plots), output_format)
+    if check and result.failed:
+        raise typer.Exit(1)
+
+
+def _simulate_beside(progress: Any, task: Any, done_before: int) -> tuple[Any, int]:
+    """Every family simulated at the comparison points, the bar advancing as each point starts;
+    the simulations (their data and blocks) and how many points there were."""
+    from iosizer.cli.simulate import report_simulations
+
+    from iosizer.simulate.comparison import points
+
+    simulations = len(points())
+    progress.update(task, total=done_before + simulations)
+    begun: list[str] = []
+
+    def step(text: str) -> None:  # called as each point starts: the one before it is done
+        if begun:
+            progress.advance(task)
+        begun.append(text)
+        progress.update(task, description=text)
+
+    simulated = report_simulations(step)
+    progress.advance(task, min(1, len(begun)))
+    return simulated, simulations
+
+
+def _draw_charts(charts: list[tuple[str, Any]], folder: Path, progress: Any,
+                 task: Any) -> dict[str, list[tuple[str, str]]]:
+    """Each seed's charts drawn as PNG files in ``folder``: per seed, (file name, title) of each."""
+    from iosizer.cli.output import write_plot
+
+    drawn: dict[str, list[tuple[str, str]]] = {}
+    for seed, chart in charts:
+        progress.update(task, description=f"drawing {chart.name}")
+        write_plot(Report(None, [], title=chart.title, plot=[_panel(p) for p in chart.panels]),
+                   folder / f"{chart.name}.png")
+        drawn.setdefault(seed, []).append((f"{chart.name}.png", chart.title))
+        progress.advance(task)
+    return drawn
+
+
+def _write_documents(folder: Path, result: Any, where: str, drawn: dict[str, list[tuple[str, str]]],
+                     plots: bool, simulated: Any) -> dict[str, Any]:
+    """report.md, report.html, report.json and the marker written in ``folder``; the JSON's data."""
+    data = result.to_dict(where)
+    data["plots"] = [src for pairs in drawn.values() for src, _ in pairs]
+    data["plots_skipped"] = None if plots else PLOTS_SKIPPED
+    blocks = document(result, drawn, None if plots else PLOTS_SKIPPED.capitalize() + ".")
+    if simulated is not None:
+        data["simulation"] = simulated.data
+        blocks += simulated.blocks
+    (folder / "report.md").write_text(to_markdown(blocks), encoding="utf-8")
+    (folder / "report.html").write_text(to_html(blocks), encoding="utf-8")
+    (folder / "report.json").write_text(to_json(data) + "\n", encoding="utf-8")
+    (folder / MARKER).write_text(json.dumps({"generator": "iosizer report"}) + "\n", encoding="utf-8")
+    return data
+
+
+def _summary(result: Any, data: dict[str, Any], target: Path, plots: bool) -> Report:
+    """What the command prints: one row per seed, one CSV row per check, the failures and misses as notes."""
+    from iosizer.report.checks import EXPECTED_MISS
 
     rows = [{"seed": s["seed"],
              **{f"{kind}s" if kind != "configuration" else kind: f"{c['passed']}/{c['total']}"
@@ -350,7 +403,7 @@ def report(
     csv_rows = [{"seed": s["seed"], **c} for s in data["seeds"] for c in s["checks"]]
     notes = [f"failure: {s['seed']}: {f}" for s in data["seeds"] for f in s["failures"]]
     notes += [f"expected miss: {s['seed']}: {c['figure']}: {c['quantity']} (see report.md for the reason)"
-              for s in data["seeds"] for c in s["checks"] if c["status"] == checks.EXPECTED_MISS]
+              for s in data["seeds"] for c in s["checks"] if c["status"] == EXPECTED_MISS]
     if not plots:
         notes.append(PLOTS_SKIPPED)
     notes.append(f"report written to {target / 'report.md'} (and report.html)")
@@ -359,10 +412,7 @@ def report(
              f"(fit inputs {kinds['fit_input']['passed']}/{kinds['fit_input']['total']}, configuration "
              f"{kinds['configuration']['passed']}/{kinds['configuration']['total']}); "
              f"all: {result.passed} pass, {result.failed} fail")
-    emit(Report(data, rows, title=title,
-                csv_rows=csv_rows, notes=notes), output_format)
-    if check and result.failed:
-        raise typer.Exit(1)
+    return Report(data, rows, title=title, csv_rows=csv_rows, notes=notes)
 
 
 def _families_of_files() -> dict[str, str]:

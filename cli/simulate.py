@@ -15,17 +15,29 @@ The work lives in :mod:`iosizer.simulate`.
 from __future__ import annotations
 
 import inspect
-from pathlib import Path
-from typing import Annotated, Any, Callable
+from typing import TYPE_CHECKING, Annotated, Any, Callable
 
 import typer
 
-from iosizer.cli.loadshare import NonCore, SwitchRule
-
+from iosizer.cli.declared import DeclaredGroup, declared_group_options
+from iosizer.cli.loadshare import NonCore, SharesOption, SwitchRule, parse_shares
 from iosizer.cli.options import FormatOption
 from iosizer.cli.output import OutputFormat, Report, emit, progress_bar
+from iosizer.cli.questions import given_values
+
+if TYPE_CHECKING:
+    from iosizer.model.family import Family, Question
+
+
+class SimulateGroup(DeclaredGroup):
+    """``iosizer simulate``: the hand-written commands, and one per family whose question declares a hook."""
+
+    _question = staticmethod(lambda family: _simulated_question(family))
+    _command = staticmethod(lambda family, question: simulate_command(family, question))
+
 
 app = typer.Typer(
+    cls=SimulateGroup,  # a question with a simulate hook gets 'iosizer simulate <family>' (iosizer.cli.declared)
     help="Simulate a family's question (numpy, vectorised; Ciw or SimPy as the second engine) and compare "
          "with its analytic answer: mean, 95 % interval, inside or not.",
     no_args_is_help=True,
@@ -272,6 +284,7 @@ def loadshare(
     port_share: Annotated[list[float] | None, typer.Option(
         "--port-share", help="Load share of one port, any positive number (repeat per port; normalised), "
                              "instead of a scenario's mix; --cores then defaults to the declared count.")] = None,
+    shares: SharesOption = None,
     policy: Annotated[str | None, typer.Option(
         "--policy", help=f"shared, exclusive, one-stage or multi-stage {DECLARED}.")] = None,
     load_fraction: Annotated[float | None, typer.Option(
@@ -288,7 +301,12 @@ def loadshare(
     service_scv: ServiceScv = None,
 ) -> dict[str, Any]:
     """A load-sharing policy's mean response at one load, for a scenario of seed 003 or any port mix (Ciw)."""
-    return {"scenario": scenario, "port_shares": port_share or None, "policy": policy, "load_fraction": load_fraction, "load_cores": load_cores,
+    listed = parse_shares(shares)
+    if listed is not None and port_share:
+        from iosizer.errors import InputError
+
+        raise InputError("give --shares or --port-share, not both")
+    return {"scenario": scenario, "port_shares": listed or port_share or None, "policy": policy, "load_fraction": load_fraction, "load_cores": load_cores,
             "cores": cores, "comm_overhead_pct": comm_overhead_pct, "threshold": threshold,
             "non_core_pct": non_core_pct, "switch_rule": switch_rule, "service_scv": service_scv}
 
@@ -305,37 +323,55 @@ def replication(
     return {"link": link, "block_kib": block_kib, "outstanding": outstanding, "service_scv": service_scv}
 
 
-@app.command("device")
-@simulation("device", "curve")
-def device(
-    outstanding: Annotated[str | None, typer.Option(
-        "--outstanding", metavar="VALUES", help="I/Os in flight, a list 1,8,32 or a range start:stop:step, at most "
-                                                "16 depths [the curve's declared sweep 1,2,4,...,64].")] = None,
-    profile: Annotated[Path | None, typer.Option(
-        "--profile", help="A 'device' profile (iosizer calibrate device) [the shipped one, unless every parameter "
-                          "is given].")] = None,
-    latency_floor_us: Annotated[float | None, typer.Option(
-        "--latency-floor-us", help=f"Fixed latency per I/O, us (simulated constant) {DECLARED}.")] = None,
-    parallel_units: Annotated[int | None, typer.Option(
-        "--parallel-units", help=f"Parallel units the load spreads over {DECLARED}.")] = None,
-    unit_service_us: Annotated[float | None, typer.Option(
-        "--unit-service-us", help=f"Time one unit is busy per I/O, us {DECLARED}.")] = None,
-    service_scv: Annotated[float | None, typer.Option(
-        "--service-scv", help="Squared coefficient of variation of a unit's service (1 exponential, where the "
-                              "analytic curve is exact; 0 constant; else gamma) [the profile's].")] = None,
-) -> dict[str, Any]:
-    """A device's curve: a constant floor, then FCFS over its units, per depth against the exact product form
-    (numpy; --engine simpy). Means only: no latency percentile is simulated."""
-    from iosizer.cli.params import parse_grid
+# --- iosizer simulate <family>: generated from a question's simulate hook ----------------------
 
-    loaded = None
-    if profile is not None:
-        from iosizer.calibration.profile import load_profile
 
-        loaded = load_profile(profile, "device")
-    return {"outstanding": None if outstanding is None else parse_grid(outstanding, "outstanding"),
-            "profile": loaded, "latency_floor_us": latency_floor_us, "parallel_units": parallel_units,
-            "unit_service_us": unit_service_us, "service_scv": service_scv}
+def simulate_command(family: "Family", question: "Question") -> Callable[..., None]:
+    """The typer command ``iosizer simulate <family>`` of the question's ``simulate`` hook."""
+    
+    keyword = inspect.Parameter.KEYWORD_ONLY
+    params = declared_group_options(family, question)
+    params = [p for p in params if p.name != "cpu_speed"]
+    if question.percentiles is not None:
+        params.append(inspect.Parameter("percentile", keyword, default=None, annotation=Annotated[
+            list[float] | None, typer.Option("--percentile", metavar="P",
+                                             help="Also the P-th percentile, simulated as the empirical "
+                                                  "percentile of each replication's records (repeatable).")]))
+    params += _run_parameters()
+
+    def command(**given: Any) -> None:
+        from iosizer.cli.output import Report, emit, progress_bar
+        from iosizer.simulate.declared import simulate_declared
+
+        run = {name: given.pop(name) for name in _RUN_NAMES}
+        output_format = given.pop("output_format")
+        run_length = given.pop("run_length")
+        percentiles = given.pop("percentile", None)
+        values, profile = given_values(family, question, given)
+        with progress_bar(counts=True) as progress:
+            task = progress.add_task(f"simulating {family.name} {question.command}", total=None)
+
+            def advance(done: int, total: int) -> None:
+                progress.update(task, completed=done, total=total)
+
+            result = simulate_declared(family.name, question.command, profile, percentiles=percentiles,
+                                       run_length=run_length, progress=advance, **run, **values)
+        rows = result.rows()
+        point = [name for name, _ in result.experiment.metrics[0].point]
+        emit(Report(rows, rows, title=f"Simulation vs analytic: {result.experiment.title}",
+                    columns=point + COLUMNS, notes=result.notes()), output_format)
+
+    command.__signature__ = inspect.Signature(params)  # type: ignore[attr-defined]
+    command.__name__ = "simulate_" + family.name.replace("-", "_")
+    command.__doc__ = (f"{question.summary[:1].upper()}{question.summary[1:]}: simulated (the question's "
+                       "declared simulate hook) beside the analytic answer, with 95 % replication intervals.")
+    return command
+
+
+def _simulated_question(family: Any) -> Any:
+    from iosizer.simulate.declared import simulated_question
+
+    return simulated_question(family)
 
 
 # --- iosizer report --simulate ------------------------------------------------------------

@@ -26,7 +26,9 @@ In the spirit of scipy.stats, every family answers the same verbs::
   ``<output>_ci_low`` / ``<output>_ci_high``;
 - ``family.calibrate(data, **options)``: a fit of the family to a CSV path
   (or a mapping of columns) that reports itself and gives a profile;
-- ``family.example()``: the shipped example data file in ``.columns`` form.
+- ``family.example()``: the shipped example data file in ``.columns`` form;
+- ``family.size(params, target_<output>=..., **inputs)``: the declared sizing targets of its questions
+  (``iosizer size FAMILY``).
 """
 
 from __future__ import annotations
@@ -102,7 +104,8 @@ def ask(command: str | Sequence[str], /, *arguments: Any, **options: Any) -> Any
     percentiles = None if percentile is None else (percentile if isinstance(percentile, (list, tuple))
                                                     else [percentile])
     answer = chosen.ask(question.command, profile, cpu_speed=options.pop("cpu_speed", None),
-                        percentiles=percentiles, band=options.pop("band", None) or "parameter", **options)
+                        percentiles=percentiles, band=options.pop("band", None) or "parameter",
+                        simulate=bool(options.pop("simulate", False)), **options)
     return viewed(json.loads(answer.to_json()), answer.table())
 
 
@@ -175,6 +178,8 @@ class Prediction(TableView):
     bands: Mapping[str, tuple[Any, Any]]
 
     def __getattr__(self, name: str) -> Any:
+        if name in self.outputs:  # an output alone: its band is not computed
+            return self.outputs[name]
         fields = self.to_arrays()
         if name in fields:
             return fields[name]
@@ -213,6 +218,32 @@ class Prediction(TableView):
         banded = " with 95 % bands" if self.bands else ""
         return record_table(self.to_dict(), list(self.inputs), list(self.outputs), units,
                             title=f"{self.family} prediction{banded}")
+
+
+class _LazyBands(Mapping[str, tuple[Any, Any]]):
+    """A prediction's 95 % bands, computed by ``compute`` when first read (then kept)."""
+
+    def __init__(self, compute: Any) -> None:
+        self._compute = compute
+        self._bands: dict[str, tuple[Any, Any]] | None = None
+
+    def _read(self) -> dict[str, tuple[Any, Any]]:
+        if self._bands is None:
+            self._bands = dict(self._compute())
+            self._compute = None
+        return self._bands
+
+    def __getitem__(self, name: str) -> tuple[Any, Any]:
+        return self._read()[name]
+
+    def __iter__(self) -> Any:
+        return iter(self._read())
+
+    def __len__(self) -> int:
+        return len(self._read())
+
+    def __repr__(self) -> str:
+        return repr(self._read())
 
 
 class FitReport(TableView):
@@ -415,35 +446,54 @@ class ModelFamily:
 
         from iosizer.calibration.profile import Profile, profile_values
 
-        profile = params if isinstance(params, Profile) else self.shipped()
-        if profile.model != self.name:
-            raise ProfileError(f"profile is for family '{profile.model}', not '{self.name}'")
-        values = profile_values(profile)
+        if params is None:  # the shipped profile's values, resolved once per family
+            profile, resolved = self._shipped_values
+            values = dict(resolved)
+        else:
+            profile = params if isinstance(params, Profile) else self.shipped()
+            if profile.model != self.name:
+                raise ProfileError(f"profile is for family '{profile.model}', not '{self.name}'")
+            values = profile_values(profile)
         if isinstance(params, Mapping):
             family = self._declaration
             settings = {s.name: params.get(s.name, values.get(s.name)) for s in family.settings}
             checked = family.check_settings(settings)
             overrides = {k: v for k, v in params.items() if k not in checked}
             values = {**values, **checked, **{k: family.spec(k, checked).check(v) for k, v in overrides.items()}}
-        values = _complete(self.name, values)
+        if params is not None:
+            values = _complete(self.name, values)
         arrays = self._inputs(inputs)
         outputs = {k: np.asarray(v, dtype=np.float64) for k, v in self._declaration.solve(values, arrays).items()}
-        bands: dict[str, tuple[Any, Any]] = {}
+        bands: Mapping[str, tuple[Any, Any]] = {}
         if not isinstance(params, Mapping) and any(e.vary for e in profile.parameters.values()):
             from iosizer.calibration.uncertainty import propagate
 
-            def evaluate(fitted: Mapping[str, float]) -> Mapping[str, Any]:
-                return self._declaration.solve({**values, **fitted}, arrays)
+            held = {k: np.array(v) for k, v in arrays.items()}  # the caller's arrays may change before it is read
 
-            bands = dict(propagate(profile, evaluate))
+            def evaluate(fitted: Mapping[str, float]) -> Mapping[str, Any]:
+                return self._declaration.solve({**values, **fitted}, held)
+
+            # The band costs a solve per fitted parameter and one more: done when first read, so a caller
+            # that wants only the outputs of one point pays one solve.
+            bands = _LazyBands(lambda: propagate(profile, evaluate))
         return Prediction(self.name, arrays, outputs, bands)
+
+    @cached_property
+    def _shipped_values(self) -> "tuple[Profile, dict[str, Any]]":
+        """The shipped profile and its values completed for the solve (:meth:`predict` without params)."""
+        from iosizer.calibration.profile import profile_values
+
+        profile = self.shipped()
+        if profile.model != self.name:
+            raise ProfileError(f"profile is for family '{profile.model}', not '{self.name}'")
+        return profile, _complete(self.name, profile_values(profile))
 
     def _inputs(self, given: Mapping[str, Any]) -> dict[str, Any]:
         import numpy as np
 
         names = [c.name for c in self.columns.inputs]
         unknown = sorted(set(given) - set(names))
-        missing = [n for n in names if n not in given]
+        missing = [c.name for c in self.columns.inputs if c.required and c.name not in given]
         if unknown or missing:
             raise InputError(
                 f"family '{self.name}' takes inputs {', '.join(names)}"
@@ -452,6 +502,8 @@ class ModelFamily:
             )
         arrays = {}
         for column in self.columns.inputs:
+            if column.name not in given:  # an optional input (device: a row's block size)
+                continue
             given_value = given[column.name]
             try:
                 kind = np.asarray(given_value).dtype
@@ -472,7 +524,7 @@ class ModelFamily:
 
     def ask(self, question: str, params: "Profile | Mapping[str, Any] | None" = None, *,
             cpu_speed: float | None = None, percentiles: Sequence[float] | None = None,
-            band: str = "parameter", **given: Any) -> "Answer":
+            band: str = "parameter", simulate: bool = False, **given: Any) -> "Answer":
         """Answer a declared question (one with a ``solve``): the one road every surface takes.
 
         ``params``: a profile (the planner's calibration; its intervals give
@@ -485,14 +537,25 @@ class ModelFamily:
         fixed: no band comes from it). ``percentiles``: where the question
         declares them, ``<output>_pP`` columns. ``band``: ``parameter`` (the
         parameters' uncertainty) or ``prediction`` (plus the fit's residual
-        scatter). Every value is checked once, by its declaration; a bad one
-        is a one-line :class:`InputError`. See
+        scatter). ``simulate``: where the question has a percentile simulation,
+        the percentiles are answered by simulation with their 95 % intervals
+        (:mod:`iosizer.simulate.answered`). Every value is checked once, by its
+        declaration; a bad one is a one-line :class:`InputError`. See
         :func:`iosizer.calibration.questions.answer`.
         """
         from iosizer.calibration.questions import answer
 
-        return answer(self.name, question, params, cpu_speed=cpu_speed, percentiles=percentiles, band=band,
-                      **given)
+        answered = answer(self.name, question, params, cpu_speed=cpu_speed, percentiles=percentiles, band=band,
+                          **given)
+        if not simulate:
+            return answered
+        from iosizer.simulate.answered import simulate_percentiles
+        from iosizer.simulate.hooks import percentile_simulation
+
+        hook = percentile_simulation(self.name, self.declaration.question(question))
+        if hook is None:
+            raise InputError(f"question '{question}' of family '{self.name}' has no simulation of its percentiles")
+        return simulate_percentiles(answered, hook, percentiles or ())
 
     def size(self, params: "Profile | Mapping[str, Any] | None" = None, *, percentile: float | None = None,
              cpu_speed: float | None = None, **given: Any) -> Any:
@@ -518,12 +581,15 @@ class ModelFamily:
         ``options`` are the family's settings (``servers=4``) and held
         parameters (``think_time_s=0.1``), plus ``cpu_name`` and
         ``cpu_speed`` to record the CPU the data were measured on, and
-        ``fit_percentiles=True`` to fit measured percentile columns too.
+        ``fit_percentiles=True`` to fit measured percentile columns too (False: the means only; left out:
+        the family's default, which for ``device`` fits them where the data carry them).
         """
         from iosizer.calibration.calibrate import calibrate, calibrate_dataset
 
         cpu_name, cpu_speed = options.pop("cpu_name", None), options.pop("cpu_speed", None)
-        fit_percentiles = bool(options.pop("fit_percentiles", False))
+        fit_percentiles = options.pop("fit_percentiles", None)  # None: the family's default
+        if isinstance(fit_percentiles, (int, float)) and not isinstance(fit_percentiles, bool):
+            fit_percentiles = bool(fit_percentiles)
         if isinstance(data, Mapping):
             return FitReport(calibrate_dataset(self.name, _dataset(self.columns, data), options, cpu_name=cpu_name,
                                                cpu_speed=cpu_speed, fit_percentiles=fit_percentiles))

@@ -29,6 +29,13 @@ from typing import TYPE_CHECKING, Any, Iterable, Mapping, Sequence
 from iosizer.errors import MissingExtraError
 from iosizer.units import NOT_UNITS, unit_of
 
+#: How an answer's JSON is shaped, stated once for the CLI's --rows help and the HTTP API's schema.
+JSON_SHAPE_RULE = (
+    "The JSON answer is shaped by the question: one point (one arrival rate, one size) answers one object, "
+    "a sweep a list of objects, one per point; a summary of several parts an object of them. "
+    "--rows prints the rows the CSV holds, as a list, whatever the input."
+)
+
 if TYPE_CHECKING:  # pandas is optional and loads on first to_frame()
     from pandas import DataFrame
 

@@ -68,8 +68,26 @@ def _units(values: Mapping[str, Any]) -> int:
     return int(round(float(values["parallel_units"])))
 
 
-def device_curve(values: Mapping[str, Any], outstanding: object) -> dict[str, np.ndarray]:
-    """``iops`` and ``mean_latency_us`` at each ``outstanding`` (module docstring), vectorised.
+#: The block size (KiB) ``unit_service_us`` is stated at when a slope in block size is fitted (fio's bs=4k).
+REFERENCE_KIB = 4.0
+
+
+def unit_service(values: Mapping[str, Any], block_kib: object = None) -> Any:
+    """One unit's service (us) at ``block_kib`` (default: the setting ``block_kib``): the line
+    S(x) = unit_service_us + unit_service_per_kib_us x (x - :data:`REFERENCE_KIB`), fitted from files at
+    several block sizes; with the slope held at 0 (one block size) it is ``unit_service_us`` at any x.
+    Kept above 1e-6 of ``unit_service_us`` where a line extrapolated below 4 KiB would reach zero."""
+    base = float(values["unit_service_us"])
+    slope = float(values.get("unit_service_per_kib_us", 0.0) or 0.0)
+    if slope == 0.0:
+        return base
+    x = np.asarray(values.get("block_kib", REFERENCE_KIB) if block_kib is None else block_kib, dtype=np.float64)
+    return np.maximum(base + slope * (x - REFERENCE_KIB), 1e-6 * base)
+
+
+def device_curve(values: Mapping[str, Any], outstanding: object, block_kib: object = None) -> dict[str, np.ndarray]:
+    """``iops`` and ``mean_latency_us`` at each ``outstanding`` (module docstring), vectorised; the unit
+    service at ``block_kib`` (:func:`unit_service`; default the setting).
 
     Exact for exponential unit service; the same product-form values are
     used at any ``service_scv`` (:data:`SCV_ERROR`: within 1.4 % of
@@ -77,7 +95,7 @@ def device_curve(values: Mapping[str, Any], outstanding: object) -> dict[str, np
     missed by up to 33 %).
     """
     n = np.asarray(outstanding, dtype=np.float64)
-    floor, service = float(values["latency_floor_us"]), float(values["unit_service_us"])
+    floor, service = float(values["latency_floor_us"]), unit_service(values, block_kib)
     per_us = throughput_gradient(floor, service, _units(values), n)[0]
     return {"iops": np.asarray(per_us * 1e6, dtype=np.float64), "mean_latency_us": np.asarray(n / per_us)}
 
@@ -86,7 +104,8 @@ def device_curve(values: Mapping[str, Any], outstanding: object) -> dict[str, np
 _SMALLEST_SCV = 1e-4
 
 
-def device_percentile(values: Mapping[str, Any], outstanding: object, percentile: float) -> np.ndarray:
+def device_percentile(values: Mapping[str, Any], outstanding: object, percentile: float,
+                      block_kib: object = None) -> np.ndarray:
     """The ``percentile`` (percent) of the I/O latency (us) at each ``outstanding``.
 
     scv 1: floor + the exact station quantile (:mod:`iosizer.model.closed_tails`).
@@ -100,9 +119,10 @@ def device_percentile(values: Mapping[str, Any], outstanding: object, percentile
     from scipy.special import gammaincc
 
     n = np.asarray(outstanding, dtype=np.float64)
-    floor, service = float(values["latency_floor_us"]), float(values["unit_service_us"])
+    floor, service = float(values["latency_floor_us"]), unit_service(values, block_kib)
     units, scv = _units(values), float(values.get("service_scv", 1.0))
     solved = closed_tails(floor, service, units, n)
+    service = np.broadcast_to(service, n.shape).reshape(-1) if np.ndim(service) else service
     if scv == 1.0:
         return floor + solved.station_quantile(percentile)
     scv = max(scv, _SMALLEST_SCV)
@@ -119,12 +139,12 @@ def device_percentile(values: Mapping[str, Any], outstanding: object, percentile
         return tail - np.sum(weights * gammaincc(shape, shape * t[:, None] / mean), axis=1)
 
     found = bisect_increasing(excess, np.zeros(weights.shape[0]), high, rtol=1e-10)
-    return floor + service * found.reshape(np.shape(n))
+    return floor + (service * found).reshape(np.shape(n))
 
 
 def ceiling_iops(values: Mapping[str, Any]) -> float:
     """C / S: the IOPS of every unit busy, which X(N) approaches as N grows (the sizing's ``limit``)."""
-    return _units(values) / float(values["unit_service_us"]) * 1e6
+    return _units(values) / float(unit_service(values)) * 1e6
 
 
 def saturated_outstanding(values: Mapping[str, Any]) -> int:
@@ -147,11 +167,25 @@ def _curve_percentiles(values, inputs, percentiles):
 
 
 def _solve(values, inputs):
-    return device_curve(values, inputs["outstanding"])
+    return device_curve(values, inputs["outstanding"], _blocks(inputs))
 
 
 def _tail(values, inputs, percentile):
-    return device_percentile(values, inputs["outstanding"], percentile)
+    return device_percentile(values, inputs["outstanding"], percentile, _blocks(inputs))
+
+
+def _blocks(inputs: Mapping[str, Any]) -> Any:
+    """Measured rows' block sizes (KiB) where the data give them (files at several sizes), else None."""
+    block = inputs.get("block_kib")
+    if block is None:
+        return None
+    block = np.asarray(block, dtype=np.float64)
+    return block if np.all(np.isfinite(block)) else None
+
+
+def _several_blocks(data: Mapping[str, Any]) -> bool:
+    block = _blocks(data)
+    return block is not None and block.size > 0 and float(np.ptp(block)) > 0
 
 
 def _jacobian(settings):
@@ -160,9 +194,13 @@ def _jacobian(settings):
 
     def jacobian(values, inputs):
         n = np.asarray(inputs["outstanding"], dtype=np.float64)
-        floor, service = float(values["latency_floor_us"]), float(values["unit_service_us"])
+        block = _blocks(inputs)
+        floor, service = float(values["latency_floor_us"]), unit_service(values, block)
         per_us, by_floor, by_service = throughput_gradient(floor, service, _units(values), n)
-        slopes = np.stack([by_floor, by_service], axis=-1)  # d ln X
+        columns = [by_floor, by_service]
+        if _several_blocks(inputs):  # the slope is free: dS / d slope = x - 4 KiB (the clip is never active
+            columns.append(by_service * (block - REFERENCE_KIB))  # at a fit's rows, which measure S > 0)
+        slopes = np.stack(columns, axis=-1)  # d ln X
         return {"iops": (per_us * 1e6)[..., None] * slopes, "mean_latency_us": -(n / per_us)[..., None] * slopes}
 
     return jacobian
@@ -193,6 +231,8 @@ def _start(data, settings):
     floor = max(lightest_us - service, 0.05 * lightest_us)
     start["latency_floor_us"] = (floor, 0.0, math.inf)
     start["unit_service_us"] = (service, 1e-9 * lightest_us, math.inf)
+    if _several_blocks(data):  # files at several block sizes: the unit service's line in block size
+        start["unit_service_per_kib_us"] = (0.0, 0.0, math.inf)
     return start
 
 
@@ -210,7 +250,8 @@ FAMILIES = (
                "1984 ch. 8), exact by product form; percentiles by the arrival theorem",
         formula=("N = outstanding I/Os; p_N(j) = [F^(N-j) / (N-j)!] [S^j / prod_{i<=j} min(i, C)] / G(N); "
                  "iops = E_N{min(j, C)} / S; mean_latency_us = N / iops (Little); an I/O finding j >= C "
-                 "(distribution p_{N-1}) waits Erlang(j - C + 1, C / S): latency = F + wait + Exp(S)"),
+                 "(distribution p_{N-1}) waits Erlang(j - C + 1, C / S): latency = F + wait + Exp(S); at block size x "
+                 "S = unit_service_us + unit_service_per_kib_us (x - 4 KiB)"),
         parameters=(
             ParameterSpec("latency_floor_us", "us", None, (0.0, 1e7), "fitted",
                           "calibrated from the planner's fio sweep (the latency every I/O pays)",
@@ -222,17 +263,27 @@ FAMILIES = (
                           "parallel units the load spreads over (dies, channels, controller cores)",
                           integer=True),
             ParameterSpec("unit_service_us", "us", None, (1e-6, 1e8), "fitted",
-                          "calibrated from the sweep at its block size; it grows with the block size "
-                          "(roughly linearly: fit one profile per block size, iosizer does not yet fit "
-                          "the line through several)",
+                          "calibrated from the sweep at its block size; files at several block sizes give "
+                          "unit_service_us as a linear function of block size, S(x) = unit_service_us + "
+                          "unit_service_per_kib_us x (x - 4 KiB): unit_service_us is then the service at "
+                          "4 KiB and --block-kib picks the size a question is asked at",
                           "time one unit is busy per I/O"),
+            ParameterSpec("unit_service_per_kib_us", "us/KiB", 0.0, (0.0, 1e7), "assumed",
+                          "held at 0 for a sweep at one block size (the service is then the same at any "
+                          "--block-kib: the profile holds for its block size only); fitted when the files hold "
+                          "several block sizes (the slope of the unit service in block size, transfer time "
+                          "per KiB)",
+                          "growth of one unit's service per KiB of block size"),
             ParameterSpec("service_scv", "1", 1.0, (0.0, 100.0), "assumed",
-                          "assumed exponential (cv^2 = 1), under which the answers are exact; fitted "
-                          "(calibrate --fit-percentiles) where the data give percentiles. " + SCV_ERROR,
+                          "assumed exponential (cv^2 = 1), under which the answers are exact, and held there "
+                          "when calibrate fits the data's percentiles by default; fitted by calibrate "
+                          "--fit-percentiles. " + SCV_ERROR,
                           "squared coefficient of variation of one unit's service time"),
             ParameterSpec("block_kib", "KiB", 4.0, (0.5, 65536.0), "assumed",
                           "the block size the sweep was run at (fio bs; read from fio files); the profile "
-                          "holds for that size only",
+                          "holds for that size only, unless files at several block sizes fitted "
+                          "unit_service_per_kib_us (then a question's --block-kib moves the unit service "
+                          "along that line)",
                           "I/O size of the sweep", kind="setting"),
             ParameterSpec("direction", "name", "auto", (0.0, 0.0), "assumed",
                           "fio reports reads and writes apart; auto takes each job's one direction (randread: "
@@ -247,6 +298,8 @@ FAMILIES = (
                    minimum_inclusive=False),
             Column("mean_latency_us", Role.observed, "us", "mean latency per I/O, submission to completion",
                    required=False, minimum=0, minimum_inclusive=False),
+            Column("block_kib", Role.input, "KiB", "block size of the row (fio bs); rows at several sizes fit "
+                   "the unit service's line in block size", required=False, minimum=0, minimum_inclusive=False),
         )),
         solve=_solve,
         service_time="exponential unit service, FCFS over C units behind a constant floor (exact); "
@@ -279,7 +332,7 @@ FAMILIES = (
         ),
         fit=FitPlan(_start, _jacobian, relative=True, holdable=("parallel_units", "service_scv"),
                     whole=("parallel_units",), tail_free=("service_scv",),
-                    percentiles=(50.0, 90.0, 99.0)),
+                    percentiles=(50.0, 90.0, 99.0), percentiles_by_default=True),
         tail=_tail,
         tail_unit="us",
         example="device/sweep.csv",

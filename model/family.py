@@ -209,8 +209,15 @@ class ParameterSpec:
     #: A setting written as text: ``parse(value, label)`` checks it and returns its normal form
     #: (closed-network's ``servers``, ``1,4,delay``); bounds and choices then do not apply.
     parse: Callable[[object, str], Any] | None = None
+    #: A setting whose choice names one of the family's shipped profiles (``shipped(family, variant)``):
+    #: choosing it takes every value that profile ships, so one option sets several parameters (an FC
+    #: speed sets the link rate). Values given beside it still win; a planner's profile holds its own
+    #: values, so the setting is refused with one. At most one per family.
+    variant: bool = False
 
     def __post_init__(self) -> None:
+        if self.variant and (self.kind != "setting" or not self.choices):
+            raise ValueError(f"{self.name}: a variant is a setting with named choices")
         if self.status not in STATUSES:
             raise ValueError(f"{self.name}: status must be one of {STATUSES}, got {self.status!r}")
         if not self.source.strip():
@@ -344,6 +351,8 @@ def _range(start: float, stop: float, step: float, name: str) -> list[float]:
     if count > MAX_GRID_POINTS:
         raise InputError(f"--{name}: range has {count} points, more than {MAX_GRID_POINTS}")
     return [start + i * step for i in range(count)]
+#: A computed default of an input (:class:`Input`): (values, earlier inputs' values) -> one value or a sweep.
+DefaultFunction = Callable[[Mapping[str, Any], Mapping[str, Any]], Any]
 
 
 @dataclass(frozen=True)
@@ -357,12 +366,20 @@ class Input:
     is the unit itself (see :data:`iosizer.units.UNITS`). ``bounds`` are
     inclusive. ``default`` is the sweep a planner gets when the input is left
     out: one value or a tuple of them; None makes the input required.
+
+    A default that depends on the values may be a function ``default(values,
+    given) -> value or tuple``: ``values`` are the answer's parameters and
+    settings (a profile's, or given), ``given`` the 1-D values of the inputs
+    declared before this one (given or defaulted). It runs once per answer,
+    before the grid is built (hba: LPAR2's load swept from 0 up to the port's
+    ceiling, which depends on the port and the block size); its docstring's
+    first line is the default's text in help and the API's schema.
     """
 
     name: str
     unit: str
     bounds: tuple[float, float] = (0.0, math.inf)
-    default: float | tuple[float, ...] | None = None
+    default: float | tuple[float, ...] | DefaultFunction | None = None
     description: str = ""
     integer: bool = False
 
@@ -380,20 +397,45 @@ class Input:
         """One value of the input, checked against its declaration (one-line :class:`InputError`)."""
         return check_value(self, value, label)
 
-    def sweep(self) -> tuple[float, ...]:
-        """The default sweep (empty when the input is required)."""
-        if self.default is None:
+    def sweep(self, values: Mapping[str, Any] | None = None,
+              given: Mapping[str, Any] | None = None) -> tuple[float, ...]:
+        """The default sweep (empty when the input is required); a computed default at ``values`` and the
+        earlier inputs' ``given`` values (empty without ``values``: it depends on them)."""
+        default = self.default
+        if callable(default):
+            if values is None:
+                return ()
+            default = default(values, given or {})
+        if default is None:
             return ()
-        return tuple(self.default) if isinstance(self.default, (tuple, list)) else (self.default,)
+        return tuple(default) if isinstance(default, (tuple, list)) else (default,)
+
+    @property
+    def required(self) -> bool:
+        """Whether a planner must give the input (it declares no default)."""
+        return self.default is None
+
+    @property
+    def default_text(self) -> str:
+        """The default as help and the API's schema state it: the values, or a computed default's rule."""
+        if callable(self.default):
+            return (self.default.__doc__ or "computed from the values").strip().splitlines()[0].rstrip(".")
+        return ",".join(f"{v:g}" for v in self.sweep())
 
     def to_dict(self) -> dict[str, Any]:
         return {"name": self.name, "unit": self.unit, "bounds": list(self.bounds), "default": list(self.sweep()),
-                "integer": self.integer, "description": self.description}
+                "integer": self.integer, "description": self.description,
+                **({"default_rule": self.default_text} if callable(self.default) else {})}
 
 
 @dataclass(frozen=True)
 class Output:
-    """One column of a question's answer: its name (unit suffix where there is one), unit and meaning."""
+    """One column of a question's answer: its name (unit suffix where there is one), unit and meaning.
+
+    ``text``: the values are words, not numbers (a layout, the bound that limits a rate): ``solve``
+    returns them as an array of ``str``; they are shown in tables, CSV and JSON as they are and are
+    never banded, plotted or sized.
+    """
 
     name: str
     unit: str
@@ -401,6 +443,7 @@ class Output:
     #: The measured column (of the family's schema) this output predicts: a prediction band
     #: (``--band prediction``) adds that column's residual scatter of the fit.
     measured: str = ""
+    text: bool = False
     #: A key that appears only where it has a value: where ``solve`` gives NaN (a number) or None (an
     #: object) the record leaves the key out (a published figure at its own point, a mitigation's
     #: figure when one is chosen). Otherwise a missing value is printed as null.
@@ -414,7 +457,8 @@ class Output:
     bounds: tuple[float, float] = (-math.inf, math.inf)
 
     def to_dict(self) -> dict[str, Any]:
-        return {"name": self.name, "unit": self.unit, "description": self.description}
+        out = {"name": self.name, "unit": self.unit, "description": self.description}
+        return {**out, "text": True} if self.text else out
 
 
 @dataclass(frozen=True)
@@ -508,13 +552,17 @@ class Question:
       the approximation's measured error);
     - ``plot``: what ``--plot`` draws;
     - ``simulate``: optionally the same question solved by simulation (LINE's model/solver split):
-      ``simulate(values, inputs, *, seed, replications, run_length=None, percentiles=())`` returns
-      each output (and each ``percentiles`` key the question's hook names) as an array of shape
-      ``(replications, *inputs' shape)``: one table per independent replication. ``iosizer simulate
-      <family>`` and ``POST /api/simulate/<family>`` are generated from it
-      (:mod:`iosizer.simulate.declared`): the analytic answer beside the simulated mean and
-      its 95 % replication interval. A built-in family registers it in :mod:`iosizer.simulate.hooks`
-      (the model layer may not import the simulation layer); a plugin may declare it here;
+      ``simulate(values, inputs, *, run_length=None, percentiles=())`` builds the simulated system at
+      the answer's values and its points (``inputs``: each input flat, one entry per point): an object
+      whose ``run(streams)`` returns one replication's :class:`iosizer.simulate.stats.Sample` with a
+      metric ``<output>_at_<k>`` per output and point k (and ``<percentile key>_at_<k>`` for each of
+      ``percentiles``: that replication's empirical percentile); optionally ``run_batch`` with
+      ``vectorised = True`` (the numpy engine), ``simulator`` (its library: ``"SimPy"``),
+      ``analytic_method`` and ``notes``. ``iosizer simulate <family>`` and ``POST /api/simulate/<family>``
+      are generated from it (:mod:`iosizer.simulate.declared`): the analytic answer beside the
+      simulated mean and its 95 % replication interval, with every run option of ``iosizer simulate``.
+      A built-in family registers its hook in :mod:`iosizer.simulate.hooks` (the model layer may not
+      import the simulation layer); a plugin may declare it here;
     - ``sizing``: inverse questions (:class:`Sizing`): each gives ``iosizer size <family>`` a
       ``--target-...`` option, generated with nothing else written (the library's road is
       :func:`iosizer.calibration.declared_sizing.size`, ``iosizer.family(name).size``);
@@ -528,6 +576,9 @@ class Question:
       system, such as an M/M/c queue of given service rate, needs them given);
     - a note may be a callable ``(values, outputs) -> str | None``: a line that depends
       on the values used or on what was computed (percentile keys among the outputs);
+    - an output declared ``Output(..., text=True)`` answers words (``solve`` returns an array
+      of ``str``): shown as they are in tables, CSV and JSON, never banded; a plot or a sizing
+      may not name it.
     - ``settings``: options of this question alone (:class:`ParameterSpec`, ``kind="setting"``),
       not of the family's model: a catalogue device's name, a switch to show the formula. Each
       is a CLI option, an HTTP field and a scenario key, checked by its declaration, and reaches
@@ -539,7 +590,7 @@ class Question:
       in that order) into the published ones: keys renamed, reordered, dropped, or taken from
       ``values`` (a device's name); nothing is computed there. ``--format json``, HTTP and
       ``iosizer.ask`` answer the shaped records; the table shows the generic ones;
-    - ``variant``: a setting of the question that names an entry of the family's shipped catalogue
+    - ``catalogue``: a setting of the question that names an entry of the family's shipped catalogue
       (``--device e1000``, a table 4-1 device): the answer then comes from the profile fitted to that
       entry (no ``--profile`` with it; one of the two is needed) with the values the entry brings
       (its burst size, its published figures) in ``values``; the family's calibration module finds
@@ -569,11 +620,15 @@ class Question:
     percentiles: PercentileFunction | None = None
     aliases: Mapping[str, tuple[str, ...]] = field(default_factory=dict)
     shipped: bool = True
+    #: ``--simulate``: ``(values, inputs, percentiles) -> (one {<percentile key>: Estimate} per point, note)``
+    #: answers the percentiles by simulation (:mod:`iosizer.simulate.answered`); a built-in family registers
+    #: it in :data:`iosizer.simulate.hooks.SIMULATED_PERCENTILES` instead (the layer rule).
+    simulate_percentiles: Callable[..., Any] | None = None
     settings: tuple[ParameterSpec, ...] = ()
     always_list: bool = False
     shape: Callable[[list[dict[str, Any]], Mapping[str, Any]], list[dict[str, Any]]] | None = None
     own_cpu: tuple[str, ...] = ()
-    variant: str = ""
+    catalogue: str = ""
 
     def __post_init__(self) -> None:
         if self.solve is None:
@@ -586,15 +641,19 @@ class Question:
         names = self.input_names + self.output_names + tuple(s.name for s in self.settings)
         if len(set(names)) != len(names):
             raise ValueError(f"question '{self.command}': an input, output or setting is declared twice")
-        stray = [name for name in (*self.own_cpu, *([self.variant] if self.variant else []))
+        stray = [name for name in (*self.own_cpu, *([self.catalogue] if self.catalogue else []))
                  if name not in {s.name for s in self.settings}]
         if stray:
-            raise ValueError(f"question '{self.command}': own_cpu or variant names {stray}, not settings of "
+            raise ValueError(f"question '{self.command}': own_cpu or catalogue names {stray}, not settings of "
                              "the question")
         if self.plot is not None:
             unknown = [n for n in (self.plot.x, *self.plot.y) if n not in names]
             if unknown:
                 raise ValueError(f"question '{self.command}': plot names {unknown}, not inputs or outputs")
+        words = set(self.text_outputs)
+        named = [n for n in (*(self.plot.y if self.plot else ()), *(s.output for s in self.sizing)) if n in words]
+        if named:
+            raise ValueError(f"question '{self.command}': {named[0]} is a text output: it cannot be plotted or sized")
 
     @property
     def input_names(self) -> tuple[str, ...]:
@@ -603,6 +662,11 @@ class Question:
     @property
     def output_names(self) -> tuple[str, ...]:
         return tuple(o.name if isinstance(o, Output) else o for o in self.outputs)
+
+    @property
+    def text_outputs(self) -> tuple[str, ...]:
+        """Names of the outputs whose values are words (``Output.text``)."""
+        return tuple(o.name for o in self.outputs if isinstance(o, Output) and o.text)
 
     @property
     def input_specs(self) -> tuple[Input, ...]:
@@ -666,6 +730,10 @@ class FitPlan:
     tail_free: tuple[str, ...] = ()
     #: The measured percentiles checked against the model and fitted by ``--fit-percentiles`` (all when empty).
     percentiles: tuple[float, ...] = ()
+    #: Fit the measured percentiles by default where the data carry them (``tail_free`` held at their
+    #: declared values unless ``--fit-percentiles`` frees them); a refused percentile fit falls back to
+    #: the means, and says so. For a family whose means alone may not identify a parameter (a count).
+    percentiles_by_default: bool = False
 
 
 @dataclass(frozen=True)
@@ -696,11 +764,16 @@ class Family:
     #: checked against the fitted model (:func:`iosizer.calibration.calibrate.tail_check`).
     tail: Callable[[Mapping[str, Any], Mapping[str, np.ndarray], float], np.ndarray] | None = None
     tail_unit: str = "s"
+    #: The hand-written ``iosizer size`` command that sizes this family, until its questions declare
+    #: :class:`Sizing` (a family with declared sizing is sized by ``iosizer size <family>``).
+    sizing_command: str = ""
 
     def __post_init__(self) -> None:
         names = [p.name for p in self.parameters]
         if len(set(names)) != len(names):
             raise ValueError(f"family {self.name}: a parameter is declared twice")
+        if sum(p.variant for p in self.parameters) > 1:
+            raise ValueError(f"family {self.name}: at most one setting names the shipped profile's variant")
         for question in self.questions:
             own = set(question.input_names) | {s.name for s in question.settings}
             clash = own & set(names) if question.answerable else set()
@@ -733,6 +806,11 @@ class Family:
     @property
     def settings(self) -> tuple[ParameterSpec, ...]:
         return tuple(p for p in self.parameters if p.kind == "setting")
+
+    @property
+    def variant(self) -> ParameterSpec | None:
+        """The setting that names a shipped profile's variant (:attr:`ParameterSpec.variant`), if any."""
+        return next((p for p in self.parameters if p.variant), None)
 
     def default(self, name: str) -> Any:
         """The declared value of ``name``: the one place a default is read from."""

@@ -405,6 +405,7 @@ def _response_start(data, settings):
 FAMILIES = (
     Family(
         name="hba",
+        sizing_command="size hba",
         formula=("isolation: progressive-filling max-min shares of the cores (cores x core_iops, or "
                  "core_iops per core in occupancy) and the link (link_mbps / block) pro rata to "
                  "demand; response: closed network of N threads, the cores (a k-server station, 1 / "

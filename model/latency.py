@@ -297,14 +297,12 @@ def _dma_start(data, settings):
 
 
 def _dma_jacobian(settings):
-    from iosizer.model.symbolic import dma_functions
-
-    gradient = dma_functions()["issue_interval_gradient"]
+    """I(x) = I_local + k x: dI/dI_local = 1, dI/dk = x (the same as sympy's ``issue_interval_gradient``,
+    checked in tests/model/test_latency.py)."""
 
     def jacobian(values, inputs):
         x = np.asarray(inputs["added_latency_ns"], dtype=np.float64)
-        columns = gradient(x, values["local_issue_interval_ns"], values["exposed_round_trips"])
-        return {"issue_interval_ns": np.column_stack([np.broadcast_to(c, x.shape) for c in columns])}
+        return {"issue_interval_ns": np.column_stack([np.ones_like(x), x])}
 
     return jacobian
 
@@ -464,6 +462,7 @@ def _oltp_start(data, settings):
 FAMILIES = (
     Family(
         name="dma",
+        sizing_command="size latency",
         formula=("I(x) = I_local + k x, P(x) = min(burst_bytes / I(x), link), PD(x) = (P_local - P(x)) "
                  "/ P_local x 100 (Little's law on a device's bursts; k = exposed_round_trips, 0 for "
                  "posted writes)"),
@@ -503,7 +502,7 @@ FAMILIES = (
                                      kind="object"),
                               Output("d_degradation_d_latency_pct_per_ns", "%/ns", "dPD/dx at each latency",
                                      optional=True)),
-                     solve=_latency_dma, settings=(DEVICE, BURST_BYTES, SHOW_FORMULA), variant="device",
+                     solve=_latency_dma, settings=(DEVICE, BURST_BYTES, SHOW_FORMULA), catalogue="device",
                      shape=_dma_shape, notes=(_dma_notes, _dma_posted_note, _dma_formula_note),
                      plot=Plot("added_latency_ns", ("degradation_pct",))),
             Question("latency budget", "largest added latency within a degradation budget",
@@ -516,6 +515,7 @@ FAMILIES = (
     ),
     Family(
         name="oltp",
+        sizing_command="size latency",
         formula=("closed network of N jobs: a CPU station D_c and a serial I/O step D_s(x) = D_s0 + r "
                  "x, exact MVA; serial_share = D_s0 / D_c, knee_latency_ns = (D_c - D_s0) / r; PD(x) = "
                  "(X(0) - X(x)) / X(0) x 100; on a CPU of relative speed s the knee moves to knee x "

@@ -589,6 +589,16 @@ def access_pattern(transfer_bytes: int, mps_bytes: int = MPS.value, split_at_lin
                          float(tlp_count(size, mps_bytes)), "packed", shared / period)
 
 
+#: UpdateFC's latency as the credit-return time of a posted-write loop: the spec's
+#: UpdateFC transmission guideline for Gen3 x8 at MPS 256 is 203 symbol times
+#: (:func:`ack_limit_symbols`), and one symbol time at 8 GT/s is 8 UI of 0.125 ns.
+CREDIT_RETURN = ParameterSpec(
+    "credit_return_ns", "ns", float(ack_limit_symbols(3, 8, 256)) * 1.0, (0.0, 1e4), "published",
+    "PCI Express Base Specification 3.0 tables 2-46..2-48 (UpdateFC transmission latency guideline, Gen3 x8, "
+    "MPS 256: 203 symbol times; 1 ns each at 8 GT/s)",
+    "time for a posted TLP's credits to return to its port after its write (a delay in the credit loop)")
+
+
 class RmwPlatform(BaseModel):
     """Root complex with a shared RMW unit and ports of posted-write credit loops."""
 
@@ -601,6 +611,11 @@ class RmwPlatform(BaseModel):
         LINE_SERVICE.value, gt=0,
         description="memory write path per whole 64 B line, ns (DDR4-2133 x 4 channels = 68.3 GB/s, "
                     "seed 001 table 1)",
+    )
+    credit_return_ns: float = Field(
+        0.0, ge=CREDIT_RETURN.bounds[0], le=CREDIT_RETURN.bounds[1],
+        description="time from a TLP's memory write to its credits back at the port (CREDIT_RETURN), ns; "
+                    "0 in the shipped fit",
     )
     service_scv: float = Field(
         RMW_SERVICE_SCV.value, ge=RMW_SERVICE_SCV.bounds[0], le=RMW_SERVICE_SCV.bounds[1],
@@ -641,6 +656,7 @@ def _port_throughputs(
                + platform.link.dllps_per_tlp * DLLP_BYTES) / platform.link.tlp_gbyte_s
     rmw_ns = pattern.unaligned_per_tlp * platform.rmw_service_ns
     line_ns = pattern.full_lines_per_tlp * platform.line_service_ns
+    line_ns += platform.credit_return_ns  # a delay too: credits come back after the write (UpdateFC)
     # Stations: one link per port, then the shared RMW unit and line path.
     demands = np.zeros((ports, ports + 2))
     demands[np.arange(ports), np.arange(ports)] = link_ns
@@ -748,6 +764,7 @@ _LINK_SETTINGS = (GENERATION, MPS, HEADER_DW, ECRC, DLLPS_PER_TLP)
 FAMILIES = (
     Family(
         name="pcie-link",
+        sizing_command="size lanes",
         formula=("efficiency = payload / wire bytes, wire bytes = sum over TLPs of (payload + header "
                  "12/16 B + ECRC 4 B if on + framing 8 B) [Gen6 flit mode: TLP bytes x 256 / 236, no "
                  "framing]; effective = lanes x GT/s x line code (8b/10b, 128b/130b) x (1 - SKP share) "
@@ -780,6 +797,7 @@ FAMILIES = (
     ),
     Family(
         name="rmw",
+        sizing_command="size lanes",
         formula=("closed multi-class network, one class per x8 port of population posted_credits: the "
                  "port's link (wire bytes per TLP / link rate), the shared RMW unit (rmw_service_ns x "
                  "unaligned accesses per TLP) and the memory line path (a delay, line_service_ns x "

@@ -1,120 +1,20 @@
 """Percentiles of waiting and response times: exact for M/M/c, M/G/1 and M/D/c, measured approximations elsewhere.
 
-SLAs are written on percentiles ("p99 below 2 ms"); the means of
-:mod:`iosizer.model.queueing` and :mod:`iosizer.model.mva` do not answer
-them. Every function here broadcasts over its inputs (numpy rules) and takes
-percentiles in percent, strictly between 0 and 100 (99.9 is the 99.9th
-percentile). Times come back in the unit of ``1 / rate``.
+Every function broadcasts over its inputs and takes percentiles in percent (0 < p < 100); times come back
+in the unit of ``1 / rate``.
 
-M/M/c (exact; Kleinrock vol. 1 sec. 3.5; Gross & Harris, *Fundamentals of
-Queueing Theory*, 4th ed., sec. 2.3)
-------------------------------------------------------------------------
-With C the Erlang C probability and theta = c mu - lambda, an arrival waits
-0 with probability 1 - C, otherwise an exponential time of rate theta::
+- M/M/c (exact): P(Wq > t) = C exp(-(c mu - lambda) t), C the Erlang C probability; the response is the
+  wait plus an independent exponential service, its quantile the root of ln P(T > t) = ln(1 - q).
+- M/G/1 with gamma, Erlang-k, hyperexponential or constant service (exact): the Pollaczek-Khinchine
+  transform inverted numerically (:mod:`iosizer.model.transforms`); M/D/c by Crommelin's distribution
+  (:mod:`iosizer.model.mdc`).
+- G/G/c with non-Poisson arrivals (approximation from two moments), load sharing (a mixture of per-port
+  M/M/c-form responses) and closed networks (the arrival theorem: exact for single-server cycles and one
+  multi-server station; a mixture over arrival states elsewhere, gamma-fitted past 20,000 states).
 
-    P(Wq > t) = C exp(-theta t)
-    wait quantile  w_q = max(0, ln(C / (1 - q)) / theta)        (closed form)
-
-The response is the wait plus an independent exponential service (rate
-mu)::
-
-    P(T > t) = exp(-mu t) + C mu (exp(-theta t) - exp(-mu t)) / (mu - theta)
-             = exp(-mu t) [1 + C (1 - exp(-mu t (c - 1 - a))) / (c - 1 - a)]
-
-with a = lambda / mu (Gross & Harris's form). At theta = mu (c - 1 - a = 0)
-the second term is its limit C mu t exp(-mu t). We evaluate it in logs as
-exp(-x) + C x exp(-m x) phi(|1 - r| x), with x = mu t, r = theta / mu,
-m = min(r, 1) and phi(y) = (1 - exp(-y)) / y (phi(0) = 1): every term is
-positive, so neither cancellation nor the theta = mu case loses digits.
-The response quantile is the root of ln P(T > t) = ln(1 - q), bracketed by
-max(w_q, service quantile) below (T exceeds both its parts) and
-w_q' + service quantile at q' = (1 + q) / 2 above (a union bound), and
-solved by Newton's method on the log-survival with bisection as safeguard,
-vectorised over every point, to 1e-13 relative. Checked against a 50-digit
-mpmath reference for c = 1..10,000 and utilisation 0.1..0.999 (relative
-error below 1e-9; tests/model/test_percentiles.py).
-
-M/G/1 and M/D/c (exact)
------------------------
-M/G/1 with gamma service of any cs^2 (Erlang-k, exponential; also the
-balanced hyperexponential): the Pollaczek-Khinchine transforms of the wait
-and the response inverted by Abate-Whitt's Euler method, damped so the
-error is relative (below 1e-7 against 30-40-digit mpmath inversions by de
-Hoog's and Talbot's methods; :mod:`iosizer.model.transforms`), quantiles
-by safeguarded Newton from the Cramer-Lundberg asymptote inside Lundberg's
-bound (:func:`mg1_exact_quantiles`). Constant service (M/D/1 and M/D/c with
-Poisson arrivals): Crommelin's waiting-time distribution, exact to the
-rounding of one sparse solve (1e-12 against Erlang's M/D/1 series in 50
-digits; :mod:`iosizer.model.mdc`); the response is the wait plus the
-service. The two-moment approximation below served these queues before
-(issue 28): against the exact answers it was up to +35 % at M/D/1's 99.9th
-response (-98 % at the 90th wait at utilisation 0.1), +13 % at cs^2 0.25
-and +6.7 % at 0.5, -9.5 % at cs^2 4 (docs/validation/tails.md).
-
-G/G/c with non-Poisson arrivals (approximation from the first two moments)
---------------------------------------------------------------------------
-The waiting time is taken as an atom at 0 plus an exponential tail with the
-model's P(wait) and mean wait (W. Whitt, "The Queueing Network Analyzer",
-Bell System Technical Journal 62(9), 1983, sec. 4.3; H. Tijms, *A First
-Course in Stochastic Models*, 2003, sec. 9.6)::
-
-    P(Wq > t) ~ P(wait) exp(-t P(wait) / Wq)
-
-with Erlang C and the Allen-Cunneen Wq. The mean wait carries the second
-moments (ca^2 + cs^2). The response adds an independent service time fitted
-by its two moments: a gamma distribution of mean 1/mu and squared
-coefficient of variation cs^2 (deterministic at 0, exponential at 1). Its
-error against simulation is measured on a stored grid
-(``iosizer/data/error_grids/ggc_percentiles.csv``, made by
-benchmarks/grid_ggc_tails.py: c = 1, 2, 4; ca^2 = 0.5, 2; cs^2 = 0, 0.5, 1,
-2; utilisation 0.3-0.9; 90th, 99th, 99.9th response; gamma inter-arrival
-and service times, 6 replications of 10^6 (c = 1) or 2 x 10^5 customers):
-worst -33 % (c = 2, ca^2 = 2, constant service, 0.3, 90th); within 10 %
-where cs^2 >= 1; 63 % of the cells are past 2 %. :func:`percentile_approximation_error`
-gives a query the worst error of the grid cells around it, and
-``iosizer queue ggc`` states it as ``response_pP_error_pct`` past 2 %.
-
-Closed networks (arrival theorem; exact for single-server cycles)
------------------------------------------------------------------
-A job arriving at a station of a product-form network with N jobs finds it
-as the network with one job fewer would be in equilibrium (arrival theorem;
-Reiser & Lavenberg 1980). Given the state n it finds, a single-server FCFS
-exponential station keeps it Erlang(n_k + 1) in D_k; a c-server station
-makes it wait for (n_k - c + 1)+ departures at rate c / D_k, then serves it
-Exp(D_k); a delay station is Exp(D_k); a ``constant_delay`` (a flash write,
-a storage round trip) is a fixed latency.
-
-End to end, the response's transform is the mixture over every state n of
-the network with N - 1 jobs (product-form weights, infinite servers merged)
-of the product of the stations' transforms, inverted numerically by
-Euler's method (:func:`iosizer.model.transforms.cycle_response_law`). For a
-cycle of single-server stations this is exact: no job overtakes, and the
-round-trip time given the state found is that sum of independent Erlangs
-(Schassberger & Daduna, J. ACM 30(1), 1983). With a c-server station jobs
-overtake and it is an approximation, measured on seed 002's HBA port
-(``iosizer/data/error_grids/hba_percentiles.csv``, benchmarks/grid_closed_tails.py:
-shared and occupancy modes, 512 B and 4 KiB, 4-64 threads, 90/99/99.9th;
-5 replications of 6 x 10^4 cycles): within 2.0 % everywhere (the gamma fit
-used before: up to +11 % at the 99th and +15.6 % at the 99.9th, shared port
-at 4 KiB). Per station: single-server stations the Erlang mixture of the
-marginal p_k(j | N-1) (from the throughput curve: p_k(j | n) =
-U_k(n) p_k(j-1 | n-1)), c-server stations the mixture over the marginal
-f_k(j) G_{-k}(N-1-j) / G(N-1) (normalising constants from the throughput
-curves with and without the station), both exact when each job visits the
-station once per cycle.
-
-Past 20,000 arrival states (e.g. three queueing stations and 128 jobs) the
-end-to-end response falls back to a gamma distribution of its exact mean
-(the MVA response) and of a variance that keeps the stations' correlation
-through the fixed population: Var T = E[Var(T | n)] + Var(E[T | n]), the
-second term from the product form's joint law at N - 1:
-P(n_j >= a, n_k >= b) = D_j^a D_k^b G(N-1-a-b) / G(N-1) for single-server
-stations (a convolution over a + b); c-server stations add their own
-variance. Measured against simulation (audit of stated errors, SimPy
-networks, 10-30 replications of 5 x 10^4 cycles): three single-server
-stations with think time within 1.5 %; seed 004's replication networks at
-4 to 128 outstanding within 2.5 % (0.3 % at 32 and beyond, where the
-fallback serves).
+Each approximation's error is measured against simulation on the grids of ``data/error_grids`` and stated
+in the answer past 2 %; the derivations and the measured errors: docs/validation/percentiles.md and
+docs/validation/tails.md.
 """
 
 from __future__ import annotations
@@ -137,6 +37,7 @@ from iosizer.model._validate import (
 
 __all__ = [
     "ClosedNetworkPercentiles",
+    "closed_network_grid_point",
     "closed_network_percentiles",
     "ggc_percentiles",
     "loadshare_percentiles",
@@ -773,8 +674,9 @@ def closed_network_percentiles(demands: object, think_time: object, population: 
     Module docstring: per station the arrival theorem's mixture given the
     state found (exact when a job visits it once per cycle); end to end the
     mixture over the joint state inverted numerically (exact for a cycle of
-    single servers, within 2 % measured with a c-server station), or past
-    20,000 states a gamma fit of the exact mean and variance. ``demands``, ``think_time``, ``servers`` as
+    single servers, within 2 % measured with a c-server station), or where
+    more than 20,000 states carry all but 1e-9 of the probability a gamma fit
+    of the exact mean and variance. ``demands``, ``think_time``, ``servers`` as
     :func:`iosizer.model.mva.mva`. ``constant_delay``: a fixed latency in
     every cycle (a flash write, a storage round trip: a delay station whose
     time does not vary); for the queues it acts as think time (an infinite
@@ -855,6 +757,32 @@ def closed_network_percentiles(demands: object, think_time: object, population: 
         station_mean=means,
         station_variance=variances,
     )
+
+
+def closed_network_grid_point(demands: object, think_time: float, population: int, servers: object = None,
+                              constant_delay: float = 0.0) -> dict[str, float] | None:
+    """Where a closed network sits on the multi-server error grid (``closed_percentiles.csv``), or None where
+    :func:`closed_network_percentiles` is exact (no c-server station, or one queueing station: issue 27).
+
+    Axes: ``servers`` the largest c of a multi-server station; ``stations`` the queueing (finite-server)
+    stations; ``bottleneck`` 1 where that station has the largest D / c of them, else 0; ``think_ratio``
+    the think time, constant delay and delay stations over the queueing stations' demands; ``load`` the
+    population over the knee N* = (every demand + think + constant delay) / max D / c. A proxy, not the
+    network itself: the grid's networks (benchmarks/grid_closed_network_tails.py) vary these axes.
+    """
+    demand = np.atleast_1d(np.asarray(demands, dtype=np.float64))
+    count = np.ones_like(demand) if servers is None else np.atleast_1d(np.asarray(servers, dtype=np.float64))
+    finite = np.isfinite(count)
+    multi = finite & (count > 1)
+    if finite.sum() < 2 or not multi.any():
+        return None
+    per_server = demand[finite] / count[finite]
+    k = int(np.flatnonzero(multi)[np.argmax(count[multi])])
+    outside = float(demand[~finite].sum()) + float(think_time) + float(constant_delay)
+    knee = (float(demand[finite].sum()) + outside) / float(per_server.max())
+    return {"servers": float(count[k]), "stations": float(finite.sum()),
+            "bottleneck": float(demand[k] / count[k] >= per_server.max()),
+            "think_ratio": outside / float(demand[finite].sum()), "load": population / knee}
 
 
 # --- seed 003: the load-sharing model's per-port queues -----------------------------------------

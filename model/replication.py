@@ -382,6 +382,7 @@ def _replication_start(data: Mapping[str, np.ndarray], settings: Mapping[str, An
 FAMILIES = (
     Family(
         name="replication",
+        sizing_command="size outstanding",
         formula=("closed network of N outstanding writes: sender and receiver protocol stations D_p(b) "
                  "= protocol_fixed_us + protocol_per_kib_us x b_KiB, the link D_l(b) = (b + ceil(b / "
                  "mss) x overhead) / rate, delays (flash writes, switch, residual); exact MVA: X(N), "

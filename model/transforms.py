@@ -227,6 +227,10 @@ def mg1_response_tail(x: np.ndarray, i: np.ndarray, rho: np.ndarray, law: Servic
 
 #: Largest number of arrival states summed (C(N - 1 + K, K) for K queueing stations); past it, None.
 MAX_CYCLE_STATES = 20_000
+#: States enumerated before the lightest are dropped (about 1 s and 50 MB at the top), and the
+#: probability they may drop: P(T > x) moves by at most this much (1e-6 of a 99.9th's tail).
+MAX_ENUMERATED_STATES = 2_000_000
+PRUNED_MASS = 1e-9
 
 
 def _arrival_states(demand: np.ndarray, servers: np.ndarray, others: float, jobs: int) -> tuple[np.ndarray, np.ndarray]:
@@ -270,17 +274,28 @@ def cycle_response_law(demand: np.ndarray, servers: np.ndarray, others: float,
     overtake: Schassberger and Daduna, "The time for a round trip in a cycle of exponential queues",
     J. ACM 30(1), 1983); with a c-server station jobs overtake and it is an approximation (its error:
     data/error_grids/hba_percentiles.csv). Delay stations (c = inf in ``servers``) add Exp(D).
+    Past :data:`MAX_CYCLE_STATES` states the lightest are dropped so long as they hold at most
+    :data:`PRUNED_MASS` of the probability (the kept weights renormalised): at heavy load the state
+    found concentrates (3 stations and 66 jobs: 50,116 states, 19,197 hold all but 1e-9).
     Returns (F(s) for complex s of any shape, the decay rate min 1/D, F's value at -decay/2) or
-    None past :data:`MAX_CYCLE_STATES` states.
+    None where more than :data:`MAX_CYCLE_STATES` states are needed or more than
+    :data:`MAX_ENUMERATED_STATES` exist.
     """
     from scipy.special import comb
 
     delay = ~np.isfinite(servers)
     queue_d, queue_c = demand[~delay], servers[~delay]
     jobs = population - 1
-    if comb(jobs + queue_d.size, queue_d.size, exact=True) > MAX_CYCLE_STATES:
+    if comb(jobs + queue_d.size, queue_d.size, exact=True) > MAX_ENUMERATED_STATES:
         return None
     states, weights = _arrival_states(queue_d, queue_c, others + float(demand[delay].sum()), jobs)
+    if weights.size > MAX_CYCLE_STATES:
+        heaviest = np.argsort(weights)[::-1]
+        keep = int(np.searchsorted(np.cumsum(weights[heaviest]), 1.0 - PRUNED_MASS)) + 1
+        if keep > MAX_CYCLE_STATES:
+            return None
+        chosen = heaviest[:keep]
+        states, weights = states[chosen], weights[chosen] / weights[chosen].sum()
     # Exponents of (1 + s D)^-1 and (1 + s D / c)^-1 per state and station.
     own = np.where(queue_c == 1, states + 1, 1)
     ahead = np.where(queue_c == 1, 0, np.maximum(states - queue_c + 1, 0))

@@ -181,16 +181,13 @@ def pcie_rmw_ranking(unaligned_per_kib: Any) -> Outputs:
             "ranking": ", ".join(f"{c['case']} {float(results[c['case']].loss_pct[-1]):.1f} %" for c in ranked)}
 
 
-@question("pcie rmw prediction")
-def pcie_rmw_prediction() -> Outputs:
-    """One of section 4's losses predicted from the other (:func:`iosizer.calibration.pcie.rmw_prediction`)."""
-    from iosizer.calibration.pcie import rmw_prediction
+@question("pcie rmw bound")
+def pcie_rmw_bound() -> Outputs:
+    """Section 4's 8-lane loss, an upper bound against case A, predicted from published numbers
+    (:func:`iosizer.calibration.pcie.rmw_bound_prediction`)."""
+    from iosizer.calibration.pcie import rmw_bound_prediction
 
-    forecast = dict(rmw_prediction())
-    forecast["credit_ratio_exponential"] = forecast["posted_credits"] / forecast["shipped_posted_credits"]
-    forecast["credit_ratio_constant"] = (forecast["posted_credits"]
-                                         / forecast["implied_posted_credits_constant_service"])
-    return forecast
+    return dict(rmw_bound_prediction())
 
 
 @question("pcie platform")

@@ -1,8 +1,7 @@
 """The server's declared limits, importable without the server (``iosizer serve --help`` stays light).
 
 Each is an ``iosizer serve`` option; a simulation's request may ask for less
-(``replications``, ``workers``, ``max_seconds``), never more. Memory is the
-server's alone: no request field lowers it.
+(``replications``, ``workers``, ``max_seconds``, ``max_memory_mb``), never more.
 """
 
 from __future__ import annotations
@@ -45,7 +44,8 @@ MAX_MEMORY = ParameterSpec(
     "million-row calibration peaks near 700 MiB; 2 GiB leaves room for both and keeps one request from "
     "taking a small machine's memory; from 256 MiB (below it the imports fail) to 1 TiB",
     "largest data segment (heap and private mappings) of a fit or simulation process, and of each process "
-    "a simulation starts; the request gets 413 past it", kind="setting")
+    "a simulation starts (a simulation request's max_memory_mb may ask for less); the request gets 413 past it",
+    kind="setting")
 
 #: How long ``POST /api/simulate/...`` waits before it answers 202 with a job (``--wait-seconds``).
 WAIT = ParameterSpec(

@@ -15,16 +15,16 @@ from typing import Any
 
 __all__ = ["page_catalogue"]
 
-#: The ``iosizer size`` command answering each family's sizing targets ("how many cores / lanes /
-#: outstanding I/Os for this target"): the CLI groups them by seed, not by family.
-SIZING_COMMANDS = {
-    "mmc": "size servers", "closed-network": "size load", "dma": "size latency", "oltp": "size latency",
-    "rmw": "size lanes", "pcie-link": "size lanes", "hba": "size hba", "loadshare": "size cores",
-    "replication": "size outstanding", "device": "size device",
-}
-
 #: Options of a sizing command that state the target (the one field the page asks for).
 _TARGET_PREFIXES = ("target_", "budget_")
+
+
+def _sizing_command(family: Any) -> str | None:
+    """The command that sizes ``family``: ``size <family>`` where a question declares its sizing, else the
+    hand-written command its declaration names (``Family.sizing_command``)."""
+    if any(q.answerable and q.sizing for q in family.questions):
+        return f"size {family.name}"
+    return family.sizing_command or None
 
 
 def _declared(family: Any, question: Any) -> dict[str, Any]:
@@ -53,7 +53,7 @@ def page_catalogue(catalogue: dict[str, Any]) -> dict[str, Any]:
         asked = {q["command"] for q in entry["questions"]}
         simulations = [c for c in served if c.startswith("simulate ")
                        and (c == f"simulate {family.name}" or c.removeprefix("simulate ") in asked)]
-        sizing = SIZING_COMMANDS.get(family.name)
+        sizing = _sizing_command(family)
         targets = []
         if sizing in served:
             targets = [f["key"] for f in served[sizing]["fields"] if f["key"].startswith(_TARGET_PREFIXES)]

@@ -30,7 +30,7 @@ from pydantic import BaseModel, BeforeValidator, ConfigDict, Field, PlainValidat
 if TYPE_CHECKING:
     from fastapi import FastAPI
 
-    from iosizer.model.family import Family, Question
+    from iosizer.model.family import Family, Input, Question
 
 __all__ = ["add_question_routes", "question_paths", "request_model"]
 
@@ -93,15 +93,19 @@ def _extra(unit: str, bounds: tuple[float, float] | None) -> dict[str, Any]:
     return out
 
 
+def _default(spec: "Input") -> Any:
+    """An input's default as the schema states it: its values, or a computed default's rule."""
+    return spec.default_text if callable(spec.default) else list(spec.sweep())
+
+
 def request_model(family: "Family", question: "Question") -> type[BaseModel]:
     """The pydantic model of ``POST /api/<family>/<question>``'s body, from the declarations."""
     fields: dict[str, Any] = {}
     for spec in question.input_specs:
-        required = not spec.sweep()
-        fields[spec.name] = (_Numbers if required else _Numbers | None, Field(
-            ... if required else None, description=(
-                f"{spec.description or spec.name} ({spec.unit}); a number, a list or a sweep as text ('1,2,3', "
-                f"'0.5:3.5:0.5'): every combination is answered; default {list(spec.sweep()) or 'none: required'}"),
+        fields[spec.name] = (_Numbers | None, Field(None, description=(
+            f"{spec.description or spec.name} ({spec.unit}); a number, a list or a sweep as text ('1,2,3', "
+            f"'0.5:3.5:0.5'): every combination is answered; default "
+            f"{'none: required' if spec.required else _default(spec)}"),
             json_schema_extra=_extra(spec.unit, spec.bounds)))
     for spec in question.settings:  # the question's own options
         kind = bool if spec.flag else str if spec.parse or (spec.choices and isinstance(spec.choices[0], str)) \
@@ -117,9 +121,6 @@ def request_model(family: "Family", question: "Question") -> type[BaseModel]:
             json_schema_extra=_extra(spec.unit, spec.bounds)))
     for name, olds in question.aliases.items():
         kind, info = fields[name]
-        if info.is_required():  # a required input may come under either name: the answer says when neither
-            kind = kind | None
-            fields[name] = (kind, Field(None, description=info.description, json_schema_extra=info.json_schema_extra))
         for old in olds:  # an older name: the same field under its deprecated spelling
             fields[old] = (kind, Field(None, description=f"deprecated older name of {name}",
                                        json_schema_extra=info.json_schema_extra))
@@ -133,6 +134,11 @@ def request_model(family: "Family", question: "Question") -> type[BaseModel]:
         "parameter: bands of the parameters' uncertainty; prediction: plus the fit's residual scatter")))
     if question.percentiles is not None:
         fields["percentile"] = (_NumberList | None, Field(None, description="percentiles to add (P)"))
+        from iosizer.simulate.hooks import simulates
+
+        if simulates(family.name, question):
+            fields["simulate"] = (bool | None, Field(None, description=(
+                "answer the percentiles by simulation, with their 95 % intervals (at most 10 points)")))
     name = "".join(w.title().replace("-", "").replace("_", "") for w in question.path(family.name)) + "Request"
     return create_model(name, __config__=ConfigDict(extra="forbid", allow_inf_nan=False,
                                                     title=f"iosizer {' '.join(question.path(family.name))}"),
@@ -141,13 +147,12 @@ def request_model(family: "Family", question: "Question") -> type[BaseModel]:
 
 def answer_json(family: str, question: str, body: dict[str, Any]) -> str:
     """What ``iosizer <family> <question> --format json`` prints for the body's values."""
-    return answer_document(family, question, body)[0]
+    return ask(family, question, body).to_json() + "\n"
 
 
-def answer_document(family: str, question: str, body: dict[str, Any],
-                    view: bool = False) -> tuple[str, dict[str, Any] | None]:
-    """The answer's JSON (as :func:`answer_json`) and, when ``view``, what the page draws of it
-    (``?view=page``: title, columns, rows, notes, plot), as the command routes give it."""
+def ask(family: str, question: str, body: dict[str, Any]) -> Any:
+    """The :class:`~iosizer.calibration.questions.Answer` to a validated body (an inline profile read
+    in memory); :func:`view` is what the page draws of it (``?view=page``)."""
     import iosizer
     from iosizer.calibration.profile import read_profile
 
@@ -158,13 +163,14 @@ def answer_document(family: str, question: str, body: dict[str, Any],
     cpu_speed = values.pop("cpu_speed", None)
     percentiles = values.pop("percentile", None)
     band = values.pop("band", None) or "parameter"
-    answer = iosizer.family(family).ask(question, profile, cpu_speed=cpu_speed, percentiles=percentiles,
-                                        band=band, **values)
-    return answer.to_json() + "\n", (_view(answer) if view else None)
+    simulate = bool(values.pop("simulate", None))
+    return iosizer.family(family).ask(question, profile, cpu_speed=cpu_speed, percentiles=percentiles,
+                                      band=band, simulate=simulate, **values)
 
 
-def _view(answer: Any) -> dict[str, Any]:
-    """The page's view of a declared question's answer: its records and the declared plot's curves."""
+def view(answer: Any) -> dict[str, Any]:
+    """The page's view of a declared question's answer: its records and the declared plot's curves, as the
+    command routes give theirs (title, columns, rows, notes, plot)."""
     from iosizer.model.registry import declaration
     from iosizer.units import NOT_UNITS
 
@@ -214,7 +220,7 @@ def describe(family: "Family", question: "Question") -> dict[str, Any]:
                 "suggestions": []}
 
     fields = [entry(spec.name, "number", spec.description or spec.name, True, list(spec.sweep()) or None,
-                    spec.unit, spec.bounds, required=not spec.sweep()) for spec in question.input_specs]
+                    spec.unit, spec.bounds, required=spec.required) for spec in question.input_specs]
     for spec in (*question.settings, *family.parameters):
         named = bool(spec.choices) and isinstance(spec.choices[0], str)
         if spec in question.settings and (spec.flag or spec.parse):  # an on/off switch; a name as text
@@ -231,6 +237,11 @@ def describe(family: "Family", question: "Question") -> dict[str, Any]:
                         choices=["parameter", "prediction"]))
     if question.percentiles is not None:
         fields.append(entry("percentile", "number", "percentiles to add (P)", many=True))
+        from iosizer.simulate.hooks import simulates
+
+        if simulates(family.name, question):
+            fields.append(entry("simulate", "boolean", "answer the percentiles by simulation (at most 10 points)",
+                                default=False))
     return {"command": " ".join(path), "path": list(path), "url": "/api/" + "/".join(path),
             "summary": question.summary, "help": question.summary, "group": path[0], "plot": question.plot is not None,
             "heavy": False, "fields": fields}

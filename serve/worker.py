@@ -30,9 +30,11 @@ from __future__ import annotations
 import asyncio
 import collections
 import contextlib
+import functools
 import io
 import json
 import logging
+import math
 import multiprocessing
 import os
 import re
@@ -93,8 +95,39 @@ def _limit_self(lane: str, memory_bytes: int | None) -> None:
     if memory_bytes:
         import resource
 
+        _blas_before_the_limit()
         with contextlib.suppress(ValueError, OSError):
             resource.setrlimit(resource.RLIMIT_DATA, (memory_bytes, memory_bytes))
+
+
+def _blas_before_the_limit() -> None:
+    """OpenBLAS allocates its working buffers on first use and aborts the process when that fails
+    ("Memory allocation still failed ... giving up"): under a memory limit a fit would kill its worker
+    instead of answering 413. So a limited worker's BLAS runs on one thread (a simulation's parallelism
+    is its processes) and allocates its buffer now, before the limit."""
+    os.environ.setdefault("OPENBLAS_NUM_THREADS", "1")  # read when numpy loads OpenBLAS, just below
+    import numpy as np
+
+    square = np.ones((256, 256))
+    square @ square
+
+
+@contextlib.contextmanager
+def _memory_limit(memory_bytes: int | None) -> Iterator[None]:
+    """A request's own memory limit for its run: the soft RLIMIT_DATA lowered to it (processes the run
+    starts inherit it), then raised back to the lane's (the hard limit, which no request raises)."""
+    if not memory_bytes:
+        yield
+        return
+    import resource
+
+    soft, hard = resource.getrlimit(resource.RLIMIT_DATA)
+    lowered = memory_bytes if hard == resource.RLIM_INFINITY else min(memory_bytes, hard)
+    resource.setrlimit(resource.RLIMIT_DATA, (lowered, hard))
+    try:
+        yield
+    finally:
+        resource.setrlimit(resource.RLIMIT_DATA, (soft, hard))
 
 
 def warm_up(lane: str) -> None:
@@ -143,10 +176,14 @@ def serve_forever(conn: Any, lane: str, memory_bytes: int | None, scratch: str) 
         except (EOFError, OSError):
             return
         kind = task.pop("kind")
-        if kind == "question":
-            answer = answer_question(**task)
-        else:
-            answer = answer_quick(**task, progress=progress) if kind == "quick" else run(**task)
+        try:
+            with _memory_limit(task.pop("memory_bytes", None)):
+                if kind == "question":
+                    answer = answer_question(**task)
+                else:
+                    answer = answer_quick(**task, progress=progress) if kind == "quick" else run(**task)
+        except MemoryError as error:  # past the limit before a command's own handling (an import, a setup)
+            answer = _failure(error, (), os.getcwd())
         conn.send(("answer", answer))
 
 
@@ -269,22 +306,20 @@ def _click_value(field: Any, value: Any) -> Any:
 def answer_quick(path: tuple[str, ...], values: dict[str, Any], profiles: dict[str, Any] | None = None,
                  view: bool = False, server_values: dict[str, Any] | None = None,
                  progress: Callable[[int, int], None] | None = None) -> dict[str, Any]:
-    """Answer ``iosizer PATH`` for validated ``values`` (by JSON key) by calling its callback directly.
+    """Answer ``iosizer PATH`` for validated ``values`` (by JSON key) by calling its function directly.
 
-    ``profiles`` holds the profile documents given inline (by key): read from
-    memory by the names the answers quote (no file is written). ``server_values``
-    fill options the server owns (a simulation's ``scheduler``). The answer is
-    a plain, picklable dict, as :func:`run`'s.
+    The values were validated once, by the request model; the command's own
+    function gets them as its Python types (:class:`_DirectCall`: no click or
+    typer conversion per request). ``profiles`` holds the profile documents
+    given inline (by key): read from memory by the names the answers quote
+    (no file is written). ``server_values`` fill options the server owns (a
+    simulation's ``scheduler``). The answer is a plain, picklable dict, as
+    :func:`run`'s.
     """
-    import click
-
     from iosizer.calibration.profile import profiles_in_memory
-    from iosizer.cli.catalogue import Role
     from iosizer.cli.output import capture
 
     spec = _spec(path)
-    command = _leaf(path)
-    given = {f.name: f for f in spec.fields}
     try:
         names = {}
         documents: dict[str, Any] = {}
@@ -293,43 +328,144 @@ def answer_quick(path: tuple[str, ...], values: dict[str, Any], profiles: dict[s
             documents.update(zip(name, document) if field.many else [(name, document)])
             names[field.name] = tuple(name) if field.many else name
         with _quiet(), capture() as reports, _reporting(progress), profiles_in_memory(documents):
-            context = click.Context(command, info_name=path[-1])
-            with context:
-                params = {}
-                for param in command.params:
-                    field = given.get(param.name)
-                    if param.name in names:
-                        value = names[param.name]
-                    elif field is not None and field.role is Role.format:
-                        value = "json"
-                    elif field is not None and field.role is Role.plot:
-                        value = "plot.png" if view else None
-                    elif field is not None and server_values and field.key in server_values:
-                        value = server_values[field.key]
-                    elif field is not None and field.key in values:
-                        value = _click_value(field, values[field.key])
-                    else:
-                        value = param.get_default(context)
-                    value = param.process_value(context, value)
-                    if param.expose_value:  # as click: an option that only acts (its callback) passes nothing
-                        params[param.name] = context.params[param.name] = value
-                result = context.invoke(command.callback, **params)
+            call = _direct_call(path)
+            arguments = call.arguments(values, names, view, server_values or {})
+            if arguments is None:  # a required value is missing: click says so in its words
+                result = _through_click(path, values, names, view, server_values)
+            else:
+                result = call.function(**arguments)
         status = result if isinstance(result, int) else 0
         return _answer(reports, status, view, None, os.getcwd())
     except Exception as error:  # noqa: BLE001  (every failure becomes one answer)
         return _failure(error, path, os.getcwd(), values=values)
 
 
+class _DirectCall:
+    """A command's own function (under typer's wrapper) and, per parameter, where its value comes from.
+
+    Built once per command in a worker: each parameter's default as the
+    function takes it (click's processing of the default, done here once),
+    and ``--format json`` likewise. Per request a value is the request's,
+    already validated by the request model (the element types click would
+    produce: numbers, text, enum members, booleans), as a list where the
+    option repeats; a profile is the name it is read from in memory.
+    """
+
+    def __init__(self, path: tuple[str, ...]) -> None:
+        import click
+
+        from iosizer.cli.catalogue import Role
+
+        command = _leaf(path)
+        fields = {f.name: f for f in _spec(path).fields}
+        self.function = getattr(command.callback, "__wrapped__", command.callback)
+        #: (parameter name, request key or None, role, default, how a repeatable one is passed or "")
+        self.params: list[tuple[str, str | None, Any, Any, str]] = []
+        self.json = self.plot = None
+        missing = object()
+        context = click.Context(command, info_name=path[-1])
+        with context:
+            for param in command.params:
+                if not param.expose_value:  # an option that only acts (--columns, --rows): nothing to pass
+                    continue
+                field = fields.get(param.name)
+                role = field.role if field is not None else None
+                if role is Role.format:
+                    self.json = param.process_value(context, "json")
+                elif role is Role.plot:
+                    self.plot = param.process_value(context, "plot.png")
+                default = missing if param.required else param.process_value(context, param.get_default(context))
+                # As typer passes a repeatable option: a list, or None when empty and its default is None.
+                many = "empty-none" if param.default is None else "list"
+                if not (getattr(param, "multiple", False) or param.nargs == -1):
+                    many = ""
+                self.params.append((param.name, field.key if field is not None else None, role, default, many))
+        self.missing = missing
+
+    def arguments(self, values: dict[str, Any], names: dict[str, Any], view: bool,
+                  server_values: dict[str, Any]) -> dict[str, Any] | None:
+        """The function's keyword arguments for a request; None if a required one has no value."""
+        from pathlib import Path
+
+        from iosizer.cli.catalogue import Role
+
+        arguments: dict[str, Any] = {}
+        for name, key, role, default, many in self.params:
+            if name in names:
+                given = names[name]
+                value = [Path(n) for n in given] if many else Path(given)
+            elif role is Role.format:
+                value = self.json
+            elif role is Role.plot:
+                value = self.plot if view else None
+            elif key is not None and key in server_values:
+                value = server_values[key]
+            elif key is not None and key in values:
+                value = values[key]
+            elif default is self.missing:
+                return None
+            else:
+                value = default
+            if many and value is not None:
+                value = None if many == "empty-none" and len(value) == 0 else list(value)
+            arguments[name] = value
+        return arguments
+
+
+_DIRECT: dict[tuple[str, ...], _DirectCall] = {}
+
+
+def _direct_call(path: tuple[str, ...]) -> _DirectCall:
+    call = _DIRECT.get(path)
+    if call is None:
+        call = _DIRECT[path] = _DirectCall(path)
+    return call
+
+
+def _through_click(path: tuple[str, ...], values: dict[str, Any], names: dict[str, Any], view: bool,
+                   server_values: dict[str, Any] | None) -> Any:
+    """The command called through click's processing of every value (its errors in its own words)."""
+    import click
+
+    from iosizer.cli.catalogue import Role
+
+    command = _leaf(path)
+    given = {f.name: f for f in _spec(path).fields}
+    context = click.Context(command, info_name=path[-1])
+    with context:
+        params = {}
+        for param in command.params:
+            field = given.get(param.name)
+            if param.name in names:
+                value = names[param.name]
+            elif field is not None and field.role is Role.format:
+                value = "json"
+            elif field is not None and field.role is Role.plot:
+                value = "plot.png" if view else None
+            elif field is not None and server_values and field.key in server_values:
+                value = server_values[field.key]
+            elif field is not None and field.key in values:
+                value = _click_value(field, values[field.key])
+            else:
+                value = param.get_default(context)
+            value = param.process_value(context, value)
+            if param.expose_value:  # as click: an option that only acts (its callback) passes nothing
+                params[param.name] = context.params[param.name] = value
+        return context.invoke(command.callback, **params)
+
+
 def answer_question(family: str, question: str, values: dict[str, Any], keys: list[str],
                     view: bool = False) -> dict[str, Any]:
     """``POST /api/FAMILY/QUESTION`` answered from the declaration (:mod:`iosizer.serve.questions`), as
     :func:`answer_quick` answers a command; ``keys`` are the request's field names (an error names one)."""
-    from iosizer.serve.questions import answer_document
+    from iosizer.serve import questions
 
     try:
         with _quiet():
-            text, shown = answer_document(family, question, values, view)
-            return {"status": 200, "json": text, "exit": 0, **({"view": shown} if view else {})}
+            answer = questions.ask(family, question, values)
+            # json_text(to_data()) is Answer.to_json() byte for byte (tests/serve/test_speed.py), in one pass
+            text = json_text(answer.to_data()) + "\n"
+            return {"status": 200, "json": text, "exit": 0, **({"view": questions.view(answer)} if view else {})}
     except Exception as error:  # noqa: BLE001  (every failure becomes one answer)
         return _failure(error, (family, question), os.getcwd(), keys, values)
 
@@ -447,6 +583,97 @@ def _specs_known() -> set[tuple[str, ...]]:
     return set(_SPECS)
 
 
+def _local_text(text: str, workdir: str) -> str:
+    """:func:`_local` of a JSON text: the folder's name is written the same inside a JSON string (an ASCII
+    path, '/' unescaped), so one search of the text replaces walking the document."""
+    for folder in _folders(workdir):
+        if folder in text:
+            text = text.replace(folder + os.sep, "")
+    return text
+
+
+@functools.lru_cache(maxsize=64)
+def _folders(workdir: str) -> tuple[str, ...]:
+    return tuple({os.path.realpath(workdir), workdir})
+
+
+class _NotPlain(Exception):
+    """A value :func:`json_text` leaves to :func:`json.dumps` (a key that is not text, an unknown type)."""
+
+
+def json_text(data: Any) -> str:
+    """``iosizer.cli.output.to_json(data)`` byte for byte (two-space indent, non-finite numbers null),
+    written in one pass: :func:`json.dumps` with an indent runs its pure-Python encoder, about 3x slower
+    on a what-if's answer. Anything unusual is left to ``to_json`` itself."""
+    try:
+        return _indented(data, "\n")
+    except _NotPlain:
+        from iosizer.cli.output import to_json
+
+        return to_json(data)
+
+
+def _indented(value: Any, indent: str) -> str:
+    if isinstance(value, str):
+        return _QUOTE(value)
+    if value is None:
+        return "null"
+    if value is True:
+        return "true"
+    if value is False:
+        return "false"
+    if isinstance(value, float):
+        return _FLOAT(value) if math.isfinite(value) else "null"
+    if isinstance(value, int):
+        return _INT(value)
+    inner = indent + "  "
+    if isinstance(value, dict):
+        if not value:
+            return "{}"
+        if _scalars_only(value.values()) and all(type(key) is str for key in value):
+            return "{" + inner + _encoder(inner)(value)[1:-1] + indent + "}"
+        parts = []
+        for key, item in value.items():
+            if not isinstance(key, str):
+                raise _NotPlain
+            parts.append(_QUOTE(key) + ": " + _indented(item, inner))
+        return "{" + inner + ("," + inner).join(parts) + indent + "}"
+    if isinstance(value, (list, tuple)):
+        if not value:
+            return "[]"
+        if _scalars_only(value):
+            return "[" + inner + _encoder(inner)(value)[1:-1] + indent + "]"
+        return "[" + inner + ("," + inner).join([_indented(item, inner) for item in value]) + indent + "]"
+    if hasattr(value, "tolist"):  # numpy scalars and arrays, as to_json's _plain
+        return _indented(value.tolist(), indent)
+    raise _NotPlain
+
+
+def _scalars_only(items: Any) -> bool:
+    """Whether every item is a plain scalar json.dumps writes as to_json does (finite, not numpy)."""
+    for item in items:
+        kind = type(item)
+        if kind is float:
+            if not math.isfinite(item):
+                return False
+        elif kind not in _SCALARS:
+            return False
+    return True
+
+
+@functools.lru_cache(maxsize=32)
+def _encoder(inner: str) -> Callable[[Any], str]:
+    # A container of scalars only: the C encoder with the indent as its item separator writes the same
+    # bytes as the indenting (pure-Python) encoder, less the line breaks after '{' and before '}'.
+    return json.JSONEncoder(separators=("," + inner, ": "), allow_nan=False).encode
+
+
+_SCALARS = frozenset({str, int, bool, type(None)})
+_QUOTE = json.encoder.encode_basestring_ascii  # type: ignore[attr-defined]
+_FLOAT = float.__repr__
+_INT = int.__repr__
+
+
 def _local(value: Any, workdir: str) -> Any:
     """``value`` with the request's folder taken out of every text: no server path leaves the server."""
     if isinstance(value, str):
@@ -461,16 +688,15 @@ def _local(value: Any, workdir: str) -> Any:
 
 
 def _answer(reports: list[Any], status: int, view: bool, output: str | None, workdir: str) -> dict[str, Any]:
-    from iosizer.cli.output import to_json
-
     report = reports[-1] if reports else None
-    data = _local(report.data, workdir) if report is not None else None
+    data = report.data if report is not None else None
     if output is not None and os.path.isfile(output):
         with open(output, encoding="utf-8") as handle:
-            document = _local(json.load(handle), workdir)
+            document = json.load(handle)
         if isinstance(data, dict):
             data = {k: (document if v == output else v) for k, v in data.items()}
-    answer: dict[str, Any] = {"status": 200, "json": to_json(data) + "\n", "exit": status}
+    text = _local_text(json_text(data), workdir)
+    answer: dict[str, Any] = {"status": 200, "json": text + "\n", "exit": status}
     if view and report is not None:
         answer["view"] = _local(_view(report, output), workdir)
     return answer

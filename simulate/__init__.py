@@ -11,7 +11,9 @@ networks, the load-sharing controller, the DMA engine), and a
 well-kept library as the independent second engine, Ciw for open queues
 and the load-sharing controller (:mod:`iosizer.simulate.open_queues`),
 SimPy for closed loops, credit loops and replication
-(:mod:`iosizer.simulate.closed`)::
+(:mod:`iosizer.simulate.closed`). These keep means; percentiles with their
+intervals (``--simulate`` on the tail answers, and the error grids) come
+from :mod:`iosizer.simulate.tails`::
 
     >>> from iosizer.simulate import simulate
     >>> answer = simulate("mmc", arrival_rate=3.2, service_rate=1.0, servers=4,
@@ -53,7 +55,7 @@ if TYPE_CHECKING:
     from iosizer.simulate.stats import Estimate
     from iosizer.simulate.systems import Experiment
 
-__all__ = ["ENGINES", "SimulationResult", "choose_engine", "experiment", "simulate"]
+__all__ = ["ENGINES", "SimulationResult", "choose_engine", "experiment", "run_experiment", "simulate"]
 
 #: Replications of a run that names neither a count nor a target.
 DEFAULT_REPLICATIONS = 20
@@ -184,11 +186,28 @@ def simulate(
     (default: the CPU count; 1 runs in this process) or on the Dask cluster
     at ``scheduler``.
     """
+    built = experiment(family, question, **options)
+    return run_experiment(built, replications=replications, target_ci_pct=target_ci_pct, max_seconds=max_seconds,
+                          seed=seed, workers=workers, scheduler=scheduler, progress=progress, engine=engine)
+
+
+def run_experiment(
+    built: "Experiment",
+    *,
+    replications: int | None = None,
+    target_ci_pct: float | None = None,
+    max_seconds: float | None = None,
+    seed: int = 0,
+    workers: int | None = None,
+    scheduler: str | None = None,
+    progress: Callable[[int, int], None] | None = None,
+    engine: str | None = None,
+) -> SimulationResult:
+    """Run an experiment already built (:func:`simulate`'s run options), estimates with 95 % intervals."""
     from dataclasses import replace
 
     from iosizer.simulate.engine import estimates_of, run_replications
 
-    built = experiment(family, question, **options)
     chosen = choose_engine(built, engine, scheduler)
     if chosen == NUMPY:
         built = replace(built, simulator=f"numpy (second engine: {built.simulator})")

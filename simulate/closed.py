@@ -45,7 +45,7 @@ from __future__ import annotations
 import math
 import time
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, Iterator
 
 from iosizer.simulate.budget import CHECK_CYCLES
 from iosizer.simulate.stats import Sample
@@ -88,6 +88,9 @@ class ClosedNetwork:
     stations: tuple[Station, ...]
     classes: tuple[JobClass, ...]
     completions: int = DEFAULT_COMPLETIONS
+    #: Percentiles (P) of each class's measured cycle times to report too, as ``response_pP_<class>``
+    #: (:func:`iosizer.simulate.vectorised.response_percentiles`: the replication's empirical percentile).
+    percentiles: tuple[float, ...] = ()
 
     @property
     def population(self) -> int:
@@ -107,9 +110,9 @@ class ClosedNetwork:
         target = warm + self.completions
         counts = [0] * len(self.classes)
         response_sums = [0.0] * len(self.classes)
+        records: list[list[float]] = [[] for _ in self.classes]
         state = {"finished": 0, "start": 0.0, "end": 0.0}
         done = env.event()
-        stream = 0
         check = streams.allowance.check
 
         def job(c: int, think: Any, route: list[tuple[Any, Any]]):  # a SimPy process
@@ -134,11 +137,23 @@ class ClosedNetwork:
                 elif finished > warm:
                     counts[c] += 1
                     response_sums[c] += env.now - began
+                    if self.percentiles:
+                        records[c].append(env.now - began)
                     if finished == target:
                         state["end"] = env.now
                         done.succeed()
                         return
 
+        for c, think, route in self._jobs(streams, resources):
+            env.process(job(c, think, route))
+        env.run(until=done)
+        window = state["end"] - state["start"]
+        return Sample(self._metrics(counts, response_sums, window, records), time.perf_counter() - started,
+                      self.completions)
+
+    def _jobs(self, streams: Streams, resources: list[Any]) -> Iterator[tuple[int, Any, list[tuple[Any, Any]]]]:
+        """Each job's class, think-time draws (None: no think) and route of (resource or None, draws)."""
+        stream = 0
         for c, job_class in enumerate(self.classes):
             for _ in range(job_class.population):
                 # Each job reads its own streams: the same job sees the same
@@ -151,14 +166,21 @@ class ClosedNetwork:
                 for station, mean in job_class.visits:
                     route.append((resources[station], streams.draws(stream, mean, self.stations[station].scv)))
                     stream += 1
-                env.process(job(c, think, route))
-        env.run(until=done)
-        window = state["end"] - state["start"]
+                yield c, think, route
+
+    def _metrics(self, counts: list[int], response_sums: list[float], window: float,
+                 records: list[list[float]]) -> dict[str, float]:
+        """Per class: cycles per unit time over the measured window, their mean response, and the
+        percentiles of its ``records`` (the measured cycle times) where the network asks for them."""
         metrics: dict[str, float] = {}
         for c, job_class in enumerate(self.classes):
             metrics[f"throughput_{job_class.name}"] = counts[c] / window
             metrics[f"response_{job_class.name}"] = response_sums[c] / counts[c] if counts[c] else math.nan
-        return Sample(metrics, time.perf_counter() - started, self.completions)
+            if self.percentiles:
+                from iosizer.simulate.vectorised import response_percentiles
+
+                metrics.update(response_percentiles(records[c], self.percentiles, job_class.name))
+        return metrics
 
     #: The numpy engine runs it (:func:`iosizer.simulate.vectorised.closed_network`).
     vectorised = True
@@ -169,3 +191,4 @@ class ClosedNetwork:
         from iosizer.simulate.vectorised import closed_network
 
         return closed_network(self, batch)
+

@@ -316,22 +316,8 @@ def run_replications(
     ``vectorised``: run them in batches through ``model.run_batch`` (the
     numpy engine, in this process; ``workers`` and ``scheduler`` unused).
     """
-    if replications is not None and target_ci_pct is not None:
-        raise InputError("give --replications or --target-ci-pct, not both")
-    if replications is not None and not 2 <= replications <= MAX_REPLICATIONS:
-        raise InputError(f"--replications must lie in [2, {MAX_REPLICATIONS:,}], got {replications}")
-    if target_ci_pct is not None and not (math.isfinite(target_ci_pct) and 0 < target_ci_pct < 100):
-        raise InputError(f"--target-ci-pct must lie in (0, 100), got {target_ci_pct:g}")
-    if max_seconds is not None and not (math.isfinite(max_seconds) and 0 < max_seconds <= MAX_SECONDS):
-        raise InputError(f"--max-seconds must lie in (0, {MAX_SECONDS:g}], got {max_seconds:g}")
-    if max_seconds is None:
-        max_seconds = DEFAULT_MAX_SECONDS  # every run has a budget, held within replications too
-    if workers is not None and not 1 <= workers <= MAX_WORKERS:
-        raise InputError(f"--workers must lie in [1, {MAX_WORKERS}], got {workers}")
-    if seed < 0:
-        raise InputError(f"--seed must be >= 0, got {seed}")
-    if target_ci_pct is None and replications is None:
-        replications = default_replications
+    replications, max_seconds = _checked_stopping(replications, target_ci_pct, max_seconds, workers, seed,
+                                                  default_replications)
     if vectorised:
         estimate([0.0, 1.0])  # scipy.special's import, before the budget's clock as below
         started = time.perf_counter()
@@ -359,6 +345,28 @@ def run_replications(
             close()
     return Run(used, computed, stopped, time.perf_counter() - started, executor.name, target_ci_pct, max_seconds,
                dropped, executor.workers)
+
+
+def _checked_stopping(replications: int | None, target_ci_pct: float | None, max_seconds: float | None,
+                      workers: int | None, seed: int, default_replications: int) -> tuple[int | None, float]:
+    """The run's replication count (None: until the target) and time budget, each argument checked."""
+    if replications is not None and target_ci_pct is not None:
+        raise InputError("give --replications or --target-ci-pct, not both")
+    if replications is not None and not 2 <= replications <= MAX_REPLICATIONS:
+        raise InputError(f"--replications must lie in [2, {MAX_REPLICATIONS:,}], got {replications}")
+    if target_ci_pct is not None and not (math.isfinite(target_ci_pct) and 0 < target_ci_pct < 100):
+        raise InputError(f"--target-ci-pct must lie in (0, 100), got {target_ci_pct:g}")
+    if max_seconds is not None and not (math.isfinite(max_seconds) and 0 < max_seconds <= MAX_SECONDS):
+        raise InputError(f"--max-seconds must lie in (0, {MAX_SECONDS:g}], got {max_seconds:g}")
+    if max_seconds is None:
+        max_seconds = DEFAULT_MAX_SECONDS  # every run has a budget, held within replications too
+    if workers is not None and not 1 <= workers <= MAX_WORKERS:
+        raise InputError(f"--workers must lie in [1, {MAX_WORKERS}], got {workers}")
+    if seed < 0:
+        raise InputError(f"--seed must be >= 0, got {seed}")
+    if target_ci_pct is None and replications is None:
+        replications = default_replications
+    return replications, max_seconds
 
 
 def _drive(executor: Any, model: Any, seed: int, targeted: Sequence[str], count: int | None,

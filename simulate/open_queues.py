@@ -228,12 +228,17 @@ class SharedCores:
     fixed_delay: float = 0.0
 
     def core_utilizations(self) -> list[float]:
-        """Each core's utilisation if every port spreads its work evenly over its cores."""
-        work = [0.0] * self.cores
-        for rate, mean, group in zip(self.rates, self.service_means, self.eligible):
-            for core in group:
-                work[core] += rate * mean / len(group)
-        return work
+        """Each core's utilisation under the most balanced split of each port's work over its cores: where a
+        free core's FCFS pick sends it (:func:`iosizer.model.loadshare.balanced_utilisation`)."""
+        import numpy as np
+
+        from iosizer.model.loadshare import balanced_utilisation
+
+        work = np.array([[rate * mean for rate, mean in zip(self.rates, self.service_means)]])
+        membership = np.zeros((1, len(self.rates), self.cores), dtype=bool)
+        for port, group in enumerate(self.eligible):
+            membership[0, port, list(group)] = True
+        return [float(u) for u in balanced_utilisation(work, membership)[0]]
 
     def run(self, streams: Streams) -> Sample:
         import ciw

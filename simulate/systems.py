@@ -747,43 +747,6 @@ def replication(*, link: str | None = None, block_kib: float | None = None, outs
                       model, metrics, "exact MVA", "SimPy", notes + _variability_note(scv))
 
 
-# --- device (issue 27) --------------------------------------------------------------------------
-
-
-def device(*, outstanding: Sequence[float] | None = None, profile: Any = None,
-           latency_floor_us: float | None = None, parallel_units: float | None = None,
-           unit_service_us: float | None = None, service_scv: float | None = None,
-           run_length: int | None = None) -> Experiment:
-    """The ``device curve`` experiment: values from ``profile`` (a Profile; None: the shipped one, or none
-    when every parameter is given), each given parameter fixing its value, as ``iosizer device curve``."""
-    import numpy as np
-
-    from iosizer.calibration.questions import resolve
-    from iosizer.model.device import SCV_ERROR, device_curve
-    from iosizer.simulate.device import DeviceSweep, depths as device_depths, key, network
-
-    depths = device_depths(outstanding)
-    changes = {"latency_floor_us": latency_floor_us, "parallel_units": parallel_units,
-               "unit_service_us": unit_service_us, "service_scv": service_scv}
-    values, _, source = resolve("device", profile, None, changes)
-    completions = _length(run_length, DEFAULT_COMPLETIONS)
-    model = DeviceSweep(tuple(network(values, n, completions) for n in depths))
-    exact = device_curve(values, np.asarray(depths, dtype=np.float64))
-    metrics = tuple(Metric(key(name, n), float(exact[name][i]), label=name, point=(("outstanding", n),))
-                    for i, n in enumerate(depths) for name in ("iops", "mean_latency_us"))
-    scv = float(values["service_scv"])
-    units = int(round(float(values["parallel_units"])))
-    notes = [f"values: {source}; floor {float(values['latency_floor_us']):.6g} us (constant), {units} unit(s) of "
-             f"{float(values['unit_service_us']):.6g} us, service scv {scv:g}"
-             + (" (exponential)" if scv == 1.0 else " (constant)" if scv == 0.0 else " (gamma)"),
-             "no latency percentile simulated: the engines keep mean cycle times, not each I/O's latency"]
-    if scv != 1.0:
-        notes.append("the analytic values are the product form's, exact at scv 1 only; " + SCV_ERROR)
-    title = f"device curve, {units} unit(s), outstanding {','.join(map(str, depths))}"
-    method = "exact (product form)" if scv == 1.0 else "product form at scv 1 (approximation)"
-    return Experiment("device", "device curve", title, model, metrics, method, "SimPy", tuple(notes))
-
-
 #: family -> question -> builder; None: the family's one question.
 QUESTIONS: dict[str, dict[str | None, Any]] = {
     "mmc": {None: open_queue, **{q: open_queue for q in _OPEN}},
@@ -794,7 +757,6 @@ QUESTIONS: dict[str, dict[str | None, Any]] = {
     "hba": {None: hba, "response": hba, "isolation": hba},
     "loadshare": {None: loadshare, "curve": loadshare},
     "replication": {None: replication, "replication": replication},
-    "device": {None: device, "curve": device},
 }
 
 

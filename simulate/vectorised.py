@@ -47,7 +47,7 @@ import numpy as np
 from iosizer.simulate.stats import Sample
 from iosizer.simulate.streams import Streams, by_inversion
 
-__all__ = ["BLOCK", "closed_network", "dma_issue", "open_queue", "pieces"]
+__all__ = ["BLOCK", "closed_network", "dma_issue", "open_queue", "pieces", "response_percentiles"]
 
 #: Customers (or variates of one stream) drawn per row per numpy call.
 BLOCK = 4096
@@ -244,6 +244,9 @@ def closed_network(network: Any, batch: Sequence[Streams]) -> list[Sample]:
         rows = [streams for streams in part for _ in lengths]
         found.append(_closed_rows(network, rows, list(range(len(lengths))) * len(part), lengths * len(part), part))
     counts, sums, window = (np.concatenate([f[i] for f in found]) for i in range(3))
+    if network.percentiles:  # each replication's records: its pieces' rows, side by side
+        records = np.concatenate([f[3] for f in found]).reshape(len(batch), -1)
+        kinds = np.concatenate([f[4] for f in found]).reshape(len(batch), -1)
     shape = (len(batch), len(lengths))
     counts = counts.reshape(shape + (-1,)).sum(axis=1)
     sums = sums.reshape(shape + (-1,)).sum(axis=1)
@@ -255,6 +258,8 @@ def closed_network(network: Any, batch: Sequence[Streams]) -> list[Sample]:
         for k, job in enumerate(network.classes):
             metrics[f"throughput_{job.name}"] = counts[r, k] / window[r]
             metrics[f"response_{job.name}"] = sums[r, k] / counts[r, k] if counts[r, k] else math.nan
+            if network.percentiles:
+                metrics.update(response_percentiles(records[r][kinds[r] == k], network.percentiles, job.name))
         samples.append(Sample(metrics, seconds, network.completions))
     return samples
 
@@ -316,86 +321,124 @@ def _closed_tables(network: Any) -> dict[str, Any]:
 
 
 def _closed_rows(network: Any, batch: Sequence[Streams], piece: Sequence[int], lengths: Sequence[int],
-                 owners: Sequence[Streams]) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    """Each row's measured cycle counts and response-time sums per class, and its measured time window."""
+                 owners: Sequence[Streams]) -> tuple[np.ndarray, ...]:
+    """Each row's measured cycle counts and response-time sums per class, and its measured time window;
+    with ``network.percentiles``, also each measured cycle's time and class (NaN, -1 past a row's count)."""
     from iosizer.simulate.budget import CHECK_CYCLES
 
-    t = _closed_tables(network)
-    rows, jobs, width = len(batch), len(t["job_class"]), t["width"]
-    stations = len(network.stations)
-    here_of, mean_of, source_of, after, ends, begins = (t[k] for k in ("here", "mean", "source", "after", "ends",
-                                                                       "begins"))
-    queueing, capacity, job_class = t["queueing"], t["capacity"], t["job_class"]
-    variates = _Variates(batch, piece, t["sources"])
-    row = np.arange(rows)
-    base = row * jobs                         # flat index of (row, job 0)
-    per_row = row * (stations + 1)            # flat index of (row, station 0) in ``busy``
-    # Every job starts thinking (a zero think ends at once, the jobs in order).
-    state = np.tile(np.arange(jobs) * width, rows)
-    end = np.zeros((rows, jobs))
-    everyone = np.ones(rows, dtype=bool)
-    for j in range(jobs):
-        if mean_of[j * width] > 0:
-            end[:, j] = mean_of[j * width] * variates.take(np.full(rows, source_of[j * width]), everyone)
-    end_f = end.reshape(-1)
-    at = np.full((rows, jobs), stations)      # the station each job occupies (``stations``: thinking)
-    at_f = at.reshape(-1)
-    began = np.zeros(rows * jobs)
-    queued = np.zeros((rows, jobs), dtype=np.int64)
-    queued_f = queued.reshape(-1)
-    busy = np.zeros(rows * (stations + 1))
-    measure = np.asarray(lengths)
-    warm = np.maximum(measure // 10, 10 * jobs)
-    target = warm + measure
-    done = np.zeros(rows, dtype=np.int64)
-    counts, sums = np.zeros((rows, len(network.classes))), np.zeros((rows, len(network.classes)))
-    opened, closed_at = np.zeros(rows), np.zeros(rows)
-    never = np.iinfo(np.int64).max
+    rows = _ClosedRows(network, batch, piece, lengths)
     step = 0
     while True:
-        fj = base + end.argmin(axis=1)
-        now = end_f[fj]
-        was = state[fj]
-        here = here_of[was]
-        # A finished service frees its server, which takes the longest-waiting job there (FCFS by ticket).
-        freed = np.where(queueing[here], here, stations)
-        busy[per_row + freed] -= queueing[here]
-        waiting = np.isinf(end) & (at == freed[:, None])
-        fh = base + np.where(waiting, queued, never).argmin(axis=1)
-        takes = waiting.reshape(-1)[fh]
-        head = state[fh]
-        length = mean_of[head] * variates.take(source_of[head], takes)
-        end_f[fh] = np.where(takes, now + length, end_f[fh])
-        busy[per_row + freed] += takes
-        # The job moves on: its next visit, or the cycle ends (think, or straight back to the first visit).
-        if ends[was].any():
-            completes = ends[was]
-            live = completes & (done < target)
-            done += live
-            measured = live & (done > warm)
-            k = job_class[fj[measured] - base[measured]]
-            counts[row[measured], k] += 1.0   # one job per row: no repeated index
-            sums[row[measured], k] += (now - began[fj])[measured]
-            opened = np.where(live & (done == warm), now, opened)
-            closed_at = np.where(live & (done == target), now, closed_at)
-        nxt = after[was]
-        began[fj] = np.where(begins[was], now, began[fj])
-        station = here_of[nxt]
-        in_queue = queueing[station]
-        starts = ~in_queue | (busy[per_row + station] < capacity[station])
-        length = mean_of[nxt] * variates.take(source_of[nxt], starts)
-        busy[per_row + station] += in_queue & starts
-        queued_f[fj] = step
-        end_f[fj] = np.where(starts, now + length, np.inf)
-        state[fj] = nxt
-        at_f[fj] = station
+        rows.step(step)
         step += 1
         if step % 64 == 0:  # rows already done run on unmeasured until every row is
-            if not np.any(done < target):
+            if not np.any(rows.done < rows.target):
                 break
             if step % CHECK_CYCLES == 0:
-                _check(owners, float(np.min(done / target)))
-    return counts, sums, closed_at - opened
+                _check(owners, float(np.min(rows.done / rows.target)))
+    if rows.keep:
+        return rows.counts, rows.sums, rows.closed_at - rows.opened, rows.records, rows.kinds
+    return rows.counts, rows.sums, rows.closed_at - rows.opened
+
+
+#: A queue ticket larger than any: the jobs not waiting at the freed station.
+_NEVER = np.iinfo(np.int64).max
+
+
+class _ClosedRows:
+    """A closed network's rows advancing together (module docstring): per job its state (route slot), the
+    end of its activity and its queue ticket; per row and station the busy servers; per row the cycles done,
+    per row and class the measured cycles and their summed response."""
+
+    def __init__(self, network: Any, batch: Sequence[Streams], piece: Sequence[int],
+                 lengths: Sequence[int]) -> None:
+        t = _closed_tables(network)
+        rows, jobs, width = len(batch), len(t["job_class"]), t["width"]
+        self.stations = stations = len(network.stations)
+        self.here_of, self.mean_of, self.source_of, self.after, self.ends, self.begins = (
+            t[k] for k in ("here", "mean", "source", "after", "ends", "begins"))
+        self.queueing, self.capacity, self.job_class = t["queueing"], t["capacity"], t["job_class"]
+        self.variates = _Variates(batch, piece, t["sources"])
+        self.row = np.arange(rows)
+        self.base = self.row * jobs                    # flat index of (row, job 0)
+        self.per_row = self.row * (stations + 1)       # flat index of (row, station 0) in ``busy``
+        # Every job starts thinking (a zero think ends at once, the jobs in order).
+        self.state = np.tile(np.arange(jobs) * width, rows)
+        self.end = np.zeros((rows, jobs))
+        everyone = np.ones(rows, dtype=bool)
+        for j in range(jobs):
+            if self.mean_of[j * width] > 0:
+                self.end[:, j] = self.mean_of[j * width] * self.variates.take(
+                    np.full(rows, self.source_of[j * width]), everyone)
+        self.end_f = self.end.reshape(-1)
+        self.at = np.full((rows, jobs), stations)  # the station each job occupies (``stations``: thinking)
+        self.at_f = self.at.reshape(-1)
+        self.began = np.zeros(rows * jobs)
+        self.queued = np.zeros((rows, jobs), dtype=np.int64)
+        self.queued_f = self.queued.reshape(-1)
+        self.busy = np.zeros(rows * (stations + 1))
+        measure = np.asarray(lengths)
+        self.warm = np.maximum(measure // 10, 10 * jobs)
+        self.target = self.warm + measure
+        self.done = np.zeros(rows, dtype=np.int64)
+        self.counts, self.sums = np.zeros((rows, len(network.classes))), np.zeros((rows, len(network.classes)))
+        self.opened, self.closed_at = np.zeros(rows), np.zeros(rows)
+        # With percentiles: each measured cycle's time and class (NaN, -1 past a row's count).
+        self.keep = bool(network.percentiles)
+        self.records = np.full((rows, int(measure.max()) if self.keep else 0), np.nan)
+        self.kinds = np.full(self.records.shape, -1, dtype=np.int64)
+
+    def step(self, ticket: int) -> None:
+        """In every row, the job whose activity ends first finishes it and moves on (``ticket``: its place
+        in a queue it joins)."""
+        fj = self.base + self.end.argmin(axis=1)
+        now = self.end_f[fj]
+        was = self.state[fj]
+        self._free(self.here_of[was], now)
+        if self.ends[was].any():
+            self._complete(fj, self.ends[was], now)
+        self._move_on(fj, self.after[was], self.begins[was], now, ticket)
+
+    def _free(self, here: np.ndarray, now: np.ndarray) -> None:
+        """A finished service frees its server, which takes the longest-waiting job there (FCFS by ticket)."""
+        freed = np.where(self.queueing[here], here, self.stations)
+        self.busy[self.per_row + freed] -= self.queueing[here]
+        waiting = np.isinf(self.end) & (self.at == freed[:, None])
+        fh = self.base + np.where(waiting, self.queued, _NEVER).argmin(axis=1)
+        takes = waiting.reshape(-1)[fh]
+        head = self.state[fh]
+        length = self.mean_of[head] * self.variates.take(self.source_of[head], takes)
+        self.end_f[fh] = np.where(takes, now + length, self.end_f[fh])
+        self.busy[self.per_row + freed] += takes
+
+    def _complete(self, fj: np.ndarray, completes: np.ndarray, now: np.ndarray) -> None:
+        """Cycles ending now: counted, measured past the warm-up by class; the window opens and closes."""
+        live = completes & (self.done < self.target)
+        self.done += live
+        measured = live & (self.done > self.warm)
+        k = self.job_class[fj[measured] - self.base[measured]]
+        self.counts[self.row[measured], k] += 1.0   # one job per row: no repeated index
+        self.sums[self.row[measured], k] += (now - self.began[fj])[measured]
+        if self.keep:
+            slot = (self.done - self.warm - 1)[measured]
+            self.records[self.row[measured], slot] = (now - self.began[fj])[measured]
+            self.kinds[self.row[measured], slot] = k
+        self.opened = np.where(live & (self.done == self.warm), now, self.opened)
+        self.closed_at = np.where(live & (self.done == self.target), now, self.closed_at)
+
+    def _move_on(self, fj: np.ndarray, nxt: np.ndarray, begins: np.ndarray, now: np.ndarray, ticket: int) -> None:
+        """The job goes to ``nxt``, its next visit or the cycle's end (think, or straight back to the first
+        visit): a timer, service on a free server, or the tail of the queue."""
+        self.began[fj] = np.where(begins, now, self.began[fj])
+        station = self.here_of[nxt]
+        in_queue = self.queueing[station]
+        starts = ~in_queue | (self.busy[self.per_row + station] < self.capacity[station])
+        length = self.mean_of[nxt] * self.variates.take(self.source_of[nxt], starts)
+        self.busy[self.per_row + station] += in_queue & starts
+        self.queued_f[fj] = ticket
+        self.end_f[fj] = np.where(starts, now + length, np.inf)
+        self.state[fj] = nxt
+        self.at_f[fj] = station
 
 
 # --- the DMA engine (seed 000) ------------------------------------------------------------------
@@ -431,85 +474,126 @@ def shared_cores(system: Any, batch: Sequence[Streams], warm: float) -> list[Sam
     from iosizer.simulate.budget import CHECK_CYCLES
 
     started = time.perf_counter()
-    rows = len(batch)
-    ports = [p for p, rate in enumerate(system.rates) if rate > 0]
-    count_ports, cores = len(ports), int(system.cores)
-    rates = np.array([system.rates[p] for p in ports])
-    means = np.array([system.service_means[p] for p in ports])
-    eligible = np.zeros((count_ports + 1, cores), dtype=bool)  # the last row: an empty slot's port
-    for i, p in enumerate(ports):
-        eligible[i, list(system.eligible[p])] = True
-    window = float(system.customers / rates.sum())
-    end, close = warm + window, warm + window + warm
-    # Sources: port i's arrivals (its stream 1 + 2p), services (2 + 2p), then the idle-core choice (stream 0).
-    variates = _Variates(batch, [0] * rows, [(1 + 2 * p, 1.0) for p in ports] +
-                         [(2 + 2 * p, system.service_scv) for p in ports] + [(0, 1.0)])
-    constant = variates.constant
-    row = np.arange(rows)
-    everyone = np.ones(rows, dtype=bool)
-    service_source = (np.arange(count_ports) + count_ports) if system.service_scv > 0 else \
-        np.full(count_ports, constant)
-    arrive = np.empty((rows, count_ports))
-    for i in range(count_ports):
-        arrive[:, i] = variates.take(np.full(rows, i), everyone) / rates[i]
-    busy_until = np.full((rows, cores), np.inf)
-    slots = 16
-    queued_at = np.full((rows, slots), np.inf)
-    queued_port = np.full((rows, slots), count_ports)
-    count, total = np.zeros(rows), np.zeros(rows)
+    cores = _SharedCores(system, batch, warm)
     step = 0
     while True:
-        port = arrive.argmin(axis=1)
-        t_arrive = arrive[row, port]
-        core = busy_until.argmin(axis=1)
-        t_free = busy_until[row, core]
-        arriving = t_arrive < t_free
-        now = np.where(arriving, t_arrive, t_free)
-        # An arrival: an idle eligible core chosen uniformly, else the I/O waits in a free slot.
-        idle = np.isinf(busy_until) & eligible[port] & arriving[:, None]
-        idle_count = idle.sum(axis=1)
-        spread = idle_count > 1
-        pick = -np.expm1(-variates.take(np.full(rows, 2 * count_ports), spread))  # uniform in [0, 1)
-        nth = np.where(spread, np.minimum((pick * idle_count).astype(np.int64), idle_count - 1), 0)
-        chosen = np.argmax(np.cumsum(idle, axis=1) > nth[:, None], axis=1)
-        serve_now = idle_count > 0
-        waits = arriving & ~serve_now
-        if waits.any():
-            if np.isfinite(queued_at[waits]).all(axis=1).any():
-                queued_at = np.concatenate([queued_at, np.full((rows, slots), np.inf)], axis=1)
-                queued_port = np.concatenate([queued_port, np.full((rows, slots), count_ports)], axis=1)
-                slots *= 2
-            slot = np.isinf(queued_at).argmax(axis=1)
-            queued_at[row[waits], slot[waits]] = now[waits]
-            queued_port[row[waits], slot[waits]] = port[waits]
-        # A completion: the freed core takes the longest-waiting I/O of the ports it serves.
-        finishing = ~arriving
-        candidates = eligible[queued_port, core[:, None]] & finishing[:, None]
-        head = np.where(candidates, queued_at, np.inf).argmin(axis=1)
-        takes = candidates[row, head]
-        # Whoever starts now: the arriving I/O on its chosen core, or the head of the queue on the freed one.
-        starts = (arriving & serve_now) | takes
-        started_port = np.where(arriving, port, queued_port[row, head])
-        arrived = np.where(arriving, now, queued_at[row, head])
-        length = means[np.minimum(started_port, count_ports - 1)] * variates.take(
-            service_source[np.minimum(started_port, count_ports - 1)], starts)
-        on = np.where(arriving, chosen, core)
-        busy_until[row, on] = np.where(starts, now + length, np.where(finishing, np.inf, busy_until[row, on]))
-        queued_at[row[takes], head[takes]] = np.inf
-        queued_port[row[takes], head[takes]] = count_ports
-        measured = starts & (arrived >= warm) & (arrived < end) & (now + length <= close)
-        count += measured
-        total += np.where(measured, now - arrived + length, 0.0)
-        # The arriving port's next arrival.
-        gap = variates.take(np.where(arriving, port, constant), arriving) / rates[port]
-        arrive[row, port] = np.where(arriving, now + gap, arrive[row, port])
+        cores.step()
         step += 1
         if step % 64 == 0:
-            left = (arrive.min(axis=1) < end) | (queued_at < end).any(axis=1)
+            left = (cores.arrive.min(axis=1) < cores.end) | (cores.queued_at < cores.end).any(axis=1)
             if not left.any():
                 break
             if step % CHECK_CYCLES == 0:
-                _check(batch, float(min(arrive.min(axis=1).min() / end, 1.0)))
-    seconds = (time.perf_counter() - started) / rows
-    return [Sample({"response_service_times": total[r] / count[r] + system.fixed_delay}, seconds, int(count[r]))
-            for r in range(rows)]
+                _check(batch, float(min(cores.arrive.min(axis=1).min() / cores.end, 1.0)))
+    seconds = (time.perf_counter() - started) / len(batch)
+    return [Sample({"response_service_times": cores.total[r] / cores.count[r] + system.fixed_delay}, seconds,
+                   int(cores.count[r]))
+            for r in range(len(batch))]
+
+
+class _SharedCores:
+    """:func:`shared_cores`' rows advancing together: each port's next arrival, each core's end of service,
+    the waiting I/Os as slots (arrival time, port; an empty slot: infinite, the port past the last), and
+    the measured I/Os' count and summed response."""
+
+    def __init__(self, system: Any, batch: Sequence[Streams], warm: float) -> None:
+        self.rows = rows = len(batch)
+        ports = [p for p, rate in enumerate(system.rates) if rate > 0]
+        self.count_ports, cores = len(ports), int(system.cores)
+        count_ports = self.count_ports
+        self.rates = np.array([system.rates[p] for p in ports])
+        self.means = np.array([system.service_means[p] for p in ports])
+        self.eligible = np.zeros((count_ports + 1, cores), dtype=bool)  # the last row: an empty slot's port
+        for i, p in enumerate(ports):
+            self.eligible[i, list(system.eligible[p])] = True
+        window = float(system.customers / self.rates.sum())
+        self.warm, self.end, self.close = warm, warm + window, warm + window + warm
+        # Sources: port i's arrivals (its stream 1 + 2p), services (2 + 2p), then the idle-core choice (stream 0).
+        self.variates = _Variates(batch, [0] * rows, [(1 + 2 * p, 1.0) for p in ports] +
+                                  [(2 + 2 * p, system.service_scv) for p in ports] + [(0, 1.0)])
+        self.constant = self.variates.constant
+        self.row = np.arange(rows)
+        everyone = np.ones(rows, dtype=bool)
+        self.service_source = (np.arange(count_ports) + count_ports) if system.service_scv > 0 else \
+            np.full(count_ports, self.constant)
+        self.arrive = np.empty((rows, count_ports))
+        for i in range(count_ports):
+            self.arrive[:, i] = self.variates.take(np.full(rows, i), everyone) / self.rates[i]
+        self.busy_until = np.full((rows, cores), np.inf)
+        self.slots = 16
+        self.queued_at = np.full((rows, self.slots), np.inf)
+        self.queued_port = np.full((rows, self.slots), count_ports)
+        self.count, self.total = np.zeros(rows), np.zeros(rows)
+
+    def step(self) -> None:
+        """In every row, the earlier of the next arrival (any port) and the next core to finish."""
+        row = self.row
+        port = self.arrive.argmin(axis=1)
+        t_arrive = self.arrive[row, port]
+        core = self.busy_until.argmin(axis=1)
+        t_free = self.busy_until[row, core]
+        arriving = t_arrive < t_free
+        now = np.where(arriving, t_arrive, t_free)
+        chosen, serve_now = self._idle_core(port, arriving)
+        self._wait(arriving & ~serve_now, now, port)
+        self._start(arriving, arriving & serve_now, chosen, core, now, port)
+        # The arriving port's next arrival.
+        gap = self.variates.take(np.where(arriving, port, self.constant), arriving) / self.rates[port]
+        self.arrive[row, port] = np.where(arriving, now + gap, self.arrive[row, port])
+
+    def _idle_core(self, port: np.ndarray, arriving: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        """An arrival's core: an idle one among its port's eligible ones, chosen uniformly; whether any is."""
+        idle = np.isinf(self.busy_until) & self.eligible[port] & arriving[:, None]
+        idle_count = idle.sum(axis=1)
+        spread = idle_count > 1
+        pick = -np.expm1(-self.variates.take(np.full(self.rows, 2 * self.count_ports), spread))  # uniform in [0, 1)
+        nth = np.where(spread, np.minimum((pick * idle_count).astype(np.int64), idle_count - 1), 0)
+        chosen = np.argmax(np.cumsum(idle, axis=1) > nth[:, None], axis=1)
+        return chosen, idle_count > 0
+
+    def _wait(self, waits: np.ndarray, now: np.ndarray, port: np.ndarray) -> None:
+        """Arrivals with no idle core wait in a free slot (twice the slots when a row has none left)."""
+        if not waits.any():
+            return
+        if np.isfinite(self.queued_at[waits]).all(axis=1).any():
+            self.queued_at = np.concatenate([self.queued_at, np.full((self.rows, self.slots), np.inf)], axis=1)
+            self.queued_port = np.concatenate([self.queued_port, np.full((self.rows, self.slots), self.count_ports)],
+                                              axis=1)
+            self.slots *= 2
+        slot = np.isinf(self.queued_at).argmax(axis=1)
+        self.queued_at[self.row[waits], slot[waits]] = now[waits]
+        self.queued_port[self.row[waits], slot[waits]] = port[waits]
+
+    def _start(self, arriving: np.ndarray, served: np.ndarray, chosen: np.ndarray, core: np.ndarray,
+               now: np.ndarray, port: np.ndarray) -> None:
+        """Whoever starts now: an arriving I/O ``served`` at once on its ``chosen`` core, or, as ``core``
+        finishes, the longest-waiting I/O of the ports it serves; measured if it arrived in the window and is
+        done by its close."""
+        row, finishing, last = self.row, ~arriving, self.count_ports - 1
+        candidates = self.eligible[self.queued_port, core[:, None]] & finishing[:, None]
+        head = np.where(candidates, self.queued_at, np.inf).argmin(axis=1)
+        takes = candidates[row, head]
+        starts = served | takes
+        started_port = np.where(arriving, port, self.queued_port[row, head])
+        arrived = np.where(arriving, now, self.queued_at[row, head])
+        length = self.means[np.minimum(started_port, last)] * self.variates.take(
+            self.service_source[np.minimum(started_port, last)], starts)
+        on = np.where(arriving, chosen, core)
+        self.busy_until[row, on] = np.where(starts, now + length,
+                                            np.where(finishing, np.inf, self.busy_until[row, on]))
+        self.queued_at[row[takes], head[takes]] = np.inf
+        self.queued_port[row[takes], head[takes]] = self.count_ports
+        measured = starts & (arrived >= self.warm) & (arrived < self.end) & (now + length <= self.close)
+        self.count += measured
+        self.total += np.where(measured, now - arrived + length, 0.0)
+
+
+def response_percentiles(records: Any, percentiles: Sequence[float], name: str) -> dict[str, float]:
+    """``response_pP_<name>``: the P-th empirical percentile (numpy's linear interpolation) of one
+    replication's measured cycle times; its 95 % interval comes from the replications' spread."""
+    from iosizer.model.percentiles import percentile_key
+
+    values = np.asarray(records, dtype=np.float64)
+    values = values[np.isfinite(values)]
+    return {f"response_{percentile_key(p)}_{name}": float(np.percentile(values, p)) if values.size else math.nan
+            for p in percentiles}

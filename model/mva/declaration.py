@@ -113,6 +113,7 @@ def _closed_start(data, settings):
 FAMILIES = (
     Family(
         name="closed-network",
+        sizing_command="size load",
         formula=("exact MVA over n = 1..N: R_k(n) = D_k (1 + Q_k(n - 1)) at a queueing station, D_k at "
                  "a delay, a c-server station through its marginal probabilities p_k(j | n) "
                  "(Seidmann's split beyond 4 multi-server stations); X(n) = n / (Z + sum_k R_k(n)), "

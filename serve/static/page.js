@@ -61,6 +61,7 @@ function isBandKey(key) {
 
 function bandKeys(row, key) {
   for (const [low, high] of BAND_SUFFIXES) if (key + low in row && key + high in row) return [key + low, key + high];
+  if (key === "simulated" && "ci_low" in row && "ci_high" in row) return ["ci_low", "ci_high"];  // a simulation's interval
   return null;
 }
 
@@ -68,7 +69,7 @@ function bandKeys(row, key) {
 function unitOf(key, command = state.command) {
   if (!key) return null;
   if (command && command.declared) {
-    for (const spec of [...command.inputs, ...command.outputs]) if (spec.name === key) return usable(spec.unit);
+    for (const spec of [...command.inputs, ...command.outputs]) if (spec.name === key) return usable(ofRates(spec.unit));
   }
   if (command) {
     const field = command.fields.find((f) => f.key === key);
@@ -78,7 +79,7 @@ function unitOf(key, command = state.command) {
   for (const other of state.catalogue.commands) {
     if (!other.declared || !state.family || other.group !== state.family.name) continue;
     const spec = [...other.inputs, ...other.outputs].find((s) => s.name === key);
-    if (spec) return usable(spec.unit);
+    if (spec) return usable(ofRates(spec.unit));
   }
   if (/(^|_)iops$/.test(key)) return "IOPS";
   const percentile = key.match(/_p\d+(_\d+)?(_[a-z]+)$/);  // latency_p99_us: the unit after the percentile
@@ -88,6 +89,13 @@ function unitOf(key, command = state.command) {
   if (/(^|_)(wait|response|think_time)$/.test(key)) return timeUnit();
   if (/(^|_)rate$/.test(key)) return timeUnit() === "s" ? "1/s" : "1/t";
   return null;
+}
+
+// A declared unit 't' (or '1/t') is the unit of the queue's rates: seconds once a profile fitted per second answers.
+function ofRates(unit) {
+  if (unit === "t") return timeUnit();
+  if (unit === "1/t") return timeUnit() === "s" ? "1/s" : "1/t";
+  return unit;
 }
 
 function timeUnit() {
@@ -116,11 +124,12 @@ async function boot() {
     families.append(element("option", { value: family.name, text: `${family.name}: ${family.summary}` }));
   }
   families.addEventListener("change", () => selectFamily(families.value));
-  $("question").addEventListener("change", () => selectQuestion($("question").value));
+  $("question").addEventListener("change", () => selectQuestion($("question").value, null, true));
   $("plot-y").addEventListener("change", () => { state.chosenY = $("plot-y").value; drawAnswer(); saveUrl(); });
   $("fit-form").addEventListener("submit", (event) => { event.preventDefault(); fit(); });
   $("fit-example").addEventListener("click", fitExample);
   $("use-shipped").addEventListener("click", () => useProfile(null));
+  $("profile-file").addEventListener("change", loadProfile);
   $("size-form").addEventListener("submit", (event) => { event.preventDefault(); size(); });
   $("size-target").addEventListener("change", showSizeTarget);
   $("pin").addEventListener("click", pin);
@@ -193,7 +202,16 @@ async function selectFamily(name, saved = {}) {
   selectQuestion(wanted, saved);
 }
 
-function selectQuestion(name, saved = null) {
+// ``carry``: values the planner gave fields this question shares with the last one stay (a parameter
+// fixed, a CPU speed); the question's own starting sweep still applies.
+function selectQuestion(name, saved = null, carry = false) {
+  const carried = {};
+  if (carry) {
+    for (const wrap of $("inputs").querySelectorAll(".field[data-key]")) {
+      const text = String(wrap.input.value).trim();
+      if (wrap.field.kind !== "boolean" && text !== "" && text !== String(wrap.field.default ?? "")) carried[wrap.field.key] = text;
+    }
+  }
   const command = state.commands.get(name);
   state.command = command;
   $("question").value = name;
@@ -206,7 +224,7 @@ function selectQuestion(name, saved = null) {
     // With a profile the profile's own values answer: the demo's parameters are left out.
     for (const key of Object.keys(starting)) if (!(key in state.catalogue.starting_with_profile[name])) delete starting[key];
   }
-  const values = saved && saved.v ? saved.v : starting;
+  const values = saved && saved.v ? saved.v : { ...carried, ...starting };
   for (const field of command.fields) {
     if (HIDDEN_FIELDS.has(field.key) || field.kind === "profile" || field.kind === "profiles") continue;
     form.append(fieldControl(command.declared ? inUse(field) : field, values[field.key], () => schedule()));
@@ -230,8 +248,9 @@ function sliderRange(field, value) {
 }
 
 function boundsText(field) {
-  if (!field.bounds) return "";
+  if (!field.bounds || !["number", "integer"].includes(field.kind)) return "";
   const [low, high] = field.bounds;
+  if (low === high) return "";
   const unit = field.unit ? ` ${field.unit}` : "";
   if (low !== null && high !== null && high < 1e12) return ` (${formatValue(low)} to ${formatValue(high)}${unit})`;
   if (low !== null) return ` (at least ${formatValue(low)}${unit})`;
@@ -564,12 +583,20 @@ function normalise(command, body, payload) {
   // The first curve shown is one with its band, where the answer has one.
   const banded = yKeys.find((k) => rows.length && bandKeys(rows[0], k));
   if (banded) yKeys = [banded, ...yKeys.filter((k) => k !== banded)];
+  // A simulation answers one row per metric: each metric is its own curve choice, in its own unit.
+  const metricKey = keys.includes("metric") && varies("metric") ? "metric" : null;
   const seriesKeys = command.chart && command.chart.series ? [command.chart.series]
-    : keys.filter((k) => !numeric.includes(k) && !isBandKey(k) && varies(k));
+    : keys.filter((k) => k !== metricKey && !numeric.includes(k) && !isBandKey(k) && varies(k)
+      && rows.every((r) => typeof r[k] === "string"));
+  const metrics = metricKey ? [...new Set(rows.map((r) => r[metricKey]))] : [null];
+  const choices = metrics.flatMap((m) => yKeys.map((y) => ({
+    value: m === null ? y : `${y}@${m}`, y, metric: m,
+    text: m === null ? withUnit(y, command) : `${y}: ${withUnit(m, command)}`,
+  })));
   const shownColumns = columns.filter((k) => !isBandKey(k));
   const profiled = command.fields.some((f) => (f.kind === "profile" || f.kind === "profiles") && f.key in body);
   return { command, body, rows, columns: shownColumns, profiled, data, title, notes, figures, xKey, yKeys, seriesKeys,
-           label: describe(command, body) };
+           metricKey, choices, label: describe(command, body) };
 }
 
 function describe(command, body) {
@@ -583,8 +610,8 @@ function showAnswer() {
   $("answer-title").textContent = answer.title;
   const select = $("plot-y");
   const previous = state.chosenY;
-  select.replaceChildren(...answer.yKeys.map((k) => element("option", { value: k, text: withUnit(k, answer.command) })));
-  if (answer.yKeys.includes(previous)) select.value = previous;
+  select.replaceChildren(...answer.choices.map((c) => element("option", { value: c.value, text: c.text })));
+  if (answer.choices.some((c) => c.value === previous)) select.value = previous;
   renderAnswerTable($("answer-table"), answer);
   renderNotes($("answer-notes"), answer.notes);
   renderFigures($("charts"), answer.figures);
@@ -598,7 +625,8 @@ function showAnswer() {
 
 // --- the chart: every band drawn and named for what it is, measured points, the pinned answer ---
 
-function bandLabel(body) {
+function bandLabel(body, y) {
+  if (y === "simulated") return "95 % interval of the simulated mean (over the replications)";
   if (body.cpu_speed !== undefined && body.cpu_speed !== null) {
     return "span over the assumed CPU-scaling exponents (with the profile's 95 % intervals; not a confidence interval)";
   }
@@ -628,7 +656,7 @@ function curveSets(answer, y, style) {
       const edge = (key) => sorted.filter((r) => typeof r[key] === "number").map((r) => ({ x: r[answer.xKey], y: r[key] }));
       sets.push({ label: `${label} (band low)`, data: edge(band[0]), showLine: true, pointRadius: 0, borderWidth: 0,
                   borderColor: "transparent", fill: false, edge: true });
-      sets.push({ label: `${label}: ${bandLabel(answer.body)}`, data: edge(band[1]), showLine: true, pointRadius: 0,
+      sets.push({ label: `${label}: ${bandLabel(answer.body, y)}`, data: edge(band[1]), showLine: true, pointRadius: 0,
                   borderWidth: 0, borderColor: "transparent", backgroundColor: hue + (style.pinned ? "22" : "38"),
                   fill: "-1", band: true });
     }
@@ -649,8 +677,11 @@ function drawAnswer() {
     $("band-note").textContent = "";
     return;
   }
-  const y = $("plot-y").value || answer.yKeys[0];
-  const sets = curveSets(answer, y, { color: 0 });
+  const choice = answer.choices.find((c) => c.value === $("plot-y").value) || answer.choices[0];
+  const y = choice.y;
+  const only = (a) => (a.metricKey ? { ...a, rows: a.rows.filter((r) => r[a.metricKey] === choice.metric) } : a);
+  const sets = curveSets(only(answer), y, { color: 0 });
+  if (y === "simulated" && answer.yKeys.includes("analytic")) sets.push(...curveSets(only(answer), "analytic", { color: 1 }));
   const measured = state.profile && state.profile.family === state.family.name && state.profile.measured[y];
   if (measured && measured.x === answer.xKey) {
     sets.push({ label: `measured (${state.profile.filename.replace(/-profile\.json$/, "")})`, data: measured.points,
@@ -659,10 +690,11 @@ function drawAnswer() {
   }
   const pinned = state.pinned;
   if (pinned && pinned.xKey === answer.xKey && pinned.rows.some((r) => y in r)) {
-    sets.push(...curveSets(pinned, y, { color: 3, prefix: "pinned", pinned: true }));
+    sets.push(...curveSets(only(pinned), y, { color: 3, prefix: "pinned", pinned: true }));
   }
   const xUnit = unitOf(answer.xKey, answer.command);
-  const yUnit = unitOf(y, answer.command);
+  const yUnit = unitOf(choice.metric || y, answer.command);
+  const yName = choice.metric ? `${y} ${choice.metric}` : y;
   const canvas = $("chart");
   canvas.setAttribute("aria-label", `${y} against ${answer.xKey}${sets.some((s) => s.band) ? ", with its band" : ""}`);
   state.chart = new Chart(canvas, {
@@ -676,12 +708,12 @@ function drawAnswer() {
       },
       scales: {
         x: { type: "linear", title: { display: true, text: xUnit ? `${answer.xKey} (${xUnit})` : answer.xKey } },
-        y: { title: { display: true, text: yUnit ? `${y} (${yUnit})` : y } },
+        y: { title: { display: true, text: yUnit ? `${yName} (${yUnit})` : yName } },
       },
     },
   });
   const bands = sets.filter((s) => s.band).length;
-  $("band-note").textContent = bands ? `Shaded: ${bandLabel(answer.body)}.` : "This answer carries no band (no profile intervals for it).";
+  $("band-note").textContent = bands ? `Shaded: ${bandLabel(answer.body, y)}.` : "This answer carries no band (no profile intervals for it).";
   document.body.dataset.bands = String(bands);
 }
 
@@ -803,7 +835,7 @@ function unpin() {
 }
 
 function rowKey(answer, row) {
-  return JSON.stringify([row[answer.xKey], ...answer.seriesKeys.map((k) => row[k])]);
+  return JSON.stringify([row[answer.xKey], ...answer.seriesKeys.map((k) => row[k]), answer.metricKey && row[answer.metricKey]]);
 }
 
 function renderCompare() {
@@ -815,7 +847,7 @@ function renderCompare() {
   $("compare-what").textContent = `Pinned: ${pinned.label}. Now: ${answer.label}.`;
   const byKey = new Map(pinned.rows.map((r) => [rowKey(pinned, r), r]));
   const ys = answer.yKeys.filter((y) => pinned.yKeys.includes(y));
-  const columns = [answer.xKey, ...answer.seriesKeys];
+  const columns = [answer.xKey, ...answer.seriesKeys, ...(answer.metricKey ? [answer.metricKey] : [])];
   const out = [];
   for (const row of answer.rows) {
     const old = byKey.get(rowKey(answer, row));
@@ -921,6 +953,44 @@ async function fit() {
   useProfile({ family, doc: payload.data.profile, filename: `${family}-profile.json`, measured,
                label: `fitted to ${names} (R² ${formatValue(payload.data.r2)}, CPU speed ${formatValue(cpu)})` });
   document.body.dataset.calibrated = family;
+}
+
+// A profile saved before: it answers as a fitted one. One that records no CPU speed takes the speed
+// given here, as 'iosizer calibrate --cpu-speed' would have recorded it, so a what-if can carry it.
+async function loadProfile() {
+  const input = $("profile-file");
+  const slot = $("error-profile-file");
+  const file = input.files[0];
+  if (!file) return;
+  let doc;
+  try {
+    doc = JSON.parse(await file.text());
+  } catch (error) {
+    doc = null;
+  }
+  const known = doc && typeof doc === "object" && familyOf(doc.model);
+  slot.hidden = Boolean(known);
+  if (!known) {
+    slot.textContent = `${file.name}: not an iosizer profile (a JSON document with a 'model' naming a family)`;
+    input.setAttribute("aria-invalid", "true");
+    return;
+  }
+  input.removeAttribute("aria-invalid");
+  $("fit-report").hidden = true;  // the report shown was of another fit
+  let speed = `CPU speed ${formatValue(doc.cpu_speed)}`;
+  if (doc.cpu_speed === null || doc.cpu_speed === undefined) {
+    const cpu = Number($("cpu-measured").value);
+    if (!Number.isFinite(cpu) || cpu <= 0) { markCpu("the profile records no CPU speed: give the measured machine's"); return; }
+    doc = { ...doc, cpu_speed: cpu };
+    speed = `CPU speed ${formatValue(cpu)}, given here (the file records none)`;
+  }
+  if (state.family.name !== doc.model) {
+    state.profile = null;
+    $("family").value = doc.model;
+    await selectFamily(doc.model);
+  }
+  useProfile({ family: doc.model, doc, filename: file.name, measured: {}, label: `loaded from ${file.name} (${speed})` });
+  document.body.dataset.loaded = file.name;
 }
 
 function markCpu(message) {
@@ -1044,7 +1114,18 @@ async function size() {
     return;
   }
   $("size-error").hidden = true;
-  const rows = (payload.rows || []).map((r) => ("metric" in r ? { ...r, metric: withUnit(r.metric, command) } : r));
+  // A metric/value answer: a metric's _ci_low/_ci_high rows fold into its own, as "value [low, high]".
+  const raw = payload.rows || [];
+  const byMetric = new Map(raw.filter((r) => "metric" in r).map((r) => [r.metric, r.value]));
+  const rows = raw.filter((r) => !("metric" in r) || !isBandKey(r.metric) || !byMetric.has(r.metric.replace(/_ci_(low|high)$|_(low|high)$/, "")))
+    .map((r) => {
+      if (!("metric" in r)) return r;
+      const low = byMetric.get(`${r.metric}_ci_low`) ?? byMetric.get(`${r.metric}_low`);
+      const high = byMetric.get(`${r.metric}_ci_high`) ?? byMetric.get(`${r.metric}_high`);
+      const value = low !== undefined && high !== undefined && low !== null && high !== null
+        ? `${formatValue(r.value)} [${formatValue(low)}, ${formatValue(high)}]` : r.value;
+      return { ...r, metric: withUnit(r.metric, command), value };
+    });
   renderPlainTable($("size-table"), payload.columns || Object.keys(rows[0] || {}), rows);
   renderNotes($("size-notes"), payload.notes);
   document.body.dataset.sized = String(Date.now());

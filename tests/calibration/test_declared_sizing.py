@@ -1,4 +1,5 @@
-"""Sizing generated from a question's declaration (iosizer.calibration.declared_sizing, iosizer.cli.declared).
+"""Sizing and simulation generated from a question's declaration (iosizer.calibration.declared_sizing,
+iosizer.simulate.declared, iosizer.cli.declared).
 
 A toy family (tests/calibration/toy_sizing_family.py, registered here as a plugin would be) has
 closed-form answers; the device family's generated ``size device`` keeps the keys it published.
@@ -87,3 +88,23 @@ def test_size_device_keeps_its_published_keys_and_is_served() -> None:
         response = client.post("/api/size/device", json={"target_latency_us": 300, "percentile": 99})
         assert response.status_code == 200, response.text
         assert response.json() == pytest.approx(p99)
+
+
+def test_the_toy_gets_a_simulate_command(toy, cli) -> None:
+    """The toy declares Question.simulate itself (a plugin may): 'iosizer simulate toy-sizing' runs it beside
+    the exact M/M/1 delay 1 / (lanes x rate - load), the replication interval covering it."""
+    from iosizer.cli.catalogue import root_command
+
+    root_command.cache_clear()
+    try:
+        result = cli("simulate", "toy-sizing", "--load-per-s", "50", "--lanes", "1,2", "--rate-per-s", "100",
+                     "--replications", "6", "--run-length", "20000", "--seed", "4", "--workers", "1",
+                     "--format", "json")
+        assert result.exit_code == 0, result.stderr
+        rows = [r for r in json.loads(result.stdout) if r["metric"] == "delay_s"]
+        assert [(r["load_per_s"], r["lanes"]) for r in rows] == [(50.0, 1), (50.0, 2)]
+        for row, exact in zip(rows, (1 / 50, 1 / 150)):
+            assert row["analytic"] == pytest.approx(exact, rel=1e-12)
+            assert row["ci_low"] <= exact <= row["ci_high"], row
+    finally:
+        root_command.cache_clear()

@@ -92,13 +92,21 @@ def test_elbencho_and_vdbench(tmp_path: Path) -> None:
         f"10:00:59 run{n} avg_2-10 max {x:.9g} 1 4096 100 {r / 1e3:.9g} 0.1 {n}"))))
 
 
-def test_several_block_sizes_are_refused(tmp_path: Path) -> None:
+def test_several_block_sizes_are_rows_of_one_fit(tmp_path: Path) -> None:
+    """A 64 KiB file among 4 KiB ones: the block size is a per-row input of the fit (the unit service's line
+    in block size, unit_service_per_kib_us, varies), not a setting that must be one value per fit."""
     files = [_write(tmp_path / f"qd{n}.json", [_job("r", n)]) for n in DEPTHS]
     job = _job("r", 8)
     job["job options"]["bs"] = "64k"
     files.append(_write(tmp_path / "big.json", [job]))
-    with pytest.raises(DatasetError, match="block_kib.*calibrate each configuration separately"):
-        calibrate("device", files)
+    result = calibrate("device", files)
+    assert list(result.dataset.values["block_kib"]) == [4.0] * len(DEPTHS) + [64.0]
+    assert result.profile.parameters["unit_service_per_kib_us"].vary
+    # a CSV setting column that varies and is no input of the family is still refused, one value per fit
+    csv = tmp_path / "mixed.csv"
+    csv.write_text("outstanding,iops,mean_latency_us,direction\n1,10000,100,read\n4,30000,133,write\n")
+    with pytest.raises(DatasetError, match="direction.*calibrate each configuration separately"):
+        calibrate("device", csv)
 
 
 def test_a_write_sweep_is_read_with_its_direction(tmp_path: Path) -> None:

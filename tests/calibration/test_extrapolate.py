@@ -101,3 +101,21 @@ def test_scatter_of_a_third_cpu_widens_the_prediction() -> None:
     result = extrapolate([profile(s, r) for s, r in zip(speeds, rates)], 3.0)
     rate = result.parameters[0]
     assert (rate.ci_high - rate.ci_low) / rate.value > 0.2
+
+
+def test_a_cpu_independent_parameter_keeps_its_own_interval_on_another_cpu() -> None:
+    """A whole number's plausible set and a profile-likelihood interval are not re-drawn symmetric about the
+    value when the profile is carried to another CPU (the device's parallel_units came out -1.5..3.5 units,
+    and every band of `device curve --cpu-speed` was null)."""
+    import math
+
+    import iosizer
+    from iosizer.calibration.whatif import on_cpu
+
+    shipped = iosizer.family("device").shipped()
+    carried = on_cpu(shipped, 1.5)
+    for name in ("parallel_units", "unit_service_us"):  # fixed CPU scaling
+        assert carried.parameters[name] == shipped.parameters[name]
+    answer = iosizer.family("device").ask("curve", outstanding=[4, 16], cpu_speed=1.5)
+    for low, high in answer.bands.values():
+        assert all(math.isfinite(v) for v in [*low, *high])

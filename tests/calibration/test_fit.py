@@ -132,7 +132,7 @@ def test_bad_declarations_are_calibration_errors() -> None:
         fit(exp_plus_line, [Parameter("a", 5.0, 0, 1)], {"x": np.ones(3)}, {"y": np.ones(3)})
 
 
-def test_sympy_jacobian_of_mmc_matches_finite_differences() -> None:
+def test_analytic_jacobian_of_mmc_matches_finite_differences() -> None:
     options = {"servers": 4}
     lam = np.array([0.5, 2.0, 3.5])
     analytic = get_model("mmc").jacobian(options)({"service_rate_per_s": 1.2}, {"arrival_rate_per_s": lam})

@@ -82,3 +82,25 @@ def test_a_refit_at_constant_service_reproduces_section_4_with_fewer_credits() -
     assert 1.0 < values["posted_credits"] < shipped_values.posted_credits
     assert values["rmw_service_ns"] == pytest.approx(shipped_values.rmw_service_ns, rel=0.05)
     assert shipped_values.service_scv == 1.0
+
+
+def test_eight_lane_figure_as_an_upper_bound_against_case_a() -> None:
+    """Issue 28: seed 001's 'at most 7 %' at 8 lanes, predicted from published numbers only: datasheet credits
+    (14.5 TLPs of case B's mix), the spec's UpdateFC latency as credit-return time (203 ns), the RMW time
+    fitted to the 38 % at 32 lanes, every loss against case A (512 B aligned)."""
+    from iosizer.calibration.pcie import rmw_bound_prediction, platform
+    from iosizer.model.pcie import access_pattern, rmw_throughput
+
+    bound = rmw_bound_prediction()
+    assert bound["posted_credits"] == pytest.approx(160 / 11) and bound["credit_return_ns"] == 203.0
+    # The fit reproduces its figure: 38 % of case A's throughput lost at 32 lanes.
+    chosen = platform().model_copy(update={"rmw_service_ns": bound["rmw_service_ns"], "posted_credits": 160 / 11,
+                                           "credit_return_ns": 203.0})
+    b, a = (float(rmw_throughput(chosen, access_pattern(size, 256), [32]).throughput_gbyte_s[0]) for size in (520, 512))
+    assert 100 * (1 - b / a) == pytest.approx(38.0, abs=1e-6)
+    # Without the credit-return time the loop hides every RMW stall at 8 lanes: only the 8 B tail TLP's framing.
+    assert bound["predicted_loss_pct_no_return"] == pytest.approx(bound["tail_tlp_framing_pct"], abs=0.01)
+    # With it the prediction lies inside the seed's bound; counting user data (512 of 520 B) it exceeds it.
+    assert bound["tail_tlp_framing_pct"] < bound["predicted_loss_pct"] <= bound["published_loss_pct"]
+    assert 100 - bound["predicted_user_data_loss_pct"] == pytest.approx(
+        (100 - bound["predicted_loss_pct"]) * 512 / 520, rel=1e-12)

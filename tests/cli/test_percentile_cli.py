@@ -108,3 +108,34 @@ def test_near_constant_service_says_the_inversion_is_not_exact(cli) -> None:
     args = ("queue", "mg1", "--arrival-rate", "0.1", "--service-rate", "1", "--percentile", "90")
     assert "resolves only approximately" in cli(*args, "--service-scv", "0.000001").stdout
     assert "resolves only approximately" not in cli(*args, "--service-scv", "0.5").stdout
+
+
+def test_simulate_answers_the_percentiles_with_intervals(cli) -> None:
+    """--simulate: response_pP is the simulation's mean, its 95 % interval and the analytic value beside it;
+    an approximation's grid error goes (the answer is no longer the approximation's)."""
+    args = ["queue", "ggc", "--arrival-rate", "0.6", "--service-rate", "1", "--servers", "1", "--arrival-scv", "2",
+            "--service-scv", "0", "--percentile", "99"]
+    model = cli.json(*args)
+    assert "response_p99_error_pct" in model
+    data = cli.json(*args, "--simulate")
+    assert data["response_p99_model"] == model["response_p99"]
+    assert data["response_p99_sim_low"] < data["response_p99"] < data["response_p99_sim_high"]
+    assert data["wait_p99_sim_low"] < data["wait_p99"] < data["wait_p99_sim_high"]
+    assert "response_p99_error_pct" not in data and data["mean_response"] == model["mean_response"]
+    assert "simulated" in cli(*args, "--simulate").stdout
+
+
+def test_simulate_closed_networks(cli) -> None:
+    mva = cli.json("queue", "mva", "--demand", "2", "--demand", "0.5", "--servers", "2", "--servers", "1",
+                   "--think-time", "2.5", "--population", "8", "--percentile", "99", "--simulate")
+    assert mva["response_p99_sim_low"] < mva["response_p99"] < mva["response_p99_sim_high"]
+    assert abs(mva["response_p99"] / mva["response_p99_model"] - 1) < 0.05
+    hba = cli.json("hba", "response", "--threads", "16", "--mode", "shared", "--percentile", "99", "--simulate")
+    assert hba[0]["response_p99_us_sim_low"] < hba[0]["response_p99_us"] < hba[0]["response_p99_us_sim_high"]
+    assert "response_p99_us_model" in hba[0]
+
+
+def test_simulate_needs_a_percentile_and_few_points(cli) -> None:
+    assert "--percentile" in cli.fails(*MMC, "--simulate")
+    assert "at most" in cli.fails("queue", "mm1", "--arrival-rate", "0.1:0.95:0.05", "--service-rate", "1",
+                                  "--percentile", "99", "--simulate")

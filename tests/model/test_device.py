@@ -23,7 +23,8 @@ def test_declared_once_in_the_registry() -> None:
     assert specs["parallel_units"].integer and specs["parallel_units"].status == "fitted"
     assert specs["latency_floor_us"].unit == "us" and specs["unit_service_us"].unit == "us"
     assert "block size" in specs["unit_service_us"].source  # the linear-in-block-size note of `params device`
-    assert [c.name for c in family.columns.inputs] == ["outstanding"]
+    # block_kib: an optional per-row input (files at several block sizes fit the unit service's line)
+    assert [(c.name, c.required) for c in family.columns.inputs] == [("outstanding", True), ("block_kib", False)]
     assert [c.name for c in family.columns.outputs] == ["iops", "mean_latency_us"]
 
 
@@ -95,6 +96,24 @@ def test_sizing_for_latency_is_the_largest_depth(percentile) -> None:
     assert device_curve(VALUES, n - 1)["iops"] < 50_000 * (1 - 1e-9) or metric(n - 1) <= 600.0
     with pytest.raises(UnreachableTargetError, match="even outstanding 1"):
         _size(target_latency_us=100.0, percentile=percentile)
+
+
+def test_jacobian_with_a_block_size_line_matches_central_differences() -> None:
+    """Rows at several block sizes: S(x) = unit_service_us + slope (x - 4 KiB); the third column is the slope's."""
+    family = iosizer.family("device").declaration
+    values = {**VALUES, "unit_service_per_kib_us": 2.5}
+    inputs = {"outstanding": np.tile(DEPTHS, 2).astype(float), "block_kib": np.repeat([4.0, 64.0], len(DEPTHS))}
+    jacobian = family.fit.jacobian({})(values, inputs)
+    assert jacobian["iops"].shape == (2 * len(DEPTHS), 3)
+    for column, name in enumerate(("latency_floor_us", "unit_service_us", "unit_service_per_kib_us")):
+        step = 1e-6 * values[name]
+        up = family.solve({**values, name: values[name] + step}, inputs)
+        down = family.solve({**values, name: values[name] - step}, inputs)
+        for key in ("iops", "mean_latency_us"):
+            assert jacobian[key][:, column] == pytest.approx((up[key] - down[key]) / (2 * step), rel=1e-5, abs=1e-3)
+    # the line itself: 64 KiB rows are the curve at unit service 80 + 2.5 x 60 = 230 us
+    at_64 = family.solve(values, inputs)["iops"][len(DEPTHS):]
+    assert at_64 == pytest.approx(device_curve({**VALUES, "unit_service_us": 230.0}, DEPTHS)["iops"], rel=1e-12)
 
 
 def test_jacobian_matches_central_differences() -> None:

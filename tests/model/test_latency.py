@@ -72,6 +72,17 @@ def test_symbolic_forms_match_the_numeric_model() -> None:
     assert str(dma_budget_expression()) == "-B*I_0/(k*(B - 100))"
 
 
+def test_the_calibration_jacobian_is_sympys_gradient() -> None:
+    """The dma fit's Jacobian (numpy) is sympy's dI/dI_local, dI/dk."""
+    from iosizer.calibration.models import get_model
+
+    x = np.linspace(0, 5000, 11)
+    numpy_columns = get_model("dma").jacobian({})({"local_issue_interval_ns": 3640.0, "exposed_round_trips": 1.49},
+                                                  {"added_latency_ns": x})["issue_interval_ns"]
+    sympy_columns = dma_functions()["issue_interval_gradient"](x, 3640.0, 1.49)
+    assert numpy_columns == pytest.approx(np.column_stack([np.broadcast_to(c, x.shape) for c in sympy_columns]))
+
+
 def test_oltp_curve_is_mva_of_the_shifted_network() -> None:
     # Independent check: the same network built by hand and solved by mva().
     net = OltpNetwork(knee_latency_ns=1400.0, serial_share=0.6, service_scv=1.0)  # exact MVA is exponential

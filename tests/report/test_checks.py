@@ -64,12 +64,11 @@ def test_shipped_data_has_no_unexpected_failure_and_every_miss_has_a_reason(ship
     for miss in misses:
         assert miss.expected_miss_reason and len(miss.expected_miss_reason) > 40
         assert miss.within is False
-    # The known misses of the shipped models (see the lead's report):
-    # seed 001's 8-lane loss predicted from the 32-lane one with a datasheet's credit count (issue 15),
-    # and seed 004's 4 KiB throughput/IOPS gains (one inconsistent pair in the seed, with the arithmetic).
-    # Nothing else may be an expected miss.
+    # The known miss of the shipped models (see the lead's report): seed 004's 4 KiB throughput/IOPS gains
+    # (one inconsistent pair in the seed, with the arithmetic). Seed 001's 8-lane loss, a miss while it was
+    # read as exactly 7 % against case B's own aligned throughput (issue 15), passes as the upper bound it is
+    # against case A (issue 28). Nothing else may be an expected miss.
     assert {(c.seed, c.figure) for c in misses} == {
-        ("seed001", "sec 4, unaligned at 8 lanes (predicted)"),
         ("seed004", "4 KiB throughput: ipoib_56g over 10gbe"),  # one inconsistent pair (with the IOPS row)
     }
 
@@ -198,23 +197,21 @@ def test_a_check_states_its_kind_whatever_its_note_says() -> None:
 
 
 def test_seed001_prediction_and_trends(shipped) -> None:
-    """Issue 15: one of seed 001's two loss figures is predicted, and its stated trends are checks."""
-    from iosizer.calibration.pcie import rmw_prediction
+    """Issues 15 and 28: the 8-lane figure is predicted from the 32-lane one with published numbers only, held
+    as the upper bound the seed states (高々) against case A, and the stated trends are checks."""
+    from iosizer.calibration.pcie import rmw_bound_prediction
 
     checks = {c.figure: c for s in shipped.seeds if s.seed == "seed001" for c in s.checks}
-    forecast = rmw_prediction()
+    forecast = rmw_bound_prediction()
     # 32 header and 160 data credits; case B's TLPs (256, 256, 8 B) take 33 data credits per 3 TLPs.
     assert forecast["posted_credits"] == pytest.approx(160 / 11) and forecast["fit_lanes"] == 32
     # The 8 B tail TLP: 3 TLPs of 24 B overhead (16 B header, 8 B framing) carry 520 B where 2 carry 512 B.
     assert forecast["tail_tlp_framing_pct"] == pytest.approx(100 * (1 - (520 / (520 + 3 * 24)) / (512 / (512 + 2 * 24))),
                                                              rel=1e-9)
-    # The seed's pair needs a far shallower loop than the datasheet's credits under the shared-unit
-    # mechanism, with either service law: the explanation of the miss rests on that gap.
-    assert forecast["implied_posted_credits_constant_service"] < forecast["shipped_posted_credits"] < 3
-    assert forecast["posted_credits"] > 5 * forecast["shipped_posted_credits"]
     predicted = checks["sec 4, unaligned at 8 lanes (predicted)"]
     assert predicted.model == pytest.approx(forecast["predicted_loss_pct"])
-    assert "prediction" in predicted.note and "fit input" in predicted.note
+    assert predicted.relation == "le" and predicted.status == report.PASS and predicted.kind == report.PREDICTION
+    assert "prediction" in predicted.note and "fit input" in predicted.note and "UpdateFC" in predicted.note
     for figure in ("sec 4, loss against unaligned frequency", "sec 4, loss against lanes"):
         assert checks[figure].status == report.PASS
 

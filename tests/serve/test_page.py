@@ -17,6 +17,7 @@ import json
 import os
 import re
 import shutil
+import time
 import warnings
 from pathlib import Path
 from typing import Any, Iterator
@@ -226,15 +227,18 @@ def test_the_planners_loop_on_the_device_sweep(page: Any, server: Any, shots: Pa
     assert any(s["label"].startswith("pinned") and s["band"] for s in _datasets(page))
     _screenshot(page, shots, "loop-2-compare.png")
 
-    # Size: one field, the fitted profile, the what-if's fields untouched.
+    # Size: one field, the fitted profile and the what-if's values, its fields untouched.
     page.select_option("#size-target", "target_iops")
     page.fill("#size-value", "30000")
     page.click("#size-run")
     page.wait_for_selector("#size-table td")
-    sized = server.post("/api/size/device", json={"target_iops": 30000, "profile": direct["profile"]}).json()
+    # The what-if's four units carry into the sizing (its fields are the planner's system, not reset).
+    sized = server.post("/api/size/device", json={"target_iops": 30000, "parallel_units": 4,
+                                                  "profile": direct["profile"]}).json()
     cells = dict(page.eval_on_selector_all("#size-table tbody tr", "rows => rows.map(r => [r.cells[0].textContent, "
                                                                     "r.cells[1].textContent])"))
-    assert float(cells["outstanding [I/Os]"]) == sized["outstanding"]
+    assert cells["outstanding [I/Os]"] == f"{sized['outstanding']} [{sized['outstanding_ci_low']}, " \
+                                           f"{sized['outstanding_ci_high']}]"
     assert page.input_value("#field-parallel_units") == "4"
     assert page.is_hidden("#size-error")
     _screenshot(page, shots, "loop-3-size.png")
@@ -278,7 +282,7 @@ def test_a_bad_value_is_marked_at_its_field(page: Any) -> None:
     assert page.get_attribute("#field-percentile", "aria-invalid") == "true"
     assert "NaN" not in page.inner_text("#cli-line") and len(page.posts) == posts  # nothing sent
     # The server's 422 names the field: the message shows next to it, not at the top.
-    page.fill("#field-percentile", "99")
+    _edit(page, "percentile", "99")
     _edit(page, "outstanding", "0,4")
     assert "outstanding" in page.inner_text("#error-outstanding")
     assert page.is_hidden("#answer-error") and page.is_hidden("#error-percentile")
@@ -330,6 +334,7 @@ def test_edits_are_debounced_and_a_simulation_is_a_cancellable_job(page: Any, se
     assert len(sent) == 1 and json.loads(sent[0][2])["outstanding"] == [1, 2, 3, 4, 5]
 
     # A simulation runs as a job with its progress shown; an edit cancels it (DELETE) and starts another.
+    _edit(page, "parallel_units", "2")
     count = _count(page)
     page.select_option("#question", "simulate device")
     page.wait_for_selector("#progress:not([hidden])")
@@ -337,13 +342,26 @@ def test_edits_are_debounced_and_a_simulation_is_a_cancellable_job(page: Any, se
     first = page.evaluate("state.job")
     page.fill("#field-outstanding", "2")
     page.wait_for_function(f"state.job && state.job !== {json.dumps(first)}")
+    _cancelled(server, first)
     assert ("DELETE", server.url + first, None) in page.posts
-    assert server.get(first).json()["status"] == "cancelled"
+    assert page.input_value("#field-parallel_units") == "2"  # carried from the curve to its simulation
     second = page.evaluate("state.job")
     page.click("#cancel")
     _answered(page, count)
-    page.wait_for_function(f"fetch({json.dumps(second)}).then(r => r.json()).then(j => j.status === 'cancelled')")
+    _cancelled(server, second)
     assert page.is_hidden("#progress")
+
+
+def _cancelled(server: Any, job: str) -> None:
+    """Wait until the server reports ``job`` cancelled (the page does not wait for its DELETE)."""
+    deadline = time.monotonic() + WAIT_MS / 1000
+    status = None
+    while time.monotonic() < deadline:
+        status = server.get(job).json()["status"]
+        if status != "running" and status != "queued":
+            break
+        time.sleep(0.1)  # a poll of the server's state, not a wait for a guessed time
+    assert status == "cancelled", status
 
 
 def test_keyboard_and_labels(page: Any) -> None:
@@ -369,3 +387,61 @@ def test_every_family_answers_its_first_question(page: Any) -> None:
         assert page.locator("#answer-table td").count() > 0, family
         if family != "pcie-link":
             assert page.evaluate("state.chart.data.datasets.length") >= 1, family
+
+
+def test_the_schema_states_the_json_shape_and_the_page_view_always_has_rows(server: Any) -> None:
+    from iosizer.frames import JSON_SHAPE_RULE
+
+    assert JSON_SHAPE_RULE in server.get("/openapi.json").json()["info"]["description"]
+    one = server.post("/api/device/curve?view=page", json={"outstanding": 4}).json()
+    assert isinstance(one["data"], dict) and one["rows"] == [one["data"]]
+    two = server.post("/api/device/curve?view=page", json={"outstanding": [4, 8]}).json()
+    assert isinstance(two["data"], list) and two["rows"] == two["data"]
+
+
+def test_a_queue_fitted_in_seconds_is_labelled_in_seconds(page: Any) -> None:
+    """Without a profile an M/M/c's times are in the unit of 1/rate ('t'); with one fitted per second, seconds."""
+    assert "mean_response [t]" in _table(page, "#answer-table")[0]
+    _fit_example(page, "mmc")
+    head = _table(page, "#answer-table")[0]
+    assert "mean_response [s]" in head and "arrival_rate [1/s]" in head
+    assert page.evaluate("state.chart.options.scales.x.title.text") == "arrival_rate (1/s)"
+
+
+def test_a_saved_profile_without_a_cpu_speed_takes_the_one_given(page: Any, server: Any, tmp_path: Path) -> None:
+    """The old page's 'records no CPU speed' error: the page asks for the speed and carries it."""
+    example = Path(iosizer.family("oltp").example())
+    fitted = server.post("/api/calibrate/oltp", headers={"X-Iosizer": "1"},
+                         files=[("file", (example.name, example.read_bytes()))]).json()["profile"]
+    assert fitted["cpu_speed"] is None
+    refused = server.post("/api/latency/oltp", json={"added_latency_ns": "0:2100:300", "profile": [fitted],
+                                                     "cpu_speed": 1.5})
+    assert refused.status_code == 422 and "cpu_speed" in refused.json()["error"]
+    saved = tmp_path / "oltp-mine.json"
+    saved.write_text(json.dumps(fitted))
+    count = _count(page)
+    page.set_input_files("#profile-file", str(saved))
+    page.wait_for_selector("body[data-loaded='oltp-mine.json']")
+    _answered(page, count)
+    assert page.input_value("#family") == "oltp" and page.input_value("#question") == "latency oltp"
+    assert "CPU speed 1, given here" in page.inner_text("#profile-status")
+    _edit(page, "cpu_speed", "1.5")
+    assert page.is_hidden("#answer-error") and page.is_hidden("#error-cpu_speed")
+    assert "--cpu-speed 1.5" in page.inner_text("#cli-line")
+
+
+def test_a_simulation_answer_draws_its_interval_and_the_analytic_curve(page: Any) -> None:
+    """A simulation's rows (one per depth and metric) are drawn metric by metric, in the metric's unit."""
+    _family(page, "device")
+    rows = [{"outstanding": n, "metric": m, "analytic": a, "simulated": a * 1.01, "ci_low": a, "ci_high": a * 1.02,
+             "within_ci": True} for n in (1, 4) for m, a in (("iops", 1e4 * n), ("mean_latency_us", 90.0 + n))]
+    page.evaluate("rows => { state.answer = normalise(state.commands.get('simulate device'), {}, "
+                  "{data: rows, rows, columns: Object.keys(rows[0])}); showAnswer(); }", rows)
+    assert page.evaluate("state.answer.choices.map(c => c.value)")[:2] == ["simulated@iops", "analytic@iops"]
+    labels = [s["label"] for s in _datasets(page)]
+    assert "simulated: 95 % interval of the simulated mean (over the replications)" in labels and "analytic" in labels
+    assert page.evaluate("state.chart.options.scales.y.title.text") == "simulated iops (IOPS)"
+    page.select_option("#plot-y", "simulated@mean_latency_us")
+    assert page.evaluate("state.chart.options.scales.y.title.text") == "simulated mean_latency_us (us)"
+    assert page.evaluate("state.chart.data.datasets.find(d => d.label === 'analytic').data.map(p => p.y)") == [91, 94]
+    assert _table(page, "#answer-table")[1][0][3] == "10,100 [10,000, 10,200]"

@@ -39,28 +39,33 @@ def test_interval_covers_the_exact_curve_at_several_depths() -> None:
     assert exact[1] == pytest.approx(1e6 / 120.0, rel=1e-12)  # one I/O: F + S
 
 
-def test_simulate_hook_returns_the_questions_outputs() -> None:
-    """The curve question's simulate hook (registered in iosizer.simulate.hooks) answers like solve."""
-    from iosizer.model.device import device_curve
+def test_simulate_hook_builds_the_curve_with_percentiles() -> None:
+    """The curve question's simulate hook (registered in iosizer.simulate.hooks) builds one closed loop per
+    point; the generic run (iosizer simulate device --percentile 99) gives each replication's empirical p99
+    with a replication interval that covers the exact p99 (arrival theorem)."""
+    from iosizer.model.device import device_percentile
     from iosizer.simulate.hooks import SIMULATED
 
     values = {"latency_floor_us": 20.0, "parallel_units": 4, "unit_service_us": 100.0, "service_scv": 1.0}
-    inputs = {"outstanding": np.array([2.0, 8.0])}
-    hook = SIMULATED[("device", "curve")]
-    simulated = hook(values, inputs, seed=1, replications=4, run_length=2000)
-    exact = device_curve(values, inputs["outstanding"])
-    assert set(simulated) == {"iops", "mean_latency_us"}
-    np.testing.assert_allclose(simulated["iops"], exact["iops"], rtol=0.04)
-    np.testing.assert_allclose(simulated["mean_latency_us"], exact["mean_latency_us"], rtol=0.04)
-    assert np.all(simulated["iops"] * simulated["mean_latency_us"] * 1e-6 == pytest.approx([2.0, 8.0], rel=0.04))
+    sweep = SIMULATED[("device", "curve")](values, {"outstanding": np.array([2.0, 8.0])}, run_length=2000,
+                                           percentiles=(99.0,))
+    assert [n.population for n in sweep.networks] == [2, 8] and sweep.percentiles == (99.0,)
+    result = _run(*GIVEN, "--outstanding", "2,8", "--percentile", "99", *RUN, "--format", "json")
+    assert result.exit_code == 0, result.output
+    rows = [r for r in json.loads(result.stdout) if r["metric"] == "latency_p99_us"]
+    assert [r["outstanding"] for r in rows] == [2, 8]
+    exact = device_percentile(values, np.array([2.0, 8.0]), 99.0)
+    for row, p99 in zip(rows, exact):
+        assert row["analytic"] == pytest.approx(p99, rel=1e-12)
+        assert row["ci_low"] <= p99 <= row["ci_high"], row
 
 
 def test_gamma_service_is_simulated_and_says_the_analytic_is_approximate() -> None:
     """service_scv 0.5: the units' service is gamma (shape 2); the notes say the curve is exact at scv 1 only."""
-    from iosizer.simulate import experiment
+    from iosizer.simulate.declared import declared_experiment
 
-    built = experiment("device", "curve", outstanding=[8], latency_floor_us=20.0, parallel_units=4,
-                       unit_service_us=100.0, service_scv=0.5, run_length=200)
+    built = declared_experiment("device", outstanding=[8], latency_floor_us=20.0, parallel_units=4,
+                                unit_service_us=100.0, service_scv=0.5, run_length=200)
     units = built.model.networks[0].stations[1]
     assert units.servers == 4 and units.scv == 0.5
     assert built.model.networks[0].stations[0].scv == 0.0  # the floor: a constant delay
@@ -72,7 +77,7 @@ def test_gamma_service_is_simulated_and_says_the_analytic_is_approximate() -> No
     (["--outstanding", "x"], "--outstanding: expected a number"),
     (["--outstanding", "4,4"], "each depth once"),
     (["--outstanding", "1:17:1"], "more than the 16"),
-    (["--unit-service-us", "-1"], "unit_service_us"),
+    (["--unit-service-us", "-1"], "--unit-service-us must lie in"),
     (["--engine", "ciw"], "--engine"),
 ])
 def test_bad_input_is_one_line_and_exit_2(args: list[str], says: str) -> None:
@@ -90,7 +95,8 @@ def test_a_profile_with_the_simpy_engine(tmp_path) -> None:
 
     sweep = Path(__file__).resolve().parents[2] / "data" / "examples" / "device" / "sweep.csv"
     profile = tmp_path / "device.json"
-    assert CliRunner().invoke(app, ["calibrate", "device", str(sweep), "-o", str(profile)]).exit_code == 0
+    assert CliRunner().invoke(app, ["calibrate", "device", str(sweep), "--no-fit-percentiles", "-o",
+                                    str(profile)]).exit_code == 0
     result = _run("--profile", str(profile), "--outstanding", "2,16", "--engine", "simpy", "--replications", "4",
                   "--run-length", "2000", "--seed", "2", "--workers", "1", "--max-seconds", "60", "--format", "json")
     assert result.exit_code == 0, result.output
@@ -98,7 +104,7 @@ def test_a_profile_with_the_simpy_engine(tmp_path) -> None:
     assert len(rows) == 4 and all(r["within_ci"] for r in rows), rows  # 2 depths x (iops, mean latency)
 
     from iosizer.calibration.profile import load_profile
-    from iosizer.simulate import experiment
+    from iosizer.simulate.declared import declared_experiment
 
-    built = experiment("device", "curve", outstanding=[2], profile=load_profile(profile, "device"), run_length=200)
-    assert built.notes[0].startswith("values: the planner's profile")
+    built = declared_experiment("device", None, load_profile(profile, "device"), outstanding=[2], run_length=200)
+    assert built.notes[0].startswith("values: ") and built.notes[0].endswith("from the planner's profile")

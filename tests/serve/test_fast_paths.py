@@ -1,0 +1,130 @@
+"""The quick lane's fast paths answer exactly what the slow ones did (issue 26: speed without new answers).
+
+- a command is called with the request's validated values, no click or typer
+  conversion per request (:class:`iosizer.serve.worker._DirectCall`), and
+  answers as through click;
+- the answer's JSON is written in one pass (:func:`iosizer.serve.worker.json_text`),
+  byte for byte what ``--format json`` prints;
+- ``predict`` reads its bands only when asked, with the same numbers.
+
+No timings here: speed is measured in benchmarks/bench_serve.py.
+"""
+
+from __future__ import annotations
+
+import math
+from typing import Any
+
+import numpy as np
+import pytest
+
+import iosizer
+from iosizer.cli.catalogue import body_values, command_specs
+from iosizer.cli.output import to_json
+from iosizer.serve import worker
+from iosizer.serve.examples import STARTING_INPUTS
+
+SPECS = {spec.name: spec for spec in command_specs()[0]}
+#: Every what-if the page opens with, and bodies that take other roads (a profile, a list, a flag, a choice).
+BODIES = [(name, body) for name, body in STARTING_INPUTS.items()
+          if name in SPECS and not SPECS[name].heavy and worker.direct(SPECS[name])] + [
+    ("queue mmc", {"arrival_rate": 3.2, "service_rate": 1, "servers": 4, "band": "prediction"}),
+    ("queue mva", {"demand": [0.005, 0.003], "servers": ["4", "delay"], "population": 30}),
+    ("latency budget", {"budget_pct": 5, "device": "bcm5700", "show_formula": True}),
+    ("pcie link", {"gen": 4, "lanes": 16, "transfer_bytes": 4096, "ecrc": True}),
+    ("hba response", {"threads": "1,8,16", "port": "32GFC", "percentile": [99]}),
+]
+
+
+def _through_click(spec: Any, values: dict[str, Any], view: bool) -> dict[str, Any]:
+    """The answer as the quick lane gave it before: every value through click's processing."""
+    original = worker._direct_call
+    worker._direct_call = lambda path: type("Click", (), {"arguments": lambda *a: None})()  # type: ignore
+    try:
+        return worker.answer_quick(spec.path, dict(values), view=view)
+    finally:
+        worker._direct_call = original
+
+
+@pytest.mark.parametrize(("name", "body"), BODIES, ids=[f"{n} {i}" for i, (n, _) in enumerate(BODIES)])
+def test_a_direct_call_answers_as_through_click(name: str, body: dict[str, Any]) -> None:
+    spec = SPECS[name]
+    values = body_values(spec.model.model_validate(body))
+    for view in (False, True):
+        direct = worker.answer_quick(spec.path, dict(values), view=view)
+        assert direct["status"] == 200, direct
+        assert direct == _through_click(spec, values, view)
+
+
+def test_a_direct_call_converts_nothing_through_click(monkeypatch: pytest.MonkeyPatch) -> None:
+    spec = SPECS["queue mmc"]
+    values = body_values(spec.model.model_validate({"arrival_rate": 3.2, "service_rate": 1, "servers": 4}))
+    first = worker.answer_quick(spec.path, dict(values))  # the call's plan is made once, with click
+    command = worker._leaf(spec.path)
+
+    def refused(*args: Any, **kwargs: Any) -> Any:
+        raise AssertionError("click processed a value of a direct call")
+
+    for param in command.params:
+        monkeypatch.setattr(type(param), "process_value", refused)
+    assert worker.answer_quick(spec.path, dict(values)) == first
+
+
+def test_a_missing_required_value_is_clicks_error() -> None:
+    spec = SPECS["extrapolate"]
+    assert worker._direct_call(spec.path).arguments({}, {}, False, {}) is None
+    answer = worker.answer_quick(spec.path, {"cpu_speed": 2.0})
+    assert answer["status"] == 422 and answer["field"] == "profiles", answer
+
+
+@pytest.mark.parametrize("data", [
+    {"a": 1.5, "b": 3, "c": [math.nan, math.inf, 1e-05, 1e16, -0.0, 5e-324], "d": {}, "e": [], "f": "é\"\n\t/",
+     "g": (1, True, None, False), "nested": [{"x": [1, [2, {}]]}, []]},
+    {"numpy": np.float64(1.5), "int": np.int64(3), "array": np.array([[1.0, np.nan], [2.5, 3.0]]),
+     "flag": np.bool_(True), "float32": np.float32(0.1)},
+    [1, {"x": {1: 2}}],  # a key that is not text: left to json.dumps
+    "text", 1.25, None, [], {},
+], ids=["plain", "numpy", "int key", "text", "number", "null", "empty list", "empty object"])
+def test_json_text_is_to_json_byte_for_byte(data: Any) -> None:
+    assert worker.json_text(data) == to_json(data)
+
+
+def test_json_text_refuses_what_to_json_refuses() -> None:
+    with pytest.raises(TypeError):
+        to_json({"p": object()})
+    with pytest.raises(TypeError):
+        worker.json_text({"p": object()})
+
+
+def test_a_declared_questions_json_is_its_answers() -> None:
+    answer = iosizer.family("device").ask("curve", outstanding=[1, 8, 64])
+    assert worker.json_text(answer.to_data()) == answer.to_json()
+    served = worker.answer_question("device", "curve", {"outstanding": [1, 8, 64]}, ["outstanding"])
+    assert served["json"] == answer.to_json() + "\n"
+
+
+@pytest.mark.parametrize("name", iosizer.families())
+def test_predict_reads_its_band_when_asked_with_the_same_numbers(name: str) -> None:
+    from iosizer.calibration.profile import profile_values
+    from iosizer.calibration.family_modules import complete_values
+    from iosizer.calibration.uncertainty import propagate
+
+    family = iosizer.family(name)
+    point = {c.name: max(c.minimum, 1) if c.integer else (c.minimum + min(c.maximum, c.minimum + 10)) / 2
+             for c in family.columns.inputs}
+    prediction = family.predict(**point)
+    first = next(iter(prediction.outputs))
+    assert np.array_equal(getattr(prediction, first), prediction.outputs[first])
+    lazy = getattr(prediction.bands, "_bands", "eager")
+    assert lazy is None or prediction.bands == {}  # not computed by reading an output
+    shipped = family.shipped()
+    values = complete_values(name, profile_values(shipped))
+    arrays = family._inputs(point)
+    expected = {}
+    if any(e.vary for e in shipped.parameters.values()):
+        expected = dict(propagate(shipped, lambda fitted: family.declaration.solve({**values, **fitted}, arrays)))
+    assert set(prediction.bands) == set(expected)
+    for key, (low, high) in expected.items():
+        assert np.array_equal(prediction.bands[key][0], low) and np.array_equal(prediction.bands[key][1], high)
+    again = family.predict(shipped, **point)  # the profile given: the same numbers, the same road
+    assert again.to_dict() == prediction.to_dict()
