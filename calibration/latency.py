@@ -32,7 +32,9 @@ from iosizer.calibration.profile import Profile
 from iosizer.calibration.shipped import hardware_profile, measurement_sha256, read_measurement
 from iosizer.model.registry import declaration
 from iosizer.errors import InputError
-from iosizer.model.latency import SERVICE_SCV, DmaDevice, OltpNetwork, oltp_degradation_pct
+from iosizer.model.latency import (  # noqa: F401  (the budget and tier figures, re-exported for their users)
+    MAX_TIERS_SEARCHED, SERVICE_SCV, SHOWN_TIERS, DmaDevice, OltpNetwork, max_dma_latency_ns, max_oltp_latency_ns,
+    oltp_degradation_pct, oltp_slope_pct_per_ns, tier_losses)
 
 #: The seed's server: the reference CPU of every shipped profile.
 SEED_CPU_NAME = "Pentium 4 3.0GHz (FSB 800MHz)"
@@ -123,6 +125,13 @@ def published_dma(name: str) -> PublishedDma | None:
     )
 
 
+def complete_values(family: str, values: Mapping[str, Any]) -> dict[str, Any]:
+    """What a solve needs beyond a profile: table 3-3's switches (``latency tiers``' default hops)."""
+    switches = switch_catalogue()
+    return {**values, "switch_names": [s["switch"] for s in switches],
+            "switch_hop_ns": [s["hop_ns"] for s in switches]}
+
+
 def catalogue_entry(family: str, setting: str, name: str) -> tuple[Profile | None, dict[str, Any]]:
     """A device of ``latency dma --device``: a table 4-1 NIC (its fitted profile, burst size and published
     figures at the table's added latency) or a posted path (no profile: it loses nothing)."""
@@ -211,50 +220,6 @@ def switch_catalogue() -> list[dict[str, Any]]:
     ]
 
 
-def max_oltp_latency_ns(network: OltpNetwork, budget_pct: float) -> float:
-    """Largest x with PD(x) <= budget, by a bracketing root finder on the MVA curve.
-
-    PD is continuous and non-decreasing in x, so Brent's method on
-    PD(x) - budget over a bracket [0, hi] with PD(hi) > budget is exact to
-    its tolerance (1e-6 ns).
-    """
-    from scipy.optimize import brentq
-
-    if not 0 < budget_pct < 100:
-        raise InputError(f"--budget-pct must lie in (0, 100), got {budget_pct:g}")
-    high = network.knee_latency_ns
-    while oltp_degradation_pct(network, high) <= budget_pct:
-        high *= 2.0
-        if high > 1e12:
-            return math.inf
-    return float(brentq(lambda x: oltp_degradation_pct(network, x) - budget_pct, 0.0, high, xtol=1e-6))
-
-
-def max_dma_latency_ns(device_: DmaDevice, budget_pct: float) -> float:
-    """Largest x with PD(x) <= budget for a device: the sympy solution B I_0 / (k (100 - B))."""
-    from iosizer.model.symbolic import dma_functions
-
-    if not 0 < budget_pct < 100:
-        raise InputError(f"--budget-pct must lie in (0, 100), got {budget_pct:g}")
-    if device_.posted or device_.exposed_round_trips == 0:
-        return math.inf
-    return float(dma_functions()["max_latency_ns"](budget_pct, device_.local_issue_interval_ns,
-                                                   device_.exposed_round_trips))
-
-
-def oltp_slope_pct_per_ns(network: OltpNetwork, added_latency_ns: float) -> float:
-    """dPD/dx of the OLTP curve at x by a central difference (1 ps step; PD is smooth)."""
-    step = 1e-3
-    low = max(added_latency_ns - step, 0.0)
-    high = added_latency_ns + step
-    return float((oltp_degradation_pct(network, high) - oltp_degradation_pct(network, low)) / (high - low))
-
-
-#: Tiers shown per switch; max_tiers is searched further, up to this many.
-SHOWN_TIERS = (1, 2, 3, 4)
-MAX_TIERS_SEARCHED = 64
-
-
 def loss_source(profile: Profile | None, device_name: str | None) -> tuple[str, Any]:
     """What a budget or tier question is asked of: ('oltp', network) or ('dma', device).
 
@@ -283,7 +248,7 @@ def tier_plan(
     Round trip of t tiers of one-way hop h: 2 t h (seed 000 section 3.2).
     The loss comes from the OLTP curve, or from a device's DMA model.
     """
-    from iosizer.model.latency import dma, round_trip_latency_ns
+    from iosizer.model.latency import dma
 
     if not 0 < budget_pct < 100:
         raise InputError(f"--budget-pct must lie in (0, 100), got {budget_pct:g}")
@@ -292,25 +257,15 @@ def tier_plan(
         loss = lambda x: np.asarray(oltp_degradation_pct(source, x))  # noqa: E731
     else:
         loss = lambda x: np.asarray(dma(source, x).degradation_pct)  # noqa: E731
-    every = np.arange(1, MAX_TIERS_SEARCHED + 1)
-    plan = []
-    for switch in switches:
-        hop = switch["hop_ns"]
+    hops = np.array([switch["hop_ns"] for switch in switches], dtype=np.float64)
+    for hop in hops:
         if not (math.isfinite(hop) and hop >= 0):
             raise InputError(f"--hop-ns must be >= 0, got {hop:g}")
-        losses = loss(np.asarray(round_trip_latency_ns(every, hop)))
-        # Loss grows with tiers, so the first tier over budget ends the count.
-        over = np.flatnonzero(losses > budget_pct)
-        max_tiers = int(over[0]) if over.size else MAX_TIERS_SEARCHED
-        shown = np.array(SHOWN_TIERS)
-        plan.append({
-            "switch": switch["switch"],
-            "hop_ns": hop,
-            "tiers": shown.tolist(),
-            "round_trip_ns": (2 * shown * hop).tolist(),
-            "loss_pct": losses[shown - 1].tolist(),
-            "max_tiers": max_tiers,
-        })
+    losses, max_tiers = tier_losses(loss, hops, budget_pct)
+    shown = np.array(SHOWN_TIERS)
+    plan = [{"switch": switch["switch"], "hop_ns": switch["hop_ns"], "tiers": shown.tolist(),
+             "round_trip_ns": (2 * shown * switch["hop_ns"]).tolist(), "loss_pct": losses[i, shown - 1].tolist(),
+             "max_tiers": int(max_tiers[i])} for i, switch in enumerate(switches)]
     return plan
 
 

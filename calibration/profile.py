@@ -21,7 +21,7 @@ from datetime import datetime, timezone
 from pathlib import Path
 from typing import Any, Callable, Iterator, Literal, Mapping
 
-from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator, model_validator
+from pydantic import BaseModel, ConfigDict, Field, PrivateAttr, ValidationError, field_validator, model_validator
 
 from iosizer._version import __version__
 from iosizer.calibration.files import atomic_path
@@ -112,6 +112,9 @@ class Profile(_Strict):
     cpu_name: str | None = None
     cpu_speed: float | None = Field(default=None, gt=0)
     extrapolated_from: list[str] = Field(default_factory=list)
+    #: Where it was read from (the path as given, or the name an inline document goes by): provenance for
+    #: an answer that names its source (``latency budget``'s ``model``), not part of the document.
+    _origin: str | None = PrivateAttr(default=None)
     #: Parameters carried from one CPU under one unknown exponent (the same declared range): their
     #: interval ends move together in every band (:mod:`iosizer.calibration.uncertainty`).
     shared_exponent: list[list[str]] = Field(default_factory=list)
@@ -217,8 +220,8 @@ def profiles_in_memory(documents: Mapping[str, Any]) -> Iterator[None]:
         _IN_MEMORY.reset(token)
 
 
-def load_profile(path: str | Path, model: str | None = None) -> Profile:
-    """Read and validate a profile; ``model`` demands a specific model name."""
+def load_profile(path: str | Path, model: str | tuple[str, ...] | None = None) -> Profile:
+    """Read and validate a profile; ``model`` demands a specific model name (or one of several)."""
     from iosizer.calibration.files import input_problem
 
     if not isinstance(path, (str, os.PathLike)):
@@ -246,7 +249,7 @@ def load_profile(path: str | Path, model: str | None = None) -> Profile:
     return read_profile(text, model, name=str(path))
 
 
-def read_profile(document: str | bytes | Mapping[str, Any], model: str | None = None,
+def read_profile(document: str | bytes | Mapping[str, Any], model: str | tuple[str, ...] | None = None,
                  name: str = "profile") -> Profile:
     """A profile from its document in memory (JSON text, or the parsed object), checked as
     :func:`load_profile` checks a file's; errors quote ``name`` where they would quote the path.
@@ -276,9 +279,13 @@ def read_profile(document: str | bytes | Mapping[str, Any], model: str | None = 
             f"{name}: invalid profile at '{where}': {str(first['msg']).removeprefix('Value error, ')} "
             f"({error.error_count()} problem{'s' if error.error_count() > 1 else ''})"
         ) from None
-    if model is not None and profile.model != model:
+    if isinstance(model, tuple) and profile.model not in model:  # a question several families answer
+        raise ProfileError(f"{name}: profile is for model '{profile.model}', this command needs one of "
+                           f"{', '.join(repr(m) for m in model)}")
+    if isinstance(model, str) and profile.model != model:
         raise ProfileError(f"{name}: profile is for model '{profile.model}', this command needs '{model}'")
     _check_against_model(profile, name)
+    profile._origin = name
     return profile
 
 

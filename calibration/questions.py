@@ -138,12 +138,13 @@ def answer(family_name: str, question: str,
     changes = dict(params) if isinstance(params, Mapping) else {}
     changes.update(given)
     base = params if not isinstance(params, Mapping) else None
-    if base is None and not asked.shipped:
+    settings = {s.name: s.value if own[s.name] is None else s.check(own[s.name], s.name) for s in asked.settings}
+    if base is None and not asked.shipped and not asked.catalogue:
         _require_parameters(family_name, asked, changes, cpu_speed)
     assumed = _own_cpu(asked, own, base, cpu_speed)
-    settings = {s.name: s.value if own[s.name] is None else s.check(own[s.name], s.name) for s in asked.settings}
     base, brought = _catalogue(family_name, asked, settings, base)
-    declared, profile, source = resolve(family_name, base, None if assumed else cpu_speed, changes)
+    answering = _answering(family_name, asked, base)
+    declared, profile, source = resolve(answering, base, None if assumed else cpu_speed, changes)
     if asked.catalogue and settings.get(asked.catalogue) is not None:
         source = source.replace("the planner's profile", f"the shipped fit of {settings[asked.catalogue]}", 1)
     values = {**declared, **settings, **brought}
@@ -152,7 +153,12 @@ def answer(family_name: str, question: str,
 
         values["cpu_speed_factor"] = cpu_speed_factor(cpu_speed, profile.cpu_speed or 1.0,  # type: ignore[arg-type]
                                                       "--cpu-speed")
+    if asked.also:
+        values["family"] = answering
+    first = base[0] if isinstance(base, (list, tuple)) and base else base
+    values["profile_origin"] = getattr(first, "_origin", None) if not brought else None
     arrays = _input_grid(asked, inputs, values)
+    values["defaulted"] = frozenset(n for n in asked.input_names if inputs.get(n) is None)
     chosen: list[float] = []
     if percentiles:
         if asked.percentiles is None:
@@ -180,7 +186,7 @@ def answer(family_name: str, question: str,
     outputs = {k: np.broadcast_to(np.asarray(v, dtype=object if k in words else np.float64), shape).reshape(-1)
                for k, v in solved.items() if k not in objects}
     used = ", ".join(f"{spec.name} = {declared[spec.name]:.6g}{_unit_after(spec.unit)}" for spec in
-                     declaration(family_name).specs(declared)
+                     declaration(answering).specs(declared)
                      if spec.kind == "parameter" and isinstance(declared.get(spec.name), (int, float)))
     notes = [n for n in (note if isinstance(note, str) else note(values, outputs) for note in asked.notes) if n]
     notes.append(f"values: {used + ' from ' if used else ''}{source}")
@@ -212,7 +218,7 @@ def _catalogue(family_name: str, asked: "Question", settings: Mapping[str, Any],
     if not asked.catalogue:
         return base, {}
     name, flag = settings.get(asked.catalogue), "--" + asked.catalogue.replace("_", "-")
-    if (name is None) == (base is None):
+    if name is not None and base is not None or name is None and base is None and not asked.shipped:
         raise InputError(f"give either {flag} NAME or --profile FILE")
     if name is None:
         return base, {}
@@ -224,6 +230,18 @@ def _catalogue(family_name: str, asked: "Question", settings: Mapping[str, Any],
         raise InputError(f"--{given[0].replace('_', '-')} goes with --profile; {asked.catalogue} '{name}' states "
                          "its own")
     return fitted, brought
+
+
+def _answering(family_name: str, asked: "Question", base: Any) -> str:
+    """The family whose values answer: the declaring one, or (``Question.also``) the profile's."""
+    first = base[0] if isinstance(base, (list, tuple)) and base else base
+    model = getattr(first, "model", None)
+    if not asked.also or model is None or model == family_name:
+        return family_name
+    if model not in asked.also:
+        raise ProfileError(f"a '{model}' profile does not answer '{asked.command}'; give a profile of "
+                           f"{', '.join((family_name, *asked.also))}")
+    return model
 
 
 def _own_cpu(asked: "Question", own: Mapping[str, Any], base: Any, cpu_speed: float | None) -> bool:

@@ -249,7 +249,7 @@ COMMANDS: dict[str, tuple[str, str]] = {
               "what-if page at /."),
     "queue": ("iosizer.cli.queue:app",
               "Open queues (M/M/1, M/M/c, M/G/1, M/D/1, G/G/c) and closed networks (MVA)."),
-    "latency": ("iosizer.cli.latency:app",
+    "latency": ("iosizer.cli.questions:builtin_group()",
                 "Throughput lost to added I/O latency: DMA devices, OLTP curve, budgets, switch tiers (seed 000)."),
     "pcie": ("iosizer.cli.pcie:app",
              "PCIe write path: link bandwidth, 64-byte-unaligned accesses, RMW contention (seed 001)."),

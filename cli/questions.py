@@ -67,9 +67,9 @@ def _options(family: "Family", question: "Question") -> list[inspect.Parameter]:
     for spec in question.input_specs:
         default = " [required]" if spec.required else f" [default: {spec.default_text}]"
         text = (f"{spec.description or spec.name}{_unit_text(spec.unit)}; a list 1,2,3 or a range "
-                f"start:stop:step sweeps it.{default}")
+                f"start:stop:step sweeps it (repeatable).{default}")
         params.append(inspect.Parameter(spec.name, keyword, default=None, annotation=Annotated[
-            str | None, typer.Option(*_flags(question, spec.name), metavar="VALUES", help=text + _aka(question,
+            list[str] | None, typer.Option(*_flags(question, spec.name), metavar="VALUES", help=text + _aka(question,
                                                                                                       spec.name))]))
     for spec in question.settings:  # the question's own options (a device's name, a flag)
         shown = "" if spec.value is None else f" [default: {spec.value}]"
@@ -125,12 +125,15 @@ def given_values(family: "Family", question: "Question", given: dict[str, Any]) 
     own = {s.name for s in question.settings}
     values = {}
     for name, text in given.items():
-        if text is None or text is False:  # an option left out; a flag not given
+        if text is None or text is False or text == []:  # an option left out; a flag not given
             continue
         spec = question.input(name) if name in inputs else question.setting(name) if name in own else \
             family.spec(name)
-        values[name] = parse_grid(text, name.replace("_", "-"), spec) if name in inputs else \
-            spec.check(text, _flag(name))
+        if name in inputs:  # a sweep, or several (the option repeated): every value in order
+            values[name] = [v for part in (text if isinstance(text, list) else [text])
+                            for v in parse_grid(part, name.replace("_", "-"), spec)]
+        else:
+            values[name] = spec.check(text, _flag(name))
     profile: Any = None
     paths = profile_path if isinstance(profile_path, list) else [] if profile_path is None else [profile_path]
     if paths:  # several: profiles of different CPUs, extrapolated to --cpu-speed
@@ -138,7 +141,8 @@ def given_values(family: "Family", question: "Question", given: dict[str, Any]) 
         from iosizer.cli.params import reject_repeats
 
         reject_repeats([p.resolve() for p in paths], "--profile", [str(p) for p in paths])
-        profile = [load_profile(p, family.name) for p in paths]
+        models = (family.name, *question.also) if question.also else family.name
+        profile = [load_profile(p, models) for p in paths]
         profile = profile[0] if len(profile) == 1 else profile
     return values, profile
 
@@ -270,6 +274,14 @@ def attach(name: str, group: Any, group_name: str | None = None) -> None:
         from iosizer.cli.lazy import adopt
 
         adopt(group, _group(family, new))
+
+
+def builtin_group(name: str) -> Any:
+    """The root's group ``name`` of :data:`~iosizer.model.registry.BUILTIN_GROUPS` whose every command is a
+    declared question (``iosizer latency``): an empty group their commands are attached to when it is used."""
+    from iosizer.cli.app import COMMANDS
+
+    return typer.Typer(help=COMMANDS[name][1], no_args_is_help=True)
 
 
 def resolve(root: Any, name: str, command: Any) -> Any:

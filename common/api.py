@@ -98,7 +98,8 @@ def ask(command: str | Sequence[str], /, *arguments: Any, **options: Any) -> Any
         from iosizer.calibration.profile import load_profile as load
 
         several = isinstance(profile, (list, tuple))  # profiles of several CPUs, extrapolated to cpu_speed
-        profile = [p if hasattr(p, "model") else load(p, chosen.name) for p in (profile if several else [profile])]
+        models = (chosen.name, *question.also) if question.also else chosen.name
+        profile = [p if hasattr(p, "model") else load(p, models) for p in (profile if several else [profile])]
         profile = profile if several else profile[0]
     percentile = options.pop("percentile", None)
     percentiles = None if percentile is None else (percentile if isinstance(percentile, (list, tuple))

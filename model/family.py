@@ -595,6 +595,11 @@ class Question:
       entry (no ``--profile`` with it; one of the two is needed) with the values the entry brings
       (its burst size, its published figures) in ``values``; the family's calibration module finds
       them (``catalogue_entry(family, setting, name)``, :mod:`iosizer.calibration.family_modules`);
+    - ``also``: other families whose profiles may answer the question (a loss budget asked of the
+      OLTP network or of a DMA device): the profile given, or the catalogue entry's, names the
+      family whose values ``solve`` gets, with its name in ``values["family"]``;
+    - ``solve`` finds the inputs left to their default sweep in ``values["defaulted"]`` (a
+      catalogue's own entries are named, a planner's own value is not);
     - ``own_cpu``: settings that, when one is given, make ``--cpu-speed`` the question's own CPU
       assumption instead of the declared exponent ranges: the profile is not carried and ``solve``
       finds the target's speed over the profile's CPU in ``values["cpu_speed_factor"]``.
@@ -629,6 +634,7 @@ class Question:
     shape: Callable[[list[dict[str, Any]], Mapping[str, Any]], list[dict[str, Any]]] | None = None
     own_cpu: tuple[str, ...] = ()
     catalogue: str = ""
+    also: tuple[str, ...] = ()
 
     def __post_init__(self) -> None:
         if self.solve is None:

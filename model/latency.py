@@ -83,8 +83,12 @@ __all__ = [
     "dma_issue_interval_ns",
     "dma_throughput_mbps",
     "effective_latency_ns",
+    "max_dma_latency_ns",
+    "max_oltp_latency_ns",
     "oltp_degradation_pct",
+    "oltp_slope_pct_per_ns",
     "round_trip_latency_ns",
+    "tier_losses",
 ]
 
 #: Service-time variability of the CPU and the serial step: the mva module's declaration, held at 0
@@ -278,6 +282,68 @@ def oltp_degradation_pct(network: OltpNetwork, added_latency_ns: object) -> floa
     return scalar_or_array(loss.reshape(x.shape))
 
 
+#: Tiers shown per switch; max_tiers is searched further, up to this many.
+SHOWN_TIERS = (1, 2, 3, 4)
+MAX_TIERS_SEARCHED = 64
+
+
+def max_oltp_latency_ns(network: OltpNetwork, budget_pct: float) -> float:
+    """Largest x with PD(x) <= budget, by a bracketing root finder on the MVA curve.
+
+    PD is continuous and non-decreasing in x, so Brent's method on
+    PD(x) - budget over a bracket [0, hi] with PD(hi) > budget is exact to
+    its tolerance (1e-6 ns).
+    """
+    from scipy.optimize import brentq
+
+    if not 0 < budget_pct < 100:
+        raise InputError(f"--budget-pct must lie in (0, 100), got {budget_pct:g}")
+    high = network.knee_latency_ns
+    while oltp_degradation_pct(network, high) <= budget_pct:
+        high *= 2.0
+        if high > 1e12:
+            return math.inf
+    return float(brentq(lambda x: oltp_degradation_pct(network, x) - budget_pct, 0.0, high, xtol=1e-6))
+
+
+def max_dma_latency_ns(device_: DmaDevice, budget_pct: float) -> float:
+    """Largest x with PD(x) <= budget for a device: the sympy solution B I_0 / (k (100 - B))."""
+    from iosizer.model.symbolic import dma_functions
+
+    if not 0 < budget_pct < 100:
+        raise InputError(f"--budget-pct must lie in (0, 100), got {budget_pct:g}")
+    if device_.posted or device_.exposed_round_trips == 0:
+        return math.inf
+    return float(dma_functions()["max_latency_ns"](budget_pct, device_.local_issue_interval_ns,
+                                                   device_.exposed_round_trips))
+
+
+def oltp_slope_pct_per_ns(network: OltpNetwork, added_latency_ns: float) -> float:
+    """dPD/dx of the OLTP curve at x by a central difference (1 ps step; PD is smooth)."""
+    step = 1e-3
+    low = max(added_latency_ns - step, 0.0)
+    high = added_latency_ns + step
+    return float((oltp_degradation_pct(network, high) - oltp_degradation_pct(network, low)) / (high - low))
+
+
+
+
+
+
+def tier_losses(loss, hop_ns: np.ndarray, budget_pct: float) -> tuple[np.ndarray, np.ndarray]:
+    """PD at 1..MAX_TIERS_SEARCHED tiers of each one-way hop (round trip 2 t h, seed 000 sec 3.2), and
+    the most tiers within ``budget_pct``: PD grows with tiers, so the first tier over budget ends the count.
+
+    ``loss(x)``: PD at added round-trip latencies x (an array of any shape). Returns (losses of shape
+    (hops, MAX_TIERS_SEARCHED), max_tiers per hop).
+    """
+    every = np.arange(1, MAX_TIERS_SEARCHED + 1)
+    hops = np.atleast_1d(np.asarray(hop_ns, dtype=np.float64))
+    losses = np.asarray(loss(2.0 * every[None, :] * hops[:, None]), dtype=np.float64)
+    over = losses > budget_pct
+    return losses, np.where(over.any(axis=1), over.argmax(axis=1), MAX_TIERS_SEARCHED)
+
+
 # --- family declarations: dma and oltp -------------------------------------------
 
 
@@ -451,6 +517,126 @@ def _dma_formula_note(values, outputs):
             + "; ".join(f"{k}: {v}" for k, v in shown["symbols"].items()))
 
 
+BUDGET = ParameterSpec("budget_pct", "%", None, (0.0, 100.0), "assumed", "the planner's choice",
+                       "largest acceptable loss, percent (strictly between 0 and 100)", kind="setting")
+#: Section 4.4 plans tiers within a 5 % loss.
+TIER_BUDGET = replace(BUDGET, value=5.0, source=f"{_SEED} sec 4.4: tiers within 5 % loss")
+#: Table 3-3's hops: ``values["switch_names"]``/``["switch_hop_ns"]`` (the calibration module reads them).
+SWITCHES_NOTE = "hop_ns defaults to table 3-3's switches (asi, infiniband, fc, fcoe), named after them"
+
+
+def _switch_hops(values, inputs):
+    """The default hops: table 3-3's switches (values the calibration module reads from the shipped table)."""
+    return tuple(values["switch_hop_ns"])
+
+
+def _loss(values):
+    """PD(x) of what the question is asked of: a DMA device (a catalogue device or a ``dma`` profile) or
+    the OLTP network (the shipped one or an ``oltp`` profile)."""
+    if values.get("posted") is not None or values.get("family") == "dma":
+        device = _device(values)
+        return "dma", device, lambda x: np.asarray(dma(device, x).degradation_pct)
+    network = OltpNetwork(terminals=values["terminals"], knee_latency_ns=values["knee_latency_ns"],
+                          serial_share=values["serial_share"], think_share=values["think_share"],
+                          service_scv=values.get("service_scv", SERVICE_SCV.value))
+    return "oltp", network, lambda x: np.asarray(oltp_degradation_pct(network, x))
+
+
+def _device(values):
+    posted = bool(values.get("posted"))
+    return DmaDevice(name=values.get("device") or "profile", posted=posted, burst_bytes=values.get("burst_bytes"),
+                     local_issue_interval_ns=None if posted else values["local_issue_interval_ns"],
+                     exposed_round_trips=0.0 if posted else values["exposed_round_trips"])
+
+
+def _needs_budget(values):
+    if values["budget_pct"] is None:
+        raise InputError("Missing option '--budget-pct'")
+    return values["budget_pct"]
+
+
+def _latency_budget(values, inputs):
+    """``latency budget``: the largest added latency within the budget (Brent's method on the MVA curve,
+    or the DMA closed form), with dPD/dx there and, for a device with ``show_formula``, the closed form."""
+    budget = _needs_budget(values)
+    kind, source, _ = _loss(values)
+    nan = np.nan
+    if kind == "oltp":
+        answer = max_oltp_latency_ns(source, budget)
+        return {"max_added_latency_ns": answer, "method": np.array("Brent's method on the exact MVA curve "
+                                                                   "(no closed form)", dtype=object),
+                "formula": None, "d_degradation_d_latency_pct_per_ns": oltp_slope_pct_per_ns(source, answer)}
+    answer = max_dma_latency_ns(source, budget)
+    shown = bool(values["show_formula"]) and not source.posted
+    return {"max_added_latency_ns": answer,
+            "method": np.array("closed form, sympy: x = B I_0 / (k (100 - B))" if not source.posted
+                               else "posted device: no added latency degrades it", dtype=object),
+            "formula": _dma_budget_formula() if shown else None,
+            "d_degradation_d_latency_pct_per_ns": float(_dma_slope(answer, source.local_issue_interval_ns,
+                                                                   source.exposed_round_trips)) if shown else nan}
+
+
+def _dma_budget_formula():
+    from iosizer.model.symbolic import DMA_SYMBOLS, dma_budget_expression, formula
+
+    return {**formula(dma_budget_expression()), "symbols": DMA_SYMBOLS}
+
+
+def _budget_label(values):
+    if values.get("profile_origin"):
+        return f"profile:{values['profile_origin']}"
+    return f"dma:{values['device']}" if values.get("device") else "oltp"
+
+
+def _budget_shape(records, values):
+    """The published record: which model answered and the budget first, no bands."""
+    return [{"model": _budget_label(values), "budget_pct": values["budget_pct"],
+             **{k: r[k] for k in ("max_added_latency_ns", "method", "formula", "d_degradation_d_latency_pct_per_ns")
+                if k in r}} for r in records]
+
+
+def _budget_notes(values, outputs):
+    if not values["show_formula"]:
+        return None
+    if "formula" in outputs or values.get("family") == "dma" or values.get("posted") is not None:
+        shown = _dma_budget_formula()
+        return None if values.get("posted") else f"x_max = {shown['text']}   [LaTeX: {shown['latex']}]"
+    return "the OLTP curve has no closed form (MVA recursion); solved numerically"
+
+
+def _latency_tiers(values, inputs):
+    """``latency tiers``: per one-way hop, PD at 1..4 tiers (round trip 2 t h) and the most tiers within
+    the budget, from the OLTP curve or a device's DMA model (:func:`tier_losses`)."""
+    budget = _needs_budget(values)
+    if not 0 < budget < 100:
+        raise InputError(f"--budget-pct must lie in (0, 100), got {budget:g}")
+    hop = inputs["hop_ns"]
+    _, _, loss = _loss(values)
+    losses, max_tiers = tier_losses(loss, hop.ravel(), budget)
+    named = dict(zip(values["switch_hop_ns"], values["switch_names"])) if "hop_ns" in values["defaulted"] else {}
+    out = {"switch": np.array([named.get(h, f"hop {h:g} ns") for h in hop.ravel()], dtype=object),
+           "max_tiers": max_tiers.astype(np.float64)}
+    for t in SHOWN_TIERS:
+        out[f"round_trip_{t}_tiers_ns"] = 2 * t * hop
+        out[f"loss_{t}_tiers_pct"] = losses[:, t - 1]
+    return out
+
+
+def _tiers_shape(records, values):
+    """The published plan per switch: the shown tiers, their round trips and losses as lists."""
+    return [{"switch": r["switch"], "hop_ns": r["hop_ns"], "tiers": list(SHOWN_TIERS),
+             "round_trip_ns": [r[f"round_trip_{t}_tiers_ns"] for t in SHOWN_TIERS],
+             "loss_pct": [r[f"loss_{t}_tiers_pct"] for t in SHOWN_TIERS], "max_tiers": int(r["max_tiers"])}
+            for r in records]
+
+
+def _tiers_note(values, outputs):
+    source = ("profile " + values["profile_origin"] if values.get("profile_origin") else
+              f"device {values['device']}" if values.get("device") else "the OLTP curve")
+    return (f"loss from {source}; round trip 2 x tiers x hop; max_tiers: most tiers within "
+            f"{values['budget_pct']:g} %")
+
+
 def _oltp_start(data, settings):
     """Start with the knee where the data first pass 5 % and a mid serial share."""
     x, pd = data["added_latency_ns"], data["degradation_pct"]
@@ -502,11 +688,10 @@ FAMILIES = (
                                      kind="object"),
                               Output("d_degradation_d_latency_pct_per_ns", "%/ns", "dPD/dx at each latency",
                                      optional=True)),
-                     solve=_latency_dma, settings=(DEVICE, BURST_BYTES, SHOW_FORMULA), catalogue="device",
+                     solve=_latency_dma, settings=(DEVICE, BURST_BYTES, SHOW_FORMULA), catalogue="device", shipped=False,
                      shape=_dma_shape, notes=(_dma_notes, _dma_posted_note, _dma_formula_note),
                      plot=Plot("added_latency_ns", ("degradation_pct",))),
-            Question("latency budget", "largest added latency within a degradation budget",
-                     ("budget_pct",), ("max_added_latency_ns",)),
+
         ),
         fit=FitPlan(_dma_start, _dma_jacobian),
         example="dma.csv",
@@ -559,8 +744,28 @@ FAMILIES = (
                      own_cpu=("stall_exponent", "issue_rate_exponent"), shape=_oltp_shape,
                      notes=(_oltp_notes, _oltp_service_note, _oltp_cpu_note),
                      plot=Plot("added_latency_ns", ("degradation_pct",))),
-            Question("latency tiers", "switch tiers of a hop latency within a degradation budget",
-                     ("hop_ns", "budget_pct"), ("tiers", "degradation_pct")),
+            Question("latency budget", "Largest added latency whose predicted loss stays within the budget "
+                     "(OLTP, or a device)",
+                     outputs=(Output("max_added_latency_ns", "ns", "largest added round trip within the budget"),
+                              Output("method", "", "how it was solved", text=True),
+                              Output("formula", "", "x_max as text and LaTeX, with its symbols", optional=True,
+                                     kind="object"),
+                              Output("d_degradation_d_latency_pct_per_ns", "%/ns", "dPD/dx at the answer",
+                                     optional=True)),
+                     solve=_latency_budget, settings=(BUDGET, DEVICE, SHOW_FORMULA), catalogue="device",
+                     also=("dma",), shape=_budget_shape, notes=(_budget_notes,)),
+            Question("latency tiers", "Switch tiers within a loss budget: t tiers of hop h add 2 t h ns round trip "
+                     "(table 3-3)",
+                     inputs=(Input("hop_ns", "ns", HOP_NS.bounds, default=_switch_hops,
+                                   description="one-way latency of one switch tier (default: table 3-3's)"),),
+                     outputs=(Output("switch", "", "table 3-3's switch, or the hop given", text=True),
+                              *(Output(f"round_trip_{t}_tiers_ns", "ns", f"round trip of {t} tiers")
+                                for t in SHOWN_TIERS),
+                              *(Output(f"loss_{t}_tiers_pct", "%", f"loss with {t} tiers") for t in SHOWN_TIERS),
+                              Output("max_tiers", "tiers", "most tiers within the budget")),
+                     solve=_latency_tiers, settings=(TIER_BUDGET, DEVICE), catalogue="device", also=("dma",),
+                     always_list=True, shape=_tiers_shape, notes=(_tiers_note,),
+                     plot=Plot("hop_ns", ("max_tiers",))),
         ),
         fit=FitPlan(_oltp_start, holdable=("service_scv",)),
         example="oltp.csv",

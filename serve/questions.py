@@ -158,8 +158,12 @@ def ask(family: str, question: str, body: dict[str, Any]) -> Any:
 
     values = dict(body)
     document = values.pop("profile", None)
-    profile: Any = None if document is None else [read_profile(d, family, name="profile") for d in document] \
-        if isinstance(document, list) else read_profile(document, family, name="profile")
+    from iosizer.model.registry import declaration
+
+    asked = declaration(family).question(question)
+    models = (family, *asked.also) if asked.also else family
+    profile: Any = None if document is None else [read_profile(d, models, name="profile") for d in document] \
+        if isinstance(document, list) else read_profile(document, models, name="profile")
     cpu_speed = values.pop("cpu_speed", None)
     percentiles = values.pop("percentile", None)
     band = values.pop("band", None) or "parameter"

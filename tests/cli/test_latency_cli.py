@@ -74,7 +74,8 @@ def test_plots(cli, tmp_path, command) -> None:
     (["dma", "--added-latency-ns", "1"], "give either --device NAME or --profile FILE"),
     (["dma", "--device", "e1000", "--added-latency-ns", "-5"], "--added-latency-ns must lie in [0, 10000000] (ns), got -5"),
     (["dma", "--device", "e1000", "--added-latency-ns", "nan"], "must be finite"),
-    (["budget", "--budget-pct", "120"], "--budget-pct must lie in (0, 100)"),
+    (["budget", "--budget-pct", "120"], "--budget-pct must lie in [0, 100] (%), got 120"),
+    (["budget", "--budget-pct", "0"], "--budget-pct must lie in (0, 100), got 0"),
     (["tiers", "--hop-ns", "-3"], "--hop-ns must lie in [0, 1000000] (ns), got -3"),
     (["oltp", "--added-latency-ns", "100", "--stall-exponent", "1"], "need --cpu-speed"),
     (["oltp", "--added-latency-ns", "100", "--cpu-speed", "2", "--stall-exponent", "3"], "--stall-exponent must lie in [0, 1]"),
@@ -114,5 +115,5 @@ def test_budget_and_tiers_from_profiles(cli, tmp_path) -> None:
     assert answer["max_added_latency_ns"] == pytest.approx(catalogue["max_added_latency_ns"], rel=1e-9)
     (tier,) = cli.json("latency", "tiers", "--hop-ns", "150", "--profile", str(profile))
     assert tier["max_tiers"] == 0  # bcm5700 loses 5 % within 129 ns: not even one 150 ns tier
-    assert "give either --profile FILE or --device NAME" in cli.fails(
+    assert "give either --device NAME or --profile FILE" in cli.fails(
         "latency", "budget", "--budget-pct", "5", "--profile", str(profile), "--device", "e1000")
