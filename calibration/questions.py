@@ -56,6 +56,8 @@ class Answer(TableView):
         import math
 
         def plain(array: Any, i: int, integer: bool = False) -> Any:
+            if array.dtype.kind in "OUS":  # a text output (Output.text): its words as they are
+                return None if array[i] is None else str(array[i])
             value = float(array[i])
             if not math.isfinite(value):
                 return None
@@ -112,7 +114,7 @@ def answer(family_name: str, question: str, params: "Profile | Mapping[str, Any]
     changes.update(given)
     base = params if not isinstance(params, Mapping) else None
     values, profile, source = resolve(family_name, base, cpu_speed, changes)
-    arrays = _input_grid(asked, inputs)
+    arrays = _input_grid(asked, inputs, values)
     chosen: list[float] = []
     if percentiles:
         if asked.percentiles is None:
@@ -135,7 +137,8 @@ def answer(family_name: str, question: str, params: "Profile | Mapping[str, Any]
         raise ConsistencyError(f"question '{asked.command}' of family '{family_name}' did not compute "
                                f"{', '.join(missing)}")
     shape = next(iter(arrays.values())).shape if arrays else ()
-    outputs = {k: np.broadcast_to(np.asarray(v, dtype=np.float64), shape).reshape(-1)
+    words = set(asked.text_outputs)
+    outputs = {k: np.broadcast_to(np.asarray(v, dtype=object if k in words else np.float64), shape).reshape(-1)
                for k, v in solved.items()}
     used = ", ".join(f"{spec.name} = {values[spec.name]:.6g}{_unit_after(spec.unit)}" for spec in declaration(family_name)
                      .specs(values) if spec.kind == "parameter" and isinstance(values.get(spec.name), (int, float)))
@@ -145,7 +148,7 @@ def answer(family_name: str, question: str, params: "Profile | Mapping[str, Any]
         unchanged = all(k in values and values[k] is v for k, v in fitted.items())
         return solved if unchanged else evaluate({**values, **fitted})
 
-    bands = _bands(family_name, profile, moved, outputs, shape, band)
+    bands = _bands(family_name, asked, profile, moved, outputs, shape, band)
     if bands:
         notes.append("*_ci_low/_ci_high: " + ("95 % prediction bands: the parameters' uncertainty plus the "
                                               "fit's residual scatter (where a new measurement lies)"
@@ -155,8 +158,8 @@ def answer(family_name: str, question: str, params: "Profile | Mapping[str, Any]
                   bands, tuple(notes), frozenset(i.name for i in asked.input_specs if i.integer), values)
 
 
-def _bands(family_name: str, profile: "Profile", evaluate: Any, outputs: Mapping[str, Any], shape: tuple[int, ...],
-           band: str) -> dict[str, tuple[Any, Any]]:
+def _bands(family_name: str, asked: "Question", profile: "Profile", evaluate: Any, outputs: Mapping[str, Any],
+           shape: tuple[int, ...], band: str) -> dict[str, tuple[Any, Any]]:
     """95 % bands of the outputs from the profile's varying parameters (none when nothing varies); a
     prediction band adds the fit's residual scatter of the measured column an output is."""
     import numpy as np
@@ -167,8 +170,9 @@ def _bands(family_name: str, profile: "Profile", evaluate: Any, outputs: Mapping
         return {}
     measured = {c.name for c in declaration(family_name).columns.observed}
     raw = propagate(profile, evaluate, band, {k: k for k in outputs if k in measured})
+    words = set(asked.text_outputs)  # never banded
     return {k: tuple(np.broadcast_to(np.asarray(end, dtype=np.float64), shape).reshape(-1) for end in raw[k])
-            for k in outputs if k in raw}
+            for k in outputs if k in raw and k not in words}
 
 
 def resolve(family_name: str, base: "Profile | None", cpu_speed: float | None,
@@ -195,9 +199,12 @@ def resolve(family_name: str, base: "Profile | None", cpu_speed: float | None,
                                                             family.parameters if s.kind == "parameter"})
         source = "the values given"
     elif base is not None:
+        _no_variant(family, given)
         profile, source = base, "the planner's profile"
     else:
-        profile, source = shipped(family_name), f"shipped '{family_name}' profile"
+        variant = _variant(family, given)
+        profile = shipped(family_name, variant)
+        source = f"shipped '{family_name}' profile" + (f" ({variant})" if variant else "")
     if profile.model != family_name:
         raise ProfileError(f"profile is for family '{profile.model}', not '{family_name}'")
     if cpu_speed is not None:
@@ -211,15 +218,34 @@ def resolve(family_name: str, base: "Profile | None", cpu_speed: float | None,
     return complete_values(family_name, values), profile, source
 
 
-def _input_grid(question: "Question", given: Mapping[str, Any]) -> dict[str, Any]:
-    """Each input's values (checked by its declaration) over every combination: arrays of one shape."""
+def _variant(family: Any, given: Mapping[str, Any]) -> str | None:
+    """The shipped profile's variant a planner picks (its setting checked by its declaration), or None."""
+    spec = family.variant
+    if spec is None or given.get(spec.name) is None:
+        return None
+    return spec.check(given[spec.name], "--" + spec.name.replace("_", "-"))
+
+
+def _no_variant(family: Any, given: Mapping[str, Any]) -> None:
+    """A planner's profile holds its own values: a setting that picks a shipped profile is refused."""
+    spec = family.variant
+    if spec is not None and given.get(spec.name) is not None:
+        flag = "--" + spec.name.replace("_", "-")
+        raise InputError(f"{flag} picks one of the shipped '{family.name}' profiles; a profile of your own holds "
+                         "its own values (change them one by one)")
+
+
+def _input_grid(question: "Question", given: Mapping[str, Any],
+                values: Mapping[str, Any] | None = None) -> dict[str, Any]:
+    """Each input's values (checked by its declaration) over every combination: arrays of one shape.
+    A computed default (:class:`~iosizer.model.family.Input`) sees ``values`` and the inputs before it."""
     import numpy as np
 
     axes = []
     for spec in question.input_specs:
         raw = given.get(spec.name)
         if raw is None:
-            raw = spec.sweep()
+            raw = spec.sweep(values, {s.name: a for s, a in zip(question.input_specs, axes)})
             if not raw:
                 raise InputError(f"question '{question.command}' needs {spec.name} ({spec.unit}"
                                  f"{': ' + spec.description if spec.description else ''})")
