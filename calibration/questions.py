@@ -151,6 +151,7 @@ def answer(family_name: str, question: str, params: "Profile | Mapping[str, Any]
                      .specs(values) if spec.kind == "parameter" and isinstance(values.get(spec.name), (int, float)))
     notes = [n for n in (note if isinstance(note, str) else note(values, outputs) for note in asked.notes) if n]
     notes.append(f"values: {used + ' from ' if used else ''}{source}")
+    notes += _unrecorded(family_name, base, changes)
     banded = [o.name for o in asked.output_specs if o.band and not o.text and not o.vector and o.name in outputs]
     banded += [k for k in outputs if k not in asked.output_names]  # percentiles
 
@@ -168,6 +169,17 @@ def answer(family_name: str, question: str, params: "Profile | Mapping[str, Any]
                                               "95 % bands of the parameters' uncertainty only"))
     return Answer(family_name, asked.command, {k: v.reshape(-1) for k, v in arrays.items()}, outputs,
                   bands, tuple(notes), frozenset(i.name for i in asked.input_specs if i.integer), values)
+
+
+def _unrecorded(family_name: str, base: Any, changes: Mapping[str, Any]) -> list[str]:
+    """A line per parameter the planner's profile does not record (made before it was declared): the
+    declared value answers in its place."""
+    if base is None:
+        return []
+    return [f"{spec.name}: the profile records none (made before the parameter was declared): the declared "
+            f"{spec.value:g}{_unit_after(spec.unit)} answers; give --{spec.name.replace('_', '-')} to set it"
+            for spec in declaration(family_name).parameters if spec.kind == "parameter" and spec.value is not None
+            and spec.name not in base.parameters and changes.get(spec.name) is None]
 
 
 def _vectors(asked: "Question") -> set[str]:

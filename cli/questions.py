@@ -63,14 +63,14 @@ def _options(family: "Family", question: "Question") -> list[inspect.Parameter]:
             str | None, typer.Option(_flag(spec.name), metavar="VALUES", help=text)]))
     for spec in family.parameters:
         if spec.kind == "setting":
-            shown = "" if spec.value is None else f" [default: {spec.value}]"
+            shown = "" if spec.value in (None, "") else f" [default: {spec.value}]"
             text = f"{spec.description or spec.name}{_unit_text(spec.unit)}{shown}"
         else:
             text = (f"{spec.description or spec.name}{_unit_text(spec.unit)}; fixes it (default: the profile's, "
                     f"{spec.status})")
         params.append(inspect.Parameter(spec.name, keyword, default=None, annotation=Annotated[
-            str | None, typer.Option(_flag(spec.name), metavar="TEXT" if spec.choices and isinstance(
-                spec.choices[0], str) else "NUMBER", help=text)]))
+            str | None, typer.Option(_flag(spec.name), metavar="TEXT" if spec.parse is not None or spec.choices
+                                     and isinstance(spec.choices[0], str) else "NUMBER", help=text)]))
     params.append(inspect.Parameter("profile", keyword, default=None, annotation=Annotated[
         Path | None, typer.Option("--profile", help=f"A '{family.name}' profile (iosizer calibrate) to take "
                                                     "parameters from; default: the shipped one.")]))
@@ -152,7 +152,7 @@ def _panels(question: "Question", answer: "Answer", records: list[dict[str, Any]
             groups.setdefault(row.get(chosen.series) if chosen.series else None, []).append(row)
         series = []
         for key, rows in groups.items():
-            label = y if key is None else f"{chosen.series} = {key:g}"
+            label = y if key is None else key if isinstance(key, str) else f"{chosen.series} = {key:g}"
             xs = [r[chosen.x] for r in rows]
             if f"{y}_ci_low" in rows[0]:  # one legend entry for every band ('_' hides the others)
                 series.append(Series("95 % band" if not series else "_band", xs,

@@ -70,7 +70,8 @@ from scipy.special import gammaincc, gammaln
 
 from iosizer.errors import InputError, UnstableQueueError
 from iosizer.model._validate import as_nonnegative, as_positive
-from iosizer.model.family import Column, CpuScaling, Family, FitPlan, Output, ParameterSpec, Question, Role, Schema
+from iosizer.model.family import (Column, CpuScaling, Family, FitPlan, Output, ParameterSpec, Plot, Question, Role,
+                                  Schema)
 
 __all__ = [
     "COMM_OVERHEAD",
@@ -78,8 +79,10 @@ __all__ = [
     "FAMILIES",
     "NON_CORE",
     "POLICIES",
+    "POINTS",
     "POLICY",
     "SCENARIO",
+    "SHARES",
     "SWITCH_RULE",
     "SWITCH_RULES",
     "THRESHOLD",
@@ -91,6 +94,7 @@ __all__ = [
     "max_throughput",
     "policy_curve",
     "port_shares_of",
+    "parse_shares",
     "port_waits",
     "serving_cores",
     "switching_loads",
@@ -1071,7 +1075,8 @@ FAMILIES = (
                     Output("low_load_response_us", "us", "response near zero load", band=False,
                            only_with="io_service_us"),
                 ),
-                solve=_compare, notes=(_normalised_note, _controller_note, _POOLED, _iops_note)),
+                solve=_compare, notes=(_normalised_note, _controller_note, _POOLED, _iops_note),
+                plot=Plot("max_throughput_norm", ("low_load_response_norm",), series="policy")),
         ),
         example="loadshare.csv",
         # The settings data/examples/loadshare.csv was generated with. Table 2's

@@ -99,7 +99,7 @@ def request_model(family: "Family", question: "Question") -> type[BaseModel]:
             f"answered); default {list(spec.sweep()) or 'none: required'}"),
             json_schema_extra=_extra(spec.unit, spec.bounds)))
     for spec in family.parameters:
-        kind: Any = str if spec.choices and isinstance(spec.choices[0], str) else _Number
+        kind: Any = str if spec.parse is not None or spec.choices and isinstance(spec.choices[0], str) else _Number
         role = "setting" if spec.kind == "setting" else f"parameter ({spec.status}); fixes it"
         fields[spec.name] = (kind | None, Field(None, description=(
             f"{spec.description or spec.name} ({spec.unit}): {role}; default: the profile's"),
@@ -167,7 +167,7 @@ def view(answer: Any) -> dict[str, Any]:
                 series.append({"label": "95 % band", "kind": "band", "x": xs,
                                "y": [row[f"{y}_ci_low"] for row in rows],
                                "y_high": [row[f"{y}_ci_high"] for row in rows]})
-            series.append({"label": y if value is None else f"{chosen.series} = {value:g}",
+            series.append({"label": y if value is None else value if isinstance(value, str) else f"{chosen.series} = {value:g}",
                            "kind": "line" if len(rows) > 1 else "points", "x": xs,
                            "y": [row[y] for row in rows], "y_high": None})
         panels.append({"title": f"{answer.family} {answer.question}", "x_label": label(chosen.x),
@@ -195,8 +195,9 @@ def describe(family: "Family", question: "Question") -> dict[str, Any]:
                     spec.unit, spec.bounds, required=not spec.sweep()) for spec in question.input_specs]
     for spec in family.parameters:
         named = bool(spec.choices) and isinstance(spec.choices[0], str)
-        fields.append(entry(spec.name, "choice" if named else "number", spec.description or spec.name,
-                            unit=spec.unit, bounds=None if named else spec.bounds,
+        fields.append(entry(spec.name, "choice" if named else "text" if spec.parse is not None else "number",
+                            spec.description or spec.name, unit=spec.unit,
+                            bounds=None if named or spec.parse is not None else spec.bounds,
                             choices=list(spec.choices) if named else None, declared=spec.value))
     fields.append(entry("profile", "profile", f"A '{family.name}' profile document; default: the shipped one"))
     fields.append(entry("cpu_speed", "number", "carry the profile to a CPU of this relative per-core speed"))
