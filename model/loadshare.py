@@ -1060,6 +1060,7 @@ FAMILIES = (
                       "hot_port_cores")),
             Question(
                 "compare", "every policy's maximum throughput, low-load response and largest jump", rows=True,
+                always_list=True,
                 outputs=(
                     Output("policy", "name", "load-sharing policy", text=True),
                     Output("scenario", "name", "the seed's scenario, or the planner's N-port mix", text=True),
