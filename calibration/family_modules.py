@@ -3,8 +3,10 @@
 ``iosizer.calibration.<module>`` (named after the family's model module) may
 define ``shipped_profile(family, variant)`` (the shipped profile built from
 the seed figures), ``complete_values(family, values)`` (values a solve
-needs that a profile cannot hold, such as lists read from shipped tables) and
-``catalogue_entry(family, setting, name)`` (an entry of a shipped catalogue a
+needs that a profile cannot hold, such as lists read from shipped tables),
+``variant_profile(family, profile, choice)`` (a planner's profile carried
+to another choice of the family's ``variant`` setting, where that makes sense)
+and ``catalogue_entry(family, setting, name)`` (an entry of a shipped catalogue a
 question's setting names, such as a table 4-1 device: the profile fitted to
 it and the values it brings).
 A plugin's family has neither: its declaration is all there is.
