@@ -443,7 +443,7 @@ def resolve(family_name: str, base: "Profile | Sequence[Profile] | None", cpu_sp
 
     family = declaration(family_name)
     if isinstance(base, (list, tuple)):
-        if len(base) > 1:
+        if len(base) > 1 or (base and cpu_speed is not None):  # a list: extrapolated, as several would be
             if cpu_speed is None:
                 raise InputError("several profiles need --cpu-speed: they are combined by extrapolation")
             from iosizer.calibration.extrapolate import extrapolate

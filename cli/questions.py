@@ -310,9 +310,10 @@ def attach(name: str, group: Any, group_name: str | None = None) -> None:
 def builtin_group(name: str) -> Any:
     """The root's group ``name`` of :data:`~iosizer.model.registry.BUILTIN_GROUPS` whose every command is a
     declared question (``iosizer latency``): an empty group their commands are attached to when it is used."""
-    from iosizer.cli.app import COMMANDS
+    from iosizer.model.registry import BUILTIN_GROUPS, declaration
 
-    return typer.Typer(help=COMMANDS[name][1], no_args_is_help=True)
+    text = "; ".join(f"{declaration(family).summary} (family '{family}')" for family in BUILTIN_GROUPS[name])
+    return typer.Typer(help=text + ".", no_args_is_help=True)
 
 
 def resolve(root: Any, name: str, command: Any) -> Any:

@@ -600,7 +600,10 @@ def _budget_notes(values, outputs):
         return None
     if "formula" in outputs or values.get("family") == "dma" or values.get("posted") is not None:
         shown = _dma_budget_formula()
-        return None if values.get("posted") else f"x_max = {shown['text']}   [LaTeX: {shown['latex']}]"
+        if values.get("posted"):
+            return None
+        slope = outputs["d_degradation_d_latency_pct_per_ns"][0]
+        return (f"x_max = {shown['text']}   [LaTeX: {shown['latex']}]; dPD/dx at the answer: {slope:.6g} % per ns")
     return "the OLTP curve has no closed form (MVA recursion); solved numerically"
 
 
@@ -759,10 +762,11 @@ FAMILIES = (
                      inputs=(Input("hop_ns", "ns", HOP_NS.bounds, default=_switch_hops,
                                    description="one-way latency of one switch tier (default: table 3-3's)"),),
                      outputs=(Output("switch", "", "table 3-3's switch, or the hop given", text=True),
-                              *(Output(f"round_trip_{t}_tiers_ns", "ns", f"round trip of {t} tiers")
+                              *(Output(f"round_trip_{t}_tiers_ns", "ns", f"round trip of {t} tiers", band=False)
                                 for t in SHOWN_TIERS),
                               *(Output(f"loss_{t}_tiers_pct", "%", f"loss with {t} tiers") for t in SHOWN_TIERS),
-                              Output("max_tiers", "tiers", "most tiers within the budget")),
+                              Output("max_tiers", "tiers", "most tiers within the budget (a count: no band)",
+                                     band=False)),
                      solve=_latency_tiers, settings=(TIER_BUDGET, DEVICE), catalogue="device", also=("dma",),
                      always_list=True, shape=_tiers_shape, notes=(_tiers_note,),
                      plot=Plot("hop_ns", ("max_tiers",))),

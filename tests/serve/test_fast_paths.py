@@ -34,6 +34,7 @@ BODIES = [(name, body) for name, body in STARTING_INPUTS.items()
     ("pcie link", {"gen": 4, "lanes": 16, "transfer_bytes": 4096, "ecrc": True}),
     ("hba response", {"threads": "1,8,16", "port": "32GFC", "percentile": [99]}),
 ]
+BODIES = [(name, body) for name, body in BODIES if name in SPECS]  # a declared question has no click road
 
 
 def _through_click(spec: Any, values: dict[str, Any], view: bool) -> dict[str, Any]:
@@ -57,7 +58,7 @@ def test_a_direct_call_answers_as_through_click(name: str, body: dict[str, Any])
 
 
 def test_a_direct_call_converts_nothing_through_click(monkeypatch: pytest.MonkeyPatch) -> None:
-    spec = SPECS["queue mmc"]
+    spec = SPECS["queue ggc"]  # a hand-written command (queue mmc is a declared question: no click road)
     values = body_values(spec.model.model_validate({"arrival_rate": 3.2, "service_rate": 1, "servers": 4}))
     first = worker.answer_quick(spec.path, dict(values))  # the call's plan is made once, with click
     command = worker._leaf(spec.path)
