@@ -49,6 +49,8 @@ class Answer(TableView):
     notes: tuple[str, ...] = ()
     integers: frozenset[str] = frozenset()
     values: Mapping[str, Any] = field(default_factory=dict)
+    #: Columns after the bands (``--simulate``'s ``<key>_model``, ``_sim_low``, ``_sim_high``).
+    trailing: Mapping[str, Any] = field(default_factory=dict)
     #: A swept setting's answers (``Question.sweeps``): ({setting: choice}, that choice's answer) each.
     parts: tuple[tuple[Mapping[str, Any], "Answer"], ...] = ()
 
@@ -78,6 +80,7 @@ class Answer(TableView):
             row.update({k: plain(v, i, k in self.integers) for k, v in self.outputs.items()})
             for key, (low, high) in self.bands.items():
                 row[f"{key}_ci_low"], row[f"{key}_ci_high"] = plain(low, i), plain(high, i)
+            row.update({k: plain(v, i) for k, v in self.trailing.items()})
             rows.append(row)
         return rows
 
@@ -116,6 +119,7 @@ def answer(family_name: str, question: str, params: "Profile | Mapping[str, Any]
     if asked.solve is None:
         raise InputError(f"question '{asked.command}' of family '{family_name}' declares no solve: "
                          f"ask it as a command (iosizer.ask('{asked.command}', ...))")
+    given = _unaliased(asked, given)
     if asked.sweeps:
         return _swept(family_name, asked, params, cpu_speed, percentiles, band, given)
     return _one(family_name, asked, params, cpu_speed, percentiles, band, given)
@@ -130,6 +134,8 @@ def _one(family_name: str, asked: "Question", params: Any, cpu_speed: float | No
     changes = dict(params) if isinstance(params, Mapping) else {}
     changes.update(given)
     base = params if not isinstance(params, Mapping) else None
+    if base is None and not asked.shipped:
+        _require_parameters(family_name, asked, changes, cpu_speed)
     _exclusive(family_name, changes)
     values, profile, source = resolve(family_name, base, cpu_speed, changes)
     arrays = _input_grid(asked, inputs, values)
@@ -275,7 +281,7 @@ def _swept(family_name: str, asked: "Question", params: Any, cpu_speed: float | 
                               for _, part in parts]) for end in (0, 1)) for k in keys}
     notes = tuple(dict.fromkeys(n for _, part in parts for n in part.notes))
     return Answer(family_name, asked.command, inputs, outputs, bands, notes, first.integers, first.values,
-                  tuple(parts))
+                  parts=tuple(parts))
 
 
 def _count(part: Answer) -> int:
@@ -294,7 +300,8 @@ def _bands(family_name: str, asked: "Question", profile: "Profile", evaluate: An
     if not any(e.vary for e in profile.parameters.values()):
         return {}
     measured = {c.name for c in declaration(family_name).columns.observed}
-    raw = propagate(profile, evaluate, band, {k: k for k in outputs if k in measured})
+    predicts = {o.name: o.measured or o.name for o in asked.output_specs}
+    raw = propagate(profile, evaluate, band, {k: predicts.get(k, k) for k in outputs if predicts.get(k, k) in measured})
     words = set(asked.text_outputs)  # never banded
     moved = _moved(profile, evaluate, [k for k in outputs if k in raw and k not in words])
     return {k: tuple(np.broadcast_to(np.asarray(end, dtype=np.float64), shape).reshape(-1) for end in raw[k])
@@ -316,6 +323,31 @@ def _moved(profile: "Profile", evaluate: Any, keys: list[str]) -> set[str]:
         nudged = evaluate({**centre, name: estimate.value + step})
         moved.update(k for k in keys if not np.array_equal(np.asarray(nudged[k]), np.asarray(base[k])))
     return moved
+
+
+def _unaliased(asked: "Question", given: dict[str, Any]) -> dict[str, Any]:
+    """``given`` with each older name of an input or parameter (``Question.aliases``) under its declared name."""
+    out = dict(given)
+    for name, olds in asked.aliases.items():
+        for old in olds:
+            if out.get(old) is None:
+                out.pop(old, None)
+                continue
+            if out.get(name) is not None:
+                raise InputError(f"{old} is the older name of {name}: give one of them")
+            out[name] = out.pop(old)
+    return out
+
+
+def _require_parameters(family_name: str, asked: "Question", changes: Mapping[str, Any],
+                        cpu_speed: float | None) -> None:
+    """A question of the planner's own system (``shipped=False``): every parameter given, or a profile."""
+    if cpu_speed is not None:
+        raise InputError("--cpu-speed carries a calibrated profile to another CPU: give --profile FILE")
+    for spec in declaration(family_name).parameters:
+        if changes.get(spec.name) is None and (spec.kind == "parameter" or spec.value is None):
+            name = next(iter(asked.aliases.get(spec.name, ())), spec.name)
+            raise InputError(f"Missing option '--{name.replace('_', '-')}' (or give --profile FILE)")
 
 
 def resolve(family_name: str, base: "Profile | None", cpu_speed: float | None,
@@ -401,8 +433,12 @@ def _input_grid(question: "Question", given: Mapping[str, Any],
         if raw is None:
             raw = spec.sweep(values, {s.name: a for s, a in zip(question.input_specs, axes)})
             if not raw:
-                raise InputError(f"question '{question.command}' needs {spec.name} ({spec.unit}"
+                raise InputError(f"question '{question.command}' needs --{spec.name.replace('_', '-')} ({spec.unit}"
                                  f"{': ' + spec.description if spec.description else ''})")
+        if isinstance(raw, str):  # a sweep as typed: 3.2, 1,8,16 or 0:2100:300
+            from iosizer.model.family import parse_grid
+
+            raw = parse_grid(raw, spec.name.replace("_", "-"))
         items = list(np.ravel(np.asarray(raw, dtype=object))) if isinstance(raw, (list, tuple)) or \
             hasattr(raw, "__array__") else [raw]
         if not items:
