@@ -91,6 +91,7 @@ __all__ = [
     "RESPONSE_ERROR",
     "equal_response_loads",
     "evaluate",
+    "loadshare_percentiles",
     "max_throughput",
     "policy_curve",
     "port_shares_of",
@@ -560,7 +561,7 @@ def port_waits(policy: Policy, total_load: object, port_shares: Sequence[float] 
     Formulas (1), (3) and (4) with the cores the policy chooses at each total load
     (cores of work): ``service`` s_p, ``wait`` W_p, ``p_wait`` the chance all
     k_p of the port's cores are busy when an I/O arrives, and ``weight`` the
-    ports' load shares (P,). :func:`iosizer.model.percentiles.loadshare_percentiles`
+    ports' load shares (P,). :func:`loadshare_percentiles`
     builds the response tails from them.
     """
     _check_policy(policy)
@@ -984,6 +985,17 @@ def _compare(values: Mapping[str, Any], inputs: Mapping[str, np.ndarray]) -> dic
 _SIDE_ROWS = 2e-6
 
 
+def loadshare_percentiles(policy: str, total_load: object, port_shares: Sequence[float], params: PolicyParams,
+                          percentiles: Sequence[float]) -> dict[str, np.ndarray]:
+    """``response_pP`` (service times) of :func:`evaluate`'s response, per total load: the throughput-weighted
+    mixture of the ports' M/M/c-form responses with the wait probability (formula (3)) and mean wait (formula
+    (4)) of :func:`port_waits` (:func:`iosizer.model.percentiles.port_mixture_percentiles`); exact for
+    exclusive and shared (Erlang C). Measured error: ``data/error_grids/loadshare_percentiles.csv``."""
+    from iosizer.model.percentiles import port_mixture_percentiles
+
+    return port_mixture_percentiles(port_waits(policy, total_load, port_shares, params), params.non_core, percentiles)
+
+
 def _curve(values: Mapping[str, Any], rows: Mapping[str, np.ndarray]) -> dict[str, Any]:
     """``iosizer loadshare curve``: one policy's response against its throughput, from near zero to 0.95 of
     its maximum and both sides of each switching load, in cores and service times and over the reference
@@ -1045,7 +1057,7 @@ def _curve_percentiles(values: Mapping[str, Any], rows: Mapping[str, np.ndarray]
     loadshare_percentiles`), and ``response_pP_error_pct`` where the error measured against simulation
     (grid ``loadshare_percentiles``) passes the rule."""
     from iosizer.data.error_grids import ERROR_RULE_PCT, load
-    from iosizer.model.percentiles import loadshare_percentiles, percentile_approximation_error, percentile_key
+    from iosizer.model.percentiles import percentile_approximation_error, percentile_key
 
     params, shares, policy = _params_of(values), port_shares_of(values), values["policy"]
     loads = np.asarray(rows["throughput_cores"], dtype=float)
