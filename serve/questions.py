@@ -107,7 +107,12 @@ def request_model(family: "Family", question: "Question") -> type[BaseModel]:
             f"'0.5:3.5:0.5'): every combination is answered; default "
             f"{'none: required' if spec.required else _default(spec)}"),
             json_schema_extra=_extra(spec.unit, spec.bounds)))
+    for repeated in question.repeated:  # a list, one item per element (a demand per station)
+        kind = _NumberList if repeated.item is not None else list[str] | str
+        fields[repeated.name] = (kind | None, Field(None, description=f"{repeated.description}: a list"))
     for spec in family.parameters:
+        if spec.name in fields:
+            continue
         kind: Any = str if spec.choices and isinstance(spec.choices[0], str) else (int if spec.integer else _Number)
         role = "setting" if spec.kind == "setting" else f"parameter ({spec.status}); fixes it"
         fields[spec.name] = (kind | None, Field(None, description=(
@@ -213,7 +218,11 @@ def describe(family: "Family", question: "Question") -> dict[str, Any]:
 
     fields = [entry(spec.name, "number", spec.description or spec.name, True, list(spec.sweep()) or None,
                     spec.unit, spec.bounds, required=spec.required) for spec in question.input_specs]
+    listed = {r.name for r in question.repeated}
+    fields += [entry(r.name, "number" if r.item is not None else "text", r.description, True) for r in question.repeated]
     for spec in family.parameters:
+        if spec.name in listed:
+            continue
         named = bool(spec.choices) and isinstance(spec.choices[0], str)
         fields.append(entry(spec.name, "choice" if named else "number", spec.description or spec.name,
                             unit=spec.unit, bounds=None if named else spec.bounds,
