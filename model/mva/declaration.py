@@ -121,6 +121,8 @@ STATION_OUTPUTS = ("utilization", "queue_length", "residence_time")
 _OUTPUTS = (
     Output("throughput", "1/t", "completions per unit time (the unit of the demands)", measured="throughput_per_s"),
     Output("response_time", "t", "time at the stations per cycle, think time excluded", measured="response_time_s"),
+    Output("method", "", "how MVA solved it: exact, exact-load-dependent (c-server stations) or "
+           "seidmann-approximation (more than 4 of them)", text=True),
     Output("knee_population", "jobs", "N* = (D + Z) / max_k D_k / c_k, where the asymptotes cross"),
     Output("throughput_upper_bound", "1/t", "asymptotic bound min(N / (D + Z), 1 / max_k D_k / c_k)"),
     Output("response_time_lower_bound", "t", "asymptotic bound max(D, N max_k D_k / c_k - Z)"),
@@ -152,6 +154,8 @@ def _network_solve(values, inputs):
     for k in range(len(demands)):
         for name in STATION_OUTPUTS:
             out[f"{name}_{k + 1}"] = getattr(curve, name)[index, k]
+    out["method"] = np.array([solver_method(servers, n) for n in population.ravel()],
+                             dtype=object).reshape(population.shape)
     out["knee_population"] = np.full(population.shape, result.knee_population)
     out["throughput_upper_bound"] = np.asarray(bounds.throughput_upper, dtype=np.float64)
     out["response_time_lower_bound"] = np.asarray(bounds.response_lower, dtype=np.float64)
@@ -175,11 +179,11 @@ def _network_percentiles(values, inputs, percentiles):
         for key in found[int(flat[0])].station:
             out[f"{key}_station_{k + 1}"] = np.array([found[int(n)].station[key][k]
                                                       for n in flat]).reshape(population.shape)
-    out.update(_percentile_errors(demands, think, servers, flat, percentiles, population.shape))
+    out.update(percentile_errors(demands, think, servers, flat, percentiles, population.shape))
     return out
 
 
-def _percentile_errors(demands, think, servers, populations, percentiles, shape):
+def percentile_errors(demands, think, servers, populations, percentiles, shape):
     """``response_pP_error_pct``: the end-to-end approximation's error measured around each point (grid
     ``closed_percentiles``), where it passes :data:`~iosizer.data.error_grids.ERROR_RULE_PCT` at some point;
     nothing where the method is exact (no c-server station, or one queueing station)."""
@@ -215,18 +219,17 @@ def _published(records, values):
     network's totals, its stations nested (with their percentiles), the solver's method, the bands of
     throughput and response, the bounds, then the end-to-end percentiles with their bands and errors.
     A sweep of populations is a list of them."""
-    servers = station_servers(values)
-    shaped = [_point(dict(record), len(servers), servers) for record in records]
+    shaped = [_point(dict(record), int(values["stations"])) for record in records]
     return shaped[0] if len(shaped) == 1 else shaped
 
 
-def _point(row, stations, servers):
+def _point(row, stations):
     out = {key: row.pop(key) for key in ("population", "throughput", "response_time")}
     out["stations"] = [{name: row.pop(f"{name}_{k}") for name in STATION_OUTPUTS} for k in range(1, stations + 1)]
     for key in [key for key in row if _AT_STATION.fullmatch(key)]:
         found = _AT_STATION.fullmatch(key)
         out["stations"][int(found.group(2)) - 1][found.group(1)] = row.pop(key)
-    out["method"] = solver_method(servers, out["population"])
+    out["method"] = row.pop("method")
     out.update({f"{key}{end}": row[f"{key}{end}"] for key in ("throughput", "response_time")
                 for end in ("_ci_low", "_ci_high") if f"{key}{end}" in row})
     out.update({key: row[key] for key in ("knee_population", "throughput_upper_bound", "response_time_lower_bound")})
