@@ -163,10 +163,13 @@ def answer(family_name: str, question: str, params: "Profile | Mapping[str, Any]
 
     bands = _bands(family_name, asked, profile, moved, outputs, shape, band)
     if bands:
-        notes.append("*_ci_low/_ci_high: " + ("95 % prediction bands: the parameters' uncertainty plus the "
-                                              "fit's residual scatter (where a new measurement lies)"
-                                              if band == "prediction" else
-                                              "95 % bands of the parameters' uncertainty only"))
+        from iosizer.calibration.whatif import band_note
+
+        # Where an end is unbounded (an exact or singular fit) the note says so instead of claiming bands.
+        ends = [{"_ci_low": float(v)} for pair in bands.values() for end in pair for v in np.ravel(end)]
+        notes.append(band_note(ends, "*_ci_low/_ci_high: " + (
+            "95 % prediction bands: the parameters' uncertainty plus the fit's residual scatter (where a new "
+            "measurement lies)" if band == "prediction" else "95 % bands of the parameters' uncertainty only")))
     return Answer(family_name, asked.command, {k: v.reshape(-1) for k, v in arrays.items()}, outputs,
                   bands, tuple(notes), frozenset(i.name for i in asked.input_specs if i.integer), values)
 

@@ -210,6 +210,15 @@ _END_TO_END = re.compile(r"response_p\d+(_\d+)?")
 _AT_STATION = re.compile(r"(response_p\d+(?:_\d+)?)_station_(\d+)")
 
 
+def _bounds_note(values, outputs):
+    """One point: its bounds, knee and method in a line (a sweep's table has them as columns)."""
+    if len(outputs["throughput"]) != 1:
+        return None
+    return (f"bounds: throughput <= {outputs['throughput_upper_bound'][0]:.6g}, response >= "
+            f"{outputs['response_time_lower_bound'][0]:.6g}; knee N* = {outputs['knee_population'][0]:.4g}; "
+            f"method: {outputs['method'][0]}")
+
+
 def _percentile_note(values, outputs):
     return _PERCENTILE_NOTE if any(_END_TO_END.fullmatch(key) for key in outputs) else None
 
@@ -238,6 +247,9 @@ def _point(row, stations):
     out.update({f"{key}{end}": row[f"{key}{end}"] for key in ends for end in ("_ci_low", "_ci_high")
                 if f"{key}{end}" in row})
     out.update({f"{key}_error_pct": row[f"{key}_error_pct"] for key in ends if f"{key}_error_pct" in row})
+    # --simulate: each simulated key's analytic value and the simulation's 95 % interval
+    out.update({f"{key}{end}": row[f"{key}{end}"] for key in ends for end in ("_model", "_sim_low", "_sim_high")
+                if f"{key}{end}" in row})
     return out
 
 
@@ -281,7 +293,7 @@ FAMILIES = (
                      inputs=(Input("population", "jobs", (1, POPULATION.bounds[1]), description="jobs in the "
                                    "closed network (N)", integer=True),),
                      outputs=_OUTPUTS, solve=_network_solve, percentiles=_network_percentiles,
-                     notes=(_TIME_NOTE, _percentile_note), plot=Plot("population",
+                     notes=(_TIME_NOTE, _bounds_note, _percentile_note), plot=Plot("population",
                                                                                      ("throughput", "response_time")),
                      repeated=(Repeated("demand_s", "service demand of one station, in --demand order "
                                         "(repeat per station)", count="stations", item=demand_name),
