@@ -582,11 +582,10 @@ class Question:
       HTTP list each (a closed network's demand per station);
     - ``defaults``: what a parameter is when the planner gives neither it nor a profile
       (``{"think_time_s": 0.0}``: no think time unless one is given); with a profile, the profile's;
-    - ``shape``: ``shape(records, values) -> data``: the published JSON of an answer whose
-      shape is older than the generic one (``--format json``, HTTP, ``iosizer.ask``'s ``to_data``).
-      ``records`` are the answer's rows (one per point, as the CSV holds them); it rearranges
-      them (nests, orders, leaves out) and computes nothing. Without it: one point's record, or
-      the list of them;
+    - ``shape(records, values) -> records``: only where a published JSON shape cannot be
+      declared otherwise, a pure rearrangement of the generic records (one per point) into the
+      published ones (keys nested, reordered, dropped); nothing is computed there. ``--format
+      json``, HTTP and ``iosizer.ask`` answer the shaped records, one point's alone;
     - an output declared ``Output(..., text=True)`` answers words (``solve`` returns an array
       of ``str``): shown as they are in tables, CSV and JSON, never banded; a plot or a sizing
       may not name it.
@@ -618,7 +617,7 @@ class Question:
     simulate_percentiles: Callable[..., Any] | None = None
     repeated: tuple[Repeated, ...] = ()
     defaults: Mapping[str, Any] = field(default_factory=dict)
-    shape: Callable[[list[dict[str, Any]], Mapping[str, Any]], Any] | None = None
+    shape: Callable[[list[dict[str, Any]], Mapping[str, Any]], list[dict[str, Any]]] | None = None
 
     def __post_init__(self) -> None:
         if self.solve is None:

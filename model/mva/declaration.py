@@ -227,9 +227,8 @@ def _published(records, values):
     """The JSON ``iosizer queue mva`` has always printed, from the answer's records: per point the
     network's totals, its stations nested (with their percentiles), the solver's method, the bands of
     throughput and response, the bounds, then the end-to-end percentiles with their bands and errors.
-    A sweep of populations is a list of them."""
-    shaped = [_point(dict(record), int(values["stations"])) for record in records]
-    return shaped[0] if len(shaped) == 1 else shaped
+    One record per population, as the generic ones."""
+    return [_point(dict(record), int(values["stations"])) for record in records]
 
 
 def _point(row, stations):

@@ -250,3 +250,13 @@ def test_rmw_service_scv_grid_and_its_rule(cli) -> None:
     assert [{k: d[k] for k in s} for d, s in zip(data, stated)] == stated
     assert "loss_error_points" not in cli.json("pcie", "rmw", "--lanes", "8")[0]
     assert rmw_errors(520, [32], 0.0) == [{}]  # constant service at saturation: the simulation agrees
+
+
+def test_a_network_no_measured_cell_brackets_states_the_grid_s_worst(cli) -> None:
+    """A c-server bottleneck at a think ratio and load whose bracketing cells the grid lacks (it is not a full
+    product of its axes): the answer states the worst error measured anywhere on the grid, not an internal error."""
+    grid = load_error_grid("closed_percentiles")
+    measured = np.where(np.abs(grid["error_pct"]) > grid["half_width_pct"], grid["error_pct"], 0.0)
+    data = cli.json("queue", "mva", "--demand", "0.02", "--demand", "0.003", "--servers", "4", "--servers", "1",
+                    "--think-time", "0.05", "--population", "12", "--percentile", "99")
+    assert data["response_p99_error_pct"] == measured[np.argmax(np.abs(measured))]
