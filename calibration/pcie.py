@@ -14,7 +14,7 @@ the model gives them zero loss by construction.
 from __future__ import annotations
 
 from functools import lru_cache
-from typing import Any
+from typing import Any, Mapping
 
 import numpy as np
 
@@ -59,6 +59,20 @@ def link_config(labels: dict[str, str] | None = None, completions: str | None = 
     return PcieLink(generation=values["generation"], lanes=values["lanes"], mps_bytes=values["mps_bytes"],
                     header_dw=values["header_dw"], ecrc=bool(values["ecrc"]), dllps_per_tlp=values["dllps_per_tlp"],
                     mrrs_bytes=values["mrrs_bytes"], rcb_bytes=values["rcb_bytes"], completions=split)
+
+
+def complete_values(family: str, values: Mapping[str, Any]) -> dict[str, Any]:
+    """What the questions' solves read from shipped files: table 2's published values (``pcie pattern``),
+    and the correction's measured error grid where ``rmw``'s service_scv is not 1 (``pcie rmw``)."""
+    completed = dict(values)
+    if family == "pcie-link":
+        completed["table2"] = {c["case"]: c["unaligned_per_kib"] for c in table2()}
+        completed["table2_composition"] = {c["case"]: c["composition"] for c in table2()}
+    elif completed.get("service_scv", 1.0) != 1.0:
+        from iosizer.calibration.shipped import load_error_grid
+
+        completed["error_grid"] = load_error_grid("rmw_service_scv")
+    return completed
 
 
 def table2_mps() -> int:

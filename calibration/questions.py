@@ -74,8 +74,11 @@ class Answer(TableView):
         return rows
 
     def to_data(self) -> Any:
-        """One point: its record; a sweep: the list of records."""
+        """One point: its record; a sweep: the list of records (or the question's published ``shape`` of them)."""
         rows = self.records()
+        shape = declaration(self.family).question(self.question).shape
+        if shape is not None:
+            return shape(rows, self.values)
         return rows[0] if len(rows) == 1 else rows
 
     def to_json(self) -> str:

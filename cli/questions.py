@@ -59,9 +59,16 @@ def _options(family: "Family", question: "Question") -> list[inspect.Parameter]:
         default = f" [default: {sweep}]" if sweep else " [required]"
         text = (f"{spec.description or spec.name}{_unit_text(spec.unit)}; a list 1,2,3 or a range "
                 f"start:stop:step sweeps it.{default}")
-        params.append(inspect.Parameter(spec.name, keyword, default=None, annotation=Annotated[
-            str | None, typer.Option(_flag(spec.name), metavar="VALUES", help=text)]))
+        taken = typer.Argument(metavar=spec.name.upper(), help=text, show_default=False) if spec.argument else \
+            typer.Option(_flag(spec.name), metavar="VALUES", help=text)
+        params.append(inspect.Parameter(spec.name, keyword, default=None, annotation=Annotated[str | None, taken]))
     for spec in family.parameters:
+        if spec.switch:  # on/off: a flag, as --ecrc always was
+            params.append(inspect.Parameter(spec.name, keyword, default=None, annotation=Annotated[
+                bool | None, typer.Option(f"{_flag(spec.name)}/--no-{spec.name.replace('_', '-')}",
+                                          help=f"{spec.description or spec.name} [default: "
+                                               f"{'on' if spec.value else 'off'}]", show_default=False)]))
+            continue
         if spec.kind == "setting":
             shown = "" if spec.value is None else f" [default: {spec.value}]"
             text = f"{spec.description or spec.name}{_unit_text(spec.unit)}{shown}"
@@ -133,10 +140,30 @@ def question_command(family: "Family", question: "Question") -> Any:
 
 def _report(family: "Family", question: "Question", answer: "Answer") -> Report:
     records = answer.records()
+    data = answer.to_data()
+    title = f"{family.name} {question.command}: {question.summary}"
+    plot = _panels(question, answer, records)
+    if question.shape is not None:  # the published form, its deprecated keys left to the JSON
+        old = {o for olds in question.aliases.values() for o in olds} if hasattr(question, "aliases") else set()
+        shaped = [{k: _cell(v) for k, v in row.items() if k not in old} for row in
+                  (data if isinstance(data, list) else [data])]
+        if isinstance(data, dict):
+            shaped = [{"metric": k, "value": v} for k, v in shaped[0].items()]
+        return Report(data=data, rows=shaped, title=title, notes=list(answer.notes), plot=plot)
     shown = list(question.input_names) + [k for k in answer.outputs]
-    return Report(data=answer.to_data(), rows=records, columns=shown, csv_rows=records,
-                  title=f"{family.name} {question.command}: {question.summary}",
-                  notes=list(answer.notes), plot=_panels(question, answer, records))
+    return Report(data=data, rows=records, columns=shown, csv_rows=records, title=title,
+                  notes=list(answer.notes), plot=plot)
+
+
+def _cell(value: Any) -> Any:
+    """A list in a table or CSV cell: '256 256 8', or '256 x 65536, 8' when it is long."""
+    if not isinstance(value, list):
+        return value
+    if len(value) <= 16:
+        return " ".join(map(str, value))
+    same = next((i for i, v in enumerate(value) if v != value[0]), len(value))
+    rest = value[same:]
+    return f"{value[0]} x {same}" + (", " + " ".join(map(str, rest)) if rest else "")
 
 
 def _panels(question: "Question", answer: "Answer", records: list[dict[str, Any]]) -> list[Panel] | None:

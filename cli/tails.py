@@ -14,6 +14,7 @@ from typing import Annotated, Any, Callable, Mapping
 
 import typer
 
+from iosizer.calibration.shipped import load_error_grid
 from iosizer.errors import InputError
 
 PercentileOption = Annotated[
@@ -128,25 +129,6 @@ def tail(name: str) -> Callable[..., Any]:
     return call
 
 
-def load_error_grid(name: str) -> dict[str, Any]:
-    """A shipped error grid (``iosizer/data/error_grids/<name>.csv``) as numpy columns."""
-    import csv
-    from importlib.resources import files
-
-    import numpy as np
-
-    with files("iosizer.data.error_grids").joinpath(f"{name}.csv").open() as handle:
-        rows = list(csv.DictReader(handle))
-
-    def column(key: str) -> Any:
-        try:
-            return np.array([float(row[key]) for row in rows])
-        except ValueError:  # a label (scenario, policy)
-            return np.array([row[key] for row in rows])
-
-    return {key: column(key) for key in rows[0]}
-
-
 def loadshare_errors(scenario: str, policy: str, cores: int, load_fractions: Any,
                      percentiles: list[float]) -> dict[str, Any]:
     """``response_pP_error_pct`` for ``iosizer loadshare curve`` points (``load_fractions`` of the policy's
@@ -199,25 +181,6 @@ def ggc_tails(arrival_rate: Any, service_rate: float, servers: int, arrival_scv:
                 "percentile": p}) for r in rho])
             if np.any(np.abs(error) > ERROR_RULE_PCT):
                 out[f"{kind}_{percentile_key(p)}_error_pct"] = error if np.ndim(arrival_rate) else float(error[0])
-    return out
-
-
-def rmw_errors(transfer_bytes: int, lanes: list[int], service_scv: float) -> list[dict[str, float]]:
-    """Per lane count, ``throughput_error_pct`` and ``loss_error_points`` of ``iosizer pcie rmw`` at a service
-    cv^2 other than 1 (the residual-service correction), for every point where one point's measured error
-    exceeds 2 (% or points), else nothing (grid ``rmw_service_scv``: the shipped platform, cases B, C, E,
-    8-32 lanes, cv^2 0-1; errors within the simulation's half-width count as 0)."""
-    from iosizer.model.percentiles import percentile_approximation_error
-
-    grid = load_error_grid("rmw_service_scv")
-    loss_grid = {**grid, "error_pct": grid["loss_error_points"], "half_width_pct": grid["loss_half_width_points"]}
-    out = []
-    for total in lanes:
-        query = {"transfer_bytes": float(transfer_bytes), "lanes": float(total), "service_scv": float(service_scv)}
-        out.append({"throughput_error_pct": percentile_approximation_error(grid, query),
-                    "loss_error_points": percentile_approximation_error(loss_grid, query)})
-    if all(max(abs(v) for v in point.values()) <= ERROR_RULE_PCT for point in out):
-        return [{} for _ in out]
     return out
 
 

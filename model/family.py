@@ -221,6 +221,11 @@ class ParameterSpec:
         else:
             self.check(self.value)
 
+    @property
+    def switch(self) -> bool:
+        """An on/off setting (a whole number in [0, 1], such as ECRC): the CLI takes ``--name/--no-name``."""
+        return self.kind == "setting" and self.integer and tuple(self.bounds) == (0, 1)
+
     def check(self, value: object, label: str | None = None) -> Any:
         """``value`` as a float inside the declared domain, or a one-line :class:`InputError`."""
         if self.parse is not None:  # a setting written as text (a list per station)
@@ -298,6 +303,9 @@ class Input:
     is the unit itself (see :data:`iosizer.units.UNITS`). ``bounds`` are
     inclusive. ``default`` is the sweep a planner gets when the input is left
     out: one value or a tuple of them; None makes the input required.
+    ``named``: names that stand for values (a published case, ``{"B": 520}``),
+    matched without regard to case wherever a value is given. ``argument``:
+    the CLI takes the input as its positional argument (its flag works too).
     """
 
     name: str
@@ -306,6 +314,8 @@ class Input:
     default: float | tuple[float, ...] | None = None
     description: str = ""
     integer: bool = False
+    named: Mapping[str, float] = field(default_factory=dict)
+    argument: bool = False
 
     #: An input takes numbers only (settings carry the named choices).
     choices: tuple[Any, ...] = ()
@@ -319,7 +329,14 @@ class Input:
 
     def check(self, value: object, label: str | None = None) -> Any:
         """One value of the input, checked against its declaration (one-line :class:`InputError`)."""
-        return check_value(self, value, label)
+        return check_value(self, self.value_of(value), label)
+
+    def value_of(self, value: object) -> object:
+        """``value``, or the value a name in ``named`` stands for."""
+        if isinstance(value, str) and self.named:
+            key = value.strip().upper()
+            return next((v for name, v in self.named.items() if name.upper() == key), value)
+        return value
 
     def sweep(self) -> tuple[float, ...]:
         """The default sweep (empty when the input is required)."""
@@ -458,6 +475,12 @@ class Question:
       :func:`iosizer.calibration.declared_sizing.size`, ``iosizer.family(name).size``);
     - ``percentiles``: optionally ``(values, inputs, ps) -> {"response_pP": array}``;
       the question then takes ``--percentile`` (repeatable; HTTP ``percentile``: a list);
+    - ``shape(records, values)``: optionally, the published form of an answer that was
+      published before its question was declared (key order, a setting echoed, a deprecated
+      key beside its new name, keys present only where they apply, always a list): a pure
+      rearrangement of the generic records (``values``: those the answer used), no computing.
+      It is the JSON (CLI and HTTP); the CLI's table and CSV show its records, keys named in
+      ``aliases`` left out (a one-record answer: one metric per row);
     - an output declared ``Output(..., text=True)`` answers words (``solve`` returns an array
       of ``str``): shown as they are in tables, CSV and JSON, never banded; a plot or a sizing
       may not name it.
@@ -481,6 +504,7 @@ class Question:
     simulate: Callable[..., Mapping[str, "np.ndarray"]] | None = None
     sizing: tuple[Sizing, ...] = ()
     percentiles: PercentileFunction | None = None
+    shape: Callable[[list[dict[str, Any]], Mapping[str, Any]], Any] | None = None
 
     def __post_init__(self) -> None:
         if self.solve is None:
