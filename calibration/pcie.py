@@ -24,12 +24,10 @@ from iosizer.calibration.profile import Profile
 from iosizer.calibration.shipped import measurement_sha256, read_measurement
 from iosizer.model.registry import declaration
 from iosizer.errors import InputError
-from iosizer.model.pcie import PcieLink, RmwPlatform
+from iosizer.model.pcie import WORST_CASE_BYTES, PcieLink, RmwPlatform, gathered_transfer_bytes  # noqa: F401
 
 LOSSES = "seed001_sec4_losses"
 PATTERNS = "seed001_table2_patterns"
-#: The case the section-4 maxima belong to (highest unaligned frequency).
-WORST_CASE_BYTES = 520
 #: Table 2's case A: the same sectors without their DIF (512 B, two whole 256 B TLPs), the aligned reference.
 ALIGNED_CASE_BYTES = 512
 SEED_CPU = "Xeon E5-2698 v4 (x2)"
@@ -226,16 +224,6 @@ def published_losses() -> list[dict[str, Any]]:
          "loss_pct": float(r["loss_pct"]), "relation": r["relation"]}
         for r in read_measurement(LOSSES)
     ]
-
-
-def gathered_transfer_bytes(transfer_bytes: int) -> int:
-    """Pattern F generalised: the fewest whole transfers, DIFs gathered at the
-    end, whose size is a multiple of the 64 B line (8 x 520 = 4160)."""
-    from math import gcd
-
-    from iosizer.model.pcie import LINE_BYTES
-
-    return transfer_bytes * (LINE_BYTES // gcd(transfer_bytes, LINE_BYTES))
 
 
 def shipped_profile(family: str, variant: str | None = None) -> Profile:

@@ -900,11 +900,16 @@ def _rmw_platform(values) -> RmwPlatform:
                        service_scv=values.get("service_scv", RMW_SERVICE_SCV.value))
 
 
+def gathered_transfer_bytes(transfer_bytes: int) -> int:
+    """Pattern F generalised: the fewest whole transfers, DIFs gathered at the end, whose size is a multiple of
+    the 64 B line (8 x 520 = 4160)."""
+    return transfer_bytes * (LINE_BYTES // math.gcd(transfer_bytes, LINE_BYTES))
+
+
 def _mitigated(size: int, mps: int, mitigation: str) -> AccessPattern:
-    """Section 5's mitigations: the DIFs gathered at the end (pattern F generalised: the fewest whole
-    transfers whose size is a multiple of the 64 B line, 8 x 520 = 4160), or writes cut at 64 B."""
+    """Section 5's mitigations: the DIFs gathered at the end, or writes cut at 64 B in a device buffer."""
     if mitigation == "gather-dif":
-        return access_pattern(size * (LINE_BYTES // math.gcd(size, LINE_BYTES)), mps)
+        return access_pattern(gathered_transfer_bytes(size), mps)
     return access_pattern(size, mps, split_at_line=True)
 
 
