@@ -60,16 +60,11 @@ def link_config(labels: dict[str, str] | None = None, completions: str | None = 
 
 
 def complete_values(family: str, values: Mapping[str, Any]) -> dict[str, Any]:
-    """What the questions' solves read from shipped files: table 2's published values (``pcie pattern``),
-    and the correction's measured error grid where ``rmw``'s service_scv is not 1 (``pcie rmw``)."""
+    """What ``pcie pattern``'s solve reads from the shipped measurements: table 2's published values."""
     completed = dict(values)
     if family == "pcie-link":
         completed["table2"] = {c["case"]: c["unaligned_per_kib"] for c in table2()}
         completed["table2_composition"] = {c["case"]: c["composition"] for c in table2()}
-    elif completed.get("service_scv", 1.0) != 1.0:
-        from iosizer.calibration.shipped import load_error_grid
-
-        completed["error_grid"] = load_error_grid("rmw_service_scv")
     return completed
 
 

@@ -117,7 +117,7 @@ def answer(family_name: str, question: str, params: "Profile | Mapping[str, Any]
     changes.update(given)
     base = params if not isinstance(params, Mapping) else None
     values, profile, source = resolve(family_name, base, cpu_speed, changes)
-    arrays = _input_grid(asked, inputs)
+    arrays = _input_grid(asked, inputs, values)
     chosen: list[float] = []
     if percentiles:
         if asked.percentiles is None:
@@ -202,9 +202,12 @@ def resolve(family_name: str, base: "Profile | None", cpu_speed: float | None,
                                                             family.parameters if s.kind == "parameter"})
         source = "the values given"
     elif base is not None:
+        _no_variant(family, given)
         profile, source = base, "the planner's profile"
     else:
-        profile, source = shipped(family_name), f"shipped '{family_name}' profile"
+        variant = _variant(family, given)
+        profile = shipped(family_name, variant)
+        source = f"shipped '{family_name}' profile" + (f" ({variant})" if variant else "")
     if profile.model != family_name:
         raise ProfileError(f"profile is for family '{profile.model}', not '{family_name}'")
     if cpu_speed is not None:
@@ -218,15 +221,34 @@ def resolve(family_name: str, base: "Profile | None", cpu_speed: float | None,
     return complete_values(family_name, values), profile, source
 
 
-def _input_grid(question: "Question", given: Mapping[str, Any]) -> dict[str, Any]:
-    """Each input's values (checked by its declaration) over every combination: arrays of one shape."""
+def _variant(family: Any, given: Mapping[str, Any]) -> str | None:
+    """The shipped profile's variant a planner picks (its setting checked by its declaration), or None."""
+    spec = family.variant
+    if spec is None or given.get(spec.name) is None:
+        return None
+    return spec.check(given[spec.name], "--" + spec.name.replace("_", "-"))
+
+
+def _no_variant(family: Any, given: Mapping[str, Any]) -> None:
+    """A planner's profile holds its own values: a setting that picks a shipped profile is refused."""
+    spec = family.variant
+    if spec is not None and given.get(spec.name) is not None:
+        flag = "--" + spec.name.replace("_", "-")
+        raise InputError(f"{flag} picks one of the shipped '{family.name}' profiles; a profile of your own holds "
+                         "its own values (change them one by one)")
+
+
+def _input_grid(question: "Question", given: Mapping[str, Any],
+                values: Mapping[str, Any] | None = None) -> dict[str, Any]:
+    """Each input's values (checked by its declaration) over every combination: arrays of one shape.
+    A computed default (:class:`~iosizer.model.family.Input`) sees ``values`` and the inputs before it."""
     import numpy as np
 
     axes = []
     for spec in question.input_specs:
         raw = given.get(spec.name)
         if raw is None:
-            raw = spec.sweep()
+            raw = spec.sweep(values, {s.name: a for s, a in zip(question.input_specs, axes)})
             if not raw:
                 raise InputError(f"question '{question.command}' needs {spec.name} ({spec.unit}"
                                  f"{': ' + spec.description if spec.description else ''})")

@@ -99,25 +99,3 @@ def measurement_sha256(name: str) -> str:
     if not resource.is_file():
         raise DatasetError(f"no shipped measurement '{name}'")
     return hashlib.sha256(resource.read_bytes()).hexdigest()
-
-
-@lru_cache(maxsize=16)
-def _error_grid_rows(name: str) -> tuple[dict[str, str], ...]:
-    with resources.files("iosizer.data.error_grids").joinpath(f"{name}.csv").open() as handle:
-        return tuple(csv.DictReader(handle))
-
-
-def load_error_grid(name: str) -> dict[str, Any]:
-    """A shipped error grid (``iosizer/data/error_grids/<name>.csv``) as numpy columns (labels as text)."""
-    import numpy as np
-
-    rows = _error_grid_rows(name)
-
-    def column(key: str) -> Any:
-        try:
-            return np.array([float(row[key]) for row in rows])
-        except ValueError:  # a label (scenario, policy)
-            return np.array([row[key] for row in rows])
-
-    return {key: column(key) for key in rows[0]}
-

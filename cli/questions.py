@@ -55,8 +55,7 @@ def _options(family: "Family", question: "Question") -> list[inspect.Parameter]:
     keyword = inspect.Parameter.KEYWORD_ONLY
     params = []
     for spec in question.input_specs:
-        sweep = ",".join(f"{v:g}" for v in spec.sweep())
-        default = f" [default: {sweep}]" if sweep else " [required]"
+        default = " [required]" if spec.required else f" [default: {spec.default_text}]"
         text = (f"{spec.description or spec.name}{_unit_text(spec.unit)}; a list 1,2,3 or a range "
                 f"start:stop:step sweeps it.{default}")
         taken = typer.Argument(metavar=spec.name.upper(), help=text, show_default=False) if spec.argument else \

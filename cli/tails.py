@@ -14,7 +14,8 @@ from typing import Annotated, Any, Callable, Mapping
 
 import typer
 
-from iosizer.calibration.shipped import load_error_grid
+from iosizer.data.error_grids import ERROR_RULE_PCT, load as load_error_grid
+
 from iosizer.errors import InputError
 
 PercentileOption = Annotated[
@@ -71,8 +72,6 @@ APPROXIMATE_NOTE = (
     "(iosizer/data/error_grids/ggc_percentiles.csv) and stated as response_pP_error_pct (the wait's as "
     "wait_pP_error_pct) where it exceeds 2 %"
 )
-#: Past this measured error an approximate percentile states its error in the answer (issue 28).
-ERROR_RULE_PCT = 2.0
 CLOSED_NOTE = (
     "response_pP: the arrival theorem's mixture over the state a job finds, inverted numerically (exact for "
     "single-server stations in a cycle, per station, and for one queueing station; with a c-server station "

@@ -206,8 +206,15 @@ class ParameterSpec:
     #: A setting written as text: ``parse(value, label)`` checks it and returns its normal form
     #: (closed-network's ``servers``, ``1,4,delay``); bounds and choices then do not apply.
     parse: Callable[[object, str], Any] | None = None
+    #: A setting whose choice names one of the family's shipped profiles (``shipped(family, variant)``):
+    #: choosing it takes every value that profile ships, so one option sets several parameters (an FC
+    #: speed sets the link rate). Values given beside it still win; a planner's profile holds its own
+    #: values, so the setting is refused with one. At most one per family.
+    variant: bool = False
 
     def __post_init__(self) -> None:
+        if self.variant and (self.kind != "setting" or not self.choices):
+            raise ValueError(f"{self.name}: a variant is a setting with named choices")
         if self.status not in STATUSES:
             raise ValueError(f"{self.name}: status must be one of {STATUSES}, got {self.status!r}")
         if not self.source.strip():
@@ -292,6 +299,10 @@ def cpu_speed_factor(target: float, measured: float, label: str = "cpu_speed") -
     return factor
 
 
+#: A computed default of an input (:class:`Input`): (values, earlier inputs' values) -> one value or a sweep.
+DefaultFunction = Callable[[Mapping[str, Any], Mapping[str, Any]], Any]
+
+
 @dataclass(frozen=True)
 class Input:
     """What a planner sweeps in a question (an arrival rate, a block size), declared once.
@@ -305,13 +316,21 @@ class Input:
     out: one value or a tuple of them; None makes the input required.
     ``named``: names that stand for values (a published case, ``{"B": 520}``),
     matched without regard to case wherever a value is given. ``argument``:
-    the CLI takes the input as its positional argument (its flag works too).
+    the CLI takes the input as its positional argument.
+
+    A default that depends on the values may be a function ``default(values,
+    given) -> value or tuple``: ``values`` are the answer's parameters and
+    settings (a profile's, or given), ``given`` the 1-D values of the inputs
+    declared before this one (given or defaulted). It runs once per answer,
+    before the grid is built (hba: LPAR2's load swept from 0 up to the port's
+    ceiling, which depends on the port and the block size); its docstring's
+    first line is the default's text in help and the API's schema.
     """
 
     name: str
     unit: str
     bounds: tuple[float, float] = (0.0, math.inf)
-    default: float | tuple[float, ...] | None = None
+    default: float | tuple[float, ...] | DefaultFunction | None = None
     description: str = ""
     integer: bool = False
     named: Mapping[str, float] = field(default_factory=dict)
@@ -338,15 +357,35 @@ class Input:
             return next((v for name, v in self.named.items() if name.upper() == key), value)
         return value
 
-    def sweep(self) -> tuple[float, ...]:
-        """The default sweep (empty when the input is required)."""
-        if self.default is None:
+    def sweep(self, values: Mapping[str, Any] | None = None,
+              given: Mapping[str, Any] | None = None) -> tuple[float, ...]:
+        """The default sweep (empty when the input is required); a computed default at ``values`` and the
+        earlier inputs' ``given`` values (empty without ``values``: it depends on them)."""
+        default = self.default
+        if callable(default):
+            if values is None:
+                return ()
+            default = default(values, given or {})
+        if default is None:
             return ()
-        return tuple(self.default) if isinstance(self.default, (tuple, list)) else (self.default,)
+        return tuple(default) if isinstance(default, (tuple, list)) else (default,)
+
+    @property
+    def required(self) -> bool:
+        """Whether a planner must give the input (it declares no default)."""
+        return self.default is None
+
+    @property
+    def default_text(self) -> str:
+        """The default as help and the API's schema state it: the values, or a computed default's rule."""
+        if callable(self.default):
+            return (self.default.__doc__ or "computed from the values").strip().splitlines()[0].rstrip(".")
+        return ",".join(f"{v:g}" for v in self.sweep())
 
     def to_dict(self) -> dict[str, Any]:
         return {"name": self.name, "unit": self.unit, "bounds": list(self.bounds), "default": list(self.sweep()),
-                "integer": self.integer, "description": self.description}
+                "integer": self.integer, "description": self.description,
+                **({"default_rule": self.default_text} if callable(self.default) else {})}
 
 
 @dataclass(frozen=True)
@@ -637,6 +676,8 @@ class Family:
         names = [p.name for p in self.parameters]
         if len(set(names)) != len(names):
             raise ValueError(f"family {self.name}: a parameter is declared twice")
+        if sum(p.variant for p in self.parameters) > 1:
+            raise ValueError(f"family {self.name}: at most one setting names the shipped profile's variant")
         for question in self.questions:
             clash = set(question.input_names) & set(names) if question.answerable else set()
             if clash:  # one name, one role: an option or a JSON key must mean one thing
@@ -668,6 +709,11 @@ class Family:
     @property
     def settings(self) -> tuple[ParameterSpec, ...]:
         return tuple(p for p in self.parameters if p.kind == "setting")
+
+    @property
+    def variant(self) -> ParameterSpec | None:
+        """The setting that names a shipped profile's variant (:attr:`ParameterSpec.variant`), if any."""
+        return next((p for p in self.parameters if p.variant), None)
 
     def default(self, name: str) -> Any:
         """The declared value of ``name``: the one place a default is read from."""

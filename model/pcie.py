@@ -915,8 +915,9 @@ def _mitigated(size: int, mps: int, mitigation: str) -> AccessPattern:
 
 def _rmw_question(values, inputs):
     """``pcie rmw``: :func:`rmw_throughput` at each (lanes, transfer size), the chosen mitigation beside it, and
-    where service_scv is not 1 the correction's error measured against simulation (``values['error_grid']``:
-    the shipped grid rmw_service_scv), NaN where no point of a size exceeds 2 (% or points)."""
+    where service_scv is not 1 the correction's error measured against simulation (the shipped grid
+    rmw_service_scv), NaN where no point of a size exceeds :data:`ERROR_RULE_PCT` (% or points)."""
+    from iosizer.data.error_grids import ERROR_RULE_PCT, load
     from iosizer.model.percentiles import percentile_approximation_error
 
     platform = _rmw_platform(values)
@@ -926,7 +927,7 @@ def _rmw_question(values, inputs):
              "loss_error_points")
     out = {k: np.full(lanes.shape, np.nan) for k in names}
     mps, mitigation = int(values["mps_bytes"]), values.get("mitigation", MITIGATION.value)
-    grid = values.get("error_grid") if platform.service_scv != 1 else None
+    grid = load("rmw_service_scv") if platform.service_scv != 1 else None
     for size in np.unique(sizes):
         at = sizes == size
         base = rmw_throughput(platform, access_pattern(int(size), mps), lanes[at].astype(int))
@@ -943,7 +944,7 @@ def _rmw_question(values, inputs):
             loss_grid = {**grid, "error_pct": grid["loss_error_points"], "half_width_pct": grid["loss_half_width_points"]}
             throughput = np.array([percentile_approximation_error(grid, q) for q in query])
             loss = np.array([percentile_approximation_error(loss_grid, q) for q in query])
-            if max(np.max(np.abs(throughput)), np.max(np.abs(loss))) > 2.0:  # stated past 2 (issue 28)
+            if max(np.max(np.abs(throughput)), np.max(np.abs(loss))) > ERROR_RULE_PCT:  # stated past it (issue 28)
                 out["throughput_error_pct"][at], out["loss_error_points"][at] = throughput, loss
     return out
 

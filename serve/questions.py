@@ -30,7 +30,7 @@ from pydantic import BaseModel, BeforeValidator, ConfigDict, Field, PlainValidat
 if TYPE_CHECKING:
     from fastapi import FastAPI
 
-    from iosizer.model.family import Family, Question
+    from iosizer.model.family import Family, Input, Question
 
 __all__ = ["add_question_routes", "question_paths", "request_model"]
 
@@ -90,13 +90,18 @@ def _extra(unit: str, bounds: tuple[float, float] | None) -> dict[str, Any]:
     return out
 
 
+def _default(spec: "Input") -> Any:
+    """An input's default as the schema states it: its values, or a computed default's rule."""
+    return spec.default_text if callable(spec.default) else list(spec.sweep())
+
+
 def request_model(family: "Family", question: "Question") -> type[BaseModel]:
     """The pydantic model of ``POST /api/<family>/<question>``'s body, from the declarations."""
     fields: dict[str, Any] = {}
     for spec in question.input_specs:
         fields[spec.name] = (_Numbers | None, Field(None, description=(
             f"{spec.description or spec.name} ({spec.unit}); a number or a list (every combination is "
-            f"answered); default {list(spec.sweep()) or 'none: required'}"),
+            f"answered); default {'none: required' if spec.required else _default(spec)}"),
             json_schema_extra=_extra(spec.unit, spec.bounds)))
     for spec in family.parameters:
         kind: Any = str if spec.choices and isinstance(spec.choices[0], str) else _Number
@@ -192,7 +197,7 @@ def describe(family: "Family", question: "Question") -> dict[str, Any]:
                 "suggestions": []}
 
     fields = [entry(spec.name, "number", spec.description or spec.name, True, list(spec.sweep()) or None,
-                    spec.unit, spec.bounds, required=not spec.sweep()) for spec in question.input_specs]
+                    spec.unit, spec.bounds, required=spec.required) for spec in question.input_specs]
     for spec in family.parameters:
         named = bool(spec.choices) and isinstance(spec.choices[0], str)
         fields.append(entry(spec.name, "choice" if named else "number", spec.description or spec.name,
