@@ -957,7 +957,8 @@ RMW_DEPRECATED_KEYS = {"throughput_gbps": "throughput_gbyte_s", "aligned_through
 
 def _rmw_shape(records, values):
     """The published ``pcie rmw`` records (always a list): the mitigation's keys where one is asked, the error
-    keys where stated, bounded 95 % bands, then the deprecated ``*_gbps`` names of the ``*_gbyte_s`` keys."""
+    keys where stated, the deprecated ``*_gbps`` names of the ``*_gbyte_s`` keys, then the throughput's and
+    the loss's 95 % bands where a profile bounds them."""
     shaped = []
     for row in records:
         out = _whole(row, ("lanes", "ports", "throughput_gbyte_s", "aligned_throughput_gbyte_s", "loss_pct",
@@ -967,9 +968,9 @@ def _rmw_shape(records, values):
             out.update(_whole(row, ("mitigated_throughput_gbyte_s", "recovered_gbyte_s")))
         if row["throughput_error_pct"] is not None:
             out.update(_whole(row, ("throughput_error_pct", "loss_error_points")))
+        out.update({old: out[new] for old, new in RMW_DEPRECATED_KEYS.items() if new in out})
         out.update({k: v for k, v in row.items() if k.endswith(("_ci_low", "_ci_high")) and v is not None
                     and k.rsplit("_ci_", 1)[0] in ("throughput_gbyte_s", "loss_pct")})
-        out.update({old: out[new] for old, new in RMW_DEPRECATED_KEYS.items() if new in out})
         shaped.append(out)
     return shaped
 
@@ -1007,7 +1008,8 @@ LINK_QUESTION = Question(
     notes=("raw_gbyte_s and effective_gbyte_s are gigabytes per second (raw_gbps, effective_gbps: deprecated "
            "aliases); raw = GT/s x lanes x encoding / 8, per direction", _link_notes, _both_note),
     plot=Plot("transfer_bytes", ("effective_gbyte_s",)),
-    aliases={"generation": ("gen",), "mps_bytes": ("mps",), "mrrs_bytes": ("mrrs",), "rcb_bytes": ("rcb",)})
+    aliases={"generation": ("gen",), "mps_bytes": ("mps",), "mrrs_bytes": ("mrrs",), "rcb_bytes": ("rcb",),
+             "raw_gbyte_s": ("raw_gbps",), "effective_gbyte_s": ("effective_gbps",)})
 PATTERN_QUESTION = Question(
     "pcie pattern", "TLP split and 64-byte-unaligned memory accesses per KiB (table 2)",
     inputs=(Input("transfer_bytes", description="bytes per transfer" + _NAMED_CASES, named=TABLE2_CASES,
@@ -1042,7 +1044,8 @@ RMW_QUESTION = Question(
         "aligned_throughput_gbyte_s: the same transfers without RMW demand (GB/s); JSON also carries the "
         "deprecated *_gbps names of the *_gbyte_s keys", _rmw_notes),
     plot=Plot("lanes", ("throughput_gbyte_s",), series="transfer_bytes"),
-    aliases={"transfer_bytes": ("pattern",), "mps_bytes": ("mps",)})
+    aliases={"transfer_bytes": ("pattern",), "mps_bytes": ("mps",),
+             **{new: (old,) for old, new in RMW_DEPRECATED_KEYS.items()}})
 
 
 _LINK_SETTINGS = (GENERATION, MPS, HEADER_DW, ECRC, DLLPS_PER_TLP)

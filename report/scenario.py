@@ -976,15 +976,16 @@ def _declared_evaluator(name: str, questions: list[Any]) -> Callable[[Any, Sourc
 
 
 def _declared_tables() -> list[Family]:
-    """A table for every family whose questions declare a solve and that has no table of its own:
+    """A table for every family whose questions declare a solve and that no table answers already:
     its keys are the questions' inputs and the family's settings and parameters, named with units."""
     from iosizer.model.registry import declaration, family_names
 
     tables = []
+    answered = {name for table in _TABLES.values() for name in table.profiles}  # [pcie] answers rmw, pcie-link
     for name in family_names():
         declared = declaration(name)
         questions = [q for q in declared.questions if q.answerable]
-        if questions and name not in _TABLES:
+        if questions and name not in _TABLES and name not in answered:
             tables.append(Family(name, _declared_section(declared, questions), _declared_evaluator(name, questions),
                                  declared.summary, (name,)))
     return tables

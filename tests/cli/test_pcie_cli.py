@@ -53,8 +53,8 @@ def test_rmw_plot(cli, tmp_path) -> None:
     (["link", "--mps", "300"], "--mps-bytes must be one of 128, 256, 512, 1024, 2048, 4096, got 300"),
     (["link", "--direction", "up"], "--direction must be one of write, read, both, got 'up'"),
     (["pattern", "0"], "transfer-bytes must lie in [1, 16777216] (bytes), got 0"),
-    (["pattern", "Z"], "a table 2 case A, B, C, D, E, F"),
-    (["rmw", "--pattern", "Z"], "a table 2 case A, B, C, D, E, F"),
+    (["pattern", "Z"], "or one of A, B, C, D, E, F, got 'Z'"),
+    (["rmw", "--pattern", "Z"], "or one of A, B, C, D, E, F, got 'Z'"),
     (["rmw", "--lanes", "12"], "whole multiples of 8"),
     (["rmw", "--mitigation", "magic"], "--mitigation must be one of none, gather-dif, split-at-64, got 'magic'"),
 ])
