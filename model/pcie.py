@@ -731,21 +731,13 @@ def _link(values, lanes: str = "lanes") -> PcieLink:
 
 
 def _link_solve(values, inputs):
-    link = _link(values)
-    sizes = np.asarray(inputs["transfer_bytes"]).astype(np.int64)
-    effective = [link_bandwidth(link, int(size)).effective_gbyte_s for size in sizes.ravel()]
-    return {"write_gbyte_s": np.asarray(effective, dtype=np.float64).reshape(sizes.shape)}
+    """The family's solve (what calibration fits): back-to-back writes, :func:`_link_question`'s bandwidth."""
+    return {"write_gbyte_s": _link_question({**values, "direction": "write"}, inputs)["effective_gbyte_s"]}
 
 
 def _rmw_solve(values, inputs):
-    platform = RmwPlatform(link=_link(values, "lanes_per_port"), rmw_service_ns=values["rmw_service_ns"],
-                           posted_credits=values["posted_credits"], line_service_ns=values["line_service_ns"],
-                           service_scv=values.get("service_scv", RMW_SERVICE_SCV.value))
-    lanes = np.asarray(inputs["lanes"]).astype(int)
-    sizes = np.asarray(inputs["transfer_bytes"]).astype(int)
-    loss = [float(rmw_throughput(platform, access_pattern(int(b), values["mps_bytes"]), [int(l)]).loss_pct[0])
-            for l, b in zip(lanes.ravel(), sizes.ravel())]
-    return {"loss_pct": np.asarray(loss).reshape(lanes.shape)}
+    """The family's solve (what calibration fits): :func:`_rmw_question`'s loss, no mitigation."""
+    return {"loss_pct": _rmw_question({**values, "mitigation": "none"}, inputs)["loss_pct"]}
 
 
 def _link_start(data, settings):
