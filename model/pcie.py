@@ -856,7 +856,8 @@ def _pattern_question(values, inputs):
     def column(get, dtype=np.float64):
         return np.asarray([get(f) for f in found], dtype=dtype).reshape(sizes.shape)
 
-    return {"unaligned_per_kib": column(lambda f: f.unaligned_per_kib),
+    return {"tlp_bytes": [f.tlp_bytes for f in found],
+            "unaligned_per_kib": column(lambda f: f.unaligned_per_kib),
             "unaligned_per_transfer": column(lambda f: f.unaligned_per_transfer),
             "full_lines_per_transfer": column(lambda f: f.full_lines_per_transfer),
             "layout": column(lambda f: f.layout, object),
@@ -869,7 +870,7 @@ def _pattern_shape(records, values):
     shaped = []
     for row in records:
         size, mps = row["transfer_bytes"], values["mps_bytes"]
-        out = {"transfer_bytes": size, "mps_bytes": mps, "tlp_bytes": tlp_sizes(size, mps)}
+        out = {"transfer_bytes": size, "mps_bytes": mps, "tlp_bytes": [int(b) for b in row["tlp_bytes"]]}
         out.update(_whole(row, ("unaligned_per_kib", "unaligned_per_transfer", "full_lines_per_transfer", "layout")))
         if row["table2_case"]:
             out.update(table2_case=row["table2_case"], table2_unaligned_per_kib=row["table2_unaligned_per_kib"])
@@ -983,19 +984,19 @@ _NAMED_CASES = "; a table 2 case A-F names its size (B = 520)"
 LINK_QUESTION = Question(
     "pcie link", "payload bandwidth of a link for writes, reads (MRd + CplD) or both, per the Base Specification",
     inputs=(Input("transfer_bytes", default=TRANSFER_BYTES.value, description="bytes per transfer", **_TRANSFER),),
-    outputs=(Output("raw_gbyte_s", "GB/s", "line rate after encoding, per direction"),
+    outputs=(Output("raw_gbyte_s", "GB/s", "line rate after encoding, per direction", band=False),
              Output("effective_gbyte_s", "GB/s", "payload bandwidth", measured="write_gbyte_s"),
-             Output("effective_gbit_s", "Gb/s", "payload bandwidth in gigabits"),
-             Output("tlps_per_transfer", "TLPs", "data TLPs (MWr, CplD) per transfer"),
-             Output("efficiency_pct", "%", "payload over raw capacity of the directions counted"),
-             Output("tlp_overhead_bytes", "bytes", "header, ECRC and framing per MWr/MRd"),
-             Output("cpl_overhead_bytes", "bytes", "header, ECRC and framing per CplD"),
-             Output("read_requests_per_transfer", "1", "MRd requests per read"),
-             Output("completions_per_transfer", "1", "CplD completions per read"),
-             Output("tx_utilization", "1", "the device's transmit side busy share"),
-             Output("rx_utilization", "1", "the device's receive side busy share"),
-             Output("tx_dllp_share_pct", "%", "Ack/UpdateFC DLLPs' share of transmit"),
-             Output("rx_dllp_share_pct", "%", "Ack/UpdateFC DLLPs' share of receive")),
+             Output("effective_gbit_s", "Gb/s", "payload bandwidth in gigabits", band=False),
+             Output("tlps_per_transfer", "TLPs", "data TLPs (MWr, CplD, band=False) per transfer"),
+             Output("efficiency_pct", "%", "payload over raw capacity of the directions counted", band=False),
+             Output("tlp_overhead_bytes", "bytes", "header, ECRC and framing per MWr/MRd", band=False),
+             Output("cpl_overhead_bytes", "bytes", "header, ECRC and framing per CplD", band=False),
+             Output("read_requests_per_transfer", "1", "MRd requests per read", band=False),
+             Output("completions_per_transfer", "1", "CplD completions per read", band=False),
+             Output("tx_utilization", "1", "the device's transmit side busy share", band=False),
+             Output("rx_utilization", "1", "the device's receive side busy share", band=False),
+             Output("tx_dllp_share_pct", "%", "Ack/UpdateFC DLLPs' share of transmit", band=False),
+             Output("rx_dllp_share_pct", "%", "Ack/UpdateFC DLLPs' share of receive", band=False)),
     solve=_link_question, shape=_link_shape,
     notes=("raw_gbyte_s and effective_gbyte_s are gigabytes per second (raw_gbps, effective_gbps: deprecated "
            "aliases); raw = GT/s x lanes x encoding / 8, per direction", _link_notes, _both_note),
@@ -1006,7 +1007,8 @@ PATTERN_QUESTION = Question(
     "pcie pattern", "TLP split and 64-byte-unaligned memory accesses per KiB (table 2)",
     inputs=(Input("transfer_bytes", description="bytes per transfer" + _NAMED_CASES, named=TABLE2_CASES,
                   argument=True, **_TRANSFER),),
-    outputs=(Output("unaligned_per_kib", "per KiB", "64 B lines written partly (an RMW each), per KiB"),
+    outputs=(Output("tlp_bytes", "bytes", "each TLP's payload", vector=True),
+             Output("unaligned_per_kib", "per KiB", "64 B lines written partly (an RMW each), per KiB"),
              Output("unaligned_per_transfer", "1", "partly written lines per transfer"),
              Output("full_lines_per_transfer", "1", "whole lines written per transfer"),
              Output("layout", "", "packed (back to back) or split-at-64", text=True),
@@ -1022,17 +1024,17 @@ RMW_QUESTION = Question(
                   description="total lanes of x8 ports (the seed measured 8-32)"),
             Input("transfer_bytes", default=WORST_CASE_BYTES, named=TABLE2_CASES,
                   description="bytes per transfer (the seed's worst case, 520 B)" + _NAMED_CASES, **_TRANSFER)),
-    outputs=(Output("ports", "ports", "x8 ports"),
+    outputs=(Output("ports", "ports", "x8 ports", band=False),
              Output("throughput_gbyte_s", "GB/s", "write throughput of all ports"),
-             Output("aligned_throughput_gbyte_s", "GB/s", "the same transfers without RMW demand"),
+             Output("aligned_throughput_gbyte_s", "GB/s", "the same transfers without RMW demand", band=False),
              Output("loss_pct", "%", "throughput lost to RMW contention", measured="loss_pct"),
-             Output("rmw_utilization", "1", "busy share of the RMW unit"),
+             Output("rmw_utilization", "1", "busy share of the RMW unit", band=False),
              Output("mitigated_throughput_gbyte_s", "GB/s", "write throughput with the mitigation"),
-             Output("recovered_gbyte_s", "GB/s", "throughput the mitigation recovers"),
+             Output("recovered_gbyte_s", "GB/s", "throughput the mitigation recovers", band=False),
              Output("mitigated_loss_pct", "%", "the mitigated pattern's loss against its own aligned reference"),
-             Output("throughput_error_pct", "%", "measured error of the scv correction (stated past 2 %)"),
-             Output("loss_error_points", "points", "measured error of the loss (stated past 2 points)")),
-    solve=_rmw_question, shape=_rmw_shape, notes=(
+             Output("throughput_error_pct", "%", "measured error of the scv correction (stated past 2 %, band=False)"),
+             Output("loss_error_points", "points", "measured error of the loss (stated past 2 points, band=False)")),
+    solve=_rmw_question, shape=_rmw_shape, shipped_bands=False, notes=(
         "aligned_throughput_gbyte_s: the same transfers without RMW demand (GB/s); JSON also carries the "
         "deprecated *_gbps names of the *_gbyte_s keys", _rmw_notes),
     plot=Plot("lanes", ("throughput_gbyte_s",), series="transfer_bytes"),
