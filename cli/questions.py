@@ -71,8 +71,13 @@ def _options(family: "Family", question: "Question") -> list[inspect.Parameter]:
         taken = typer.Argument(metavar=spec.name.upper(), help=text, show_default=False) if spec.argument else \
             typer.Option(*_flags(question, spec.name), metavar="VALUES", help=text + _aka(question, spec.name))
         params.append(inspect.Parameter(spec.name, keyword, default=None, annotation=Annotated[str | None, taken]))
+    listed = {r.name for r in question.repeated}
+    for repeated in question.repeated:  # a list given one item at a time: --demand 0.005 --demand 0.003
+        params.append(inspect.Parameter(repeated.name, keyword, default=None, annotation=Annotated[
+            list[str] | None, typer.Option(*_flags(question, repeated.name), metavar="VALUE",
+                                           help=repeated.description + _aka(question, repeated.name))]))
     for spec in family.parameters:
-        if spec.name in question.input_names:  # a setting the question sweeps as an input: one option
+        if spec.name in listed or spec.name in question.input_names:  # one option for each name
             continue
         if spec.switch:  # on/off: a flag, as --ecrc always was
             params.append(inspect.Parameter(spec.name, keyword, default=None, annotation=Annotated[
@@ -122,8 +127,13 @@ def given_values(family: "Family", question: "Question", given: dict[str, Any]) 
     profile_path = given.pop("profile", None)
     inputs = set(question.input_names)
     values = {}
+    listed = {r.name for r in question.repeated}
     for name, text in given.items():
         if text is None:
+            continue
+        if name in listed:  # checked item by item by the answer (a demand by its station's declaration)
+            if text:
+                values[name] = list(text)
             continue
         if name in question.sweeps:  # the answer parses its choices (1g,10g or all)
             values[name] = text
@@ -168,7 +178,7 @@ def _report(family: "Family", question: "Question", answer: "Answer") -> Report:
     data = answer.to_data()
     title = f"{family.name} {question.command}: {question.summary}"
     plot = _panels(question, answer, records)
-    if question.shape is not None:  # the published form, its deprecated keys left to the JSON
+    if question.shape_table:  # the published form, its deprecated keys left to the JSON
         old = {o for olds in question.aliases.values() for o in olds}
         shaped = [{k: _cell(v) for k, v in row.items() if k not in old} for row in
                   (data if isinstance(data, list) else [data])]

@@ -784,10 +784,6 @@ def _whole(row: dict, keys: tuple[str, ...]) -> dict:
     return {k: (int(row[k]) if k in _WHOLE and row[k] is not None else row[k]) for k in keys}
 
 
-def _one_or_list(rows: list) -> Any:
-    return rows[0] if len(rows) == 1 else rows
-
-
 def _link_of(values) -> PcieLink:
     return _link(values).model_copy(update={"completions": values.get("completions", COMPLETIONS.value)})
 
@@ -823,7 +819,7 @@ def _link_shape(records, values):
                                 "rx_utilization", "tx_dllp_share_pct", "rx_dllp_share_pct")))
         out.update({k: row[k] for k in ("effective_gbyte_s_ci_low", "effective_gbyte_s_ci_high") if k in row})
         shaped.append(out)
-    return _one_or_list(shaped)
+    return shaped
 
 
 def _link_notes(values, outputs):
@@ -875,7 +871,7 @@ def _pattern_shape(records, values):
         if row["table2_case"]:
             out.update(table2_case=row["table2_case"], table2_unaligned_per_kib=row["table2_unaligned_per_kib"])
         shaped.append(out)
-    return _one_or_list(shaped)
+    return shaped
 
 
 def _table2_note(values, outputs):
@@ -997,7 +993,7 @@ LINK_QUESTION = Question(
              Output("rx_utilization", "1", "the device's receive side busy share", band=False),
              Output("tx_dllp_share_pct", "%", "Ack/UpdateFC DLLPs' share of transmit", band=False),
              Output("rx_dllp_share_pct", "%", "Ack/UpdateFC DLLPs' share of receive", band=False)),
-    solve=_link_question, shape=_link_shape,
+    solve=_link_question, shape=_link_shape, shape_table=True,
     notes=("raw_gbyte_s and effective_gbyte_s are gigabytes per second (raw_gbps, effective_gbps: deprecated "
            "aliases); raw = GT/s x lanes x encoding / 8, per direction", _link_notes, _both_note),
     plot=Plot("transfer_bytes", ("effective_gbyte_s",)),
@@ -1014,7 +1010,7 @@ PATTERN_QUESTION = Question(
              Output("layout", "", "packed (back to back) or split-at-64", text=True),
              Output("table2_case", "", "seed 001 table 2's case of this size, if it is one", text=True),
              Output("table2_unaligned_per_kib", "per KiB", "table 2's published value")),
-    solve=_pattern_question, shape=_pattern_shape,
+    solve=_pattern_question, shape=_pattern_shape, shape_table=True,
     notes=("transfers laid out back to back, each cut into TLPs at MPS from its own start; an access is unaligned "
            "when a TLP touches a 64 B line without covering it", _table2_note),
     aliases={"mps_bytes": ("mps",)})
@@ -1034,7 +1030,8 @@ RMW_QUESTION = Question(
              Output("mitigated_loss_pct", "%", "the mitigated pattern's loss against its own aligned reference"),
              Output("throughput_error_pct", "%", "measured error of the scv correction (stated past 2 %, band=False)"),
              Output("loss_error_points", "points", "measured error of the loss (stated past 2 points, band=False)")),
-    solve=_rmw_question, shape=_rmw_shape, shipped_bands=False, notes=(
+    solve=_rmw_question, shape=_rmw_shape, shape_table=True, shipped_bands=False, always_list=True,
+    notes=(
         "aligned_throughput_gbyte_s: the same transfers without RMW demand (GB/s); JSON also carries the "
         "deprecated *_gbps names of the *_gbyte_s keys", _rmw_notes),
     plot=Plot("lanes", ("throughput_gbyte_s",), series="transfer_bytes"),
