@@ -77,7 +77,7 @@ class Answer(TableView):
         rows = []
         for i in range(count):
             row = {k: plain(v, i, k in self.integers) for k, v in self.inputs.items()}
-            row.update({k: plain(v, i) for k, v in self.outputs.items()})
+            row.update({k: plain(v, i, k in self.integers) for k, v in self.outputs.items()})
             for key, (low, high) in self.bands.items():
                 row[f"{key}_ci_low"], row[f"{key}_ci_high"] = plain(low, i), plain(high, i)
             row.update({k: plain(v, i) for k, v in self.trailing.items()})
@@ -153,14 +153,14 @@ def _one(family_name: str, asked: "Question", params: Any, cpu_speed: float | No
 
         chosen = parse_percentiles(percentiles)
 
-    def evaluate(vals: Mapping[str, Any], at: Mapping[str, Any] = arrays) -> dict[str, Any]:
+    def evaluate(vals: Mapping[str, Any], at: Mapping[str, Any] = arrays, tails: bool = True) -> dict[str, Any]:
         out = dict(asked.solve(vals, at))  # type: ignore[misc]
-        if chosen:
-            out.update(asked.percentiles(vals, at, tuple(chosen)))  # type: ignore[misc]
+        if chosen and tails:  # a question whose solve picks its rows: its percentiles at them
+            return _with_tails(asked, out, asked.percentiles(vals, at or out, tuple(chosen)))  # type: ignore[misc]
         return out
 
     solved = evaluate(values)
-    missing = [n for n in asked.output_names if n not in solved]
+    missing = [o.name for o in asked.output_specs if o.name not in solved and not o.optional]
     if missing:
         from iosizer.errors import ConsistencyError
 
@@ -179,12 +179,13 @@ def _one(family_name: str, asked: "Question", params: Any, cpu_speed: float | No
     notes.append(f"values: {used + ' from ' if used else ''}{source}")
     notes += _unrecorded(family_name, base, changes)
     keys = [o.name for o in asked.output_specs if o.band and not o.text and not o.vector and o.name in outputs]
-    keys += [k for k in outputs if k not in asked.output_names]  # percentiles
+    tails = asked.percentile_bands and bool(chosen)
+    keys += [k for k in outputs if k not in asked.output_names] if tails else []  # percentiles
 
     def moved(fitted: Mapping[str, Any]) -> dict[str, Any]:
         # The band's centre is the answer itself (the profile's own values): solved once, not twice.
         unchanged = all(k in values and values[k] is v for k, v in fitted.items())
-        out = solved if unchanged else evaluate({**values, **fitted}, outputs if asked.rows else arrays)
+        out = solved if unchanged else evaluate({**values, **fitted}, outputs if asked.rows else arrays, tails)
         return {k: out[k] for k in keys}
 
     bands = _bands(family_name, asked, profile, moved, outputs, shape, band) if banded and keys else {}
@@ -196,8 +197,17 @@ def _one(family_name: str, asked: "Question", params: Any, cpu_speed: float | No
         notes.append(band_note(ends, "*_ci_low/_ci_high: " + (
             "95 % prediction bands: the parameters' uncertainty plus the fit's residual scatter (where a new "
             "measurement lies)" if band == "prediction" else "95 % bands of the parameters' uncertainty only")))
+    integers = {i.name for i in asked.input_specs if i.integer} | {o.name for o in asked.output_specs if o.integer}
     return Answer(family_name, asked.command, {k: v.reshape(-1) for k, v in arrays.items()}, outputs,
-                  bands, tuple(notes), frozenset(i.name for i in asked.input_specs if i.integer), values)
+                  bands, tuple(notes), frozenset(integers), values)
+
+
+def _with_tails(asked: "Question", out: dict[str, Any], tails: Mapping[str, Any]) -> dict[str, Any]:
+    """The solve's outputs with the percentile outputs placed before the first optional or ``only_with``
+    one (the columns that come and go stay last)."""
+    late = {o.name for o in asked.output_specs if o.optional or o.only_with}
+    first = [k for k in out if k not in late]
+    return {**{k: out[k] for k in first}, **tails, **{k: out[k] for k in out if k in late}}
 
 
 def _unrecorded(family_name: str, base: Any, changes: Mapping[str, Any]) -> list[str]:
@@ -283,7 +293,8 @@ def _swept(family_name: str, asked: "Question", params: Any, cpu_speed: float | 
 
 
 def _count(part: Answer) -> int:
-    return len(next(iter(part.inputs.values()))) if part.inputs else 1
+    columns = part.inputs or part.outputs  # no inputs: the rows the solve picked (Question.rows)
+    return len(next(iter(columns.values()))) if columns else 1
 
 
 def _bands(family_name: str, asked: "Question", profile: "Profile", evaluate: Any, outputs: Mapping[str, Any],

@@ -109,12 +109,14 @@ def _options(family: "Family", question: "Question") -> list[inspect.Parameter]:
         params.append(inspect.Parameter("percentile", keyword, default=None, annotation=Annotated[
             list[float] | None, typer.Option("--percentile", metavar="P",
                                                  help="Also the P-th percentile (repeatable).")]))
-    from iosizer.simulate.hooks import simulates
+    from iosizer.simulate.hooks import simulates, simulation_help
 
     if simulates(family.name, question):
         from iosizer.cli.tails import SimulateOption
 
-        params.append(inspect.Parameter("simulate", keyword, default=False, annotation=SimulateOption))
+        own = simulation_help(family.name, question)
+        option = SimulateOption if own is None else Annotated[bool, typer.Option("--simulate", help=own)]
+        params.append(inspect.Parameter("simulate", keyword, default=False, annotation=option))
     params.append(inspect.Parameter("output_format", keyword, default=OutputFormat.table, annotation=FormatOption))
     params.append(inspect.Parameter("plot", keyword, default=None, annotation=PlotOption))
     return params

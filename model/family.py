@@ -504,6 +504,11 @@ class Output:
     #: A parameter whose shipped value is a placeholder: the output is answered only when that value is
     #: the planner's (their profile, given, or carried to another CPU): IOPS from an assumed time per I/O.
     only_with: str = ""
+    #: Whole numbers (a count of cores): JSON prints them without a decimal point.
+    integer: bool = False
+    #: The solve may leave it out (a measured error, stated only where it passes the rule): the answer then
+    #: has no such key.
+    optional: bool = False
 
     def to_dict(self) -> dict[str, Any]:
         out = {"name": self.name, "unit": self.unit, "description": self.description}
@@ -661,8 +666,10 @@ class Question:
       each jump; one row per policy): the question has no inputs and ``solve`` returns each output
       with one length n, the answer's n records. Bands move the parameters at the
       same rows: ``solve(moved_values, rows)`` gets the answer's own outputs as ``inputs`` and
-      answers at them. A setting declared with ``excludes`` replaces those settings: giving both
-      is an error;
+      answers at them (at least the banded outputs); its ``percentiles`` get those rows as inputs.
+      A setting declared with ``excludes`` replaces those settings: giving both is an error;
+    - percentile outputs sit after the declared outputs, before the first one declared
+      ``optional`` or ``only_with``; ``percentile_bands=False``: they carry no band;
     - ``sweeps``: settings of named choices the question sweeps (``("link",)``): the option takes one
       choice, a list ``1g,10g`` or ``all``; each choice is answered on its own values (a setting
       declared ``variant`` from its own shipped profile, see :class:`ParameterSpec`), and the
@@ -709,6 +716,7 @@ class Question:
     shape: Callable[[list[dict[str, Any]], Mapping[str, Any]], list[dict[str, Any]]] | None = None
     shape_table: bool = False
     rows: bool = False
+    percentile_bands: bool = True
     sweeps: tuple[str, ...] = ()
     shipped_bands: bool = True
     always_list: bool = False

@@ -168,3 +168,19 @@ def test_single_server_queues_refuse_a_multi_server_profile(cli, tmp_path) -> No
     assert "calibrated with 4 servers" in cli.fails("queue", "mm1", "--arrival-rate", "0.5", "--profile", str(path))
     data = cli.json("queue", "ggc", "--arrival-rate", "3", "--profile", str(path))
     assert data["mean_wait_ci_low"] < data["mean_wait"] < data["mean_wait_ci_high"]
+
+
+def test_mva_lists_and_defaults_are_the_declared_parameters() -> None:
+    """Question.repeated and Question.defaults: --demand's items are the stations' demand_k_s and its length
+    the stations; --servers' items one setting; no think time given and no profile is the declared 0."""
+    import iosizer
+    from iosizer.errors import InputError
+
+    family = iosizer.family("closed-network")
+    listed = family.ask("queue mva", demand=[0.005, 0.003], servers=["4", "delay"], population=10)
+    named = family.ask("queue mva", demand_1_s=0.005, demand_2_s=0.003, stations=2, servers="4,delay",
+                       think_time_s=0.0, population=10)
+    assert listed.to_data() == named.to_data()
+    assert listed.values["stations"] == 2 and listed.values["think_time_s"] == 0.0
+    with pytest.raises(InputError, match="demand_s lists 2 values for stations 3"):
+        family.ask("queue mva", demand=[0.005, 0.003], stations=3, population=10)
