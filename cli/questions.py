@@ -78,7 +78,7 @@ def _options(family: "Family", question: "Question") -> list[inspect.Parameter]:
             params.append(inspect.Parameter(spec.name, keyword, default=False, annotation=Annotated[
                 bool, typer.Option(*_flags(question, spec.name), help=spec.description or spec.name)]))
             continue
-        shown = "" if spec.value is None else f" [default: {spec.value:g}]"
+        shown = "" if spec.value is None else f" [default: {spec.value}]"
         params.append(inspect.Parameter(spec.name, keyword, default=None, annotation=Annotated[
             str | None, typer.Option(*_flags(question, spec.name), metavar="TEXT" if spec.parse else "NUMBER",
                                      help=f"{spec.description or spec.name}{_unit_text(spec.unit)}{shown}")]))
@@ -203,9 +203,9 @@ def _report(family: "Family", question: "Question", answer: "Answer") -> Report:
     data = answer.to_data()
     title = f"{family.name} {question.command}: {question.summary}"
     plot = _panels(question, answer, records)
-    if question.shape_table:  # the published form, its deprecated keys left to the JSON
+    if question.shape_table:  # the published form, its deprecated keys and nested objects left to the JSON
         old = {o for olds in question.aliases.values() for o in olds}
-        shaped = [{k: _cell(v) for k, v in row.items() if k not in old} for row in
+        shaped = [{k: _cell(v) for k, v in row.items() if k not in old and not isinstance(v, dict)} for row in
                   (data if isinstance(data, list) else [data])]
         if isinstance(data, dict):
             shaped = [{"metric": k, "value": v} for k, v in shaped[0].items()]

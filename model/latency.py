@@ -692,7 +692,7 @@ FAMILIES = (
                               Output("d_degradation_d_latency_pct_per_ns", "%/ns", "dPD/dx at each latency",
                                      optional=True)),
                      solve=_latency_dma, settings=(DEVICE, BURST_BYTES, SHOW_FORMULA), catalogue="device", shipped=False,
-                     shape=_dma_shape, notes=(_dma_notes, _dma_posted_note, _dma_formula_note),
+                     shape=_dma_shape, shape_table=True, notes=(_dma_notes, _dma_posted_note, _dma_formula_note),
                      plot=Plot("added_latency_ns", ("degradation_pct",))),
 
         ),
@@ -744,7 +744,7 @@ FAMILIES = (
                      outputs=(Output("degradation_pct", "%", "throughput loss against local (95 % band: "
                                      "_low/_high)", measured="degradation_pct", bounds=(0.0, 100.0)),),
                      solve=_latency_oltp, settings=(STALL_EXPONENT, ISSUE_RATE_EXPONENT),
-                     own_cpu=("stall_exponent", "issue_rate_exponent"), shape=_oltp_shape,
+                     own_cpu=("stall_exponent", "issue_rate_exponent"), shape=_oltp_shape, shape_table=True,
                      notes=(_oltp_notes, _oltp_service_note, _oltp_cpu_note),
                      plot=Plot("added_latency_ns", ("degradation_pct",))),
             Question("latency budget", "Largest added latency whose predicted loss stays within the budget "
@@ -756,7 +756,7 @@ FAMILIES = (
                               Output("d_degradation_d_latency_pct_per_ns", "%/ns", "dPD/dx at the answer",
                                      optional=True)),
                      solve=_latency_budget, settings=(BUDGET, DEVICE, SHOW_FORMULA), catalogue="device",
-                     also=("dma",), shape=_budget_shape, notes=(_budget_notes,)),
+                     also=("dma",), shape=_budget_shape, shape_table=True, notes=(_budget_notes,)),
             Question("latency tiers", "Switch tiers within a loss budget: t tiers of hop h add 2 t h ns round trip "
                      "(table 3-3)",
                      inputs=(Input("hop_ns", "ns", HOP_NS.bounds, default=_switch_hops,
