@@ -21,7 +21,7 @@ from datetime import datetime, timezone
 from pathlib import Path
 from typing import Any, Callable, Iterator, Literal, Mapping
 
-from pydantic import BaseModel, ConfigDict, Field, PrivateAttr, ValidationError, field_validator, model_validator
+from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator, model_validator
 
 from iosizer._version import __version__
 from iosizer.calibration.files import atomic_path
@@ -112,9 +112,6 @@ class Profile(_Strict):
     cpu_name: str | None = None
     cpu_speed: float | None = Field(default=None, gt=0)
     extrapolated_from: list[str] = Field(default_factory=list)
-    #: Where it was read from (the path as given, or the name an inline document goes by): provenance for
-    #: an answer that names its source (``latency budget``'s ``model``), not part of the document.
-    _origin: str | None = PrivateAttr(default=None)
     #: Parameters carried from one CPU under one unknown exponent (the same declared range): their
     #: interval ends move together in every band (:mod:`iosizer.calibration.uncertainty`).
     shared_exponent: list[list[str]] = Field(default_factory=list)
@@ -285,8 +282,32 @@ def read_profile(document: str | bytes | Mapping[str, Any], model: str | tuple[s
     if isinstance(model, str) and profile.model != model:
         raise ProfileError(f"{name}: profile is for model '{profile.model}', this command needs '{model}'")
     _check_against_model(profile, name)
-    profile._origin = name
+    _remember(profile, name)
     return profile
+
+
+#: Where each profile in memory was read from: id -> (a weak reference to it, the path as given or the name
+#: an inline document goes by). Provenance for an answer that names its source (``latency budget``'s
+#: ``model``), kept beside the profile so that two profiles read alike stay equal.
+_ORIGINS: dict[int, tuple[Any, str]] = {}
+
+
+def _remember(profile: Profile, name: str) -> None:
+    import weakref
+
+    key = id(profile)
+
+    def forget(reference: Any) -> None:
+        if _ORIGINS.get(key, (None,))[0] is reference:
+            del _ORIGINS[key]
+
+    _ORIGINS[key] = (weakref.ref(profile, forget), name)
+
+
+def origin(profile: Any) -> str | None:
+    """Where ``profile`` was read from (:func:`load_profile`'s path as given), or None (built in memory)."""
+    entry = _ORIGINS.get(id(profile))
+    return entry[1] if entry is not None and entry[0]() is profile else None
 
 
 def _check_against_model(profile: Profile, path: str | Path) -> None:

@@ -175,7 +175,9 @@ def _one(family_name: str, asked: "Question", params: Any, cpu_speed: float | No
     if asked.also:
         values["family"] = answering
     first = base[0] if isinstance(base, (list, tuple)) and base else base
-    values["profile_origin"] = getattr(first, "_origin", None) if not brought else None
+    from iosizer.calibration.profile import origin
+
+    values["profile_origin"] = origin(first) if first is not None and not brought else None
     arrays = _input_grid(asked, inputs, values)
     values["defaulted"] = frozenset(n for n in asked.input_names if inputs.get(n) is None)
     banded = asked.shipped_bands or base is not None or cpu_speed is not None
