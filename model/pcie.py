@@ -781,7 +781,11 @@ _WHOLE = frozenset({"tlps_per_transfer", "tlp_overhead_bytes", "cpl_overhead_byt
 
 def _whole(row: dict, keys: tuple[str, ...]) -> dict:
     """``keys`` of a generic record, whole counts as int (the record holds every number as a float)."""
-    return {k: (int(row[k]) if k in _WHOLE and row[k] is not None else row[k]) for k in keys}
+    return {k: _value(row, k) for k in keys}
+
+
+def _value(row: dict, key: str) -> Any:
+    return int(row[key]) if key in _WHOLE and row[key] is not None else row[key]
 
 
 def _link_of(values) -> PcieLink:
@@ -804,22 +808,19 @@ def _link_question(values, inputs):
     return out
 
 
+#: ``pcie link``'s published keys in order: the link used (from the values), the transfer, the answer, the
+#: deprecated ``*_gbps`` names beside their ``_gbyte_s`` keys, the effective bandwidth's band last.
+_LINK_USED = ("generation", "lanes", "mps_bytes", "direction", "mrrs_bytes", "rcb_bytes", "completions")
+_LINK_KEYS = (*_LINK_USED[:3], "transfer_bytes", *_LINK_USED[3:], *_LINK_OUT[:3], "raw_gbps", "effective_gbps",
+              *_LINK_OUT[3:5], "tlp_overhead_bytes", "cpl_overhead_bytes", *_LINK_OUT[5:],
+              "effective_gbyte_s_ci_low", "effective_gbyte_s_ci_high")
+_OLD_LINK_KEYS = {"raw_gbps": "raw_gbyte_s", "effective_gbps": "effective_gbyte_s"}
+
+
 def _link_shape(records, values):
-    """The published ``pcie link`` record: the link used, then the answer (deprecated ``*_gbps`` beside their
-    ``_gbyte_s`` keys), the effective bandwidth's band last."""
-    shaped = []
-    for row in records:
-        out = {k: values[k] for k in ("generation", "lanes", "mps_bytes")}
-        out["transfer_bytes"] = row["transfer_bytes"]
-        out.update({k: values[k] for k in ("direction", "mrrs_bytes", "rcb_bytes", "completions")})
-        out.update(_whole(row, ("raw_gbyte_s", "effective_gbyte_s", "effective_gbit_s")))
-        out.update(raw_gbps=row["raw_gbyte_s"], effective_gbps=row["effective_gbyte_s"])  # deprecated aliases
-        out.update(_whole(row, ("tlps_per_transfer", "efficiency_pct", "tlp_overhead_bytes", "cpl_overhead_bytes",
-                                "read_requests_per_transfer", "completions_per_transfer", "tx_utilization",
-                                "rx_utilization", "tx_dllp_share_pct", "rx_dllp_share_pct")))
-        out.update({k: row[k] for k in ("effective_gbyte_s_ci_low", "effective_gbyte_s_ci_high") if k in row})
-        shaped.append(out)
-    return shaped
+    """The published ``pcie link`` record (:data:`_LINK_KEYS`)."""
+    return [{k: values[k] if k in _LINK_USED else _value(row, _OLD_LINK_KEYS.get(k, k))
+             for k in _LINK_KEYS if k in _LINK_USED or _OLD_LINK_KEYS.get(k, k) in row} for row in records]
 
 
 def _link_notes(values, outputs):
