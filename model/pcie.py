@@ -45,6 +45,7 @@ __all__ = [
     "access_pattern",
     "ack_limit_symbols",
     "link_bandwidth",
+    "link_of",
     "posted_tlps_in_flight",
     "read_split",
     "rmw_throughput",
@@ -788,7 +789,8 @@ def _value(row: dict, key: str) -> Any:
     return int(row[key]) if key in _WHOLE and row[key] is not None else row[key]
 
 
-def _link_of(values) -> PcieLink:
+def link_of(values) -> PcieLink:
+    """The link of a family's values (settings by name; the link's own lanes)."""
     return _link(values).model_copy(update={"completions": values.get("completions", COMPLETIONS.value)})
 
 
@@ -799,7 +801,7 @@ _LINK_OUT = ("raw_gbyte_s", "effective_gbyte_s", "effective_gbit_s", "tlps_per_t
 
 def _link_question(values, inputs):
     """``pcie link``: :func:`link_bandwidth` at each transfer size."""
-    link = _link_of(values)
+    link = link_of(values)
     sizes = np.asarray(inputs["transfer_bytes"])
     found = [link_bandwidth(link, int(size), values.get("direction", DIRECTION.value)) for size in sizes.ravel()]
     out = {k: np.asarray([getattr(f, k) for f in found], dtype=np.float64).reshape(sizes.shape) for k in _LINK_OUT}
@@ -824,7 +826,7 @@ def _link_shape(records, values):
 
 
 def _link_notes(values, outputs):
-    link = _link_of(values)
+    link = link_of(values)
     limit = ack_limit_symbols(link.generation, link.lanes, link.mps_bytes)
     return (f"per TLP: {link.tlp_overhead_bytes} B (MWr/MRd) or {link.cpl_overhead_bytes} B (CplD) of header, DLL "
             "and framing; SKP ordered sets deducted\n"
