@@ -122,8 +122,7 @@ def test_loadshare_grid_and_its_rule() -> None:
     exact policies (shared, exclusive) never do."""
     from iosizer.calibration.loadshare import policy_params, scenario
     from iosizer.cli.tails import loadshare_errors
-    from iosizer.model.loadshare import max_throughput
-    from iosizer.model.percentiles import loadshare_percentiles
+    from iosizer.model.loadshare import loadshare_percentiles, max_throughput
 
     grid = load_error_grid("loadshare_percentiles")
     seed = np.isin(grid["scenario"], ("one-port", "system", "skew"))
