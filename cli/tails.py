@@ -14,6 +14,7 @@ from typing import Annotated, Any, Callable, Mapping
 
 import typer
 
+from iosizer.data.error_grids import load as load_error_grid  # noqa: F401  (the grids' one reader)
 from iosizer.errors import InputError
 
 PercentileOption = Annotated[
@@ -126,25 +127,6 @@ def tail(name: str) -> Callable[..., Any]:
         return getattr(percentiles, name)(*args)
 
     return call
-
-
-def load_error_grid(name: str) -> dict[str, Any]:
-    """A shipped error grid (``iosizer/data/error_grids/<name>.csv``) as numpy columns."""
-    import csv
-    from importlib.resources import files
-
-    import numpy as np
-
-    with files("iosizer.data.error_grids").joinpath(f"{name}.csv").open() as handle:
-        rows = list(csv.DictReader(handle))
-
-    def column(key: str) -> Any:
-        try:
-            return np.array([float(row[key]) for row in rows])
-        except ValueError:  # a label (scenario, policy)
-            return np.array([row[key] for row in rows])
-
-    return {key: column(key) for key in rows[0]}
 
 
 def loadshare_errors(scenario: str, policy: str, cores: int, load_fractions: Any,

@@ -1,1 +1,27 @@
 """Measured errors of the approximations that remain, against simulation (one CSV per approximation)."""
+
+from __future__ import annotations
+
+from typing import Any
+
+__all__ = ["load"]
+
+
+def load(name: str) -> dict[str, Any]:
+    """A shipped error grid (``iosizer/data/error_grids/<name>.csv``) as numpy columns (a text column, a
+    scenario or policy name, as an array of str)."""
+    import csv
+    from importlib.resources import files
+
+    import numpy as np
+
+    with files(__name__).joinpath(f"{name}.csv").open() as handle:
+        rows = list(csv.DictReader(handle))
+
+    def column(key: str) -> Any:
+        try:
+            return np.array([float(row[key]) for row in rows])
+        except ValueError:  # a label (scenario, policy)
+            return np.array([row[key] for row in rows])
+
+    return {key: column(key) for key in rows[0]}
