@@ -115,10 +115,12 @@ def answer(family_name: str, question: str, params: "Profile | Mapping[str, Any]
     changes = dict(params) if isinstance(params, Mapping) else {}
     changes.update(given)
     base = params if not isinstance(params, Mapping) else None
+    own = _own_settings(family_name, asked, changes, base)
     arrays = _input_grid(asked, inputs)
     if base is None and not asked.shipped:
         _require_parameters(family_name, asked, changes, cpu_speed)
     values, profile, source = resolve(family_name, base, cpu_speed, changes)
+    values.update(own)
     chosen: list[float] = []
     if percentiles:
         if asked.percentiles is None:
@@ -194,13 +196,43 @@ def _unaliased(asked: "Question", given: dict[str, Any]) -> dict[str, Any]:
     return out
 
 
+def _own_settings(family_name: str, asked: "Question", changes: dict[str, Any], base: "Profile | None") -> dict[str, Any]:
+    """The question's own settings (``Question.settings``, popped from ``changes`` and checked; a required one
+    missing is an error) and the values it fixes (``Question.fixed``: a family setting goes into ``changes``,
+    refused against a profile calibrated at another value). A family option the question does not take is
+    refused: it would be silently ignored."""
+    names = {spec.name for spec in declaration(family_name).parameters}
+    for name, value in changes.items():
+        if (name in names or name in asked.fixed) and value is not None:
+            asked.option(declaration(family_name).parameters, name)  # an InputError naming it if not taken
+    own = {}
+    for spec in asked.settings:
+        value = changes.pop(spec.name, None)
+        if value is None:
+            value = spec.value
+        if value is None:
+            raise InputError(f"Missing option '--{spec.name.replace('_', '-')}' ({spec.description or spec.unit})")
+        own[spec.name] = spec.check(value, spec.name)
+    for name, value in asked.fixed.items():
+        if name not in names:
+            own[name] = value
+            continue
+        held = None if base is None else base.options.get(name)
+        if held is not None and held != value:
+            raise InputError(f"the profile was calibrated with {name} = {held}; {asked.command} fixes "
+                             f"{name} = {value}")
+        changes[name] = value
+    return own
+
+
 def _require_parameters(family_name: str, asked: "Question", changes: Mapping[str, Any],
                         cpu_speed: float | None) -> None:
     """A question of the planner's own system (``shipped=False``): every parameter given, or a profile."""
     if cpu_speed is not None:
         raise InputError("--cpu-speed carries a calibrated profile to another CPU: give --profile FILE")
-    for spec in declaration(family_name).parameters:
-        if changes.get(spec.name) is None and (spec.kind == "parameter" or spec.value is None):
+    for spec in asked.options(declaration(family_name).parameters):
+        if spec not in asked.settings and changes.get(spec.name) is None and \
+                (spec.kind == "parameter" or spec.value is None):
             name = next(iter(asked.aliases.get(spec.name, ())), spec.name)
             raise InputError(f"Missing option '--{name.replace('_', '-')}' (or give --profile FILE)")
 

@@ -72,7 +72,7 @@ def _options(family: "Family", question: "Question") -> list[inspect.Parameter]:
         params.append(inspect.Parameter(spec.name, keyword, default=None, annotation=Annotated[
             str | None, typer.Option(*_flags(question, spec.name), metavar="VALUES", help=text + _aka(question,
                                                                                                       spec.name))]))
-    for spec in family.parameters:
+    for spec in question.options(family.parameters):
         if spec.kind == "setting":
             shown = "" if spec.value is None else f" [default: {spec.value}]"
             text = f"{spec.description or spec.name}{_unit_text(spec.unit)}{shown}"
@@ -115,7 +115,7 @@ def given_values(family: "Family", question: "Question", given: dict[str, Any]) 
     for name, text in given.items():
         if text is None:
             continue
-        spec = question.input(name) if name in inputs else family.spec(name)
+        spec = question.input(name) if name in inputs else question.option(family.parameters, name)
         values[name] = parse_grid(text, name.replace("_", "-"), spec) if name in inputs else \
             spec.check(text, _flag(name))
     profile = None

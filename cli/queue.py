@@ -4,24 +4,14 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Annotated, Any, Callable
+from typing import Annotated, Any
 
 import typer
 
 from iosizer.cli.options import BandKind, BandOption, FormatOption, PlotOption
 from iosizer.cli.output import OutputFormat, Panel, Report, Series, emit
-from iosizer.cli.params import parse_grid, parse_servers
-from iosizer.cli.tails import (
-    APPROXIMATE_NOTE,
-    CLOSED_NOTE,
-    EXACT_NOTE,
-    MD_EXACT_NOTE,
-    mg1_note,
-    PercentileOption,
-    SimulateOption,
-    tail,
-    with_percentiles,
-)
+from iosizer.cli.params import parse_servers
+from iosizer.cli.tails import CLOSED_NOTE, PercentileOption, SimulateOption
 from iosizer.errors import InputError
 
 app = typer.Typer(
@@ -29,15 +19,6 @@ app = typer.Typer(
     no_args_is_help=True,
 )
 
-ArrivalRate = Annotated[
-    str,
-    typer.Option(
-        "--arrival-rate",
-        metavar="RATE",
-        help="Arrivals per unit time; a list 1,2,3 or a range 0.5:3.5:0.5 sweeps it.",
-    ),
-]
-Servers = Annotated[int, typer.Option("--servers", help="Number of identical servers (>= 1).")]
 OptionalServiceRate = Annotated[
     float | None,
     typer.Option("--service-rate", help="Completions per unit time of one busy server."),
@@ -54,19 +35,6 @@ CpuSpeedOption = Annotated[
     typer.Option("--cpu-speed", help="With --profile: carry it to a CPU of this relative per-core speed (the "
                                      "service rate scales within its declared exponent range; the band widens)."),
 ]
-ServiceScv = Annotated[
-    float,
-    typer.Option(
-        "--service-scv",
-        help="Squared coefficient of variation of service time (0 deterministic, 1 exponential).",
-    ),
-]
-ArrivalScv = Annotated[
-    float, typer.Option("--arrival-scv", help="Squared coefficient of variation of inter-arrival time.")
-]
-
-_QUEUE_NOTE = "Times are in the unit of 1/rate; utilization is per server."
-
 
 @dataclass
 class _ServiceSettings:
@@ -125,193 +93,6 @@ def _server_spec() -> Any:
 def _check_servers(servers: int) -> int:
     """``--servers`` within its declared bounds (the bound in the message)."""
     return _server_spec().check(servers, "--servers")
-
-
-def _open_queue(
-    title: str,
-    arrival_rate: str,
-    solve: Callable[[Any, float], Any],
-    settings: _ServiceSettings,
-    output_format: OutputFormat,
-    plot: Path | None = None,
-    note: str | None = None,
-    simulate: tuple[int, float, float, list[float]] | None = None,
-) -> None:
-    """Solve at one arrival rate (one JSON object) or a sweep (a list of them).
-
-    ``solve(arrival_rate, service_rate)``; with a profile, each answer gets
-    ``<key>_ci_low``/``<key>_ci_high`` 95 % bands. ``simulate`` (servers, arrival cv^2, service cv^2,
-    percentiles): the percentiles are answered by a simulation at each rate (``--simulate``).
-    """
-    import numpy as np
-
-    rates = parse_grid(arrival_rate, "arrival-rate")
-    columns = solve(np.asarray(rates), settings.service_rate).to_dict()
-    answers = [{k: (v[i] if isinstance(v, list) else v) for k, v in columns.items()} for i in range(len(rates))]
-    notes = [_QUEUE_NOTE] + ([note] if note else [])
-    if settings.profile is not None:
-        from iosizer.calibration.whatif import band_note, band_words, service_rate_band, with_bands
-
-        bands = service_rate_band(settings.profile, lambda mu: solve(np.asarray(rates), mu).to_dict(), settings.band)
-        answers = [with_bands(answer, bands, i) for i, answer in enumerate(answers)]
-        notes.append(
-            f"service rate {settings.service_rate:.6g} and {settings.servers} server(s) from {settings.source}; "
-            + band_note(answers, "*_ci_low/_ci_high: " + band_words(settings.band))
-        )
-    if simulate is not None:
-        from iosizer.cli.tails import check_simulate, open_simulated_note, open_simulation, simulated
-
-        servers, arrival_scv, service_scv, percentiles = simulate
-        check_simulate(True, percentiles, len(rates))
-        run = open_simulation(settings.service_rate, servers, arrival_scv, service_scv, percentiles)
-        answers = [simulated(answer, run(rate)) for answer, rate in zip(answers, rates)]
-        notes.append(open_simulated_note(servers, arrival_scv, service_scv))
-    if len(rates) == 1:
-        data = answers[0]
-        rows = [{"metric": k, "value": v} for k, v in data.items()]
-        report = Report(data=data, rows=rows, title=title, notes=notes,
-                        csv_rows=[{"arrival_rate": rates[0], **data}])
-    else:
-        data = [{"arrival_rate": rate, **answer} for rate, answer in zip(rates, answers)]
-        report = Report(data=data, rows=data, title=title, notes=notes)
-    report.plot = [_response_panel(rates, answers)]
-    emit(report, output_format, plot)
-
-
-def _simulation(simulate: bool, percentile: list[float] | None, servers: int, arrival_scv: float,
-                service_scv: float) -> tuple[int, float, float, list[float]] | None:
-    """What ``_open_queue`` simulates under ``--simulate`` (None without it)."""
-    from iosizer.cli.tails import check_simulate
-
-    if not check_simulate(simulate, percentile, 1):
-        return None
-    return servers, arrival_scv, service_scv, list(percentile or [])
-
-
-def _response_panel(rates: list[float], answers: list[dict[str, Any]]) -> Panel:
-    """Mean response against arrival rate, with the profile's band when there is one."""
-    response = [a["mean_response"] for a in answers]
-    series = []
-    if "mean_response_ci_low" in answers[0]:
-        series.append(Series("95 % band", rates, [a["mean_response_ci_low"] for a in answers], "band",
-                             [a["mean_response_ci_high"] for a in answers]))
-    series.append(Series("mean response", rates, response, "line" if len(rates) > 1 else "points"))
-    return Panel("arrival rate (per unit time)", "mean response (unit of 1/rate)", series)
-
-
-@app.command()
-def mm1(
-    arrival_rate: ArrivalRate,
-    service_rate: OptionalServiceRate = None,
-    profile: ProfileOption = None,
-    percentile: PercentileOption = None,
-    simulate: SimulateOption = False,
-    output_format: FormatOption = OutputFormat.table,
-    plot: PlotOption = None,
-) -> None:
-    """M/M/1: one server, Poisson arrivals, exponential service. --percentile: exact."""
-    from iosizer.model.queueing import mm1 as solve
-
-    settings = _service_settings(service_rate, None, profile, single_server=True)
-    solve = with_percentiles(solve, tail("mm1_percentiles"), percentile)
-    _open_queue("M/M/1", arrival_rate, solve, settings, output_format, plot, EXACT_NOTE if percentile else None,
-                _simulation(simulate, percentile, 1, 1.0, 1.0))
-
-
-@app.command()
-def mg1(
-    arrival_rate: ArrivalRate,
-    service_scv: ServiceScv,
-    service_rate: OptionalServiceRate = None,
-    profile: ProfileOption = None,
-    percentile: PercentileOption = None,
-    simulate: SimulateOption = False,
-    output_format: FormatOption = OutputFormat.table,
-    plot: PlotOption = None,
-) -> None:
-    """M/G/1: one server, general service time (Pollaczek-Khinchine).
-
-    --percentile: exact (the Pollaczek-Khinchine transform of gamma service of this cv^2, inverted
-    numerically; constant service by Crommelin's M/D/1 distribution; see iosizer.model.transforms).
-    """
-    from iosizer.model.queueing import mg1 as solve
-
-    settings = _service_settings(service_rate, None, profile, single_server=True)
-    solved = with_percentiles(lambda lam, mu: solve(lam, mu, service_scv),
-                              lambda lam, mu, ps: tail("mg1_percentiles")(lam, mu, service_scv, ps), percentile)
-    _open_queue("M/G/1", arrival_rate, solved, settings, output_format, plot,
-                mg1_note(service_scv) if percentile else None, _simulation(simulate, percentile, 1, 1.0, service_scv))
-
-
-@app.command()
-def md1(
-    arrival_rate: ArrivalRate,
-    service_rate: OptionalServiceRate = None,
-    profile: ProfileOption = None,
-    percentile: PercentileOption = None,
-    simulate: SimulateOption = False,
-    output_format: FormatOption = OutputFormat.table,
-    plot: PlotOption = None,
-) -> None:
-    """M/D/1: one server, constant service time.
-
-    --percentile: exact (Crommelin's M/D/1 waiting-time distribution; response = wait + service).
-    """
-    from iosizer.model.queueing import md1 as solve
-
-    settings = _service_settings(service_rate, None, profile, single_server=True)
-    solve = with_percentiles(solve, tail("md1_percentiles"), percentile)
-    _open_queue("M/D/1", arrival_rate, solve, settings, output_format, plot,
-                MD_EXACT_NOTE if percentile else None, _simulation(simulate, percentile, 1, 1.0, 0.0))
-
-
-@app.command()
-def ggc(
-    arrival_rate: ArrivalRate,
-    service_rate: OptionalServiceRate = None,
-    servers: OptionalServers = None,
-    arrival_scv: ArrivalScv = 1.0,
-    service_scv: ServiceScv = 1.0,
-    profile: ProfileOption = None,
-    percentile: PercentileOption = None,
-    simulate: SimulateOption = False,
-    output_format: FormatOption = OutputFormat.table,
-    plot: PlotOption = None,
-) -> None:
-    """G/G/c by the Allen-Cunneen approximation (exact for M/M/c).
-
-    Mean response against simulation (see iosizer.model.queueing.ggc): exact for Poisson arrivals to one
-    server; otherwise up to +8 % with ca^2 0.5 and -13 % with ca^2 2 at light load (within 3 % at
-    utilisation 0.9), -20 % with ca^2 4. p_wait is Erlang C's: at utilisation 0.5 it is 22-45 % off when
-    ca^2 is 0.5 or 2 (over for 0.5, under for 2).
-
-    --percentile: exact with Poisson arrivals (--arrival-scv 1) and one server, constant or exponential
-    service (M/G/1, M/D/c, M/M/c); otherwise an approximation (exponential-tail wait with Erlang C and the
-    Allen-Cunneen mean, gamma service) whose measured error against simulation, where above 2 %, is stated
-    as response_pP_error_pct (grid: iosizer/data/error_grids/ggc_percentiles.csv). --simulate: the
-    percentiles from a simulation of this queue, with their 95 % intervals.
-    """
-    from iosizer.cli.tails import ggc_is_exact, ggc_tails
-    from iosizer.model.queueing import ggc as solve
-
-    settings = _service_settings(service_rate, servers, profile)
-    solved = with_percentiles(
-        lambda lam, mu: solve(lam, mu, settings.servers, arrival_scv, service_scv),
-        lambda lam, mu, ps: ggc_tails(lam, mu, settings.servers, arrival_scv, service_scv, ps),
-        percentile,
-    )
-    exact = ggc_is_exact(settings.servers, arrival_scv, service_scv)
-    exact_note = mg1_note(service_scv) if settings.servers == 1 else (MD_EXACT_NOTE if service_scv == 0 else EXACT_NOTE)
-    _open_queue(
-        f"G/G/{settings.servers} (Allen-Cunneen)",
-        arrival_rate,
-        solved,
-        settings,
-        output_format,
-        plot,
-        (exact_note if exact else APPROXIMATE_NOTE) if percentile else None,
-        _simulation(simulate, percentile, settings.servers, arrival_scv, service_scv),
-    )
 
 
 @app.command()

@@ -103,7 +103,7 @@ def request_model(family: "Family", question: "Question") -> type[BaseModel]:
                 f"{spec.description or spec.name} ({spec.unit}); a number, a list or a sweep as text ('1,2,3', "
                 f"'0.5:3.5:0.5'): every combination is answered; default {list(spec.sweep()) or 'none: required'}"),
             json_schema_extra=_extra(spec.unit, spec.bounds)))
-    for spec in family.parameters:
+    for spec in question.options(family.parameters):
         kind: Any = str if spec.choices and isinstance(spec.choices[0], str) else (int if spec.integer else _Number)
         role = "setting" if spec.kind == "setting" else f"parameter ({spec.status}); fixes it"
         fields[spec.name] = (kind | None, Field(None, description=(
@@ -212,7 +212,7 @@ def describe(family: "Family", question: "Question") -> dict[str, Any]:
 
     fields = [entry(spec.name, "number", spec.description or spec.name, True, list(spec.sweep()) or None,
                     spec.unit, spec.bounds, required=not spec.sweep()) for spec in question.input_specs]
-    for spec in family.parameters:
+    for spec in question.options(family.parameters):
         named = bool(spec.choices) and isinstance(spec.choices[0], str)
         fields.append(entry(spec.name, "choice" if named else "number", spec.description or spec.name,
                             unit=spec.unit, bounds=None if named else spec.bounds,
