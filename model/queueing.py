@@ -572,8 +572,6 @@ GGC_PERCENTILE_NOTE = (
     "wait_pP_error_pct) where it exceeds 2 %")
 #: Below this cv^2 (but above 0) the service density is a spike too narrow for Euler's 31 nodes.
 NEAR_DETERMINISTIC_SCV = 0.01
-#: Past this measured error an approximate percentile states its error in the answer (issue 28).
-ERROR_RULE_PCT = 2.0
 
 
 def _queue_mm1(values, inputs):
@@ -620,7 +618,7 @@ def _ggc_percentiles(values, inputs, percentiles):
     """G/G/c percentiles, plus ``response_pP_error_pct`` and ``wait_pP_error_pct`` (the measured error of the
     approximation around the point, grid ``ggc_percentiles``) wherever that error exceeds :data:`ERROR_RULE_PCT`.
     Exact cases add nothing."""
-    from iosizer.data.error_grids import load
+    from iosizer.data.error_grids import ERROR_RULE_PCT, load
     from iosizer.model.percentiles import ggc_percentiles, percentile_approximation_error, percentile_key
 
     lam, mu = inputs["arrival_rate"], values["service_rate_per_s"]

@@ -4,7 +4,10 @@ from __future__ import annotations
 
 from typing import Any
 
-__all__ = ["load"]
+__all__ = ["ERROR_RULE_PCT", "load"]
+
+#: Past this measured error an approximate answer states its error (``<key>_error_pct``; issue 28).
+ERROR_RULE_PCT = 2.0
 
 
 def load(name: str) -> dict[str, Any]:
