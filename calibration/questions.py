@@ -51,13 +51,20 @@ class Answer(TableView):
     values: Mapping[str, Any] = field(default_factory=dict)
     #: Columns after the bands (``--simulate``'s ``<key>_model``, ``_sim_low``, ``_sim_high``).
     trailing: Mapping[str, Any] = field(default_factory=dict)
+    #: A swept setting's answers (``Question.sweeps``): ({setting: choice}, that choice's answer) each.
+    parts: tuple[tuple[Mapping[str, Any], "Answer"], ...] = ()
 
     def records(self) -> list[dict[str, Any]]:
         """One dict per point: inputs, outputs, then ``<output>_ci_low`` / ``_ci_high``; None where the
-        number is not finite (an unbounded band end)."""
+        number is not finite (an unbounded band end). A swept setting leads each record with its choice."""
         import math
 
+        if self.parts:
+            return [{**chosen, **row} for chosen, part in self.parts for row in part.records()]
+
         def plain(array: Any, i: int, integer: bool = False) -> Any:
+            if array.dtype.kind in "OUS":  # a text output (Output.text): its words as they are
+                return None if array[i] is None else str(array[i])
             value = float(array[i])
             if not math.isfinite(value):
                 return None
@@ -75,9 +82,10 @@ class Answer(TableView):
         return rows
 
     def to_data(self) -> Any:
-        """One point: its record; a sweep: the list of records."""
+        """One point: its record (unless the question is ``always_list``); a sweep: the list of records."""
         rows = self.records()
-        return rows[0] if len(rows) == 1 else rows
+        return rows[0] if len(rows) == 1 and not declaration(self.family).question(self.question).always_list \
+            else rows
 
     def to_json(self) -> str:
         """:meth:`to_data` as the CLI prints it (two-space indent, no NaN)."""
@@ -100,8 +108,6 @@ def answer(family_name: str, question: str, params: "Profile | Mapping[str, Any]
            cpu_speed: float | None = None, percentiles: Sequence[float] | None = None,
            band: str = "parameter", **given: Any) -> Answer:
     """The answer of ``question`` of family ``family_name`` (see :meth:`iosizer.ModelFamily.ask`)."""
-    import numpy as np
-
     from iosizer.calibration.uncertainty import BANDS
 
     if band not in BANDS:
@@ -111,16 +117,27 @@ def answer(family_name: str, question: str, params: "Profile | Mapping[str, Any]
         raise InputError(f"question '{asked.command}' of family '{family_name}' declares no solve: "
                          f"ask it as a command (iosizer.ask('{asked.command}', ...))")
     given = _unaliased(asked, given)
+    if asked.sweeps:
+        return _swept(family_name, asked, params, cpu_speed, percentiles, band, given)
+    return _one(family_name, asked, params, cpu_speed, percentiles, band, given)
+
+
+def _one(family_name: str, asked: "Question", params: Any, cpu_speed: float | None,
+         percentiles: Sequence[float] | None, band: str, given: dict[str, Any]) -> Answer:
+    """The answer at one choice of every swept setting: the inputs' grid solved on one set of values."""
+    import numpy as np
+
     inputs = {k: given.pop(k) for k in list(given) if k in asked.input_names}
     changes = dict(params) if isinstance(params, Mapping) else {}
     changes.update(given)
     base = params if not isinstance(params, Mapping) else None
     own = _own_settings(family_name, asked, changes, base)
-    arrays = _input_grid(asked, inputs)
     if base is None and not asked.shipped:
         _require_parameters(family_name, asked, changes, cpu_speed)
     values, profile, source = resolve(family_name, base, cpu_speed, changes)
     values.update(own)
+    arrays = _input_grid(asked, inputs, values)
+    banded = asked.shipped_bands or base is not None or cpu_speed is not None
     chosen: list[float] = []
     if percentiles:
         if asked.percentiles is None:
@@ -143,7 +160,8 @@ def answer(family_name: str, question: str, params: "Profile | Mapping[str, Any]
         raise ConsistencyError(f"question '{asked.command}' of family '{family_name}' did not compute "
                                f"{', '.join(missing)}")
     shape = next(iter(arrays.values())).shape if arrays else ()
-    outputs = {k: np.broadcast_to(np.asarray(v, dtype=np.float64), shape).reshape(-1)
+    words = set(asked.text_outputs)
+    outputs = {k: np.broadcast_to(np.asarray(v, dtype=object if k in words else np.float64), shape).reshape(-1)
                for k, v in solved.items()}
     used = ", ".join(f"{spec.name} = {values[spec.name]:.6g}{_unit_after(spec.unit)}" for spec in declaration(family_name)
                      .specs(values) if spec.kind == "parameter" and isinstance(values.get(spec.name), (int, float)))
@@ -155,7 +173,7 @@ def answer(family_name: str, question: str, params: "Profile | Mapping[str, Any]
         unchanged = all(k in values and values[k] is v for k, v in fitted.items())
         return solved if unchanged else evaluate({**values, **fitted})
 
-    bands = _bands(family_name, asked, profile, moved, outputs, shape, band)
+    bands = _bands(family_name, asked, profile, moved, outputs, shape, band) if banded else {}
     if bands:
         notes.append("*_ci_low/_ci_high: " + ("95 % prediction bands: the parameters' uncertainty plus the "
                                               "fit's residual scatter (where a new measurement lies)"
@@ -163,6 +181,52 @@ def answer(family_name: str, question: str, params: "Profile | Mapping[str, Any]
                                               "95 % bands of the parameters' uncertainty only"))
     return Answer(family_name, asked.command, {k: v.reshape(-1) for k, v in arrays.items()}, outputs,
                   bands, tuple(notes), frozenset(i.name for i in asked.input_specs if i.integer), values)
+
+
+def _swept(family_name: str, asked: "Question", params: Any, cpu_speed: float | None,
+           percentiles: Sequence[float] | None, band: str, given: dict[str, Any]) -> Answer:
+    """A question that sweeps settings of named choices (``Question.sweeps``): each choice answered on
+    its own values, the records in the order the choices are given, each led by its choices."""
+    import itertools
+
+    import numpy as np
+
+    from iosizer.model.family import parse_choices
+
+    family = declaration(family_name)
+    axes = []
+    for name in asked.sweeps:
+        raw = given.pop(name, None)
+        axes.append([None] if raw is None else parse_choices(raw, family.spec(name)))
+    parts = []
+    for chosen in itertools.product(*axes):
+        fixed = {n: c for n, c in zip(asked.sweeps, chosen) if c is not None}
+        part = _one(family_name, asked, params, cpu_speed, percentiles, band, {**given, **fixed})
+        points = int(np.prod([len(a) for a in axes])) * _count(part)  # as many per choice as the first (each bounded too)
+        if points > MAX_POINTS:
+            raise InputError(f"question '{asked.command}': {points} points (every choice of "
+                             f"{', '.join(asked.sweeps)} at every combination of its inputs), more than {MAX_POINTS}")
+        parts.append(({n: part.values[n] for n in asked.sweeps}, part))
+    first = parts[0][1]
+
+    def joined(arrays: list[Any]) -> Any:
+        return np.concatenate([np.asarray(a).reshape(-1) for a in arrays])
+
+    inputs = {n: np.asarray([c[n] for c, part in parts for _ in range(_count(part))], dtype=object)
+              for n in asked.sweeps}
+    inputs.update({k: joined([part.inputs[k] for _, part in parts]) for k in first.inputs})
+    outputs = {k: joined([part.outputs[k] for _, part in parts]) for k in first.outputs}
+    # A band one choice lacks (nothing fitted moves it) is NaN in the arrays and absent from its records.
+    keys = list(dict.fromkeys(k for _, part in parts for k in part.bands))
+    bands = {k: tuple(joined([part.bands[k][end] if k in part.bands else np.full(_count(part), np.nan)
+                              for _, part in parts]) for end in (0, 1)) for k in keys}
+    notes = tuple(dict.fromkeys(n for _, part in parts for n in part.notes))
+    return Answer(family_name, asked.command, inputs, outputs, bands, notes, first.integers, first.values,
+                  parts=tuple(parts))
+
+
+def _count(part: Answer) -> int:
+    return len(next(iter(part.inputs.values()))) if part.inputs else 1
 
 
 def _bands(family_name: str, asked: "Question", profile: "Profile", evaluate: Any, outputs: Mapping[str, Any],
@@ -178,8 +242,27 @@ def _bands(family_name: str, asked: "Question", profile: "Profile", evaluate: An
     measured = {c.name for c in declaration(family_name).columns.observed}
     predicts = {o.name: o.measured or o.name for o in asked.output_specs}
     raw = propagate(profile, evaluate, band, {k: predicts.get(k, k) for k in outputs if predicts.get(k, k) in measured})
+    words = set(asked.text_outputs)  # never banded
+    moved = _moved(profile, evaluate, [k for k in outputs if k in raw and k not in words])
     return {k: tuple(np.broadcast_to(np.asarray(end, dtype=np.float64), shape).reshape(-1) for end in raw[k])
-            for k in outputs if k in raw}
+            for k in outputs if k in moved}
+
+
+def _moved(profile: "Profile", evaluate: Any, keys: list[str]) -> set[str]:
+    """The outputs among ``keys`` that some varying parameter of ``profile`` moves: an output none moves
+    has no band (a swept choice that does not use the fitted values, such as replication's ``local``)."""
+    import numpy as np
+
+    centre = profile.values()
+    base = evaluate(centre)
+    moved: set[str] = set()
+    for name, estimate in profile.parameters.items():
+        if not estimate.vary or moved >= set(keys):
+            continue
+        step = 1e-6 * abs(estimate.value) or 1e-9
+        nudged = evaluate({**centre, name: estimate.value + step})
+        moved.update(k for k in keys if not np.array_equal(np.asarray(nudged[k]), np.asarray(base[k])))
+    return moved
 
 
 def _unaliased(asked: "Question", given: dict[str, Any]) -> dict[str, Any]:
@@ -261,9 +344,11 @@ def resolve(family_name: str, base: "Profile | None", cpu_speed: float | None,
                                                             family.parameters if s.kind == "parameter"})
         source = "the values given"
     elif base is not None:
-        profile, source = base, "the planner's profile"
+        profile, source = _planner_variant(family, base, given), "the planner's profile"
     else:
-        profile, source = shipped(family_name), f"shipped '{family_name}' profile"
+        variant = _variant(family, given)
+        profile = shipped(family_name, variant)
+        source = f"shipped '{family_name}' profile" + (f" ({variant})" if variant else "")
     if profile.model != family_name:
         raise ProfileError(f"profile is for family '{profile.model}', not '{family_name}'")
     if cpu_speed is not None:
@@ -277,15 +362,44 @@ def resolve(family_name: str, base: "Profile | None", cpu_speed: float | None,
     return complete_values(family_name, values), profile, source
 
 
-def _input_grid(question: "Question", given: Mapping[str, Any]) -> dict[str, Any]:
-    """Each input's values (checked by its declaration) over every combination: arrays of one shape."""
+def _variant(family: Any, given: Mapping[str, Any]) -> str | None:
+    """The shipped profile's variant a planner picks (its setting checked by its declaration), or None."""
+    spec = family.variant
+    if spec is None or given.get(spec.name) is None:
+        return None
+    return spec.check(given[spec.name], "--" + spec.name.replace("_", "-"))
+
+
+def _planner_variant(family: Any, profile: "Profile", given: Mapping[str, Any]) -> "Profile":
+    """A planner's profile holds its own values: a setting that picks a shipped profile is refused, unless
+    the family's calibration module carries a profile to a variant (``variant_profile``: replication's
+    link facts from the catalogue, on the profile's protocol stack); then every answer goes through it,
+    at the variant given or the profile's own."""
+    from iosizer.calibration.family_modules import calibration_module
+
+    spec = family.variant
+    carry = None if spec is None else getattr(calibration_module(family.name), "variant_profile", None)
+    if carry is not None:
+        choice = given.get(spec.name, profile.options.get(spec.name, spec.value))
+        return carry(family.name, profile, spec.check(choice, "--" + spec.name.replace("_", "-")))
+    if spec is not None and given.get(spec.name) is not None:
+        flag = "--" + spec.name.replace("_", "-")
+        raise InputError(f"{flag} picks one of the shipped '{family.name}' profiles; a profile of your own holds "
+                         "its own values (change them one by one)")
+    return profile
+
+
+def _input_grid(question: "Question", given: Mapping[str, Any],
+                values: Mapping[str, Any] | None = None) -> dict[str, Any]:
+    """Each input's values (checked by its declaration) over every combination: arrays of one shape.
+    A computed default (:class:`~iosizer.model.family.Input`) sees ``values`` and the inputs before it."""
     import numpy as np
 
     axes = []
     for spec in question.input_specs:
         raw = given.get(spec.name)
         if raw is None:
-            raw = spec.sweep()
+            raw = spec.sweep(values, {s.name: a for s, a in zip(question.input_specs, axes)})
             if not raw:
                 raise InputError(f"question '{question.command}' needs --{spec.name.replace('_', '-')} ({spec.unit}"
                                  f"{': ' + spec.description if spec.description else ''})")

@@ -14,7 +14,7 @@ from typing import Annotated, Any, Mapping
 
 import typer
 
-from iosizer.data.error_grids import ERROR_RULE_PCT, load as load_error_grid  # noqa: F401  (the grids' one reader)
+from iosizer.data.error_grids import ERROR_RULE_PCT, load as load_error_grid
 from iosizer.errors import InputError
 # --simulate's pieces live in the simulation layer (the declared questions' road uses them too).
 from iosizer.simulate.answered import (MAX_SIMULATED_POINTS, check_simulate, closed_simulated,  # noqa: F401

@@ -30,7 +30,7 @@ from pydantic import BaseModel, BeforeValidator, ConfigDict, Field, PlainValidat
 if TYPE_CHECKING:
     from fastapi import FastAPI
 
-    from iosizer.model.family import Family, Question
+    from iosizer.model.family import Family, Input, Question
 
 __all__ = ["add_question_routes", "question_paths", "request_model"]
 
@@ -93,27 +93,32 @@ def _extra(unit: str, bounds: tuple[float, float] | None) -> dict[str, Any]:
     return out
 
 
+def _default(spec: "Input") -> Any:
+    """An input's default as the schema states it: its values, or a computed default's rule."""
+    return spec.default_text if callable(spec.default) else list(spec.sweep())
+
+
 def request_model(family: "Family", question: "Question") -> type[BaseModel]:
     """The pydantic model of ``POST /api/<family>/<question>``'s body, from the declarations."""
     fields: dict[str, Any] = {}
     for spec in question.input_specs:
-        required = not spec.sweep()
-        fields[spec.name] = (_Numbers if required else _Numbers | None, Field(
-            ... if required else None, description=(
-                f"{spec.description or spec.name} ({spec.unit}); a number, a list or a sweep as text ('1,2,3', "
-                f"'0.5:3.5:0.5'): every combination is answered; default {list(spec.sweep()) or 'none: required'}"),
+        fields[spec.name] = (_Numbers | None, Field(None, description=(
+            f"{spec.description or spec.name} ({spec.unit}); a number, a list or a sweep as text ('1,2,3', "
+            f"'0.5:3.5:0.5'): every combination is answered; default "
+            f"{'none: required' if spec.required else _default(spec)}"),
             json_schema_extra=_extra(spec.unit, spec.bounds)))
     for spec in question.options(family.parameters):
-        kind: Any = str if spec.choices and isinstance(spec.choices[0], str) else (int if spec.integer else _Number)
+        if spec.name in fields:  # a setting the question sweeps as an input: one field
+            continue
+        kind: Any = str if spec.choices and isinstance(spec.choices[0], str) else _Number
+        if spec.name in question.sweeps:  # one choice, a list of them, '1g,10g' or 'all'
+            kind = str | list[str]
         role = "setting" if spec.kind == "setting" else f"parameter ({spec.status}); fixes it"
         fields[spec.name] = (kind | None, Field(None, description=(
             f"{spec.description or spec.name} ({spec.unit}): {role}; default: the profile's"),
             json_schema_extra=_extra(spec.unit, spec.bounds)))
     for name, olds in question.aliases.items():
         kind, info = fields[name]
-        if info.is_required():  # a required input may come under either name: the answer says when neither
-            kind = kind | None
-            fields[name] = (kind, Field(None, description=info.description, json_schema_extra=info.json_schema_extra))
         for old in olds:  # an older name: the same field under its deprecated spelling
             fields[old] = (kind, Field(None, description=f"deprecated older name of {name}",
                                        json_schema_extra=info.json_schema_extra))
@@ -186,13 +191,15 @@ def view(answer: Any) -> dict[str, Any]:
                 series.append({"label": "95 % band", "kind": "band", "x": xs,
                                "y": [row[f"{y}_ci_low"] for row in rows],
                                "y_high": [row[f"{y}_ci_high"] for row in rows]})
-            series.append({"label": y if value is None else f"{chosen.series} = {value:g}",
+            shown = value if isinstance(value, str) else None if value is None else format(value, "g")
+            series.append({"label": y if value is None else f"{chosen.series} = {shown}",
                            "kind": "line" if len(rows) > 1 else "points", "x": xs,
                            "y": [row[y] for row in rows], "y_high": None})
         panels.append({"title": f"{answer.family} {answer.question}", "x_label": label(chosen.x),
                        "y_label": label(y), "series": series})
     return {"title": f"{answer.family} {answer.question}: {asked.summary}",
-            "columns": [*asked.input_names, *answer.outputs], "rows": records, "notes": list(answer.notes),
+            "columns": [*asked.sweeps, *asked.input_names, *answer.outputs], "rows": records,
+            "notes": list(answer.notes),
             "plot": panels}
 
 
@@ -211,11 +218,13 @@ def describe(family: "Family", question: "Question") -> dict[str, Any]:
                 "suggestions": []}
 
     fields = [entry(spec.name, "number", spec.description or spec.name, True, list(spec.sweep()) or None,
-                    spec.unit, spec.bounds, required=not spec.sweep()) for spec in question.input_specs]
+                    spec.unit, spec.bounds, required=spec.required) for spec in question.input_specs]
     for spec in question.options(family.parameters):
+        if spec.name in question.input_names:
+            continue
         named = bool(spec.choices) and isinstance(spec.choices[0], str)
         fields.append(entry(spec.name, "choice" if named else "number", spec.description or spec.name,
-                            unit=spec.unit, bounds=None if named else spec.bounds,
+                            many=spec.name in question.sweeps, unit=spec.unit, bounds=None if named else spec.bounds,
                             choices=list(spec.choices) if named else None, declared=spec.value))
     fields.append(entry("profile", "profile", f"A '{family.name}' profile document; default: the shipped one"))
     fields.append(entry("cpu_speed", "number", "carry the profile to a CPU of this relative per-core speed"))

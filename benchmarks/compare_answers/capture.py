@@ -5,7 +5,7 @@ tree, out = sys.argv[1], sys.argv[2]
 filt = sys.argv[3] if len(sys.argv) > 3 else ""
 readme = open(os.path.join(tree, "README.md")).read().splitlines()
 cmds = [l[2:] for l in readme if l.startswith("$ iosizer ")]
-extra = [l.strip() for l in open("/tmp/migrate_cmp/combos.txt") if l.strip() and not l.startswith("#")]
+extra = [l.strip() for l in open(os.path.join(os.path.dirname(os.path.abspath(__file__)), "combos.txt")) if l.strip() and not l.startswith("#")]
 scratch = tempfile.mkdtemp()
 os.symlink(os.path.join(tree, "data"), os.path.join(scratch, "data"))
 env = dict(os.environ, PATH=os.path.join(tree, ".venv/bin") + ":" + os.environ["PATH"])
