@@ -132,12 +132,19 @@ def _one(family_name: str, asked: "Question", params: Any, cpu_speed: float | No
     changes.update(given)
     base = params if not isinstance(params, Mapping) else None
     own = _own_settings(family_name, asked, changes, base)
+    for spec in asked.input_specs:
+        clash = [n for n in spec.reads if inputs.get(spec.name) is not None and own.get(n) is not None]
+        if clash:
+            raise InputError(f"give --{spec.name.replace('_', '-')} or --{clash[0].replace('_', '-')}, not both")
     if base is None and not asked.shipped:
         _require_parameters(family_name, asked, changes, cpu_speed)
-    values, profile, source = resolve(family_name, base, cpu_speed, changes)
+    if base is None and asked.takes == () and not any(v is not None for v in changes.values()):
+        values, profile, source = {}, None, "the values given"  # no parameter of the family: no profile
+    else:
+        values, profile, source = resolve(family_name, base, cpu_speed, changes)
     values.update(own)
     arrays = _input_grid(asked, inputs, values)
-    banded = asked.shipped_bands or base is not None or cpu_speed is not None
+    banded = profile is not None and (asked.shipped_bands or base is not None or cpu_speed is not None)
     chosen: list[float] = []
     if percentiles:
         if asked.percentiles is None:
@@ -293,6 +300,8 @@ def _own_settings(family_name: str, asked: "Question", changes: dict[str, Any], 
         value = changes.pop(spec.name, None)
         if value is None:
             value = spec.value
+        if value is None and spec.name in asked.optional:
+            continue
         if value is None:
             raise InputError(f"Missing option '--{spec.name.replace('_', '-')}' ({spec.description or spec.unit})")
         own[spec.name] = spec.check(value, spec.name)

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass
 from pathlib import Path
 from typing import Annotated, Any
 
@@ -19,13 +18,6 @@ app = typer.Typer(
     no_args_is_help=True,
 )
 
-OptionalServiceRate = Annotated[
-    float | None,
-    typer.Option("--service-rate", help="Completions per unit time of one busy server."),
-]
-OptionalServers = Annotated[
-    int | None, typer.Option("--servers", help="Number of identical servers (>= 1).")
-]
 ProfileOption = Annotated[
     Path | None,
     typer.Option("--profile", help="Calibrated profile (JSON from 'iosizer calibrate') to take parameters from."),
@@ -36,102 +28,12 @@ CpuSpeedOption = Annotated[
                                      "service rate scales within its declared exponent range; the band widens)."),
 ]
 
-@dataclass
-class _ServiceSettings:
-    """Service rate and servers, from options or from an ``mmc`` profile."""
-
-    service_rate: float
-    servers: int
-    profile: Any = None
-    source: str = ""
-    band: str = "parameter"
-
-
-def _service_settings(
-    service_rate: float | None,
-    servers: int | None,
-    profile: Path | None,
-    single_server: bool = False,
-    cpu_speed: float | None = None,
-    band: str = "parameter",
-) -> _ServiceSettings:
-    if servers is not None:
-        _check_servers(servers)
-    if profile is None:
-        if cpu_speed is not None:
-            raise InputError("--cpu-speed carries a calibrated profile to another CPU: give --profile FILE")
-        if service_rate is None:
-            raise InputError("Missing option '--service-rate' (or give --profile FILE)")
-        if servers is None and not single_server:
-            raise InputError("Missing option '--servers' (or give --profile FILE)")
-        return _ServiceSettings(service_rate, 1 if single_server else int(servers))
-    from iosizer.calibration.profile import load_profile
-    from iosizer.calibration.whatif import mmc_settings
-
-    from iosizer.calibration.whatif import on_cpu
-
-    if service_rate is not None:
-        raise InputError("--profile supplies the service rate; drop --service-rate")
-    calibrated = on_cpu(load_profile(profile, "mmc"), cpu_speed, str(profile))
-    rate, count = mmc_settings(calibrated)
-    if single_server and count != 1:
-        raise InputError(f"{profile}: profile was calibrated with {count} servers; this queue has 1")
-    source = str(profile) + (f" carried to CPU speed {cpu_speed:g}" if cpu_speed is not None else "")
-    if servers is not None and servers != count:  # what if I add a server: the rate stays the profile's
-        count = int(servers)
-        source += f", with {count} servers"
-    return _ServiceSettings(rate, count, calibrated, source, band)
-
 
 def _server_spec() -> Any:
     """The declaration of a server count: the mmc family's ``servers`` (identical servers, one queue)."""
     from iosizer.model.registry import declaration
 
     return declaration("mmc").spec("servers")
-
-
-def _check_servers(servers: int) -> int:
-    """``--servers`` within its declared bounds (the bound in the message)."""
-    return _server_spec().check(servers, "--servers")
-
-
-@app.command()
-def erlang(
-    servers: OptionalServers = None,
-    offered_load: Annotated[
-        float | None,
-        typer.Option("--offered-load", help="Offered load in erlangs (arrival rate / service rate)."),
-    ] = None,
-    arrival_rate: Annotated[
-        float | None, typer.Option("--arrival-rate", help="With --profile: arrivals per second.")
-    ] = None,
-    profile: ProfileOption = None,
-    output_format: FormatOption = OutputFormat.table,
-) -> None:
-    """Erlang B (blocking, M/M/c/c) and Erlang C (waiting, M/M/c) probabilities."""
-    from iosizer.model.queueing import erlang_b, erlang_c
-
-    notes = []
-    if profile is not None:
-        if offered_load is not None or arrival_rate is None:
-            raise InputError("with --profile give --arrival-rate (the profile supplies the service rate)")
-        settings = _service_settings(None, servers, profile)
-        servers, offered_load = settings.servers, arrival_rate / settings.service_rate
-        notes.append(f"offered load {offered_load:.6g} erlangs = arrival rate / calibrated service rate "
-                     f"{settings.service_rate:.6g} from {profile}")
-    elif arrival_rate is not None:  # was silently ignored (nan and -1 included)
-        raise InputError("--arrival-rate goes with --profile (which supplies the service rate); "
-                         "without one give --offered-load (arrival rate / service rate)")
-    elif servers is None or offered_load is None:
-        raise InputError("give --servers and --offered-load (or --profile FILE with --arrival-rate)")
-    else:
-        _check_servers(servers)
-    data = {"servers": servers, "offered_load": offered_load, "erlang_b": erlang_b(servers, offered_load)}
-    data["erlang_c"] = erlang_c(servers, offered_load) if offered_load < servers else None
-    if data["erlang_c"] is None:
-        notes.append("Erlang C undefined: offered load >= servers (the queue would grow without bound).")
-    rows = [{"metric": k, "value": v} for k, v in data.items()]
-    emit(Report(data=data, rows=rows, title=f"Erlang, c={servers}", notes=notes), output_format)
 
 
 @app.command()

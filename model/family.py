@@ -411,6 +411,9 @@ class Input:
 
     #: An input takes numbers only (settings carry the named choices).
     choices: tuple[Any, ...] = ()
+    #: The question's own settings a computed default reads (``queue erlang``'s offered load from
+    #: ``arrival_rate``): giving the input and one of them is refused, as one of the two would be ignored.
+    reads: tuple[str, ...] = ()
 
     def __post_init__(self) -> None:
         low, high = self.bounds
@@ -592,7 +595,9 @@ class Question:
     - ``takes``: the family's parameters and settings it offers as options (None: all); ``fixed``:
       values it fixes (``{"servers": 1}``); ``settings``: options of its own (``ParameterSpec``s, such as
       a G/G/c queue's ``arrival_scv``) handed to ``solve`` in ``values``; ``scenario=False`` leaves it out
-      of the family's scenario table (a variant that the table's values would not fit);
+      of the family's scenario table (a variant that the table's values would not fit); ``optional``:
+      own settings that may be left out; a question with ``takes=()`` asked without a profile is answered
+      from its inputs alone (no profile is built: ``queue erlang``);
     - a note may be a callable ``(values, outputs) -> str | None``: a line that depends
       on the values used or on what was computed (percentile keys among the outputs).
     - an output declared ``Output(..., text=True)`` answers words (``solve`` returns an array
@@ -653,6 +658,9 @@ class Question:
     settings: tuple[ParameterSpec, ...] = ()
     #: Whether the family's scenario table (``[<family>]``) answers it at the table's values.
     scenario: bool = True
+    #: Own ``settings`` without a value that may be left out (absent from ``values``: a computed input
+    #: default reads them, ``queue erlang``'s ``arrival_rate``); others without a value are required.
+    optional: tuple[str, ...] = ()
 
     def __post_init__(self) -> None:
         if self.solve is None:

@@ -677,6 +677,49 @@ def _ggc_mean_note(values, outputs):
             "or 2 (see iosizer.model.queueing.ggc)")
 
 
+#: ``queue erlang --arrival-rate`` with a profile: the offered load is this over its service rate.
+ERLANG_ARRIVAL_RATE = ParameterSpec(
+    "arrival_rate", "1/s", None, (0.0, math.inf), "assumed", "the planner's load",
+    "with --profile: arrivals per second (the offered load is this over the calibrated service rate)",
+    kind="setting")
+
+
+def _erlang_servers(values, given):
+    """With a profile: its server count."""
+    return values.get("servers")
+
+
+def _erlang_load(values, given):
+    """With a profile and ``--arrival-rate``: the arrival rate over the calibrated service rate."""
+    if values.get("arrival_rate") is None:
+        return None
+    if values.get("service_rate_per_s") is None:
+        raise InputError("--arrival-rate goes with --profile (which supplies the service rate); without one "
+                         "give --offered-load (arrival rate / service rate)")
+    return values["arrival_rate"] / values["service_rate_per_s"]
+
+
+def _queue_erlang(values, inputs):
+    """``iosizer queue erlang``: Erlang B at every point, Erlang C where the queue is stable (nan elsewhere)."""
+    servers, load = inputs["servers"], inputs["offered_load"]
+    blocking = np.asarray(erlang_b(servers, load), dtype=np.float64)
+    stable = np.asarray(load < servers)
+    waiting = np.full(np.shape(load), np.nan)
+    if stable.any():
+        waiting[stable] = erlang_c(servers[stable], load[stable])
+    return {"erlang_b": blocking, "erlang_c": waiting}
+
+
+def _erlang_notes(values, outputs):
+    said = []
+    if values.get("arrival_rate") is not None:
+        said.append(f"offered load = arrival rate {values['arrival_rate']:.6g} / calibrated service rate "
+                    f"{values['service_rate_per_s']:.6g}")
+    if np.any(np.isnan(outputs["erlang_c"])):
+        said.append("Erlang C undefined (null) where offered load >= servers (the queue would grow without bound).")
+    return "; ".join(said) or None
+
+
 def _open_queue(command, summary, solve, percentiles, note, extra_notes=(), **declared):
     """A question of an open queue at the family's service rate: the arrival rate swept, the measures of
     :class:`QueueResult` out (times in the unit of 1/rate), ``note(values)`` said with percentiles."""
@@ -758,8 +801,18 @@ def _declare_mmc():
                         "its measured error, and the percentiles'",
                         _queue_ggc, _ggc_percentiles, _ggc_note, settings=(ARRIVAL_SCV, SERVICE_SCV),
                         extra_notes=(_ggc_mean_note,)),
-            Question("queue erlang", "Erlang B and C for a server count and offered load",
-                     ("servers", "offered_load"), ("erlang_b", "erlang_c")),
+            Question("queue erlang", "Erlang B (blocking, M/M/c/c) and Erlang C (waiting, M/M/c) probabilities",
+                     inputs=(Input("servers", "servers", (1, MAX_SERVERS), _erlang_servers, integer=True,
+                                   description="identical servers"),
+                             Input("offered_load", "erlang", (0.0, math.inf), _erlang_load,
+                                   description="offered load: arrival rate / service rate of one server",
+                                   reads=("arrival_rate",))),
+                     outputs=(Output("erlang_b", "1", "probability an arrival is blocked (M/M/c/c)"),
+                              Output("erlang_c", "1", "probability an arrival waits (M/M/c); null where the "
+                                                      "offered load reaches the servers")),
+                     solve=_queue_erlang, notes=(_erlang_notes,), settings=(ERLANG_ARRIVAL_RATE,),
+                     optional=("arrival_rate",), takes=(), shipped=False, scenario=False,
+                     plot=Plot("offered_load", ("erlang_b", "erlang_c"), "servers")),
         ),
         fit=FitPlan(_mmc_start, _mmc_jacobian, relative=True),
         tail=_mmc_tail,

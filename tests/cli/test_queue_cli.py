@@ -65,11 +65,30 @@ def test_erlang_command(cli) -> None:
     assert data["erlang_c"] == pytest.approx(float(c), rel=1e-13)
 
 
-@pytest.mark.parametrize("rate", ["3.2", "-1", "nan"])
-def test_erlang_arrival_rate_without_a_profile_is_refused(cli, rate) -> None:
+@pytest.mark.parametrize(("rate", "words"), [("3.2", "not both"), ("-1", "--arrival-rate must lie in [0, inf]"),
+                                             ("nan", "--arrival-rate must be finite")])
+def test_erlang_arrival_rate_without_a_profile_is_refused(cli, rate, words) -> None:
     # It was silently ignored: the answer was the --offered-load one, whatever the rate said.
     line = cli.fails("queue", "erlang", "--servers", "4", "--offered-load", "3.2", "--arrival-rate", rate)
-    assert "--arrival-rate goes with --profile" in line
+    assert words in line and "arrival" in line
+    assert "--arrival-rate goes with --profile" in cli.fails("queue", "erlang", "--servers", "4", "--arrival-rate", "3")
+
+
+def test_erlang_sweeps_and_says_where_erlang_c_is_undefined(cli, tmp_path) -> None:
+    from iosizer.calibration.profile import ParameterEstimate, Profile, save_profile
+    from iosizer.model.queueing import erlang_b, erlang_c
+
+    data = cli.json("queue", "erlang", "--servers", "2,4", "--offered-load", "3")
+    # Mixed server counts take the incomplete-gamma form, one count the recursion: equal to rounding.
+    assert [r["servers"] for r in data] == [2, 4] and data[0]["erlang_c"] is None
+    assert data[1]["erlang_c"] == pytest.approx(erlang_c(4, 3.0), rel=1e-13)
+    assert data[0]["erlang_b"] == pytest.approx(erlang_b(2, 3.0), rel=1e-13)
+    assert "Erlang C undefined" in cli("queue", "erlang", "--servers", "2", "--offered-load", "3").stdout
+    # With a profile: its servers, the offered load from --arrival-rate over its service rate.
+    path = save_profile(Profile(model="mmc", options={"servers": 4}, parameters={
+        "service_rate_per_s": ParameterEstimate(value=1000.0, stderr=10.0)}), tmp_path / "p.json")
+    data = cli.json("queue", "erlang", "--profile", str(path), "--arrival-rate", "3000")
+    assert data == {"servers": 4, "offered_load": 3.0, "erlang_b": erlang_b(4, 3.0), "erlang_c": erlang_c(4, 3.0)}
 
 
 @pytest.mark.parametrize(

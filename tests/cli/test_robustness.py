@@ -300,7 +300,8 @@ def test_11_an_empty_input_path_says_it_is_empty(cli, args: list[str]) -> None:
      "InputError"),
     (["queue", "ggc", "--arrival-rate", "1", "--service-rate", "x", "--servers", "4", "--format=json"],
      "InputError"),
-    (["queue", "erlang", "--servers", "x", "--offered-load", "1", "--format=json"], "BadParameter"),
+    (["simulate", "ggc", "--arrival-rate", "1", "--service-rate", "2", "--servers", "x", "--format=json"],
+     "BadParameter"),
     (["queue", "mmc", "--arrival-rate", "1", "--bogus", "-f", "json"], "NoSuchOption"),
     (["pcie", "pattern", "-fjson", "Z"], "InputError"),
 ])
@@ -316,7 +317,7 @@ def test_12_with_format_json_an_error_is_a_json_object_too(cli, args: list[str],
 def test_12_a_value_the_option_cannot_read_is_quoted(cli, option: str, value: str) -> None:
     # "Input should be a valid integer, unable to parse string as an integer" did not say what was typed.
     if option == "--servers":  # a hand-written command: typer reads the value
-        line = cli.fails("queue", "erlang", "--offered-load", "1", option, value)
+        line = cli.fails("simulate", "ggc", "--arrival-rate", "1", "--service-rate", "2", option, value)
         assert f"Invalid value for '{option}'" in line and f"got '{value}'" in line
     # A declared question checks the value by its declaration, and says what was typed too.
     args = {"--arrival-rate": "1", "--service-rate": "2", "--servers": "2", option: value}
