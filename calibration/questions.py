@@ -64,13 +64,16 @@ class Answer(TableView):
 
         def plain(array: Any, i: int, integer: bool = False) -> Any:
             if array.dtype.kind in "OUS":  # a text output (Output.text): its words as they are
+                if isinstance(array[i], list):  # a vector output: its numbers
+                    return array[i]
                 return None if array[i] is None else str(array[i])
             value = float(array[i])
             if not math.isfinite(value):
                 return None
             return int(value) if integer else value
 
-        count = len(next(iter(self.inputs.values()))) if self.inputs else 1
+        columns = self.inputs or self.outputs  # no inputs: the rows the solve picked (Question.rows)
+        count = len(next(iter(columns.values()))) if columns else 1
         rows = []
         for i in range(count):
             row = {k: plain(v, i, k in self.integers) for k, v in self.inputs.items()}
@@ -138,6 +141,7 @@ def _one(family_name: str, asked: "Question", params: Any, cpu_speed: float | No
             raise InputError(f"give --{spec.name.replace('_', '-')} or --{clash[0].replace('_', '-')}, not both")
     if base is None and not asked.shipped:
         _require_parameters(family_name, asked, changes, cpu_speed)
+    _exclusive(family_name, changes)
     if base is None and asked.takes == () and not any(v is not None for v in changes.values()):
         values, profile, source = {}, None, "the values given"  # no parameter of the family: no profile
     else:
@@ -153,10 +157,10 @@ def _one(family_name: str, asked: "Question", params: Any, cpu_speed: float | No
 
         chosen = parse_percentiles(percentiles)
 
-    def evaluate(vals: Mapping[str, Any]) -> dict[str, Any]:
-        out = dict(asked.solve(vals, arrays))  # type: ignore[misc]
+    def evaluate(vals: Mapping[str, Any], at: Mapping[str, Any] = arrays) -> dict[str, Any]:
+        out = dict(asked.solve(vals, at))  # type: ignore[misc]
         if chosen:
-            out.update(asked.percentiles(vals, arrays, tuple(chosen)))  # type: ignore[misc]
+            out.update(asked.percentiles(vals, at, tuple(chosen)))  # type: ignore[misc]
         return out
 
     solved = evaluate(values)
@@ -167,20 +171,27 @@ def _one(family_name: str, asked: "Question", params: Any, cpu_speed: float | No
         raise ConsistencyError(f"question '{asked.command}' of family '{family_name}' did not compute "
                                f"{', '.join(missing)}")
     shape = next(iter(arrays.values())).shape if arrays else ()
+    if asked.rows:  # the solve picked the rows: every output has their number
+        shape = (len(next(v for k, v in solved.items() if k not in _vectors(asked))),)
     words = set(asked.text_outputs)
-    outputs = {k: np.broadcast_to(np.asarray(v, dtype=object if k in words else np.float64), shape).reshape(-1)
-               for k, v in solved.items()}
+    outputs = {k: _column(v, shape) if k in _vectors(asked) else np.broadcast_to(
+        np.asarray(v, dtype=object if k in words else np.float64), shape).reshape(-1) for k, v in solved.items()
+        if k not in _placeholders(asked, base, cpu_speed, changes)}
     used = ", ".join(f"{spec.name} = {values[spec.name]:.6g}{_unit_after(spec.unit)}" for spec in declaration(family_name)
                      .specs(values) if spec.kind == "parameter" and isinstance(values.get(spec.name), (int, float)))
     notes = [n for n in (note if isinstance(note, str) else note(values, outputs) for note in asked.notes) if n]
     notes.append(f"values: {used + ' from ' if used else ''}{source}")
+    notes += _unrecorded(family_name, base, changes)
+    keys = [o.name for o in asked.output_specs if o.band and not o.text and not o.vector and o.name in outputs]
+    keys += [k for k in outputs if k not in asked.output_names]  # percentiles
 
     def moved(fitted: Mapping[str, Any]) -> dict[str, Any]:
         # The band's centre is the answer itself (the profile's own values): solved once, not twice.
         unchanged = all(k in values and values[k] is v for k, v in fitted.items())
-        return solved if unchanged else evaluate({**values, **fitted})
+        out = solved if unchanged else evaluate({**values, **fitted}, outputs if asked.rows else arrays)
+        return {k: out[k] for k in keys}
 
-    bands = _bands(family_name, asked, profile, moved, outputs, shape, band) if banded else {}
+    bands = _bands(family_name, asked, profile, moved, outputs, shape, band) if banded and keys else {}
     if bands:
         notes.append("*_ci_low/_ci_high: " + ("95 % prediction bands: the parameters' uncertainty plus the "
                                               "fit's residual scatter (where a new measurement lies)"
@@ -188,6 +199,46 @@ def _one(family_name: str, asked: "Question", params: Any, cpu_speed: float | No
                                               "95 % bands of the parameters' uncertainty only"))
     return Answer(family_name, asked.command, {k: v.reshape(-1) for k, v in arrays.items()}, outputs,
                   bands, tuple(notes), frozenset(i.name for i in asked.input_specs if i.integer), values)
+
+
+def _unrecorded(family_name: str, base: Any, changes: Mapping[str, Any]) -> list[str]:
+    """A line per parameter the planner's profile does not record (made before it was declared): the
+    declared value answers in its place."""
+    if base is None:
+        return []
+    return [f"{spec.name}: the profile records none (made before the parameter was declared): the declared "
+            f"{spec.value:g}{_unit_after(spec.unit)} answers; give --{spec.name.replace('_', '-')} to set it"
+            for spec in declaration(family_name).parameters if spec.kind == "parameter" and spec.value is not None
+            and spec.name not in base.parameters and changes.get(spec.name) is None]
+
+
+def _vectors(asked: "Question") -> set[str]:
+    return {o.name for o in asked.output_specs if o.vector}
+
+
+def _column(values: Any, shape: tuple[int, ...]) -> Any:
+    """A vector output (a list of numbers at each point) as an object array of lists."""
+    import numpy as np
+
+    column = np.empty(shape, dtype=object)
+    for i, items in enumerate(values):
+        column[i] = [float(v) for v in items]
+    return column.reshape(-1)
+
+
+def _placeholders(asked: "Question", base: Any, cpu_speed: float | None, changes: Mapping[str, Any]) -> set[str]:
+    """Outputs left out: those ``only_with`` a parameter that is still the shipped placeholder (no profile of
+    the planner's, no CPU carried to, the parameter not given)."""
+    own = base is not None or cpu_speed is not None
+    return {o.name for o in asked.output_specs if o.only_with and not own and changes.get(o.only_with) is None}
+
+
+def _exclusive(family_name: str, changes: Mapping[str, Any]) -> None:
+    """A setting that replaces others (``ParameterSpec.excludes``) given with one of them: a one-line error."""
+    for spec in declaration(family_name).settings:
+        for other in spec.excludes if changes.get(spec.name) not in (None, "") else ():
+            if changes.get(other) is not None:
+                raise InputError(f"give {other} or {spec.name}, not both")
 
 
 def _swept(family_name: str, asked: "Question", params: Any, cpu_speed: float | None,
@@ -365,7 +416,9 @@ def resolve(family_name: str, base: "Profile | None", cpu_speed: float | None,
 
         profile = on_cpu(profile, cpu_speed, source)
         source += f", carried to CPU speed {float(cpu_speed):g}"
-    values, profile, note = with_changes(profile, profile_values(profile), given)
+    # A question's own choice (ParameterSpec.from_profile False) is the declared one unless given.
+    asked = {s.name: s.value for s in family.settings if not s.from_profile}
+    values, profile, note = with_changes(profile, {**profile_values(profile), **asked}, given)
     if source != "the values given":
         source += note
     return complete_values(family_name, values), profile, source

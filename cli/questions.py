@@ -75,7 +75,7 @@ def _options(family: "Family", question: "Question") -> list[inspect.Parameter]:
         if spec.name in question.input_names:  # a setting the question sweeps as an input: one option
             continue
         if spec.kind == "setting":
-            shown = "" if spec.value is None else f" [default: {spec.value}]"
+            shown = "" if spec.value in (None, "") else f" [default: {spec.value}]"
             many = f"; a list {','.join(map(str, spec.choices[:2]))} or all sweeps it" \
                 if spec.name in question.sweeps else ""
             text = f"{spec.description or spec.name}{_unit_text(spec.unit)}{many}{shown}"
@@ -83,8 +83,9 @@ def _options(family: "Family", question: "Question") -> list[inspect.Parameter]:
             text = (f"{spec.description or spec.name}{_unit_text(spec.unit)}; fixes it (default: the profile's, "
                     f"{spec.status})")
         params.append(inspect.Parameter(spec.name, keyword, default=None, annotation=Annotated[
-            str | None, typer.Option(*_flags(question, spec.name), metavar="TEXT" if spec.choices and isinstance(
-                spec.choices[0], str) else "NUMBER", help=text + _aka(question, spec.name))]))
+            str | None, typer.Option(*_flags(question, spec.name), metavar="TEXT" if spec.parse is not None or
+                                     spec.choices and isinstance(spec.choices[0], str) else "NUMBER",
+                                     help=text + _aka(question, spec.name))]))
     fallback = "the shipped one." if question.shipped else "none (give every parameter)."
     params.append(inspect.Parameter("profile", keyword, default=None, annotation=Annotated[
         Path | None, typer.Option("--profile", help=f"A '{family.name}' profile (iosizer calibrate) to take "

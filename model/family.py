@@ -210,6 +210,11 @@ class ParameterSpec:
     #: A setting written as text: ``parse(value, label)`` checks it and returns its normal form
     #: (closed-network's ``servers``, ``1,4,delay``; a link's other names); bounds then do not apply.
     parse: Callable[[object, str], Any] | None = None
+    #: Settings this one replaces (a port mix instead of a named scenario): giving both is an error.
+    excludes: tuple[str, ...] = ()
+    #: False: a choice the question asks about (a port mix, a policy), not a property of the calibrated
+    #: system: a declared question takes the declared value unless it is given, never a profile's.
+    from_profile: bool = True
     #: A setting whose choice names one of the family's shipped profiles (``shipped(family, variant)``):
     #: choosing it takes every value that profile ships, so one option sets several parameters (an FC
     #: speed sets the link rate). Values given beside it still win. A planner's profile holds its own
@@ -473,6 +478,14 @@ class Output:
     #: (``--band prediction``) adds that column's residual scatter of the fit.
     measured: str = ""
     text: bool = False
+    #: Each value is a list of numbers of its own length (a policy's switching loads).
+    vector: bool = False
+    #: Whether the answer gives it a 95 % band (False: a normalised figure whose band would only repeat
+    #: another output's in other units).
+    band: bool = True
+    #: A parameter whose shipped value is a placeholder: the output is answered only when that value is
+    #: the planner's (their profile, given, or carried to another CPU): IOPS from an assumed time per I/O.
+    only_with: str = ""
 
     def to_dict(self) -> dict[str, Any]:
         out = {"name": self.name, "unit": self.unit, "description": self.description}
@@ -602,7 +615,15 @@ class Question:
       on the values used or on what was computed (percentile keys among the outputs).
     - an output declared ``Output(..., text=True)`` answers words (``solve`` returns an array
       of ``str``): shown as they are in tables, CSV and JSON, never banded; a plot or a sizing
-      may not name it;
+      may not name it. ``Output(..., vector=True)``: each value is a list of numbers (a sequence
+      per point); ``band=False``: never banded; ``only_with="<parameter>"``: left out of the answer
+      unless that parameter's value is the planner's (see :class:`Output`);
+    - ``rows``: the model picks the answer's points (a curve up to its own maximum, both sides of
+      each jump; one row per policy): the question has no inputs and ``solve`` returns each output
+      with one length n, the answer's n records. Bands move the parameters at the
+      same rows: ``solve(moved_values, rows)`` gets the answer's own outputs as ``inputs`` and
+      answers at them. A setting declared with ``excludes`` replaces those settings: giving both
+      is an error;
     - ``sweeps``: settings of named choices the question sweeps (``("link",)``): the option takes one
       choice, a list ``1g,10g`` or ``all``; each choice is answered on its own values (a setting
       declared ``variant`` from its own shipped profile, see :class:`ParameterSpec`), and the
@@ -644,6 +665,7 @@ class Question:
     #: answers the percentiles by simulation (:mod:`iosizer.simulate.answered`); a built-in family registers
     #: it in :data:`iosizer.simulate.hooks.SIMULATED_PERCENTILES` instead (the layer rule).
     simulate_percentiles: Callable[..., Any] | None = None
+    rows: bool = False
     sweeps: tuple[str, ...] = ()
     shipped_bands: bool = True
     always_list: bool = False
@@ -665,6 +687,8 @@ class Question:
     def __post_init__(self) -> None:
         if self.solve is None:
             return
+        if self.rows and self.inputs:
+            raise ValueError(f"question '{self.command}': a question whose solve picks its rows has no inputs")
         for what, items, kind in (("input", self.inputs, Input), ("output", self.outputs, Output)):
             loose = [i for i in items if not isinstance(i, kind)]
             if loose:

@@ -110,7 +110,7 @@ def request_model(family: "Family", question: "Question") -> type[BaseModel]:
     for spec in question.options(family.parameters):
         if spec.name in fields:  # a setting the question sweeps as an input: one field
             continue
-        kind: Any = str if spec.choices and isinstance(spec.choices[0], str) else _Number
+        kind: Any = str if spec.parse is not None or spec.choices and isinstance(spec.choices[0], str) else _Number
         if spec.name in question.sweeps:  # one choice, a list of them, '1g,10g' or 'all'
             kind = str | list[str]
         role = "setting" if spec.kind == "setting" else f"parameter ({spec.status}); fixes it"
@@ -223,8 +223,9 @@ def describe(family: "Family", question: "Question") -> dict[str, Any]:
         if spec.name in question.input_names:
             continue
         named = bool(spec.choices) and isinstance(spec.choices[0], str)
-        fields.append(entry(spec.name, "choice" if named else "number", spec.description or spec.name,
-                            many=spec.name in question.sweeps, unit=spec.unit, bounds=None if named else spec.bounds,
+        fields.append(entry(spec.name, "choice" if named else "text" if spec.parse is not None else "number",
+                            spec.description or spec.name, many=spec.name in question.sweeps, unit=spec.unit,
+                            bounds=None if named or spec.parse is not None else spec.bounds,
                             choices=list(spec.choices) if named else None, declared=spec.value))
     fields.append(entry("profile", "profile", f"A '{family.name}' profile document; default: the shipped one"))
     fields.append(entry("cpu_speed", "number", "carry the profile to a CPU of this relative per-core speed"))
