@@ -40,8 +40,6 @@ SimulateOption = Annotated[
     ),
 ]
 
-)
-
 
 def loadshare_errors(scenario: str, policy: str, cores: int, load_fractions: Any,
                      percentiles: list[float]) -> dict[str, Any]:
