@@ -10,12 +10,11 @@ and the approximations' measured errors.
 
 from __future__ import annotations
 
-from typing import Annotated, Any, Mapping
+from typing import Annotated, Any
 
 import typer
 
 from iosizer.data.error_grids import ERROR_RULE_PCT, load as load_error_grid
-from iosizer.errors import InputError
 # --simulate's pieces live in the simulation layer (the declared questions' road uses them too).
 from iosizer.simulate.answered import (MAX_SIMULATED_POINTS, check_simulate, closed_simulated,  # noqa: F401
                                        closed_simulated_note, open_simulated_note, open_simulation, simulated)
