@@ -522,7 +522,7 @@ def _input_grid(question: "Question", given: Mapping[str, Any],
         if isinstance(raw, str):  # a sweep as typed: 3.2, 1,8,16 or 0:2100:300
             from iosizer.model.family import parse_grid
 
-            raw = parse_grid(raw, spec.name.replace("_", "-"))
+            raw = parse_grid(raw, spec.name.replace("_", "-"), spec)
         items = list(np.ravel(np.asarray(raw, dtype=object))) if isinstance(raw, (list, tuple)) or \
             hasattr(raw, "__array__") else [raw]
         if not items:

@@ -69,25 +69,6 @@ def loadshare_errors(scenario: str, policy: str, cores: int, load_fractions: Any
     return out
 
 
-def rmw_errors(transfer_bytes: int, lanes: list[int], service_scv: float) -> list[dict[str, float]]:
-    """Per lane count, ``throughput_error_pct`` and ``loss_error_points`` of ``iosizer pcie rmw`` at a service
-    cv^2 other than 1 (the residual-service correction), for every point where one point's measured error
-    exceeds 2 (% or points), else nothing (grid ``rmw_service_scv``: the shipped platform, cases B, C, E,
-    8-32 lanes, cv^2 0-1; errors within the simulation's half-width count as 0)."""
-    from iosizer.model.percentiles import percentile_approximation_error
-
-    grid = load_error_grid("rmw_service_scv")
-    loss_grid = {**grid, "error_pct": grid["loss_error_points"], "half_width_pct": grid["loss_half_width_points"]}
-    out = []
-    for total in lanes:
-        query = {"transfer_bytes": float(transfer_bytes), "lanes": float(total), "service_scv": float(service_scv)}
-        out.append({"throughput_error_pct": percentile_approximation_error(grid, query),
-                    "loss_error_points": percentile_approximation_error(loss_grid, query)})
-    if all(max(abs(v) for v in point.values()) <= ERROR_RULE_PCT for point in out):
-        return [{} for _ in out]
-    return out
-
-
 
 
 def network_points(demands: list[float], servers: list[float], populations: list[int], constant_delay: float,

@@ -240,6 +240,11 @@ class ParameterSpec:
         else:
             self.check(self.value)
 
+    @property
+    def switch(self) -> bool:
+        """An on/off setting (a whole number in [0, 1], such as ECRC): the CLI takes ``--name/--no-name``."""
+        return self.kind == "setting" and self.integer and tuple(self.bounds) == (0, 1)
+
     def check(self, value: object, label: str | None = None) -> Any:
         """``value`` as a float inside the declared domain, or a one-line :class:`InputError`."""
         if self.parse is not None:  # a setting written as text (a list per station)
@@ -322,14 +327,16 @@ def parse_grid(text: str, name: str, spec: "ParameterSpec | Input | None" = None
     """
     text = text.strip()
     separator = ":" if ":" in text else ","
-    try:
-        values = [float(p) for p in text.split(separator)]
+    named = getattr(spec, "named", None) or {}
+    try:  # a name an input declares (a published case) stands for its value
+        values = [float(spec.value_of(p) if named else p) for p in text.split(separator)]  # type: ignore[union-attr]
     except ValueError:
         values = []
     if not values or (separator == ":" and len(values) != 3):
+        cases = f" or one of {', '.join(named)}" if named else ""
         raise InputError(
             f"--{name}: expected a number, a list like 1,8,16 or a range like "
-            f"0:2100:300, got {text!r}"
+            f"0:2100:300{cases}, got {text!r}"
         )
     if separator == ":":
         values = _range(*values, name)
@@ -406,6 +413,10 @@ class Input:
     before the grid is built (hba: LPAR2's load swept from 0 up to the port's
     ceiling, which depends on the port and the block size); its docstring's
     first line is the default's text in help and the API's schema.
+
+    ``named``: names that stand for values (a published case, ``{"B": 520}``),
+    matched without regard to case wherever a value is given. ``argument``:
+    the CLI takes the input as its positional argument.
     """
 
     name: str
@@ -414,6 +425,8 @@ class Input:
     default: float | tuple[float, ...] | DefaultFunction | None = None
     description: str = ""
     integer: bool = False
+    named: Mapping[str, float] = field(default_factory=dict)
+    argument: bool = False
 
     #: An input takes numbers only (settings carry the named choices).
     choices: tuple[Any, ...] = ()
@@ -430,7 +443,14 @@ class Input:
 
     def check(self, value: object, label: str | None = None) -> Any:
         """One value of the input, checked against its declaration (one-line :class:`InputError`)."""
-        return check_value(self, value, label)
+        return check_value(self, self.value_of(value), label)
+
+    def value_of(self, value: object) -> object:
+        """``value``, or the value a name in ``named`` stands for."""
+        if isinstance(value, str) and self.named:
+            key = value.strip().upper()
+            return next((v for name, v in self.named.items() if name.upper() == key), value)
+        return value
 
     def sweep(self, values: Mapping[str, Any] | None = None,
               given: Mapping[str, Any] | None = None) -> tuple[float, ...]:
@@ -643,7 +663,9 @@ class Question:
     - ``shape(records, values) -> records``: only where a published JSON shape cannot be
       declared otherwise, a pure rearrangement of the generic records (one per point) into the
       published ones (keys nested, reordered, dropped); nothing is computed there. ``--format
-      json``, HTTP and ``iosizer.ask`` answer the shaped records, one point's alone;
+      json``, HTTP and ``iosizer.ask`` answer the shaped records, one point's alone. With
+      ``shape_table``, the CLI's table and CSV show the shaped records too (flat ones), keys named
+      in ``aliases`` left out (one point: a metric per row), as a hand-written command showed them;
     - an output declared ``Output(..., text=True)`` answers words (``solve`` returns an array
       of ``str``): shown as they are in tables, CSV and JSON, never banded; a plot or a sizing
       may not name it. ``Output(..., vector=True)``: each value is a list of numbers (a sequence
@@ -701,6 +723,7 @@ class Question:
     repeated: tuple[Repeated, ...] = ()
     defaults: Mapping[str, Any] = field(default_factory=dict)
     shape: Callable[[list[dict[str, Any]], Mapping[str, Any]], list[dict[str, Any]]] | None = None
+    shape_table: bool = False
     rows: bool = False
     percentile_bands: bool = True
     sweeps: tuple[str, ...] = ()

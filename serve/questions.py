@@ -116,11 +116,15 @@ def request_model(family: "Family", question: "Question") -> type[BaseModel]:
         kind: Any = str if spec.parse is not None or spec.choices and isinstance(spec.choices[0], str) else _Number
         if spec.name in question.sweeps:  # one choice, a list of them, '1g,10g' or 'all'
             kind = str | list[str]
+        if spec.switch:  # on/off: true or false (0 or 1), as the CLI's --ecrc/--no-ecrc
+            kind = bool
         role = "setting" if spec.kind == "setting" else f"parameter ({spec.status}); fixes it"
         fields[spec.name] = (kind | None, Field(None, description=(
             f"{spec.description or spec.name} ({spec.unit}): {role}; default: the profile's"),
             json_schema_extra=_extra(spec.unit, spec.bounds)))
     for name, olds in question.aliases.items():
+        if name not in fields:  # an output's older JSON key (the question's shape keeps it): no field
+            continue
         kind, info = fields[name]
         for old in olds:  # an older name: the same field under its deprecated spelling
             fields[old] = (kind, Field(None, description=f"deprecated older name of {name}",
