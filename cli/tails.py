@@ -40,37 +40,6 @@ SimulateOption = Annotated[
 ]
 
 
-def loadshare_errors(scenario: str, policy: str, cores: int, load_fractions: Any,
-                     percentiles: list[float]) -> dict[str, Any]:
-    """``response_pP_error_pct`` for ``iosizer loadshare curve`` points (``load_fractions`` of the policy's
-    maximum) where the measured error around them exceeds :data:`ERROR_RULE_PCT` (grid
-    ``loadshare_percentiles``: the seed's scenario at its core count, else the worst of the mixes measured off
-    the seed's scenarios, issue 28's held-out ones). Shared and exclusive are exact (Erlang C per port group)
-    and get nothing."""
-    import numpy as np
-
-    from iosizer.model.percentiles import percentile_approximation_error, percentile_key
-
-    grid = load_error_grid("loadshare_percentiles")
-    same = (grid["scenario"] == scenario) & (grid["policy"] == policy) & (grid["cores"] == cores)
-    from iosizer.calibration.loadshare import scenarios
-
-    off_seed = ~np.isin(grid["scenario"], list(scenarios())) & (grid["policy"] == policy)
-    rows = same if same.any() else off_seed
-    if policy in ("shared", "exclusive") or not rows.any():
-        return {}
-    subset = {key: values[rows] for key, values in grid.items()}
-    out: dict[str, Any] = {}
-    for p in percentiles:
-        error = np.array([percentile_approximation_error(subset, {"load_fraction": float(f), "percentile": p})
-                          for f in np.atleast_1d(load_fractions)])
-        if np.any(np.abs(error) > ERROR_RULE_PCT):
-            out[f"response_{percentile_key(p)}_error_pct"] = error
-    return out
-
-
-
-
 def network_points(demands: list[float], servers: list[float], populations: list[int], constant_delay: float,
                    percentiles: list[float] | None, unit: str) -> list[dict[str, float]]:
     """End-to-end ``response_pP<unit>`` of a closed network at each population (delay stations constant)."""
