@@ -73,21 +73,12 @@ def _options(family: "Family", question: "Question") -> list[inspect.Parameter]:
                          "turn." + _aka(question, spec.name))
         params.append(inspect.Parameter(spec.name, keyword, default=None, annotation=Annotated[
             str | None if spec.argument else list[str] | None, taken]))
-    for spec in question.settings:  # the question's own options (a device's name, an on/off switch)
-        if spec.switch:
-            params.append(inspect.Parameter(spec.name, keyword, default=False, annotation=Annotated[
-                bool, typer.Option(*_flags(question, spec.name), help=spec.description or spec.name)]))
-            continue
-        shown = "" if spec.value is None else f" [default: {spec.value}]"
-        params.append(inspect.Parameter(spec.name, keyword, default=None, annotation=Annotated[
-            str | None, typer.Option(*_flags(question, spec.name), metavar="TEXT" if spec.parse else "NUMBER",
-                                     help=f"{spec.description or spec.name}{_unit_text(spec.unit)}{shown}")]))
     listed = {r.name for r in question.repeated}
     for repeated in question.repeated:  # a list given one item at a time: --demand 0.005 --demand 0.003
         params.append(inspect.Parameter(repeated.name, keyword, default=None, annotation=Annotated[
             list[str] | None, typer.Option(*_flags(question, repeated.name), metavar="VALUE",
                                            help=repeated.description + _aka(question, repeated.name))]))
-    for spec in family.parameters:
+    for spec in question.options(family.parameters):
         if spec.name in listed or spec.name in question.input_names:  # one option for each name
             continue
         if spec.switch:  # on/off: a flag, as --ecrc always was
@@ -141,11 +132,10 @@ def given_values(family: "Family", question: "Question", given: dict[str, Any]) 
 
     profile_path = given.pop("profile", None)
     inputs = set(question.input_names)
-    own = {s.name for s in question.settings}
     values = {}
     listed = {r.name for r in question.repeated}
     for name, text in given.items():
-        if text is None or text == [] or (text is False and name in own):  # left out; a switch of its own off
+        if text is None or text == []:  # left out
             continue
         if name in listed:  # checked item by item by the answer (a demand by its station's declaration)
             if text:
@@ -154,8 +144,7 @@ def given_values(family: "Family", question: "Question", given: dict[str, Any]) 
         if name in question.sweeps:  # the answer parses its choices (1g,10g or all)
             values[name] = text
             continue
-        spec = question.input(name) if name in inputs else question.setting(name) if name in own else \
-            family.spec(name)
+        spec = question.input(name) if name in inputs else question.option(family.parameters, name)
         if name in inputs:  # a sweep, or several (the option repeated): every value in order
             values[name] = [v for part in (text if isinstance(text, list) else [text])
                             for v in parse_grid(part, name.replace("_", "-"), spec)]

@@ -400,8 +400,8 @@ def _latency_oltp(values, inputs):
     issue-rate exponents) the latency is felt as x s^(a - b) (:func:`effective_latency_ns`)."""
     x = inputs["added_latency_ns"]
     if "cpu_speed_factor" in values:
-        x = effective_latency_ns(x, values["cpu_speed_factor"], values["stall_exponent"] or 0.0,
-                                 values["issue_rate_exponent"] or 0.0)
+        x = effective_latency_ns(x, values["cpu_speed_factor"], values.get("stall_exponent") or 0.0,
+                                 values.get("issue_rate_exponent") or 0.0)
     return _oltp_solve(values, {"added_latency_ns": x})
 
 
@@ -453,7 +453,7 @@ def _latency_dma(values, inputs):
     published figures at their own latency, and (``show_formula``) the closed form and dPD/dx."""
     x = inputs["added_latency_ns"]
     posted = bool(values.get("posted"))
-    device = DmaDevice(name=values["device"] or "profile", posted=posted, burst_bytes=values["burst_bytes"],
+    device = DmaDevice(name=values.get("device") or "profile", posted=posted, burst_bytes=values.get("burst_bytes"),
                        local_issue_interval_ns=None if posted else values["local_issue_interval_ns"],
                        exposed_round_trips=0.0 if posted else values["exposed_round_trips"])
     result = dma(device, x)
@@ -464,7 +464,7 @@ def _latency_dma(values, inputs):
         ("local_throughput_mbps", result.local_throughput_mbps), ("degradation_pct", result.degradation_pct))}
     for key in ("published_estimate_pct", "measured_degradation_pct"):
         out[key] = np.where(x == published, values[key], np.nan) if published is not None else missing
-    shown = bool(values["show_formula"]) and not posted
+    shown = bool(values.get("show_formula")) and not posted
     out["formula"] = _dma_formula() if shown else None
     out["d_degradation_d_latency_pct_per_ns"] = missing if not shown else np.asarray(_dma_slope(
         x, device.local_issue_interval_ns, device.exposed_round_trips), dtype=np.float64)
@@ -489,7 +489,7 @@ _DMA_KEYS = ("issue_interval_ns", "throughput_mbps", "local_throughput_mbps", "d
 
 def _dma_shape(records, values):
     """The published keys: the device and whether it is posted first, no bands (the command never had any)."""
-    return [{"device": values["device"] or "profile", "posted": bool(values.get("posted")),
+    return [{"device": values.get("device") or "profile", "posted": bool(values.get("posted")),
              "added_latency_ns": r["added_latency_ns"], **{k: r[k] for k in _DMA_KEYS if k in r}} for r in records]
 
 
@@ -504,13 +504,13 @@ def _dma_notes(values, outputs):
 def _dma_posted_note(values, outputs):
     if values.get("posted"):
         return "posted DMA writes do not wait for completions: added latency costs nothing"
-    if values["device"]:
+    if values.get("device"):
         return "profile calibrated from table 4-1's two issue intervals: an exact fit, so no interval"
     return None
 
 
 def _dma_formula_note(values, outputs):
-    if not values["show_formula"] or values.get("posted"):
+    if not values.get("show_formula") or values.get("posted"):
         return None
     shown = _dma_formula()
     return (f"PD(x) = {shown['text']}   [LaTeX: {shown['latex']}]; where "
@@ -549,16 +549,10 @@ def _device(values):
                      exposed_round_trips=0.0 if posted else values["exposed_round_trips"])
 
 
-def _needs_budget(values):
-    if values["budget_pct"] is None:
-        raise InputError("Missing option '--budget-pct'")
-    return values["budget_pct"]
-
-
 def _latency_budget(values, inputs):
     """``latency budget``: the largest added latency within the budget (Brent's method on the MVA curve,
     or the DMA closed form), with dPD/dx there and, for a device with ``show_formula``, the closed form."""
-    budget = _needs_budget(values)
+    budget = values["budget_pct"]
     kind, source, _ = _loss(values)
     nan = np.nan
     if kind == "oltp":
@@ -567,7 +561,7 @@ def _latency_budget(values, inputs):
                                                                    "(no closed form)", dtype=object),
                 "formula": None, "d_degradation_d_latency_pct_per_ns": oltp_slope_pct_per_ns(source, answer)}
     answer = max_dma_latency_ns(source, budget)
-    shown = bool(values["show_formula"]) and not source.posted
+    shown = bool(values.get("show_formula")) and not source.posted
     return {"max_added_latency_ns": answer,
             "method": np.array("closed form, sympy: x = B I_0 / (k (100 - B))" if not source.posted
                                else "posted device: no added latency degrades it", dtype=object),
@@ -596,7 +590,7 @@ def _budget_shape(records, values):
 
 
 def _budget_notes(values, outputs):
-    if not values["show_formula"]:
+    if not values.get("show_formula"):
         return None
     if "formula" in outputs or values.get("family") == "dma" or values.get("posted") is not None:
         shown = _dma_budget_formula()
@@ -610,7 +604,7 @@ def _budget_notes(values, outputs):
 def _latency_tiers(values, inputs):
     """``latency tiers``: per one-way hop, PD at 1..4 tiers (round trip 2 t h) and the most tiers within
     the budget, from the OLTP curve or a device's DMA model (:func:`tier_losses`)."""
-    budget = _needs_budget(values)
+    budget = values["budget_pct"]
     if not 0 < budget < 100:
         raise InputError(f"--budget-pct must lie in (0, 100), got {budget:g}")
     hop = inputs["hop_ns"]
@@ -692,6 +686,7 @@ FAMILIES = (
                               Output("d_degradation_d_latency_pct_per_ns", "%/ns", "dPD/dx at each latency",
                                      optional=True)),
                      solve=_latency_dma, settings=(DEVICE, BURST_BYTES, SHOW_FORMULA), catalogue="device", shipped=False,
+                     optional=("device", "burst_bytes", "show_formula"),
                      shape=_dma_shape, shape_table=True, notes=(_dma_notes, _dma_posted_note, _dma_formula_note),
                      plot=Plot("added_latency_ns", ("degradation_pct",))),
 
@@ -745,6 +740,7 @@ FAMILIES = (
                                      "_low/_high)", measured="degradation_pct", bounds=(0.0, 100.0)),),
                      solve=_latency_oltp, settings=(STALL_EXPONENT, ISSUE_RATE_EXPONENT),
                      own_cpu=("stall_exponent", "issue_rate_exponent"), shape=_oltp_shape, shape_table=True,
+                     optional=("stall_exponent", "issue_rate_exponent"),
                      notes=(_oltp_notes, _oltp_service_note, _oltp_cpu_note),
                      plot=Plot("added_latency_ns", ("degradation_pct",))),
             Question("latency budget", "Largest added latency whose predicted loss stays within the budget "
@@ -756,6 +752,7 @@ FAMILIES = (
                               Output("d_degradation_d_latency_pct_per_ns", "%/ns", "dPD/dx at the answer",
                                      optional=True)),
                      solve=_latency_budget, settings=(BUDGET, DEVICE, SHOW_FORMULA), catalogue="device",
+                     optional=("device", "show_formula"),
                      also=("dma",), shape=_budget_shape, shape_table=True, notes=(_budget_notes,)),
             Question("latency tiers", "Switch tiers within a loss budget: t tiers of hop h add 2 t h ns round trip "
                      "(table 3-3)",
@@ -768,6 +765,7 @@ FAMILIES = (
                               Output("max_tiers", "tiers", "most tiers within the budget (a count: no band)",
                                      band=False)),
                      solve=_latency_tiers, settings=(TIER_BUDGET, DEVICE), catalogue="device", also=("dma",),
+                     optional=("device",),
                      always_list=True, shape=_tiers_shape, notes=(_tiers_note,),
                      plot=Plot("hop_ns", ("max_tiers",))),
         ),

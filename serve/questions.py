@@ -107,16 +107,10 @@ def request_model(family: "Family", question: "Question") -> type[BaseModel]:
             f"'0.5:3.5:0.5'): every combination is answered; default "
             f"{'none: required' if spec.required else _default(spec)}"),
             json_schema_extra=_extra(spec.unit, spec.bounds)))
-    for spec in question.settings:  # the question's own options
-        kind = bool if spec.switch else str if spec.parse or (spec.choices and isinstance(spec.choices[0], str)) \
-            else (int if spec.integer else _Number)
-        fields[spec.name] = (kind | None, Field(None, description=(
-            f"{spec.description or spec.name} ({spec.unit}): a setting of this question; default: "
-            f"{spec.value}"), json_schema_extra=_extra(spec.unit, None if spec.switch else spec.bounds)))
     for repeated in question.repeated:  # a list, one item per element (a demand per station)
         kind = _NumberList if repeated.item is not None else list[str] | str
         fields[repeated.name] = (kind | None, Field(None, description=f"{repeated.description}: a list"))
-    for spec in family.parameters:
+    for spec in question.options(family.parameters):
         if spec.name in fields:  # a setting the question sweeps as an input, a list: one field
             continue
         kind: Any = str if spec.parse is not None or spec.choices and isinstance(spec.choices[0], str) else _Number
@@ -238,14 +232,9 @@ def describe(family: "Family", question: "Question") -> dict[str, Any]:
 
     fields = [entry(spec.name, "number", spec.description or spec.name, True, list(spec.sweep()) or None,
                     spec.unit, spec.bounds, required=spec.required) for spec in question.input_specs]
-    for spec in question.settings:  # the question's own options: an on/off switch, a name as text, a number
-        fields.append(entry(spec.name, "boolean" if spec.switch else "text" if spec.parse else "number",
-                            spec.description or spec.name, default=False if spec.switch else None,
-                            unit=spec.unit, bounds=None if spec.switch or spec.parse else spec.bounds,
-                            declared=spec.value))
     listed = {r.name for r in question.repeated}
     fields += [entry(r.name, "number" if r.item is not None else "text", r.description, True) for r in question.repeated]
-    for spec in family.parameters:
+    for spec in question.options(family.parameters):
         if spec.name in listed or spec.name in question.input_names:
             continue
         named = bool(spec.choices) and isinstance(spec.choices[0], str)

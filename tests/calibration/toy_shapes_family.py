@@ -20,10 +20,10 @@ POWER = ParameterSpec("power", "1", None, (0, 4), "assumed", "a test exponent", 
 
 
 def _solve(values, inputs):
-    x = inputs["x"] * values.get("cpu_speed_factor", 1.0) ** (values["power"] or 0.0)
+    x = inputs["x"] * values.get("cpu_speed_factor", 1.0) ** values.get("power", 0.0)
     return {"y": values["a"] * x,
             "published": np.where(inputs["x"] == 1.0, 7.0, np.nan),
-            "formula": {"text": "a*x", "symbols": {"a": "slope"}} if values["show_formula"] else None}
+            "formula": {"text": "a*x", "symbols": {"a": "slope"}} if values.get("show_formula") else None}
 
 
 def _shape(records, values):
@@ -44,10 +44,11 @@ FAMILIES = (Family(
         inputs=(Input("x", "1", (0.0, 100.0)),),
         outputs=(Output("y", "1"), Output("published", "1", optional=True),
                  Output("formula", "", optional=True, kind="object")),
-        solve=_solve, settings=(LABEL, SHOW, POWER), always_list=True, shape=_shape, own_cpu=("power",)),
+        solve=_solve, settings=(LABEL, SHOW, POWER), always_list=True, shape=_shape, own_cpu=("power",),
+        optional=("show_formula", "power")),
         Question("plain", "y = a x, generic records", inputs=(Input("x", "1", (0.0, 100.0)),),
                  outputs=(Output("y", "1"), Output("published", "1", optional=True),
                           Output("formula", "", optional=True, kind="object")),
-                 solve=_solve, settings=(LABEL, SHOW, POWER)),
+                 solve=_solve, settings=(LABEL, SHOW, POWER), optional=("show_formula", "power")),
     ),
 ),)
