@@ -420,7 +420,7 @@ def _oltp_cpu_note(values, outputs):
     if "cpu_speed_factor" not in values:
         return None
     return (f"CPU speed x{values['cpu_speed_factor']:g} of the profile's: latency felt as x s^(a-b) with "
-            f"a={values['stall_exponent'] or 0:g}, b={values['issue_rate_exponent'] or 0:g}")
+            f"a={values.get('stall_exponent') or 0:g}, b={values.get('issue_rate_exponent') or 0:g}")
 
 
 def _oltp_shape(records, values):
@@ -579,7 +579,7 @@ def _dma_budget_formula():
 def _budget_label(values):
     if values.get("profile_origin"):
         return f"profile:{values['profile_origin']}"
-    return f"dma:{values['device']}" if values.get("device") else "oltp"
+    return f"dma:{values.get('device')}" if values.get("device") else "oltp"
 
 
 def _budget_shape(records, values):
@@ -629,7 +629,7 @@ def _tiers_shape(records, values):
 
 def _tiers_note(values, outputs):
     source = ("profile " + values["profile_origin"] if values.get("profile_origin") else
-              f"device {values['device']}" if values.get("device") else "the OLTP curve")
+              f"device {values.get('device')}" if values.get("device") else "the OLTP curve")
     return (f"loss from {source}; round trip 2 x tiers x hop; max_tiers: most tiers within "
             f"{values['budget_pct']:g} %")
 

@@ -42,7 +42,7 @@ def test_roles_keep_server_paths_out_of_the_body(specs: dict[str, Any]) -> None:
 
     oltp = declaration("oltp")
     assert "list" in str(request_model(oltp, oltp.question("latency oltp")).model_fields["profile"].annotation)
-    assert {f.key: f.kind() for f in specs["queue ggc"].body_fields}["profile"] == "profile"
+    assert {f.key: f.kind() for f in specs["size servers"].body_fields}["profile"] == "profile"
     for spec in specs.values():
         for field in spec.body_fields:
             assert field.role in (Role.plain, Role.profile)
