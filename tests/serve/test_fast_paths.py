@@ -57,8 +57,11 @@ def test_a_direct_call_answers_as_through_click(name: str, body: dict[str, Any])
 
 
 def test_a_direct_call_converts_nothing_through_click(monkeypatch: pytest.MonkeyPatch) -> None:
-    spec = SPECS["queue ggc"]  # a hand-written command (queue mmc is a declared question: no click road)
-    values = body_values(spec.model.model_validate({"arrival_rate": 3.2, "service_rate": 1, "servers": 4}))
+    if not BODIES:
+        pytest.skip("every what-if is a declared question: no click road left")
+    name, body = BODIES[0]  # a hand-written command (a declared question has no click road)
+    spec = SPECS[name]
+    values = body_values(spec.model.model_validate(body))
     first = worker.answer_quick(spec.path, dict(values))  # the call's plan is made once, with click
     command = worker._leaf(spec.path)
 
