@@ -134,6 +134,9 @@ def _one(family_name: str, asked: "Question", params: Any, cpu_speed: float | No
     changes = dict(params) if isinstance(params, Mapping) else {}
     changes.update(given)
     base = params if not isinstance(params, Mapping) else None
+    missing = [spec for spec in asked.input_specs if spec.required and inputs.get(spec.name) is None]
+    if missing:  # the question's own input first: what is asked before what it is asked of
+        raise _needs(asked, missing[0])
     if base is None and not asked.shipped:
         _require_parameters(family_name, asked, changes, cpu_speed)
     _exclusive(family_name, changes)
@@ -328,6 +331,11 @@ def _unaliased(asked: "Question", given: dict[str, Any]) -> dict[str, Any]:
     return out
 
 
+def _needs(question: "Question", spec: Any) -> InputError:
+    return InputError(f"question '{question.command}' needs --{spec.name.replace('_', '-')} ({spec.unit}"
+                      f"{': ' + spec.description if spec.description else ''})")
+
+
 def _require_parameters(family_name: str, asked: "Question", changes: Mapping[str, Any],
                         cpu_speed: float | None) -> None:
     """A question of the planner's own system (``shipped=False``): every parameter given, or a profile."""
@@ -422,8 +430,7 @@ def _input_grid(question: "Question", given: Mapping[str, Any],
         if raw is None:
             raw = spec.sweep(values, {s.name: a for s, a in zip(question.input_specs, axes)})
             if not raw:
-                raise InputError(f"question '{question.command}' needs --{spec.name.replace('_', '-')} ({spec.unit}"
-                                 f"{': ' + spec.description if spec.description else ''})")
+                raise _needs(question, spec)
         if isinstance(raw, str):  # a sweep as typed: 3.2, 1,8,16 or 0:2100:300
             from iosizer.model.family import parse_grid
 

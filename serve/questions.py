@@ -102,15 +102,18 @@ def request_model(family: "Family", question: "Question") -> type[BaseModel]:
     """The pydantic model of ``POST /api/<family>/<question>``'s body, from the declarations."""
     fields: dict[str, Any] = {}
     for spec in question.input_specs:
-        fields[spec.name] = (_Numbers | None, Field(None, description=(
-            f"{spec.description or spec.name} ({spec.unit}); a number, a list or a sweep as text ('1,2,3', "
-            f"'0.5:3.5:0.5'): every combination is answered; default "
-            f"{'none: required' if spec.required else _default(spec)}"),
+        required = spec.required and not question.aliases.get(spec.name)  # an alias may carry it instead
+        fields[spec.name] = (_Numbers if required else _Numbers | None, Field(
+            ... if required else None, description=(
+                f"{spec.description or spec.name} ({spec.unit}); a number, a list or a sweep as text ('1,2,3', "
+                f"'0.5:3.5:0.5'): every combination is answered; default "
+                f"{'none: required' if spec.required else _default(spec)}"),
             json_schema_extra=_extra(spec.unit, spec.bounds)))
     for spec in family.parameters:
         if spec.name in fields:  # a setting the question sweeps as an input: one field
             continue
-        kind: Any = str if spec.parse is not None or spec.choices and isinstance(spec.choices[0], str) else _Number
+        kind: Any = str if spec.parse is not None or spec.choices and isinstance(spec.choices[0], str) else \
+            int if spec.integer else _Number
         if spec.name in question.sweeps:  # one choice, a list of them, '1g,10g' or 'all'
             kind = str | list[str]
         role = "setting" if spec.kind == "setting" else f"parameter ({spec.status}); fixes it"
