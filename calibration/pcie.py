@@ -14,7 +14,7 @@ the model gives them zero loss by construction.
 from __future__ import annotations
 
 from functools import lru_cache
-from typing import Any
+from typing import Any, Mapping
 
 import numpy as np
 
@@ -24,12 +24,10 @@ from iosizer.calibration.profile import Profile
 from iosizer.calibration.shipped import measurement_sha256, read_measurement
 from iosizer.model.registry import declaration
 from iosizer.errors import InputError
-from iosizer.model.pcie import PcieLink, RmwPlatform
+from iosizer.model.pcie import WORST_CASE_BYTES, PcieLink, RmwPlatform, gathered_transfer_bytes  # noqa: F401
 
 LOSSES = "seed001_sec4_losses"
 PATTERNS = "seed001_table2_patterns"
-#: The case the section-4 maxima belong to (highest unaligned frequency).
-WORST_CASE_BYTES = 520
 #: Table 2's case A: the same sectors without their DIF (512 B, two whole 256 B TLPs), the aligned reference.
 ALIGNED_CASE_BYTES = 512
 SEED_CPU = "Xeon E5-2698 v4 (x2)"
@@ -59,6 +57,15 @@ def link_config(labels: dict[str, str] | None = None, completions: str | None = 
     return PcieLink(generation=values["generation"], lanes=values["lanes"], mps_bytes=values["mps_bytes"],
                     header_dw=values["header_dw"], ecrc=bool(values["ecrc"]), dllps_per_tlp=values["dllps_per_tlp"],
                     mrrs_bytes=values["mrrs_bytes"], rcb_bytes=values["rcb_bytes"], completions=split)
+
+
+def complete_values(family: str, values: Mapping[str, Any]) -> dict[str, Any]:
+    """What ``pcie pattern``'s solve reads from the shipped measurements: table 2's published values."""
+    completed = dict(values)
+    if family == "pcie-link":
+        completed["table2"] = {c["case"]: c["unaligned_per_kib"] for c in table2()}
+        completed["table2_composition"] = {c["case"]: c["composition"] for c in table2()}
+    return completed
 
 
 def table2_mps() -> int:
@@ -212,16 +219,6 @@ def published_losses() -> list[dict[str, Any]]:
          "loss_pct": float(r["loss_pct"]), "relation": r["relation"]}
         for r in read_measurement(LOSSES)
     ]
-
-
-def gathered_transfer_bytes(transfer_bytes: int) -> int:
-    """Pattern F generalised: the fewest whole transfers, DIFs gathered at the
-    end, whose size is a multiple of the 64 B line (8 x 520 = 4160)."""
-    from math import gcd
-
-    from iosizer.model.pcie import LINE_BYTES
-
-    return transfer_bytes * (LINE_BYTES // gcd(transfer_bytes, LINE_BYTES))
 
 
 def shipped_profile(family: str, variant: str | None = None) -> Profile:

@@ -77,7 +77,7 @@ class Answer(TableView):
         rows = []
         for i in range(count):
             row = {k: plain(v, i, k in self.integers) for k, v in self.inputs.items()}
-            row.update({k: plain(v, i) for k, v in self.outputs.items()})
+            row.update({k: plain(v, i, k in self.integers) for k, v in self.outputs.items()})
             for key, (low, high) in self.bands.items():
                 row[f"{key}_ci_low"], row[f"{key}_ci_high"] = plain(low, i), plain(high, i)
             row.update({k: plain(v, i) for k, v in self.trailing.items()})
@@ -85,10 +85,13 @@ class Answer(TableView):
         return rows
 
     def to_data(self) -> Any:
-        """One point: its record (unless the question is ``always_list``); a sweep: the list of records."""
+        """One point: its record (unless the question is ``always_list``); a sweep: the list of records; in
+        the question's published shape where it declares one (``Question.shape``)."""
+        asked = declaration(self.family).question(self.question)
         rows = self.records()
-        return rows[0] if len(rows) == 1 and not declaration(self.family).question(self.question).always_list \
-            else rows
+        if asked.shape is not None:
+            rows = asked.shape(rows, self.values)
+        return rows[0] if len(rows) == 1 and not asked.always_list else rows
 
     def to_json(self) -> str:
         """:meth:`to_data` as the CLI prints it (two-space indent, no NaN)."""
@@ -119,7 +122,7 @@ def answer(family_name: str, question: str, params: "Profile | Mapping[str, Any]
     if asked.solve is None:
         raise InputError(f"question '{asked.command}' of family '{family_name}' declares no solve: "
                          f"ask it as a command (iosizer.ask('{asked.command}', ...))")
-    given = _unaliased(asked, given)
+    given = _itemised(asked, _unaliased(asked, given))
     if asked.sweeps:
         return _swept(family_name, asked, params, cpu_speed, percentiles, band, given)
     return _one(family_name, asked, params, cpu_speed, percentiles, band, given)
@@ -137,6 +140,8 @@ def _one(family_name: str, asked: "Question", params: Any, cpu_speed: float | No
     missing = [spec for spec in asked.input_specs if spec.required and inputs.get(spec.name) is None]
     if missing:  # the question's own input first: what is asked before what it is asked of
         raise _needs(asked, missing[0])
+    if base is None:  # no profile: what the question assumes of a parameter left out
+        changes.update({k: v for k, v in asked.defaults.items() if changes.get(k) is None})
     if base is None and not asked.shipped:
         _require_parameters(family_name, asked, changes, cpu_speed)
     _exclusive(family_name, changes)
@@ -151,14 +156,14 @@ def _one(family_name: str, asked: "Question", params: Any, cpu_speed: float | No
 
         chosen = parse_percentiles(percentiles)
 
-    def evaluate(vals: Mapping[str, Any], at: Mapping[str, Any] = arrays) -> dict[str, Any]:
+    def evaluate(vals: Mapping[str, Any], at: Mapping[str, Any] = arrays, tails: bool = True) -> dict[str, Any]:
         out = dict(asked.solve(vals, at))  # type: ignore[misc]
-        if chosen:
-            out.update(asked.percentiles(vals, at, tuple(chosen)))  # type: ignore[misc]
+        if chosen and tails:  # a question whose solve picks its rows: its percentiles at them
+            return _with_tails(asked, out, asked.percentiles(vals, at or out, tuple(chosen)))  # type: ignore[misc]
         return out
 
     solved = evaluate(values)
-    missing = [n for n in asked.output_names if n not in solved]
+    missing = [o.name for o in asked.output_specs if o.name not in solved and not o.optional]
     if missing:
         from iosizer.errors import ConsistencyError
 
@@ -177,22 +182,35 @@ def _one(family_name: str, asked: "Question", params: Any, cpu_speed: float | No
     notes.append(f"values: {used + ' from ' if used else ''}{source}")
     notes += _unrecorded(family_name, base, changes)
     keys = [o.name for o in asked.output_specs if o.band and not o.text and not o.vector and o.name in outputs]
-    keys += [k for k in outputs if k not in asked.output_names]  # percentiles
+    tails = asked.percentile_bands and bool(chosen)
+    keys += [k for k in outputs if k not in asked.output_names] if tails else []  # percentiles
 
     def moved(fitted: Mapping[str, Any]) -> dict[str, Any]:
         # The band's centre is the answer itself (the profile's own values): solved once, not twice.
         unchanged = all(k in values and values[k] is v for k, v in fitted.items())
-        out = solved if unchanged else evaluate({**values, **fitted}, outputs if asked.rows else arrays)
+        out = solved if unchanged else evaluate({**values, **fitted}, outputs if asked.rows else arrays, tails)
         return {k: out[k] for k in keys}
 
     bands = _bands(family_name, asked, profile, moved, outputs, shape, band) if banded and keys else {}
     if bands:
-        notes.append("*_ci_low/_ci_high: " + ("95 % prediction bands: the parameters' uncertainty plus the "
-                                              "fit's residual scatter (where a new measurement lies)"
-                                              if band == "prediction" else
-                                              "95 % bands of the parameters' uncertainty only"))
+        from iosizer.calibration.whatif import band_note
+
+        # Where an end is unbounded (an exact or singular fit) the note says so instead of claiming bands.
+        ends = [{"_ci_low": float(v)} for pair in bands.values() for end in pair for v in np.ravel(end)]
+        notes.append(band_note(ends, "*_ci_low/_ci_high: " + (
+            "95 % prediction bands: the parameters' uncertainty plus the fit's residual scatter (where a new "
+            "measurement lies)" if band == "prediction" else "95 % bands of the parameters' uncertainty only")))
+    integers = {i.name for i in asked.input_specs if i.integer} | {o.name for o in asked.output_specs if o.integer}
     return Answer(family_name, asked.command, {k: v.reshape(-1) for k, v in arrays.items()}, outputs,
-                  bands, tuple(notes), frozenset(i.name for i in asked.input_specs if i.integer), values)
+                  bands, tuple(notes), frozenset(integers), values)
+
+
+def _with_tails(asked: "Question", out: dict[str, Any], tails: Mapping[str, Any]) -> dict[str, Any]:
+    """The solve's outputs with the percentile outputs placed before the first optional or ``only_with``
+    one (the columns that come and go stay last)."""
+    late = {o.name for o in asked.output_specs if o.optional or o.only_with}
+    first = [k for k in out if k not in late]
+    return {**{k: out[k] for k in first}, **tails, **{k: out[k] for k in out if k in late}}
 
 
 def _unrecorded(family_name: str, base: Any, changes: Mapping[str, Any]) -> list[str]:
@@ -278,7 +296,8 @@ def _swept(family_name: str, asked: "Question", params: Any, cpu_speed: float | 
 
 
 def _count(part: Answer) -> int:
-    return len(next(iter(part.inputs.values()))) if part.inputs else 1
+    columns = part.inputs or part.outputs  # no inputs: the rows the solve picked (Question.rows)
+    return len(next(iter(columns.values()))) if columns else 1
 
 
 def _bands(family_name: str, asked: "Question", profile: "Profile", evaluate: Any, outputs: Mapping[str, Any],
@@ -334,6 +353,36 @@ def _unaliased(asked: "Question", given: dict[str, Any]) -> dict[str, Any]:
 def _needs(question: "Question", spec: Any) -> InputError:
     return InputError(f"question '{question.command}' needs --{spec.name.replace('_', '-')} ({spec.unit}"
                       f"{': ' + spec.description if spec.description else ''})")
+def _itemised(asked: "Question", given: dict[str, Any]) -> dict[str, Any]:
+    """``given`` with each list of ``Question.repeated`` laid out: a value per item's parameter and the count
+    setting, or the items joined by commas as the setting of that name."""
+    out = dict(given)
+    for repeated in asked.repeated:
+        items = out.pop(repeated.name, None)
+        if items is None:
+            continue
+        items = list(items) if isinstance(items, (list, tuple)) else [items]
+        if not items:
+            raise InputError(f"{repeated.name}: give at least one value")
+        if repeated.item is None:
+            out[repeated.name] = ",".join(str(item).strip() for item in items)
+            continue
+        if out.get(repeated.count) is not None and out[repeated.count] != len(items):
+            raise InputError(f"{repeated.name} lists {len(items)} values for {repeated.count} {out[repeated.count]}")
+        out[repeated.count] = len(items)
+        out.update({repeated.item(k): item for k, item in enumerate(items, 1)})
+    return out
+
+
+def _parameters(family_name: str, given: Mapping[str, Any]) -> list[Any]:
+    """The family's parameters, those a setting multiplies (a demand per station) included once the
+    settings they need are given."""
+    family = declaration(family_name)
+    try:
+        specs = family.specs({s.name: given[s.name] for s in family.settings if given.get(s.name) is not None})
+    except InputError:  # a setting they need is missing: the declared ones only
+        specs = family.parameters
+    return [spec for spec in specs if spec.kind == "parameter"]
 
 
 def _require_parameters(family_name: str, asked: "Question", changes: Mapping[str, Any],
@@ -341,9 +390,11 @@ def _require_parameters(family_name: str, asked: "Question", changes: Mapping[st
     """A question of the planner's own system (``shipped=False``): every parameter given, or a profile."""
     if cpu_speed is not None:
         raise InputError("--cpu-speed carries a calibrated profile to another CPU: give --profile FILE")
-    for spec in declaration(family_name).parameters:
+    counted = {r.count: r.name for r in asked.repeated if r.count}  # a setting a list's length gives
+    for spec in (*declaration(family_name).settings, *_parameters(family_name, changes)):
         if changes.get(spec.name) is None and (spec.kind == "parameter" or spec.value is None):
-            name = next(iter(asked.aliases.get(spec.name, ())), spec.name)
+            name = counted.get(spec.name, spec.name)
+            name = next(iter(asked.aliases.get(name, ())), name)
             raise InputError(f"Missing option '--{name.replace('_', '-')}' (or give --profile FILE)")
 
 
@@ -362,13 +413,13 @@ def resolve(family_name: str, base: "Profile | None", cpu_speed: float | None,
     if base is not None and not isinstance(base, Profile):
         raise InputError(f"params must be a profile or a mapping of values, got {type(base).__name__}")
     given = {k: v for k, v in changes.items() if v is not None}
-    if base is None and all(spec.name in given for spec in family.parameters if spec.kind == "parameter"):
+    if base is None and all(spec.name in given for spec in _parameters(family_name, given)):
         # Every parameter given: nothing comes from a profile, so the shipped one is not built (no fit runs).
         from iosizer.calibration.profile import declared_profile
 
         settings = {s.name: given[s.name] for s in family.settings if s.name in given}
         profile = declared_profile(family_name, settings, {s.name: given[s.name] for s in
-                                                            family.parameters if s.kind == "parameter"})
+                                                            _parameters(family_name, given)})
         source = "the values given"
     elif base is not None:
         profile, source = _planner_variant(family, base, given), "the planner's profile"
@@ -434,7 +485,7 @@ def _input_grid(question: "Question", given: Mapping[str, Any],
         if isinstance(raw, str):  # a sweep as typed: 3.2, 1,8,16 or 0:2100:300
             from iosizer.model.family import parse_grid
 
-            raw = parse_grid(raw, spec.name.replace("_", "-"))
+            raw = parse_grid(raw, spec.name.replace("_", "-"), spec)
         items = list(np.ravel(np.asarray(raw, dtype=object))) if isinstance(raw, (list, tuple)) or \
             hasattr(raw, "__array__") else [raw]
         if not items:
