@@ -93,6 +93,7 @@ __all__ = [
     "evaluate",
     "loadshare_percentiles",
     "max_throughput",
+    "percentile_errors",
     "policy_curve",
     "port_shares_of",
     "parse_shares",
@@ -1032,7 +1033,7 @@ def _error_region(values: Mapping[str, Any], grid: Mapping[str, np.ndarray], lab
     """The grid's cells for this answer: the seed's scenario at its cores, else every mix off the seed's."""
     policy = grid["policy"] == values["policy"]
     same = (grid[label] == values["mix"]) & (grid["cores"] == int(values["cores"])) & policy
-    return same if values["table"] and same.any() else (~np.isin(grid[label], values["seed_mixes"]) & policy)
+    return same if same.any() else (~np.isin(grid[label], values["seed_mixes"]) & policy)
 
 
 def _mean_error(values: Mapping[str, Any], curve: PolicyCurve) -> np.ndarray | None:
@@ -1056,24 +1057,35 @@ def _curve_percentiles(values: Mapping[str, Any], rows: Mapping[str, np.ndarray]
     """``response_pP_service_times`` and ``_norm`` at the curve's rows (:func:`iosizer.model.percentiles.
     loadshare_percentiles`), and ``response_pP_error_pct`` where the error measured against simulation
     (grid ``loadshare_percentiles``) passes the rule."""
-    from iosizer.data.error_grids import ERROR_RULE_PCT, load
-    from iosizer.model.percentiles import percentile_approximation_error, percentile_key
-
     params, shares, policy = _params_of(values), port_shares_of(values), values["policy"]
     loads = np.asarray(rows["throughput_cores"], dtype=float)
     reference_low = np.asarray(rows["response_service_times"]) / np.asarray(rows["response_norm"])
     out: dict[str, np.ndarray] = {}
     for key, tail in loadshare_percentiles(policy, loads, shares, params, percentiles).items():
         out[f"{key}_service_times"], out[f"{key}_norm"] = tail, tail / reference_low
+    if policy in ("shared", "exclusive"):  # exact: Erlang C per port group
+        return out
+    top = max_throughput(policy, np.asarray(shares, dtype=float) / np.sum(shares), params)
+    return {**out, **percentile_errors(values, loads / top, percentiles)}
+
+
+def percentile_errors(values: Mapping[str, Any], load_fractions: Any,
+                      percentiles: Sequence[float]) -> dict[str, np.ndarray]:
+    """``response_pP_error_pct`` at each load (a fraction of the policy's maximum) where the percentile's error
+    measured against simulation (grid ``loadshare_percentiles``) passes the rule somewhere: the seed's scenario
+    (``values["mix"]``) at its cores, else the worst of the mixes measured off the seed's scenarios."""
+    from iosizer.data.error_grids import ERROR_RULE_PCT, load
+    from iosizer.model.percentiles import percentile_approximation_error, percentile_key
+
     grid = load("loadshare_percentiles")
     region = _error_region(values, grid, "scenario")
-    if policy in ("shared", "exclusive") or not region.any():
-        return out
+    if not region.any():
+        return {}
     subset = {key: column[region] for key, column in grid.items()}
-    top = max_throughput(policy, np.asarray(shares, dtype=float) / np.sum(shares), params)
+    out: dict[str, np.ndarray] = {}
     for p in percentiles:
         error = np.array([percentile_approximation_error(subset, {"load_fraction": float(f), "percentile": p})
-                          for f in loads / top])
+                          for f in np.atleast_1d(load_fractions)])
         if np.any(np.abs(error) > ERROR_RULE_PCT):
             out[f"response_{percentile_key(p)}_error_pct"] = error
     return out
