@@ -137,14 +137,23 @@ def _one(family_name: str, asked: "Question", params: Any, cpu_speed: float | No
     changes = dict(params) if isinstance(params, Mapping) else {}
     changes.update(given)
     base = params if not isinstance(params, Mapping) else None
+    own = _own_settings(family_name, asked, changes, base)
+    for spec in asked.input_specs:
+        clash = [n for n in spec.reads if inputs.get(spec.name) is not None and own.get(n) is not None]
+        if clash:
+            raise InputError(f"give --{spec.name.replace('_', '-')} or --{clash[0].replace('_', '-')}, not both")
     if base is None:  # no profile: what the question assumes of a parameter left out
         changes.update({k: v for k, v in asked.defaults.items() if changes.get(k) is None})
     if base is None and not asked.shipped:
         _require_parameters(family_name, asked, changes, cpu_speed)
     _exclusive(family_name, changes)
-    values, profile, source = resolve(family_name, base, cpu_speed, changes)
+    if base is None and asked.takes == () and not any(v is not None for v in changes.values()):
+        values, profile, source = {}, None, "the values given"  # no parameter of the family: no profile
+    else:
+        values, profile, source = resolve(family_name, base, cpu_speed, changes)
+    values.update(own)
     arrays = _input_grid(asked, inputs, values)
-    banded = asked.shipped_bands or base is not None or cpu_speed is not None
+    banded = profile is not None and (asked.shipped_bands or base is not None or cpu_speed is not None)
     chosen: list[float] = []
     if percentiles:
         if asked.percentiles is None:
@@ -347,6 +356,37 @@ def _unaliased(asked: "Question", given: dict[str, Any]) -> dict[str, Any]:
     return out
 
 
+def _own_settings(family_name: str, asked: "Question", changes: dict[str, Any], base: "Profile | None") -> dict[str, Any]:
+    """The question's own settings (``Question.settings``, popped from ``changes`` and checked; a required one
+    missing is an error) and the values it fixes (``Question.fixed``: a family setting goes into ``changes``,
+    refused against a profile calibrated at another value). A family option the question does not take is
+    refused: it would be silently ignored."""
+    names = {spec.name for spec in declaration(family_name).parameters}
+    for name, value in changes.items():
+        if (name in names or name in asked.fixed) and value is not None:
+            asked.option(declaration(family_name).parameters, name)  # an InputError naming it if not taken
+    own = {}
+    for spec in asked.settings:
+        value = changes.pop(spec.name, None)
+        if value is None:
+            value = spec.value
+        if value is None and spec.name in asked.optional:
+            continue
+        if value is None:
+            raise InputError(f"Missing option '--{spec.name.replace('_', '-')}' ({spec.description or spec.unit})")
+        own[spec.name] = spec.check(value, spec.name)
+    for name, value in asked.fixed.items():
+        if name not in names:
+            own[name] = value
+            continue
+        held = None if base is None else base.options.get(name)
+        if held is not None and held != value:
+            raise InputError(f"the profile was calibrated with {name} = {held}; {asked.command} fixes "
+                             f"{name} = {value}")
+        changes[name] = value
+    return own
+
+
 def _itemised(asked: "Question", given: dict[str, Any]) -> dict[str, Any]:
     """``given`` with each list of ``Question.repeated`` laid out: a value per item's parameter and the count
     setting, or the items joined by commas as the setting of that name."""
@@ -386,6 +426,8 @@ def _require_parameters(family_name: str, asked: "Question", changes: Mapping[st
         raise InputError("--cpu-speed carries a calibrated profile to another CPU: give --profile FILE")
     counted = {r.count: r.name for r in asked.repeated if r.count}  # a setting a list's length gives
     for spec in (*declaration(family_name).settings, *_parameters(family_name, changes)):
+        if (asked.takes is not None and spec.name not in asked.takes) or spec.name in asked.fixed:
+            continue  # not an option of this question
         if changes.get(spec.name) is None and (spec.kind == "parameter" or spec.value is None):
             name = counted.get(spec.name, spec.name)
             name = next(iter(asked.aliases.get(name, ())), name)

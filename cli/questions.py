@@ -76,7 +76,7 @@ def _options(family: "Family", question: "Question") -> list[inspect.Parameter]:
         params.append(inspect.Parameter(repeated.name, keyword, default=None, annotation=Annotated[
             list[str] | None, typer.Option(*_flags(question, repeated.name), metavar="VALUE",
                                            help=repeated.description + _aka(question, repeated.name))]))
-    for spec in family.parameters:
+    for spec in question.options(family.parameters):
         if spec.name in listed or spec.name in question.input_names:  # one option for each name
             continue
         if spec.switch:  # on/off: a flag, as --ecrc always was
@@ -140,7 +140,7 @@ def given_values(family: "Family", question: "Question", given: dict[str, Any]) 
         if name in question.sweeps:  # the answer parses its choices (1g,10g or all)
             values[name] = text
             continue
-        spec = question.input(name) if name in inputs else family.spec(name)
+        spec = question.input(name) if name in inputs else question.option(family.parameters, name)
         values[name] = parse_grid(text, name.replace("_", "-"), spec) if name in inputs else \
             spec.check(text, _flag(name))
     profile = None

@@ -430,6 +430,9 @@ class Input:
 
     #: An input takes numbers only (settings carry the named choices).
     choices: tuple[Any, ...] = ()
+    #: The question's own settings a computed default reads (``queue erlang``'s offered load from
+    #: ``arrival_rate``): giving the input and one of them is refused, as one of the two would be ignored.
+    reads: tuple[str, ...] = ()
 
     def __post_init__(self) -> None:
         low, high = self.bounds
@@ -645,6 +648,12 @@ class Question:
     - ``shipped``: whether the family's shipped profile answers when the planner gives
       neither a profile nor every parameter (False: a question of the planner's own
       system, such as an M/M/c queue of given service rate, needs them given);
+    - ``takes``: the family's parameters and settings it offers as options (None: all); ``fixed``:
+      values it fixes (``{"servers": 1}``); ``settings``: options of its own (``ParameterSpec``s, such as
+      a G/G/c queue's ``arrival_scv``) handed to ``solve`` in ``values``; ``scenario=False`` leaves it out
+      of the family's scenario table (a variant that the table's values would not fit); ``optional``:
+      own settings that may be left out; a question with ``takes=()`` asked without a profile is answered
+      from its inputs alone (no profile is built: ``queue erlang``);
     - a note may be a callable ``(values, outputs) -> str | None``: a line that depends
       on the values used or on what was computed (percentile keys among the outputs);
     - ``repeated``: lists given one item at a time (:class:`Repeated`), a repeatable flag and an
@@ -720,6 +729,20 @@ class Question:
     sweeps: tuple[str, ...] = ()
     shipped_bands: bool = True
     always_list: bool = False
+    #: The family's parameters and settings the question offers as options (None: every one).
+    takes: tuple[str, ...] | None = None
+    #: Values the question fixes: a family setting (an M/M/1 queue is family mmc's with ``servers`` 1; a
+    #: profile calibrated at another value is refused) or a value handed to ``solve`` as it is.
+    fixed: Mapping[str, Any] = field(default_factory=dict)
+    #: The question's own settings (``ParameterSpec``, kind "setting"): options beside the family's, checked
+    #: by their declarations and handed to ``solve`` in ``values``; one without a value is required. They
+    #: are not the family's: ``iosizer params`` and calibration do not list them.
+    settings: tuple[ParameterSpec, ...] = ()
+    #: Whether the family's scenario table (``[<family>]``) answers it at the table's values.
+    scenario: bool = True
+    #: Own ``settings`` without a value that may be left out (absent from ``values``: a computed input
+    #: default reads them, ``queue erlang``'s ``arrival_rate``); others without a value are required.
+    optional: tuple[str, ...] = ()
 
     def __post_init__(self) -> None:
         if self.solve is None:
@@ -782,6 +805,19 @@ class Question:
             if spec.name == name:
                 return spec
         raise InputError(f"question '{self.command}' has no input '{name}'")
+
+    def options(self, family_specs: "tuple[ParameterSpec, ...]") -> "tuple[ParameterSpec, ...]":
+        """The parameters and settings the question takes as options: the family's it takes (``takes``,
+        less the ``fixed``), then its own ``settings``."""
+        return tuple(s for s in family_specs if (self.takes is None or s.name in self.takes)
+                     and s.name not in self.fixed) + self.settings
+
+    def option(self, family_specs: "tuple[ParameterSpec, ...]", name: str) -> "ParameterSpec":
+        for spec in self.options(family_specs):
+            if spec.name == name:
+                return spec
+        raise InputError(f"question '{self.command}' takes no {name}"
+                         + (f" (it fixes {name} = {self.fixed[name]})" if name in self.fixed else ""))
 
 
 #: values (parameters and settings by name) and input arrays -> output arrays.

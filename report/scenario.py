@@ -968,7 +968,7 @@ def _declared_tables() -> list[Family]:
     answered = {name for table in _TABLES.values() for name in table.profiles}  # [pcie] answers rmw, pcie-link
     for name in family_names():
         declared = declaration(name)
-        questions = [q for q in declared.questions if q.answerable]
+        questions = [q for q in declared.questions if q.answerable and q.scenario]
         if questions and name not in _TABLES and name not in answered:
             tables.append(Family(name, _declared_section(declared, questions), _declared_evaluator(name, questions),
                                  declared.summary, (name,)))

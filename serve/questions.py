@@ -110,7 +110,7 @@ def request_model(family: "Family", question: "Question") -> type[BaseModel]:
     for repeated in question.repeated:  # a list, one item per element (a demand per station)
         kind = _NumberList if repeated.item is not None else list[str] | str
         fields[repeated.name] = (kind | None, Field(None, description=f"{repeated.description}: a list"))
-    for spec in family.parameters:
+    for spec in question.options(family.parameters):
         if spec.name in fields:  # a setting the question sweeps as an input, a list: one field
             continue
         kind: Any = str if spec.parse is not None or spec.choices and isinstance(spec.choices[0], str) else _Number
@@ -228,7 +228,7 @@ def describe(family: "Family", question: "Question") -> dict[str, Any]:
                     spec.unit, spec.bounds, required=spec.required) for spec in question.input_specs]
     listed = {r.name for r in question.repeated}
     fields += [entry(r.name, "number" if r.item is not None else "text", r.description, True) for r in question.repeated]
-    for spec in family.parameters:
+    for spec in question.options(family.parameters):
         if spec.name in listed or spec.name in question.input_names:
             continue
         named = bool(spec.choices) and isinstance(spec.choices[0], str)

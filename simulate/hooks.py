@@ -37,14 +37,18 @@ def simulate_curve(values: Mapping[str, Any], inputs: Mapping[str, Any], *, run_
 SIMULATED = {("device", "curve"): simulate_curve}
 
 
-def _mmc_percentiles(values: Mapping[str, Any], inputs: Mapping[str, Any],
-                     percentiles: tuple[float, ...]) -> tuple[list[dict[str, Any]], str]:
-    """``queue mmc --simulate``: the M/M/c queue simulated at each arrival rate (Kiefer-Wolfowitz in numpy)."""
+def _open_queue_percentiles(values: Mapping[str, Any], inputs: Mapping[str, Any],
+                            percentiles: tuple[float, ...]) -> tuple[list[dict[str, Any]], str]:
+    """``queue mmc`` (mm1, mg1, md1, ggc) ``--simulate``: the G/G/c queue of the answer's values (a question's
+    ``arrival_scv``/``service_scv``, else 1: Poisson, exponential) simulated at each arrival rate (Lindley or
+    Kiefer-Wolfowitz in numpy)."""
     from iosizer.simulate.answered import open_simulated_note, open_simulation
 
     servers = int(values["servers"])
-    run = open_simulation(float(values["service_rate_per_s"]), servers, 1.0, 1.0, percentiles)
-    return [run(rate) for rate in np.asarray(inputs["arrival_rate"]).reshape(-1)], open_simulated_note(servers, 1.0, 1.0)
+    arrival_scv, service_scv = float(values.get("arrival_scv", 1.0)), float(values.get("service_scv", 1.0))
+    run = open_simulation(float(values["service_rate_per_s"]), servers, arrival_scv, service_scv, percentiles)
+    return ([run(rate) for rate in np.asarray(inputs["arrival_rate"]).reshape(-1)],
+            open_simulated_note(servers, arrival_scv, service_scv))
 
 
 def _mva_percentiles(values: Mapping[str, Any], inputs: Mapping[str, Any],
@@ -62,7 +66,9 @@ def _mva_percentiles(values: Mapping[str, Any], inputs: Mapping[str, Any],
 
 
 #: (family, question) -> its percentile simulation (see ``Question.simulate_percentiles``).
-SIMULATED_PERCENTILES = {("mmc", "queue mmc"): _mmc_percentiles, ("closed-network", "queue mva"): _mva_percentiles}
+SIMULATED_PERCENTILES = {("closed-network", "queue mva"): _mva_percentiles,
+                         **{("mmc", f"queue {name}"): _open_queue_percentiles
+                            for name in ("mmc", "mm1", "mg1", "md1", "ggc")}}
 
 
 def _loadshare_curve(answer: Any) -> Any:
