@@ -45,6 +45,7 @@ __all__ = [
     "access_pattern",
     "ack_limit_symbols",
     "link_bandwidth",
+    "link_of",
     "posted_tlps_in_flight",
     "read_split",
     "rmw_throughput",
@@ -781,10 +782,15 @@ _WHOLE = frozenset({"tlps_per_transfer", "tlp_overhead_bytes", "cpl_overhead_byt
 
 def _whole(row: dict, keys: tuple[str, ...]) -> dict:
     """``keys`` of a generic record, whole counts as int (the record holds every number as a float)."""
-    return {k: (int(row[k]) if k in _WHOLE and row[k] is not None else row[k]) for k in keys}
+    return {k: _value(row, k) for k in keys}
 
 
-def _link_of(values) -> PcieLink:
+def _value(row: dict, key: str) -> Any:
+    return int(row[key]) if key in _WHOLE and row[key] is not None else row[key]
+
+
+def link_of(values) -> PcieLink:
+    """The link of a family's values (settings by name; the link's own lanes)."""
     return _link(values).model_copy(update={"completions": values.get("completions", COMPLETIONS.value)})
 
 
@@ -795,7 +801,7 @@ _LINK_OUT = ("raw_gbyte_s", "effective_gbyte_s", "effective_gbit_s", "tlps_per_t
 
 def _link_question(values, inputs):
     """``pcie link``: :func:`link_bandwidth` at each transfer size."""
-    link = _link_of(values)
+    link = link_of(values)
     sizes = np.asarray(inputs["transfer_bytes"])
     found = [link_bandwidth(link, int(size), values.get("direction", DIRECTION.value)) for size in sizes.ravel()]
     out = {k: np.asarray([getattr(f, k) for f in found], dtype=np.float64).reshape(sizes.shape) for k in _LINK_OUT}
@@ -804,26 +810,23 @@ def _link_question(values, inputs):
     return out
 
 
+#: ``pcie link``'s published keys in order: the link used (from the values), the transfer, the answer, the
+#: deprecated ``*_gbps`` names beside their ``_gbyte_s`` keys, the effective bandwidth's band last.
+_LINK_USED = ("generation", "lanes", "mps_bytes", "direction", "mrrs_bytes", "rcb_bytes", "completions")
+_LINK_KEYS = (*_LINK_USED[:3], "transfer_bytes", *_LINK_USED[3:], *_LINK_OUT[:3], "raw_gbps", "effective_gbps",
+              *_LINK_OUT[3:5], "tlp_overhead_bytes", "cpl_overhead_bytes", *_LINK_OUT[5:],
+              "effective_gbyte_s_ci_low", "effective_gbyte_s_ci_high")
+_OLD_LINK_KEYS = {"raw_gbps": "raw_gbyte_s", "effective_gbps": "effective_gbyte_s"}
+
+
 def _link_shape(records, values):
-    """The published ``pcie link`` record: the link used, then the answer (deprecated ``*_gbps`` beside their
-    ``_gbyte_s`` keys), the effective bandwidth's band last."""
-    shaped = []
-    for row in records:
-        out = {k: values[k] for k in ("generation", "lanes", "mps_bytes")}
-        out["transfer_bytes"] = row["transfer_bytes"]
-        out.update({k: values[k] for k in ("direction", "mrrs_bytes", "rcb_bytes", "completions")})
-        out.update(_whole(row, ("raw_gbyte_s", "effective_gbyte_s", "effective_gbit_s")))
-        out.update(raw_gbps=row["raw_gbyte_s"], effective_gbps=row["effective_gbyte_s"])  # deprecated aliases
-        out.update(_whole(row, ("tlps_per_transfer", "efficiency_pct", "tlp_overhead_bytes", "cpl_overhead_bytes",
-                                "read_requests_per_transfer", "completions_per_transfer", "tx_utilization",
-                                "rx_utilization", "tx_dllp_share_pct", "rx_dllp_share_pct")))
-        out.update({k: row[k] for k in ("effective_gbyte_s_ci_low", "effective_gbyte_s_ci_high") if k in row})
-        shaped.append(out)
-    return shaped
+    """The published ``pcie link`` record (:data:`_LINK_KEYS`)."""
+    return [{k: values[k] if k in _LINK_USED else _value(row, _OLD_LINK_KEYS.get(k, k))
+             for k in _LINK_KEYS if k in _LINK_USED or _OLD_LINK_KEYS.get(k, k) in row} for row in records]
 
 
 def _link_notes(values, outputs):
-    link = _link_of(values)
+    link = link_of(values)
     limit = ack_limit_symbols(link.generation, link.lanes, link.mps_bytes)
     return (f"per TLP: {link.tlp_overhead_bytes} B (MWr/MRd) or {link.cpl_overhead_bytes} B (CplD) of header, DLL "
             "and framing; SKP ordered sets deducted\n"
@@ -945,12 +948,14 @@ RMW_DEPRECATED_KEYS = {"throughput_gbps": "throughput_gbyte_s", "aligned_through
 
 
 def _rmw_shape(records, values):
-    """The published ``pcie rmw`` records (always a list): the mitigation's keys where one is asked, the error
+    """The published ``pcie rmw`` records (always a list; ``transfer_bytes`` after ``lanes`` when several sizes
+    are asked): the mitigation's keys where one is asked, the error
     keys where stated, the deprecated ``*_gbps`` names of the ``*_gbyte_s`` keys, then the throughput's and
     the loss's 95 % bands where a profile bounds them."""
     shaped = []
+    sizes = ("transfer_bytes",) if len({row["transfer_bytes"] for row in records}) > 1 else ()  # a sweep of sizes
     for row in records:
-        out = _whole(row, ("lanes", "ports", "throughput_gbyte_s", "aligned_throughput_gbyte_s", "loss_pct",
+        out = _whole(row, ("lanes", *sizes, "ports", "throughput_gbyte_s", "aligned_throughput_gbyte_s", "loss_pct",
                            "rmw_utilization"))
         if values.get("mitigation", "none") != "none":
             out["mitigation"] = values["mitigation"]
