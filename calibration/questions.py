@@ -202,9 +202,8 @@ def resolve(family_name: str, base: "Profile | None", cpu_speed: float | None,
         _no_variant(family, given)
         profile, source = base, "the planner's profile"
     else:
-        variant = _variant(family, given)
-        profile = shipped(family_name, variant)
-        source = f"shipped '{family_name}' profile" + (f" ({variant})" if variant else "")
+        # A variant setting given (an FC speed) picks that shipped profile; the note names it as given.
+        profile, source = shipped(family_name, _variant(family, given)), f"shipped '{family_name}' profile"
     if profile.model != family_name:
         raise ProfileError(f"profile is for family '{profile.model}', not '{family_name}'")
     if cpu_speed is not None:
@@ -244,6 +243,7 @@ def _input_grid(question: "Question", given: Mapping[str, Any],
     axes = []
     for spec in question.input_specs:
         raw = given.get(spec.name)
+        computed = raw is None and callable(spec.default)
         if raw is None:
             raw = spec.sweep(values, {s.name: a for s, a in zip(question.input_specs, axes)})
             if not raw:
@@ -253,7 +253,9 @@ def _input_grid(question: "Question", given: Mapping[str, Any],
             hasattr(raw, "__array__") else [raw]
         if not items:
             raise InputError(f"{spec.name}: give at least one value")
-        axes.append(np.asarray([spec.check(v, spec.name) for v in items], dtype=np.float64))
+        # A computed default's NaN leaves the point to the solve (at the values it is evaluated at).
+        axes.append(np.asarray([v if computed and _nan(v) else spec.check(v, spec.name) for v in items],
+                               dtype=np.float64))
     if not axes:
         return {}
     count = int(np.prod([len(a) for a in axes]))
@@ -262,6 +264,10 @@ def _input_grid(question: "Question", given: Mapping[str, Any],
                          f"combinations of its inputs, more than {MAX_POINTS}")
     grids = np.meshgrid(*axes, indexing="ij")
     return {spec.name: grid for spec, grid in zip(question.input_specs, grids)}
+
+
+def _nan(value: Any) -> bool:
+    return isinstance(value, float) and value != value
 
 
 def _unit_after(unit: str) -> str:

@@ -253,7 +253,7 @@ COMMANDS: dict[str, tuple[str, str]] = {
                 "Throughput lost to added I/O latency: DMA devices, OLTP curve, budgets, switch tiers (seed 000)."),
     "pcie": ("iosizer.cli.pcie:app",
              "PCIe write path: link bandwidth, 64-byte-unaligned accesses, RMW contention (seed 001)."),
-    "hba": ("iosizer.cli.hba:app",
+    "hba": ("iosizer.cli.questions:family_group()",
             "Shared FC ports: HBA-core saturation, tenant isolation, response (seed 002)."),
     "loadshare": ("iosizer.cli.loadshare:app",
                   "Which policy spreads storage-port queues over cores best (seed 003)."),

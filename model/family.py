@@ -316,7 +316,9 @@ class Input:
     declared before this one (given or defaulted). It runs once per answer,
     before the grid is built (hba: LPAR2's load swept from 0 up to the port's
     ceiling, which depends on the port and the block size); its docstring's
-    first line is the default's text in help and the API's schema.
+    first line is the default's text in help and the API's schema. It may
+    return NaN: the point is then left to the solve, which decides at the
+    values it is evaluated at, a band's included (hba: LPAR1 at its limit).
     """
 
     name: str
