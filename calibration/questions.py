@@ -49,6 +49,8 @@ class Answer(TableView):
     notes: tuple[str, ...] = ()
     integers: frozenset[str] = frozenset()
     values: Mapping[str, Any] = field(default_factory=dict)
+    #: Columns after the bands (``--simulate``'s ``<key>_model``, ``_sim_low``, ``_sim_high``).
+    trailing: Mapping[str, Any] = field(default_factory=dict)
 
     def records(self) -> list[dict[str, Any]]:
         """One dict per point: inputs, outputs, then ``<output>_ci_low`` / ``_ci_high``; None where the
@@ -70,6 +72,7 @@ class Answer(TableView):
             row.update({k: plain(v, i) for k, v in self.outputs.items()})
             for key, (low, high) in self.bands.items():
                 row[f"{key}_ci_low"], row[f"{key}_ci_high"] = plain(low, i), plain(high, i)
+            row.update({k: plain(v, i) for k, v in self.trailing.items()})
             rows.append(row)
         return rows
 
@@ -109,10 +112,13 @@ def answer(family_name: str, question: str, params: "Profile | Mapping[str, Any]
     if asked.solve is None:
         raise InputError(f"question '{asked.command}' of family '{family_name}' declares no solve: "
                          f"ask it as a command (iosizer.ask('{asked.command}', ...))")
+    given = _unaliased(asked, given)
     inputs = {k: given.pop(k) for k in list(given) if k in asked.input_names}
     changes = dict(params) if isinstance(params, Mapping) else {}
     changes.update(given)
     base = params if not isinstance(params, Mapping) else None
+    if base is None and not asked.shipped:
+        _require_parameters(family_name, asked, changes, cpu_speed)
     values, profile, source = resolve(family_name, base, cpu_speed, changes)
     arrays = _input_grid(asked, inputs, values)
     chosen: list[float] = []
@@ -142,7 +148,9 @@ def answer(family_name: str, question: str, params: "Profile | Mapping[str, Any]
                for k, v in solved.items()}
     used = ", ".join(f"{spec.name} = {values[spec.name]:.6g}{_unit_after(spec.unit)}" for spec in declaration(family_name)
                      .specs(values) if spec.kind == "parameter" and isinstance(values.get(spec.name), (int, float)))
-    notes = list(asked.notes) + [f"values: {used + ' from ' if used else ''}{source}"]
+    notes = [n for n in (note if isinstance(note, str) else note(values, outputs) for note in asked.notes) if n]
+    notes.append(f"values: {used + ' from ' if used else ''}{source}")
+
     def moved(fitted: Mapping[str, Any]) -> dict[str, Any]:
         # The band's centre is the answer itself (the profile's own values): solved once, not twice.
         unchanged = all(k in values and values[k] is v for k, v in fitted.items())
@@ -169,10 +177,36 @@ def _bands(family_name: str, asked: "Question", profile: "Profile", evaluate: An
     if not any(e.vary for e in profile.parameters.values()):
         return {}
     measured = {c.name for c in declaration(family_name).columns.observed}
-    raw = propagate(profile, evaluate, band, {k: k for k in outputs if k in measured})
+    predicts = {o.name: o.measured or o.name for o in asked.output_specs}
+    raw = propagate(profile, evaluate, band, {k: predicts.get(k, k) for k in outputs if predicts.get(k, k) in measured})
     words = set(asked.text_outputs)  # never banded
     return {k: tuple(np.broadcast_to(np.asarray(end, dtype=np.float64), shape).reshape(-1) for end in raw[k])
             for k in outputs if k in raw and k not in words}
+
+
+def _unaliased(asked: "Question", given: dict[str, Any]) -> dict[str, Any]:
+    """``given`` with each older name of an input or parameter (``Question.aliases``) under its declared name."""
+    out = dict(given)
+    for name, olds in asked.aliases.items():
+        for old in olds:
+            if out.get(old) is None:
+                out.pop(old, None)
+                continue
+            if out.get(name) is not None:
+                raise InputError(f"{old} is the older name of {name}: give one of them")
+            out[name] = out.pop(old)
+    return out
+
+
+def _require_parameters(family_name: str, asked: "Question", changes: Mapping[str, Any],
+                        cpu_speed: float | None) -> None:
+    """A question of the planner's own system (``shipped=False``): every parameter given, or a profile."""
+    if cpu_speed is not None:
+        raise InputError("--cpu-speed carries a calibrated profile to another CPU: give --profile FILE")
+    for spec in declaration(family_name).parameters:
+        if changes.get(spec.name) is None and (spec.kind == "parameter" or spec.value is None):
+            name = next(iter(asked.aliases.get(spec.name, ())), spec.name)
+            raise InputError(f"Missing option '--{name.replace('_', '-')}' (or give --profile FILE)")
 
 
 def resolve(family_name: str, base: "Profile | None", cpu_speed: float | None,
@@ -247,8 +281,12 @@ def _input_grid(question: "Question", given: Mapping[str, Any],
         if raw is None:
             raw = spec.sweep(values, {s.name: a for s, a in zip(question.input_specs, axes)})
             if not raw:
-                raise InputError(f"question '{question.command}' needs {spec.name} ({spec.unit}"
+                raise InputError(f"question '{question.command}' needs --{spec.name.replace('_', '-')} ({spec.unit}"
                                  f"{': ' + spec.description if spec.description else ''})")
+        if isinstance(raw, str):  # a sweep as typed: 3.2, 1,8,16 or 0:2100:300
+            from iosizer.model.family import parse_grid
+
+            raw = parse_grid(raw, spec.name.replace("_", "-"))
         items = list(np.ravel(np.asarray(raw, dtype=object))) if isinstance(raw, (list, tuple)) or \
             hasattr(raw, "__array__") else [raw]
         if not items:

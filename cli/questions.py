@@ -50,6 +50,16 @@ def _unit_text(unit: str) -> str:
     return "" if unit in NOT_UNITS else f" ({unit})"
 
 
+def _flags(question: "Question", name: str) -> tuple[str, ...]:
+    """The option's flags: its declared name, then the older names the question keeps (``aliases``)."""
+    return (_flag(name), *(_flag(old) for old in question.aliases.get(name, ())))
+
+
+def _aka(question: "Question", name: str) -> str:
+    olds = question.aliases.get(name, ())
+    return f" (also {', '.join(_flag(o) for o in olds)}: the older name, deprecated)" if olds else ""
+
+
 def _options(family: "Family", question: "Question") -> list[inspect.Parameter]:
     """The command's parameters: inputs, settings, parameters, then the options every what-if takes."""
     keyword = inspect.Parameter.KEYWORD_ONLY
@@ -59,7 +69,8 @@ def _options(family: "Family", question: "Question") -> list[inspect.Parameter]:
         text = (f"{spec.description or spec.name}{_unit_text(spec.unit)}; a list 1,2,3 or a range "
                 f"start:stop:step sweeps it.{default}")
         params.append(inspect.Parameter(spec.name, keyword, default=None, annotation=Annotated[
-            str | None, typer.Option(_flag(spec.name), metavar="VALUES", help=text)]))
+            str | None, typer.Option(*_flags(question, spec.name), metavar="VALUES", help=text + _aka(question,
+                                                                                                      spec.name))]))
     for spec in family.parameters:
         if spec.kind == "setting":
             shown = "" if spec.value is None else f" [default: {spec.value}]"
@@ -68,11 +79,12 @@ def _options(family: "Family", question: "Question") -> list[inspect.Parameter]:
             text = (f"{spec.description or spec.name}{_unit_text(spec.unit)}; fixes it (default: the profile's, "
                     f"{spec.status})")
         params.append(inspect.Parameter(spec.name, keyword, default=None, annotation=Annotated[
-            str | None, typer.Option(_flag(spec.name), metavar="TEXT" if spec.choices and isinstance(
-                spec.choices[0], str) else "NUMBER", help=text)]))
+            str | None, typer.Option(*_flags(question, spec.name), metavar="TEXT" if spec.choices and isinstance(
+                spec.choices[0], str) else "NUMBER", help=text + _aka(question, spec.name))]))
+    fallback = "the shipped one." if question.shipped else "none (give every parameter)."
     params.append(inspect.Parameter("profile", keyword, default=None, annotation=Annotated[
         Path | None, typer.Option("--profile", help=f"A '{family.name}' profile (iosizer calibrate) to take "
-                                                    "parameters from; default: the shipped one.")]))
+                                                    f"parameters from; default: {fallback}")]))
     params.append(inspect.Parameter("cpu_speed", keyword, default=None, annotation=Annotated[
         float | None, typer.Option("--cpu-speed", help="Carry the profile to a CPU of this relative per-core "
                                                        "speed (the band widens).")]))
@@ -81,6 +93,12 @@ def _options(family: "Family", question: "Question") -> list[inspect.Parameter]:
         params.append(inspect.Parameter("percentile", keyword, default=None, annotation=Annotated[
             list[float] | None, typer.Option("--percentile", metavar="P",
                                                  help="Also the P-th percentile (repeatable).")]))
+    from iosizer.simulate.hooks import simulates
+
+    if simulates(family.name, question):
+        from iosizer.cli.tails import SimulateOption
+
+        params.append(inspect.Parameter("simulate", keyword, default=False, annotation=SimulateOption))
     params.append(inspect.Parameter("output_format", keyword, default=OutputFormat.table, annotation=FormatOption))
     params.append(inspect.Parameter("plot", keyword, default=None, annotation=PlotOption))
     return params
@@ -119,9 +137,10 @@ def question_command(family: "Family", question: "Question") -> Any:
         cpu_speed = given.pop("cpu_speed")
         percentiles = given.pop("percentile", None)
         band = given.pop("band").value
+        simulate = given.pop("simulate", False)
         values, profile = given_values(family, question, {**given, "profile": profile_path})
         answer = iosizer.family(family.name).ask(question.command, profile, cpu_speed=cpu_speed,
-                                                 percentiles=percentiles, band=band, **values)
+                                                 percentiles=percentiles, band=band, simulate=simulate, **values)
         emit(_report(family, question, answer), output_format, plot)
 
     command.__signature__ = inspect.Signature(_options(family, question))  # type: ignore[attr-defined]
@@ -163,9 +182,9 @@ def _panels(question: "Question", answer: "Answer", records: list[dict[str, Any]
     return panels
 
 
-def _questions(family: "Family") -> list["Question"]:
-    """The declared questions under the family's own name (``iosizer <family> <question>``)."""
-    return [q for q in family.questions if q.answerable and q.path(family.name)[0] == family.name]
+def _questions(family: "Family", group: str | None = None) -> list["Question"]:
+    """The declared questions under ``group`` (default: the family's own name: ``iosizer <family> <question>``)."""
+    return [q for q in family.questions if q.answerable and q.path(family.name)[0] == (group or family.name)]
 
 
 def _group(family: "Family", questions: list["Question"], text: str | None = None) -> Any:
@@ -219,12 +238,13 @@ class _LazyFamily(LazyTyperGroup):
         super().format_help(ctx, formatter)
 
 
-def attach(name: str, group: Any) -> None:
-    """Add family ``name``'s declared questions to an existing click group, never replacing a command."""
+def attach(name: str, group: Any, group_name: str | None = None) -> None:
+    """Add family ``name``'s declared questions under ``group_name`` (default: the family's name) to an existing
+    click group, never replacing a command."""
     from iosizer.model.registry import declaration
 
     family = declaration(name)
-    new = [q for q in _questions(family) if q.path(name)[-1] not in group.commands]
+    new = [q for q in _questions(family, group_name) if q.path(name)[-1] not in group.commands]
     if new:
         from iosizer.cli.lazy import adopt
 
@@ -234,7 +254,7 @@ def attach(name: str, group: Any) -> None:
 def resolve(root: Any, name: str, command: Any) -> Any:
     """The root group's command ``name``: a plugin family's generated group when no command has the name;
     an existing group named after a built-in family gets that family's questions when it is first used."""
-    from iosizer.model.registry import BUILTIN_FAMILIES
+    from iosizer.model.registry import BUILTIN_FAMILIES, BUILTIN_GROUPS
 
     if command is None:
         if name not in group_names():
@@ -242,7 +262,8 @@ def resolve(root: Any, name: str, command: Any) -> Any:
         command = _LazyFamily(name)
         root.add_command(command, name)
         return command
-    if name in BUILTIN_FAMILIES and hasattr(command, "add_command") and not hasattr(command, "_iosizer_lazy"):
+    if (name in BUILTIN_FAMILIES or name in BUILTIN_GROUPS) and hasattr(command, "add_command") \
+            and not hasattr(command, "_iosizer_lazy"):
         _attach_when_used(name, command)
     return command
 
@@ -254,9 +275,12 @@ def _attach_when_used(name: str, group: Any) -> None:
     group._iosizer_lazy = True
 
     def ready() -> None:
+        from iosizer.model.registry import BUILTIN_GROUPS
+
         if group._iosizer_lazy:
             group._iosizer_lazy = False
-            attach(name, group)
+            for family in BUILTIN_GROUPS.get(name, (name,)):
+                attach(family, group, name)
 
     def get(ctx: Any, command_name: str) -> Any:
         ready()

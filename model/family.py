@@ -59,6 +59,9 @@ __all__ = [
     "Schema",
     "check_cpu_name",
     "check_value",
+    "check_values",
+    "parse_grid",
+    "MAX_GRID_POINTS",
     "cpu_speed_factor",
 ]
 
@@ -294,6 +297,55 @@ def cpu_speed_factor(target: float, measured: float, label: str = "cpu_speed") -
     return factor
 
 
+# --- a sweep as a planner types it: 3.2, 1,8,16 or 0:2100:300 (stop included) ---
+
+#: A sweep is for a table or a curve: more points than any plot resolves is
+#: almost certainly a typo in the step, and every command answers this many in
+#: about a second (lists count as well as ranges).
+MAX_GRID_POINTS = 10_000
+
+
+def parse_grid(text: str, name: str, spec: "ParameterSpec | Input | None" = None) -> list[Any]:
+    """Values of ``--name``: ``x``, ``a,b,c`` or ``start:stop:step`` (stop included).
+
+    With ``spec`` (the option's declaration) every value is checked against
+    its bounds, and the error names the flag and the bound.
+    """
+    text = text.strip()
+    separator = ":" if ":" in text else ","
+    try:
+        values = [float(p) for p in text.split(separator)]
+    except ValueError:
+        values = []
+    if not values or (separator == ":" and len(values) != 3):
+        raise InputError(
+            f"--{name}: expected a number, a list like 1,8,16 or a range like "
+            f"0:2100:300, got {text!r}"
+        )
+    if separator == ":":
+        values = _range(*values, name)
+    elif len(values) > MAX_GRID_POINTS:
+        raise InputError(f"--{name}: the list has {len(values)} values, more than {MAX_GRID_POINTS}")
+    return check_values(values, name, spec)
+
+
+def check_values(values: list[float], name: str, spec: "ParameterSpec | Input | None") -> list[Any]:
+    """``values`` checked against ``spec`` (if given), the first bad one named with ``--name``."""
+    return values if spec is None else [spec.check(v, f"--{name}") for v in values]
+
+
+def _range(start: float, stop: float, step: float, name: str) -> list[float]:
+    if not (math.isfinite(start) and math.isfinite(stop) and math.isfinite(step)):
+        raise InputError(f"--{name}: range bounds and step must be finite")
+    if step <= 0 or stop < start:
+        raise InputError(
+            f"--{name}: range start:stop:step needs step > 0 and stop >= start, "
+            f"got {start:g}:{stop:g}:{step:g}"
+        )
+    count = math.floor((stop - start) / step * (1 + 1e-12)) + 1
+    if count > MAX_GRID_POINTS:
+        raise InputError(f"--{name}: range has {count} points, more than {MAX_GRID_POINTS}")
+    return [start + i * step for i in range(count)]
 #: A computed default of an input (:class:`Input`): (values, earlier inputs' values) -> one value or a sweep.
 DefaultFunction = Callable[[Mapping[str, Any], Mapping[str, Any]], Any]
 
@@ -385,6 +437,9 @@ class Output:
     name: str
     unit: str
     description: str = ""
+    #: The measured column (of the family's schema) this output predicts: a prediction band
+    #: (``--band prediction``) adds that column's residual scatter of the fit.
+    measured: str = ""
     text: bool = False
 
     def to_dict(self) -> dict[str, Any]:
@@ -499,6 +554,14 @@ class Question:
       :func:`iosizer.calibration.declared_sizing.size`, ``iosizer.family(name).size``);
     - ``percentiles``: optionally ``(values, inputs, ps) -> {"response_pP": array}``;
       the question then takes ``--percentile`` (repeatable; HTTP ``percentile``: a list);
+    - ``aliases``: older names of an input or parameter (``{"service_rate_per_s":
+      ("service_rate",)}``): a CLI flag and an HTTP field each, kept as documented
+      deprecated spellings;
+    - ``shipped``: whether the family's shipped profile answers when the planner gives
+      neither a profile nor every parameter (False: a question of the planner's own
+      system, such as an M/M/c queue of given service rate, needs them given);
+    - a note may be a callable ``(values, outputs) -> str | None``: a line that depends
+      on the values used or on what was computed (percentile keys among the outputs).
     - an output declared ``Output(..., text=True)`` answers words (``solve`` returns an array
       of ``str``): shown as they are in tables, CSV and JSON, never banded; a plot or a sizing
       may not name it.
@@ -517,11 +580,17 @@ class Question:
     inputs: tuple[str | Input, ...] = ()
     outputs: tuple[str | Output, ...] = ()
     solve: QuestionSolve | None = None
-    notes: tuple[str, ...] = ()
+    notes: tuple[str | Callable[[Mapping[str, Any], Mapping[str, Any]], str | None], ...] = ()
     plot: Plot | None = None
     simulate: Callable[..., Mapping[str, "np.ndarray"]] | None = None
     sizing: tuple[Sizing, ...] = ()
     percentiles: PercentileFunction | None = None
+    aliases: Mapping[str, tuple[str, ...]] = field(default_factory=dict)
+    shipped: bool = True
+    #: ``--simulate``: ``(values, inputs, percentiles) -> (one {<percentile key>: Estimate} per point, note)``
+    #: answers the percentiles by simulation (:mod:`iosizer.simulate.answered`); a built-in family registers
+    #: it in :data:`iosizer.simulate.hooks.SIMULATED_PERCENTILES` instead (the layer rule).
+    simulate_percentiles: Callable[..., Any] | None = None
 
     def __post_init__(self) -> None:
         if self.solve is None:

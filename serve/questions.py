@@ -61,8 +61,11 @@ def _finite(value: Any) -> float:
 _FLOAT: Any = None
 
 
-def _number_or_numbers(value: Any) -> float | list[float]:
+def _number_or_numbers(value: Any) -> float | list[float] | str:
     # One validator, not a union: an error's place is the field itself, not 'field.list[float]'.
+    # Text is a sweep as the CLI takes it ('1,2,3', '0:2100:300'), parsed and bounded by the answer.
+    if isinstance(value, str) and value.strip():
+        return value
     return [_finite(v) for v in value] if isinstance(value, list) else _finite(value)
 
 
@@ -73,8 +76,8 @@ def _numbers(value: Any) -> list[float]:
 
 
 _NUMBER_SCHEMA = {"type": "number"}
-_Numbers = Annotated[float | list[float], PlainValidator(_number_or_numbers), WithJsonSchema(
-    {"anyOf": [_NUMBER_SCHEMA, {"type": "array", "items": _NUMBER_SCHEMA}]})]
+_Numbers = Annotated[float | list[float] | str, PlainValidator(_number_or_numbers), WithJsonSchema(
+    {"anyOf": [_NUMBER_SCHEMA, {"type": "array", "items": _NUMBER_SCHEMA}, {"type": "string"}]})]
 _NumberList = Annotated[list[float], PlainValidator(_numbers), WithJsonSchema(
     {"type": "array", "items": _NUMBER_SCHEMA})]
 
@@ -100,15 +103,21 @@ def request_model(family: "Family", question: "Question") -> type[BaseModel]:
     fields: dict[str, Any] = {}
     for spec in question.input_specs:
         fields[spec.name] = (_Numbers | None, Field(None, description=(
-            f"{spec.description or spec.name} ({spec.unit}); a number or a list (every combination is "
-            f"answered); default {'none: required' if spec.required else _default(spec)}"),
+            f"{spec.description or spec.name} ({spec.unit}); a number, a list or a sweep as text ('1,2,3', "
+            f"'0.5:3.5:0.5'): every combination is answered; default "
+            f"{'none: required' if spec.required else _default(spec)}"),
             json_schema_extra=_extra(spec.unit, spec.bounds)))
     for spec in family.parameters:
-        kind: Any = str if spec.choices and isinstance(spec.choices[0], str) else _Number
+        kind: Any = str if spec.choices and isinstance(spec.choices[0], str) else (int if spec.integer else _Number)
         role = "setting" if spec.kind == "setting" else f"parameter ({spec.status}); fixes it"
         fields[spec.name] = (kind | None, Field(None, description=(
             f"{spec.description or spec.name} ({spec.unit}): {role}; default: the profile's"),
             json_schema_extra=_extra(spec.unit, spec.bounds)))
+    for name, olds in question.aliases.items():
+        kind, info = fields[name]
+        for old in olds:  # an older name: the same field under its deprecated spelling
+            fields[old] = (kind, Field(None, description=f"deprecated older name of {name}",
+                                       json_schema_extra=info.json_schema_extra))
     fields["profile"] = (dict[str, Any] | None, Field(None, description=(
         f"A '{family.name}' profile document (as POST /api/calibrate/{family.name} returns it); "
         "default: the shipped profile")))
@@ -118,6 +127,11 @@ def request_model(family: "Family", question: "Question") -> type[BaseModel]:
         "parameter: bands of the parameters' uncertainty; prediction: plus the fit's residual scatter")))
     if question.percentiles is not None:
         fields["percentile"] = (_NumberList | None, Field(None, description="percentiles to add (P)"))
+        from iosizer.simulate.hooks import simulates
+
+        if simulates(family.name, question):
+            fields["simulate"] = (bool | None, Field(None, description=(
+                "answer the percentiles by simulation, with their 95 % intervals (at most 10 points)")))
     name = "".join(w.title().replace("-", "").replace("_", "") for w in question.path(family.name)) + "Request"
     return create_model(name, __config__=ConfigDict(extra="forbid", allow_inf_nan=False,
                                                     title=f"iosizer {' '.join(question.path(family.name))}"),
@@ -141,8 +155,9 @@ def ask(family: str, question: str, body: dict[str, Any]) -> Any:
     cpu_speed = values.pop("cpu_speed", None)
     percentiles = values.pop("percentile", None)
     band = values.pop("band", None) or "parameter"
+    simulate = bool(values.pop("simulate", None))
     return iosizer.family(family).ask(question, profile, cpu_speed=cpu_speed, percentiles=percentiles,
-                                      band=band, **values)
+                                      band=band, simulate=simulate, **values)
 
 
 def view(answer: Any) -> dict[str, Any]:
@@ -210,6 +225,11 @@ def describe(family: "Family", question: "Question") -> dict[str, Any]:
                         choices=["parameter", "prediction"]))
     if question.percentiles is not None:
         fields.append(entry("percentile", "number", "percentiles to add (P)", many=True))
+        from iosizer.simulate.hooks import simulates
+
+        if simulates(family.name, question):
+            fields.append(entry("simulate", "boolean", "answer the percentiles by simulation (at most 10 points)",
+                                default=False))
     return {"command": " ".join(path), "path": list(path), "url": "/api/" + "/".join(path),
             "summary": question.summary, "help": question.summary, "group": path[0], "plot": question.plot is not None,
             "heavy": False, "fields": fields}
