@@ -30,7 +30,7 @@ if TYPE_CHECKING:
     from iosizer.api import Answer
     from iosizer.model.family import Family, Question
 
-__all__ = ["attach", "family_group", "given_values", "group_names", "question_command", "resolve"]
+__all__ = ["attach", "family_command", "family_group", "given_values", "group_names", "question_command", "resolve"]
 
 
 def group_names() -> list[str]:
@@ -72,15 +72,20 @@ def _options(family: "Family", question: "Question") -> list[inspect.Parameter]:
             str | None, typer.Option(*_flags(question, spec.name), metavar="VALUES", help=text + _aka(question,
                                                                                                       spec.name))]))
     for spec in family.parameters:
+        if spec.name in question.input_names:  # a setting the question sweeps as an input: one option
+            continue
         if spec.kind == "setting":
-            shown = "" if spec.value is None else f" [default: {spec.value}]"
-            text = f"{spec.description or spec.name}{_unit_text(spec.unit)}{shown}"
+            shown = "" if spec.value in (None, "") else f" [default: {spec.value}]"
+            many = f"; a list {','.join(map(str, spec.choices[:2]))} or all sweeps it" \
+                if spec.name in question.sweeps else ""
+            text = f"{spec.description or spec.name}{_unit_text(spec.unit)}{many}{shown}"
         else:
             text = (f"{spec.description or spec.name}{_unit_text(spec.unit)}; fixes it (default: the profile's, "
                     f"{spec.status})")
         params.append(inspect.Parameter(spec.name, keyword, default=None, annotation=Annotated[
-            str | None, typer.Option(*_flags(question, spec.name), metavar="TEXT" if spec.choices and isinstance(
-                spec.choices[0], str) else "NUMBER", help=text + _aka(question, spec.name))]))
+            str | None, typer.Option(*_flags(question, spec.name), metavar="TEXT" if spec.parse is not None or
+                                     spec.choices and isinstance(spec.choices[0], str) else "NUMBER",
+                                     help=text + _aka(question, spec.name))]))
     fallback = "the shipped one." if question.shipped else "none (give every parameter)."
     params.append(inspect.Parameter("profile", keyword, default=None, annotation=Annotated[
         Path | None, typer.Option("--profile", help=f"A '{family.name}' profile (iosizer calibrate) to take "
@@ -113,6 +118,9 @@ def given_values(family: "Family", question: "Question", given: dict[str, Any]) 
     values = {}
     for name, text in given.items():
         if text is None:
+            continue
+        if name in question.sweeps:  # the answer parses its choices (1g,10g or all)
+            values[name] = text
             continue
         spec = question.input(name) if name in inputs else family.spec(name)
         values[name] = parse_grid(text, name.replace("_", "-"), spec) if name in inputs else \
@@ -151,7 +159,7 @@ def question_command(family: "Family", question: "Question") -> Any:
 
 def _report(family: "Family", question: "Question", answer: "Answer") -> Report:
     records = answer.records()
-    shown = list(question.input_names) + [k for k in answer.outputs]
+    shown = [*question.sweeps, *question.input_names, *answer.outputs]
     return Report(data=answer.to_data(), rows=records, columns=shown, csv_rows=records,
                   title=f"{family.name} {question.command}: {question.summary}",
                   notes=list(answer.notes), plot=_panels(question, answer, records))
@@ -170,7 +178,7 @@ def _panels(question: "Question", answer: "Answer", records: list[dict[str, Any]
             groups.setdefault(row.get(chosen.series) if chosen.series else None, []).append(row)
         series = []
         for key, rows in groups.items():
-            label = y if key is None else f"{chosen.series} = {key:g}"
+            label = y if key is None else f"{chosen.series} = {key if isinstance(key, str) else format(key, 'g')}"
             xs = [r[chosen.x] for r in rows]
             if f"{y}_ci_low" in rows[0]:  # one legend entry for every band ('_' hides the others)
                 series.append(Series("95 % band" if not series else "_band", xs,
@@ -182,9 +190,20 @@ def _panels(question: "Question", answer: "Answer", records: list[dict[str, Any]
     return panels
 
 
+def family_command(name: str) -> Any:
+    """The command of family ``name``'s question at the family's own path (``iosizer replication``)."""
+    from iosizer.model.registry import declaration
+
+    family = declaration(name)
+    question = next(q for q in family.questions if q.answerable and q.path(name) == (name,))
+    return question_command(family, question)
+
+
 def _questions(family: "Family", group: str | None = None) -> list["Question"]:
-    """The declared questions under ``group`` (default: the family's own name: ``iosizer <family> <question>``)."""
-    return [q for q in family.questions if q.answerable and q.path(family.name)[0] == (group or family.name)]
+    """The declared questions under ``group`` (default: the family's own name: ``iosizer <family> <question>``);
+    a question at the family's own path (``iosizer replication``) is a command of the root instead."""
+    return [q for q in family.questions if q.answerable and q.path(family.name)[0] == (group or family.name)
+            and len(q.path(family.name)) > 1]
 
 
 def _group(family: "Family", questions: list["Question"], text: str | None = None) -> Any:
@@ -215,15 +234,27 @@ class _LazyFamily(LazyTyperGroup):
         super().__init__(name=name, no_args_is_help=True, rich_markup_mode=None,
                          short_help=f"Questions of family '{name}' (plugin {plugin_module(name)}).")
         self._loaded = False
+        self._own: Any = None
 
     def _load(self) -> None:
         if not self._loaded:
             self._loaded = True
-            from iosizer.cli.lazy import adopt
+            from iosizer.cli.lazy import adopt, command_of
+            from iosizer.model.registry import declaration
 
+            if any(q.answerable and q.path(self.name) == (self.name,) for q in declaration(self.name).questions):
+                # A question at the family's own path: the name is that command, not a group.
+                self._own = command_of(family_command(self.name), self.name)
+                return
             built = family_group(self.name)
             self.help = built.help
             adopt(self, built)
+
+    def make_context(self, info_name: Any, args: Any, parent: Any = None, **extra: Any) -> Any:
+        self._load()
+        if self._own is not None:  # click then invokes the context's command: the question's
+            return self._own.make_context(info_name, args, parent=parent, **extra)
+        return super().make_context(info_name, args, parent=parent, **extra)
 
     def list_commands(self, ctx: Any) -> list[str]:
         self._load()

@@ -14,6 +14,8 @@ from typing import Annotated, Any, Callable, Mapping
 
 import typer
 
+from iosizer.data.error_grids import ERROR_RULE_PCT, load as load_error_grid
+
 from iosizer.errors import InputError
 # --simulate's pieces live in the simulation layer (the declared questions' road uses them too).
 from iosizer.simulate.answered import (MAX_SIMULATED_POINTS, check_simulate, closed_simulated,  # noqa: F401
@@ -71,8 +73,6 @@ APPROXIMATE_NOTE = (
     "(iosizer/data/error_grids/ggc_percentiles.csv) and stated as response_pP_error_pct (the wait's as "
     "wait_pP_error_pct) where it exceeds 2 %"
 )
-#: Past this measured error an approximate percentile states its error in the answer (issue 28).
-ERROR_RULE_PCT = 2.0
 CLOSED_NOTE = (
     "response_pP: the arrival theorem's mixture over the state a job finds, inverted numerically (exact for "
     "single-server stations in a cycle, per station, and for one queueing station; with a c-server station "
@@ -127,25 +127,6 @@ def tail(name: str) -> Callable[..., Any]:
         return getattr(percentiles, name)(*args)
 
     return call
-
-
-def load_error_grid(name: str) -> dict[str, Any]:
-    """A shipped error grid (``iosizer/data/error_grids/<name>.csv``) as numpy columns."""
-    import csv
-    from importlib.resources import files
-
-    import numpy as np
-
-    with files("iosizer.data.error_grids").joinpath(f"{name}.csv").open() as handle:
-        rows = list(csv.DictReader(handle))
-
-    def column(key: str) -> Any:
-        try:
-            return np.array([float(row[key]) for row in rows])
-        except ValueError:  # a label (scenario, policy)
-            return np.array([row[key] for row in rows])
-
-    return {key: column(key) for key in rows[0]}
 
 
 def loadshare_errors(scenario: str, policy: str, cores: int, load_fractions: Any,

@@ -111,8 +111,8 @@ def _declared_question(command: str | Sequence[str]) -> "tuple[ModelFamily, Ques
     """(family, question) when ``command`` names a declared question by its CLI path, else None."""
     words = tuple(command.split()) if isinstance(command, str) else tuple(command) \
         if isinstance(command, (list, tuple)) else ()
-    if len(words) != 2 or not all(isinstance(w, str) for w in words):
-        return None
+    if len(words) not in (1, 2) or not all(isinstance(w, str) for w in words):
+        return None  # a question's path: 'family question', or 'family' for one at the family's own path
     from iosizer.model.registry import BUILTIN_GROUPS, declaration
 
     for name in BUILTIN_GROUPS.get(words[0], (words[0],)):  # 'queue mmc' is family mmc's question

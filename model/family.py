@@ -62,6 +62,7 @@ __all__ = [
     "check_values",
     "parse_grid",
     "MAX_GRID_POINTS",
+    "parse_choices",
     "cpu_speed_factor",
 ]
 
@@ -207,12 +208,19 @@ class ParameterSpec:
     #: or the setting names a variant (a mode, a policy, a link).
     choices: tuple[Any, ...] = ()
     #: A setting written as text: ``parse(value, label)`` checks it and returns its normal form
-    #: (closed-network's ``servers``, ``1,4,delay``); bounds and choices then do not apply.
+    #: (closed-network's ``servers``, ``1,4,delay``; a link's other names); bounds then do not apply.
     parse: Callable[[object, str], Any] | None = None
+    #: Settings this one replaces (a port mix instead of a named scenario): giving both is an error.
+    excludes: tuple[str, ...] = ()
+    #: False: a choice the question asks about (a port mix, a policy), not a property of the calibrated
+    #: system: a declared question takes the declared value unless it is given, never a profile's.
+    from_profile: bool = True
     #: A setting whose choice names one of the family's shipped profiles (``shipped(family, variant)``):
     #: choosing it takes every value that profile ships, so one option sets several parameters (an FC
-    #: speed sets the link rate). Values given beside it still win; a planner's profile holds its own
-    #: values, so the setting is refused with one. At most one per family.
+    #: speed sets the link rate). Values given beside it still win. A planner's profile holds its own
+    #: values, so the setting is refused with one, unless the family's calibration module carries a
+    #: profile to another choice (``variant_profile(family, profile, choice)``: replication's link of the
+    #: same protocol stack). At most one per family.
     variant: bool = False
 
     def __post_init__(self) -> None:
@@ -346,6 +354,34 @@ def _range(start: float, stop: float, step: float, name: str) -> list[float]:
     if count > MAX_GRID_POINTS:
         raise InputError(f"--{name}: range has {count} points, more than {MAX_GRID_POINTS}")
     return [start + i * step for i in range(count)]
+def parse_choices(value: object, spec: "ParameterSpec", label: str | None = None) -> list[Any]:
+    """The choices of a setting a question sweeps (``Question.sweeps``): ``1g,10g``, a list, or ``all``.
+
+    Each item is checked by the setting's declaration (``parse`` or ``choices``), in the normal form it
+    returns; an empty item or one given twice is a one-line :class:`InputError` naming ``label``.
+    """
+    flag = label or "--" + spec.name.replace("_", "-")
+    if isinstance(value, str) and value.strip().lower() == "all":
+        return list(spec.choices)
+    items = [str(v) for v in value] if isinstance(value, (list, tuple)) else str(value).split(",")
+    given = [item.strip() for item in items]
+    if not any(given):
+        raise InputError(f"{flag}: expected one of {', '.join(map(str, spec.choices))}, got {value!r}")
+    if not all(given):  # '1g,' or '1g,,10g': a typo, never a silently shorter list
+        example = ",".join(map(str, spec.choices[:2]))
+        raise InputError(f"{flag}: {value!r} has an empty item; give {spec.name}s separated by single commas, "
+                         f"such as {example}")
+    chosen: list[Any] = []
+    for item in given:
+        normal = spec.check(item, flag)
+        if normal in chosen:
+            first = given[chosen.index(normal)]
+            raise InputError(f"{flag}: '{item}' is " + ("given twice" if first == item else f"'{first}' again")
+                             + "; list each once")
+        chosen.append(normal)
+    return chosen
+
+
 #: A computed default of an input (:class:`Input`): (values, earlier inputs' values) -> one value or a sweep.
 DefaultFunction = Callable[[Mapping[str, Any], Mapping[str, Any]], Any]
 
@@ -441,6 +477,14 @@ class Output:
     #: (``--band prediction``) adds that column's residual scatter of the fit.
     measured: str = ""
     text: bool = False
+    #: Each value is a list of numbers of its own length (a policy's switching loads).
+    vector: bool = False
+    #: Whether the answer gives it a 95 % band (False: a normalised figure whose band would only repeat
+    #: another output's in other units).
+    band: bool = True
+    #: A parameter whose shipped value is a placeholder: the output is answered only when that value is
+    #: the planner's (their profile, given, or carried to another CPU): IOPS from an assumed time per I/O.
+    only_with: str = ""
 
     def to_dict(self) -> dict[str, Any]:
         out = {"name": self.name, "unit": self.unit, "description": self.description}
@@ -564,7 +608,30 @@ class Question:
       on the values used or on what was computed (percentile keys among the outputs).
     - an output declared ``Output(..., text=True)`` answers words (``solve`` returns an array
       of ``str``): shown as they are in tables, CSV and JSON, never banded; a plot or a sizing
-      may not name it.
+      may not name it. ``Output(..., vector=True)``: each value is a list of numbers (a sequence
+      per point); ``band=False``: never banded; ``only_with="<parameter>"``: left out of the answer
+      unless that parameter's value is the planner's (see :class:`Output`);
+    - ``rows``: the model picks the answer's points (a curve up to its own maximum, both sides of
+      each jump; one row per policy): the question has no inputs and ``solve`` returns each output
+      with one length n, the answer's n records. Bands move the parameters at the
+      same rows: ``solve(moved_values, rows)`` gets the answer's own outputs as ``inputs`` and
+      answers at them. A setting declared with ``excludes`` replaces those settings: giving both
+      is an error;
+    - ``sweeps``: settings of named choices the question sweeps (``("link",)``): the option takes one
+      choice, a list ``1g,10g`` or ``all``; each choice is answered on its own values (a setting
+      declared ``variant`` from its own shipped profile, see :class:`ParameterSpec`), and the
+      records are the choices' records in the order given, each led by the choice as a text column.
+      A choice whose outputs no varying parameter moves has no band (``local``: no replica);
+    - ``shipped_bands``: False when an answer from the shipped profile on its own CPU carries no band
+      (the shipped calibration's intervals describe a fit to a seed's statements, not measurements;
+      they band a profile the planner gives or carries to another CPU);
+    - ``always_list``: the JSON is a list of records even for one point;
+    - an input may carry the name of one of its family's settings (a block size the family's data
+      hold per row): the question sweeps it, its option and key are the input's, and its default is
+      the input's declared sweep, not the profile's setting;
+    - a question whose ``command`` is its family's name is asked at the family's own path:
+      ``iosizer replication``, ``POST /api/replication``, ``iosizer.ask("replication")``. Such a
+      family has no other question under its name.
 
     Example (the M/M/1/K plugin in ``examples/iosizer-mm1k``)::
 
@@ -591,10 +658,16 @@ class Question:
     #: answers the percentiles by simulation (:mod:`iosizer.simulate.answered`); a built-in family registers
     #: it in :data:`iosizer.simulate.hooks.SIMULATED_PERCENTILES` instead (the layer rule).
     simulate_percentiles: Callable[..., Any] | None = None
+    rows: bool = False
+    sweeps: tuple[str, ...] = ()
+    shipped_bands: bool = True
+    always_list: bool = False
 
     def __post_init__(self) -> None:
         if self.solve is None:
             return
+        if self.rows and self.inputs:
+            raise ValueError(f"question '{self.command}': a question whose solve picks its rows has no inputs")
         for what, items, kind in (("input", self.inputs, Input), ("output", self.outputs, Output)):
             loose = [i for i in items if not isinstance(i, kind)]
             if loose:
@@ -639,8 +712,11 @@ class Question:
         return self.solve is not None
 
     def path(self, family: str) -> tuple[str, ...]:
-        """The CLI path: ``(family, command)`` for a one-word command, else the command's words."""
+        """The CLI path: ``(family, command)`` for a one-word command, else the command's words; a
+        command that is the family's name is at the family's own path (``iosizer replication``)."""
         words = tuple(self.command.split())
+        if words == (family,):
+            return words
         return words if len(words) > 1 else (family, *words)
 
     def input(self, name: str) -> Input:
@@ -725,11 +801,23 @@ class Family:
             raise ValueError(f"family {self.name}: a parameter is declared twice")
         if sum(p.variant for p in self.parameters) > 1:
             raise ValueError(f"family {self.name}: at most one setting names the shipped profile's variant")
+        settings = {p.name: p for p in self.parameters if p.kind == "setting"}
         for question in self.questions:
-            clash = set(question.input_names) & set(names) if question.answerable else set()
-            if clash:  # one name, one role: an option or a JSON key must mean one thing
+            # One name, one role: an option or a JSON key must mean one thing. A question may sweep a
+            # setting as an input (the question's option is the input; a profile's value of the setting
+            # is not its default: the input's declared sweep is).
+            clash = set(question.input_names) & (set(names) - set(settings)) if question.answerable else set()
+            if clash:
                 raise ValueError(f"family {self.name}: question '{question.command}' declares "
                                  f"{sorted(clash)} as inputs and as parameters")
+            unknown = [n for n in question.sweeps if not (n in settings and settings[n].choices)]
+            if unknown:
+                raise ValueError(f"family {self.name}: question '{question.command}' sweeps {unknown}, "
+                                 "not settings of named choices")
+        own = [q for q in self.questions if q.path(self.name) == (self.name,)]
+        if own and any(q.path(self.name)[0] == self.name for q in self.questions if q is not own[0]):
+            raise ValueError(f"family {self.name}: a question at the family's own path leaves no room for "
+                             "others under its name")
 
     def question(self, command: str) -> Question:
         """The question ``command`` (its command, or its CLI path joined by spaces)."""

@@ -108,7 +108,11 @@ def request_model(family: "Family", question: "Question") -> type[BaseModel]:
             f"{'none: required' if spec.required else _default(spec)}"),
             json_schema_extra=_extra(spec.unit, spec.bounds)))
     for spec in family.parameters:
-        kind: Any = str if spec.choices and isinstance(spec.choices[0], str) else (int if spec.integer else _Number)
+        if spec.name in fields:  # a setting the question sweeps as an input: one field
+            continue
+        kind: Any = str if spec.parse is not None or spec.choices and isinstance(spec.choices[0], str) else _Number
+        if spec.name in question.sweeps:  # one choice, a list of them, '1g,10g' or 'all'
+            kind = str | list[str]
         role = "setting" if spec.kind == "setting" else f"parameter ({spec.status}); fixes it"
         fields[spec.name] = (kind | None, Field(None, description=(
             f"{spec.description or spec.name} ({spec.unit}): {role}; default: the profile's"),
@@ -187,13 +191,15 @@ def view(answer: Any) -> dict[str, Any]:
                 series.append({"label": "95 % band", "kind": "band", "x": xs,
                                "y": [row[f"{y}_ci_low"] for row in rows],
                                "y_high": [row[f"{y}_ci_high"] for row in rows]})
-            series.append({"label": y if value is None else f"{chosen.series} = {value:g}",
+            shown = value if isinstance(value, str) else None if value is None else format(value, "g")
+            series.append({"label": y if value is None else f"{chosen.series} = {shown}",
                            "kind": "line" if len(rows) > 1 else "points", "x": xs,
                            "y": [row[y] for row in rows], "y_high": None})
         panels.append({"title": f"{answer.family} {answer.question}", "x_label": label(chosen.x),
                        "y_label": label(y), "series": series})
     return {"title": f"{answer.family} {answer.question}: {asked.summary}",
-            "columns": [*asked.input_names, *answer.outputs], "rows": records, "notes": list(answer.notes),
+            "columns": [*asked.sweeps, *asked.input_names, *answer.outputs], "rows": records,
+            "notes": list(answer.notes),
             "plot": panels}
 
 
@@ -214,9 +220,12 @@ def describe(family: "Family", question: "Question") -> dict[str, Any]:
     fields = [entry(spec.name, "number", spec.description or spec.name, True, list(spec.sweep()) or None,
                     spec.unit, spec.bounds, required=spec.required) for spec in question.input_specs]
     for spec in family.parameters:
+        if spec.name in question.input_names:
+            continue
         named = bool(spec.choices) and isinstance(spec.choices[0], str)
-        fields.append(entry(spec.name, "choice" if named else "number", spec.description or spec.name,
-                            unit=spec.unit, bounds=None if named else spec.bounds,
+        fields.append(entry(spec.name, "choice" if named else "text" if spec.parse is not None else "number",
+                            spec.description or spec.name, many=spec.name in question.sweeps, unit=spec.unit,
+                            bounds=None if named or spec.parse is not None else spec.bounds,
                             choices=list(spec.choices) if named else None, declared=spec.value))
     fields.append(entry("profile", "profile", f"A '{family.name}' profile document; default: the shipped one"))
     fields.append(entry("cpu_speed", "number", "carry the profile to a CPU of this relative per-core speed"))

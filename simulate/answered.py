@@ -65,6 +65,10 @@ def simulate_percentiles(answer: "Answer", hook: Callable[..., Any], percentiles
 
     points = len(next(iter(answer.inputs.values()))) if answer.inputs else 1
     check_simulate(True, percentiles, points)
+    if answer.parts:  # a swept setting: each choice simulated on its own values
+        parts = tuple((chosen, simulate_percentiles(part, hook, percentiles)) for chosen, part in answer.parts)
+        notes = tuple(dict.fromkeys(n for _, part in parts for n in part.notes))
+        return replace(answer, parts=parts, notes=notes)
     found, note = hook(answer.values, answer.inputs, tuple(percentiles))
     keys = list(found[0]) if found else []
     outputs = {k: v for k, v in answer.outputs.items() if not any(k == f"{s}{x}" for s in keys for x in _REPLACED)}
