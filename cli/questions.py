@@ -75,7 +75,8 @@ def _options(family: "Family", question: "Question") -> list[inspect.Parameter]:
         if spec.name in question.input_names:  # a setting the question sweeps as an input: one option
             continue
         if spec.kind == "setting":
-            shown = "" if spec.value in (None, "") else f" [default: {spec.value}]"
+            shown = " [default: all]" if spec.name in question.sweep_all else \
+                "" if spec.value in (None, "") else f" [default: {spec.value}]"
             many = f"; a list {','.join(map(str, spec.choices[:2]))} or all sweeps it" \
                 if spec.name in question.sweeps else ""
             text = f"{spec.description or spec.name}{_unit_text(spec.unit)}{many}{shown}"
@@ -160,6 +161,8 @@ def question_command(family: "Family", question: "Question") -> Any:
 def _report(family: "Family", question: "Question", answer: "Answer") -> Report:
     records = answer.records()
     shown = [*question.sweeps, *question.input_names, *answer.outputs]
+    # An input left to the solve everywhere (a computed default's NaN: hba's LPAR1 at its limit) has no column.
+    shown = [k for k in shown if any(r.get(k) is not None for r in records)]
     return Report(data=answer.to_data(), rows=records, columns=shown, csv_rows=records,
                   title=f"{family.name} {question.command}: {question.summary}",
                   notes=list(answer.notes), plot=_panels(question, answer, records))

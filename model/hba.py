@@ -471,19 +471,21 @@ def _isolation_solve(values, inputs):
 
 
 def _lpar2_block_kib(values, given):
-    """LPAR2's I/O size left out: LPAR1's (the ``block_kib`` setting)."""
+    """LPAR1's (the block_kib setting)."""
     return float(values["block_kib"])
 
 
 def _lpar1_at_its_limit(values, given):
-    """LPAR1 at its limit: its stand-alone ceiling in the mode (sections 3.1.1 (1), 3.1.2)."""
+    """At its limit: its stand-alone ceiling in the mode (sections 3.1.1 (1), 3.1.2)."""
     return math.nan  # the solve takes the ceiling at the values it is evaluated at
 
 
 def _lpar2_up_to_the_ceiling(values, given):
-    """LPAR2's sweep left out: 0 to one virtual port's shared-mode ceiling at LPAR2's (smallest) block,
-    in 12 steps: the load at which LPAR2 alone would fill the port."""
-    size = float(np.min(given["lpar2_block_kib"])) * KIB
+    """0 to one virtual port's shared ceiling at LPAR2's block, in 12 steps.
+
+    The ceiling is the load at which LPAR2 alone would fill the port (at LPAR2's smallest block when
+    several are given)."""
+    size = float(np.min(given.get("lpar2_block_kib", values["block_kib"]))) * KIB
     return tuple(np.linspace(0.0, float(port_ceiling_iops(port_from_values(values), "shared", size)), 13).tolist())
 
 
@@ -550,13 +552,12 @@ FAMILIES = (
             Question(
                 "hba isolation", "LPAR1's throughput while LPAR2's load grows on the same FC port (section 3.1)",
                 inputs=(
-                    Input("lpar2_block_kib", "KiB", BLOCK_KIB.bounds, default=_lpar2_block_kib,
-                          description="LPAR2's I/O size [LPAR1's, the block_kib setting]"),
-                    Input("lpar1_demand_iops", "IOPS", OFFERED_IOPS.bounds, default=_lpar1_at_its_limit,
-                          description="LPAR1's offered IOPS [at its limit]; below one core's capacity is "
-                                      "section 3.1.1 (2)"),
                     Input("lpar2_offered_iops", "IOPS", OFFERED_IOPS.bounds, default=_lpar2_up_to_the_ceiling,
-                          description="LPAR2's offered IOPS [0 to the port's shared ceiling in 12 steps]"),
+                          description="LPAR2's offered IOPS"),
+                    Input("lpar1_demand_iops", "IOPS", OFFERED_IOPS.bounds, default=_lpar1_at_its_limit,
+                          description="LPAR1's offered IOPS; below one core's capacity is section 3.1.1 (2)"),
+                    Input("lpar2_block_kib", "KiB", BLOCK_KIB.bounds, default=_lpar2_block_kib,
+                          description="LPAR2's I/O size"),
                 ),
                 outputs=(
                     Output("lpar1_iops", "IOPS", "LPAR1's carried I/Os per second"),
@@ -567,6 +568,7 @@ FAMILIES = (
                     Output("lpar1_change_pct", "%", "LPAR1's IOPS against LPAR1 alone (LPAR2 offering 0)"),
                 ),
                 solve=_isolation_solve,
+                sweeps=("mode",), sweep_all=("mode",), flat_bands=True,
                 notes=(f"{_SEED} sec 3.1: overload is shared pro rata to the offered IOPS at the saturated "
                        "resource (progressive filling); LPAR1 offers its limit unless told",
                        "lpar1_change_pct: LPAR1's IOPS against LPAR1 alone (LPAR2 offering 0)"),
@@ -585,6 +587,7 @@ FAMILIES = (
                          Output("iops", "IOPS", "I/Os completed per second"),
                          Output("core_utilization", "1", "utilization of the HBA cores serving the port")),
                 solve=_response_question,
+                sweeps=("mode",), sweep_all=("mode",), flat_bands=True,
                 percentiles=_response_percentiles,
                 notes=(f"{_SEED} sec 3.2: threads cycle through the HBA cores (cores servers shared, 1 in "
                        "occupancy mode), the link and the storage (a delay station of storage_us)",

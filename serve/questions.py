@@ -114,8 +114,9 @@ def request_model(family: "Family", question: "Question") -> type[BaseModel]:
         if spec.name in question.sweeps:  # one choice, a list of them, '1g,10g' or 'all'
             kind = str | list[str]
         role = "setting" if spec.kind == "setting" else f"parameter ({spec.status}); fixes it"
+        default = "all" if spec.name in question.sweep_all else "the profile's"
         fields[spec.name] = (kind | None, Field(None, description=(
-            f"{spec.description or spec.name} ({spec.unit}): {role}; default: the profile's"),
+            f"{spec.description or spec.name} ({spec.unit}): {role}; default: {default}"),
             json_schema_extra=_extra(spec.unit, spec.bounds)))
     for name, olds in question.aliases.items():
         kind, info = fields[name]
