@@ -85,10 +85,13 @@ class Answer(TableView):
         return rows
 
     def to_data(self) -> Any:
-        """One point: its record (unless the question is ``always_list``); a sweep: the list of records."""
+        """One point: its record (unless the question is ``always_list``); a sweep: the list of records; in
+        the question's published shape where it declares one (``Question.shape``)."""
+        asked = declaration(self.family).question(self.question)
         rows = self.records()
-        return rows[0] if len(rows) == 1 and not declaration(self.family).question(self.question).always_list \
-            else rows
+        if asked.shape is not None:
+            rows = asked.shape(rows, self.values)
+        return rows[0] if len(rows) == 1 and not asked.always_list else rows
 
     def to_json(self) -> str:
         """:meth:`to_data` as the CLI prints it (two-space indent, no NaN)."""
@@ -119,7 +122,7 @@ def answer(family_name: str, question: str, params: "Profile | Mapping[str, Any]
     if asked.solve is None:
         raise InputError(f"question '{asked.command}' of family '{family_name}' declares no solve: "
                          f"ask it as a command (iosizer.ask('{asked.command}', ...))")
-    given = _unaliased(asked, given)
+    given = _itemised(asked, _unaliased(asked, given))
     if asked.sweeps:
         return _swept(family_name, asked, params, cpu_speed, percentiles, band, given)
     return _one(family_name, asked, params, cpu_speed, percentiles, band, given)
@@ -134,6 +137,8 @@ def _one(family_name: str, asked: "Question", params: Any, cpu_speed: float | No
     changes = dict(params) if isinstance(params, Mapping) else {}
     changes.update(given)
     base = params if not isinstance(params, Mapping) else None
+    if base is None:  # no profile: what the question assumes of a parameter left out
+        changes.update({k: v for k, v in asked.defaults.items() if changes.get(k) is None})
     if base is None and not asked.shipped:
         _require_parameters(family_name, asked, changes, cpu_speed)
     _exclusive(family_name, changes)
@@ -184,10 +189,13 @@ def _one(family_name: str, asked: "Question", params: Any, cpu_speed: float | No
 
     bands = _bands(family_name, asked, profile, moved, outputs, shape, band) if banded and keys else {}
     if bands:
-        notes.append("*_ci_low/_ci_high: " + ("95 % prediction bands: the parameters' uncertainty plus the "
-                                              "fit's residual scatter (where a new measurement lies)"
-                                              if band == "prediction" else
-                                              "95 % bands of the parameters' uncertainty only"))
+        from iosizer.calibration.whatif import band_note
+
+        # Where an end is unbounded (an exact or singular fit) the note says so instead of claiming bands.
+        ends = [{"_ci_low": float(v)} for pair in bands.values() for end in pair for v in np.ravel(end)]
+        notes.append(band_note(ends, "*_ci_low/_ci_high: " + (
+            "95 % prediction bands: the parameters' uncertainty plus the fit's residual scatter (where a new "
+            "measurement lies)" if band == "prediction" else "95 % bands of the parameters' uncertainty only")))
     return Answer(family_name, asked.command, {k: v.reshape(-1) for k, v in arrays.items()}, outputs,
                   bands, tuple(notes), frozenset(i.name for i in asked.input_specs if i.integer), values)
 
@@ -331,14 +339,48 @@ def _unaliased(asked: "Question", given: dict[str, Any]) -> dict[str, Any]:
     return out
 
 
+def _itemised(asked: "Question", given: dict[str, Any]) -> dict[str, Any]:
+    """``given`` with each list of ``Question.repeated`` laid out: a value per item's parameter and the count
+    setting, or the items joined by commas as the setting of that name."""
+    out = dict(given)
+    for repeated in asked.repeated:
+        items = out.pop(repeated.name, None)
+        if items is None:
+            continue
+        items = list(items) if isinstance(items, (list, tuple)) else [items]
+        if not items:
+            raise InputError(f"{repeated.name}: give at least one value")
+        if repeated.item is None:
+            out[repeated.name] = ",".join(str(item).strip() for item in items)
+            continue
+        if out.get(repeated.count) is not None and out[repeated.count] != len(items):
+            raise InputError(f"{repeated.name} lists {len(items)} values for {repeated.count} {out[repeated.count]}")
+        out[repeated.count] = len(items)
+        out.update({repeated.item(k): item for k, item in enumerate(items, 1)})
+    return out
+
+
+def _parameters(family_name: str, given: Mapping[str, Any]) -> list[Any]:
+    """The family's parameters, those a setting multiplies (a demand per station) included once the
+    settings they need are given."""
+    family = declaration(family_name)
+    try:
+        specs = family.specs({s.name: given[s.name] for s in family.settings if given.get(s.name) is not None})
+    except InputError:  # a setting they need is missing: the declared ones only
+        specs = family.parameters
+    return [spec for spec in specs if spec.kind == "parameter"]
+
+
 def _require_parameters(family_name: str, asked: "Question", changes: Mapping[str, Any],
                         cpu_speed: float | None) -> None:
     """A question of the planner's own system (``shipped=False``): every parameter given, or a profile."""
     if cpu_speed is not None:
         raise InputError("--cpu-speed carries a calibrated profile to another CPU: give --profile FILE")
-    for spec in declaration(family_name).parameters:
+    counted = {r.count: r.name for r in asked.repeated if r.count}  # a setting a list's length gives
+    for spec in (*declaration(family_name).settings, *_parameters(family_name, changes)):
         if changes.get(spec.name) is None and (spec.kind == "parameter" or spec.value is None):
-            name = next(iter(asked.aliases.get(spec.name, ())), spec.name)
+            name = counted.get(spec.name, spec.name)
+            name = next(iter(asked.aliases.get(name, ())), name)
             raise InputError(f"Missing option '--{name.replace('_', '-')}' (or give --profile FILE)")
 
 
@@ -357,13 +399,13 @@ def resolve(family_name: str, base: "Profile | None", cpu_speed: float | None,
     if base is not None and not isinstance(base, Profile):
         raise InputError(f"params must be a profile or a mapping of values, got {type(base).__name__}")
     given = {k: v for k, v in changes.items() if v is not None}
-    if base is None and all(spec.name in given for spec in family.parameters if spec.kind == "parameter"):
+    if base is None and all(spec.name in given for spec in _parameters(family_name, given)):
         # Every parameter given: nothing comes from a profile, so the shipped one is not built (no fit runs).
         from iosizer.calibration.profile import declared_profile
 
         settings = {s.name: given[s.name] for s in family.settings if s.name in given}
         profile = declared_profile(family_name, settings, {s.name: given[s.name] for s in
-                                                            family.parameters if s.kind == "parameter"})
+                                                            _parameters(family_name, given)})
         source = "the values given"
     elif base is not None:
         profile, source = _planner_variant(family, base, given), "the planner's profile"

@@ -40,29 +40,6 @@ def closed_network_settings(profile: Profile) -> tuple[list[float], float]:
     return [profile.value(demand_name(k + 1)) for k in range(stations)], profile.value("think_time_s")
 
 
-def closed_network_servers(profile: Profile) -> list[float] | None:
-    """Servers per station of a ``closed-network`` profile (inf: a delay), None when all are single."""
-    from iosizer.model.mva import station_servers
-
-    servers = station_servers({"stations": profile.options["stations"], "servers": profile.options.get("servers")})
-    return None if all(c == 1 for c in servers) else servers
-
-
-def closed_network_band(profile: Profile, population: int, band: str = "parameter") -> dict[str, tuple[float, float]]:
-    """95 % bands of throughput and response time at ``population``."""
-    from iosizer.model.mva import mva
-
-    stations = int(profile.options["stations"])
-    servers = closed_network_servers(profile)
-
-    def evaluate(params: dict[str, float]) -> dict[str, Any]:
-        demands = [params[demand_name(k + 1)] for k in range(stations)]
-        result = mva(demands, params["think_time_s"], population, servers)
-        return {"throughput": result.throughput, "response_time": result.response_time}
-
-    return propagate(profile, evaluate, band, {"throughput": "throughput_per_s", "response_time": "response_time_s"})
-
-
 def band_words(band: str) -> str:
     """What a printed band is, for the notes (``--band``)."""
     if band == "prediction":

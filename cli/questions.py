@@ -71,8 +71,13 @@ def _options(family: "Family", question: "Question") -> list[inspect.Parameter]:
         params.append(inspect.Parameter(spec.name, keyword, default=None, annotation=Annotated[
             str | None, typer.Option(*_flags(question, spec.name), metavar="VALUES", help=text + _aka(question,
                                                                                                       spec.name))]))
+    listed = {r.name for r in question.repeated}
+    for repeated in question.repeated:  # a list given one item at a time: --demand 0.005 --demand 0.003
+        params.append(inspect.Parameter(repeated.name, keyword, default=None, annotation=Annotated[
+            list[str] | None, typer.Option(*_flags(question, repeated.name), metavar="VALUE",
+                                           help=repeated.description + _aka(question, repeated.name))]))
     for spec in family.parameters:
-        if spec.name in question.input_names:  # a setting the question sweeps as an input: one option
+        if spec.name in listed or spec.name in question.input_names:  # one option for each name
             continue
         if spec.kind == "setting":
             shown = " [default: all]" if spec.name in question.sweep_all else \
@@ -117,8 +122,13 @@ def given_values(family: "Family", question: "Question", given: dict[str, Any]) 
     profile_path = given.pop("profile", None)
     inputs = set(question.input_names)
     values = {}
+    listed = {r.name for r in question.repeated}
     for name, text in given.items():
         if text is None:
+            continue
+        if name in listed:  # checked item by item by the answer (a demand by its station's declaration)
+            if text:
+                values[name] = list(text)
             continue
         if name in question.sweeps:  # the answer parses its choices (1g,10g or all)
             values[name] = text

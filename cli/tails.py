@@ -15,7 +15,6 @@ from typing import Annotated, Any, Callable, Mapping
 import typer
 
 from iosizer.data.error_grids import ERROR_RULE_PCT, load as load_error_grid
-
 from iosizer.errors import InputError
 # --simulate's pieces live in the simulation layer (the declared questions' road uses them too).
 from iosizer.simulate.answered import (MAX_SIMULATED_POINTS, check_simulate, closed_simulated,  # noqa: F401
@@ -72,13 +71,6 @@ APPROXIMATE_NOTE = (
     "+ gamma-fitted service); its response error against simulation is measured on a grid "
     "(iosizer/data/error_grids/ggc_percentiles.csv) and stated as response_pP_error_pct (the wait's as "
     "wait_pP_error_pct) where it exceeds 2 %"
-)
-CLOSED_NOTE = (
-    "response_pP: the arrival theorem's mixture over the state a job finds, inverted numerically (exact for "
-    "single-server stations in a cycle, per station, and for one queueing station; with a c-server station "
-    "among others end to end within 2 % of simulation on a grid, iosizer/data/error_grids/closed_percentiles.csv, "
-    "stated as response_pP_error_pct past 2 %); where more than 20,000 arrival states carry the probability a "
-    "gamma fit (within 2.5 % on single servers, +3.5 % with a c-server station): see iosizer.model.percentiles"
 )
 
 
@@ -206,51 +198,6 @@ def rmw_errors(transfer_bytes: int, lanes: list[int], service_scv: float) -> lis
 def ggc_is_exact(servers: int, arrival_scv: float, service_scv: float) -> bool:
     """Poisson arrivals with one server, constant or exponential service: an exact method answers."""
     return arrival_scv == 1.0 and (servers == 1 or service_scv in (0.0, 1.0))
-
-
-def closed_network_tails(demands: list[float], think_time: float, population: int, servers: Any,
-                         percentiles: list[float] | None, profile: Any = None) -> tuple[dict, list[dict]]:
-    """End-to-end keys (``response_pP``, with 95 % bands from a closed-network profile) and one dict of
-    ``response_pP`` per station, for ``iosizer queue mva --percentile``."""
-    from iosizer.model.percentiles import closed_network_percentiles, parse_percentiles
-
-    chosen = parse_percentiles(percentiles)
-    if not chosen:
-        return {}, [{} for _ in demands]
-    tails = closed_network_percentiles(demands, think_time, population, chosen, servers)
-    end_to_end: dict[str, Any] = dict(tails.response)
-    if profile is not None:
-        from iosizer.calibration.models import demand_name
-        from iosizer.calibration.uncertainty import propagate
-        from iosizer.calibration.whatif import with_bands
-
-        def evaluate(params: Mapping[str, float]) -> Mapping[str, Any]:
-            moved = [params[demand_name(k + 1)] for k in range(len(demands))]
-            return closed_network_percentiles(moved, params["think_time_s"], population, chosen, servers).response
-
-        end_to_end = with_bands(end_to_end, propagate(profile, evaluate))
-    end_to_end.update(closed_network_errors(demands, think_time, population, servers, chosen))
-    stations = [{key: float(values[k]) for key, values in tails.station.items()} for k in range(len(demands))]
-    return end_to_end, stations
-
-
-def closed_network_errors(demands: list[float], think_time: float, population: int, servers: Any,
-                          percentiles: list[float], constant_delay: float = 0.0, unit: str = "") -> dict[str, float]:
-    """``response_pP<unit>_error_pct`` of a closed network with a multi-server station, where the error measured
-    around it (grid ``closed_percentiles``, axes of :func:`iosizer.model.percentiles.closed_network_grid_point`)
-    exceeds :data:`ERROR_RULE_PCT`; nothing for the exact cases."""
-    from iosizer.model.percentiles import closed_network_grid_point, percentile_approximation_error, percentile_key
-
-    point = closed_network_grid_point(demands, think_time, population, servers, constant_delay)
-    if point is None:
-        return {}
-    grid = load_error_grid("closed_percentiles")
-    out = {}
-    for p in percentiles:
-        error = percentile_approximation_error(grid, {**point, "percentile": p})
-        if abs(error) > ERROR_RULE_PCT:
-            out[f"response_{percentile_key(p)}{unit}_error_pct"] = error
-    return out
 
 
 def network_points(demands: list[float], servers: list[float], populations: list[int], constant_delay: float,

@@ -54,6 +54,7 @@ __all__ = [
     "Plot",
     "Question",
     "QuestionSolve",
+    "Repeated",
     "Role",
     "Sizing",
     "Schema",
@@ -505,6 +506,23 @@ class Plot:
 
 
 @dataclass(frozen=True)
+class Repeated:
+    """A list a planner gives one item at a time (``--demand 0.005 --demand 0.003``; HTTP: a list), one
+    item per element of the system (a station).
+
+    With ``item`` (``item(k)``: the parameter the k-th value sets, k from 1), each value sets that
+    parameter (checked by its declaration) and the list's length sets the integer setting ``count``
+    (a closed network's ``demand_k_s`` and ``stations``). Without it, ``name`` is a text setting of the
+    family and the values, joined by commas, are its value (``--servers 4 --servers delay``: ``4,delay``).
+    """
+
+    name: str
+    description: str
+    count: str = ""
+    item: Callable[[int], str] | None = None
+
+
+@dataclass(frozen=True)
 class Sizing:
     """An inverse question a planner may ask of a question: the ``smallest`` (or largest) value of
     ``search`` (an input of the question) for which ``output`` stays at most (``at_most=True``) or at
@@ -608,7 +626,15 @@ class Question:
       neither a profile nor every parameter (False: a question of the planner's own
       system, such as an M/M/c queue of given service rate, needs them given);
     - a note may be a callable ``(values, outputs) -> str | None``: a line that depends
-      on the values used or on what was computed (percentile keys among the outputs).
+      on the values used or on what was computed (percentile keys among the outputs);
+    - ``repeated``: lists given one item at a time (:class:`Repeated`), a repeatable flag and an
+      HTTP list each (a closed network's demand per station);
+    - ``defaults``: what a parameter is when the planner gives neither it nor a profile
+      (``{"think_time_s": 0.0}``: no think time unless one is given); with a profile, the profile's;
+    - ``shape(records, values) -> records``: only where a published JSON shape cannot be
+      declared otherwise, a pure rearrangement of the generic records (one per point) into the
+      published ones (keys nested, reordered, dropped); nothing is computed there. ``--format
+      json``, HTTP and ``iosizer.ask`` answer the shaped records, one point's alone;
     - an output declared ``Output(..., text=True)`` answers words (``solve`` returns an array
       of ``str``): shown as they are in tables, CSV and JSON, never banded; a plot or a sizing
       may not name it. ``Output(..., vector=True)``: each value is a list of numbers (a sequence
@@ -665,6 +691,9 @@ class Question:
     #: answers the percentiles by simulation (:mod:`iosizer.simulate.answered`); a built-in family registers
     #: it in :data:`iosizer.simulate.hooks.SIMULATED_PERCENTILES` instead (the layer rule).
     simulate_percentiles: Callable[..., Any] | None = None
+    repeated: tuple[Repeated, ...] = ()
+    defaults: Mapping[str, Any] = field(default_factory=dict)
+    shape: Callable[[list[dict[str, Any]], Mapping[str, Any]], list[dict[str, Any]]] | None = None
     rows: bool = False
     sweeps: tuple[str, ...] = ()
     sweep_all: tuple[str, ...] = ()
@@ -840,13 +869,20 @@ class Family:
     # --- reading the declaration ------------------------------------------
 
     def specs(self, settings: Mapping[str, Any] | None = None) -> tuple[ParameterSpec, ...]:
-        """Every parameter and setting, with the per-setting ones expanded."""
+        """Every parameter and setting, with the per-setting ones expanded (``settings`` may hold
+        parameter values too: a profile's values; only its settings are read)."""
         if self.expand is None:
             return self.parameters
-        return self.parameters + self.expand(self.check_settings(settings or {}))
+        names = {s.name for s in self.settings}
+        return self.parameters + self.expand(self.check_settings({k: v for k, v in (settings or {}).items()
+                                                                  if k in names}))
 
     def spec(self, name: str, settings: Mapping[str, Any] | None = None) -> ParameterSpec:
-        for spec in self.specs(settings):
+        # A declared one needs no settings; a per-setting one (a station's demand) is expanded by them.
+        for spec in self.parameters:
+            if spec.name == name:
+                return spec
+        for spec in self.specs(settings) if self.expand is not None else ():
             if spec.name == name:
                 return spec
         raise InputError(f"family '{self.name}' has no parameter '{name}'")

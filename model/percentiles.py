@@ -516,7 +516,8 @@ def percentile_approximation_error(grid: Mapping[str, np.ndarray], query: Mappin
         below, above = levels[levels <= value], levels[levels >= value]
         near = [below.max() if below.size else levels.min(), above.min() if above.size else levels.max()]
         chosen &= np.isin(grid[axis], near)
-    errors = measured[chosen]
+    # No measured cell brackets the query on every axis (the grid is not a full product): the grid's worst.
+    errors = measured[chosen] if np.any(chosen) else measured
     return float(errors[np.argmax(np.abs(errors))])
 
 

@@ -107,8 +107,11 @@ def request_model(family: "Family", question: "Question") -> type[BaseModel]:
             f"'0.5:3.5:0.5'): every combination is answered; default "
             f"{'none: required' if spec.required else _default(spec)}"),
             json_schema_extra=_extra(spec.unit, spec.bounds)))
+    for repeated in question.repeated:  # a list, one item per element (a demand per station)
+        kind = _NumberList if repeated.item is not None else list[str] | str
+        fields[repeated.name] = (kind | None, Field(None, description=f"{repeated.description}: a list"))
     for spec in family.parameters:
-        if spec.name in fields:  # a setting the question sweeps as an input: one field
+        if spec.name in fields:  # a setting the question sweeps as an input, a list: one field
             continue
         kind: Any = str if spec.parse is not None or spec.choices and isinstance(spec.choices[0], str) else _Number
         if spec.name in question.sweeps:  # one choice, a list of them, '1g,10g' or 'all'
@@ -220,8 +223,10 @@ def describe(family: "Family", question: "Question") -> dict[str, Any]:
 
     fields = [entry(spec.name, "number", spec.description or spec.name, True, list(spec.sweep()) or None,
                     spec.unit, spec.bounds, required=spec.required) for spec in question.input_specs]
+    listed = {r.name for r in question.repeated}
+    fields += [entry(r.name, "number" if r.item is not None else "text", r.description, True) for r in question.repeated]
     for spec in family.parameters:
-        if spec.name in question.input_names:
+        if spec.name in listed or spec.name in question.input_names:
             continue
         named = bool(spec.choices) and isinstance(spec.choices[0], str)
         fields.append(entry(spec.name, "choice" if named else "text" if spec.parse is not None else "number",

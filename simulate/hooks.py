@@ -46,6 +46,20 @@ def _mmc_percentiles(values: Mapping[str, Any], inputs: Mapping[str, Any],
     return [run(rate) for rate in np.asarray(inputs["arrival_rate"]).reshape(-1)], open_simulated_note(servers, 1.0, 1.0)
 
 
+def _mva_percentiles(values: Mapping[str, Any], inputs: Mapping[str, Any],
+                     percentiles: tuple[float, ...]) -> tuple[list[dict[str, Any]], str]:
+    """``queue mva --simulate``: the closed network's end-to-end percentiles simulated at each population
+    (an event simulation of the cycle); the stations' percentiles stay analytic."""
+    from iosizer.model.mva import demand_name, station_servers
+    from iosizer.simulate.answered import closed_simulated, closed_simulated_note
+
+    demands = [float(values[demand_name(k + 1)]) for k in range(int(values["stations"]))]
+    servers = station_servers(values)
+    found = [closed_simulated(demands, servers, int(n), percentiles, think_time=float(values["think_time_s"]))
+             for n in np.asarray(inputs["population"]).reshape(-1)]
+    return found, closed_simulated_note() + "; the stations' percentiles stay analytic"
+
+
 def _hba_percentiles(values: Mapping[str, Any], inputs: Mapping[str, Any],
                      percentiles: tuple[float, ...]) -> tuple[list[dict[str, Any]], str]:
     """``hba response --simulate``: the port's closed network simulated at each thread count (the cores and
@@ -68,7 +82,8 @@ def _hba_percentiles(values: Mapping[str, Any], inputs: Mapping[str, Any],
 
 
 #: (family, question) -> its percentile simulation (see ``Question.simulate_percentiles``).
-SIMULATED_PERCENTILES = {("mmc", "queue mmc"): _mmc_percentiles, ("hba", "hba response"): _hba_percentiles}
+SIMULATED_PERCENTILES = {("mmc", "queue mmc"): _mmc_percentiles, ("closed-network", "queue mva"): _mva_percentiles,
+                         ("hba", "hba response"): _hba_percentiles}
 
 
 def percentile_simulation(family: str, question: Any) -> Any:

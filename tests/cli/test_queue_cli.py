@@ -117,12 +117,22 @@ def test_mva_json_keys_and_values(cli) -> None:
     assert data["throughput"] * (data["response_time"] + 0.1) == pytest.approx(100)
 
 
-def test_mva_csv_is_the_whole_curve(cli) -> None:
-    result = cli(*MVA_ARGS, "--format", "csv")
+def test_mva_csv_of_a_population_sweep_is_the_curve(cli) -> None:
+    from iosizer.model.mva import mva
+
+    result = cli(*MVA_ARGS[:-1], "1:100:1", "--format", "csv")
     rows = list(csv.DictReader(io.StringIO(result.stdout)))
     assert [int(r["population"]) for r in rows] == list(range(1, 101))
     assert float(rows[0]["response_time"]) == pytest.approx(0.01)  # one job: R = D
     assert {"utilization_3", "queue_length_3", "residence_time_3"} <= set(rows[0])
+    curve = mva([0.005, 0.003, 0.002], 0.1, 100).curve  # the one recursion, read at each population
+    assert [float(r["throughput"]) for r in rows] == curve.throughput.tolist()
+    assert [float(r["queue_length_2"]) for r in rows] == curve.queue_length[:, 1].tolist()
+    # The JSON of a sweep: one published object per population, each as the single population answers it.
+    sweep = cli.json(*MVA_ARGS[:-1], "20,100")
+    assert [point["population"] for point in sweep] == [20, 100]
+    single = cli.json(*MVA_ARGS[:-1], "20")
+    assert sweep[0]["stations"] == single["stations"] and sweep[0]["throughput"] == single["throughput"]
 
 
 def test_mva_multi_server_and_delay_stations(cli) -> None:
@@ -158,3 +168,19 @@ def test_single_server_queues_refuse_a_multi_server_profile(cli, tmp_path) -> No
     assert "calibrated with 4 servers" in cli.fails("queue", "mm1", "--arrival-rate", "0.5", "--profile", str(path))
     data = cli.json("queue", "ggc", "--arrival-rate", "3", "--profile", str(path))
     assert data["mean_wait_ci_low"] < data["mean_wait"] < data["mean_wait_ci_high"]
+
+
+def test_mva_lists_and_defaults_are_the_declared_parameters() -> None:
+    """Question.repeated and Question.defaults: --demand's items are the stations' demand_k_s and its length
+    the stations; --servers' items one setting; no think time given and no profile is the declared 0."""
+    import iosizer
+    from iosizer.errors import InputError
+
+    family = iosizer.family("closed-network")
+    listed = family.ask("queue mva", demand=[0.005, 0.003], servers=["4", "delay"], population=10)
+    named = family.ask("queue mva", demand_1_s=0.005, demand_2_s=0.003, stations=2, servers="4,delay",
+                       think_time_s=0.0, population=10)
+    assert listed.to_data() == named.to_data()
+    assert listed.values["stations"] == 2 and listed.values["think_time_s"] == 0.0
+    with pytest.raises(InputError, match="demand_s lists 2 values for stations 3"):
+        family.ask("queue mva", demand=[0.005, 0.003], stations=3, population=10)

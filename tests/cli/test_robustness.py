@@ -201,7 +201,7 @@ def test_8_a_plot_that_fails_while_drawing_leaves_no_profile(cli, good_csv: Path
     (["queue", "mmc", "--arrival-rate", "1", "--service-rate", "1", "--servers", "99999999999999999999"],
      "--servers must lie in [1, 10000000] (servers), got 1e+20"),
     (["queue", "mva", "--population", "10", "--demand", "0.1", "--servers", "99999999999999999999"],
-     "--servers must lie in [1, 10000000]"),
+     "--servers must list whole numbers of servers (1 to 100,000)"),
     (["replication", "--block-kib", "1e12"], "--block-kib must lie in [0.000976562, 1048576] (KiB)"),
     (["hba", "isolation", "--block-kib", "1e12"], "--block-kib must lie in [0.000976562, 16384] (KiB)"),
     (["hba", "response", "--threads", "100000"], "--threads must lie in [1, 65536] (I/Os)"),
@@ -252,7 +252,7 @@ def test_10_an_empty_value_is_not_the_default(cli, args: list[str]) -> None:
 
 def test_10_servers_that_do_not_match_the_stations(cli) -> None:
     line = cli.fails("queue", "mva", "--population", "10", "--demand", "0.1", "--servers", "2", "--servers", "3")
-    assert "--servers is given 2 times for 1 station (--demand)" in line
+    assert "servers lists 2 stations (2,3) but the network has 1" in line
     assert "shape" not in line
 
 

@@ -203,22 +203,24 @@ def test_closed_network_grid_point_leaves_out_the_exact_networks() -> None:
 
 def test_queue_mva_states_the_closed_grid_error(cli) -> None:
     """Where the region around a network holds a cell past 2 % (beyond noise) the answer states it."""
-    from iosizer.cli.tails import closed_network_errors
+    from iosizer.model.mva.declaration import percentile_errors
+
+    def stated(demands, think, servers, population, percentile):
+        found = percentile_errors(demands, think, servers, [population], [percentile], (1,))
+        return {k: float(v[0]) for k, v in found.items()}
 
     grid = load_error_grid("closed_percentiles")
     measured = np.where(np.abs(grid["error_pct"]) > grid["half_width_pct"], grid["error_pct"], 0.0)
     args = ["queue", "mva", "--demand", "2", "--demand", "0.5", "--servers", "2", "--servers", "1",
             "--think-time", "2.5", "--population", "10", "--percentile", "99"]
     data = cli.json(*args)
-    stated = closed_network_errors([2.0, 0.5], 2.5, 10, [2, 1], [99.0])
-    assert {k: v for k, v in data.items() if k.endswith("_error_pct")} == stated
+    assert {k: v for k, v in data.items() if k.endswith("_error_pct")} == stated([2.0, 0.5], 2.5, [2, 1], 10, 99.0)
     if np.max(np.abs(measured)) <= ERROR_RULE_PCT:
-        assert stated == {}
+        assert stated([2.0, 0.5], 2.5, [2, 1], 10, 99.0) == {}
     # Three stations past the states the mixture sums (the gamma fit): a cell measured past 2 % is stated.
     worst = int(np.argmax(np.abs(measured)))
     assert abs(measured[worst]) > ERROR_RULE_PCT and grid["population"][worst] > 47
-    assert closed_network_errors([2.0, 1.0, 0.5], 35.0, 77, [4, 1, 1], [99.9]) == {
-        "response_p99_9_error_pct": measured[worst]}
+    assert stated([2.0, 1.0, 0.5], 35.0, [4, 1, 1], 77, 99.9) == {"response_p99_9_error_pct": measured[worst]}
 
 
 RMW_AXES = {"transfer_bytes": (520, 1040, 4104), "lanes": (8, 16, 24, 32), "service_scv": (0.0, 0.25, 0.5, 1.0)}
@@ -248,3 +250,13 @@ def test_rmw_service_scv_grid_and_its_rule(cli) -> None:
     assert [{k: d[k] for k in s} for d, s in zip(data, stated)] == stated
     assert "loss_error_points" not in cli.json("pcie", "rmw", "--lanes", "8")[0]
     assert rmw_errors(520, [32], 0.0) == [{}]  # constant service at saturation: the simulation agrees
+
+
+def test_a_network_no_measured_cell_brackets_states_the_grid_s_worst(cli) -> None:
+    """A c-server bottleneck at a think ratio and load whose bracketing cells the grid lacks (it is not a full
+    product of its axes): the answer states the worst error measured anywhere on the grid, not an internal error."""
+    grid = load_error_grid("closed_percentiles")
+    measured = np.where(np.abs(grid["error_pct"]) > grid["half_width_pct"], grid["error_pct"], 0.0)
+    data = cli.json("queue", "mva", "--demand", "0.02", "--demand", "0.003", "--servers", "4", "--servers", "1",
+                    "--think-time", "0.05", "--population", "12", "--percentile", "99")
+    assert data["response_p99_error_pct"] == measured[np.argmax(np.abs(measured))]

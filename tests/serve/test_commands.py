@@ -42,8 +42,8 @@ def test_roles_keep_server_paths_out_of_the_body(specs: dict[str, Any]) -> None:
 def test_the_command_line_back(specs: dict[str, Any]) -> None:
     assert _argv(specs["queue ggc"], {"arrival_rate": 3.2, "service_rate": 1, "servers": 4}) == [
         "queue", "ggc", "--arrival-rate", "3.2", "--service-rate", "1.0", "--servers", "4", "--format", "json"]
-    mva = _argv(specs["queue mva"], {"demand": [0.005, 0.003], "servers": ["4", "delay"], "population": 10})
-    assert mva.count("--demand") == 2 and mva[mva.index("--servers") + 1] == "4" and "delay" in mva
+    load = _argv(specs["size load"], {"demand": [0.005, 0.003], "servers": ["4", "delay"], "target_response_s": 1})
+    assert load.count("--demand") == 2 and load[load.index("--servers") + 1] == "4" and "delay" in load
     assert _argv(specs["pcie pattern"], {"transfer_bytes": 520, "split_at_64": True}) == [
         "pcie", "pattern", "--split-at-64", "--format", "json", "--", "520"]
     assert "--ecrc" not in _argv(specs["pcie link"], {"ecrc": False})
