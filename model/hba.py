@@ -568,7 +568,7 @@ FAMILIES = (
                     Output("lpar1_change_pct", "%", "LPAR1's IOPS against LPAR1 alone (LPAR2 offering 0)"),
                 ),
                 solve=_isolation_solve,
-                sweeps=("mode",), sweep_all=("mode",), flat_bands=True,
+                sweeps=("mode",), sweep_all=("mode",), flat_bands=True, always_list=True,
                 notes=(f"{_SEED} sec 3.1: overload is shared pro rata to the offered IOPS at the saturated "
                        "resource (progressive filling); LPAR1 offers its limit unless told",
                        "lpar1_change_pct: LPAR1's IOPS against LPAR1 alone (LPAR2 offering 0)"),
@@ -587,7 +587,7 @@ FAMILIES = (
                          Output("iops", "IOPS", "I/Os completed per second"),
                          Output("core_utilization", "1", "utilization of the HBA cores serving the port")),
                 solve=_response_question,
-                sweeps=("mode",), sweep_all=("mode",), flat_bands=True,
+                sweeps=("mode",), sweep_all=("mode",), flat_bands=True, always_list=True,
                 percentiles=_response_percentiles,
                 notes=(f"{_SEED} sec 3.2: threads cycle through the HBA cores (cores servers shared, 1 in "
                        "occupancy mode), the link and the storage (a delay station of storage_us)",
