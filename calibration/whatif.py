@@ -21,19 +21,6 @@ from iosizer.errors import InputError
 from iosizer.model.registry import declaration
 
 
-def mmc_settings(profile: Profile) -> tuple[float, int]:
-    """(service_rate_per_s, servers) of an ``mmc`` profile."""
-    return profile.value("service_rate_per_s"), int(profile.options["servers"])
-
-
-def service_rate_band(
-    profile: Profile, evaluate: Callable[[float], dict[str, Any]], band: str = "parameter",
-) -> dict[str, tuple[float, float]]:
-    """95 % bands of an open-queue answer ``evaluate(service_rate)``, from an ``mmc`` profile."""
-    return propagate(profile, lambda params: evaluate(params["service_rate_per_s"]), band,
-                     {"mean_response": "mean_response_s"})
-
-
 def closed_network_settings(profile: Profile) -> tuple[list[float], float]:
     """(demands, think time) of a ``closed-network`` profile, in seconds."""
     stations = int(profile.options["stations"])
