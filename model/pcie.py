@@ -948,12 +948,14 @@ RMW_DEPRECATED_KEYS = {"throughput_gbps": "throughput_gbyte_s", "aligned_through
 
 
 def _rmw_shape(records, values):
-    """The published ``pcie rmw`` records (always a list): the mitigation's keys where one is asked, the error
+    """The published ``pcie rmw`` records (always a list; ``transfer_bytes`` after ``lanes`` when several sizes
+    are asked): the mitigation's keys where one is asked, the error
     keys where stated, the deprecated ``*_gbps`` names of the ``*_gbyte_s`` keys, then the throughput's and
     the loss's 95 % bands where a profile bounds them."""
     shaped = []
+    sizes = ("transfer_bytes",) if len({row["transfer_bytes"] for row in records}) > 1 else ()  # a sweep of sizes
     for row in records:
-        out = _whole(row, ("lanes", "ports", "throughput_gbyte_s", "aligned_throughput_gbyte_s", "loss_pct",
+        out = _whole(row, ("lanes", *sizes, "ports", "throughput_gbyte_s", "aligned_throughput_gbyte_s", "loss_pct",
                            "rmw_utilization"))
         if values.get("mitigation", "none") != "none":
             out["mitigation"] = values["mitigation"]

@@ -54,3 +54,7 @@ def test_rmw_question_is_rmw_throughput() -> None:
     assert all(p["mitigation"] == "gather-dif" and p["throughput_gbps"] == p["throughput_gbyte_s"] for p in points)
     (one,) = iosizer.family("rmw").ask("pcie rmw", lanes=16).to_data()  # always a list, as published
     assert "mitigation" not in one and "throughput_error_pct" not in one
+    # Several sizes: each record names its size (one size keeps the published keys).
+    both = iosizer.family("rmw").ask("pcie rmw", lanes=32, transfer_bytes="B,F").to_data()
+    assert [(p["lanes"], p["transfer_bytes"]) for p in both] == [(32, 520), (32, 4160)]
+    assert both[1]["loss_pct"] == 0.0 and "transfer_bytes" not in one
