@@ -551,7 +551,7 @@ class ModelFamily:
         from iosizer.simulate.hooks import answer_simulation, percentile_simulation
 
         whole = answer_simulation(self.name, self.declaration.question(question))
-        if whole is not None:  # the question simulates its own answer (loadshare curve's means)
+        if whole is not None:  # the question simulates its own answer (a curve's means)
             return whole(answered)
         hook = percentile_simulation(self.name, self.declaration.question(question))
         if hook is None:

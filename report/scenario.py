@@ -810,8 +810,8 @@ def evaluate_loadshare(section: LoadshareSection, sources: Sources = Sources()) 
                "response": np.array([float(evaluate(c.policy, [section.utilization * c.max_throughput], shares,
                                                     moved).response[0]) for c in found])}
         if calibrated is not None:
-            out["max_iops"] = _max_iops(found, calibrated if values is None else
-                                        replace(calibrated, values={**calibrated.values, **values}))
+            service_us = float({**calibrated.values, **(values or {})}["io_service_us"])
+            out["max_iops"] = np.array([c.max_throughput / (service_us * 1e-6) for c in found])
         return out
 
     centre = solve(None)
@@ -863,17 +863,6 @@ def _response_us(question: str, calibrated: Any, curve: Any, shares: tuple[float
     absolute_units([row], calibrated, ports, curve.policy, params, curve.switch_loads)
     return Answer("loadshare", question, row["response_us"], "us", f"{calibrated.source}; band at the same IOPS",
                   row.get("response_us_ci_low"), row.get("response_us_ci_high"))
-
-
-def _max_iops(curves: list[Any], calibrated: Any) -> Any:
-    """Each curve's maximum in IOPS from a what-if's ``io_service_us`` (``iosizer loadshare compare``)."""
-    import numpy as np
-
-    from iosizer.calibration.loadshare import absolute_summary
-
-    rows: list[dict[str, Any]] = [{} for _ in curves]
-    absolute_summary(rows, curves, calibrated)
-    return np.array([row["max_throughput_iops"] for row in rows])
 
 
 # --------------------------------------------------------------------------
