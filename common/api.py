@@ -94,7 +94,9 @@ def ask(command: str | Sequence[str], /, *arguments: Any, **options: Any) -> Any
         raise InputError(f"iosizer {' '.join(question.path(chosen.name))} takes its values by name, "
                          f"got {len(arguments)} by position")
     profile = options.pop("profile", None)
-    if profile is not None:
+    if profile is not None and not hasattr(profile, "model"):
+        if not isinstance(profile, (str, Path, list, tuple)):
+            raise InputError(f"profile: expected a path or a profile, got {type(profile).__name__} {profile!r}")
         from iosizer.calibration.profile import load_profile as load
 
         several = isinstance(profile, (list, tuple))  # profiles of several CPUs, extrapolated to cpu_speed
@@ -554,7 +556,7 @@ class ModelFamily:
         from iosizer.simulate.hooks import answer_simulation, percentile_simulation
 
         whole = answer_simulation(self.name, self.declaration.question(question))
-        if whole is not None:  # the question simulates its own answer (loadshare curve's means)
+        if whole is not None:  # the question simulates its own answer (a curve's means)
             return whole(answered)
         hook = percentile_simulation(self.name, self.declaration.question(question))
         if hook is None:
