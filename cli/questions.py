@@ -69,10 +69,8 @@ def _options(family: "Family", question: "Question") -> list[inspect.Parameter]:
         text = (f"{spec.description or spec.name}{_unit_text(spec.unit)}; a list 1,2,3 or a range "
                 f"start:stop:step sweeps it.{default}")
         taken = typer.Argument(metavar=spec.name.upper(), help=text, show_default=False) if spec.argument else \
-            typer.Option(*_flags(question, spec.name), metavar="VALUES", help=text + " Repeatable: each sweep in "
-                         "turn." + _aka(question, spec.name))
-        params.append(inspect.Parameter(spec.name, keyword, default=None, annotation=Annotated[
-            str | None if spec.argument else list[str] | None, taken]))
+            typer.Option(*_flags(question, spec.name), metavar="VALUES", help=text + _aka(question, spec.name))
+        params.append(inspect.Parameter(spec.name, keyword, default=None, annotation=Annotated[str | None, taken]))
     listed = {r.name for r in question.repeated}
     for repeated in question.repeated:  # a list given one item at a time: --demand 0.005 --demand 0.003
         params.append(inspect.Parameter(repeated.name, keyword, default=None, annotation=Annotated[
@@ -136,7 +134,7 @@ def given_values(family: "Family", question: "Question", given: dict[str, Any]) 
     values = {}
     listed = {r.name for r in question.repeated}
     for name, text in given.items():
-        if text is None or text == []:  # left out
+        if text is None:
             continue
         if name in listed:  # checked item by item by the answer (a demand by its station's declaration)
             if text:
@@ -146,11 +144,8 @@ def given_values(family: "Family", question: "Question", given: dict[str, Any]) 
             values[name] = text
             continue
         spec = question.input(name) if name in inputs else question.option(family.parameters, name)
-        if name in inputs:  # a sweep, or several (the option repeated): every value in order
-            values[name] = [v for part in (text if isinstance(text, list) else [text])
-                            for v in parse_grid(part, name.replace("_", "-"), spec)]
-        else:
-            values[name] = spec.check(text, _flag(name))
+        values[name] = parse_grid(text, name.replace("_", "-"), spec) if name in inputs else \
+            spec.check(text, _flag(name))
     profile: Any = None
     paths = profile_path if isinstance(profile_path, list) else [] if profile_path is None else [profile_path]
     if paths:  # several: profiles of different CPUs, extrapolated to --cpu-speed
