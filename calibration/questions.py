@@ -174,7 +174,7 @@ def _one(family_name: str, asked: "Question", params: Any, cpu_speed: float | No
     notes.append(f"values: {used + ' from ' if used else ''}{source}")
     notes += _unrecorded(family_name, base, changes)
     keys = [o.name for o in asked.output_specs if o.band and not o.text and not o.vector and o.name in outputs]
-    keys += [k for k in outputs if k not in asked.output_names]  # percentiles
+    keys += [k for k in outputs if k not in asked.output_names and asked.percentile_bands]  # percentiles
 
     def moved(fitted: Mapping[str, Any]) -> dict[str, Any]:
         # The band's centre is the answer itself (the profile's own values): solved once, not twice.
@@ -427,7 +427,7 @@ def _input_grid(question: "Question", given: Mapping[str, Any],
         if isinstance(raw, str):  # a sweep as typed: 3.2, 1,8,16 or 0:2100:300
             from iosizer.model.family import parse_grid
 
-            raw = parse_grid(raw, spec.name.replace("_", "-"))
+            raw = parse_grid(raw, spec.name.replace("_", "-"), spec)
         items = list(np.ravel(np.asarray(raw, dtype=object))) if isinstance(raw, (list, tuple)) or \
             hasattr(raw, "__array__") else [raw]
         if not items:

@@ -161,8 +161,13 @@ def _report(family: "Family", question: "Question", answer: "Answer") -> Report:
     records = answer.records()
     shown = [*question.sweeps, *question.input_names, *answer.outputs]
     return Report(data=answer.to_data(), rows=records, columns=shown, csv_rows=records,
-                  title=f"{family.name} {question.command}: {question.summary}",
+                  title=f"{_title(family.name, question)}: {question.summary}",
                   notes=list(answer.notes), plot=_panels(question, answer, records))
+
+
+def _title(family: str, question: "Question") -> str:
+    """The family and the question, once where the question is at the family's own path."""
+    return family if question.path(family) == (family,) else f"{family} {question.command}"
 
 
 def _panels(question: "Question", answer: "Answer", records: list[dict[str, Any]]) -> list[Panel] | None:

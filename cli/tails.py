@@ -312,27 +312,6 @@ def hba_simulated(points: list[dict[str, Any]], port: Any, block_bytes: float, s
     return closed_simulated_note()
 
 
-def replication_points(system: Any, block_kib: float, outstanding: int,
-                       percentiles: list[float] | None) -> dict[str, float]:
-    """``latency_pP_us`` of ``iosizer replication`` at one point: the sender's protocol, the link and the
-    receiver's protocol as queues, the flash writes, switch and residual delay as constant latency."""
-    from iosizer.model.replication import protocol_demand_us, serialisation_us
-
-    if not percentiles:
-        return {}
-    path = system.replica
-    if path is None:
-        from iosizer.model.percentiles import parse_percentiles, percentile_key
-
-        return {f"latency_{percentile_key(p)}_us": system.local_flash_write_us for p in parse_percentiles(percentiles)}
-    protocol = float(protocol_demand_us(path, block_kib))
-    link = float(serialisation_us(path, block_kib))
-    delay = system.local_flash_write_us + path.switch_round_trip_us + system.remote_flash_write_us \
-        + path.residual_delay_us
-    point = network_points([protocol, link, protocol], [1, 1, 1], [outstanding], delay, percentiles, "_us")[0]
-    return {key.replace("response_", "latency_", 1): value for key, value in point.items()}
-
-
 FAMILY_NOTE = (
     "_pP: the arrival theorem's mixture over the state a job finds, inverted numerically (exact for a cycle of "
     "single servers; the HBA port's shared cores within 2 % of simulation, data/error_grids/hba_percentiles.csv, "

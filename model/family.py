@@ -63,6 +63,7 @@ __all__ = [
     "parse_grid",
     "MAX_GRID_POINTS",
     "parse_choices",
+    "reject_repeats",
     "cpu_speed_factor",
 ]
 
@@ -314,12 +315,15 @@ MAX_GRID_POINTS = 10_000
 
 
 def parse_grid(text: str, name: str, spec: "ParameterSpec | Input | None" = None) -> list[Any]:
-    """Values of ``--name``: ``x``, ``a,b,c`` or ``start:stop:step`` (stop included).
+    """Values of ``--name``: ``x``, ``a,b,c`` or ``start:stop:step`` (stop included); for an input
+    declared ``doubling`` (a size) also ``start:stop``, doubling (``4:256``: 4, 8, ..., 256).
 
     With ``spec`` (the option's declaration) every value is checked against
     its bounds, and the error names the flag and the bound.
     """
     text = text.strip()
+    if getattr(spec, "doubling", False) and text.count(":") == 1:
+        return _doubling(text, name, spec)
     separator = ":" if ":" in text else ","
     try:
         values = [float(p) for p in text.split(separator)]
@@ -335,6 +339,20 @@ def parse_grid(text: str, name: str, spec: "ParameterSpec | Input | None" = None
     elif len(values) > MAX_GRID_POINTS:
         raise InputError(f"--{name}: the list has {len(values)} values, more than {MAX_GRID_POINTS}")
     return check_values(values, name, spec)
+
+
+def _doubling(text: str, name: str, spec: "Input") -> list[Any]:
+    """``start:stop`` doubling from start while at most stop (the way I/O sizes are swept)."""
+    try:
+        start, stop = (float(p) for p in text.split(":"))
+    except ValueError:
+        start = stop = math.nan
+    if not (math.isfinite(start) and math.isfinite(stop) and 0 < start <= stop):
+        raise InputError(f"--{name}: a doubling range start:stop needs 0 < start <= stop, got {text!r}")
+    count = int(math.floor(math.log2(stop / start) + 1e-9)) + 1
+    if count > 64:
+        raise InputError(f"--{name}: {text!r} doubles more than 64 times")
+    return check_values([start * 2.0**i for i in range(count)], name, spec)
 
 
 def check_values(values: list[float], name: str, spec: "ParameterSpec | Input | None") -> list[Any]:
@@ -354,6 +372,8 @@ def _range(start: float, stop: float, step: float, name: str) -> list[float]:
     if count > MAX_GRID_POINTS:
         raise InputError(f"--{name}: range has {count} points, more than {MAX_GRID_POINTS}")
     return [start + i * step for i in range(count)]
+
+
 def parse_choices(value: object, spec: "ParameterSpec", label: str | None = None) -> list[Any]:
     """The choices of a setting a question sweeps (``Question.sweeps``): ``1g,10g``, a list, or ``all``.
 
@@ -371,15 +391,21 @@ def parse_choices(value: object, spec: "ParameterSpec", label: str | None = None
         example = ",".join(map(str, spec.choices[:2]))
         raise InputError(f"{flag}: {value!r} has an empty item; give {spec.name}s separated by single commas, "
                          f"such as {example}")
-    chosen: list[Any] = []
-    for item in given:
-        normal = spec.check(item, flag)
-        if normal in chosen:
-            first = given[chosen.index(normal)]
-            raise InputError(f"{flag}: '{item}' is " + ("given twice" if first == item else f"'{first}' again")
-                             + "; list each once")
-        chosen.append(normal)
+    chosen = [spec.check(item, flag) for item in given]
+    reject_repeats(chosen, flag, given)
     return chosen
+
+
+def reject_repeats(values: list[Any], flag: str, shown: list[str] | None = None) -> None:
+    """Refuse a value given twice (``--link 1g,1g``): say which, rather than drop it silently."""
+    words = shown or [str(v) for v in values]
+    seen: dict[Any, int] = {}
+    for i, value in enumerate(values):
+        if value in seen:
+            first, again = words[seen[value]], words[i]
+            which = "given twice" if first == again else f"'{first}' again"
+            raise InputError(f"{flag}: '{again}' is {which}; list each once")
+        seen[value] = i
 
 
 #: A computed default of an input (:class:`Input`): (values, earlier inputs' values) -> one value or a sweep.
@@ -416,6 +442,9 @@ class Input:
 
     #: An input takes numbers only (settings carry the named choices).
     choices: tuple[Any, ...] = ()
+    #: A size swept the way I/O sizes are: a two-part range ``4:256`` doubles (4, 8, ..., 256);
+    #: ``4:256:4`` keeps the linear step.
+    doubling: bool = False
 
     def __post_init__(self) -> None:
         low, high = self.bounds
@@ -624,6 +653,7 @@ class Question:
       (the shipped calibration's intervals describe a fit to a seed's statements, not measurements;
       they band a profile the planner gives or carries to another CPU);
     - ``always_list``: the JSON is a list of records even for one point;
+    - ``percentile_bands``: False when the percentiles carry no band (only the declared outputs do);
     - an input may carry the name of one of its family's settings (a block size the family's data
       hold per row): the question sweeps it, its option and key are the input's, and its default is
       the input's declared sweep, not the profile's setting;
@@ -660,6 +690,7 @@ class Question:
     sweeps: tuple[str, ...] = ()
     shipped_bands: bool = True
     always_list: bool = False
+    percentile_bands: bool = True
 
     def __post_init__(self) -> None:
         if self.solve is None:
