@@ -167,7 +167,7 @@ def complete_values(family: str, values: Mapping[str, Any]) -> dict[str, Any]:
     if completed.get("port_shares") is None:
         completed["port_shares"] = chosen.port_shares
     completed.update(mix=chosen.name, reference_policy=chosen.reference_policy, table=chosen.table,
-                     figure=chosen.figure)
+                     figure=chosen.figure, seed_mixes=tuple(scenarios()))
     return completed
 
 

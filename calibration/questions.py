@@ -77,7 +77,7 @@ class Answer(TableView):
         rows = []
         for i in range(count):
             row = {k: plain(v, i, k in self.integers) for k, v in self.inputs.items()}
-            row.update({k: plain(v, i) for k, v in self.outputs.items()})
+            row.update({k: plain(v, i, k in self.integers) for k, v in self.outputs.items()})
             for key, (low, high) in self.bands.items():
                 row[f"{key}_ci_low"], row[f"{key}_ci_high"] = plain(low, i), plain(high, i)
             row.update({k: plain(v, i) for k, v in self.trailing.items()})
@@ -85,10 +85,13 @@ class Answer(TableView):
         return rows
 
     def to_data(self) -> Any:
-        """One point: its record (unless the question is ``always_list``); a sweep: the list of records."""
+        """One point: its record (unless the question is ``always_list``); a sweep: the list of records; in
+        the question's published shape where it declares one (``Question.shape``)."""
+        asked = declaration(self.family).question(self.question)
         rows = self.records()
-        return rows[0] if len(rows) == 1 and not declaration(self.family).question(self.question).always_list \
-            else rows
+        if asked.shape is not None:
+            rows = asked.shape(rows, self.values)
+        return rows[0] if len(rows) == 1 and not asked.always_list else rows
 
     def to_json(self) -> str:
         """:meth:`to_data` as the CLI prints it (two-space indent, no NaN)."""
@@ -119,7 +122,7 @@ def answer(family_name: str, question: str, params: "Profile | Mapping[str, Any]
     if asked.solve is None:
         raise InputError(f"question '{asked.command}' of family '{family_name}' declares no solve: "
                          f"ask it as a command (iosizer.ask('{asked.command}', ...))")
-    given = _unaliased(asked, given)
+    given = _itemised(asked, _unaliased(asked, given))
     if asked.sweeps:
         return _swept(family_name, asked, params, cpu_speed, percentiles, band, given)
     return _one(family_name, asked, params, cpu_speed, percentiles, band, given)
@@ -134,12 +137,23 @@ def _one(family_name: str, asked: "Question", params: Any, cpu_speed: float | No
     changes = dict(params) if isinstance(params, Mapping) else {}
     changes.update(given)
     base = params if not isinstance(params, Mapping) else None
+    own = _own_settings(family_name, asked, changes, base)
+    for spec in asked.input_specs:
+        clash = [n for n in spec.reads if inputs.get(spec.name) is not None and own.get(n) is not None]
+        if clash:
+            raise InputError(f"give --{spec.name.replace('_', '-')} or --{clash[0].replace('_', '-')}, not both")
+    if base is None:  # no profile: what the question assumes of a parameter left out
+        changes.update({k: v for k, v in asked.defaults.items() if changes.get(k) is None})
     if base is None and not asked.shipped:
         _require_parameters(family_name, asked, changes, cpu_speed)
     _exclusive(family_name, changes)
-    values, profile, source = resolve(family_name, base, cpu_speed, changes)
+    if base is None and asked.takes == () and not any(v is not None for v in changes.values()):
+        values, profile, source = {}, None, "the values given"  # no parameter of the family: no profile
+    else:
+        values, profile, source = resolve(family_name, base, cpu_speed, changes)
+    values.update(own)
     arrays = _input_grid(asked, inputs, values)
-    banded = asked.shipped_bands or base is not None or cpu_speed is not None
+    banded = profile is not None and (asked.shipped_bands or base is not None or cpu_speed is not None)
     chosen: list[float] = []
     if percentiles:
         if asked.percentiles is None:
@@ -148,14 +162,14 @@ def _one(family_name: str, asked: "Question", params: Any, cpu_speed: float | No
 
         chosen = parse_percentiles(percentiles)
 
-    def evaluate(vals: Mapping[str, Any], at: Mapping[str, Any] = arrays) -> dict[str, Any]:
+    def evaluate(vals: Mapping[str, Any], at: Mapping[str, Any] = arrays, tails: bool = True) -> dict[str, Any]:
         out = dict(asked.solve(vals, at))  # type: ignore[misc]
-        if chosen:
-            out.update(asked.percentiles(vals, at, tuple(chosen)))  # type: ignore[misc]
+        if chosen and tails:  # a question whose solve picks its rows: its percentiles at them
+            return _with_tails(asked, out, asked.percentiles(vals, at or out, tuple(chosen)))  # type: ignore[misc]
         return out
 
     solved = evaluate(values)
-    missing = [n for n in asked.output_names if n not in solved]
+    missing = [o.name for o in asked.output_specs if o.name not in solved and not o.optional]
     if missing:
         from iosizer.errors import ConsistencyError
 
@@ -174,22 +188,35 @@ def _one(family_name: str, asked: "Question", params: Any, cpu_speed: float | No
     notes.append(f"values: {used + ' from ' if used else ''}{source}")
     notes += _unrecorded(family_name, base, changes)
     keys = [o.name for o in asked.output_specs if o.band and not o.text and not o.vector and o.name in outputs]
-    keys += [k for k in outputs if k not in asked.output_names and asked.percentile_bands]  # percentiles
+    tails = asked.percentile_bands and bool(chosen)
+    keys += [k for k in outputs if k not in asked.output_names] if tails else []  # percentiles
 
     def moved(fitted: Mapping[str, Any]) -> dict[str, Any]:
         # The band's centre is the answer itself (the profile's own values): solved once, not twice.
         unchanged = all(k in values and values[k] is v for k, v in fitted.items())
-        out = solved if unchanged else evaluate({**values, **fitted}, outputs if asked.rows else arrays)
+        out = solved if unchanged else evaluate({**values, **fitted}, outputs if asked.rows else arrays, tails)
         return {k: out[k] for k in keys}
 
     bands = _bands(family_name, asked, profile, moved, outputs, shape, band) if banded and keys else {}
     if bands:
-        notes.append("*_ci_low/_ci_high: " + ("95 % prediction bands: the parameters' uncertainty plus the "
-                                              "fit's residual scatter (where a new measurement lies)"
-                                              if band == "prediction" else
-                                              "95 % bands of the parameters' uncertainty only"))
+        from iosizer.calibration.whatif import band_note
+
+        # Where an end is unbounded (an exact or singular fit) the note says so instead of claiming bands.
+        ends = [{"_ci_low": float(v)} for pair in bands.values() for end in pair for v in np.ravel(end)]
+        notes.append(band_note(ends, "*_ci_low/_ci_high: " + (
+            "95 % prediction bands: the parameters' uncertainty plus the fit's residual scatter (where a new "
+            "measurement lies)" if band == "prediction" else "95 % bands of the parameters' uncertainty only")))
+    integers = {i.name for i in asked.input_specs if i.integer} | {o.name for o in asked.output_specs if o.integer}
     return Answer(family_name, asked.command, {k: v.reshape(-1) for k, v in arrays.items()}, outputs,
-                  bands, tuple(notes), frozenset(i.name for i in asked.input_specs if i.integer), values)
+                  bands, tuple(notes), frozenset(integers), values)
+
+
+def _with_tails(asked: "Question", out: dict[str, Any], tails: Mapping[str, Any]) -> dict[str, Any]:
+    """The solve's outputs with the percentile outputs placed before the first optional or ``only_with``
+    one (the columns that come and go stay last)."""
+    late = {o.name for o in asked.output_specs if o.optional or o.only_with}
+    first = [k for k in out if k not in late]
+    return {**{k: out[k] for k in first}, **tails, **{k: out[k] for k in out if k in late}}
 
 
 def _unrecorded(family_name: str, base: Any, changes: Mapping[str, Any]) -> list[str]:
@@ -275,7 +302,8 @@ def _swept(family_name: str, asked: "Question", params: Any, cpu_speed: float | 
 
 
 def _count(part: Answer) -> int:
-    return len(next(iter(part.inputs.values()))) if part.inputs else 1
+    columns = part.inputs or part.outputs  # no inputs: the rows the solve picked (Question.rows)
+    return len(next(iter(columns.values()))) if columns else 1
 
 
 def _bands(family_name: str, asked: "Question", profile: "Profile", evaluate: Any, outputs: Mapping[str, Any],
@@ -328,14 +356,81 @@ def _unaliased(asked: "Question", given: dict[str, Any]) -> dict[str, Any]:
     return out
 
 
+def _own_settings(family_name: str, asked: "Question", changes: dict[str, Any], base: "Profile | None") -> dict[str, Any]:
+    """The question's own settings (``Question.settings``, popped from ``changes`` and checked; a required one
+    missing is an error) and the values it fixes (``Question.fixed``: a family setting goes into ``changes``,
+    refused against a profile calibrated at another value). A family option the question does not take is
+    refused: it would be silently ignored."""
+    names = {spec.name for spec in declaration(family_name).parameters}
+    for name, value in changes.items():
+        if (name in names or name in asked.fixed) and value is not None:
+            asked.option(declaration(family_name).parameters, name)  # an InputError naming it if not taken
+    own = {}
+    for spec in asked.settings:
+        value = changes.pop(spec.name, None)
+        if value is None:
+            value = spec.value
+        if value is None and spec.name in asked.optional:
+            continue
+        if value is None:
+            raise InputError(f"Missing option '--{spec.name.replace('_', '-')}' ({spec.description or spec.unit})")
+        own[spec.name] = spec.check(value, spec.name)
+    for name, value in asked.fixed.items():
+        if name not in names:
+            own[name] = value
+            continue
+        held = None if base is None else base.options.get(name)
+        if held is not None and held != value:
+            raise InputError(f"the profile was calibrated with {name} = {held}; {asked.command} fixes "
+                             f"{name} = {value}")
+        changes[name] = value
+    return own
+
+
+def _itemised(asked: "Question", given: dict[str, Any]) -> dict[str, Any]:
+    """``given`` with each list of ``Question.repeated`` laid out: a value per item's parameter and the count
+    setting, or the items joined by commas as the setting of that name."""
+    out = dict(given)
+    for repeated in asked.repeated:
+        items = out.pop(repeated.name, None)
+        if items is None:
+            continue
+        items = list(items) if isinstance(items, (list, tuple)) else [items]
+        if not items:
+            raise InputError(f"{repeated.name}: give at least one value")
+        if repeated.item is None:
+            out[repeated.name] = ",".join(str(item).strip() for item in items)
+            continue
+        if out.get(repeated.count) is not None and out[repeated.count] != len(items):
+            raise InputError(f"{repeated.name} lists {len(items)} values for {repeated.count} {out[repeated.count]}")
+        out[repeated.count] = len(items)
+        out.update({repeated.item(k): item for k, item in enumerate(items, 1)})
+    return out
+
+
+def _parameters(family_name: str, given: Mapping[str, Any]) -> list[Any]:
+    """The family's parameters, those a setting multiplies (a demand per station) included once the
+    settings they need are given."""
+    family = declaration(family_name)
+    try:
+        specs = family.specs({s.name: given[s.name] for s in family.settings if given.get(s.name) is not None})
+    except InputError:  # a setting they need is missing: the declared ones only
+        specs = family.parameters
+    return [spec for spec in specs if spec.kind == "parameter"]
+
+
 def _require_parameters(family_name: str, asked: "Question", changes: Mapping[str, Any],
                         cpu_speed: float | None) -> None:
     """A question of the planner's own system (``shipped=False``): every parameter given, or a profile."""
     if cpu_speed is not None:
         raise InputError("--cpu-speed carries a calibrated profile to another CPU: give --profile FILE")
-    for spec in declaration(family_name).parameters:
+    counted = {r.count: r.name for r in asked.repeated if r.count}  # a setting a list's length gives
+    for spec in (*declaration(family_name).settings, *_parameters(family_name, changes)):
+        if (asked.takes is not None and spec.name not in asked.takes) or spec.name in asked.fixed:
+            continue  # not an option of this question
         if changes.get(spec.name) is None and (spec.kind == "parameter" or spec.value is None):
-            name = next(iter(asked.aliases.get(spec.name, ())), spec.name)
+            name = counted.get(spec.name, spec.name)
+            name = next(iter(asked.aliases.get(name, ())), name)
             raise InputError(f"Missing option '--{name.replace('_', '-')}' (or give --profile FILE)")
 
 
@@ -354,13 +449,13 @@ def resolve(family_name: str, base: "Profile | None", cpu_speed: float | None,
     if base is not None and not isinstance(base, Profile):
         raise InputError(f"params must be a profile or a mapping of values, got {type(base).__name__}")
     given = {k: v for k, v in changes.items() if v is not None}
-    if base is None and all(spec.name in given for spec in family.parameters if spec.kind == "parameter"):
+    if base is None and all(spec.name in given for spec in _parameters(family_name, given)):
         # Every parameter given: nothing comes from a profile, so the shipped one is not built (no fit runs).
         from iosizer.calibration.profile import declared_profile
 
         settings = {s.name: given[s.name] for s in family.settings if s.name in given}
         profile = declared_profile(family_name, settings, {s.name: given[s.name] for s in
-                                                            family.parameters if s.kind == "parameter"})
+                                                            _parameters(family_name, given)})
         source = "the values given"
     elif base is not None:
         profile, source = _planner_variant(family, base, given), "the planner's profile"

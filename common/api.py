@@ -548,8 +548,11 @@ class ModelFamily:
         if not simulate:
             return answered
         from iosizer.simulate.answered import simulate_percentiles
-        from iosizer.simulate.hooks import percentile_simulation
+        from iosizer.simulate.hooks import answer_simulation, percentile_simulation
 
+        whole = answer_simulation(self.name, self.declaration.question(question))
+        if whole is not None:  # the question simulates its own answer (loadshare curve's means)
+            return whole(answered)
         hook = percentile_simulation(self.name, self.declaration.question(question))
         if hook is None:
             raise InputError(f"question '{question}' of family '{self.name}' has no simulation of its percentiles")

@@ -185,6 +185,12 @@ class Sources:
         """Whether the table asks for a profile or a CPU: then its answers carry 95 % bands."""
         return bool(self.paths) or self.cpu_speed is not None
 
+    def source(self, family: str) -> str:
+        """Where ``family``'s values come from, as a note names it: the profile as the file spells it, or the
+        shipped one, and the CPU it is carried to."""
+        found = f"profile {self.written[family]}" if family in self.paths else f"shipped '{family}' profile"
+        return found + (f", carried to CPU speed {self.cpu_speed:g}" if self.cpu_speed is not None else "")
+
     def what_if(self, family: str, changes: dict[str, Any] | None = None) -> Any:
         """:func:`iosizer.calibration.whatif.what_if` on this table's profile of ``family`` (the shipped
         one if it names none) at its CPU; None when the table names neither a profile of ``family``
@@ -411,56 +417,48 @@ class PcieSection(Section):
 
 
 def evaluate_pcie(section: PcieSection, sources: Sources = Sources()) -> list[Answer]:
-    from iosizer.calibration import pcie as family
-    from iosizer.model.pcie import access_pattern, link_bandwidth, rmw_throughput
+    """The table's link, pattern and contention: the declared questions ``pcie link``, ``pcie pattern`` and
+    ``pcie rmw`` on the one road, the RMW network on the link answered (a pcie-link profile's DLLPs and header
+    too), and ``split_at_64`` as rmw's split-at-64 mitigation."""
+    from iosizer.calibration.profile import load_profile
+    from iosizer.calibration.questions import answer
 
-    link_bands: dict[str, Any] = {}
-    link_note = ""
-    if "pcie-link" in sources.paths:
-        # As `iosizer pcie link --profile` runs: the profile's link, changed by the keys the file sets.
-        given = section.given("generation", "lanes_per_port", "mps_bytes")
-        calibrated = sources.what_if("pcie-link", changes={"generation": given["generation"],
-                                                           "lanes": given["lanes_per_port"],
-                                                           "mps_bytes": given["mps_bytes"]})
-        settings = {k: calibrated.values.get(k) for k in ("generation", "lanes", "mps_bytes", "header_dw", "ecrc",
-                                                          "mrrs_bytes", "rcb_bytes", "completions")}
-        link = family.link_config(dllps_per_tlp=calibrated.values["dllps_per_tlp"], **settings)
-        link_bands = calibrated.bands(lambda v: {"bandwidth": link_bandwidth(
-            family.link_config(dllps_per_tlp=v["dllps_per_tlp"], **settings), section.transfer_bytes).effective_gbyte_s})
-        link_note = f"; {calibrated.source}"
-    else:
-        link = family.link_config(generation=section.generation, lanes=section.lanes_per_port,
-                                  mps_bytes=section.mps_bytes)
-    generation, lanes_per_port, mps = link.generation, link.lanes, link.mps_bytes
-    bandwidth = link_bandwidth(link, section.transfer_bytes)
-    pattern = access_pattern(section.transfer_bytes, mps, section.split_at_64)
-    lanes = section.ports * lanes_per_port
-    rmw = sources.what_if("rmw")
-    # The RMW network's links are the link answered above (a pcie-link profile's DLLPs and header too).
-    platform = family.platform(mps, generation, lanes_per_port, profile=None if rmw is None else rmw.profile
-                               ).model_copy(update={"link": link})
-    contention = rmw_throughput(platform, pattern, [lanes])
-    rmw_bands: dict[str, Any] = {}
-    if rmw is not None:
-        def contended(values: dict[str, Any]) -> dict[str, Any]:
-            moved = platform.model_copy(update={k: values[k] for k in type(platform).model_fields
-                                                if k != "link" and k in values})
-            result = rmw_throughput(moved, pattern, [lanes])
-            return {"throughput": result.throughput_gbyte_s, "loss": result.loss_pct}
+    profiles = {name: load_profile(path, name) for name, path in sources.paths.items()}
+    link_profile = profiles.get("pcie-link")
+    # As `iosizer pcie link --profile` runs: the profile's link, changed by the keys the file sets.
+    keys = section.given("generation", "lanes_per_port", "mps_bytes") if link_profile is not None else \
+        {"generation": section.generation, "lanes_per_port": section.lanes_per_port, "mps_bytes": section.mps_bytes}
+    link = answer("pcie-link", "pcie link", link_profile, cpu_speed=sources.cpu_speed if link_profile else None,
+                  transfer_bytes=section.transfer_bytes, generation=keys["generation"], lanes=keys["lanes_per_port"],
+                  mps_bytes=keys["mps_bytes"])
+    used, bandwidth = link.values, link.records()[0]
+    pattern = answer("pcie-link", "pcie pattern", transfer_bytes=section.transfer_bytes,
+                     mps_bytes=used["mps_bytes"], split_at_64=int(section.split_at_64)).records()[0]
+    lanes = section.ports * used["lanes"]
+    split = "mitigated_" if section.split_at_64 else ""
+    contention = answer("rmw", "pcie rmw", profiles.get("rmw"), cpu_speed=sources.cpu_speed, lanes=lanes,
+                        transfer_bytes=section.transfer_bytes, lanes_per_port=used["lanes"],
+                        mitigation="split-at-64" if split else "none",
+                        **{k: used[k] for k in ("generation", "mps_bytes", "header_dw", "ecrc", "dllps_per_tlp")}
+                        ).records()[0]
+    where = f"Gen{used['generation']} x{used['lanes']}, MPS {used['mps_bytes']}"
+    link_note = f"; {sources.source('pcie-link')}" if link_profile is not None else ""
+    rmw_note = sources.source("rmw") if "rmw" in profiles or sources.cpu_speed is not None else \
+        "calibrated to seed 001 sec 4 (Xeon E5-2698 v4)"
 
-        rmw_bands = rmw.bands(contended)
-    where = f"Gen{generation} x{lanes_per_port}, MPS {mps}"
+    def band(row: dict[str, Any], key: str) -> tuple[Any, Any]:
+        return row.get(f"{key}_ci_low"), row.get(f"{key}_ci_high")
+
     return [
-        Answer("pcie", "effective write bandwidth per port", float(bandwidth.effective_gbyte_s), "GB/s",
-               f"{where}, {section.transfer_bytes} B transfers{link_note}", *_band(link_bands, "bandwidth")),
-        Answer("pcie", "64-byte-unaligned accesses", float(pattern.unaligned_per_kib), "per KiB",
+        Answer("pcie", "effective write bandwidth per port", bandwidth["effective_gbyte_s"], "GB/s",
+               f"{where}, {section.transfer_bytes} B transfers{link_note}", *band(bandwidth, "effective_gbyte_s")),
+        Answer("pcie", "64-byte-unaligned accesses", pattern["unaligned_per_kib"], "per KiB",
                "seed 001 table 2 layout" + (", split at 64 B" if section.split_at_64 else "")),
         Answer("pcie", f"write throughput, {section.ports} ports ({lanes} lanes)",
-               float(contention.throughput_gbyte_s[0]), "GB/s", "shared RMW unit, credit loops (MVA)",
-               *_band(rmw_bands, "throughput")),
-        Answer("pcie", "loss to read-modify-write contention", float(contention.loss_pct[0]), "%",
-               "calibrated to seed 001 sec 4 (Xeon E5-2698 v4)" if rmw is None else rmw.source,
-               *_band(rmw_bands, "loss")),
+               contention[f"{split}throughput_gbyte_s"], "GB/s", "shared RMW unit, credit loops (MVA)",
+               *band(contention, f"{split}throughput_gbyte_s")),
+        Answer("pcie", "loss to read-modify-write contention", contention[f"{split}loss_pct"], "%", rmw_note,
+               *band(contention, f"{split}loss_pct")),
     ]
 
 
@@ -746,36 +744,34 @@ class LoadshareSection(Section):
 
     scenario: str | None = None
     port_shares: list[float] | None = None
-    cores: int | None = Field(None, ge=1, le=1024)
+    cores: int | None = None
     policies: list[str] = Field(default_factory=_all_policies, min_length=1)
-    comm_overhead_pct: float | None = Field(None, ge=0)
-    threshold: float | None = Field(None, gt=0, lt=1)
-    non_core_pct: float | None = Field(None, ge=0, allow_inf_nan=False)
+    comm_overhead_pct: float | None = None
+    threshold: float | None = None
+    non_core_pct: float | None = None
     switch_rule: str | None = None
     # The answer's operating point, not the switching threshold: a planning
     # choice of this file (70 % of each policy's own maximum), no model number.
     utilization: float = Field(0.7, gt=0, lt=1)
 
-    @field_validator("policies")
-    @classmethod
-    def _policies(cls, value: list[str]) -> list[str]:
-        from iosizer.model.loadshare import POLICIES
-
-        unknown = [v for v in value if v not in POLICIES]
-        if unknown:
-            raise ValueError(f"unknown policy {unknown[0]!r}; choose from {', '.join(POLICIES)}")
-        return value
-
-    @field_validator("non_core_pct", "switch_rule")
+    @field_validator("cores", "comm_overhead_pct", "threshold", "non_core_pct", "switch_rule", "policies",
+                     "port_shares")
     @classmethod
     def _declared_domain(cls, value: Any, info: Any) -> Any:
-        """Checked against the loadshare family's declaration, as the CLI checks its options."""
+        """Checked against the loadshare family's declaration, as every surface checks it (a policy each by
+        ``policy``'s, the port mix by ``shares``')."""
         from iosizer.model.registry import declaration
 
         if value is None:
             return value
+        family = declaration("loadshare")
         try:
-            return declaration("loadshare").spec(info.field_name).check(value, info.field_name)
+            if info.field_name == "policies":
+                return [family.spec("policy").check(v, "policy") for v in value]
+            if info.field_name == "port_shares":
+                family.spec("shares").check(value, info.field_name)
+                return value
+            return family.spec(info.field_name).check(value, info.field_name)
         except IosizerError as error:
             raise ValueError(str(error)) from None
 
@@ -795,9 +791,6 @@ class LoadshareSection(Section):
     def _one_load_description(self) -> "LoadshareSection":
         if (self.scenario is None) == (self.port_shares is None):
             raise ValueError("give either scenario or port_shares")
-        if self.port_shares is not None and (any(not v >= 0 for v in self.port_shares)
-                                             or sum(self.port_shares) <= 0):
-            raise ValueError("port_shares must be >= 0 with a positive sum")
         return self
 
 
@@ -995,15 +988,16 @@ def _declared_evaluator(name: str, questions: list[Any]) -> Callable[[Any, Sourc
 
 
 def _declared_tables() -> list[Family]:
-    """A table for every family whose questions declare a solve and that has no table of its own:
+    """A table for every family whose questions declare a solve and that no table answers already:
     its keys are the questions' inputs and the family's settings and parameters, named with units."""
     from iosizer.model.registry import declaration, family_names
 
     tables = []
+    answered = {name for table in _TABLES.values() for name in table.profiles}  # [pcie] answers rmw, pcie-link
     for name in family_names():
         declared = declaration(name)
-        questions = [q for q in declared.questions if q.answerable]
-        if questions and name not in _TABLES:
+        questions = [q for q in declared.questions if q.answerable and q.scenario]
+        if questions and name not in _TABLES and name not in answered:
             tables.append(Family(name, _declared_section(declared, questions), _declared_evaluator(name, questions),
                                  declared.summary, (name,)))
     return tables

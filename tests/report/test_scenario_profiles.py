@@ -212,9 +212,12 @@ def test_a_table_answers_unnamed_families_as_shipped(profiles) -> None:
     answers = _run(folder, '[latency]\nhop_ns = 300\nprofile = "dma.json"\n')
     assert answers["OLTP throughput loss"] == shipped["OLTP throughput loss"]  # value and no band
     assert answers["dma.json DMA loss"].ci_low is not None
-    pcie = _run(folder, '[pcie]\nprofile = "rmw.json"\n')
+    pcie = _run(folder, '[pcie]\nprofile = "rmw.json"\ntransfer_bytes = 520\n')
     assert pcie["effective write bandwidth per port"].ci_low is None
     _ordered(pcie["loss to read-modify-write contention"])
+    # Aligned transfers (512 B) lose nothing whatever the RMW parameters: no band, as every output none moves.
+    aligned = _run(folder, '[pcie]\nprofile = "rmw.json"\n')["loss to read-modify-write contention"]
+    assert (aligned.value, aligned.ci_low, aligned.ci_high) == (0.0, None, None)
 
 
 def test_a_catalogue_device_is_carried_as_its_shipped_profile(cli, tmp_path: Path) -> None:
