@@ -1113,7 +1113,8 @@ def _curve_notes(values: Mapping[str, Any], outputs: Mapping[str, Any]) -> str |
         lines.append("response_pP: mixture over ports of M/M/c-form responses with each port's wait probability and "
                      "mean wait from the model (exact for shared and exclusive; for one-stage and multi-stage "
                      "measured against simulation on a grid, data/error_grids/loadshare_percentiles.csv, and stated "
-                     "as response_pP_error_pct past 2 %); a switch's jump is the mean's, a percentile may move there too")
+                     "as response_pP_error_pct past 2 %); a switch's jump is the mean's, a percentile may move "
+                     "there too")
     if "response_us" in outputs:
         lines.append("throughput_iops = throughput_cores x 10^6 / io_service_us, response_us = response_service_times "
                      "x io_service_us; its band is at the same IOPS, none either side of a jump")

@@ -786,21 +786,21 @@ def closed_network_grid_point(demands: object, think_time: float, population: in
             "think_ratio": outside / float(demand[finite].sum()), "load": population / knee}
 
 
-# --- seed 003: the load-sharing model's per-port queues -----------------------------------------
+# --- a mixture of ports' M/M/c-form responses (the load-sharing model's per-port queues) ----------
 
 
 def port_mixture_percentiles(ports: Mapping[str, np.ndarray], non_core: float,
                              percentiles: Sequence[float]) -> dict[str, np.ndarray]:
     """``response_pP`` of a throughput-weighted mixture of ports' responses in M/M/c form, per load point.
 
-    ``ports`` (:func:`iosizer.model.loadshare.port_waits`): each port's ``service`` s_p, mean ``wait`` W_p
+    ``ports`` (the load-sharing model's ``port_waits``): each port's ``service`` s_p, mean ``wait`` W_p
     and wait probability ``p_wait`` P_p (B, P), and its ``weight`` (P,). Each port's response is its
     exponential service plus a wait that is 0 with probability 1 - P_p and exponential otherwise: the
     M/M/c form, exact for one M/M/c queue per port group (Erlang C); where port groups of different
     sizes pool their cores it matches each port's wait probability and mean wait (not its variance).
     The percentiles are those of the mixture, sum_p w_p P(T_p > t) = 1 - q, solved by bisection (to
     1e-12 relative) at every load point; ``non_core`` (a constant time every I/O also spends, in
-    service times) shifts each percentile by itself. Measured error: ``docs/validation/loadshare.md``.
+    service times) shifts each percentile by itself. Measured error: the grid its caller names.
     """
     chosen = _keys(percentiles)
     busy = ports["weight"] > 0

@@ -119,8 +119,9 @@ def request_model(family: "Family", question: "Question") -> type[BaseModel]:
         if spec.switch:  # on/off: true or false (0 or 1), as the CLI's --ecrc/--no-ecrc
             kind = bool
         role = "setting" if spec.kind == "setting" else f"parameter ({spec.status}); fixes it"
+        default = "all" if spec.name in question.sweep_all else "the profile's"
         fields[spec.name] = (kind | None, Field(None, description=(
-            f"{spec.description or spec.name} ({spec.unit}): {role}; default: the profile's"),
+            f"{spec.description or spec.name} ({spec.unit}): {role}; default: {default}"),
             json_schema_extra=_extra(spec.unit, spec.bounds)))
     for name, olds in question.aliases.items():
         if name not in fields:  # an output's older JSON key (the question's shape keeps it): no field
