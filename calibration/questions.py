@@ -273,7 +273,8 @@ def _swept(family_name: str, asked: "Question", params: Any, cpu_speed: float | 
     axes = []
     for name in asked.sweeps:
         raw = given.pop(name, None)
-        axes.append([None] if raw is None else parse_choices(raw, family.spec(name)))
+        every = list(family.spec(name).choices) if name in asked.every_choice else [None]
+        axes.append(every if raw is None else parse_choices(raw, family.spec(name)))
     parts = []
     for chosen in itertools.product(*axes):
         fixed = {n: c for n, c in zip(asked.sweeps, chosen) if c is not None}

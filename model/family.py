@@ -688,6 +688,7 @@ class Question:
       (the shipped calibration's intervals describe a fit to a seed's statements, not measurements;
       they band a profile the planner gives or carries to another CPU);
     - ``always_list``: the JSON is a list of records even for one point;
+    - ``every_choice``: swept settings that answer every choice when left out (not the declared one);
     - an input may carry the name of one of its family's settings (a block size the family's data
       hold per row): the question sweeps it, its option and key are the input's, and its default is
       the input's declared sweep, not the profile's setting;
@@ -729,6 +730,9 @@ class Question:
     sweeps: tuple[str, ...] = ()
     shipped_bands: bool = True
     always_list: bool = False
+    #: Swept settings that, left out, answer every choice (``loadshare compare``: every policy) rather
+    #: than the declared one.
+    every_choice: tuple[str, ...] = ()
     #: The family's parameters and settings the question offers as options (None: every one).
     takes: tuple[str, ...] | None = None
     #: Values the question fixes: a family setting (an M/M/1 queue is family mmc's with ``servers`` 1; a
