@@ -137,6 +137,9 @@ def _one(family_name: str, asked: "Question", params: Any, cpu_speed: float | No
     changes = dict(params) if isinstance(params, Mapping) else {}
     changes.update(given)
     base = params if not isinstance(params, Mapping) else None
+    missing = [spec for spec in asked.input_specs if spec.required and inputs.get(spec.name) is None]
+    if missing:  # the question's own input first: what is asked before what it is asked of
+        raise _needs(asked, missing[0])
     own = _own_settings(family_name, asked, changes, base)
     for spec in asked.input_specs:
         clash = [n for n in spec.reads if inputs.get(spec.name) is not None and own.get(n) is not None]
@@ -273,8 +276,9 @@ def _swept(family_name: str, asked: "Question", params: Any, cpu_speed: float | 
     axes = []
     for name in asked.sweeps:
         raw = given.pop(name, None)
-        every = list(family.spec(name).choices) if name in asked.every_choice else [None]
-        axes.append(every if raw is None else parse_choices(raw, family.spec(name)))
+        if raw is None and name in asked.sweep_all:
+            raw = "all"
+        axes.append([None] if raw is None else parse_choices(raw, family.spec(name)))
     parts = []
     for chosen in itertools.product(*axes):
         fixed = {n: c for n, c in zip(asked.sweeps, chosen) if c is not None}
@@ -321,7 +325,8 @@ def _bands(family_name: str, asked: "Question", profile: "Profile", evaluate: An
     predicts = {o.name: o.measured or o.name for o in asked.output_specs}
     raw = propagate(profile, evaluate, band, {k: predicts.get(k, k) for k in outputs if predicts.get(k, k) in measured})
     words = set(asked.text_outputs)  # never banded
-    moved = _moved(profile, evaluate, [k for k in outputs if k in raw and k not in words])
+    banded = [k for k in outputs if k in raw and k not in words]
+    moved = set(banded) if asked.flat_bands else _moved(profile, evaluate, banded)
     return {k: tuple(np.broadcast_to(np.asarray(end, dtype=np.float64), shape).reshape(-1) for end in raw[k])
             for k in outputs if k in moved}
 
@@ -357,6 +362,9 @@ def _unaliased(asked: "Question", given: dict[str, Any]) -> dict[str, Any]:
     return out
 
 
+def _needs(question: "Question", spec: Any) -> InputError:
+    return InputError(f"question '{question.command}' needs --{spec.name.replace('_', '-')} ({spec.unit}"
+                      f"{': ' + spec.description if spec.description else ''})")
 def _own_settings(family_name: str, asked: "Question", changes: dict[str, Any], base: "Profile | None") -> dict[str, Any]:
     """The question's own settings (``Question.settings``, popped from ``changes`` and checked; a required one
     missing is an error) and the values it fixes (``Question.fixed``: a family setting goes into ``changes``,
@@ -461,9 +469,8 @@ def resolve(family_name: str, base: "Profile | None", cpu_speed: float | None,
     elif base is not None:
         profile, source = _planner_variant(family, base, given), "the planner's profile"
     else:
-        variant = _variant(family, given)
-        profile = shipped(family_name, variant)
-        source = f"shipped '{family_name}' profile" + (f" ({variant})" if variant else "")
+        # A variant setting given (an FC speed) picks that shipped profile; the note names it as given.
+        profile, source = shipped(family_name, _variant(family, given)), f"shipped '{family_name}' profile"
     if profile.model != family_name:
         raise ProfileError(f"profile is for family '{profile.model}', not '{family_name}'")
     if cpu_speed is not None:
@@ -509,26 +516,19 @@ def _planner_variant(family: Any, profile: "Profile", given: Mapping[str, Any]) 
 def _input_grid(question: "Question", given: Mapping[str, Any],
                 values: Mapping[str, Any] | None = None) -> dict[str, Any]:
     """Each input's values (checked by its declaration) over every combination: arrays of one shape.
-    A computed default (:class:`~iosizer.model.family.Input`) sees ``values`` and the inputs before it."""
+    A computed default (:class:`~iosizer.model.family.Input`) sees ``values``, every input given and
+    the defaults computed before it."""
     import numpy as np
 
-    axes = []
+    known = {spec.name: _axis(spec, given[spec.name], False) for spec in question.input_specs
+             if given.get(spec.name) is not None}
     for spec in question.input_specs:
-        raw = given.get(spec.name)
-        if raw is None:
-            raw = spec.sweep(values, {s.name: a for s, a in zip(question.input_specs, axes)})
+        if spec.name not in known:
+            raw = spec.sweep(values, dict(known))
             if not raw:
-                raise InputError(f"question '{question.command}' needs --{spec.name.replace('_', '-')} ({spec.unit}"
-                                 f"{': ' + spec.description if spec.description else ''})")
-        if isinstance(raw, str):  # a sweep as typed: 3.2, 1,8,16 or 0:2100:300
-            from iosizer.model.family import parse_grid
-
-            raw = parse_grid(raw, spec.name.replace("_", "-"), spec)
-        items = list(np.ravel(np.asarray(raw, dtype=object))) if isinstance(raw, (list, tuple)) or \
-            hasattr(raw, "__array__") else [raw]
-        if not items:
-            raise InputError(f"{spec.name}: give at least one value")
-        axes.append(np.asarray([spec.check(v, spec.name) for v in items], dtype=np.float64))
+                raise _needs(question, spec)
+            known[spec.name] = _axis(spec, raw, callable(spec.default))
+    axes = [known[spec.name] for spec in question.input_specs]
     if not axes:
         return {}
     count = int(np.prod([len(a) for a in axes]))
@@ -537,6 +537,26 @@ def _input_grid(question: "Question", given: Mapping[str, Any],
                          f"combinations of its inputs, more than {MAX_POINTS}")
     grids = np.meshgrid(*axes, indexing="ij")
     return {spec.name: grid for spec, grid in zip(question.input_specs, grids)}
+
+
+def _axis(spec: Any, raw: Any, computed: bool) -> Any:
+    """One input's values, checked by its declaration: a number, a list, an array or a sweep as typed."""
+    import numpy as np
+
+    if isinstance(raw, str):  # a sweep as typed: 3.2, 1,8,16 or 0:2100:300
+        from iosizer.model.family import parse_grid
+
+        raw = parse_grid(raw, spec.name.replace("_", "-"), spec)
+    items = list(np.ravel(np.asarray(raw, dtype=object))) if isinstance(raw, (list, tuple)) or \
+        hasattr(raw, "__array__") else [raw]
+    if not items:
+        raise InputError(f"{spec.name}: give at least one value")
+    # A computed default's NaN leaves the point to the solve (at the values it is evaluated at).
+    return np.asarray([v if computed and _nan(v) else spec.check(v, spec.name) for v in items], dtype=np.float64)
+
+
+def _nan(value: Any) -> bool:
+    return isinstance(value, float) and value != value
 
 
 def _unit_after(unit: str) -> str:

@@ -86,7 +86,8 @@ def _options(family: "Family", question: "Question") -> list[inspect.Parameter]:
                                                f"{'on' if spec.value else 'off'}]", show_default=False)]))
             continue
         if spec.kind == "setting":
-            shown = "" if spec.value in (None, "") else f" [default: {spec.value}]"
+            shown = " [default: all]" if spec.name in question.sweep_all else \
+                "" if spec.value in (None, "") else f" [default: {spec.value}]"
             many = f"; a list {','.join(map(str, spec.choices[:2]))} or all sweeps it" \
                 if spec.name in question.sweeps else ""
             text = f"{spec.description or spec.name}{_unit_text(spec.unit)}{many}{shown}"
@@ -188,6 +189,8 @@ def _report(family: "Family", question: "Question", answer: "Answer") -> Report:
             shaped = [{"metric": k, "value": v} for k, v in shaped[0].items()]
         return Report(data=data, rows=shaped, title=title, notes=list(answer.notes), plot=plot)
     shown = [*question.sweeps, *question.input_names, *answer.outputs]
+    # An input left to the solve everywhere (a computed default's NaN: a load at its own limit) has no column.
+    shown = [k for k in shown if any(r.get(k) is not None for r in records)]
     return Report(data=data, rows=records, columns=shown, csv_rows=records, title=title,
                   notes=list(answer.notes), plot=plot)
 

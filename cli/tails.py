@@ -55,50 +55,6 @@ def network_points(demands: list[float], servers: list[float], populations: list
     return out
 
 
-def hba_points(port: Any, mode: str, threads: list[float], block_bytes: float, storage_us: float,
-               percentiles: list[float] | None) -> list[dict[str, float]]:
-    """``response_pP_us`` of ``iosizer hba response`` at each thread count (the storage delay constant),
-    with ``response_pP_us_error_pct`` where the measured error around the point exceeds :data:`ERROR_RULE_PCT`
-    (grid ``hba_percentiles``: the shipped port, 50 us storage)."""
-    import math
-
-    from iosizer.model.hba import response_network
-    from iosizer.model.percentiles import parse_percentiles, percentile_approximation_error, percentile_key
-
-    demands, servers, _, storage = response_network(port, mode, block_bytes, storage_us)
-    queues = [(d, c) for d, c in zip(demands, servers) if not math.isinf(c)]
-    points = network_points([d for d, _ in queues], [c for _, c in queues], [int(n) for n in threads], storage,
-                            percentiles, "_us")
-    if points and points[0]:
-        grid = load_error_grid("hba_percentiles")
-        for n, point in zip(threads, points):
-            for p in parse_percentiles(percentiles):
-                error = percentile_approximation_error(grid, {
-                    "mode": float(mode != "shared"), "block_bytes": block_bytes, "threads": n, "percentile": p})
-                if abs(error) > ERROR_RULE_PCT:
-                    point[f"response_{percentile_key(p)}_us_error_pct"] = error
-    return points
-
-
-def hba_simulated(points: list[dict[str, Any]], port: Any, block_bytes: float, storage_us: float,
-                  percentiles: list[float] | None, simulate: bool) -> str | None:
-    """Under ``--simulate``, each ``iosizer hba response`` point's ``response_pP_us`` from a simulation of the
-    port's network (in place, see :func:`simulated`); the note saying so, or None without it."""
-    import math
-
-    from iosizer.model.hba import response_network
-
-    if not check_simulate(simulate, percentiles, len(points)):
-        return None
-    for point in points:
-        demands, servers, _, storage = response_network(port, point["mode"], block_bytes, storage_us)
-        queues = [(float(d), float(c)) for d, c in zip(demands, servers) if not math.isinf(c)]
-        found = closed_simulated([d for d, _ in queues], [c for _, c in queues], point["threads"],
-                                 list(percentiles or []), "_us", constant_delay=storage)
-        point.update(simulated(point, found))
-    return closed_simulated_note()
-
-
 def replication_points(system: Any, block_kib: float, outstanding: int,
                        percentiles: list[float] | None) -> dict[str, float]:
     """``latency_pP_us`` of ``iosizer replication`` at one point: the sender's protocol, the link and the

@@ -95,6 +95,8 @@ def ask(command: str | Sequence[str], /, *arguments: Any, **options: Any) -> Any
                          f"got {len(arguments)} by position")
     profile = options.pop("profile", None)
     if profile is not None and not hasattr(profile, "model"):
+        if not isinstance(profile, (str, Path)):
+            raise InputError(f"profile: expected a path or a profile, got {type(profile).__name__} {profile!r}")
         from iosizer.calibration.profile import load_profile as load
 
         profile = load(profile, chosen.name)

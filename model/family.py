@@ -363,13 +363,15 @@ def _range(start: float, stop: float, step: float, name: str) -> list[float]:
         raise InputError(f"--{name}: range has {count} points, more than {MAX_GRID_POINTS}")
     return [start + i * step for i in range(count)]
 def parse_choices(value: object, spec: "ParameterSpec", label: str | None = None) -> list[Any]:
-    """The choices of a setting a question sweeps (``Question.sweeps``): ``1g,10g``, a list, or ``all``.
+    """The choices of a setting a question sweeps (``Question.sweeps``): ``1g,10g``, a list, or ``all``
+    (``both`` for a setting of two choices).
 
     Each item is checked by the setting's declaration (``parse`` or ``choices``), in the normal form it
     returns; an empty item or one given twice is a one-line :class:`InputError` naming ``label``.
     """
     flag = label or "--" + spec.name.replace("_", "-")
-    if isinstance(value, str) and value.strip().lower() == "all":
+    # 'both' is 'all' for a setting of two choices (a mode: --mode both).
+    if isinstance(value, str) and value.strip().lower() in ("all", "both" if len(spec.choices) == 2 else "all"):
         return list(spec.choices)
     items = [str(v) for v in value] if isinstance(value, (list, tuple)) else str(value).split(",")
     given = [item.strip() for item in items]
@@ -408,11 +410,14 @@ class Input:
 
     A default that depends on the values may be a function ``default(values,
     given) -> value or tuple``: ``values`` are the answer's parameters and
-    settings (a profile's, or given), ``given`` the 1-D values of the inputs
-    declared before this one (given or defaulted). It runs once per answer,
-    before the grid is built (hba: LPAR2's load swept from 0 up to the port's
+    settings (a profile's, or given), ``given`` the 1-D values of every input
+    the planner gave and of the defaults computed before this one (in
+    declaration order). It runs once per answer,
+    before the grid is built (a disturbing load swept from 0 up to a port's
     ceiling, which depends on the port and the block size); its docstring's
-    first line is the default's text in help and the API's schema.
+    first line is the default's text in help and the API's schema. It may
+    return NaN: the point is then left to the solve, which decides at the
+    values it is evaluated at, a band's included (a load at its own limit).
 
     ``named``: names that stand for values (a published case, ``{"B": 520}``),
     matched without regard to case wherever a value is given. ``argument``:
@@ -455,7 +460,7 @@ class Input:
     def sweep(self, values: Mapping[str, Any] | None = None,
               given: Mapping[str, Any] | None = None) -> tuple[float, ...]:
         """The default sweep (empty when the input is required); a computed default at ``values`` and the
-        earlier inputs' ``given`` values (empty without ``values``: it depends on them)."""
+        other inputs' ``given`` values (empty without ``values``: it depends on them)."""
         default = self.default
         if callable(default):
             if values is None:
@@ -684,11 +689,15 @@ class Question:
       declared ``variant`` from its own shipped profile, see :class:`ParameterSpec`), and the
       records are the choices' records in the order given, each led by the choice as a text column.
       A choice whose outputs no varying parameter moves has no band (``local``: no replica);
+    - ``sweep_all``: swept settings whose default, in this question, is every choice rather
+      than the profile's one (``--mode`` answers every mode unless told);
+    - ``flat_bands``: an output no varying parameter moves keeps its band (low = high = the
+      answer: it does not depend on the fitted values) instead of losing it, where a published
+      answer always carried both ends;
     - ``shipped_bands``: False when an answer from the shipped profile on its own CPU carries no band
       (the shipped calibration's intervals describe a fit to a seed's statements, not measurements;
       they band a profile the planner gives or carries to another CPU);
     - ``always_list``: the JSON is a list of records even for one point;
-    - ``every_choice``: swept settings that answer every choice when left out (not the declared one);
     - an input may carry the name of one of its family's settings (a block size the family's data
       hold per row): the question sweeps it, its option and key are the input's, and its default is
       the input's declared sweep, not the profile's setting;
@@ -728,11 +737,10 @@ class Question:
     rows: bool = False
     percentile_bands: bool = True
     sweeps: tuple[str, ...] = ()
+    sweep_all: tuple[str, ...] = ()
+    flat_bands: bool = False
     shipped_bands: bool = True
     always_list: bool = False
-    #: Swept settings that, left out, answer every choice (``loadshare compare``: every policy) rather
-    #: than the declared one.
-    every_choice: tuple[str, ...] = ()
     #: The family's parameters and settings the question offers as options (None: every one).
     takes: tuple[str, ...] | None = None
     #: Values the question fixes: a family setting (an M/M/1 queue is family mmc's with ``servers`` 1; a
@@ -908,7 +916,8 @@ class Family:
             if clash:
                 raise ValueError(f"family {self.name}: question '{question.command}' declares "
                                  f"{sorted(clash)} as inputs and as parameters")
-            unknown = [n for n in question.sweeps if not (n in settings and settings[n].choices)]
+            unknown = [n for n in (*question.sweeps, *question.sweep_all)
+                       if not (n in settings and settings[n].choices and n in question.sweeps)]
             if unknown:
                 raise ValueError(f"family {self.name}: question '{question.command}' sweeps {unknown}, "
                                  "not settings of named choices")

@@ -1222,7 +1222,7 @@ FAMILIES = (
                 plot=Plot("throughput_norm", ("response_norm",))),
             Question(
                 "compare", "every policy's maximum throughput, low-load response and largest jump", rows=True,
-                always_list=True, sweeps=("policy",), every_choice=("policy",),
+                always_list=True, sweeps=("policy",), sweep_all=("policy",),
                 outputs=(
                     Output("scenario", "name", "the seed's scenario, or the planner's N-port mix", text=True),
                     Output("max_throughput_norm", "1", "maximum throughput over the reference policy's", band=False),

@@ -48,7 +48,8 @@ from importlib import resources
 from pathlib import Path
 from typing import Annotated, Any, Callable
 
-from pydantic import BaseModel, ConfigDict, Field, ValidationError, create_model, field_validator, model_validator
+from pydantic import (AfterValidator, BaseModel, ConfigDict, Field, ValidationError, create_model, field_validator,
+                      model_validator)
 
 from iosizer.errors import IosizerError, ScenarioError
 from iosizer.units import KIB
@@ -574,10 +575,20 @@ def _hba_declared(name: str) -> Any:
     return declaration("hba").default(name)
 
 
-def _hba_measured_speed() -> str:
-    from iosizer.calibration.hba import MEASURED_SPEED
+def _hba_check(key: str, declared: str | None = None) -> Callable[[Any], Any]:
+    """A key checked by the hba family's declaration of ``declared`` (default: the key's own name), a
+    parameter, a setting or a question's input: choices, bounds, whole numbers, named as the key."""
+    def check(value: Any) -> Any:
+        from iosizer.model.registry import declaration
 
-    return MEASURED_SPEED
+        family, name = declaration("hba"), declared or key
+        inputs = {i.name: i for q in family.questions for i in q.input_specs}
+        try:
+            return (inputs[name] if name in inputs else family.spec(name)).check(value, key)
+        except IosizerError as error:
+            raise ValueError(str(error)) from None
+
+    return check
 
 
 class HbaSection(Section):
@@ -588,112 +599,77 @@ class HbaSection(Section):
     port (LPAR); ``threads`` and ``storage_us``: the response question for
     the first virtual port alone. ``profile``: an ``hba`` profile (its core
     capacity and storage delay; ``port`` then stays out, and ``cores``,
-    ``core_iops``, ``storage_us`` given change the profile's values).
+    ``core_iops``, ``storage_us`` given change the profile's values). Every
+    key is checked by the hba family's declaration of it.
     """
 
-    port: str = Field(default_factory=_hba_measured_speed)
-    mode: str = Field(default_factory=lambda: _hba_declared("mode"))
+    port: Annotated[str, AfterValidator(_hba_check("port"))] = Field(default_factory=lambda: _hba_declared("port"))
+    mode: Annotated[str, AfterValidator(_hba_check("mode"))] = Field(default_factory=lambda: _hba_declared("mode"))
     # One entry per virtual port: at most as many as a command-line list takes (MAX_GRID_POINTS).
-    offered_iops: list[float] = Field(min_length=1, max_length=_MAX_ENTRIES)
-    block_kib: list[float] = Field(min_length=1, max_length=_MAX_ENTRIES)
-    # Bounds: the hba family's declarations, as `iosizer hba` checks its options.
-    cores: int | None = Field(None, ge=1, le=_upper("hba", "CORES"))
-    core_iops: float | None = Field(None, gt=0, le=_upper("hba", "CORE_IOPS"))
-    threads: int = Field(16, ge=1, le=_upper("hba", "THREADS"))
-    storage_us: float = Field(default_factory=lambda: _hba_declared("storage_us"), ge=0,
-                              le=_upper("hba", "STORAGE_US"))
-
-    @field_validator("port")
-    @classmethod
-    def _port(cls, value: str) -> str:
-        from iosizer.calibration.hba import speeds
-
-        known = {name.lower(): name for name in speeds()}
-        if value.lower() not in known:
-            raise ValueError(f"unknown fc port '{value}'; choose one of {', '.join(known.values())}")
-        return known[value.lower()]
-
-    @field_validator("mode")
-    @classmethod
-    def _mode(cls, value: str) -> str:
-        from iosizer.model.hba import MODES
-
-        if value not in MODES:
-            raise ValueError(f"mode must be {' or '.join(MODES)}, got {value!r}")
-        return value
-
-    @field_validator("offered_iops", "block_kib")
-    @classmethod
-    def _non_negative(cls, value: list[float], info: Any) -> list[float]:
-        if any(not v >= 0 for v in value):
-            raise ValueError(f"every entry must be >= 0, got {value}")
-        top = _upper("hba", "OFFERED_IOPS" if info.field_name == "offered_iops" else "BLOCK_KIB")
-        if any(v > top for v in value):
-            raise ValueError(f"every entry must be <= {top:g}, got {value}")
-        return value
+    offered_iops: list[Annotated[float, AfterValidator(_hba_check("offered_iops", "lpar2_offered_iops"))]] = Field(
+        min_length=1, max_length=_MAX_ENTRIES)
+    block_kib: list[Annotated[float, AfterValidator(_hba_check("block_kib"))]] = Field(
+        min_length=1, max_length=_MAX_ENTRIES)
+    cores: Annotated[int | None, AfterValidator(_hba_check("cores"))] = None
+    core_iops: Annotated[float | None, AfterValidator(_hba_check("core_iops"))] = None
+    threads: Annotated[int, AfterValidator(_hba_check("threads"))] = 16
+    storage_us: Annotated[float, AfterValidator(_hba_check("storage_us"))] = Field(
+        default_factory=lambda: _hba_declared("storage_us"))
 
     @model_validator(mode="after")
     def _one_entry_per_port(self) -> "HbaSection":
         if len(self.offered_iops) != len(self.block_kib):
             raise ValueError(f"offered_iops has {len(self.offered_iops)} entries, block_kib "
                              f"{len(self.block_kib)}: give one of each per virtual port")
-        if any(v <= 0 for v in self.block_kib):
-            raise ValueError("block_kib entries must be > 0")
         return self
 
 
 def evaluate_hba(section: HbaSection, sources: Sources = Sources()) -> list[Answer]:
+    """The tenants' carried IOPS, the port's throughput, the first tenant's ceiling alone and its response,
+    on the values of the declared questions' road (:func:`iosizer.calibration.questions.resolve`: the
+    shipped port of ``port``, or the table's profile, at its CPU) with their 95 % bands."""
     import numpy as np
 
-    from iosizer.calibration.hba import MEASURED_SPEED, fc_port, port_parameters
-    from iosizer.errors import InputError
+    from iosizer.calibration.profile import load_profile
+    from iosizer.calibration.questions import resolve
+    from iosizer.calibration.uncertainty import propagate
     from iosizer.model.hba import port_ceiling_iops, port_from_values, response, virtual_port_iops
 
+    mine = "hba" in sources.paths
+    base = load_profile(sources.paths["hba"], "hba") if mine else None
+    values, profile, source = resolve("hba", base, sources.cpu_speed,
+                                      section.given("port", "cores", "core_iops", "storage_us"))
+    values["mode"] = section.mode  # a setting of the answer, not a change of the profile's values
+    if mine:  # the notes name the file as the scenario does
+        source = source.replace("the planner's profile", f"profile {sources.written['hba']}", 1)
     sizes = np.array(section.block_kib) * KIB
     offered = np.array(section.offered_iops)
-    calibrated = None
-    if sources.calibrated:
-        # As `iosizer hba ... --profile/--cpu-speed` runs: the profile's port, changed by the keys the file sets.
-        if "port" in section.model_fields_set and "hba" in sources.paths:
-            raise InputError("port picks a shipped FC speed; a profile holds its own port values "
-                             "(change them with cores, core_iops)")
-        changes = section.given("cores", "core_iops", "storage_us")
-        if section.port != MEASURED_SPEED and "hba" not in sources.paths:
-            changes["link_mbps"] = port_parameters(section.port)["values"]["link_mbps"]
-        calibrated = sources.what_if("hba", changes=changes)
-        port = port_from_values(calibrated.values)
-        storage_us, scv = calibrated.values["storage_us"], calibrated.values.get("service_scv")
-    else:
-        port = fc_port(section.port, section.cores, section.core_iops)
-        storage_us, scv = section.storage_us, None
 
-    def solve(values: dict[str, Any] | None) -> dict[str, Any]:
-        chosen = port if values is None else port_from_values(values)
-        storage = storage_us if values is None else values["storage_us"]
-        carried = virtual_port_iops(chosen, section.mode, offered, sizes)
-        alone = response(chosen, section.mode, [section.threads], float(sizes[0]), storage, scv)
+    def solve(at: dict[str, Any]) -> dict[str, Any]:
+        port, mode = port_from_values(at), at["mode"]
+        carried = virtual_port_iops(port, mode, offered, sizes)
+        alone = response(port, mode, [section.threads], float(sizes[0]), at["storage_us"], at.get("service_scv"))
         return {"carried": carried, "throughput": (carried * sizes).sum() / 1e6,
-                "ceiling": port_ceiling_iops(chosen, section.mode, sizes[0]), "response": alone.response_us[0]}
+                "ceiling": port_ceiling_iops(port, mode, sizes[0]), "response": alone.response_us[0]}
 
-    centre = solve(None)
-    bands = {} if calibrated is None else calibrated.bands(solve)
-    source = "" if calibrated is None else f"; {calibrated.source}"
+    centre = solve(values)
+    banded = sources.calibrated and any(e.vary for e in profile.parameters.values())
+    bands = propagate(profile, lambda fitted: solve({**values, **fitted})) if banded else {}
     answers = []
     for i, (demand, got) in enumerate(zip(section.offered_iops, centre["carried"])):
         answers.append(Answer("hba", f"virtual port {i + 1} IOPS ({section.mode})", float(got), "IOPS",
                               f"offered {demand:,.0f} at {section.block_kib[i]:g} KiB; "
                               f"{100 * (got / demand - 1) if demand else 0.0:+.1f} % of its demand",
                               *_band(bands, "carried", i)))
+    where = ("" if mine else f"{section.port.upper()}, ") + f"usable {values['link_mbps']:,.0f} MB/s"
     answers += [
         Answer("hba", "port throughput", float(centre["throughput"]), "MB/s",
-               ("" if "hba" in sources.paths else f"{section.port}, ") + f"usable {port.link_mbps:,.0f} MB/s{source}",
-               *_band(bands, "throughput")),
+               where + (f"; {source}" if sources.calibrated else ""), *_band(bands, "throughput")),
         Answer("hba", "virtual port 1 ceiling alone", float(centre["ceiling"]), "IOPS",
                f"{section.mode} mode", *_band(bands, "ceiling")),
         Answer("hba", f"virtual port 1 response at {section.threads} threads", float(centre["response"]), "us",
-               f"MVA, storage delay {storage_us:g} us " + (
-                   "(the profile's)" if "hba" in sources.paths and "storage_us" not in section.model_fields_set
-                   else "(assumed)"),
+               f"MVA, storage delay {values['storage_us']:g} us "
+               + ("(the profile's)" if mine and "storage_us" not in section.model_fields_set else "(assumed)"),
                *_band(bands, "response")),
     ]
     return answers
@@ -925,7 +901,12 @@ def _declared_section(family: Any, questions: list[Any]) -> type[Section]:
         for spec in question.input_specs:
             fields.setdefault(spec.name, (Annotated[float | list[float] | None, numbers(spec.unit)], Field(
                 None, description=f"{spec.description or spec.name} ({spec.unit}); a list answers each value")))
+        for repeated in question.repeated:  # one value per item (a demand per station)
+            fields.setdefault(repeated.name, (float | str | list[float | str] | None, Field(
+                None, description=f"{repeated.name}: a value or a list, one per item")))
     for spec in family.parameters:
+        if spec.name in fields:
+            continue
         kind: Any = str if spec.choices and isinstance(spec.choices[0], str) else float
         fields[spec.name] = (kind | None, Field(None, description=f"{spec.description or spec.name} ({spec.unit})"))
     name = "".join(w.title() for w in family.name.replace("-", "_").split("_")) + "Section"

@@ -65,8 +65,29 @@ def _mva_percentiles(values: Mapping[str, Any], inputs: Mapping[str, Any],
     return found, closed_simulated_note() + "; the stations' percentiles stay analytic"
 
 
+def _hba_percentiles(values: Mapping[str, Any], inputs: Mapping[str, Any],
+                     percentiles: tuple[float, ...]) -> tuple[list[dict[str, Any]], str]:
+    """``hba response --simulate``: the port's closed network simulated at each thread count (the cores and
+    the link queues, the storage delay constant), in each point's mode (a swept mode is an input column)."""
+    import math
+
+    from iosizer.model.hba import port_from_values, response_network
+    from iosizer.simulate.answered import closed_simulated, closed_simulated_note
+
+    threads = np.asarray(inputs["threads"]).reshape(-1)
+    modes = np.asarray(inputs["mode"]).reshape(-1) if "mode" in inputs else [values["mode"]] * len(threads)
+    found = []
+    for n, mode in zip(threads, modes):
+        demands, servers, _, storage = response_network(port_from_values(values), str(mode), values["block_bytes"],
+                                                         values["storage_us"])
+        queues = [(float(d), float(c)) for d, c in zip(demands, servers) if not math.isinf(c)]
+        found.append(closed_simulated([d for d, _ in queues], [c for _, c in queues], int(n), percentiles, "_us",
+                                      constant_delay=storage))
+    return found, closed_simulated_note()
+
+
 #: (family, question) -> its percentile simulation (see ``Question.simulate_percentiles``).
-SIMULATED_PERCENTILES = {("closed-network", "queue mva"): _mva_percentiles,
+SIMULATED_PERCENTILES = {("closed-network", "queue mva"): _mva_percentiles, ("hba", "hba response"): _hba_percentiles,
                          **{("mmc", f"queue {name}"): _open_queue_percentiles
                             for name in ("mmc", "mm1", "mg1", "md1", "ggc")}}
 

@@ -192,7 +192,7 @@ def test_profile_errors(profiles, tmp_path: Path) -> None:
     (folder / "rmw2.json").write_text(profiles["rmw"].read_text())
     line = _bad(folder, '[pcie]\nprofile = ["rmw.json", "rmw2.json"]\n')
     assert "pcie.profile: rmw.json and rmw2.json are both 'rmw' profiles; give one per family" in line
-    assert "hba: port picks a shipped FC speed" in _bad(folder, HBA + 'port = "8GFC"\n')
+    assert "hba: --port picks one of the shipped 'hba' profiles" in _bad(folder, HBA + 'port = "8GFC"\n')
     assert "latency: give either device" in _bad(folder, '[latency]\nhop_ns = 1\ndevice = "e1000"\n'
                                                          'profile = "dma.json"\n')
     assert "unknown key 'profiles' (did you mean profile?)" in _bad(folder, HBA.replace("profile =", "profiles ="))
