@@ -150,7 +150,7 @@ def given_values(family: "Family", question: "Question", given: dict[str, Any]) 
     paths = profile_path if isinstance(profile_path, list) else [] if profile_path is None else [profile_path]
     if paths:  # several: profiles of different CPUs, extrapolated to --cpu-speed
         from iosizer.calibration.profile import load_profile
-        from iosizer.cli.params import reject_repeats
+        from iosizer.model.family import reject_repeats
 
         reject_repeats([p.resolve() for p in paths], "--profile", [str(p) for p in paths])
         models = (family.name, *question.also) if question.also else family.name
