@@ -70,7 +70,8 @@ def _options(family: "Family", question: "Question") -> list[inspect.Parameter]:
                 f"start:stop:step sweeps it.{default}")
         taken = typer.Argument(metavar=spec.name.upper(), help=text, show_default=False) if spec.argument else \
             typer.Option(*_flags(question, spec.name), metavar="VALUES", help=text + _aka(question, spec.name))
-        params.append(inspect.Parameter(spec.name, keyword, default=None, annotation=Annotated[str | None, taken]))
+        params.append(inspect.Parameter(spec.name, keyword, default=None, annotation=Annotated[
+            list[str] | None if spec.repeatable and not spec.argument else str | None, taken]))
     listed = {r.name for r in question.repeated}
     for repeated in question.repeated:  # a list given one item at a time: --demand 0.005 --demand 0.003
         params.append(inspect.Parameter(repeated.name, keyword, default=None, annotation=Annotated[
@@ -99,11 +100,12 @@ def _options(family: "Family", question: "Question") -> list[inspect.Parameter]:
                                      spec.choices and isinstance(spec.choices[0], str) else "NUMBER",
                                      help=text + _aka(question, spec.name))]))
     fallback = "the shipped one." if question.shipped else "none (give every parameter)."
+    several = " Repeated (profiles of different CPUs): combined by extrapolation to --cpu-speed." \
+        if question.several_profiles else ""
     params.append(inspect.Parameter("profile", keyword, default=None, annotation=Annotated[
-        list[Path] | None, typer.Option("--profile", help=f"A '{family.name}' profile (iosizer calibrate) to take "
-                                                          f"parameters from; default: {fallback} Repeated (profiles "
-                                                          "of different CPUs): combined by extrapolation to "
-                                                          "--cpu-speed.")]))
+        list[Path] | None if question.several_profiles else Path | None, typer.Option(
+            "--profile", help=f"A '{family.name}' profile (iosizer calibrate) to take parameters from; default: "
+                              f"{fallback}{several}")]))
     params.append(inspect.Parameter("cpu_speed", keyword, default=None, annotation=Annotated[
         float | None, typer.Option("--cpu-speed", help="Carry the profile to a CPU of this relative per-core "
                                                        "speed (the band widens).")]))
@@ -134,7 +136,7 @@ def given_values(family: "Family", question: "Question", given: dict[str, Any]) 
     values = {}
     listed = {r.name for r in question.repeated}
     for name, text in given.items():
-        if text is None:
+        if text is None or text == []:
             continue
         if name in listed:  # checked item by item by the answer (a demand by its station's declaration)
             if text:
@@ -144,15 +146,18 @@ def given_values(family: "Family", question: "Question", given: dict[str, Any]) 
             values[name] = text
             continue
         spec = question.input(name) if name in inputs else question.option(family.parameters, name)
-        values[name] = parse_grid(text, name.replace("_", "-"), spec) if name in inputs else \
-            spec.check(text, _flag(name))
+        if name in inputs:  # a sweep; a repeatable input's sweeps in turn (Input.repeatable)
+            values[name] = [v for part in (text if isinstance(text, list) else [text])
+                            for v in parse_grid(part, name.replace("_", "-"), spec)]
+        else:
+            values[name] = spec.check(text, _flag(name))
     profile: Any = None
     paths = profile_path if isinstance(profile_path, list) else [] if profile_path is None else [profile_path]
     if paths:  # several: profiles of different CPUs, extrapolated to --cpu-speed
         from iosizer.calibration.profile import load_profile
         from iosizer.model.family import reject_repeats
 
-        reject_repeats([p.resolve() for p in paths], "--profile", [str(p) for p in paths])
+        reject_repeats([Path(p).resolve() for p in paths], "--profile", [str(p) for p in paths])
         models = (family.name, *question.also) if question.also else family.name
         profile = [load_profile(p, models) for p in paths]
         profile = profile[0] if len(profile) == 1 else profile

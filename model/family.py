@@ -447,7 +447,8 @@ class Input:
 
     ``named``: names that stand for values (a published case, ``{"B": 520}``),
     matched without regard to case wherever a value is given. ``argument``:
-    the CLI takes the input as its positional argument.
+    the CLI takes the input as its positional argument. ``repeatable``: the CLI's option may be
+    given several times (``--hop-ns 150 --hop-ns 500``), each a sweep, answered in turn.
     """
 
     name: str
@@ -458,6 +459,7 @@ class Input:
     integer: bool = False
     named: Mapping[str, float] = field(default_factory=dict)
     argument: bool = False
+    repeatable: bool = False
 
     #: An input takes numbers only (settings carry the named choices).
     choices: tuple[Any, ...] = ()
@@ -725,6 +727,9 @@ class Question:
       family whose values ``solve`` gets, with its name in ``values["family"]``;
     - ``solve`` finds the inputs left to their default sweep in ``values["defaulted"]`` (a
       catalogue's own entries are named, a planner's own value is not);
+    - ``several_profiles``: ``--profile`` may be repeated (profiles of CPUs of different speeds,
+      combined by extrapolation to ``--cpu-speed``); the library and HTTP take a list of profiles for
+      every question;
     - ``own_cpu``: settings that, when one is given, make ``--cpu-speed`` the question's own CPU
       assumption instead of the declared exponent ranges: the profile is not carried and ``solve``
       finds the target's speed over the profile's CPU in ``values["cpu_speed_factor"]``;
@@ -811,6 +816,7 @@ class Question:
     #: default reads them, ``queue erlang``'s ``arrival_rate``); others without a value are required.
     optional: tuple[str, ...] = ()
     own_cpu: tuple[str, ...] = ()
+    several_profiles: bool = False
     catalogue: str = ""
     also: tuple[str, ...] = ()
 

@@ -740,7 +740,7 @@ FAMILIES = (
                                      "_low/_high)", measured="degradation_pct", bounds=(0.0, 100.0)),),
                      solve=_latency_oltp, settings=(STALL_EXPONENT, ISSUE_RATE_EXPONENT),
                      own_cpu=("stall_exponent", "issue_rate_exponent"), shape=_oltp_shape, shape_table=True,
-                     optional=("stall_exponent", "issue_rate_exponent"),
+                     optional=("stall_exponent", "issue_rate_exponent"), several_profiles=True,
                      notes=(_oltp_notes, _oltp_service_note, _oltp_cpu_note),
                      plot=Plot("added_latency_ns", ("degradation_pct",))),
             Question("latency budget", "Largest added latency whose predicted loss stays within the budget "
@@ -756,7 +756,7 @@ FAMILIES = (
                      also=("dma",), shape=_budget_shape, shape_table=True, notes=(_budget_notes,)),
             Question("latency tiers", "Switch tiers within a loss budget: t tiers of hop h add 2 t h ns round trip "
                      "(table 3-3)",
-                     inputs=(Input("hop_ns", "ns", HOP_NS.bounds, default=_switch_hops,
+                     inputs=(Input("hop_ns", "ns", HOP_NS.bounds, default=_switch_hops, repeatable=True,
                                    description="one-way latency of one switch tier (default: table 3-3's)"),),
                      outputs=(Output("switch", "", "table 3-3's switch, or the hop given", text=True),
                               *(Output(f"round_trip_{t}_tiers_ns", "ns", f"round trip of {t} tiers", band=False)

@@ -45,7 +45,7 @@ FAMILIES = (Family(
         outputs=(Output("y", "1"), Output("published", "1", optional=True),
                  Output("formula", "", optional=True, kind="object")),
         solve=_solve, settings=(LABEL, SHOW, POWER), always_list=True, shape=_shape, own_cpu=("power",),
-        optional=("show_formula", "power")),
+        optional=("show_formula", "power"), several_profiles=True),
         Question("plain", "y = a x, generic records", inputs=(Input("x", "1", (0.0, 100.0)),),
                  outputs=(Output("y", "1"), Output("published", "1", optional=True),
                           Output("formula", "", optional=True, kind="object")),
