@@ -145,7 +145,11 @@ def answer(family_name: str, question: str, params: "Profile | Mapping[str, Any]
         unchanged = all(k in values and values[k] is v for k, v in fitted.items())
         return solved if unchanged else evaluate({**values, **fitted})
 
-    bands = _bands(family_name, profile, moved, outputs, shape, band)
+    from iosizer.calibration.uncertainty import stacked
+
+    # The band's moved parameter sets in one solve where the question's solve broadcasts over them.
+    stack = stacked(evaluate, values, solved, len(shape), (family_name, asked.command, bool(chosen)))
+    bands = _bands(family_name, profile, moved, outputs, shape, band, stack)
     if bands:
         notes.append("*_ci_low/_ci_high: " + ("95 % prediction bands: the parameters' uncertainty plus the "
                                               "fit's residual scatter (where a new measurement lies)"
@@ -156,7 +160,7 @@ def answer(family_name: str, question: str, params: "Profile | Mapping[str, Any]
 
 
 def _bands(family_name: str, profile: "Profile", evaluate: Any, outputs: Mapping[str, Any], shape: tuple[int, ...],
-           band: str) -> dict[str, tuple[Any, Any]]:
+           band: str, stack: Any = None) -> dict[str, tuple[Any, Any]]:
     """95 % bands of the outputs from the profile's varying parameters (none when nothing varies); a
     prediction band adds the fit's residual scatter of the measured column an output is."""
     import numpy as np
@@ -166,7 +170,7 @@ def _bands(family_name: str, profile: "Profile", evaluate: Any, outputs: Mapping
     if not any(e.vary for e in profile.parameters.values()):
         return {}
     measured = {c.name for c in declaration(family_name).columns.observed}
-    raw = propagate(profile, evaluate, band, {k: k for k in outputs if k in measured})
+    raw = propagate(profile, evaluate, band, {k: k for k in outputs if k in measured}, stack)
     return {k: tuple(np.broadcast_to(np.asarray(end, dtype=np.float64), shape).reshape(-1) for end in raw[k])
             for k in outputs if k in raw}
 
