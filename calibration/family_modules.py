@@ -2,8 +2,10 @@
 
 ``iosizer.calibration.<module>`` (named after the family's model module) may
 define ``shipped_profile(family, variant)`` (the shipped profile built from
-the seed figures) and ``complete_values(family, values)`` (values a solve
-needs that a profile cannot hold, such as lists read from shipped tables).
+the seed figures), ``complete_values(family, values)`` (values a solve
+needs that a profile cannot hold, such as lists read from shipped tables)
+and ``variant_profile(family, profile, choice)`` (a planner's profile carried
+to another choice of the family's ``variant`` setting, where that makes sense).
 A plugin's family has neither: its declaration is all there is.
 """
 

@@ -152,14 +152,22 @@ def normalised_curves(chosen: Scenario, policies: list[str], params: Any,
 
 
 def complete_values(family: str, values: Mapping[str, Any]) -> dict[str, Any]:
-    """What ``solve`` needs beyond a profile: the scenario's port shares (tables 2-4).
+    """What ``solve`` needs beyond a profile: the port mix (the planner's ``shares``, else the scenario's of
+    tables 2-4) as ``port_shares``, and how its figure normalises (``mix``: the scenario's name or "N-port
+    mix"; ``reference_policy``; ``table``, ``figure``: the seed's, empty for a planner's mix).
 
     The public API calls this before it solves, since a profile's options
     hold scalars and the shares are a list read from the shipped tables.
     """
     completed = dict(values)
+    if completed.get("shares"):
+        chosen = custom_scenario([float(v) for v in completed["shares"].split(",")], completed.get("cores", 4))
+    else:
+        chosen = scenario(completed["scenario"])
     if completed.get("port_shares") is None:
-        completed["port_shares"] = scenario(completed["scenario"]).port_shares
+        completed["port_shares"] = chosen.port_shares
+    completed.update(mix=chosen.name, reference_policy=chosen.reference_policy, table=chosen.table,
+                     figure=chosen.figure)
     return completed
 
 

@@ -49,32 +49,46 @@ class Answer(TableView):
     notes: tuple[str, ...] = ()
     integers: frozenset[str] = frozenset()
     values: Mapping[str, Any] = field(default_factory=dict)
+    #: Columns after the bands (``--simulate``'s ``<key>_model``, ``_sim_low``, ``_sim_high``).
+    trailing: Mapping[str, Any] = field(default_factory=dict)
+    #: A swept setting's answers (``Question.sweeps``): ({setting: choice}, that choice's answer) each.
+    parts: tuple[tuple[Mapping[str, Any], "Answer"], ...] = ()
 
     def records(self) -> list[dict[str, Any]]:
         """One dict per point: inputs, outputs, then ``<output>_ci_low`` / ``_ci_high``; None where the
-        number is not finite (an unbounded band end)."""
+        number is not finite (an unbounded band end). A swept setting leads each record with its choice."""
         import math
 
+        if self.parts:
+            return [{**chosen, **row} for chosen, part in self.parts for row in part.records()]
+
         def plain(array: Any, i: int, integer: bool = False) -> Any:
+            if array.dtype.kind in "OUS":  # a text output (Output.text): its words as they are
+                if isinstance(array[i], list):  # a vector output: its numbers
+                    return array[i]
+                return None if array[i] is None else str(array[i])
             value = float(array[i])
             if not math.isfinite(value):
                 return None
             return int(value) if integer else value
 
-        count = len(next(iter(self.inputs.values()))) if self.inputs else 1
+        columns = self.inputs or self.outputs  # no inputs: the rows the solve picked (Question.rows)
+        count = len(next(iter(columns.values()))) if columns else 1
         rows = []
         for i in range(count):
             row = {k: plain(v, i, k in self.integers) for k, v in self.inputs.items()}
             row.update({k: plain(v, i) for k, v in self.outputs.items()})
             for key, (low, high) in self.bands.items():
                 row[f"{key}_ci_low"], row[f"{key}_ci_high"] = plain(low, i), plain(high, i)
+            row.update({k: plain(v, i) for k, v in self.trailing.items()})
             rows.append(row)
         return rows
 
     def to_data(self) -> Any:
-        """One point: its record; a sweep: the list of records."""
+        """One point: its record (unless the question is ``always_list``); a sweep: the list of records."""
         rows = self.records()
-        return rows[0] if len(rows) == 1 else rows
+        return rows[0] if len(rows) == 1 and not declaration(self.family).question(self.question).always_list \
+            else rows
 
     def to_json(self) -> str:
         """:meth:`to_data` as the CLI prints it (two-space indent, no NaN)."""
@@ -97,8 +111,6 @@ def answer(family_name: str, question: str, params: "Profile | Mapping[str, Any]
            cpu_speed: float | None = None, percentiles: Sequence[float] | None = None,
            band: str = "parameter", **given: Any) -> Answer:
     """The answer of ``question`` of family ``family_name`` (see :meth:`iosizer.ModelFamily.ask`)."""
-    import numpy as np
-
     from iosizer.calibration.uncertainty import BANDS
 
     if band not in BANDS:
@@ -107,12 +119,27 @@ def answer(family_name: str, question: str, params: "Profile | Mapping[str, Any]
     if asked.solve is None:
         raise InputError(f"question '{asked.command}' of family '{family_name}' declares no solve: "
                          f"ask it as a command (iosizer.ask('{asked.command}', ...))")
+    given = _unaliased(asked, given)
+    if asked.sweeps:
+        return _swept(family_name, asked, params, cpu_speed, percentiles, band, given)
+    return _one(family_name, asked, params, cpu_speed, percentiles, band, given)
+
+
+def _one(family_name: str, asked: "Question", params: Any, cpu_speed: float | None,
+         percentiles: Sequence[float] | None, band: str, given: dict[str, Any]) -> Answer:
+    """The answer at one choice of every swept setting: the inputs' grid solved on one set of values."""
+    import numpy as np
+
     inputs = {k: given.pop(k) for k in list(given) if k in asked.input_names}
     changes = dict(params) if isinstance(params, Mapping) else {}
     changes.update(given)
     base = params if not isinstance(params, Mapping) else None
+    if base is None and not asked.shipped:
+        _require_parameters(family_name, asked, changes, cpu_speed)
+    _exclusive(family_name, changes)
     values, profile, source = resolve(family_name, base, cpu_speed, changes)
-    arrays = _input_grid(asked, inputs)
+    arrays = _input_grid(asked, inputs, values)
+    banded = asked.shipped_bands or base is not None or cpu_speed is not None
     chosen: list[float] = []
     if percentiles:
         if asked.percentiles is None:
@@ -121,10 +148,10 @@ def answer(family_name: str, question: str, params: "Profile | Mapping[str, Any]
 
         chosen = parse_percentiles(percentiles)
 
-    def evaluate(vals: Mapping[str, Any]) -> dict[str, Any]:
-        out = dict(asked.solve(vals, arrays))  # type: ignore[misc]
+    def evaluate(vals: Mapping[str, Any], at: Mapping[str, Any] = arrays) -> dict[str, Any]:
+        out = dict(asked.solve(vals, at))  # type: ignore[misc]
         if chosen:
-            out.update(asked.percentiles(vals, arrays, tuple(chosen)))  # type: ignore[misc]
+            out.update(asked.percentiles(vals, at, tuple(chosen)))  # type: ignore[misc]
         return out
 
     solved = evaluate(values)
@@ -135,21 +162,34 @@ def answer(family_name: str, question: str, params: "Profile | Mapping[str, Any]
         raise ConsistencyError(f"question '{asked.command}' of family '{family_name}' did not compute "
                                f"{', '.join(missing)}")
     shape = next(iter(arrays.values())).shape if arrays else ()
-    outputs = {k: np.broadcast_to(np.asarray(v, dtype=np.float64), shape).reshape(-1)
-               for k, v in solved.items()}
+    if asked.rows:  # the solve picked the rows: every output has their number
+        shape = (len(next(v for k, v in solved.items() if k not in _vectors(asked))),)
+    words = set(asked.text_outputs)
+    outputs = {k: _column(v, shape) if k in _vectors(asked) else np.broadcast_to(
+        np.asarray(v, dtype=object if k in words else np.float64), shape).reshape(-1) for k, v in solved.items()
+        if k not in _placeholders(asked, base, cpu_speed, changes)}
     used = ", ".join(f"{spec.name} = {values[spec.name]:.6g}{_unit_after(spec.unit)}" for spec in declaration(family_name)
                      .specs(values) if spec.kind == "parameter" and isinstance(values.get(spec.name), (int, float)))
-    notes = list(asked.notes) + [f"values: {used + ' from ' if used else ''}{source}"]
+    notes = [n for n in (note if isinstance(note, str) else note(values, outputs) for note in asked.notes) if n]
+    notes.append(f"values: {used + ' from ' if used else ''}{source}")
+    notes += _unrecorded(family_name, base, changes)
+    keys = [o.name for o in asked.output_specs if o.band and not o.text and not o.vector and o.name in outputs]
+    keys += [k for k in outputs if k not in asked.output_names]  # percentiles
+
+    at = outputs if asked.rows else arrays
+
     def moved(fitted: Mapping[str, Any]) -> dict[str, Any]:
         # The band's centre is the answer itself (the profile's own values): solved once, not twice.
         unchanged = all(k in values and values[k] is v for k, v in fitted.items())
-        return solved if unchanged else evaluate({**values, **fitted})
+        out = solved if unchanged else evaluate({**values, **fitted}, at)
+        return {k: out[k] for k in keys}
 
     from iosizer.calibration.uncertainty import stacked
 
     # The band's moved parameter sets in one solve where the question's solve broadcasts over them.
-    stack = stacked(evaluate, values, solved, len(shape), (family_name, asked.command, bool(chosen)))
-    bands = _bands(family_name, profile, moved, outputs, shape, band, stack)
+    stack = stacked(lambda vals: evaluate(vals, at), values, {k: solved[k] for k in keys}, len(shape),
+                    (family_name, asked.command, bool(chosen)))
+    bands = _bands(family_name, asked, profile, moved, outputs, shape, band, stack) if banded and keys else {}
     if bands:
         notes.append("*_ci_low/_ci_high: " + ("95 % prediction bands: the parameters' uncertainty plus the "
                                               "fit's residual scatter (where a new measurement lies)"
@@ -159,8 +199,94 @@ def answer(family_name: str, question: str, params: "Profile | Mapping[str, Any]
                   bands, tuple(notes), frozenset(i.name for i in asked.input_specs if i.integer), values)
 
 
-def _bands(family_name: str, profile: "Profile", evaluate: Any, outputs: Mapping[str, Any], shape: tuple[int, ...],
-           band: str, stack: Any = None) -> dict[str, tuple[Any, Any]]:
+def _unrecorded(family_name: str, base: Any, changes: Mapping[str, Any]) -> list[str]:
+    """A line per parameter the planner's profile does not record (made before it was declared): the
+    declared value answers in its place."""
+    if base is None:
+        return []
+    return [f"{spec.name}: the profile records none (made before the parameter was declared): the declared "
+            f"{spec.value:g}{_unit_after(spec.unit)} answers; give --{spec.name.replace('_', '-')} to set it"
+            for spec in declaration(family_name).parameters if spec.kind == "parameter" and spec.value is not None
+            and spec.name not in base.parameters and changes.get(spec.name) is None]
+
+
+def _vectors(asked: "Question") -> set[str]:
+    return {o.name for o in asked.output_specs if o.vector}
+
+
+def _column(values: Any, shape: tuple[int, ...]) -> Any:
+    """A vector output (a list of numbers at each point) as an object array of lists."""
+    import numpy as np
+
+    column = np.empty(shape, dtype=object)
+    for i, items in enumerate(values):
+        column[i] = [float(v) for v in items]
+    return column.reshape(-1)
+
+
+def _placeholders(asked: "Question", base: Any, cpu_speed: float | None, changes: Mapping[str, Any]) -> set[str]:
+    """Outputs left out: those ``only_with`` a parameter that is still the shipped placeholder (no profile of
+    the planner's, no CPU carried to, the parameter not given)."""
+    own = base is not None or cpu_speed is not None
+    return {o.name for o in asked.output_specs if o.only_with and not own and changes.get(o.only_with) is None}
+
+
+def _exclusive(family_name: str, changes: Mapping[str, Any]) -> None:
+    """A setting that replaces others (``ParameterSpec.excludes``) given with one of them: a one-line error."""
+    for spec in declaration(family_name).settings:
+        for other in spec.excludes if changes.get(spec.name) not in (None, "") else ():
+            if changes.get(other) is not None:
+                raise InputError(f"give {other} or {spec.name}, not both")
+
+
+def _swept(family_name: str, asked: "Question", params: Any, cpu_speed: float | None,
+           percentiles: Sequence[float] | None, band: str, given: dict[str, Any]) -> Answer:
+    """A question that sweeps settings of named choices (``Question.sweeps``): each choice answered on
+    its own values, the records in the order the choices are given, each led by its choices."""
+    import itertools
+
+    import numpy as np
+
+    from iosizer.model.family import parse_choices
+
+    family = declaration(family_name)
+    axes = []
+    for name in asked.sweeps:
+        raw = given.pop(name, None)
+        axes.append([None] if raw is None else parse_choices(raw, family.spec(name)))
+    parts = []
+    for chosen in itertools.product(*axes):
+        fixed = {n: c for n, c in zip(asked.sweeps, chosen) if c is not None}
+        part = _one(family_name, asked, params, cpu_speed, percentiles, band, {**given, **fixed})
+        points = int(np.prod([len(a) for a in axes])) * _count(part)  # as many per choice as the first (each bounded too)
+        if points > MAX_POINTS:
+            raise InputError(f"question '{asked.command}': {points} points (every choice of "
+                             f"{', '.join(asked.sweeps)} at every combination of its inputs), more than {MAX_POINTS}")
+        parts.append(({n: part.values[n] for n in asked.sweeps}, part))
+    first = parts[0][1]
+
+    def joined(arrays: list[Any]) -> Any:
+        return np.concatenate([np.asarray(a).reshape(-1) for a in arrays])
+
+    inputs = {n: np.asarray([c[n] for c, part in parts for _ in range(_count(part))], dtype=object)
+              for n in asked.sweeps}
+    inputs.update({k: joined([part.inputs[k] for _, part in parts]) for k in first.inputs})
+    outputs = {k: joined([part.outputs[k] for _, part in parts]) for k in first.outputs}
+    # A band one choice lacks (nothing fitted moves it) is NaN in the arrays and absent from its records.
+    keys = list(dict.fromkeys(k for _, part in parts for k in part.bands))
+    bands = {k: tuple(joined([part.bands[k][end] if k in part.bands else np.full(_count(part), np.nan)
+                              for _, part in parts]) for end in (0, 1)) for k in keys}
+    notes = tuple(dict.fromkeys(n for _, part in parts for n in part.notes))
+    return Answer(family_name, asked.command, inputs, outputs, bands, notes, first.integers, first.values,
+                  parts=tuple(parts))
+
+
+def _count(part: Answer) -> int:
+    return len(next(iter(part.inputs.values()))) if part.inputs else 1
+
+
+def _bands(family_name: str, asked: "Question", profile: "Profile", evaluate: Any, outputs: Mapping[str, Any],
+           shape: tuple[int, ...], band: str, stack: Any = None) -> dict[str, tuple[Any, Any]]:
     """95 % bands of the outputs from the profile's varying parameters (none when nothing varies); a
     prediction band adds the fit's residual scatter of the measured column an output is."""
     import numpy as np
@@ -170,9 +296,55 @@ def _bands(family_name: str, profile: "Profile", evaluate: Any, outputs: Mapping
     if not any(e.vary for e in profile.parameters.values()):
         return {}
     measured = {c.name for c in declaration(family_name).columns.observed}
-    raw = propagate(profile, evaluate, band, {k: k for k in outputs if k in measured}, stack)
+    predicts = {o.name: o.measured or o.name for o in asked.output_specs}
+    raw = propagate(profile, evaluate, band, {k: predicts.get(k, k) for k in outputs if predicts.get(k, k) in measured},
+                    stack)
+    words = set(asked.text_outputs)  # never banded
+    moved = _moved(profile, evaluate, [k for k in outputs if k in raw and k not in words])
     return {k: tuple(np.broadcast_to(np.asarray(end, dtype=np.float64), shape).reshape(-1) for end in raw[k])
-            for k in outputs if k in raw}
+            for k in outputs if k in moved}
+
+
+def _moved(profile: "Profile", evaluate: Any, keys: list[str]) -> set[str]:
+    """The outputs among ``keys`` that some varying parameter of ``profile`` moves: an output none moves
+    has no band (a swept choice that does not use the fitted values, such as replication's ``local``)."""
+    import numpy as np
+
+    centre = profile.values()
+    base = evaluate(centre)
+    moved: set[str] = set()
+    for name, estimate in profile.parameters.items():
+        if not estimate.vary or moved >= set(keys):
+            continue
+        step = 1e-6 * abs(estimate.value) or 1e-9
+        nudged = evaluate({**centre, name: estimate.value + step})
+        moved.update(k for k in keys if not np.array_equal(np.asarray(nudged[k]), np.asarray(base[k])))
+    return moved
+
+
+def _unaliased(asked: "Question", given: dict[str, Any]) -> dict[str, Any]:
+    """``given`` with each older name of an input or parameter (``Question.aliases``) under its declared name."""
+    out = dict(given)
+    for name, olds in asked.aliases.items():
+        for old in olds:
+            if out.get(old) is None:
+                out.pop(old, None)
+                continue
+            if out.get(name) is not None:
+                raise InputError(f"{old} is the older name of {name}: give one of them")
+            out[name] = out.pop(old)
+    return out
+
+
+def _require_parameters(family_name: str, asked: "Question", changes: Mapping[str, Any],
+                        cpu_speed: float | None) -> None:
+    """A question of the planner's own system (``shipped=False``): every parameter given, or a profile."""
+    if cpu_speed is not None:
+        raise InputError("--cpu-speed carries a calibrated profile to another CPU: give --profile FILE")
+    for spec in declaration(family_name).parameters:
+        if changes.get(spec.name) is None and (spec.kind == "parameter" or spec.value is None):
+            name = next(iter(asked.aliases.get(spec.name, ())), spec.name)
+            raise InputError(f"Missing option '--{name.replace('_', '-')}' (or give --profile FILE)")
 
 
 def resolve(family_name: str, base: "Profile | None", cpu_speed: float | None,
@@ -199,9 +371,11 @@ def resolve(family_name: str, base: "Profile | None", cpu_speed: float | None,
                                                             family.parameters if s.kind == "parameter"})
         source = "the values given"
     elif base is not None:
-        profile, source = base, "the planner's profile"
+        profile, source = _planner_variant(family, base, given), "the planner's profile"
     else:
-        profile, source = shipped(family_name), f"shipped '{family_name}' profile"
+        variant = _variant(family, given)
+        profile = shipped(family_name, variant)
+        source = f"shipped '{family_name}' profile" + (f" ({variant})" if variant else "")
     if profile.model != family_name:
         raise ProfileError(f"profile is for family '{profile.model}', not '{family_name}'")
     if cpu_speed is not None:
@@ -209,24 +383,59 @@ def resolve(family_name: str, base: "Profile | None", cpu_speed: float | None,
 
         profile = on_cpu(profile, cpu_speed, source)
         source += f", carried to CPU speed {float(cpu_speed):g}"
-    values, profile, note = with_changes(profile, profile_values(profile), given)
+    # A question's own choice (ParameterSpec.from_profile False) is the declared one unless given.
+    asked = {s.name: s.value for s in family.settings if not s.from_profile}
+    values, profile, note = with_changes(profile, {**profile_values(profile), **asked}, given)
     if source != "the values given":
         source += note
     return complete_values(family_name, values), profile, source
 
 
-def _input_grid(question: "Question", given: Mapping[str, Any]) -> dict[str, Any]:
-    """Each input's values (checked by its declaration) over every combination: arrays of one shape."""
+def _variant(family: Any, given: Mapping[str, Any]) -> str | None:
+    """The shipped profile's variant a planner picks (its setting checked by its declaration), or None."""
+    spec = family.variant
+    if spec is None or given.get(spec.name) is None:
+        return None
+    return spec.check(given[spec.name], "--" + spec.name.replace("_", "-"))
+
+
+def _planner_variant(family: Any, profile: "Profile", given: Mapping[str, Any]) -> "Profile":
+    """A planner's profile holds its own values: a setting that picks a shipped profile is refused, unless
+    the family's calibration module carries a profile to a variant (``variant_profile``: replication's
+    link facts from the catalogue, on the profile's protocol stack); then every answer goes through it,
+    at the variant given or the profile's own."""
+    from iosizer.calibration.family_modules import calibration_module
+
+    spec = family.variant
+    carry = None if spec is None else getattr(calibration_module(family.name), "variant_profile", None)
+    if carry is not None:
+        choice = given.get(spec.name, profile.options.get(spec.name, spec.value))
+        return carry(family.name, profile, spec.check(choice, "--" + spec.name.replace("_", "-")))
+    if spec is not None and given.get(spec.name) is not None:
+        flag = "--" + spec.name.replace("_", "-")
+        raise InputError(f"{flag} picks one of the shipped '{family.name}' profiles; a profile of your own holds "
+                         "its own values (change them one by one)")
+    return profile
+
+
+def _input_grid(question: "Question", given: Mapping[str, Any],
+                values: Mapping[str, Any] | None = None) -> dict[str, Any]:
+    """Each input's values (checked by its declaration) over every combination: arrays of one shape.
+    A computed default (:class:`~iosizer.model.family.Input`) sees ``values`` and the inputs before it."""
     import numpy as np
 
     axes = []
     for spec in question.input_specs:
         raw = given.get(spec.name)
         if raw is None:
-            raw = spec.sweep()
+            raw = spec.sweep(values, {s.name: a for s, a in zip(question.input_specs, axes)})
             if not raw:
-                raise InputError(f"question '{question.command}' needs {spec.name} ({spec.unit}"
+                raise InputError(f"question '{question.command}' needs --{spec.name.replace('_', '-')} ({spec.unit}"
                                  f"{': ' + spec.description if spec.description else ''})")
+        if isinstance(raw, str):  # a sweep as typed: 3.2, 1,8,16 or 0:2100:300
+            from iosizer.model.family import parse_grid
+
+            raw = parse_grid(raw, spec.name.replace("_", "-"))
         items = list(np.ravel(np.asarray(raw, dtype=object))) if isinstance(raw, (list, tuple)) or \
             hasattr(raw, "__array__") else [raw]
         if not items:

@@ -110,9 +110,9 @@ class _OneLineErrors(LazyTyperGroup):
         command = super().get_command(ctx, cmd_name)
         if self._listing and command is not None and self.commands.pending(cmd_name):
             return command  # the help listing's stand-in: the group is not built to list it
-        from iosizer.model.registry import BUILTIN_FAMILIES
+        from iosizer.model.registry import BUILTIN_FAMILIES, BUILTIN_GROUPS
 
-        if command is not None and cmd_name not in BUILTIN_FAMILIES:
+        if command is not None and cmd_name not in BUILTIN_FAMILIES and cmd_name not in BUILTIN_GROUPS:
             return command  # a hand-written command: nothing to add (and no plugin lookup)
         from iosizer.cli.questions import resolve
 

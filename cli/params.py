@@ -10,58 +10,10 @@ import math
 from typing import TYPE_CHECKING, Any
 
 from iosizer.errors import InputError
+from iosizer.model.family import MAX_GRID_POINTS, check_values, parse_grid  # noqa: F401  (the grid grammar: model.family)
 
 if TYPE_CHECKING:
     from iosizer.model.family import ParameterSpec
-
-#: A sweep is for a table or a curve: more points than any plot resolves is
-#: almost certainly a typo in the step, and every command answers this many in
-#: about a second (lists count as well as ranges).
-MAX_GRID_POINTS = 10_000
-
-
-def parse_grid(text: str, name: str, spec: "ParameterSpec | None" = None) -> list[Any]:
-    """Values of ``--name``: ``x``, ``a,b,c`` or ``start:stop:step`` (stop included).
-
-    With ``spec`` (the option's declaration) every value is checked against
-    its bounds, and the error names the flag and the bound.
-    """
-    text = text.strip()
-    separator = ":" if ":" in text else ","
-    try:
-        values = [float(p) for p in text.split(separator)]
-    except ValueError:
-        values = []
-    if not values or (separator == ":" and len(values) != 3):
-        raise InputError(
-            f"--{name}: expected a number, a list like 1,8,16 or a range like "
-            f"0:2100:300, got {text!r}"
-        )
-    if separator == ":":
-        values = _range(*values, name)
-    elif len(values) > MAX_GRID_POINTS:
-        raise InputError(f"--{name}: the list has {len(values)} values, more than {MAX_GRID_POINTS}")
-    return check_values(values, name, spec)
-
-
-def check_values(values: list[float], name: str, spec: "ParameterSpec | None") -> list[Any]:
-    """``values`` checked against ``spec`` (if given), the first bad one named with ``--name``."""
-    return values if spec is None else [spec.check(v, f"--{name}") for v in values]
-
-
-def _range(start: float, stop: float, step: float, name: str) -> list[float]:
-    if not (math.isfinite(start) and math.isfinite(stop) and math.isfinite(step)):
-        raise InputError(f"--{name}: range bounds and step must be finite")
-    if step <= 0 or stop < start:
-        raise InputError(
-            f"--{name}: range start:stop:step needs step > 0 and stop >= start, "
-            f"got {start:g}:{stop:g}:{step:g}"
-        )
-    count = math.floor((stop - start) / step * (1 + 1e-12)) + 1
-    if count > MAX_GRID_POINTS:
-        raise InputError(f"--{name}: range has {count} points, more than {MAX_GRID_POINTS}")
-    return [start + i * step for i in range(count)]
-
 
 def parse_servers(texts: list[str], spec: "ParameterSpec | None" = None) -> list[float]:
     """``--servers`` values: a whole number >= 1, or ``inf``/``delay`` for a delay station.

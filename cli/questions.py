@@ -30,7 +30,7 @@ if TYPE_CHECKING:
     from iosizer.api import Answer
     from iosizer.model.family import Family, Question
 
-__all__ = ["attach", "family_group", "given_values", "group_names", "question_command", "resolve"]
+__all__ = ["attach", "family_command", "family_group", "given_values", "group_names", "question_command", "resolve"]
 
 
 def group_names() -> list[str]:
@@ -50,30 +50,46 @@ def _unit_text(unit: str) -> str:
     return "" if unit in NOT_UNITS else f" ({unit})"
 
 
+def _flags(question: "Question", name: str) -> tuple[str, ...]:
+    """The option's flags: its declared name, then the older names the question keeps (``aliases``)."""
+    return (_flag(name), *(_flag(old) for old in question.aliases.get(name, ())))
+
+
+def _aka(question: "Question", name: str) -> str:
+    olds = question.aliases.get(name, ())
+    return f" (also {', '.join(_flag(o) for o in olds)}: the older name, deprecated)" if olds else ""
+
+
 def _options(family: "Family", question: "Question") -> list[inspect.Parameter]:
     """The command's parameters: inputs, settings, parameters, then the options every what-if takes."""
     keyword = inspect.Parameter.KEYWORD_ONLY
     params = []
     for spec in question.input_specs:
-        sweep = ",".join(f"{v:g}" for v in spec.sweep())
-        default = f" [default: {sweep}]" if sweep else " [required]"
+        default = " [required]" if spec.required else f" [default: {spec.default_text}]"
         text = (f"{spec.description or spec.name}{_unit_text(spec.unit)}; a list 1,2,3 or a range "
                 f"start:stop:step sweeps it.{default}")
         params.append(inspect.Parameter(spec.name, keyword, default=None, annotation=Annotated[
-            str | None, typer.Option(_flag(spec.name), metavar="VALUES", help=text)]))
+            str | None, typer.Option(*_flags(question, spec.name), metavar="VALUES", help=text + _aka(question,
+                                                                                                      spec.name))]))
     for spec in family.parameters:
+        if spec.name in question.input_names:  # a setting the question sweeps as an input: one option
+            continue
         if spec.kind == "setting":
-            shown = "" if spec.value is None else f" [default: {spec.value}]"
-            text = f"{spec.description or spec.name}{_unit_text(spec.unit)}{shown}"
+            shown = "" if spec.value in (None, "") else f" [default: {spec.value}]"
+            many = f"; a list {','.join(map(str, spec.choices[:2]))} or all sweeps it" \
+                if spec.name in question.sweeps else ""
+            text = f"{spec.description or spec.name}{_unit_text(spec.unit)}{many}{shown}"
         else:
             text = (f"{spec.description or spec.name}{_unit_text(spec.unit)}; fixes it (default: the profile's, "
                     f"{spec.status})")
         params.append(inspect.Parameter(spec.name, keyword, default=None, annotation=Annotated[
-            str | None, typer.Option(_flag(spec.name), metavar="TEXT" if spec.choices and isinstance(
-                spec.choices[0], str) else "NUMBER", help=text)]))
+            str | None, typer.Option(*_flags(question, spec.name), metavar="TEXT" if spec.parse is not None or
+                                     spec.choices and isinstance(spec.choices[0], str) else "NUMBER",
+                                     help=text + _aka(question, spec.name))]))
+    fallback = "the shipped one." if question.shipped else "none (give every parameter)."
     params.append(inspect.Parameter("profile", keyword, default=None, annotation=Annotated[
         Path | None, typer.Option("--profile", help=f"A '{family.name}' profile (iosizer calibrate) to take "
-                                                    "parameters from; default: the shipped one.")]))
+                                                    f"parameters from; default: {fallback}")]))
     params.append(inspect.Parameter("cpu_speed", keyword, default=None, annotation=Annotated[
         float | None, typer.Option("--cpu-speed", help="Carry the profile to a CPU of this relative per-core "
                                                        "speed (the band widens).")]))
@@ -82,6 +98,12 @@ def _options(family: "Family", question: "Question") -> list[inspect.Parameter]:
         params.append(inspect.Parameter("percentile", keyword, default=None, annotation=Annotated[
             list[float] | None, typer.Option("--percentile", metavar="P",
                                                  help="Also the P-th percentile (repeatable).")]))
+    from iosizer.simulate.hooks import simulates
+
+    if simulates(family.name, question):
+        from iosizer.cli.tails import SimulateOption
+
+        params.append(inspect.Parameter("simulate", keyword, default=False, annotation=SimulateOption))
     params.append(inspect.Parameter("output_format", keyword, default=OutputFormat.table, annotation=FormatOption))
     params.append(inspect.Parameter("plot", keyword, default=None, annotation=PlotOption))
     return params
@@ -96,6 +118,9 @@ def given_values(family: "Family", question: "Question", given: dict[str, Any]) 
     values = {}
     for name, text in given.items():
         if text is None:
+            continue
+        if name in question.sweeps:  # the answer parses its choices (1g,10g or all)
+            values[name] = text
             continue
         spec = question.input(name) if name in inputs else family.spec(name)
         values[name] = parse_grid(text, name.replace("_", "-"), spec) if name in inputs else \
@@ -120,9 +145,10 @@ def question_command(family: "Family", question: "Question") -> Any:
         cpu_speed = given.pop("cpu_speed")
         percentiles = given.pop("percentile", None)
         band = given.pop("band").value
+        simulate = given.pop("simulate", False)
         values, profile = given_values(family, question, {**given, "profile": profile_path})
         answer = iosizer.family(family.name).ask(question.command, profile, cpu_speed=cpu_speed,
-                                                 percentiles=percentiles, band=band, **values)
+                                                 percentiles=percentiles, band=band, simulate=simulate, **values)
         emit(_report(family, question, answer), output_format, plot)
 
     command.__signature__ = inspect.Signature(_options(family, question))  # type: ignore[attr-defined]
@@ -133,7 +159,7 @@ def question_command(family: "Family", question: "Question") -> Any:
 
 def _report(family: "Family", question: "Question", answer: "Answer") -> Report:
     records = answer.records()
-    shown = list(question.input_names) + [k for k in answer.outputs]
+    shown = [*question.sweeps, *question.input_names, *answer.outputs]
     return Report(data=answer.to_data(), rows=records, columns=shown, csv_rows=records,
                   title=f"{family.name} {question.command}: {question.summary}",
                   notes=list(answer.notes), plot=_panels(question, answer, records))
@@ -152,7 +178,7 @@ def _panels(question: "Question", answer: "Answer", records: list[dict[str, Any]
             groups.setdefault(row.get(chosen.series) if chosen.series else None, []).append(row)
         series = []
         for key, rows in groups.items():
-            label = y if key is None else f"{chosen.series} = {key:g}"
+            label = y if key is None else f"{chosen.series} = {key if isinstance(key, str) else format(key, 'g')}"
             xs = [r[chosen.x] for r in rows]
             if f"{y}_ci_low" in rows[0]:  # one legend entry for every band ('_' hides the others)
                 series.append(Series("95 % band" if not series else "_band", xs,
@@ -164,9 +190,20 @@ def _panels(question: "Question", answer: "Answer", records: list[dict[str, Any]
     return panels
 
 
-def _questions(family: "Family") -> list["Question"]:
-    """The declared questions under the family's own name (``iosizer <family> <question>``)."""
-    return [q for q in family.questions if q.answerable and q.path(family.name)[0] == family.name]
+def family_command(name: str) -> Any:
+    """The command of family ``name``'s question at the family's own path (``iosizer replication``)."""
+    from iosizer.model.registry import declaration
+
+    family = declaration(name)
+    question = next(q for q in family.questions if q.answerable and q.path(name) == (name,))
+    return question_command(family, question)
+
+
+def _questions(family: "Family", group: str | None = None) -> list["Question"]:
+    """The declared questions under ``group`` (default: the family's own name: ``iosizer <family> <question>``);
+    a question at the family's own path (``iosizer replication``) is a command of the root instead."""
+    return [q for q in family.questions if q.answerable and q.path(family.name)[0] == (group or family.name)
+            and len(q.path(family.name)) > 1]
 
 
 def _group(family: "Family", questions: list["Question"], text: str | None = None) -> Any:
@@ -197,15 +234,27 @@ class _LazyFamily(LazyTyperGroup):
         super().__init__(name=name, no_args_is_help=True, rich_markup_mode=None,
                          short_help=f"Questions of family '{name}' (plugin {plugin_module(name)}).")
         self._loaded = False
+        self._own: Any = None
 
     def _load(self) -> None:
         if not self._loaded:
             self._loaded = True
-            from iosizer.cli.lazy import adopt
+            from iosizer.cli.lazy import adopt, command_of
+            from iosizer.model.registry import declaration
 
+            if any(q.answerable and q.path(self.name) == (self.name,) for q in declaration(self.name).questions):
+                # A question at the family's own path: the name is that command, not a group.
+                self._own = command_of(family_command(self.name), self.name)
+                return
             built = family_group(self.name)
             self.help = built.help
             adopt(self, built)
+
+    def make_context(self, info_name: Any, args: Any, parent: Any = None, **extra: Any) -> Any:
+        self._load()
+        if self._own is not None:  # click then invokes the context's command: the question's
+            return self._own.make_context(info_name, args, parent=parent, **extra)
+        return super().make_context(info_name, args, parent=parent, **extra)
 
     def list_commands(self, ctx: Any) -> list[str]:
         self._load()
@@ -220,12 +269,13 @@ class _LazyFamily(LazyTyperGroup):
         super().format_help(ctx, formatter)
 
 
-def attach(name: str, group: Any) -> None:
-    """Add family ``name``'s declared questions to an existing click group, never replacing a command."""
+def attach(name: str, group: Any, group_name: str | None = None) -> None:
+    """Add family ``name``'s declared questions under ``group_name`` (default: the family's name) to an existing
+    click group, never replacing a command."""
     from iosizer.model.registry import declaration
 
     family = declaration(name)
-    new = [q for q in _questions(family) if q.path(name)[-1] not in group.commands]
+    new = [q for q in _questions(family, group_name) if q.path(name)[-1] not in group.commands]
     if new:
         from iosizer.cli.lazy import adopt
 
@@ -235,7 +285,7 @@ def attach(name: str, group: Any) -> None:
 def resolve(root: Any, name: str, command: Any) -> Any:
     """The root group's command ``name``: a plugin family's generated group when no command has the name;
     an existing group named after a built-in family gets that family's questions when it is first used."""
-    from iosizer.model.registry import BUILTIN_FAMILIES
+    from iosizer.model.registry import BUILTIN_FAMILIES, BUILTIN_GROUPS
 
     if command is None:
         if name not in group_names():
@@ -243,7 +293,8 @@ def resolve(root: Any, name: str, command: Any) -> Any:
         command = _LazyFamily(name)
         root.add_command(command, name)
         return command
-    if name in BUILTIN_FAMILIES and hasattr(command, "add_command") and not hasattr(command, "_iosizer_lazy"):
+    if (name in BUILTIN_FAMILIES or name in BUILTIN_GROUPS) and hasattr(command, "add_command") \
+            and not hasattr(command, "_iosizer_lazy"):
         _attach_when_used(name, command)
     return command
 
@@ -255,9 +306,12 @@ def _attach_when_used(name: str, group: Any) -> None:
     group._iosizer_lazy = True
 
     def ready() -> None:
+        from iosizer.model.registry import BUILTIN_GROUPS
+
         if group._iosizer_lazy:
             group._iosizer_lazy = False
-            attach(name, group)
+            for family in BUILTIN_GROUPS.get(name, (name,)):
+                attach(family, group, name)
 
     def get(ctx: Any, command_name: str) -> Any:
         ready()

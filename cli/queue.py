@@ -219,34 +219,6 @@ def mm1(
 
 
 @app.command()
-def mmc(
-    arrival_rate: ArrivalRate,
-    service_rate: OptionalServiceRate = None,
-    servers: OptionalServers = None,
-    profile: ProfileOption = None,
-    percentile: PercentileOption = None,
-    simulate: SimulateOption = False,
-    cpu_speed: CpuSpeedOption = None,
-    band: BandOption = BandKind.parameter,
-    output_format: FormatOption = OutputFormat.table,
-    plot: PlotOption = None,
-) -> None:
-    """M/M/c: c servers sharing one queue (Erlang C). --percentile: exact, with the profile's bands.
-
-    With --profile, --servers still changes the server count (the profile's service rate stays) and
-    --cpu-speed carries the profile to another CPU."""
-    from iosizer.model.queueing import mmc as solve
-
-    settings = _service_settings(service_rate, servers, profile, cpu_speed=cpu_speed, band=band.value)
-    solved = with_percentiles(lambda lam, mu: solve(lam, mu, settings.servers),
-                              lambda lam, mu, ps: tail("mmc_percentiles")(lam, mu, settings.servers, ps), percentile)
-    _open_queue(
-        f"M/M/{settings.servers}", arrival_rate, solved, settings, output_format, plot,
-        EXACT_NOTE if percentile else None, _simulation(simulate, percentile, settings.servers, 1.0, 1.0),
-    )
-
-
-@app.command()
 def mg1(
     arrival_rate: ArrivalRate,
     service_scv: ServiceScv,

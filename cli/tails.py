@@ -14,7 +14,12 @@ from typing import Annotated, Any, Callable, Mapping
 
 import typer
 
+from iosizer.data.error_grids import ERROR_RULE_PCT, load as load_error_grid
+
 from iosizer.errors import InputError
+# --simulate's pieces live in the simulation layer (the declared questions' road uses them too).
+from iosizer.simulate.answered import (MAX_SIMULATED_POINTS, check_simulate, closed_simulated,  # noqa: F401
+                                       closed_simulated_note, open_simulated_note, open_simulation, simulated)
 
 PercentileOption = Annotated[
     list[float] | None,
@@ -35,8 +40,6 @@ SimulateOption = Annotated[
              "the analytic value in _model. At most 10 points.",
     ),
 ]
-#: Points (arrival rates, thread counts) one --simulate answer may simulate: about a second each.
-MAX_SIMULATED_POINTS = 10
 
 #: What the notes say about each kind of percentile.
 EXACT_NOTE = "wait_pP/response_pP: exact M/M/c percentiles (Erlang C wait + exponential service)"
@@ -70,8 +73,6 @@ APPROXIMATE_NOTE = (
     "(iosizer/data/error_grids/ggc_percentiles.csv) and stated as response_pP_error_pct (the wait's as "
     "wait_pP_error_pct) where it exceeds 2 %"
 )
-#: Past this measured error an approximate percentile states its error in the answer (issue 28).
-ERROR_RULE_PCT = 2.0
 CLOSED_NOTE = (
     "response_pP: the arrival theorem's mixture over the state a job finds, inverted numerically (exact for "
     "single-server stations in a cycle, per station, and for one queueing station; with a c-server station "
@@ -126,25 +127,6 @@ def tail(name: str) -> Callable[..., Any]:
         return getattr(percentiles, name)(*args)
 
     return call
-
-
-def load_error_grid(name: str) -> dict[str, Any]:
-    """A shipped error grid (``iosizer/data/error_grids/<name>.csv``) as numpy columns."""
-    import csv
-    from importlib.resources import files
-
-    import numpy as np
-
-    with files("iosizer.data.error_grids").joinpath(f"{name}.csv").open() as handle:
-        rows = list(csv.DictReader(handle))
-
-    def column(key: str) -> Any:
-        try:
-            return np.array([float(row[key]) for row in rows])
-        except ValueError:  # a label (scenario, policy)
-            return np.array([row[key] for row in rows])
-
-    return {key: column(key) for key in rows[0]}
 
 
 def loadshare_errors(scenario: str, policy: str, cores: int, load_fractions: Any,
@@ -359,77 +341,3 @@ FAMILY_NOTE = (
 )
 
 
-# --- --simulate: the percentiles from a simulation, with their intervals (issue 28) -------------------------
-
-
-def check_simulate(simulate: bool, percentiles: list[float] | None, points: int) -> bool:
-    """Whether to simulate; an error if --simulate has no --percentile or too many points."""
-    if not simulate:
-        return False
-    if not percentiles:
-        raise InputError("--simulate simulates the --percentile values: give --percentile P")
-    if points > MAX_SIMULATED_POINTS:
-        raise InputError(f"--simulate takes at most {MAX_SIMULATED_POINTS} points (about a second each), got {points}")
-    return True
-
-
-def simulated(answer: Mapping[str, Any], estimates: Mapping[str, Any]) -> dict[str, Any]:
-    """``answer`` with each key of ``estimates`` (``response_p99``: an Estimate) answered by the simulation:
-    the key holds the simulated mean, ``<key>_sim_low``/``_sim_high`` its 95 % interval and ``<key>_model``
-    the analytic value; the analytic value's profile band and grid error (``_ci_*``, ``_error_pct``) go."""
-    out = dict(answer)
-    for key, estimate in estimates.items():
-        for suffix in ("_ci_low", "_ci_high", "_error_pct"):
-            out.pop(key + suffix, None)
-        if key in out:
-            out[f"{key}_model"] = out[key]
-        out[key] = estimate.mean
-        out[f"{key}_sim_low"], out[f"{key}_sim_high"] = estimate.low, estimate.high
-    return out
-
-
-def open_simulation(service_rate: float, servers: int, arrival_scv: float, service_scv: float,
-                    percentiles: list[float]) -> Callable[[float], dict[str, Any]]:
-    """``rate -> {wait_pP, response_pP: Estimate}`` of the G/G/c queue simulated at that arrival rate."""
-    from iosizer.model.percentiles import parse_percentiles, percentile_key
-    from iosizer.simulate.tails import open_percentiles
-
-    chosen = parse_percentiles(percentiles)
-
-    def run(arrival_rate: float) -> dict[str, Any]:
-        found = open_percentiles(float(arrival_rate), float(service_rate), int(servers), float(arrival_scv),
-                                 float(service_scv), chosen)
-        return {f"{kind}_{percentile_key(p)}": found[kind][p] for kind in ("wait", "response") for p in chosen}
-
-    return run
-
-
-def open_simulated_note(servers: int, arrival_scv: float, service_scv: float) -> str:
-    from iosizer.simulate.tails import DEFAULT_REPLICATIONS, OPEN_CUSTOMERS
-
-    customers = OPEN_CUSTOMERS[1 if servers == 1 else "c"]
-    return (f"wait_pP/response_pP: simulated (FCFS, gamma inter-arrival cv^2 {arrival_scv:g} and service cv^2 "
-            f"{service_scv:g}, {'Lindley' if servers == 1 else 'Kiefer-Wolfowitz'} recursion in numpy; "
-            f"{DEFAULT_REPLICATIONS} replications of {customers:,} customers, 5 % warm-up dropped, seed 0); "
-            "_sim_low/_sim_high: the 95 % interval over replications; _model: the analytic answer")
-
-
-def closed_simulated(means: list[float], servers: list[float], jobs: int, percentiles: list[float], unit: str = "",
-                     think_time: float = 0.0, constant_delay: float = 0.0) -> dict[str, Any]:
-    """``response_pP<unit>``: Estimate of a closed cycle's end-to-end response percentiles, simulated."""
-    from iosizer.model.percentiles import parse_percentiles, percentile_key
-    from iosizer.simulate.tails import closed_percentiles
-
-    chosen = parse_percentiles(percentiles)
-    found = closed_percentiles(means, servers, int(jobs), chosen, think_time=think_time,
-                               constant_delay=constant_delay)
-    return {f"response_{percentile_key(p)}{unit}": found[p] for p in chosen}
-
-
-def closed_simulated_note() -> str:
-    from iosizer.simulate.tails import CLOSED_CYCLES, DEFAULT_REPLICATIONS
-
-    return ("response_pP: simulated end to end (jobs visit the stations in order once per cycle, FCFS, exponential "
-            f"service and think time, constant delays constant; {DEFAULT_REPLICATIONS} replications of "
-            f"{CLOSED_CYCLES:,} cycles, 5 % warm-up dropped, seed 0); _sim_low/_sim_high: the 95 % interval over "
-            "replications; _model: the analytic answer")

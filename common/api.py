@@ -102,7 +102,8 @@ def ask(command: str | Sequence[str], /, *arguments: Any, **options: Any) -> Any
     percentiles = None if percentile is None else (percentile if isinstance(percentile, (list, tuple))
                                                     else [percentile])
     answer = chosen.ask(question.command, profile, cpu_speed=options.pop("cpu_speed", None),
-                        percentiles=percentiles, band=options.pop("band", None) or "parameter", **options)
+                        percentiles=percentiles, band=options.pop("band", None) or "parameter",
+                        simulate=bool(options.pop("simulate", False)), **options)
     return viewed(json.loads(answer.to_json()), answer.table())
 
 
@@ -110,17 +111,18 @@ def _declared_question(command: str | Sequence[str]) -> "tuple[ModelFamily, Ques
     """(family, question) when ``command`` names a declared question by its CLI path, else None."""
     words = tuple(command.split()) if isinstance(command, str) else tuple(command) \
         if isinstance(command, (list, tuple)) else ()
-    if len(words) != 2 or not all(isinstance(w, str) for w in words):
-        return None
-    from iosizer.model.registry import declaration
+    if len(words) not in (1, 2) or not all(isinstance(w, str) for w in words):
+        return None  # a question's path: 'family question', or 'family' for one at the family's own path
+    from iosizer.model.registry import BUILTIN_GROUPS, declaration
 
-    try:
-        declared = declaration(words[0])
-    except InputError:
-        return None
-    for question in declared.questions:
-        if question.answerable and question.path(declared.name) == words:
-            return _family(declared.name), question
+    for name in BUILTIN_GROUPS.get(words[0], (words[0],)):  # 'queue mmc' is family mmc's question
+        try:
+            declared = declaration(name)
+        except InputError:
+            return None
+        for question in declared.questions:
+            if question.answerable and question.path(declared.name) == words:
+                return _family(declared.name), question
     return None
 
 
@@ -520,7 +522,7 @@ class ModelFamily:
 
     def ask(self, question: str, params: "Profile | Mapping[str, Any] | None" = None, *,
             cpu_speed: float | None = None, percentiles: Sequence[float] | None = None,
-            band: str = "parameter", **given: Any) -> "Answer":
+            band: str = "parameter", simulate: bool = False, **given: Any) -> "Answer":
         """Answer a declared question (one with a ``solve``): the one road every surface takes.
 
         ``params``: a profile (the planner's calibration; its intervals give
@@ -533,14 +535,25 @@ class ModelFamily:
         fixed: no band comes from it). ``percentiles``: where the question
         declares them, ``<output>_pP`` columns. ``band``: ``parameter`` (the
         parameters' uncertainty) or ``prediction`` (plus the fit's residual
-        scatter). Every value is checked once, by its declaration; a bad one
-        is a one-line :class:`InputError`. See
+        scatter). ``simulate``: where the question has a percentile simulation,
+        the percentiles are answered by simulation with their 95 % intervals
+        (:mod:`iosizer.simulate.answered`). Every value is checked once, by its
+        declaration; a bad one is a one-line :class:`InputError`. See
         :func:`iosizer.calibration.questions.answer`.
         """
         from iosizer.calibration.questions import answer
 
-        return answer(self.name, question, params, cpu_speed=cpu_speed, percentiles=percentiles, band=band,
-                      **given)
+        answered = answer(self.name, question, params, cpu_speed=cpu_speed, percentiles=percentiles, band=band,
+                          **given)
+        if not simulate:
+            return answered
+        from iosizer.simulate.answered import simulate_percentiles
+        from iosizer.simulate.hooks import percentile_simulation
+
+        hook = percentile_simulation(self.name, self.declaration.question(question))
+        if hook is None:
+            raise InputError(f"question '{question}' of family '{self.name}' has no simulation of its percentiles")
+        return simulate_percentiles(answered, hook, percentiles or ())
 
     def size(self, params: "Profile | Mapping[str, Any] | None" = None, *, percentile: float | None = None,
              cpu_speed: float | None = None, **given: Any) -> Any:

@@ -75,6 +75,8 @@ def format_number(value: Any) -> str:
     """Six significant figures for tables; integers stay integers; None is empty."""
     if isinstance(value, bool) or value is None:
         return "" if value is None else str(value).lower()
+    if isinstance(value, list):  # a vector output (switching loads): its numbers
+        return ", ".join(format_number(v) for v in value)
     if isinstance(value, int):
         return str(value)
     if isinstance(value, float):

@@ -59,6 +59,10 @@ __all__ = [
     "Schema",
     "check_cpu_name",
     "check_value",
+    "check_values",
+    "parse_grid",
+    "MAX_GRID_POINTS",
+    "parse_choices",
     "cpu_speed_factor",
 ]
 
@@ -204,10 +208,24 @@ class ParameterSpec:
     #: or the setting names a variant (a mode, a policy, a link).
     choices: tuple[Any, ...] = ()
     #: A setting written as text: ``parse(value, label)`` checks it and returns its normal form
-    #: (closed-network's ``servers``, ``1,4,delay``); bounds and choices then do not apply.
+    #: (closed-network's ``servers``, ``1,4,delay``; a link's other names); bounds then do not apply.
     parse: Callable[[object, str], Any] | None = None
+    #: Settings this one replaces (a port mix instead of a named scenario): giving both is an error.
+    excludes: tuple[str, ...] = ()
+    #: False: a choice the question asks about (a port mix, a policy), not a property of the calibrated
+    #: system: a declared question takes the declared value unless it is given, never a profile's.
+    from_profile: bool = True
+    #: A setting whose choice names one of the family's shipped profiles (``shipped(family, variant)``):
+    #: choosing it takes every value that profile ships, so one option sets several parameters (an FC
+    #: speed sets the link rate). Values given beside it still win. A planner's profile holds its own
+    #: values, so the setting is refused with one, unless the family's calibration module carries a
+    #: profile to another choice (``variant_profile(family, profile, choice)``: replication's link of the
+    #: same protocol stack). At most one per family.
+    variant: bool = False
 
     def __post_init__(self) -> None:
+        if self.variant and (self.kind != "setting" or not self.choices):
+            raise ValueError(f"{self.name}: a variant is a setting with named choices")
         if self.status not in STATUSES:
             raise ValueError(f"{self.name}: status must be one of {STATUSES}, got {self.status!r}")
         if not self.source.strip():
@@ -287,6 +305,87 @@ def cpu_speed_factor(target: float, measured: float, label: str = "cpu_speed") -
     return factor
 
 
+# --- a sweep as a planner types it: 3.2, 1,8,16 or 0:2100:300 (stop included) ---
+
+#: A sweep is for a table or a curve: more points than any plot resolves is
+#: almost certainly a typo in the step, and every command answers this many in
+#: about a second (lists count as well as ranges).
+MAX_GRID_POINTS = 10_000
+
+
+def parse_grid(text: str, name: str, spec: "ParameterSpec | Input | None" = None) -> list[Any]:
+    """Values of ``--name``: ``x``, ``a,b,c`` or ``start:stop:step`` (stop included).
+
+    With ``spec`` (the option's declaration) every value is checked against
+    its bounds, and the error names the flag and the bound.
+    """
+    text = text.strip()
+    separator = ":" if ":" in text else ","
+    try:
+        values = [float(p) for p in text.split(separator)]
+    except ValueError:
+        values = []
+    if not values or (separator == ":" and len(values) != 3):
+        raise InputError(
+            f"--{name}: expected a number, a list like 1,8,16 or a range like "
+            f"0:2100:300, got {text!r}"
+        )
+    if separator == ":":
+        values = _range(*values, name)
+    elif len(values) > MAX_GRID_POINTS:
+        raise InputError(f"--{name}: the list has {len(values)} values, more than {MAX_GRID_POINTS}")
+    return check_values(values, name, spec)
+
+
+def check_values(values: list[float], name: str, spec: "ParameterSpec | Input | None") -> list[Any]:
+    """``values`` checked against ``spec`` (if given), the first bad one named with ``--name``."""
+    return values if spec is None else [spec.check(v, f"--{name}") for v in values]
+
+
+def _range(start: float, stop: float, step: float, name: str) -> list[float]:
+    if not (math.isfinite(start) and math.isfinite(stop) and math.isfinite(step)):
+        raise InputError(f"--{name}: range bounds and step must be finite")
+    if step <= 0 or stop < start:
+        raise InputError(
+            f"--{name}: range start:stop:step needs step > 0 and stop >= start, "
+            f"got {start:g}:{stop:g}:{step:g}"
+        )
+    count = math.floor((stop - start) / step * (1 + 1e-12)) + 1
+    if count > MAX_GRID_POINTS:
+        raise InputError(f"--{name}: range has {count} points, more than {MAX_GRID_POINTS}")
+    return [start + i * step for i in range(count)]
+def parse_choices(value: object, spec: "ParameterSpec", label: str | None = None) -> list[Any]:
+    """The choices of a setting a question sweeps (``Question.sweeps``): ``1g,10g``, a list, or ``all``.
+
+    Each item is checked by the setting's declaration (``parse`` or ``choices``), in the normal form it
+    returns; an empty item or one given twice is a one-line :class:`InputError` naming ``label``.
+    """
+    flag = label or "--" + spec.name.replace("_", "-")
+    if isinstance(value, str) and value.strip().lower() == "all":
+        return list(spec.choices)
+    items = [str(v) for v in value] if isinstance(value, (list, tuple)) else str(value).split(",")
+    given = [item.strip() for item in items]
+    if not any(given):
+        raise InputError(f"{flag}: expected one of {', '.join(map(str, spec.choices))}, got {value!r}")
+    if not all(given):  # '1g,' or '1g,,10g': a typo, never a silently shorter list
+        example = ",".join(map(str, spec.choices[:2]))
+        raise InputError(f"{flag}: {value!r} has an empty item; give {spec.name}s separated by single commas, "
+                         f"such as {example}")
+    chosen: list[Any] = []
+    for item in given:
+        normal = spec.check(item, flag)
+        if normal in chosen:
+            first = given[chosen.index(normal)]
+            raise InputError(f"{flag}: '{item}' is " + ("given twice" if first == item else f"'{first}' again")
+                             + "; list each once")
+        chosen.append(normal)
+    return chosen
+
+
+#: A computed default of an input (:class:`Input`): (values, earlier inputs' values) -> one value or a sweep.
+DefaultFunction = Callable[[Mapping[str, Any], Mapping[str, Any]], Any]
+
+
 @dataclass(frozen=True)
 class Input:
     """What a planner sweeps in a question (an arrival rate, a block size), declared once.
@@ -298,12 +397,20 @@ class Input:
     is the unit itself (see :data:`iosizer.units.UNITS`). ``bounds`` are
     inclusive. ``default`` is the sweep a planner gets when the input is left
     out: one value or a tuple of them; None makes the input required.
+
+    A default that depends on the values may be a function ``default(values,
+    given) -> value or tuple``: ``values`` are the answer's parameters and
+    settings (a profile's, or given), ``given`` the 1-D values of the inputs
+    declared before this one (given or defaulted). It runs once per answer,
+    before the grid is built (hba: LPAR2's load swept from 0 up to the port's
+    ceiling, which depends on the port and the block size); its docstring's
+    first line is the default's text in help and the API's schema.
     """
 
     name: str
     unit: str
     bounds: tuple[float, float] = (0.0, math.inf)
-    default: float | tuple[float, ...] | None = None
+    default: float | tuple[float, ...] | DefaultFunction | None = None
     description: str = ""
     integer: bool = False
 
@@ -321,27 +428,65 @@ class Input:
         """One value of the input, checked against its declaration (one-line :class:`InputError`)."""
         return check_value(self, value, label)
 
-    def sweep(self) -> tuple[float, ...]:
-        """The default sweep (empty when the input is required)."""
-        if self.default is None:
+    def sweep(self, values: Mapping[str, Any] | None = None,
+              given: Mapping[str, Any] | None = None) -> tuple[float, ...]:
+        """The default sweep (empty when the input is required); a computed default at ``values`` and the
+        earlier inputs' ``given`` values (empty without ``values``: it depends on them)."""
+        default = self.default
+        if callable(default):
+            if values is None:
+                return ()
+            default = default(values, given or {})
+        if default is None:
             return ()
-        return tuple(self.default) if isinstance(self.default, (tuple, list)) else (self.default,)
+        return tuple(default) if isinstance(default, (tuple, list)) else (default,)
+
+    @property
+    def required(self) -> bool:
+        """Whether a planner must give the input (it declares no default)."""
+        return self.default is None
+
+    @property
+    def default_text(self) -> str:
+        """The default as help and the API's schema state it: the values, or a computed default's rule."""
+        if callable(self.default):
+            return (self.default.__doc__ or "computed from the values").strip().splitlines()[0].rstrip(".")
+        return ",".join(f"{v:g}" for v in self.sweep())
 
     def to_dict(self) -> dict[str, Any]:
         return {"name": self.name, "unit": self.unit, "bounds": list(self.bounds), "default": list(self.sweep()),
-                "integer": self.integer, "description": self.description}
+                "integer": self.integer, "description": self.description,
+                **({"default_rule": self.default_text} if callable(self.default) else {})}
 
 
 @dataclass(frozen=True)
 class Output:
-    """One column of a question's answer: its name (unit suffix where there is one), unit and meaning."""
+    """One column of a question's answer: its name (unit suffix where there is one), unit and meaning.
+
+    ``text``: the values are words, not numbers (a layout, the bound that limits a rate): ``solve``
+    returns them as an array of ``str``; they are shown in tables, CSV and JSON as they are and are
+    never banded, plotted or sized.
+    """
 
     name: str
     unit: str
     description: str = ""
+    #: The measured column (of the family's schema) this output predicts: a prediction band
+    #: (``--band prediction``) adds that column's residual scatter of the fit.
+    measured: str = ""
+    text: bool = False
+    #: Each value is a list of numbers of its own length (a policy's switching loads).
+    vector: bool = False
+    #: Whether the answer gives it a 95 % band (False: a normalised figure whose band would only repeat
+    #: another output's in other units).
+    band: bool = True
+    #: A parameter whose shipped value is a placeholder: the output is answered only when that value is
+    #: the planner's (their profile, given, or carried to another CPU): IOPS from an assumed time per I/O.
+    only_with: str = ""
 
     def to_dict(self) -> dict[str, Any]:
-        return {"name": self.name, "unit": self.unit, "description": self.description}
+        out = {"name": self.name, "unit": self.unit, "description": self.description}
+        return {**out, "text": True} if self.text else out
 
 
 @dataclass(frozen=True)
@@ -450,7 +595,41 @@ class Question:
       ``--target-...`` option, generated with nothing else written (the library's road is
       :func:`iosizer.calibration.declared_sizing.size`, ``iosizer.family(name).size``);
     - ``percentiles``: optionally ``(values, inputs, ps) -> {"response_pP": array}``;
-      the question then takes ``--percentile`` (repeatable; HTTP ``percentile``: a list).
+      the question then takes ``--percentile`` (repeatable; HTTP ``percentile``: a list);
+    - ``aliases``: older names of an input or parameter (``{"service_rate_per_s":
+      ("service_rate",)}``): a CLI flag and an HTTP field each, kept as documented
+      deprecated spellings;
+    - ``shipped``: whether the family's shipped profile answers when the planner gives
+      neither a profile nor every parameter (False: a question of the planner's own
+      system, such as an M/M/c queue of given service rate, needs them given);
+    - a note may be a callable ``(values, outputs) -> str | None``: a line that depends
+      on the values used or on what was computed (percentile keys among the outputs).
+    - an output declared ``Output(..., text=True)`` answers words (``solve`` returns an array
+      of ``str``): shown as they are in tables, CSV and JSON, never banded; a plot or a sizing
+      may not name it. ``Output(..., vector=True)``: each value is a list of numbers (a sequence
+      per point); ``band=False``: never banded; ``only_with="<parameter>"``: left out of the answer
+      unless that parameter's value is the planner's (see :class:`Output`);
+    - ``rows``: the model picks the answer's points (a curve up to its own maximum, both sides of
+      each jump; one row per policy): the question has no inputs and ``solve`` returns each output
+      with one length n, the answer's n records. Bands move the parameters at the
+      same rows: ``solve(moved_values, rows)`` gets the answer's own outputs as ``inputs`` and
+      answers at them. A setting declared with ``excludes`` replaces those settings: giving both
+      is an error;
+    - ``sweeps``: settings of named choices the question sweeps (``("link",)``): the option takes one
+      choice, a list ``1g,10g`` or ``all``; each choice is answered on its own values (a setting
+      declared ``variant`` from its own shipped profile, see :class:`ParameterSpec`), and the
+      records are the choices' records in the order given, each led by the choice as a text column.
+      A choice whose outputs no varying parameter moves has no band (``local``: no replica);
+    - ``shipped_bands``: False when an answer from the shipped profile on its own CPU carries no band
+      (the shipped calibration's intervals describe a fit to a seed's statements, not measurements;
+      they band a profile the planner gives or carries to another CPU);
+    - ``always_list``: the JSON is a list of records even for one point;
+    - an input may carry the name of one of its family's settings (a block size the family's data
+      hold per row): the question sweeps it, its option and key are the input's, and its default is
+      the input's declared sweep, not the profile's setting;
+    - a question whose ``command`` is its family's name is asked at the family's own path:
+      ``iosizer replication``, ``POST /api/replication``, ``iosizer.ask("replication")``. Such a
+      family has no other question under its name.
 
     Example (the M/M/1/K plugin in ``examples/iosizer-mm1k``)::
 
@@ -466,15 +645,27 @@ class Question:
     inputs: tuple[str | Input, ...] = ()
     outputs: tuple[str | Output, ...] = ()
     solve: QuestionSolve | None = None
-    notes: tuple[str, ...] = ()
+    notes: tuple[str | Callable[[Mapping[str, Any], Mapping[str, Any]], str | None], ...] = ()
     plot: Plot | None = None
     simulate: Callable[..., Mapping[str, "np.ndarray"]] | None = None
     sizing: tuple[Sizing, ...] = ()
     percentiles: PercentileFunction | None = None
+    aliases: Mapping[str, tuple[str, ...]] = field(default_factory=dict)
+    shipped: bool = True
+    #: ``--simulate``: ``(values, inputs, percentiles) -> (one {<percentile key>: Estimate} per point, note)``
+    #: answers the percentiles by simulation (:mod:`iosizer.simulate.answered`); a built-in family registers
+    #: it in :data:`iosizer.simulate.hooks.SIMULATED_PERCENTILES` instead (the layer rule).
+    simulate_percentiles: Callable[..., Any] | None = None
+    rows: bool = False
+    sweeps: tuple[str, ...] = ()
+    shipped_bands: bool = True
+    always_list: bool = False
 
     def __post_init__(self) -> None:
         if self.solve is None:
             return
+        if self.rows and self.inputs:
+            raise ValueError(f"question '{self.command}': a question whose solve picks its rows has no inputs")
         for what, items, kind in (("input", self.inputs, Input), ("output", self.outputs, Output)):
             loose = [i for i in items if not isinstance(i, kind)]
             if loose:
@@ -487,6 +678,10 @@ class Question:
             unknown = [n for n in (self.plot.x, *self.plot.y) if n not in names]
             if unknown:
                 raise ValueError(f"question '{self.command}': plot names {unknown}, not inputs or outputs")
+        words = set(self.text_outputs)
+        named = [n for n in (*(self.plot.y if self.plot else ()), *(s.output for s in self.sizing)) if n in words]
+        if named:
+            raise ValueError(f"question '{self.command}': {named[0]} is a text output: it cannot be plotted or sized")
 
     @property
     def input_names(self) -> tuple[str, ...]:
@@ -495,6 +690,11 @@ class Question:
     @property
     def output_names(self) -> tuple[str, ...]:
         return tuple(o.name if isinstance(o, Output) else o for o in self.outputs)
+
+    @property
+    def text_outputs(self) -> tuple[str, ...]:
+        """Names of the outputs whose values are words (``Output.text``)."""
+        return tuple(o.name for o in self.outputs if isinstance(o, Output) and o.text)
 
     @property
     def input_specs(self) -> tuple[Input, ...]:
@@ -510,8 +710,11 @@ class Question:
         return self.solve is not None
 
     def path(self, family: str) -> tuple[str, ...]:
-        """The CLI path: ``(family, command)`` for a one-word command, else the command's words."""
+        """The CLI path: ``(family, command)`` for a one-word command, else the command's words; a
+        command that is the family's name is at the family's own path (``iosizer replication``)."""
         words = tuple(self.command.split())
+        if words == (family,):
+            return words
         return words if len(words) > 1 else (family, *words)
 
     def input(self, name: str) -> Input:
@@ -594,11 +797,25 @@ class Family:
         names = [p.name for p in self.parameters]
         if len(set(names)) != len(names):
             raise ValueError(f"family {self.name}: a parameter is declared twice")
+        if sum(p.variant for p in self.parameters) > 1:
+            raise ValueError(f"family {self.name}: at most one setting names the shipped profile's variant")
+        settings = {p.name: p for p in self.parameters if p.kind == "setting"}
         for question in self.questions:
-            clash = set(question.input_names) & set(names) if question.answerable else set()
-            if clash:  # one name, one role: an option or a JSON key must mean one thing
+            # One name, one role: an option or a JSON key must mean one thing. A question may sweep a
+            # setting as an input (the question's option is the input; a profile's value of the setting
+            # is not its default: the input's declared sweep is).
+            clash = set(question.input_names) & (set(names) - set(settings)) if question.answerable else set()
+            if clash:
                 raise ValueError(f"family {self.name}: question '{question.command}' declares "
                                  f"{sorted(clash)} as inputs and as parameters")
+            unknown = [n for n in question.sweeps if not (n in settings and settings[n].choices)]
+            if unknown:
+                raise ValueError(f"family {self.name}: question '{question.command}' sweeps {unknown}, "
+                                 "not settings of named choices")
+        own = [q for q in self.questions if q.path(self.name) == (self.name,)]
+        if own and any(q.path(self.name)[0] == self.name for q in self.questions if q is not own[0]):
+            raise ValueError(f"family {self.name}: a question at the family's own path leaves no room for "
+                             "others under its name")
 
     def question(self, command: str) -> Question:
         """The question ``command`` (its command, or its CLI path joined by spaces)."""
@@ -625,6 +842,11 @@ class Family:
     @property
     def settings(self) -> tuple[ParameterSpec, ...]:
         return tuple(p for p in self.parameters if p.kind == "setting")
+
+    @property
+    def variant(self) -> ParameterSpec | None:
+        """The setting that names a shipped profile's variant (:attr:`ParameterSpec.variant`), if any."""
+        return next((p for p in self.parameters if p.variant), None)
 
     def default(self, name: str) -> Any:
         """The declared value of ``name``: the one place a default is read from."""

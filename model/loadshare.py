@@ -70,7 +70,8 @@ from scipy.special import gammaincc, gammaln
 
 from iosizer.errors import InputError, UnstableQueueError
 from iosizer.model._validate import as_nonnegative, as_positive
-from iosizer.model.family import Column, CpuScaling, Family, FitPlan, ParameterSpec, Question, Role, Schema
+from iosizer.model.family import (Column, CpuScaling, Family, FitPlan, Output, ParameterSpec, Plot, Question, Role,
+                                  Schema)
 
 __all__ = [
     "COMM_OVERHEAD",
@@ -78,8 +79,10 @@ __all__ = [
     "FAMILIES",
     "NON_CORE",
     "POLICIES",
+    "POINTS",
     "POLICY",
     "SCENARIO",
+    "SHARES",
     "SWITCH_RULE",
     "SWITCH_RULES",
     "THRESHOLD",
@@ -91,6 +94,7 @@ __all__ = [
     "max_throughput",
     "policy_curve",
     "port_shares_of",
+    "parse_shares",
     "port_waits",
     "serving_cores",
     "switching_loads",
@@ -117,7 +121,7 @@ CORES = ParameterSpec(
     f"{_SEED} tables 2-4: 'システム内コア数 4' in every scenario; the bound, 256, is beyond any storage "
     "controller (a few dozen cores) and keeps the placement of every port on its cores (load points x "
     "ports x cores per curve) within a few seconds and a few hundred MB",
-    "controller cores polling the port queues (n)", kind="setting", integer=True)
+    "controller cores polling the port queues (n)", kind="setting", integer=True, from_profile=False)
 COMM_OVERHEAD = ParameterSpec(
     "comm_overhead_pct", "%", 20.0, (0.0, 100.0), "assumed",
     f"assumed: {_SEED} table 1 (note 2) names shared's inter-core communication as its one remaining "
@@ -181,17 +185,40 @@ POINTS = ParameterSpec(
     "difference and the cost grows as points x ports x cores",
     "load points per response curve, from near zero to 0.95 of the policy's maximum", kind="setting",
     integer=True)
+
+
+def parse_shares(value: object, label: str = "shares") -> str:
+    """``shares`` as a planner types it (``1,2,3,4``, or a list): one load share per port, any positive
+    scale; its normal form is the shares as text, "" for none (the scenario's mix)."""
+    text = ",".join(str(v) for v in value) if isinstance(value, (list, tuple)) else str(value).strip()
+    if not text:
+        return ""
+    try:
+        shares = tuple(float(part) for part in text.split(","))
+    except ValueError:
+        raise InputError(f"{label} must be numbers separated by commas (1,2,3,4), got {value!r}") from None
+    if any(not share >= 0 for share in shares) or sum(shares) <= 0:
+        raise InputError(f"{label} must be non-negative loads with a positive sum, got {value!r}")
+    return ",".join(repr(share) for share in shares)
+
+
+SHARES = ParameterSpec(
+    "shares", "1", "", (0.0, 0.0), "assumed",
+    "the planner's port mix: none by default (the scenario's, tables 2-4); a mix the seed never measured is "
+    "normalised, as figure 9 normalises, by shared's maximum and minimum",
+    "any port mix instead of a scenario: one load share per port, comma-separated, normalised (1,2,3,4)",
+    kind="setting", parse=parse_shares, excludes=("scenario",), from_profile=False)
 POLICY = ParameterSpec(
     "policy", "name", "multi-stage", (0.0, 0.0), "published",
     f"{_SEED} sec 2.2 (A shared, B exclusive), sec 3.1 (alpha one-stage, beta multi-stage); "
     "the default is the seed's proposal, beta (sec 3.1)",
-    "load-sharing policy", kind="setting", choices=POLICIES)
+    "load-sharing policy", kind="setting", choices=POLICIES, from_profile=False)
 SCENARIO = ParameterSpec(
     "scenario", "name", "skew", (0.0, 0.0), "published",
     f"{_SEED} table 2 (one port), table 3 (16 ports), table 4 (1 hot port 87.5 % + 8 cold 12.5 %); "
     "the default is table 4, the mixed case the proposal is for (sec 4.4); port shares are read "
     "from seed003_tables2_4_scenarios by iosizer.calibration.loadshare",
-    "port mix of the seed's tables 2-4", kind="setting", choices=(_ONE_PORT, "system", "skew"))
+    "port mix of the seed's tables 2-4", kind="setting", choices=(_ONE_PORT, "system", "skew"), from_profile=False)
 
 
 @dataclass(frozen=True)
@@ -924,6 +951,58 @@ def _loadshare_start(data: Mapping[str, np.ndarray], settings: Mapping[str, Any]
             "comm_overhead_pct": COMM_OVERHEAD.value}
 
 
+def _curves(values: Mapping[str, Any], policies: Sequence[str]) -> tuple[list[PolicyCurve], PolicyCurve]:
+    """Each policy's curve and the reference policy's (``values["reference_policy"]``: the one the
+    scenario's figure normalises by), at ``values["points"]`` load points."""
+    params, shares, points = _params_of(values), port_shares_of(values), int(values["points"])
+    reference = policy_curve(values["reference_policy"], shares, params, points=points)
+    return [reference if policy == reference.policy else policy_curve(policy, shares, params, points=points)
+            for policy in policies], reference
+
+
+def _compare(values: Mapping[str, Any], inputs: Mapping[str, np.ndarray]) -> dict[str, Any]:
+    """``iosizer loadshare compare``: every policy's maximum (cores) and low-load response (service
+    times), each over the reference policy's, its largest response jump and the jumps at its switching
+    loads; in IOPS and us from ``io_service_us``."""
+    curves, reference = _curves(values, POLICIES)
+    service_us = float(values["io_service_us"])
+    return {
+        "policy": np.array(POLICIES, dtype=object),
+        "scenario": np.array([values["mix"]] * len(curves), dtype=object),
+        "max_throughput_norm": np.array([c.max_throughput / reference.max_throughput for c in curves]),
+        "low_load_response_norm": np.array([c.low_load_response / reference.low_load_response for c in curves]),
+        "singularity": np.array([c.singularity for c in curves]),
+        "switch_throughput_norm": [c.switch_loads / reference.max_throughput for c in curves],
+        "switch_jumps": [c.switch_jumps for c in curves],
+        "max_throughput_iops": np.array([c.max_throughput / (service_us * 1e-6) for c in curves]),
+        "low_load_response_us": np.array([c.low_load_response * service_us for c in curves]),
+    }
+
+
+def _normalised_note(values: Mapping[str, Any], outputs: Mapping[str, Any]) -> str:
+    source = (f"seed 003 table {values['table']}, figure {values['figure']}" if values["table"] else
+              f"port shares {', '.join(f'{v:.4g}' for v in port_shares_of(values))} (not a seed scenario)")
+    reference = values["reference_policy"]
+    return f"{source}: throughput / {reference}'s maximum, response / {reference}'s minimum"
+
+
+def _controller_note(values: Mapping[str, Any], outputs: Mapping[str, Any]) -> str:
+    return (f"{values['cores']} cores; communication overhead {values['comm_overhead_pct']:g} %; threshold "
+            f"{values['threshold']:g} of a core per serving core (one-stage; multi-stage only under the threshold "
+            f"rule); multi-stage switch rule {values['switch_rule']}; every response includes the non-core part "
+            f"of a write hit, {values['non_core_pct']:g} % of a service time")
+
+
+def _iops_note(values: Mapping[str, Any], outputs: Mapping[str, Any]) -> str | None:
+    if not any(key.endswith(("_iops", "_us")) for key in outputs):
+        return None
+    return f"one I/O is {float(values['io_service_us']):.4g} us of core time (io_service_us): IOPS and us from it"
+
+
+_POOLED = ("response: each group of cores linked by shared ports pooled as one M/M/K (Erlang C), a port on fewer "
+           "of them also waiting for one of its own and behind its own I/Os ahead, throughput-weighted over ports")
+
+
 #: The response approximation's error against simulation (module docstring's table), stated once:
 #: the declaration's service-time text and the report quote it.
 RESPONSE_ERROR = (
@@ -950,7 +1029,8 @@ FAMILIES = (
                  "throughput-weighted mean of R_p"),
         summary="port load-sharing policies on a multi-core storage controller: response vs throughput (seed 003)",
         source=f"{_SEED} secs 2-4, tables 1-4, figures 4-11",
-        parameters=(COMM_OVERHEAD, THRESHOLD, NON_CORE, IO_SERVICE_US, CORES, POLICY, SCENARIO, SWITCH_RULE),
+        parameters=(COMM_OVERHEAD, THRESHOLD, NON_CORE, IO_SERVICE_US, CORES, POLICY, SCENARIO, SHARES, SWITCH_RULE,
+                    POINTS),
         columns=Schema("loadshare", (
             Column("iops", Role.input, "IOPS", "total I/Os per second offered to the controller's ports",
                    minimum=0, minimum_inclusive=False,
@@ -978,10 +1058,26 @@ FAMILIES = (
                      ("scenario", "policy"),
                      ("throughput_norm", "response_norm", "throughput_cores", "response_service_times",
                       "hot_port_cores")),
-            Question("loadshare compare", "every policy's maximum throughput, low-load response and largest jump",
-                     ("scenario",),
-                     ("max_throughput_norm", "low_load_response_norm", "singularity", "switch_throughput_norm",
-                      "switch_jumps")),
+            Question(
+                "compare", "every policy's maximum throughput, low-load response and largest jump", rows=True,
+                always_list=True,
+                outputs=(
+                    Output("policy", "name", "load-sharing policy", text=True),
+                    Output("scenario", "name", "the seed's scenario, or the planner's N-port mix", text=True),
+                    Output("max_throughput_norm", "1", "maximum throughput over the reference policy's", band=False),
+                    Output("low_load_response_norm", "1", "response near zero load over the reference policy's",
+                           band=False),
+                    Output("singularity", "1", "largest relative jump of mean response at a switching load, "
+                           "max/min - 1", band=False),
+                    Output("switch_throughput_norm", "1", "the switching loads over the reference maximum",
+                           vector=True),
+                    Output("switch_jumps", "1", "the relative jump at each switching load", vector=True),
+                    Output("max_throughput_iops", "IOPS", "maximum throughput", band=False, only_with="io_service_us"),
+                    Output("low_load_response_us", "us", "response near zero load", band=False,
+                           only_with="io_service_us"),
+                ),
+                solve=_compare, notes=(_normalised_note, _controller_note, _POOLED, _iops_note),
+                plot=Plot("max_throughput_norm", ("low_load_response_norm",), series="policy")),
         ),
         example="loadshare.csv",
         # The settings data/examples/loadshare.csv was generated with. Table 2's

@@ -38,7 +38,8 @@ from typing import Callable
 import numpy as np
 
 from iosizer.errors import ConsistencyError, InputError, UnstableQueueError
-from iosizer.model.family import Column, CpuScaling, Family, FitPlan, ParameterSpec, Question, Role, Schema
+from iosizer.model.family import (Column, CpuScaling, Family, FitPlan, Input, Output, ParameterSpec, Plot, Question, Role,
+                                  Schema)
 from iosizer.model._validate import (
     as_declared,
     as_positive,
@@ -530,6 +531,28 @@ def _mmc_tail(values, inputs, percentile):
                                             values["servers"], percentile), dtype=np.float64)
 
 
+#: Every open-queue answer is in the unit of its rates.
+QUEUE_NOTE = "Times are in the unit of 1/rate; utilization is per server."
+#: How ``--percentile`` of an M/M/c queue is computed.
+MMC_PERCENTILE_NOTE = "wait_pP/response_pP: exact M/M/c percentiles (Erlang C wait + exponential service)"
+
+
+def _queue_mmc(values, inputs):
+    """``iosizer queue mmc``: every measure of :func:`mmc` at each arrival rate (unit of the rates)."""
+    solved = mmc(inputs["arrival_rate"], values["service_rate_per_s"], values["servers"])
+    return {f.name: np.asarray(getattr(solved, f.name), dtype=np.float64) for f in fields(solved)}
+
+
+def _queue_mmc_percentiles(values, inputs, percentiles):
+    from iosizer.model.percentiles import mmc_percentiles
+
+    return mmc_percentiles(inputs["arrival_rate"], values["service_rate_per_s"], values["servers"], percentiles)
+
+
+def _percentile_note(values, outputs):
+    return MMC_PERCENTILE_NOTE if any(k.startswith("wait_p") for k in outputs) else None
+
+
 def _mmc_start(data, settings):
     """At the lightest load the response is close to the bare service time;
     every measured arrival rate must stay below c mu (the rate's lower bound)."""
@@ -577,9 +600,18 @@ def _declare_mmc():
         solve=_mmc_solve,
         service_time="exponential service, Poisson arrivals, FCFS (exact M/M/c)",
         questions=(
-            Question("queue mmc", "waiting probability, mean wait and response at an arrival rate",
-                     ("arrival_rate_per_s", "service_rate_per_s", "servers"),
-                     ("utilization", "wait_probability", "mean_wait", "mean_response")),
+            Question("queue mmc", "M/M/c: c servers sharing one queue (Erlang C); --percentile exact",
+                     inputs=(Input("arrival_rate", "1/t", (0.0, math.inf), description="arrivals per unit time"),),
+                     outputs=(Output("utilization", "1", "busy share of each server"),
+                              Output("p_wait", "1", "probability an arrival waits (Erlang C)"),
+                              Output("mean_wait", "t", "mean time in queue"),
+                              Output("mean_response", "t", "mean wait + service", measured="mean_response_s"),
+                              Output("mean_queue_length", "jobs", "mean number waiting"),
+                              Output("mean_in_system", "jobs", "mean number waiting or in service")),
+                     solve=_queue_mmc, percentiles=_queue_mmc_percentiles,
+                     notes=(QUEUE_NOTE, _percentile_note),
+                     plot=Plot("arrival_rate", ("mean_response",)),
+                     aliases={"service_rate_per_s": ("service_rate",)}, shipped=False),
             Question("queue erlang", "Erlang B and C for a server count and offered load",
                      ("servers", "offered_load"), ("erlang_b", "erlang_c")),
         ),

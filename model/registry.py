@@ -26,7 +26,7 @@ from iosizer.errors import InputError
 if TYPE_CHECKING:  # listing the plugins' names imports no declaration machinery
     from iosizer.model.family import Family
 
-__all__ = ["BUILTIN_FAMILIES", "ENTRY_POINT_GROUP", "FAMILY_MODULES", "declaration", "family_names",
+__all__ = ["BUILTIN_FAMILIES", "BUILTIN_GROUPS", "ENTRY_POINT_GROUP", "FAMILY_MODULES", "declaration", "family_names",
            "module_of", "plugin_module", "plugin_names"]
 
 #: Modules of :mod:`iosizer.model` that declare families, in presentation order.
@@ -37,6 +37,13 @@ FAMILY_MODULES: tuple[str, ...] = ("queueing", "mva", "latency", "pcie", "hba", 
 BUILTIN_FAMILIES: dict[str, str] = {
     "mmc": "queueing", "closed-network": "mva", "dma": "latency", "oltp": "latency", "pcie-link": "pcie",
     "rmw": "pcie", "hba": "hba", "loadshare": "loadshare", "replication": "replication", "device": "device",
+}
+
+#: Command groups that hold built-in families' questions under another word than the family's name
+#: (``iosizer queue mmc`` is family mmc's question ``queue mmc``): which families answer under each
+#: (tests/test_plugin.py checks it against the questions' paths).
+BUILTIN_GROUPS: dict[str, tuple[str, ...]] = {
+    "queue": ("mmc", "closed-network"), "latency": ("dma", "oltp"), "pcie": ("pcie-link", "rmw"),
 }
 
 #: The entry-point group through which installed packages declare families.

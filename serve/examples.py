@@ -14,7 +14,7 @@ from typing import Any
 
 STARTING_INPUTS: dict[str, dict[str, Any]] = {
     "queue mm1": {"arrival_rate": "0.1:0.9:0.05", "service_rate": 1},
-    "queue mmc": {"arrival_rate": "0.4:3.8:0.2", "service_rate": 1, "servers": 4},
+    "queue mmc": {"arrival_rate": "0.4:3.8:0.2", "service_rate_per_s": 1, "servers": 4},
     "queue mg1": {"arrival_rate": "0.1:0.9:0.05", "service_rate": 1, "service_scv": 0.5},
     "queue md1": {"arrival_rate": "0.1:0.9:0.05", "service_rate": 1},
     "queue ggc": {"arrival_rate": "0.4:3.8:0.2", "service_rate": 1, "servers": 4},

@@ -33,7 +33,7 @@ def _declared(family: Any, question: Any) -> dict[str, Any]:
     return {"declared": True, "inputs": [spec.to_dict() for spec in question.input_specs],
             "outputs": [spec.to_dict() for spec in question.output_specs],
             "chart": None if plot is None else {"x": plot.x, "y": list(plot.y), "series": plot.series},
-            "notes": list(question.notes)}
+            "notes": [n for n in question.notes if isinstance(n, str)]}  # a callable note depends on the values
 
 
 def page_catalogue(catalogue: dict[str, Any]) -> dict[str, Any]:

@@ -30,7 +30,7 @@ from pydantic import BaseModel, BeforeValidator, ConfigDict, Field, PlainValidat
 if TYPE_CHECKING:
     from fastapi import FastAPI
 
-    from iosizer.model.family import Family, Question
+    from iosizer.model.family import Family, Input, Question
 
 __all__ = ["add_question_routes", "question_paths", "request_model"]
 
@@ -61,8 +61,11 @@ def _finite(value: Any) -> float:
 _FLOAT: Any = None
 
 
-def _number_or_numbers(value: Any) -> float | list[float]:
+def _number_or_numbers(value: Any) -> float | list[float] | str:
     # One validator, not a union: an error's place is the field itself, not 'field.list[float]'.
+    # Text is a sweep as the CLI takes it ('1,2,3', '0:2100:300'), parsed and bounded by the answer.
+    if isinstance(value, str) and value.strip():
+        return value
     return [_finite(v) for v in value] if isinstance(value, list) else _finite(value)
 
 
@@ -73,8 +76,8 @@ def _numbers(value: Any) -> list[float]:
 
 
 _NUMBER_SCHEMA = {"type": "number"}
-_Numbers = Annotated[float | list[float], PlainValidator(_number_or_numbers), WithJsonSchema(
-    {"anyOf": [_NUMBER_SCHEMA, {"type": "array", "items": _NUMBER_SCHEMA}]})]
+_Numbers = Annotated[float | list[float] | str, PlainValidator(_number_or_numbers), WithJsonSchema(
+    {"anyOf": [_NUMBER_SCHEMA, {"type": "array", "items": _NUMBER_SCHEMA}, {"type": "string"}]})]
 _NumberList = Annotated[list[float], PlainValidator(_numbers), WithJsonSchema(
     {"type": "array", "items": _NUMBER_SCHEMA})]
 
@@ -90,20 +93,35 @@ def _extra(unit: str, bounds: tuple[float, float] | None) -> dict[str, Any]:
     return out
 
 
+def _default(spec: "Input") -> Any:
+    """An input's default as the schema states it: its values, or a computed default's rule."""
+    return spec.default_text if callable(spec.default) else list(spec.sweep())
+
+
 def request_model(family: "Family", question: "Question") -> type[BaseModel]:
     """The pydantic model of ``POST /api/<family>/<question>``'s body, from the declarations."""
     fields: dict[str, Any] = {}
     for spec in question.input_specs:
         fields[spec.name] = (_Numbers | None, Field(None, description=(
-            f"{spec.description or spec.name} ({spec.unit}); a number or a list (every combination is "
-            f"answered); default {list(spec.sweep()) or 'none: required'}"),
+            f"{spec.description or spec.name} ({spec.unit}); a number, a list or a sweep as text ('1,2,3', "
+            f"'0.5:3.5:0.5'): every combination is answered; default "
+            f"{'none: required' if spec.required else _default(spec)}"),
             json_schema_extra=_extra(spec.unit, spec.bounds)))
     for spec in family.parameters:
-        kind: Any = str if spec.choices and isinstance(spec.choices[0], str) else _Number
+        if spec.name in fields:  # a setting the question sweeps as an input: one field
+            continue
+        kind: Any = str if spec.parse is not None or spec.choices and isinstance(spec.choices[0], str) else _Number
+        if spec.name in question.sweeps:  # one choice, a list of them, '1g,10g' or 'all'
+            kind = str | list[str]
         role = "setting" if spec.kind == "setting" else f"parameter ({spec.status}); fixes it"
         fields[spec.name] = (kind | None, Field(None, description=(
             f"{spec.description or spec.name} ({spec.unit}): {role}; default: the profile's"),
             json_schema_extra=_extra(spec.unit, spec.bounds)))
+    for name, olds in question.aliases.items():
+        kind, info = fields[name]
+        for old in olds:  # an older name: the same field under its deprecated spelling
+            fields[old] = (kind, Field(None, description=f"deprecated older name of {name}",
+                                       json_schema_extra=info.json_schema_extra))
     fields["profile"] = (dict[str, Any] | None, Field(None, description=(
         f"A '{family.name}' profile document (as POST /api/calibrate/{family.name} returns it); "
         "default: the shipped profile")))
@@ -113,6 +131,11 @@ def request_model(family: "Family", question: "Question") -> type[BaseModel]:
         "parameter: bands of the parameters' uncertainty; prediction: plus the fit's residual scatter")))
     if question.percentiles is not None:
         fields["percentile"] = (_NumberList | None, Field(None, description="percentiles to add (P)"))
+        from iosizer.simulate.hooks import simulates
+
+        if simulates(family.name, question):
+            fields["simulate"] = (bool | None, Field(None, description=(
+                "answer the percentiles by simulation, with their 95 % intervals (at most 10 points)")))
     name = "".join(w.title().replace("-", "").replace("_", "") for w in question.path(family.name)) + "Request"
     return create_model(name, __config__=ConfigDict(extra="forbid", allow_inf_nan=False,
                                                     title=f"iosizer {' '.join(question.path(family.name))}"),
@@ -136,8 +159,9 @@ def ask(family: str, question: str, body: dict[str, Any]) -> Any:
     cpu_speed = values.pop("cpu_speed", None)
     percentiles = values.pop("percentile", None)
     band = values.pop("band", None) or "parameter"
+    simulate = bool(values.pop("simulate", None))
     return iosizer.family(family).ask(question, profile, cpu_speed=cpu_speed, percentiles=percentiles,
-                                      band=band, **values)
+                                      band=band, simulate=simulate, **values)
 
 
 def view(answer: Any) -> dict[str, Any]:
@@ -167,13 +191,15 @@ def view(answer: Any) -> dict[str, Any]:
                 series.append({"label": "95 % band", "kind": "band", "x": xs,
                                "y": [row[f"{y}_ci_low"] for row in rows],
                                "y_high": [row[f"{y}_ci_high"] for row in rows]})
-            series.append({"label": y if value is None else f"{chosen.series} = {value:g}",
+            shown = value if isinstance(value, str) else None if value is None else format(value, "g")
+            series.append({"label": y if value is None else f"{chosen.series} = {shown}",
                            "kind": "line" if len(rows) > 1 else "points", "x": xs,
                            "y": [row[y] for row in rows], "y_high": None})
         panels.append({"title": f"{answer.family} {answer.question}", "x_label": label(chosen.x),
                        "y_label": label(y), "series": series})
     return {"title": f"{answer.family} {answer.question}: {asked.summary}",
-            "columns": [*asked.input_names, *answer.outputs], "rows": records, "notes": list(answer.notes),
+            "columns": [*asked.sweeps, *asked.input_names, *answer.outputs], "rows": records,
+            "notes": list(answer.notes),
             "plot": panels}
 
 
@@ -192,11 +218,14 @@ def describe(family: "Family", question: "Question") -> dict[str, Any]:
                 "suggestions": []}
 
     fields = [entry(spec.name, "number", spec.description or spec.name, True, list(spec.sweep()) or None,
-                    spec.unit, spec.bounds, required=not spec.sweep()) for spec in question.input_specs]
+                    spec.unit, spec.bounds, required=spec.required) for spec in question.input_specs]
     for spec in family.parameters:
+        if spec.name in question.input_names:
+            continue
         named = bool(spec.choices) and isinstance(spec.choices[0], str)
-        fields.append(entry(spec.name, "choice" if named else "number", spec.description or spec.name,
-                            unit=spec.unit, bounds=None if named else spec.bounds,
+        fields.append(entry(spec.name, "choice" if named else "text" if spec.parse is not None else "number",
+                            spec.description or spec.name, many=spec.name in question.sweeps, unit=spec.unit,
+                            bounds=None if named or spec.parse is not None else spec.bounds,
                             choices=list(spec.choices) if named else None, declared=spec.value))
     fields.append(entry("profile", "profile", f"A '{family.name}' profile document; default: the shipped one"))
     fields.append(entry("cpu_speed", "number", "carry the profile to a CPU of this relative per-core speed"))
@@ -205,6 +234,11 @@ def describe(family: "Family", question: "Question") -> dict[str, Any]:
                         choices=["parameter", "prediction"]))
     if question.percentiles is not None:
         fields.append(entry("percentile", "number", "percentiles to add (P)", many=True))
+        from iosizer.simulate.hooks import simulates
+
+        if simulates(family.name, question):
+            fields.append(entry("simulate", "boolean", "answer the percentiles by simulation (at most 10 points)",
+                                default=False))
     return {"command": " ".join(path), "path": list(path), "url": "/api/" + "/".join(path),
             "summary": question.summary, "help": question.summary, "group": path[0], "plot": question.plot is not None,
             "heavy": False, "fields": fields}

@@ -63,6 +63,8 @@ def declared_experiment(family_name: str, question: str | None = None, params: "
     for k in range(count):
         point = tuple((name, int(v[k]) if name in integers else float(v[k])) for name, v in answer.inputs.items())
         for name, values in answer.outputs.items():
+            if name in asked.text_outputs:  # words are no metric
+                continue
             metrics.append(Metric(f"{name}_at_{k}", float(values[k]), target=name in asked.output_names,
                                   label=name, point=point))
     shown = ", ".join(f"{name} {','.join(f'{v:g}' for v in values)}" for name, values in answer.inputs.items())

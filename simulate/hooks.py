@@ -15,7 +15,7 @@ from iosizer.errors import InputError
 from iosizer.simulate.closed import DEFAULT_COMPLETIONS
 from iosizer.simulate.device import MAX_DEPTHS, DeviceSweep, network
 
-__all__ = ["SIMULATED", "simulate_curve"]
+__all__ = ["SIMULATED", "SIMULATED_PERCENTILES", "percentile_simulation", "simulate_curve", "simulates"]
 
 
 def simulate_curve(values: Mapping[str, Any], inputs: Mapping[str, Any], *, run_length: int | None = None,
@@ -34,3 +34,28 @@ def simulate_curve(values: Mapping[str, Any], inputs: Mapping[str, Any], *, run_
 
 #: (family, question) -> its ``simulate`` hook (the model layer cannot name this layer).
 SIMULATED = {("device", "curve"): simulate_curve}
+
+
+def _mmc_percentiles(values: Mapping[str, Any], inputs: Mapping[str, Any],
+                     percentiles: tuple[float, ...]) -> tuple[list[dict[str, Any]], str]:
+    """``queue mmc --simulate``: the M/M/c queue simulated at each arrival rate (Kiefer-Wolfowitz in numpy)."""
+    from iosizer.simulate.answered import open_simulated_note, open_simulation
+
+    servers = int(values["servers"])
+    run = open_simulation(float(values["service_rate_per_s"]), servers, 1.0, 1.0, percentiles)
+    return [run(rate) for rate in np.asarray(inputs["arrival_rate"]).reshape(-1)], open_simulated_note(servers, 1.0, 1.0)
+
+
+#: (family, question) -> its percentile simulation (see ``Question.simulate_percentiles``).
+SIMULATED_PERCENTILES = {("mmc", "queue mmc"): _mmc_percentiles}
+
+
+def percentile_simulation(family: str, question: Any) -> Any:
+    """The question's percentile-simulation hook (``--simulate``), or None: a plugin's declared one, else a
+    built-in family's from :data:`SIMULATED_PERCENTILES`."""
+    return question.simulate_percentiles or SIMULATED_PERCENTILES.get((family, question.command))
+
+
+def simulates(family: str, question: Any) -> bool:
+    """Whether ``--simulate`` applies: the question has percentiles and a simulation of them."""
+    return question.percentiles is not None and percentile_simulation(family, question) is not None

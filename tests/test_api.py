@@ -198,8 +198,8 @@ def test_ask_takes_files_and_profile_objects(cli, tmp_path) -> None:
     ("size servers", (), {"arrival_rate": 1, "bogus": 2}, "takes no 'bogus'"),
     ("params", ("hba", "mmc"), {}, "takes 1 argument(s) by position (family), got 2"),
     ("params", ("hba",), {"family": "mmc"}, "given both by position and by name"),
-    ("queue mmc", (), {"arrival_rate": 3.2, "service_rate": 1, "servers": "x"}, "Invalid value for '--servers'"),
-    ("queue mmc", (), {"arrival_rate": -1, "service_rate": 1, "servers": 1}, "arrival_rate must be > 0"),
+    ("queue mmc", (), {"arrival_rate": 3.2, "service_rate": 1, "servers": "x"}, "--servers must be a number"),
+    ("queue mmc", (), {"arrival_rate": 0, "service_rate": 1, "servers": 1}, "arrival_rate must be > 0"),
     ("hba response", (), {"profile": 3}, "expected a path or a profile"),
     # 'serve' started a server in the caller's process (SystemExit when the port was taken); None was a TypeError.
     ("serve", (), {}, "iosizer serve starts this server: it has no answer to ask for"),

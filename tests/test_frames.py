@@ -84,7 +84,8 @@ def test_ask_answers_are_the_json_with_table_views(cli) -> None:
     assert str(size["servers"]) in repr(size)
     sweep = iosizer.ask("queue mmc", arrival_rate="1,2", service_rate=1, servers=4)
     assert isinstance(sweep, AnswerList) and sweep.to_dict() == sweep
-    assert sweep.to_frame()["mean_response"].tolist() == [row["mean_response"] for row in sweep]
+    # A declared question's frame names each column with its declared unit.
+    assert sweep.to_frame()["mean_response [t]"].tolist() == [row["mean_response"] for row in sweep]
 
 
 def test_ask_simulation_folds_the_interval_of_the_simulated_mean() -> None:

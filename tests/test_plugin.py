@@ -165,6 +165,17 @@ def test_the_builtin_index_matches_the_modules() -> None:
     assert declared == BUILTIN_FAMILIES
 
 
+def test_the_builtin_groups_match_the_questions_paths() -> None:
+    from iosizer.model.registry import BUILTIN_FAMILIES, BUILTIN_GROUPS, declaration
+
+    groups: dict[str, set[str]] = {}
+    for name in BUILTIN_FAMILIES:
+        for question in declaration(name).questions:
+            if question.path(name)[0] != name:
+                groups.setdefault(question.path(name)[0], set()).add(name)
+    assert {k: set(v) for k, v in BUILTIN_GROUPS.items()} == groups
+
+
 def test_the_fast_entry_point_scan_agrees_with_importlib_metadata() -> None:
     from importlib.metadata import entry_points
 

@@ -69,7 +69,7 @@ function bandKeys(row, key) {
 function unitOf(key, command = state.command) {
   if (!key) return null;
   if (command && command.declared) {
-    for (const spec of [...command.inputs, ...command.outputs]) if (spec.name === key) return usable(spec.unit);
+    for (const spec of [...command.inputs, ...command.outputs]) if (spec.name === key) return usable(ofRates(spec.unit));
   }
   if (command) {
     const field = command.fields.find((f) => f.key === key);
@@ -79,7 +79,7 @@ function unitOf(key, command = state.command) {
   for (const other of state.catalogue.commands) {
     if (!other.declared || !state.family || other.group !== state.family.name) continue;
     const spec = [...other.inputs, ...other.outputs].find((s) => s.name === key);
-    if (spec) return usable(spec.unit);
+    if (spec) return usable(ofRates(spec.unit));
   }
   if (/(^|_)iops$/.test(key)) return "IOPS";
   const percentile = key.match(/_p\d+(_\d+)?(_[a-z]+)$/);  // latency_p99_us: the unit after the percentile
@@ -89,6 +89,13 @@ function unitOf(key, command = state.command) {
   if (/(^|_)(wait|response|think_time)$/.test(key)) return timeUnit();
   if (/(^|_)rate$/.test(key)) return timeUnit() === "s" ? "1/s" : "1/t";
   return null;
+}
+
+// A declared unit 't' (or '1/t') is the unit of the queue's rates: seconds once a profile fitted per second answers.
+function ofRates(unit) {
+  if (unit === "t") return timeUnit();
+  if (unit === "1/t") return timeUnit() === "s" ? "1/s" : "1/t";
+  return unit;
 }
 
 function timeUnit() {

@@ -75,9 +75,10 @@ def test_what_if_from_a_profile(cli, mmc_csv: Path, network_csv: Path, tmp_path:
     assert network["throughput"] == pytest.approx(mva([0.005, 0.003, 0.002], 0.1, 40).throughput, rel=0.02)
 
     assert "needs 'closed-network'" in cli.fails("queue", "mva", "--population", "4", "--profile", str(mmc_profile))
-    assert "drop --service-rate" in cli.fails(
-        "queue", "mmc", "--arrival-rate", "1", "--service-rate", "2", "--profile", str(mmc_profile)
-    )
+    # A given service rate is fixed over the profile's (the declared question's rule): no band comes from it.
+    fixed = cli.json("queue", "mmc", "--arrival-rate", "1", "--service-rate", "2", "--profile", str(mmc_profile))
+    assert fixed["mean_response"] == pytest.approx(mmc(1.0, 2.0, 4).mean_response, rel=1e-12)
+    assert "mean_response_ci_low" not in fixed
 
 
 def test_extrapolate_command(cli, mmc_csv: Path, tmp_path: Path) -> None:

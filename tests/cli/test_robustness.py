@@ -297,6 +297,8 @@ def test_11_an_empty_input_path_says_it_is_empty(cli, args: list[str]) -> None:
      "UnstableQueueError"),
     (["queue", "mmc", "--arrival-rate", "1", "--service-rate", "1", "--servers", "0", "-f", "json"], "InputError"),
     (["queue", "mmc", "--arrival-rate", "1", "--service-rate", "x", "--servers", "4", "--format=json"],
+     "InputError"),
+    (["queue", "ggc", "--arrival-rate", "1", "--service-rate", "x", "--servers", "4", "--format=json"],
      "BadParameter"),
     (["queue", "mmc", "--arrival-rate", "1", "--bogus", "-f", "json"], "NoSuchOption"),
     (["pcie", "pattern", "-fjson", "Z"], "InputError"),
@@ -313,8 +315,11 @@ def test_12_with_format_json_an_error_is_a_json_object_too(cli, args: list[str],
 def test_12_a_value_the_option_cannot_read_is_quoted(cli, option: str, value: str) -> None:
     # "Input should be a valid integer, unable to parse string as an integer" did not say what was typed.
     args = {"--arrival-rate": "1", "--service-rate": "2", "--servers": "2", option: value}
-    line = cli.fails("queue", "mmc", *[w for pair in args.items() for w in pair])
+    line = cli.fails("queue", "ggc", *[w for pair in args.items() for w in pair])
     assert f"Invalid value for '{option}'" in line and f"got '{value}'" in line
+    # A declared question checks the value by its declaration, and says what was typed too.
+    declared = cli.fails("queue", "mmc", *[w for pair in args.items() for w in pair])
+    assert option in declared and (f"got '{value}'" in declared or f"got {value}" in declared)
 
 
 def test_12_without_json_stdout_stays_empty(cli) -> None:

@@ -15,6 +15,8 @@ from iosizer.errors import InputError
 from iosizer.model import loadshare
 from iosizer.model.family import STATUSES
 from iosizer.model.loadshare import (
+    POINTS,
+    SHARES,
     COMM_OVERHEAD,
     CORES,
     IO_SERVICE_US,
@@ -56,7 +58,7 @@ def test_every_parameter_is_declared_completely(family) -> None:
     # Published numbers cite the seed file and where in it.
     for spec in (CORES, POLICY, SCENARIO):
         assert spec.status == "published" and SEED in spec.source and ("table" in spec.source or "sec" in spec.source)
-    assert {s.name for s in family.settings} == {"cores", "policy", "scenario", "switch_rule"}
+    assert {s.name for s in family.settings} == {"cores", "policy", "scenario", "shares", "switch_rule", "points"}
 
 
 def test_overhead_and_threshold_are_assumed_with_a_reason() -> None:
@@ -93,7 +95,7 @@ def test_scenario_choices_and_cores_match_tables_2_to_4() -> None:
 def test_schema_and_questions(family) -> None:
     assert [c.name for c in family.columns.inputs] == ["iops"]
     assert [c.name for c in family.columns.observed] == ["response_us"]
-    assert {q.command for q in family.questions} == {"loadshare curve", "loadshare compare"}
+    assert {" ".join(q.path(family.name)) for q in family.questions} == {"loadshare curve", "loadshare compare"}
     assert "M/M/K" in family.service_time and "approximate" in family.service_time
     assert family.measurements and all(m.startswith("seed003_") for m in family.measurements)
 
@@ -149,7 +151,7 @@ def test_shipped_profile() -> None:
     profile = shipped_profile()
     assert profile.model == "loadshare"
     assert profile.options == {"cores": CORES.value, "policy": POLICY.value, "scenario": SCENARIO.value,
-                               "switch_rule": SWITCH_RULE.value}
+                               "switch_rule": SWITCH_RULE.value, "shares": SHARES.value, "points": POINTS.value}
     assert set(profile.parameters) == {"comm_overhead_pct", "threshold", "non_core_pct", "io_service_us"}
     assert profile.value("non_core_pct") == NON_CORE.value
     overhead = profile.parameters["comm_overhead_pct"]

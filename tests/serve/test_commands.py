@@ -33,21 +33,21 @@ def test_roles_keep_server_paths_out_of_the_body(specs: dict[str, Any]) -> None:
     assert roles["output"] is Role.output and roles["plot"] is Role.plot and roles["format"] is Role.format
     assert {f.key: f.role for f in specs["report"].fields}["output_dir"] is Role.server
     assert {f.key: f.kind() for f in specs["latency oltp"].body_fields}["profile"] == "profiles"
-    assert {f.key: f.kind() for f in specs["queue mmc"].body_fields}["profile"] == "profile"
+    assert {f.key: f.kind() for f in specs["queue ggc"].body_fields}["profile"] == "profile"
     for spec in specs.values():
         for field in spec.body_fields:
             assert field.role in (Role.plain, Role.profile)
 
 
 def test_the_command_line_back(specs: dict[str, Any]) -> None:
-    assert _argv(specs["queue mmc"], {"arrival_rate": 3.2, "service_rate": 1, "servers": 4}) == [
-        "queue", "mmc", "--arrival-rate", "3.2", "--service-rate", "1.0", "--servers", "4", "--format", "json"]
+    assert _argv(specs["queue ggc"], {"arrival_rate": 3.2, "service_rate": 1, "servers": 4}) == [
+        "queue", "ggc", "--arrival-rate", "3.2", "--service-rate", "1.0", "--servers", "4", "--format", "json"]
     mva = _argv(specs["queue mva"], {"demand": [0.005, 0.003], "servers": ["4", "delay"], "population": 10})
     assert mva.count("--demand") == 2 and mva[mva.index("--servers") + 1] == "4" and "delay" in mva
     assert _argv(specs["pcie pattern"], {"transfer_bytes": 520, "split_at_64": True}) == [
         "pcie", "pattern", "--split-at-64", "--format", "json", "--", "520"]
     assert "--ecrc" not in _argv(specs["pcie link"], {"ecrc": False})
-    assert _argv(specs["queue mmc"], {"arrival_rate": "1", "profile": {"model": "mmc"}},
+    assert _argv(specs["queue ggc"], {"arrival_rate": "1", "profile": {"model": "mmc"}},
                  {"profile": "profile.json"})[-4:] == ["--profile", "profile.json", "--format", "json"]
 
 
@@ -70,7 +70,7 @@ def test_arguments_keep_their_order(specs: dict[str, Any]) -> None:
 ])
 def test_bodies_that_do_not_validate(specs: dict[str, Any], body: dict[str, Any]) -> None:
     with pytest.raises(ValidationError):
-        specs["queue mmc"].model.model_validate(body)
+        specs["queue ggc"].model.model_validate(body)
 
 
 def test_no_number_field_takes_a_bool(specs: dict[str, Any]) -> None:
@@ -95,10 +95,10 @@ def test_a_refused_value_is_quoted(specs: dict[str, Any]) -> None:
     from iosizer.serve.app import _validation_message
 
     with pytest.raises(ValidationError) as caught:
-        specs["queue mmc"].model.model_validate({"arrival_rate": "1", "servers": "many"})
+        specs["queue ggc"].model.model_validate({"arrival_rate": "1", "servers": "many"})
     assert _validation_message(caught.value.errors()).endswith(", got 'many'")
     with pytest.raises(ValidationError) as caught:
-        specs["queue mmc"].model.model_validate({"servers": 2})
+        specs["queue ggc"].model.model_validate({"servers": 2})
     assert "got" not in _validation_message(caught.value.errors())  # a missing field quotes nothing
 
 
