@@ -9,6 +9,10 @@ one kind of work never waits for another (:class:`Lanes`):
 - ``fits``: calibration, the report, scenario runs, at niceness 5;
 - ``jobs``: simulations, at niceness 10, each bounded by the server's limits.
 
+A what-if of a kind a worker answered within :data:`CHEAP_CPU_S` of CPU is
+then answered in one thread of the server's process (:class:`Cheap`): handing it to a
+process would cost it more than the answer.
+
 Each worker process leads its own process group (a simulation's joblib
 processes join it), so a timeout, a cancelled job or shutdown kills the
 group at once. A fit or simulation process and its children may map at most
@@ -958,6 +962,11 @@ class Lane:
             worker.kill()
 
 
+#: The most CPU a worker's answer took for its kind of what-if to be answered in the server's thread: the
+#: GIL it holds there delays the event loop by about as much (a declared question's point: about 0.5 ms).
+CHEAP_CPU_S = 0.002
+
+
 class Cheap:
     """What-ifs answered in one thread of the server process, without the hand-off to a worker process.
 
@@ -972,7 +981,7 @@ class Cheap:
     to themselves; the event loop stays free (it waits on a future).
     """
 
-    def __init__(self, cpu_s: float = 0.002, waiting: int = 512, remembered: int = 4096) -> None:
+    def __init__(self, cpu_s: float = CHEAP_CPU_S, waiting: int = 512, remembered: int = 4096) -> None:
         self.cpu_s = cpu_s
         self.waiting = waiting
         self.remembered = remembered
