@@ -2,7 +2,7 @@
 data/error_grids/loadshare_percentiles.csv.
 
 Not a test (minutes of CPU). The approximation is
-iosizer.model.percentiles.loadshare_percentiles (each port an M/M/c-form
+iosizer.model.loadshare.loadshare_percentiles (each port an M/M/c-form
 response with the pooled model's P(wait) and mean wait; the throughput-weighted
 mixture). The reference is iosizer.simulate.loadshare, an event simulation of what the model
 describes: Poisson arrivals per port, exponential service of the policy's mean
@@ -26,7 +26,7 @@ from error_grid import cell, write
 
 from iosizer.calibration.loadshare import policy_params, scenario
 from iosizer.model.loadshare import POLICIES, evaluate, max_throughput
-from iosizer.model.percentiles import loadshare_percentiles
+from iosizer.model.loadshare import loadshare_percentiles
 from iosizer.simulate.loadshare import responses
 
 FRACTIONS = (0.3, 0.6, 0.9)

@@ -124,4 +124,5 @@ def shipped_profile(family: str = "hba", variant: str | None = None) -> Profile:
 
     if variant is None:
         return declared_profile("hba")
-    return declared_profile("hba", overrides=port_parameters(variant)["values"])
+    described = port_parameters(variant)
+    return declared_profile("hba", {"port": described["speed"]}, overrides=described["values"])

@@ -167,7 +167,7 @@ def complete_values(family: str, values: Mapping[str, Any]) -> dict[str, Any]:
     if completed.get("port_shares") is None:
         completed["port_shares"] = chosen.port_shares
     completed.update(mix=chosen.name, reference_policy=chosen.reference_policy, table=chosen.table,
-                     figure=chosen.figure)
+                     figure=chosen.figure, seed_mixes=tuple(scenarios()))
     return completed
 
 
@@ -208,12 +208,3 @@ def absolute_units(rows: list[dict[str, Any]], calibrated: Any, chosen: Any, pol
     return (f"from the {calibrated.source}: one I/O is {service_us:.4g} us of core time, so throughput_iops = "
             "throughput_cores x 10^6 / io_service_us and response_us = response_service_times x io_service_us; "
             "*_ci_low/_ci_high: 95 % bands at the same IOPS")
-
-
-def absolute_summary(rows: list[dict[str, Any]], curves: list[Any], calibrated: Any) -> str:
-    """Each policy's maximum in IOPS and low-load response in us, from a profile's io_service_us."""
-    service_us = float(calibrated.values["io_service_us"])
-    for row, curve in zip(rows, curves):
-        row["max_throughput_iops"] = curve.max_throughput / (service_us * 1e-6)
-        row["low_load_response_us"] = curve.low_load_response * service_us
-    return f"from the {calibrated.source}: one I/O is {service_us:.4g} us of core time"

@@ -14,7 +14,7 @@ the model gives them zero loss by construction.
 from __future__ import annotations
 
 from functools import lru_cache
-from typing import Any
+from typing import Any, Mapping
 
 import numpy as np
 
@@ -24,12 +24,11 @@ from iosizer.calibration.profile import Profile
 from iosizer.calibration.shipped import measurement_sha256, read_measurement
 from iosizer.model.registry import declaration
 from iosizer.errors import InputError
-from iosizer.model.pcie import PcieLink, RmwPlatform
+from iosizer.model.pcie import (WORST_CASE_BYTES, PcieLink, RmwPlatform, gathered_transfer_bytes,  # noqa: F401
+                                link_of)
 
 LOSSES = "seed001_sec4_losses"
 PATTERNS = "seed001_table2_patterns"
-#: The case the section-4 maxima belong to (highest unaligned frequency).
-WORST_CASE_BYTES = 520
 #: Table 2's case A: the same sectors without their DIF (512 B, two whole 256 B TLPs), the aligned reference.
 ALIGNED_CASE_BYTES = 512
 SEED_CPU = "Xeon E5-2698 v4 (x2)"
@@ -40,7 +39,7 @@ LINK_FLAGS = {"generation": "--gen", "mps_bytes": "--mps", "lanes": "--lanes", "
               "ecrc": "--ecrc", "mrrs_bytes": "--mrrs", "rcb_bytes": "--rcb"}
 
 
-def link_config(labels: dict[str, str] | None = None, completions: str | None = None, **given: Any) -> PcieLink:
+def link_config(labels: dict[str, str] | None = None, **given: Any) -> PcieLink:
     """A link from the planner's options; every option left None takes its declared value.
 
     Values are checked against the ``pcie-link`` declarations (bounds, allowed
@@ -53,12 +52,16 @@ def link_config(labels: dict[str, str] | None = None, completions: str | None = 
     dllps = given.get("dllps_per_tlp")
     values["dllps_per_tlp"] = family.default("dllps_per_tlp") if dllps is None else \
         family.spec("dllps_per_tlp").check(dllps, "--dllps-per-tlp")
-    from iosizer.model.pcie import COMPLETIONS
+    return link_of(values)
 
-    split = COMPLETIONS.value if completions is None else COMPLETIONS.check(completions, "--completions")
-    return PcieLink(generation=values["generation"], lanes=values["lanes"], mps_bytes=values["mps_bytes"],
-                    header_dw=values["header_dw"], ecrc=bool(values["ecrc"]), dllps_per_tlp=values["dllps_per_tlp"],
-                    mrrs_bytes=values["mrrs_bytes"], rcb_bytes=values["rcb_bytes"], completions=split)
+
+def complete_values(family: str, values: Mapping[str, Any]) -> dict[str, Any]:
+    """What ``pcie pattern``'s solve reads from the shipped measurements: table 2's published values."""
+    completed = dict(values)
+    if family == "pcie-link":
+        completed["table2"] = {c["case"]: c["unaligned_per_kib"] for c in table2()}
+        completed["table2_composition"] = {c["case"]: c["composition"] for c in table2()}
+    return completed
 
 
 def table2_mps() -> int:
@@ -69,15 +72,6 @@ def table2_mps() -> int:
 def measured_lanes() -> list[int]:
     """Total lane counts section 4 measured (the default sweep of ``pcie rmw``)."""
     return sorted({int(r["total_lanes"]) for r in read_measurement(LOSSES)})
-
-
-def calibration_note() -> str:
-    """Where the shipped RMW parameters come from, with the published losses they reproduce."""
-    losses = {(r["lanes"], r["pattern_class"]): r["loss_pct"] for r in published_losses()}
-    lanes = measured_lanes()
-    return (f"calibrated to seed 001 section 4 (<= {losses[(lanes[0], 'unaligned')]:g} % at {lanes[0]} lanes, "
-            f"up to {losses[(lanes[-1], 'unaligned')]:g} % at {lanes[-1]} lanes for case B; "
-            "exact fit, no interval)")
 
 
 def table2() -> list[dict[str, Any]]:
@@ -212,16 +206,6 @@ def published_losses() -> list[dict[str, Any]]:
          "loss_pct": float(r["loss_pct"]), "relation": r["relation"]}
         for r in read_measurement(LOSSES)
     ]
-
-
-def gathered_transfer_bytes(transfer_bytes: int) -> int:
-    """Pattern F generalised: the fewest whole transfers, DIFs gathered at the
-    end, whose size is a multiple of the 64 B line (8 x 520 = 4160)."""
-    from math import gcd
-
-    from iosizer.model.pcie import LINE_BYTES
-
-    return transfer_bytes * (LINE_BYTES // gcd(transfer_bytes, LINE_BYTES))
 
 
 def shipped_profile(family: str, variant: str | None = None) -> Profile:

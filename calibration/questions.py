@@ -77,7 +77,7 @@ class Answer(TableView):
         rows = []
         for i in range(count):
             row = {k: plain(v, i, k in self.integers) for k, v in self.inputs.items()}
-            row.update({k: plain(v, i) for k, v in self.outputs.items()})
+            row.update({k: plain(v, i, k in self.integers) for k, v in self.outputs.items()})
             for key, (low, high) in self.bands.items():
                 row[f"{key}_ci_low"], row[f"{key}_ci_high"] = plain(low, i), plain(high, i)
             row.update({k: plain(v, i) for k, v in self.trailing.items()})
@@ -85,10 +85,13 @@ class Answer(TableView):
         return rows
 
     def to_data(self) -> Any:
-        """One point: its record (unless the question is ``always_list``); a sweep: the list of records."""
+        """One point: its record (unless the question is ``always_list``); a sweep: the list of records; in
+        the question's published shape where it declares one (``Question.shape``)."""
+        asked = declaration(self.family).question(self.question)
         rows = self.records()
-        return rows[0] if len(rows) == 1 and not declaration(self.family).question(self.question).always_list \
-            else rows
+        if asked.shape is not None:
+            rows = asked.shape(rows, self.values)
+        return rows[0] if len(rows) == 1 and not asked.always_list else rows
 
     def to_json(self) -> str:
         """:meth:`to_data` as the CLI prints it (two-space indent, no NaN)."""
@@ -119,7 +122,7 @@ def answer(family_name: str, question: str, params: "Profile | Mapping[str, Any]
     if asked.solve is None:
         raise InputError(f"question '{asked.command}' of family '{family_name}' declares no solve: "
                          f"ask it as a command (iosizer.ask('{asked.command}', ...))")
-    given = _unaliased(asked, given)
+    given = _itemised(asked, _unaliased(asked, given))
     if asked.sweeps:
         return _swept(family_name, asked, params, cpu_speed, percentiles, band, given)
     return _one(family_name, asked, params, cpu_speed, percentiles, band, given)
@@ -134,12 +137,23 @@ def _one(family_name: str, asked: "Question", params: Any, cpu_speed: float | No
     changes = dict(params) if isinstance(params, Mapping) else {}
     changes.update(given)
     base = params if not isinstance(params, Mapping) else None
+    own = _own_settings(family_name, asked, changes, base)
+    for spec in asked.input_specs:
+        clash = [n for n in spec.reads if inputs.get(spec.name) is not None and own.get(n) is not None]
+        if clash:
+            raise InputError(f"give --{spec.name.replace('_', '-')} or --{clash[0].replace('_', '-')}, not both")
+    if base is None:  # no profile: what the question assumes of a parameter left out
+        changes.update({k: v for k, v in asked.defaults.items() if changes.get(k) is None})
     if base is None and not asked.shipped:
         _require_parameters(family_name, asked, changes, cpu_speed)
     _exclusive(family_name, changes)
-    values, profile, source = resolve(family_name, base, cpu_speed, changes)
+    if base is None and asked.takes == () and not any(v is not None for v in changes.values()):
+        values, profile, source = {}, None, "the values given"  # no parameter of the family: no profile
+    else:
+        values, profile, source = resolve(family_name, base, cpu_speed, changes)
+    values.update(own)
     arrays = _input_grid(asked, inputs, values)
-    banded = asked.shipped_bands or base is not None or cpu_speed is not None
+    banded = profile is not None and (asked.shipped_bands or base is not None or cpu_speed is not None)
     chosen: list[float] = []
     if percentiles:
         if asked.percentiles is None:
@@ -148,14 +162,14 @@ def _one(family_name: str, asked: "Question", params: Any, cpu_speed: float | No
 
         chosen = parse_percentiles(percentiles)
 
-    def evaluate(vals: Mapping[str, Any], at: Mapping[str, Any] = arrays) -> dict[str, Any]:
+    def evaluate(vals: Mapping[str, Any], at: Mapping[str, Any] = arrays, tails: bool = True) -> dict[str, Any]:
         out = dict(asked.solve(vals, at))  # type: ignore[misc]
-        if chosen:
-            out.update(asked.percentiles(vals, at, tuple(chosen)))  # type: ignore[misc]
+        if chosen and tails:  # a question whose solve picks its rows: its percentiles at them
+            return _with_tails(asked, out, asked.percentiles(vals, at or out, tuple(chosen)))  # type: ignore[misc]
         return out
 
     solved = evaluate(values)
-    missing = [n for n in asked.output_names if n not in solved]
+    missing = [o.name for o in asked.output_specs if o.name not in solved and not o.optional]
     if missing:
         from iosizer.errors import ConsistencyError
 
@@ -174,29 +188,44 @@ def _one(family_name: str, asked: "Question", params: Any, cpu_speed: float | No
     notes.append(f"values: {used + ' from ' if used else ''}{source}")
     notes += _unrecorded(family_name, base, changes)
     keys = [o.name for o in asked.output_specs if o.band and not o.text and not o.vector and o.name in outputs]
-    keys += [k for k in outputs if k not in asked.output_names]  # percentiles
+    tails = asked.percentile_bands and bool(chosen)
+    keys += [k for k in outputs if k not in asked.output_names] if tails else []  # percentiles
 
     at = outputs if asked.rows else arrays
 
     def moved(fitted: Mapping[str, Any]) -> dict[str, Any]:
         # The band's centre is the answer itself (the profile's own values): solved once, not twice.
         unchanged = all(k in values and values[k] is v for k, v in fitted.items())
-        out = solved if unchanged else evaluate({**values, **fitted}, at)
+        out = solved if unchanged else evaluate({**values, **fitted}, at, tails)
         return {k: out[k] for k in keys}
 
-    from iosizer.calibration.uncertainty import stacked
+    bands: dict[str, tuple[Any, Any]] = {}
+    if banded and keys:
+        from iosizer.calibration.uncertainty import stacked
 
-    # The band's moved parameter sets in one solve where the question's solve broadcasts over them.
-    stack = stacked(lambda vals: evaluate(vals, at), values, {k: solved[k] for k in keys}, len(shape),
-                    (family_name, asked.command, bool(chosen)))
-    bands = _bands(family_name, asked, profile, moved, outputs, shape, band, stack) if banded and keys else {}
+        # The band's moved parameter sets in one solve where the question's solve broadcasts over them.
+        stack = stacked(lambda vals: evaluate(vals, at, tails), values, {k: solved[k] for k in keys}, len(shape),
+                        (family_name, asked.command, tails))
+        bands = _bands(family_name, asked, profile, moved, outputs, shape, band, stack)
     if bands:
-        notes.append("*_ci_low/_ci_high: " + ("95 % prediction bands: the parameters' uncertainty plus the "
-                                              "fit's residual scatter (where a new measurement lies)"
-                                              if band == "prediction" else
-                                              "95 % bands of the parameters' uncertainty only"))
+        from iosizer.calibration.whatif import band_note
+
+        # Where an end is unbounded (an exact or singular fit) the note says so instead of claiming bands.
+        ends = [{"_ci_low": float(v)} for pair in bands.values() for end in pair for v in np.ravel(end)]
+        notes.append(band_note(ends, "*_ci_low/_ci_high: " + (
+            "95 % prediction bands: the parameters' uncertainty plus the fit's residual scatter (where a new "
+            "measurement lies)" if band == "prediction" else "95 % bands of the parameters' uncertainty only")))
+    integers = {i.name for i in asked.input_specs if i.integer} | {o.name for o in asked.output_specs if o.integer}
     return Answer(family_name, asked.command, {k: v.reshape(-1) for k, v in arrays.items()}, outputs,
-                  bands, tuple(notes), frozenset(i.name for i in asked.input_specs if i.integer), values)
+                  bands, tuple(notes), frozenset(integers), values)
+
+
+def _with_tails(asked: "Question", out: dict[str, Any], tails: Mapping[str, Any]) -> dict[str, Any]:
+    """The solve's outputs with the percentile outputs placed before the first optional or ``only_with``
+    one (the columns that come and go stay last)."""
+    late = {o.name for o in asked.output_specs if o.optional or o.only_with}
+    first = [k for k in out if k not in late]
+    return {**{k: out[k] for k in first}, **tails, **{k: out[k] for k in out if k in late}}
 
 
 def _unrecorded(family_name: str, base: Any, changes: Mapping[str, Any]) -> list[str]:
@@ -253,6 +282,8 @@ def _swept(family_name: str, asked: "Question", params: Any, cpu_speed: float | 
     axes = []
     for name in asked.sweeps:
         raw = given.pop(name, None)
+        if raw is None and name in asked.sweep_all:
+            raw = "all"
         axes.append([None] if raw is None else parse_choices(raw, family.spec(name)))
     parts = []
     for chosen in itertools.product(*axes):
@@ -282,7 +313,8 @@ def _swept(family_name: str, asked: "Question", params: Any, cpu_speed: float | 
 
 
 def _count(part: Answer) -> int:
-    return len(next(iter(part.inputs.values()))) if part.inputs else 1
+    columns = part.inputs or part.outputs  # no inputs: the rows the solve picked (Question.rows)
+    return len(next(iter(columns.values()))) if columns else 1
 
 
 def _bands(family_name: str, asked: "Question", profile: "Profile", evaluate: Any, outputs: Mapping[str, Any],
@@ -300,7 +332,8 @@ def _bands(family_name: str, asked: "Question", profile: "Profile", evaluate: An
     raw = propagate(profile, evaluate, band, {k: predicts.get(k, k) for k in outputs if predicts.get(k, k) in measured},
                     stack)
     words = set(asked.text_outputs)  # never banded
-    moved = _moved(profile, evaluate, [k for k in outputs if k in raw and k not in words])
+    banded = [k for k in outputs if k in raw and k not in words]
+    moved = set(banded) if asked.flat_bands else _moved(profile, evaluate, banded)
     return {k: tuple(np.broadcast_to(np.asarray(end, dtype=np.float64), shape).reshape(-1) for end in raw[k])
             for k in outputs if k in moved}
 
@@ -336,14 +369,81 @@ def _unaliased(asked: "Question", given: dict[str, Any]) -> dict[str, Any]:
     return out
 
 
+def _own_settings(family_name: str, asked: "Question", changes: dict[str, Any], base: "Profile | None") -> dict[str, Any]:
+    """The question's own settings (``Question.settings``, popped from ``changes`` and checked; a required one
+    missing is an error) and the values it fixes (``Question.fixed``: a family setting goes into ``changes``,
+    refused against a profile calibrated at another value). A family option the question does not take is
+    refused: it would be silently ignored."""
+    names = {spec.name for spec in declaration(family_name).parameters}
+    for name, value in changes.items():
+        if (name in names or name in asked.fixed) and value is not None:
+            asked.option(declaration(family_name).parameters, name)  # an InputError naming it if not taken
+    own = {}
+    for spec in asked.settings:
+        value = changes.pop(spec.name, None)
+        if value is None:
+            value = spec.value
+        if value is None and spec.name in asked.optional:
+            continue
+        if value is None:
+            raise InputError(f"Missing option '--{spec.name.replace('_', '-')}' ({spec.description or spec.unit})")
+        own[spec.name] = spec.check(value, spec.name)
+    for name, value in asked.fixed.items():
+        if name not in names:
+            own[name] = value
+            continue
+        held = None if base is None else base.options.get(name)
+        if held is not None and held != value:
+            raise InputError(f"the profile was calibrated with {name} = {held}; {asked.command} fixes "
+                             f"{name} = {value}")
+        changes[name] = value
+    return own
+
+
+def _itemised(asked: "Question", given: dict[str, Any]) -> dict[str, Any]:
+    """``given`` with each list of ``Question.repeated`` laid out: a value per item's parameter and the count
+    setting, or the items joined by commas as the setting of that name."""
+    out = dict(given)
+    for repeated in asked.repeated:
+        items = out.pop(repeated.name, None)
+        if items is None:
+            continue
+        items = list(items) if isinstance(items, (list, tuple)) else [items]
+        if not items:
+            raise InputError(f"{repeated.name}: give at least one value")
+        if repeated.item is None:
+            out[repeated.name] = ",".join(str(item).strip() for item in items)
+            continue
+        if out.get(repeated.count) is not None and out[repeated.count] != len(items):
+            raise InputError(f"{repeated.name} lists {len(items)} values for {repeated.count} {out[repeated.count]}")
+        out[repeated.count] = len(items)
+        out.update({repeated.item(k): item for k, item in enumerate(items, 1)})
+    return out
+
+
+def _parameters(family_name: str, given: Mapping[str, Any]) -> list[Any]:
+    """The family's parameters, those a setting multiplies (a demand per station) included once the
+    settings they need are given."""
+    family = declaration(family_name)
+    try:
+        specs = family.specs({s.name: given[s.name] for s in family.settings if given.get(s.name) is not None})
+    except InputError:  # a setting they need is missing: the declared ones only
+        specs = family.parameters
+    return [spec for spec in specs if spec.kind == "parameter"]
+
+
 def _require_parameters(family_name: str, asked: "Question", changes: Mapping[str, Any],
                         cpu_speed: float | None) -> None:
     """A question of the planner's own system (``shipped=False``): every parameter given, or a profile."""
     if cpu_speed is not None:
         raise InputError("--cpu-speed carries a calibrated profile to another CPU: give --profile FILE")
-    for spec in declaration(family_name).parameters:
+    counted = {r.count: r.name for r in asked.repeated if r.count}  # a setting a list's length gives
+    for spec in (*declaration(family_name).settings, *_parameters(family_name, changes)):
+        if (asked.takes is not None and spec.name not in asked.takes) or spec.name in asked.fixed:
+            continue  # not an option of this question
         if changes.get(spec.name) is None and (spec.kind == "parameter" or spec.value is None):
-            name = next(iter(asked.aliases.get(spec.name, ())), spec.name)
+            name = counted.get(spec.name, spec.name)
+            name = next(iter(asked.aliases.get(name, ())), name)
             raise InputError(f"Missing option '--{name.replace('_', '-')}' (or give --profile FILE)")
 
 
@@ -362,20 +462,19 @@ def resolve(family_name: str, base: "Profile | None", cpu_speed: float | None,
     if base is not None and not isinstance(base, Profile):
         raise InputError(f"params must be a profile or a mapping of values, got {type(base).__name__}")
     given = {k: v for k, v in changes.items() if v is not None}
-    if base is None and all(spec.name in given for spec in family.parameters if spec.kind == "parameter"):
+    if base is None and all(spec.name in given for spec in _parameters(family_name, given)):
         # Every parameter given: nothing comes from a profile, so the shipped one is not built (no fit runs).
         from iosizer.calibration.profile import declared_profile
 
         settings = {s.name: given[s.name] for s in family.settings if s.name in given}
         profile = declared_profile(family_name, settings, {s.name: given[s.name] for s in
-                                                            family.parameters if s.kind == "parameter"})
+                                                            _parameters(family_name, given)})
         source = "the values given"
     elif base is not None:
         profile, source = _planner_variant(family, base, given), "the planner's profile"
     else:
-        variant = _variant(family, given)
-        profile = shipped(family_name, variant)
-        source = f"shipped '{family_name}' profile" + (f" ({variant})" if variant else "")
+        # A variant setting given (an FC speed) picks that shipped profile; the note names it as given.
+        profile, source = shipped(family_name, _variant(family, given)), f"shipped '{family_name}' profile"
     if profile.model != family_name:
         raise ProfileError(f"profile is for family '{profile.model}', not '{family_name}'")
     if cpu_speed is not None:
@@ -421,26 +520,20 @@ def _planner_variant(family: Any, profile: "Profile", given: Mapping[str, Any]) 
 def _input_grid(question: "Question", given: Mapping[str, Any],
                 values: Mapping[str, Any] | None = None) -> dict[str, Any]:
     """Each input's values (checked by its declaration) over every combination: arrays of one shape.
-    A computed default (:class:`~iosizer.model.family.Input`) sees ``values`` and the inputs before it."""
+    A computed default (:class:`~iosizer.model.family.Input`) sees ``values``, every input given and
+    the defaults computed before it."""
     import numpy as np
 
-    axes = []
+    known = {spec.name: _axis(spec, given[spec.name], False) for spec in question.input_specs
+             if given.get(spec.name) is not None}
     for spec in question.input_specs:
-        raw = given.get(spec.name)
-        if raw is None:
-            raw = spec.sweep(values, {s.name: a for s, a in zip(question.input_specs, axes)})
+        if spec.name not in known:
+            raw = spec.sweep(values, dict(known))
             if not raw:
                 raise InputError(f"question '{question.command}' needs --{spec.name.replace('_', '-')} ({spec.unit}"
                                  f"{': ' + spec.description if spec.description else ''})")
-        if isinstance(raw, str):  # a sweep as typed: 3.2, 1,8,16 or 0:2100:300
-            from iosizer.model.family import parse_grid
-
-            raw = parse_grid(raw, spec.name.replace("_", "-"))
-        items = list(np.ravel(np.asarray(raw, dtype=object))) if isinstance(raw, (list, tuple)) or \
-            hasattr(raw, "__array__") else [raw]
-        if not items:
-            raise InputError(f"{spec.name}: give at least one value")
-        axes.append(np.asarray([spec.check(v, spec.name) for v in items], dtype=np.float64))
+            known[spec.name] = _axis(spec, raw, callable(spec.default))
+    axes = [known[spec.name] for spec in question.input_specs]
     if not axes:
         return {}
     count = int(np.prod([len(a) for a in axes]))
@@ -449,6 +542,26 @@ def _input_grid(question: "Question", given: Mapping[str, Any],
                          f"combinations of its inputs, more than {MAX_POINTS}")
     grids = np.meshgrid(*axes, indexing="ij")
     return {spec.name: grid for spec, grid in zip(question.input_specs, grids)}
+
+
+def _axis(spec: Any, raw: Any, computed: bool) -> Any:
+    """One input's values, checked by its declaration: a number, a list, an array or a sweep as typed."""
+    import numpy as np
+
+    if isinstance(raw, str):  # a sweep as typed: 3.2, 1,8,16 or 0:2100:300
+        from iosizer.model.family import parse_grid
+
+        raw = parse_grid(raw, spec.name.replace("_", "-"), spec)
+    items = list(np.ravel(np.asarray(raw, dtype=object))) if isinstance(raw, (list, tuple)) or \
+        hasattr(raw, "__array__") else [raw]
+    if not items:
+        raise InputError(f"{spec.name}: give at least one value")
+    # A computed default's NaN leaves the point to the solve (at the values it is evaluated at).
+    return np.asarray([v if computed and _nan(v) else spec.check(v, spec.name) for v in items], dtype=np.float64)
+
+
+def _nan(value: Any) -> bool:
+    return isinstance(value, float) and value != value
 
 
 def _unit_after(unit: str) -> str:

@@ -21,46 +21,10 @@ from iosizer.errors import InputError
 from iosizer.model.registry import declaration
 
 
-def mmc_settings(profile: Profile) -> tuple[float, int]:
-    """(service_rate_per_s, servers) of an ``mmc`` profile."""
-    return profile.value("service_rate_per_s"), int(profile.options["servers"])
-
-
-def service_rate_band(
-    profile: Profile, evaluate: Callable[[float], dict[str, Any]], band: str = "parameter",
-) -> dict[str, tuple[float, float]]:
-    """95 % bands of an open-queue answer ``evaluate(service_rate)``, from an ``mmc`` profile."""
-    return propagate(profile, lambda params: evaluate(params["service_rate_per_s"]), band,
-                     {"mean_response": "mean_response_s"})
-
-
 def closed_network_settings(profile: Profile) -> tuple[list[float], float]:
     """(demands, think time) of a ``closed-network`` profile, in seconds."""
     stations = int(profile.options["stations"])
     return [profile.value(demand_name(k + 1)) for k in range(stations)], profile.value("think_time_s")
-
-
-def closed_network_servers(profile: Profile) -> list[float] | None:
-    """Servers per station of a ``closed-network`` profile (inf: a delay), None when all are single."""
-    from iosizer.model.mva import station_servers
-
-    servers = station_servers({"stations": profile.options["stations"], "servers": profile.options.get("servers")})
-    return None if all(c == 1 for c in servers) else servers
-
-
-def closed_network_band(profile: Profile, population: int, band: str = "parameter") -> dict[str, tuple[float, float]]:
-    """95 % bands of throughput and response time at ``population``."""
-    from iosizer.model.mva import mva
-
-    stations = int(profile.options["stations"])
-    servers = closed_network_servers(profile)
-
-    def evaluate(params: dict[str, float]) -> dict[str, Any]:
-        demands = [params[demand_name(k + 1)] for k in range(stations)]
-        result = mva(demands, params["think_time_s"], population, servers)
-        return {"throughput": result.throughput, "response_time": result.response_time}
-
-    return propagate(profile, evaluate, band, {"throughput": "throughput_per_s", "response_time": "response_time_s"})
 
 
 def band_words(band: str) -> str:

@@ -253,8 +253,9 @@ COMMANDS: dict[str, tuple[str, str]] = {
                 "Throughput lost to added I/O latency: DMA devices, OLTP curve, budgets, switch tiers (seed 000)."),
     "pcie": ("iosizer.cli.pcie:app",
              "PCIe write path: link bandwidth, 64-byte-unaligned accesses, RMW contention (seed 001)."),
-    "hba": ("iosizer.cli.hba:app",
-            "Shared FC ports: HBA-core saturation, tenant isolation, response (seed 002)."),
+    "hba": ("iosizer.cli.questions:family_group()",
+            "virtual FC ports sharing one physical port and its HBA cores: isolation and response (seed 002) "
+            "(family 'hba'; iosizer params hba)."),
     "loadshare": ("iosizer.cli.loadshare:app",
                   "Which policy spreads storage-port queues over cores best (seed 003)."),
     "size": ("iosizer.cli.app:_size_app()",

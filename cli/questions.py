@@ -68,14 +68,26 @@ def _options(family: "Family", question: "Question") -> list[inspect.Parameter]:
         default = " [required]" if spec.required else f" [default: {spec.default_text}]"
         text = (f"{spec.description or spec.name}{_unit_text(spec.unit)}; a list 1,2,3 or a range "
                 f"start:stop:step sweeps it.{default}")
-        params.append(inspect.Parameter(spec.name, keyword, default=None, annotation=Annotated[
-            str | None, typer.Option(*_flags(question, spec.name), metavar="VALUES", help=text + _aka(question,
-                                                                                                      spec.name))]))
-    for spec in family.parameters:
-        if spec.name in question.input_names:  # a setting the question sweeps as an input: one option
+        taken = typer.Argument(metavar=spec.name.upper(), help=text, show_default=False) if spec.argument else \
+            typer.Option(*_flags(question, spec.name), metavar="VALUES", help=text + _aka(question, spec.name))
+        params.append(inspect.Parameter(spec.name, keyword, default=None, annotation=Annotated[str | None, taken]))
+    listed = {r.name for r in question.repeated}
+    for repeated in question.repeated:  # a list given one item at a time: --demand 0.005 --demand 0.003
+        params.append(inspect.Parameter(repeated.name, keyword, default=None, annotation=Annotated[
+            list[str] | None, typer.Option(*_flags(question, repeated.name), metavar="VALUE",
+                                           help=repeated.description + _aka(question, repeated.name))]))
+    for spec in question.options(family.parameters):
+        if spec.name in listed or spec.name in question.input_names:  # one option for each name
+            continue
+        if spec.switch:  # on/off: a flag, as --ecrc always was
+            params.append(inspect.Parameter(spec.name, keyword, default=None, annotation=Annotated[
+                bool | None, typer.Option(f"{_flag(spec.name)}/--no-{spec.name.replace('_', '-')}",
+                                          help=f"{spec.description or spec.name} [default: "
+                                               f"{'on' if spec.value else 'off'}]", show_default=False)]))
             continue
         if spec.kind == "setting":
-            shown = "" if spec.value in (None, "") else f" [default: {spec.value}]"
+            shown = " [default: all]" if spec.name in question.sweep_all else \
+                "" if spec.value in (None, "") else f" [default: {spec.value}]"
             many = f"; a list {','.join(map(str, spec.choices[:2]))} or all sweeps it" \
                 if spec.name in question.sweeps else ""
             text = f"{spec.description or spec.name}{_unit_text(spec.unit)}{many}{shown}"
@@ -98,12 +110,14 @@ def _options(family: "Family", question: "Question") -> list[inspect.Parameter]:
         params.append(inspect.Parameter("percentile", keyword, default=None, annotation=Annotated[
             list[float] | None, typer.Option("--percentile", metavar="P",
                                                  help="Also the P-th percentile (repeatable).")]))
-    from iosizer.simulate.hooks import simulates
+    from iosizer.simulate.hooks import simulates, simulation_help
 
     if simulates(family.name, question):
         from iosizer.cli.tails import SimulateOption
 
-        params.append(inspect.Parameter("simulate", keyword, default=False, annotation=SimulateOption))
+        own = simulation_help(family.name, question)
+        option = SimulateOption if own is None else Annotated[bool, typer.Option("--simulate", help=own)]
+        params.append(inspect.Parameter("simulate", keyword, default=False, annotation=option))
     params.append(inspect.Parameter("output_format", keyword, default=OutputFormat.table, annotation=FormatOption))
     params.append(inspect.Parameter("plot", keyword, default=None, annotation=PlotOption))
     return params
@@ -116,13 +130,18 @@ def given_values(family: "Family", question: "Question", given: dict[str, Any]) 
     profile_path = given.pop("profile", None)
     inputs = set(question.input_names)
     values = {}
+    listed = {r.name for r in question.repeated}
     for name, text in given.items():
         if text is None:
+            continue
+        if name in listed:  # checked item by item by the answer (a demand by its station's declaration)
+            if text:
+                values[name] = list(text)
             continue
         if name in question.sweeps:  # the answer parses its choices (1g,10g or all)
             values[name] = text
             continue
-        spec = question.input(name) if name in inputs else family.spec(name)
+        spec = question.input(name) if name in inputs else question.option(family.parameters, name)
         values[name] = parse_grid(text, name.replace("_", "-"), spec) if name in inputs else \
             spec.check(text, _flag(name))
     profile = None
@@ -159,10 +178,32 @@ def question_command(family: "Family", question: "Question") -> Any:
 
 def _report(family: "Family", question: "Question", answer: "Answer") -> Report:
     records = answer.records()
+    data = answer.to_data()
+    title = f"{family.name} {question.command}: {question.summary}"
+    plot = _panels(question, answer, records)
+    if question.shape_table:  # the published form, its deprecated keys left to the JSON
+        old = {o for olds in question.aliases.values() for o in olds}
+        shaped = [{k: _cell(v) for k, v in row.items() if k not in old} for row in
+                  (data if isinstance(data, list) else [data])]
+        if isinstance(data, dict):
+            shaped = [{"metric": k, "value": v} for k, v in shaped[0].items()]
+        return Report(data=data, rows=shaped, title=title, notes=list(answer.notes), plot=plot)
     shown = [*question.sweeps, *question.input_names, *answer.outputs]
-    return Report(data=answer.to_data(), rows=records, columns=shown, csv_rows=records,
-                  title=f"{family.name} {question.command}: {question.summary}",
-                  notes=list(answer.notes), plot=_panels(question, answer, records))
+    # An input left to the solve everywhere (a computed default's NaN: hba's LPAR1 at its limit) has no column.
+    shown = [k for k in shown if any(r.get(k) is not None for r in records)]
+    return Report(data=data, rows=records, columns=shown, csv_rows=records, title=title,
+                  notes=list(answer.notes), plot=plot)
+
+
+def _cell(value: Any) -> Any:
+    """A list in a table or CSV cell: '256 256 8', or '256 x 65536, 8' when it is long."""
+    if not isinstance(value, list):
+        return value
+    if len(value) <= 16:
+        return " ".join(map(str, value))
+    same = next((i for i, v in enumerate(value) if v != value[0]), len(value))
+    rest = value[same:]
+    return f"{value[0]} x {same}" + (", " + " ".join(map(str, rest)) if rest else "")
 
 
 def _panels(question: "Question", answer: "Answer", records: list[dict[str, Any]]) -> list[Panel] | None:
@@ -180,7 +221,8 @@ def _panels(question: "Question", answer: "Answer", records: list[dict[str, Any]
         for key, rows in groups.items():
             label = y if key is None else f"{chosen.series} = {key if isinstance(key, str) else format(key, 'g')}"
             xs = [r[chosen.x] for r in rows]
-            if f"{y}_ci_low" in rows[0]:  # one legend entry for every band ('_' hides the others)
+            if all(r.get(f"{y}_ci_low") is not None and r.get(f"{y}_ci_high") is not None for r in rows):
+                # one legend entry for every band ('_' hides the others); an unbounded band is not drawn
                 series.append(Series("95 % band" if not series else "_band", xs,
                                      [r[f"{y}_ci_low"] for r in rows], "band", [r[f"{y}_ci_high"] for r in rows]))
             series.append(Series(label, xs, [r[y] for r in rows], "line" if len(rows) > 1 else "points"))

@@ -95,6 +95,8 @@ def ask(command: str | Sequence[str], /, *arguments: Any, **options: Any) -> Any
                          f"got {len(arguments)} by position")
     profile = options.pop("profile", None)
     if profile is not None and not hasattr(profile, "model"):
+        if not isinstance(profile, (str, Path)):
+            raise InputError(f"profile: expected a path or a profile, got {type(profile).__name__} {profile!r}")
         from iosizer.calibration.profile import load_profile as load
 
         profile = load(profile, chosen.name)
@@ -548,8 +550,11 @@ class ModelFamily:
         if not simulate:
             return answered
         from iosizer.simulate.answered import simulate_percentiles
-        from iosizer.simulate.hooks import percentile_simulation
+        from iosizer.simulate.hooks import answer_simulation, percentile_simulation
 
+        whole = answer_simulation(self.name, self.declaration.question(question))
+        if whole is not None:  # the question simulates its own answer (a curve's means)
+            return whole(answered)
         hook = percentile_simulation(self.name, self.declaration.question(question))
         if hook is None:
             raise InputError(f"question '{question}' of family '{self.name}' has no simulation of its percentiles")

@@ -54,6 +54,7 @@ __all__ = [
     "Plot",
     "Question",
     "QuestionSolve",
+    "Repeated",
     "Role",
     "Sizing",
     "Schema",
@@ -239,6 +240,11 @@ class ParameterSpec:
         else:
             self.check(self.value)
 
+    @property
+    def switch(self) -> bool:
+        """An on/off setting (a whole number in [0, 1], such as ECRC): the CLI takes ``--name/--no-name``."""
+        return self.kind == "setting" and self.integer and tuple(self.bounds) == (0, 1)
+
     def check(self, value: object, label: str | None = None) -> Any:
         """``value`` as a float inside the declared domain, or a one-line :class:`InputError`."""
         if self.parse is not None:  # a setting written as text (a list per station)
@@ -321,14 +327,16 @@ def parse_grid(text: str, name: str, spec: "ParameterSpec | Input | None" = None
     """
     text = text.strip()
     separator = ":" if ":" in text else ","
-    try:
-        values = [float(p) for p in text.split(separator)]
+    named = getattr(spec, "named", None) or {}
+    try:  # a name an input declares (a published case) stands for its value
+        values = [float(spec.value_of(p) if named else p) for p in text.split(separator)]  # type: ignore[union-attr]
     except ValueError:
         values = []
     if not values or (separator == ":" and len(values) != 3):
+        cases = f" or one of {', '.join(named)}" if named else ""
         raise InputError(
             f"--{name}: expected a number, a list like 1,8,16 or a range like "
-            f"0:2100:300, got {text!r}"
+            f"0:2100:300{cases}, got {text!r}"
         )
     if separator == ":":
         values = _range(*values, name)
@@ -355,13 +363,15 @@ def _range(start: float, stop: float, step: float, name: str) -> list[float]:
         raise InputError(f"--{name}: range has {count} points, more than {MAX_GRID_POINTS}")
     return [start + i * step for i in range(count)]
 def parse_choices(value: object, spec: "ParameterSpec", label: str | None = None) -> list[Any]:
-    """The choices of a setting a question sweeps (``Question.sweeps``): ``1g,10g``, a list, or ``all``.
+    """The choices of a setting a question sweeps (``Question.sweeps``): ``1g,10g``, a list, or ``all``
+    (``both`` for a setting of two choices).
 
     Each item is checked by the setting's declaration (``parse`` or ``choices``), in the normal form it
     returns; an empty item or one given twice is a one-line :class:`InputError` naming ``label``.
     """
     flag = label or "--" + spec.name.replace("_", "-")
-    if isinstance(value, str) and value.strip().lower() == "all":
+    # 'both' is 'all' for a setting of two choices (hba's --mode both).
+    if isinstance(value, str) and value.strip().lower() in ("all", "both" if len(spec.choices) == 2 else "all"):
         return list(spec.choices)
     items = [str(v) for v in value] if isinstance(value, (list, tuple)) else str(value).split(",")
     given = [item.strip() for item in items]
@@ -400,11 +410,18 @@ class Input:
 
     A default that depends on the values may be a function ``default(values,
     given) -> value or tuple``: ``values`` are the answer's parameters and
-    settings (a profile's, or given), ``given`` the 1-D values of the inputs
-    declared before this one (given or defaulted). It runs once per answer,
+    settings (a profile's, or given), ``given`` the 1-D values of every input
+    the planner gave and of the defaults computed before this one (in
+    declaration order). It runs once per answer,
     before the grid is built (hba: LPAR2's load swept from 0 up to the port's
     ceiling, which depends on the port and the block size); its docstring's
-    first line is the default's text in help and the API's schema.
+    first line is the default's text in help and the API's schema. It may
+    return NaN: the point is then left to the solve, which decides at the
+    values it is evaluated at, a band's included (hba: LPAR1 at its limit).
+
+    ``named``: names that stand for values (a published case, ``{"B": 520}``),
+    matched without regard to case wherever a value is given. ``argument``:
+    the CLI takes the input as its positional argument.
     """
 
     name: str
@@ -413,9 +430,14 @@ class Input:
     default: float | tuple[float, ...] | DefaultFunction | None = None
     description: str = ""
     integer: bool = False
+    named: Mapping[str, float] = field(default_factory=dict)
+    argument: bool = False
 
     #: An input takes numbers only (settings carry the named choices).
     choices: tuple[Any, ...] = ()
+    #: The question's own settings a computed default reads (``queue erlang``'s offered load from
+    #: ``arrival_rate``): giving the input and one of them is refused, as one of the two would be ignored.
+    reads: tuple[str, ...] = ()
 
     def __post_init__(self) -> None:
         low, high = self.bounds
@@ -426,12 +448,19 @@ class Input:
 
     def check(self, value: object, label: str | None = None) -> Any:
         """One value of the input, checked against its declaration (one-line :class:`InputError`)."""
-        return check_value(self, value, label)
+        return check_value(self, self.value_of(value), label)
+
+    def value_of(self, value: object) -> object:
+        """``value``, or the value a name in ``named`` stands for."""
+        if isinstance(value, str) and self.named:
+            key = value.strip().upper()
+            return next((v for name, v in self.named.items() if name.upper() == key), value)
+        return value
 
     def sweep(self, values: Mapping[str, Any] | None = None,
               given: Mapping[str, Any] | None = None) -> tuple[float, ...]:
         """The default sweep (empty when the input is required); a computed default at ``values`` and the
-        earlier inputs' ``given`` values (empty without ``values``: it depends on them)."""
+        other inputs' ``given`` values (empty without ``values``: it depends on them)."""
         default = self.default
         if callable(default):
             if values is None:
@@ -483,6 +512,11 @@ class Output:
     #: A parameter whose shipped value is a placeholder: the output is answered only when that value is
     #: the planner's (their profile, given, or carried to another CPU): IOPS from an assumed time per I/O.
     only_with: str = ""
+    #: Whole numbers (a count of cores): JSON prints them without a decimal point.
+    integer: bool = False
+    #: The solve may leave it out (a measured error, stated only where it passes the rule): the answer then
+    #: has no such key.
+    optional: bool = False
 
     def to_dict(self) -> dict[str, Any]:
         out = {"name": self.name, "unit": self.unit, "description": self.description}
@@ -497,6 +531,23 @@ class Plot:
     x: str
     y: tuple[str, ...]
     series: str | None = None
+
+
+@dataclass(frozen=True)
+class Repeated:
+    """A list a planner gives one item at a time (``--demand 0.005 --demand 0.003``; HTTP: a list), one
+    item per element of the system (a station).
+
+    With ``item`` (``item(k)``: the parameter the k-th value sets, k from 1), each value sets that
+    parameter (checked by its declaration) and the list's length sets the integer setting ``count``
+    (a closed network's ``demand_k_s`` and ``stations``). Without it, ``name`` is a text setting of the
+    family and the values, joined by commas, are its value (``--servers 4 --servers delay``: ``4,delay``).
+    """
+
+    name: str
+    description: str
+    count: str = ""
+    item: Callable[[int], str] | None = None
 
 
 @dataclass(frozen=True)
@@ -602,8 +653,24 @@ class Question:
     - ``shipped``: whether the family's shipped profile answers when the planner gives
       neither a profile nor every parameter (False: a question of the planner's own
       system, such as an M/M/c queue of given service rate, needs them given);
+    - ``takes``: the family's parameters and settings it offers as options (None: all); ``fixed``:
+      values it fixes (``{"servers": 1}``); ``settings``: options of its own (``ParameterSpec``s, such as
+      a G/G/c queue's ``arrival_scv``) handed to ``solve`` in ``values``; ``scenario=False`` leaves it out
+      of the family's scenario table (a variant that the table's values would not fit); ``optional``:
+      own settings that may be left out; a question with ``takes=()`` asked without a profile is answered
+      from its inputs alone (no profile is built: ``queue erlang``);
     - a note may be a callable ``(values, outputs) -> str | None``: a line that depends
-      on the values used or on what was computed (percentile keys among the outputs).
+      on the values used or on what was computed (percentile keys among the outputs);
+    - ``repeated``: lists given one item at a time (:class:`Repeated`), a repeatable flag and an
+      HTTP list each (a closed network's demand per station);
+    - ``defaults``: what a parameter is when the planner gives neither it nor a profile
+      (``{"think_time_s": 0.0}``: no think time unless one is given); with a profile, the profile's;
+    - ``shape(records, values) -> records``: only where a published JSON shape cannot be
+      declared otherwise, a pure rearrangement of the generic records (one per point) into the
+      published ones (keys nested, reordered, dropped); nothing is computed there. ``--format
+      json``, HTTP and ``iosizer.ask`` answer the shaped records, one point's alone. With
+      ``shape_table``, the CLI's table and CSV show the shaped records too (flat ones), keys named
+      in ``aliases`` left out (one point: a metric per row), as a hand-written command showed them;
     - an output declared ``Output(..., text=True)`` answers words (``solve`` returns an array
       of ``str``): shown as they are in tables, CSV and JSON, never banded; a plot or a sizing
       may not name it. ``Output(..., vector=True)``: each value is a list of numbers (a sequence
@@ -613,13 +680,19 @@ class Question:
       each jump; one row per policy): the question has no inputs and ``solve`` returns each output
       with one length n, the answer's n records. Bands move the parameters at the
       same rows: ``solve(moved_values, rows)`` gets the answer's own outputs as ``inputs`` and
-      answers at them. A setting declared with ``excludes`` replaces those settings: giving both
-      is an error;
+      answers at them (at least the banded outputs); its ``percentiles`` get those rows as inputs.
+      A setting declared with ``excludes`` replaces those settings: giving both is an error;
+    - percentile outputs sit after the declared outputs, before the first one declared
+      ``optional`` or ``only_with``; ``percentile_bands=False``: they carry no band;
     - ``sweeps``: settings of named choices the question sweeps (``("link",)``): the option takes one
       choice, a list ``1g,10g`` or ``all``; each choice is answered on its own values (a setting
       declared ``variant`` from its own shipped profile, see :class:`ParameterSpec`), and the
       records are the choices' records in the order given, each led by the choice as a text column.
       A choice whose outputs no varying parameter moves has no band (``local``: no replica);
+    - ``sweep_all``: swept settings whose default, in this question, is every choice rather
+      than the profile's one (hba's ``--mode`` answers both modes unless told);
+    - ``flat_bands``: an output no varying parameter moves keeps its band (low = high = the
+      answer: it does not depend on the fitted values) instead of losing it, as hba published;
     - ``shipped_bands``: False when an answer from the shipped profile on its own CPU carries no band
       (the shipped calibration's intervals describe a fit to a seed's statements, not measurements;
       they band a profile the planner gives or carries to another CPU);
@@ -656,10 +729,31 @@ class Question:
     #: answers the percentiles by simulation (:mod:`iosizer.simulate.answered`); a built-in family registers
     #: it in :data:`iosizer.simulate.hooks.SIMULATED_PERCENTILES` instead (the layer rule).
     simulate_percentiles: Callable[..., Any] | None = None
+    repeated: tuple[Repeated, ...] = ()
+    defaults: Mapping[str, Any] = field(default_factory=dict)
+    shape: Callable[[list[dict[str, Any]], Mapping[str, Any]], list[dict[str, Any]]] | None = None
+    shape_table: bool = False
     rows: bool = False
+    percentile_bands: bool = True
     sweeps: tuple[str, ...] = ()
+    sweep_all: tuple[str, ...] = ()
+    flat_bands: bool = False
     shipped_bands: bool = True
     always_list: bool = False
+    #: The family's parameters and settings the question offers as options (None: every one).
+    takes: tuple[str, ...] | None = None
+    #: Values the question fixes: a family setting (an M/M/1 queue is family mmc's with ``servers`` 1; a
+    #: profile calibrated at another value is refused) or a value handed to ``solve`` as it is.
+    fixed: Mapping[str, Any] = field(default_factory=dict)
+    #: The question's own settings (``ParameterSpec``, kind "setting"): options beside the family's, checked
+    #: by their declarations and handed to ``solve`` in ``values``; one without a value is required. They
+    #: are not the family's: ``iosizer params`` and calibration do not list them.
+    settings: tuple[ParameterSpec, ...] = ()
+    #: Whether the family's scenario table (``[<family>]``) answers it at the table's values.
+    scenario: bool = True
+    #: Own ``settings`` without a value that may be left out (absent from ``values``: a computed input
+    #: default reads them, ``queue erlang``'s ``arrival_rate``); others without a value are required.
+    optional: tuple[str, ...] = ()
 
     def __post_init__(self) -> None:
         if self.solve is None:
@@ -722,6 +816,19 @@ class Question:
             if spec.name == name:
                 return spec
         raise InputError(f"question '{self.command}' has no input '{name}'")
+
+    def options(self, family_specs: "tuple[ParameterSpec, ...]") -> "tuple[ParameterSpec, ...]":
+        """The parameters and settings the question takes as options: the family's it takes (``takes``,
+        less the ``fixed``), then its own ``settings``."""
+        return tuple(s for s in family_specs if (self.takes is None or s.name in self.takes)
+                     and s.name not in self.fixed) + self.settings
+
+    def option(self, family_specs: "tuple[ParameterSpec, ...]", name: str) -> "ParameterSpec":
+        for spec in self.options(family_specs):
+            if spec.name == name:
+                return spec
+        raise InputError(f"question '{self.command}' takes no {name}"
+                         + (f" (it fixes {name} = {self.fixed[name]})" if name in self.fixed else ""))
 
 
 #: values (parameters and settings by name) and input arrays -> output arrays.
@@ -808,7 +915,8 @@ class Family:
             if clash:
                 raise ValueError(f"family {self.name}: question '{question.command}' declares "
                                  f"{sorted(clash)} as inputs and as parameters")
-            unknown = [n for n in question.sweeps if not (n in settings and settings[n].choices)]
+            unknown = [n for n in (*question.sweeps, *question.sweep_all)
+                       if not (n in settings and settings[n].choices and n in question.sweeps)]
             if unknown:
                 raise ValueError(f"family {self.name}: question '{question.command}' sweeps {unknown}, "
                                  "not settings of named choices")
@@ -828,13 +936,20 @@ class Family:
     # --- reading the declaration ------------------------------------------
 
     def specs(self, settings: Mapping[str, Any] | None = None) -> tuple[ParameterSpec, ...]:
-        """Every parameter and setting, with the per-setting ones expanded."""
+        """Every parameter and setting, with the per-setting ones expanded (``settings`` may hold
+        parameter values too: a profile's values; only its settings are read)."""
         if self.expand is None:
             return self.parameters
-        return self.parameters + self.expand(self.check_settings(settings or {}))
+        names = {s.name for s in self.settings}
+        return self.parameters + self.expand(self.check_settings({k: v for k, v in (settings or {}).items()
+                                                                  if k in names}))
 
     def spec(self, name: str, settings: Mapping[str, Any] | None = None) -> ParameterSpec:
-        for spec in self.specs(settings):
+        # A declared one needs no settings; a per-setting one (a station's demand) is expanded by them.
+        for spec in self.parameters:
+            if spec.name == name:
+                return spec
+        for spec in self.specs(settings) if self.expand is not None else ():
             if spec.name == name:
                 return spec
         raise InputError(f"family '{self.name}' has no parameter '{name}'")

@@ -28,8 +28,10 @@ import numpy as np
 from pydantic import BaseModel, ConfigDict, Field
 
 from iosizer.errors import InputError
+from iosizer.units import KIB
 from iosizer.model._validate import as_nonnegative, as_positive
-from iosizer.model.family import Column, CpuScaling, Family, FitPlan, ParameterSpec, Question, Role, Schema
+from iosizer.model.family import (Column, CpuScaling, Family, FitPlan, Input, Output, ParameterSpec, Plot, Question,
+                                  Role, Schema)
 from iosizer.model.mva import SERVICE_SCV as _mva_scv
 
 __all__ = [
@@ -109,6 +111,14 @@ STORAGE_US = ParameterSpec(
     "the value is our placeholder for the array's service time per I/O, not a measurement: "
     "replace it with the array's measured round trip",
     "storage round trip per I/O, a delay station in the response network")
+#: The FC speeds with a shipped port (data/profiles/fc_ports.json: a test holds the two equal).
+PORT_SPEEDS: tuple[str, ...] = ("8gfc", "16gfc", "32gfc")
+PORT = ParameterSpec(
+    "port", "", "16gfc", (0.0, 0.0), "published",
+    f"{_SEED} sec 2.2: the measured port is 16GFC; 8GFC and 32GFC are the FC standard's neighbours "
+    "(FC-PI-4, FC-PI-6) on the same board's cores, an assumption stated in their profiles",
+    "FC speed: picks the shipped port of that speed (its usable link rate; the 16G board's cores)",
+    kind="setting", choices=PORT_SPEEDS, variant=True)
 MODE = ParameterSpec(
     "mode", "", "shared", (0.0, 0.0), "published",
     f"{_SEED} secs 1, 2.2: HBA-core occupancy is an option of a shared FC port; "
@@ -387,6 +397,37 @@ def _response_solve(values, inputs):
             "iops": solved.iops.reshape(threads.shape)}
 
 
+def _response_question(values, inputs):
+    """The response question: :func:`_response_solve` and the cores' utilization."""
+    threads = np.asarray(inputs["threads"])
+    solved = response(port_from_values(values), values["mode"], threads.ravel(), values["block_bytes"],
+                      values["storage_us"], values.get("service_scv"))
+    return {"response_us": solved.response_us.reshape(threads.shape), "iops": solved.iops.reshape(threads.shape),
+            "core_utilization": solved.core_utilization.reshape(threads.shape)}
+
+
+def _response_percentiles(values, inputs, percentiles):
+    """``response_pP_us`` at each thread count: the arrival theorem's mixture over the closed network
+    (cores and link queue, the storage delay constant); within 2.0 % of simulation over the grid
+    data/error_grids/hba_percentiles.csv (4 to 64 threads, 512 B and 4 KiB, both modes)."""
+    from iosizer.model.percentiles import closed_network_percentiles, percentile_key
+
+    if float(values.get("service_scv", SERVICE_SCV.value)) != 1.0:
+        raise InputError("--percentile's approximation assumes exponential service; "
+                         "give --percentile or --service-scv other than 1, not both")
+    threads = np.asarray(inputs["threads"])
+    demands, servers, _, storage = response_network(port_from_values(values), values["mode"],
+                                                     values["block_bytes"], values["storage_us"])
+    queues = [(d, c) for d, c in zip(demands, servers) if not math.isinf(c)]
+    out = {f"response_{percentile_key(p)}_us": np.empty(threads.shape) for p in percentiles}
+    for index, n in np.ndenumerate(threads):
+        found = closed_network_percentiles([d for d, _ in queues], 0.0, int(n), list(percentiles),
+                                           [c for _, c in queues], storage)
+        for key, value in found.response.items():
+            out[f"{key}_us"][index] = value
+    return out
+
+
 def _response_start(data, settings):
     """Storage delay from the lightest load (one thread: the bare sum of demands); core
     capacity from the highest measured IOPS per core when the file has it, else declared."""
@@ -402,6 +443,74 @@ def _response_start(data, settings):
     return {"storage_us": storage, "core_iops": per_core}
 
 
+def _isolation_solve(values, inputs):
+    """LPAR1 steady (its offered IOPS), LPAR2 the disturbance, both on one port: the carried IOPS
+    and MB/s of each, and LPAR1's change against itself alone (LPAR2 offering 0), at every point."""
+    port, mode = port_from_values(values), values["mode"]
+    lpar2 = np.asarray(inputs["lpar2_offered_iops"], dtype=np.float64)
+    size1 = float(values["block_kib"]) * KIB
+    # Left out (NaN), LPAR1 offers its limit at these values: a band's port has its own ceiling.
+    lpar1 = np.broadcast_to(inputs["lpar1_demand_iops"], lpar2.shape)
+    lpar1 = np.where(np.isnan(lpar1), float(port_ceiling_iops(port, mode, size1)), lpar1)
+    size2 = np.broadcast_to(inputs["lpar2_block_kib"], lpar2.shape) * KIB
+    carried = np.empty(lpar2.shape + (2,))
+    alone = np.empty(lpar2.shape)
+    for block in np.unique(size2):  # the usage matrix depends on LPAR2's block: one solve per size
+        at = size2 == block
+        sizes = np.array([size1, block])
+        offered = np.stack([lpar1[at], lpar2[at]], axis=-1)
+        carried[at] = virtual_port_iops(port, mode, offered, sizes)
+        idle = np.stack([lpar1[at], np.zeros(offered.shape[:-1])], axis=-1)
+        alone[at] = virtual_port_iops(port, mode, idle, sizes)[..., 0]
+    lpar1_iops, lpar2_iops = carried[..., 0], carried[..., 1]
+    with np.errstate(divide="ignore", invalid="ignore"):
+        change = np.where(alone > 0, 100 * (lpar1_iops / alone - 1), 0.0)
+    return {"lpar1_iops": lpar1_iops, "lpar2_iops": lpar2_iops,
+            "lpar1_mbps": lpar1_iops * size1 / 1e6, "lpar2_mbps": lpar2_iops * size2 / 1e6,
+            "lpar1_offered_iops": lpar1, "lpar1_change_pct": change}
+
+
+def _lpar2_block_kib(values, given):
+    """LPAR1's (the block_kib setting)."""
+    return float(values["block_kib"])
+
+
+def _lpar1_at_its_limit(values, given):
+    """At its limit: its stand-alone ceiling in the mode (sections 3.1.1 (1), 3.1.2)."""
+    return math.nan  # the solve takes the ceiling at the values it is evaluated at
+
+
+def _lpar2_up_to_the_ceiling(values, given):
+    """0 to one virtual port's shared ceiling at LPAR2's block, in 12 steps.
+
+    The ceiling is the load at which LPAR2 alone would fill the port (at LPAR2's smallest block when
+    several are given)."""
+    size = float(np.min(given.get("lpar2_block_kib", values["block_kib"]))) * KIB
+    return tuple(np.linspace(0.0, float(port_ceiling_iops(port_from_values(values), "shared", size)), 13).tolist())
+
+
+def _published(order, banded):
+    """The published record shape of an hba question (as the hand-written commands printed it): ``order``
+    first (``block_kib`` from the values), then the bands of ``banded``, then the percentiles unbanded."""
+    def shape(records, values):
+        out = []
+        for record in records:
+            row = {k: values[k] if k == "block_kib" else record[k] for k in order}
+            row.update({f"{k}_{e}": record[f"{k}_{e}"] for k in banded for e in ("ci_low", "ci_high")
+                        if f"{k}_{e}" in record})
+            row.update({k: v for k, v in record.items() if k.startswith("response_p") and "_ci_" not in k})
+            out.append(row)
+        return out
+    return shape
+
+
+def _value_notes(values, outputs):
+    """Where the port's numbers come from: the shipped FC speed's or the profile's."""
+    scv = float(values.get("service_scv", SERVICE_SCV.value))
+    return ("service times exponential (cv^2 = 1): exact MVA" if scv == 1 else
+            f"service-time cv^2 = {scv:g}: MVA with the residual-service correction (approximate)")
+
+
 FAMILIES = (
     Family(
         name="hba",
@@ -413,7 +522,7 @@ FAMILIES = (
                  "R(N) = N / X(N)"),
         summary="virtual FC ports sharing one physical port and its HBA cores: isolation and response (seed 002)",
         source=f"{_SEED} secs 2.2, 3.1, 3.2",
-        parameters=(LINK_MBPS, CORES, CORE_IOPS, STORAGE_US, MODE, BLOCK_KIB, BLOCK_BYTES, SERVICE_SCV),
+        parameters=(LINK_MBPS, CORES, CORE_IOPS, STORAGE_US, PORT, MODE, BLOCK_KIB, BLOCK_BYTES, SERVICE_SCV),
         columns=Schema("hba", (
             Column("threads", Role.input, "I/Os", "I/Os kept outstanding on one virtual port",
                    minimum=1, integer=True, maximum=100_000),
@@ -440,11 +549,53 @@ FAMILIES = (
             "publishes no response values to check either against"
         ),
         questions=(
-            Question("hba isolation", "LPAR1's throughput while LPAR2's load grows on the same FC port",
-                     ("lpar2_offered_iops", "block_kib", "lpar1_offered_iops"),
-                     ("lpar1_iops", "lpar2_iops", "lpar1_mbps", "lpar2_mbps", "lpar1_change_pct")),
-            Question("hba response", "one virtual port's response against outstanding I/Os",
-                     ("threads", "block_bytes"), ("response_us", "iops", "core_utilization")),
+            Question(
+                "hba isolation", "LPAR1's throughput while LPAR2's load grows on the same FC port (section 3.1)",
+                inputs=(
+                    Input("lpar2_offered_iops", "IOPS", OFFERED_IOPS.bounds, default=_lpar2_up_to_the_ceiling,
+                          description="LPAR2's offered IOPS"),
+                    Input("lpar1_demand_iops", "IOPS", OFFERED_IOPS.bounds, default=_lpar1_at_its_limit,
+                          description="LPAR1's offered IOPS; below one core's capacity is section 3.1.1 (2)"),
+                    Input("lpar2_block_kib", "KiB", BLOCK_KIB.bounds, default=_lpar2_block_kib,
+                          description="LPAR2's I/O size"),
+                ),
+                outputs=(
+                    Output("lpar1_iops", "IOPS", "LPAR1's carried I/Os per second"),
+                    Output("lpar2_iops", "IOPS", "LPAR2's carried I/Os per second"),
+                    Output("lpar1_mbps", "MB/s", "LPAR1's carried throughput"),
+                    Output("lpar2_mbps", "MB/s", "LPAR2's carried throughput"),
+                    Output("lpar1_offered_iops", "IOPS", "LPAR1's offered IOPS: as given, or its limit"),
+                    Output("lpar1_change_pct", "%", "LPAR1's IOPS against LPAR1 alone (LPAR2 offering 0)"),
+                ),
+                solve=_isolation_solve,
+                sweeps=("mode",), sweep_all=("mode",), flat_bands=True, always_list=True,
+                notes=(f"{_SEED} sec 3.1: overload is shared pro rata to the offered IOPS at the saturated "
+                       "resource (progressive filling); LPAR1 offers its limit unless told",
+                       "lpar1_change_pct: LPAR1's IOPS against LPAR1 alone (LPAR2 offering 0)"),
+                plot=Plot("lpar2_offered_iops", ("lpar1_iops", "lpar2_iops"), series="mode"),
+                aliases={"lpar2_offered_iops": ("lpar2_iops",), "lpar1_demand_iops": ("lpar1_iops",)},
+                shape=_published(("mode", "block_kib", "lpar2_offered_iops", "lpar1_iops", "lpar2_iops",
+                                  "lpar1_mbps", "lpar2_mbps", "lpar1_offered_iops", "lpar1_change_pct"),
+                                 ("lpar1_iops", "lpar2_iops")),
+            ),
+            Question(
+                "hba response", "one virtual port's response against outstanding I/Os, closed network by MVA "
+                "(section 3.2)",
+                inputs=(Input("threads", "I/Os", THREADS.bounds, default=(1, 8, 16), integer=True,
+                              description="outstanding I/Os of one virtual port"),),
+                outputs=(Output("response_us", "us", "mean response time per I/O, the full round trip"),
+                         Output("iops", "IOPS", "I/Os completed per second"),
+                         Output("core_utilization", "1", "utilization of the HBA cores serving the port")),
+                solve=_response_question,
+                sweeps=("mode",), sweep_all=("mode",), flat_bands=True, always_list=True,
+                percentiles=_response_percentiles,
+                notes=(f"{_SEED} sec 3.2: threads cycle through the HBA cores (cores servers shared, 1 in "
+                       "occupancy mode), the link and the storage (a delay station of storage_us)",
+                       _value_notes),
+                plot=Plot("threads", ("response_us",), series="mode"),
+                shape=_published(("mode", "threads", "response_us", "iops", "core_utilization"),
+                                 ("response_us", "iops")),
+            ),
         ),
         example="hba.csv",
         measurements=("seed002_env", "seed002_sec3_1_isolation", "seed002_sec3_2_response"),

@@ -91,7 +91,9 @@ __all__ = [
     "RESPONSE_ERROR",
     "equal_response_loads",
     "evaluate",
+    "loadshare_percentiles",
     "max_throughput",
+    "percentile_errors",
     "policy_curve",
     "port_shares_of",
     "parse_shares",
@@ -560,7 +562,7 @@ def port_waits(policy: Policy, total_load: object, port_shares: Sequence[float] 
     Formulas (1), (3) and (4) with the cores the policy chooses at each total load
     (cores of work): ``service`` s_p, ``wait`` W_p, ``p_wait`` the chance all
     k_p of the port's cores are busy when an I/O arrives, and ``weight`` the
-    ports' load shares (P,). :func:`iosizer.model.percentiles.loadshare_percentiles`
+    ports' load shares (P,). :func:`loadshare_percentiles`
     builds the response tails from them.
     """
     _check_policy(policy)
@@ -979,6 +981,146 @@ def _compare(values: Mapping[str, Any], inputs: Mapping[str, np.ndarray]) -> dic
     }
 
 
+#: Relative distance within which two rows of a curve are the two sides of one switching load (they sit
+#: 1e-9 either side of it): no band means anything there, the response jumps between them.
+_SIDE_ROWS = 2e-6
+
+
+def loadshare_percentiles(policy: str, total_load: object, port_shares: Sequence[float], params: PolicyParams,
+                          percentiles: Sequence[float]) -> dict[str, np.ndarray]:
+    """``response_pP`` (service times) of :func:`evaluate`'s response, per total load: the throughput-weighted
+    mixture of the ports' M/M/c-form responses with the wait probability (formula (3)) and mean wait (formula
+    (4)) of :func:`port_waits` (:func:`iosizer.model.percentiles.port_mixture_percentiles`); exact for
+    exclusive and shared (Erlang C). Measured error: ``data/error_grids/loadshare_percentiles.csv``."""
+    from iosizer.model.percentiles import port_mixture_percentiles
+
+    return port_mixture_percentiles(port_waits(policy, total_load, port_shares, params), params.non_core, percentiles)
+
+
+def _curve(values: Mapping[str, Any], rows: Mapping[str, np.ndarray]) -> dict[str, Any]:
+    """``iosizer loadshare curve``: one policy's response against its throughput, from near zero to 0.95 of
+    its maximum and both sides of each switching load, in cores and service times and over the reference
+    policy's maximum and minimum; in IOPS and us from ``io_service_us``.
+
+    Given ``rows`` (the answer's own, Question.rows), the response in us at those rows' IOPS with the values
+    moved (a band at the same IOPS), none (NaN) on the two rows either side of a jump."""
+    service_us = float(values["io_service_us"])
+    if rows:
+        load = np.asarray(rows["throughput_cores"], dtype=float)
+        response = evaluate(values["policy"], np.asarray(rows["throughput_iops"]) * service_us * 1e-6,
+                            port_shares_of(values), _params_of(values)).response * service_us
+        near = np.abs(np.diff(load) / load[1:]) < _SIDE_ROWS
+        sides = np.concatenate([near, [False]]) | np.concatenate([[False], near])
+        return {"response_us": np.where(sides, np.nan, response)}
+    (curve,), reference = _curves(values, (values["policy"],))
+    count = curve.throughput.size
+    out: dict[str, Any] = {
+        "scenario": np.array([values["mix"]] * count, dtype=object),
+        "throughput_norm": curve.throughput / reference.max_throughput,
+        "response_norm": curve.response / reference.low_load_response,
+        "throughput_cores": curve.throughput,
+        "response_service_times": curve.response,
+        "hot_port_cores": curve.cores_per_port.max(axis=1),
+    }
+    error = _mean_error(values, curve)
+    if error is not None:
+        out["response_error_pct"] = error
+    out.update(throughput_iops=curve.throughput / (service_us * 1e-6), response_us=curve.response * service_us)
+    return out
+
+
+def _error_region(values: Mapping[str, Any], grid: Mapping[str, np.ndarray], label: str) -> np.ndarray:
+    """The grid's cells for this answer: the seed's scenario at its cores, else every mix off the seed's."""
+    policy = grid["policy"] == values["policy"]
+    same = (grid[label] == values["mix"]) & (grid["cores"] == int(values["cores"])) & policy
+    return same if same.any() else (~np.isin(grid[label], values["seed_mixes"]) & policy)
+
+
+def _mean_error(values: Mapping[str, Any], curve: PolicyCurve) -> np.ndarray | None:
+    """The mean response's error (%) measured against simulation around each row's load, where it passes
+    the rule somewhere (grid ``loadshare_response``); shared and exclusive are exact."""
+    from iosizer.data.error_grids import ERROR_RULE_PCT, load
+    from iosizer.model.percentiles import percentile_approximation_error
+
+    if values["policy"] in ("shared", "exclusive"):
+        return None
+    grid = load("loadshare_response")
+    region = _error_region(values, grid, "mix")
+    subset = {key: column[region] for key, column in grid.items()}
+    errors = np.array([percentile_approximation_error(subset, {"load_fraction": float(f)})
+                       for f in curve.throughput / curve.max_throughput])
+    return errors if np.any(np.abs(errors) > ERROR_RULE_PCT) else None
+
+
+def _curve_percentiles(values: Mapping[str, Any], rows: Mapping[str, np.ndarray],
+                       percentiles: tuple[float, ...]) -> dict[str, np.ndarray]:
+    """``response_pP_service_times`` and ``_norm`` at the curve's rows (:func:`iosizer.model.percentiles.
+    loadshare_percentiles`), and ``response_pP_error_pct`` where the error measured against simulation
+    (grid ``loadshare_percentiles``) passes the rule."""
+    params, shares, policy = _params_of(values), port_shares_of(values), values["policy"]
+    loads = np.asarray(rows["throughput_cores"], dtype=float)
+    reference_low = np.asarray(rows["response_service_times"]) / np.asarray(rows["response_norm"])
+    out: dict[str, np.ndarray] = {}
+    for key, tail in loadshare_percentiles(policy, loads, shares, params, percentiles).items():
+        out[f"{key}_service_times"], out[f"{key}_norm"] = tail, tail / reference_low
+    if policy in ("shared", "exclusive"):  # exact: Erlang C per port group
+        return out
+    top = max_throughput(policy, np.asarray(shares, dtype=float) / np.sum(shares), params)
+    return {**out, **percentile_errors(values, loads / top, percentiles)}
+
+
+def percentile_errors(values: Mapping[str, Any], load_fractions: Any,
+                      percentiles: Sequence[float]) -> dict[str, np.ndarray]:
+    """``response_pP_error_pct`` at each load (a fraction of the policy's maximum) where the percentile's error
+    measured against simulation (grid ``loadshare_percentiles``) passes the rule somewhere: the seed's scenario
+    (``values["mix"]``) at its cores, else the worst of the mixes measured off the seed's scenarios."""
+    from iosizer.data.error_grids import ERROR_RULE_PCT, load
+    from iosizer.model.percentiles import percentile_approximation_error, percentile_key
+
+    grid = load("loadshare_percentiles")
+    region = _error_region(values, grid, "scenario")
+    if not region.any():
+        return {}
+    subset = {key: column[region] for key, column in grid.items()}
+    out: dict[str, np.ndarray] = {}
+    for p in percentiles:
+        error = np.array([percentile_approximation_error(subset, {"load_fraction": float(f), "percentile": p})
+                          for f in np.atleast_1d(load_fractions)])
+        if np.any(np.abs(error) > ERROR_RULE_PCT):
+            out[f"response_{percentile_key(p)}_error_pct"] = error
+    return out
+
+
+def _switches_note(values: Mapping[str, Any], outputs: Mapping[str, Any]) -> str | None:
+    """Where the curve switches (the pairs of rows either side of a switching load) and how far it jumps."""
+    x, r = np.asarray(outputs["throughput_norm"], float), np.asarray(outputs["response_service_times"], float)
+    pairs = np.flatnonzero(np.abs(np.diff(x) / x[1:]) < _SIDE_ROWS)
+    parts = [(0.5 * (x[i] + x[i + 1]), max(r[i], r[i + 1]) / min(r[i], r[i + 1]) - 1) for i in pairs]
+    rows = f"{x.size} rows: {int(values['points'])} load points and both sides of {len(parts)} switching load" \
+        f"{'s' if len(parts) != 1 else ''} below 0.95 of the maximum (where the response jumps); " if parts else ""
+    return (rows + "switches at " + ", ".join(f"{at:.3f} (jump {100 * jump:.1f} %)" for at, jump in parts)) \
+        if parts else None
+
+
+def _curve_notes(values: Mapping[str, Any], outputs: Mapping[str, Any]) -> str | None:
+    """What the optional columns are, when they are there."""
+    lines = []
+    if "response_error_pct" in outputs:
+        lines.append("response_error_pct: the mean response's worst error measured against simulation around each "
+                     "load (data/error_grids/loadshare_response.csv; 0 within the simulation's interval); past 2 % "
+                     "ask --simulate")
+    if any(key.startswith("response_p") for key in outputs):
+        lines.append("response_pP: mixture over ports of M/M/c-form responses with each port's wait probability and "
+                     "mean wait from the model (exact for shared and exclusive; for one-stage and multi-stage "
+                     "measured against simulation on a grid, data/error_grids/loadshare_percentiles.csv, and stated "
+                     "as response_pP_error_pct past 2 %); a switch's jump is the mean's, a percentile may move "
+                     "there too")
+    if "response_us" in outputs:
+        lines.append("throughput_iops = throughput_cores x 10^6 / io_service_us, response_us = response_service_times "
+                     "x io_service_us; its band is at the same IOPS, none either side of a jump")
+    return "; ".join(lines) or None
+
+
 def _normalised_note(values: Mapping[str, Any], outputs: Mapping[str, Any]) -> str:
     source = (f"seed 003 table {values['table']}, figure {values['figure']}" if values["table"] else
               f"port shares {', '.join(f'{v:.4g}' for v in port_shares_of(values))} (not a seed scenario)")
@@ -1054,10 +1196,25 @@ FAMILIES = (
                       "exact for exclusive and shared, approximate where groups of different sizes overlap; "
                       + RESPONSE_ERROR),
         questions=(
-            Question("loadshare curve", "response against throughput for one policy, normalised as the seed's figures",
-                     ("scenario", "policy"),
-                     ("throughput_norm", "response_norm", "throughput_cores", "response_service_times",
-                      "hot_port_cores")),
+            Question(
+                "curve", "response against throughput for one policy, normalised as the seed's figures", rows=True,
+                always_list=True, sweeps=("policy",),
+                outputs=(
+                    Output("scenario", "name", "the seed's scenario, or the planner's N-port mix", text=True),
+                    Output("throughput_norm", "1", "throughput over the reference policy's maximum", band=False),
+                    Output("response_norm", "1", "mean response over the reference policy's minimum", band=False),
+                    Output("throughput_cores", "cores", "throughput, cores of I/O work", band=False),
+                    Output("response_service_times", "service times", "mean response, throughput-weighted over "
+                           "ports", band=False),
+                    Output("hot_port_cores", "cores", "cores serving the busiest port", band=False, integer=True),
+                    Output("response_error_pct", "%", "the mean response's error measured against simulation "
+                           "around the load, where it passes 2 %", band=False, optional=True),
+                    Output("throughput_iops", "IOPS", "throughput", band=False, only_with="io_service_us"),
+                    Output("response_us", "us", "mean response", only_with="io_service_us"),
+                ),
+                solve=_curve, percentiles=_curve_percentiles, percentile_bands=False,
+                notes=(_normalised_note, _controller_note, _POOLED, _curve_notes, _switches_note),
+                plot=Plot("throughput_norm", ("response_norm",))),
             Question(
                 "compare", "every policy's maximum throughput, low-load response and largest jump", rows=True,
                 always_list=True,

@@ -32,7 +32,8 @@ from pydantic import BaseModel, ConfigDict, Field, field_validator
 
 from iosizer.errors import InputError
 from iosizer.units import KIB
-from iosizer.model.family import Column, CpuScaling, Family, FitPlan, ParameterSpec, Question, Role, Schema
+from iosizer.model.family import (Column, CpuScaling, Family, FitPlan, Input, Output, ParameterSpec, Plot, Question,
+                                  Role, Schema)
 from iosizer.model.mva import SERVICE_SCV
 
 __all__ = [
@@ -44,6 +45,7 @@ __all__ = [
     "access_pattern",
     "ack_limit_symbols",
     "link_bandwidth",
+    "link_of",
     "posted_tlps_in_flight",
     "read_split",
     "rmw_throughput",
@@ -730,21 +732,13 @@ def _link(values, lanes: str = "lanes") -> PcieLink:
 
 
 def _link_solve(values, inputs):
-    link = _link(values)
-    sizes = np.asarray(inputs["transfer_bytes"]).astype(np.int64)
-    effective = [link_bandwidth(link, int(size)).effective_gbyte_s for size in sizes.ravel()]
-    return {"write_gbyte_s": np.asarray(effective, dtype=np.float64).reshape(sizes.shape)}
+    """The family's solve (what calibration fits): back-to-back writes, :func:`_link_question`'s bandwidth."""
+    return {"write_gbyte_s": _link_question({**values, "direction": "write"}, inputs)["effective_gbyte_s"]}
 
 
 def _rmw_solve(values, inputs):
-    platform = RmwPlatform(link=_link(values, "lanes_per_port"), rmw_service_ns=values["rmw_service_ns"],
-                           posted_credits=values["posted_credits"], line_service_ns=values["line_service_ns"],
-                           service_scv=values.get("service_scv", RMW_SERVICE_SCV.value))
-    lanes = np.asarray(inputs["lanes"]).astype(int)
-    sizes = np.asarray(inputs["transfer_bytes"]).astype(int)
-    loss = [float(rmw_throughput(platform, access_pattern(int(b), values["mps_bytes"]), [int(l)]).loss_pct[0])
-            for l, b in zip(lanes.ravel(), sizes.ravel())]
-    return {"loss_pct": np.asarray(loss).reshape(lanes.shape)}
+    """The family's solve (what calibration fits): :func:`_rmw_question`'s loss, no mitigation."""
+    return {"loss_pct": _rmw_question({**values, "mitigation": "none"}, inputs)["loss_pct"]}
 
 
 def _link_start(data, settings):
@@ -757,6 +751,297 @@ def _rmw_start(data, settings):
     once the link saturates (from about 2 credits at cv^2 = 0), so a start there has no gradient; from
     1.5 the fit reaches the same root at cv^2 = 1 as from 4 (seed 001: 6.630 ns, 2.611 credits)."""
     return {"rmw_service_ns": 5.0, "posted_credits": 1.5}
+
+
+
+# --- the questions: pcie link, pcie pattern, pcie rmw ----------------------------------
+
+#: A planner's what-ifs beside the link settings: the traffic, how completions split, the device's
+#: 64-byte cut and the RMW mitigations of section 5.
+SPLIT_AT_64 = ParameterSpec("split_at_64", "1", 0, (0, 1), "assumed",
+                            f"{_SEED} sec 5, second mitigation: off unless the device buffers its writes",
+                            "the device cuts writes at 64-byte boundaries (1) or not (0)", kind="setting",
+                            integer=True)
+MITIGATIONS = ("none", "gather-dif", "split-at-64")
+MITIGATION = ParameterSpec("mitigation", "1", "none", (0, 0), "assumed",
+                           f"{_SEED} sec 5: gather the DIFs at the end (pattern F) or split writes at 64-byte "
+                           "boundaries in a device buffer; none unless asked",
+                           "RMW mitigation compared with the plain pattern: none, gather-dif or split-at-64",
+                           kind="setting", choices=MITIGATIONS)
+#: Seed 001 table 2's cases by letter (the published rows: data/measurements/seed001_table2_patterns.csv,
+#: held equal to this by tests/model/test_pcie_questions.py): a transfer size may be named by its case.
+TABLE2_CASES = {"A": 512, "B": 520, "C": 1040, "D": 2080, "E": 4104, "F": 4160}
+#: The case the section-4 losses belong to (the highest unaligned frequency), the rmw question's default.
+WORST_CASE_BYTES = TABLE2_CASES["B"]
+#: Total lanes seed 001 section 4 measured (1-4 x8 FPGAs): the rmw question's default sweep (tests hold it
+#: equal to data/measurements/seed001_sec4_losses.csv).
+MEASURED_LANES = (8, 16, 24, 32)
+_WHOLE = frozenset({"tlps_per_transfer", "tlp_overhead_bytes", "cpl_overhead_bytes", "read_requests_per_transfer",
+                    "completions_per_transfer", "ports"})
+
+
+def _whole(row: dict, keys: tuple[str, ...]) -> dict:
+    """``keys`` of a generic record, whole counts as int (the record holds every number as a float)."""
+    return {k: _value(row, k) for k in keys}
+
+
+def _value(row: dict, key: str) -> Any:
+    return int(row[key]) if key in _WHOLE and row[key] is not None else row[key]
+
+
+def link_of(values) -> PcieLink:
+    """The link of a family's values (settings by name; the link's own lanes)."""
+    return _link(values).model_copy(update={"completions": values.get("completions", COMPLETIONS.value)})
+
+
+_LINK_OUT = ("raw_gbyte_s", "effective_gbyte_s", "effective_gbit_s", "tlps_per_transfer", "efficiency_pct",
+             "read_requests_per_transfer", "completions_per_transfer", "tx_utilization", "rx_utilization",
+             "tx_dllp_share_pct", "rx_dllp_share_pct")
+
+
+def _link_question(values, inputs):
+    """``pcie link``: :func:`link_bandwidth` at each transfer size."""
+    link = link_of(values)
+    sizes = np.asarray(inputs["transfer_bytes"])
+    found = [link_bandwidth(link, int(size), values.get("direction", DIRECTION.value)) for size in sizes.ravel()]
+    out = {k: np.asarray([getattr(f, k) for f in found], dtype=np.float64).reshape(sizes.shape) for k in _LINK_OUT}
+    out["tlp_overhead_bytes"] = np.full(sizes.shape, float(link.tlp_overhead_bytes))
+    out["cpl_overhead_bytes"] = np.full(sizes.shape, float(link.cpl_overhead_bytes))
+    return out
+
+
+#: ``pcie link``'s published keys in order: the link used (from the values), the transfer, the answer, the
+#: deprecated ``*_gbps`` names beside their ``_gbyte_s`` keys, the effective bandwidth's band last.
+_LINK_USED = ("generation", "lanes", "mps_bytes", "direction", "mrrs_bytes", "rcb_bytes", "completions")
+_LINK_KEYS = (*_LINK_USED[:3], "transfer_bytes", *_LINK_USED[3:], *_LINK_OUT[:3], "raw_gbps", "effective_gbps",
+              *_LINK_OUT[3:5], "tlp_overhead_bytes", "cpl_overhead_bytes", *_LINK_OUT[5:],
+              "effective_gbyte_s_ci_low", "effective_gbyte_s_ci_high")
+_OLD_LINK_KEYS = {"raw_gbps": "raw_gbyte_s", "effective_gbps": "effective_gbyte_s"}
+
+
+def _link_shape(records, values):
+    """The published ``pcie link`` record (:data:`_LINK_KEYS`)."""
+    return [{k: values[k] if k in _LINK_USED else _value(row, _OLD_LINK_KEYS.get(k, k))
+             for k in _LINK_KEYS if k in _LINK_USED or _OLD_LINK_KEYS.get(k, k) in row} for row in records]
+
+
+def _link_notes(values, outputs):
+    link = link_of(values)
+    limit = ack_limit_symbols(link.generation, link.lanes, link.mps_bytes)
+    return (f"per TLP: {link.tlp_overhead_bytes} B (MWr/MRd) or {link.cpl_overhead_bytes} B (CplD) of header, DLL "
+            "and framing; SKP ordered sets deducted\n"
+            "tx = the device's transmit side (MWr, MRd), rx = its receive side (CplD); each carries the other's "
+            "Ack/UpdateFC DLLPs"
+            + (f" (one of each per {limit} symbol times at most, 8 B each over {link.lanes} lanes)" if limit else
+               " (flit mode: in each flit's DLP bytes; 236 of 256 flit bytes carry TLPs)"))
+
+
+def _both_note(values, outputs):
+    if values.get("direction") == "both":
+        return "both: a read and a write of the same size; efficiency over both directions' capacity"
+    return None
+
+
+def _pattern_question(values, inputs):
+    """``pcie pattern``: :func:`access_pattern` at each transfer size, with table 2's published value where the
+    size is one of its cases at the seed's MPS (``values['table2']``: case -> published per KiB, from the
+    shipped measurement)."""
+    sizes = np.asarray(inputs["transfer_bytes"])
+    split = bool(values.get("split_at_64", 0))
+    found = [access_pattern(int(size), int(values["mps_bytes"]), split) for size in sizes.ravel()]
+    published = values.get("table2", {}) if not split and values["mps_bytes"] == MPS.value else {}
+    cases = {size: case for case, size in TABLE2_CASES.items() if case in published}
+
+    def column(get, dtype=np.float64):
+        return np.asarray([get(f) for f in found], dtype=dtype).reshape(sizes.shape)
+
+    return {"tlp_bytes": [f.tlp_bytes for f in found],
+            "unaligned_per_kib": column(lambda f: f.unaligned_per_kib),
+            "unaligned_per_transfer": column(lambda f: f.unaligned_per_transfer),
+            "full_lines_per_transfer": column(lambda f: f.full_lines_per_transfer),
+            "layout": column(lambda f: f.layout, object),
+            "table2_case": column(lambda f: cases.get(f.transfer_bytes, ""), object),
+            "table2_unaligned_per_kib": column(lambda f: published.get(cases.get(f.transfer_bytes), math.nan))}
+
+
+def _pattern_shape(records, values):
+    """The published ``pcie pattern`` record: each TLP's payload listed, table 2's case only where it is one."""
+    shaped = []
+    for row in records:
+        size, mps = row["transfer_bytes"], values["mps_bytes"]
+        out = {"transfer_bytes": size, "mps_bytes": mps, "tlp_bytes": [int(b) for b in row["tlp_bytes"]]}
+        out.update(_whole(row, ("unaligned_per_kib", "unaligned_per_transfer", "full_lines_per_transfer", "layout")))
+        if row["table2_case"]:
+            out.update(table2_case=row["table2_case"], table2_unaligned_per_kib=row["table2_unaligned_per_kib"])
+        shaped.append(out)
+    return shaped
+
+
+def _table2_note(values, outputs):
+    cases = [c for c in outputs["table2_case"] if c]
+    if not cases:
+        return None
+    composition = values.get("table2_composition", {})
+    return "; ".join(f"seed 001 table 2 case ({c}) {composition.get(c, '')}: "
+                     f"{values['table2'][c]:.2f} per kB (1 kB = 1024 B)" for c in dict.fromkeys(cases))
+
+
+def _rmw_platform(values) -> RmwPlatform:
+    return RmwPlatform(link=_link(values, "lanes_per_port"), rmw_service_ns=values["rmw_service_ns"],
+                       posted_credits=values["posted_credits"], line_service_ns=values["line_service_ns"],
+                       service_scv=values.get("service_scv", RMW_SERVICE_SCV.value))
+
+
+def gathered_transfer_bytes(transfer_bytes: int) -> int:
+    """Pattern F generalised: the fewest whole transfers, DIFs gathered at the end, whose size is a multiple of
+    the 64 B line (8 x 520 = 4160)."""
+    return transfer_bytes * (LINE_BYTES // math.gcd(transfer_bytes, LINE_BYTES))
+
+
+def _mitigated(size: int, mps: int, mitigation: str) -> AccessPattern:
+    """Section 5's mitigations: the DIFs gathered at the end, or writes cut at 64 B in a device buffer."""
+    if mitigation == "gather-dif":
+        return access_pattern(gathered_transfer_bytes(size), mps)
+    return access_pattern(size, mps, split_at_line=True)
+
+
+def _rmw_question(values, inputs):
+    """``pcie rmw``: :func:`rmw_throughput` at each (lanes, transfer size), the chosen mitigation beside it, and
+    where service_scv is not 1 the correction's error measured against simulation (the shipped grid
+    rmw_service_scv), NaN where no point of a size exceeds :data:`ERROR_RULE_PCT` (% or points)."""
+    from iosizer.data.error_grids import ERROR_RULE_PCT, load
+    from iosizer.model.percentiles import percentile_approximation_error
+
+    platform = _rmw_platform(values)
+    lanes, sizes = np.asarray(inputs["lanes"]), np.asarray(inputs["transfer_bytes"])
+    names = ("ports", "throughput_gbyte_s", "aligned_throughput_gbyte_s", "loss_pct", "rmw_utilization",
+             "mitigated_throughput_gbyte_s", "recovered_gbyte_s", "mitigated_loss_pct", "throughput_error_pct",
+             "loss_error_points")
+    out = {k: np.full(lanes.shape, np.nan) for k in names}
+    mps, mitigation = int(values["mps_bytes"]), values.get("mitigation", MITIGATION.value)
+    grid = load("rmw_service_scv") if platform.service_scv != 1 else None
+    for size in np.unique(sizes):
+        at = sizes == size
+        base = rmw_throughput(platform, access_pattern(int(size), mps), lanes[at].astype(int))
+        for key in ("ports", "throughput_gbyte_s", "aligned_throughput_gbyte_s", "loss_pct", "rmw_utilization"):
+            out[key][at] = getattr(base, key)
+        if mitigation != "none":
+            fixed = rmw_throughput(platform, _mitigated(int(size), mps, mitigation), lanes[at].astype(int))
+            out["mitigated_throughput_gbyte_s"][at] = fixed.throughput_gbyte_s
+            out["recovered_gbyte_s"][at] = fixed.throughput_gbyte_s - base.throughput_gbyte_s
+            out["mitigated_loss_pct"][at] = fixed.loss_pct
+        if grid is not None:
+            query = [{"transfer_bytes": float(size), "lanes": float(n), "service_scv": platform.service_scv}
+                     for n in lanes[at]]
+            loss_grid = {**grid, "error_pct": grid["loss_error_points"], "half_width_pct": grid["loss_half_width_points"]}
+            throughput = np.array([percentile_approximation_error(grid, q) for q in query])
+            loss = np.array([percentile_approximation_error(loss_grid, q) for q in query])
+            if max(np.max(np.abs(throughput)), np.max(np.abs(loss))) > ERROR_RULE_PCT:  # stated past it (issue 28)
+                out["throughput_error_pct"][at], out["loss_error_points"][at] = throughput, loss
+    return out
+
+
+#: ``pcie rmw``'s JSON keys before they carried their unit: deprecated name -> its ``_gbyte_s`` name.
+RMW_DEPRECATED_KEYS = {"throughput_gbps": "throughput_gbyte_s", "aligned_throughput_gbps": "aligned_throughput_gbyte_s",
+                       "mitigated_throughput_gbps": "mitigated_throughput_gbyte_s",
+                       "recovered_gbps": "recovered_gbyte_s"}
+
+
+def _rmw_shape(records, values):
+    """The published ``pcie rmw`` records (always a list; ``transfer_bytes`` after ``lanes`` when several sizes
+    are asked): the mitigation's keys where one is asked, the error
+    keys where stated, the deprecated ``*_gbps`` names of the ``*_gbyte_s`` keys, then the throughput's and
+    the loss's 95 % bands where a profile bounds them."""
+    shaped = []
+    sizes = ("transfer_bytes",) if len({row["transfer_bytes"] for row in records}) > 1 else ()  # a sweep of sizes
+    for row in records:
+        out = _whole(row, ("lanes", *sizes, "ports", "throughput_gbyte_s", "aligned_throughput_gbyte_s", "loss_pct",
+                           "rmw_utilization"))
+        if values.get("mitigation", "none") != "none":
+            out["mitigation"] = values["mitigation"]
+            out.update(_whole(row, ("mitigated_throughput_gbyte_s", "recovered_gbyte_s")))
+        if row["throughput_error_pct"] is not None:
+            out.update(_whole(row, ("throughput_error_pct", "loss_error_points")))
+        out.update({old: out[new] for old, new in RMW_DEPRECATED_KEYS.items() if new in out})
+        out.update({k: v for k, v in row.items() if k.endswith(("_ci_low", "_ci_high")) and v is not None
+                    and k.rsplit("_ci_", 1)[0] in ("throughput_gbyte_s", "loss_pct")})
+        shaped.append(out)
+    return shaped
+
+
+def _rmw_notes(values, outputs):
+    scv = values.get("service_scv", RMW_SERVICE_SCV.value)
+    return (f"RMW {values['rmw_service_ns']:.3g} ns per unaligned access, {values['posted_credits']:.3g} TLPs in "
+            "flight per port\n"
+            + ("service times exponential (cv^2 = 1): exact multi-class MVA" if scv == 1 else
+               f"service-time cv^2 = {scv:g} at the links and RMW unit: multi-class MVA with the residual-service "
+               "correction (approximate; see 'iosizer params rmw'); its error against simulation is measured on a "
+               "grid (iosizer/data/error_grids/rmw_service_scv.csv) and stated past 2 % as throughput_error_pct "
+               "and loss_error_points"))
+
+
+_TRANSFER = dict(unit="bytes", bounds=(1, TRANSFER_BYTES.bounds[1]), integer=True)
+_NAMED_CASES = "; a table 2 case A-F names its size (B = 520)"
+LINK_QUESTION = Question(
+    "pcie link", "payload bandwidth of a link for writes, reads (MRd + CplD) or both, per the Base Specification",
+    inputs=(Input("transfer_bytes", default=TRANSFER_BYTES.value, description="bytes per transfer", **_TRANSFER),),
+    outputs=(Output("raw_gbyte_s", "GB/s", "line rate after encoding, per direction", band=False),
+             Output("effective_gbyte_s", "GB/s", "payload bandwidth", measured="write_gbyte_s"),
+             Output("effective_gbit_s", "Gb/s", "payload bandwidth in gigabits", band=False),
+             Output("tlps_per_transfer", "TLPs", "data TLPs (MWr, CplD, band=False) per transfer"),
+             Output("efficiency_pct", "%", "payload over raw capacity of the directions counted", band=False),
+             Output("tlp_overhead_bytes", "bytes", "header, ECRC and framing per MWr/MRd", band=False),
+             Output("cpl_overhead_bytes", "bytes", "header, ECRC and framing per CplD", band=False),
+             Output("read_requests_per_transfer", "1", "MRd requests per read", band=False),
+             Output("completions_per_transfer", "1", "CplD completions per read", band=False),
+             Output("tx_utilization", "1", "the device's transmit side busy share", band=False),
+             Output("rx_utilization", "1", "the device's receive side busy share", band=False),
+             Output("tx_dllp_share_pct", "%", "Ack/UpdateFC DLLPs' share of transmit", band=False),
+             Output("rx_dllp_share_pct", "%", "Ack/UpdateFC DLLPs' share of receive", band=False)),
+    solve=_link_question, shape=_link_shape, shape_table=True,
+    notes=("raw_gbyte_s and effective_gbyte_s are gigabytes per second (raw_gbps, effective_gbps: deprecated "
+           "aliases); raw = GT/s x lanes x encoding / 8, per direction", _link_notes, _both_note),
+    plot=Plot("transfer_bytes", ("effective_gbyte_s",)),
+    aliases={"generation": ("gen",), "mps_bytes": ("mps",), "mrrs_bytes": ("mrrs",), "rcb_bytes": ("rcb",),
+             "raw_gbyte_s": ("raw_gbps",), "effective_gbyte_s": ("effective_gbps",)})
+PATTERN_QUESTION = Question(
+    "pcie pattern", "TLP split and 64-byte-unaligned memory accesses per KiB (table 2)",
+    inputs=(Input("transfer_bytes", description="bytes per transfer" + _NAMED_CASES, named=TABLE2_CASES,
+                  argument=True, **_TRANSFER),),
+    outputs=(Output("tlp_bytes", "bytes", "each TLP's payload", vector=True),
+             Output("unaligned_per_kib", "per KiB", "64 B lines written partly (an RMW each), per KiB"),
+             Output("unaligned_per_transfer", "1", "partly written lines per transfer"),
+             Output("full_lines_per_transfer", "1", "whole lines written per transfer"),
+             Output("layout", "", "packed (back to back) or split-at-64", text=True),
+             Output("table2_case", "", "seed 001 table 2's case of this size, if it is one", text=True),
+             Output("table2_unaligned_per_kib", "per KiB", "table 2's published value")),
+    solve=_pattern_question, shape=_pattern_shape, shape_table=True,
+    notes=("transfers laid out back to back, each cut into TLPs at MPS from its own start; an access is unaligned "
+           "when a TLP touches a 64 B line without covering it", _table2_note),
+    aliases={"mps_bytes": ("mps",)})
+RMW_QUESTION = Question(
+    "pcie rmw", "write throughput against lanes with a shared RMW unit (closed network, MVA)",
+    inputs=(Input("lanes", "lanes", TOTAL_LANES.bounds, default=MEASURED_LANES, integer=True,
+                  description="total lanes of x8 ports (the seed measured 8-32)"),
+            Input("transfer_bytes", default=WORST_CASE_BYTES, named=TABLE2_CASES,
+                  description="bytes per transfer (the seed's worst case, 520 B)" + _NAMED_CASES, **_TRANSFER)),
+    outputs=(Output("ports", "ports", "x8 ports", band=False),
+             Output("throughput_gbyte_s", "GB/s", "write throughput of all ports"),
+             Output("aligned_throughput_gbyte_s", "GB/s", "the same transfers without RMW demand", band=False),
+             Output("loss_pct", "%", "throughput lost to RMW contention", measured="loss_pct"),
+             Output("rmw_utilization", "1", "busy share of the RMW unit", band=False),
+             Output("mitigated_throughput_gbyte_s", "GB/s", "write throughput with the mitigation"),
+             Output("recovered_gbyte_s", "GB/s", "throughput the mitigation recovers", band=False),
+             Output("mitigated_loss_pct", "%", "the mitigated pattern's loss against its own aligned reference"),
+             Output("throughput_error_pct", "%", "measured error of the scv correction (stated past 2 %, band=False)"),
+             Output("loss_error_points", "points", "measured error of the loss (stated past 2 points, band=False)")),
+    solve=_rmw_question, shape=_rmw_shape, shape_table=True, shipped_bands=False, always_list=True,
+    notes=(
+        "aligned_throughput_gbyte_s: the same transfers without RMW demand (GB/s); JSON also carries the "
+        "deprecated *_gbps names of the *_gbyte_s keys", _rmw_notes),
+    plot=Plot("lanes", ("throughput_gbyte_s",), series="transfer_bytes"),
+    aliases={"transfer_bytes": ("pattern",), "mps_bytes": ("mps",),
+             **{new: (old,) for old, new in RMW_DEPRECATED_KEYS.items()}})
 
 
 _LINK_SETTINGS = (GENERATION, MPS, HEADER_DW, ECRC, DLLPS_PER_TLP)
@@ -773,7 +1058,7 @@ FAMILIES = (
         summary="PCIe link payload bandwidth of writes, reads or both per the Base Specification",
         source="PCI Express Base Specification 3.0 secs 2.2, 2.3.1.1, 3.5, 4.2; 5.0 tables 3-7..3-9; "
                "6.0 flit mode; " + _SEED,
-        parameters=(LINK_LANES, *_LINK_SETTINGS, MRRS, RCB),
+        parameters=(LINK_LANES, *_LINK_SETTINGS, MRRS, RCB, DIRECTION, COMPLETIONS, SPLIT_AT_64),
         columns=Schema("pcie-link", (
             Column("transfer_bytes", Role.input, "bytes", "bytes per write transfer", minimum=1, integer=True,
                    maximum=TRANSFER_BYTES.bounds[1]),
@@ -785,13 +1070,7 @@ FAMILIES = (
         # overhead beyond the spec's framing: DLLPs sharing the direction.
         fit=FitPlan(_link_start, relative=True),
         service_time="deterministic: wire bytes over the line rate (no queueing)",
-        questions=(
-            Question("pcie link", "payload bandwidth and efficiency of a transfer size",
-                     ("transfer_bytes",), ("effective_gbyte_s", "effective_gbit_s", "efficiency_pct",
-                                           "tlps_per_transfer")),
-            Question("pcie pattern", "TLPs and unaligned 64 B accesses of a transfer size",
-                     ("transfer_bytes",), ("unaligned_per_kib",)),
-        ),
+        questions=(LINK_QUESTION, PATTERN_QUESTION),
         example="pcie-link.csv",
         measurements=("seed001_table2_patterns", "seed001_table1_platform"),
     ),
@@ -817,6 +1096,7 @@ FAMILIES = (
             RMW_SERVICE_SCV,
             LANES_PER_PORT,
             *_LINK_SETTINGS,
+            MITIGATION,
         ),
         columns=Schema("rmw", (
             Column("lanes", Role.input, "lanes", "total PCIe lanes (x8 ports)", minimum=8, integer=True,
@@ -834,10 +1114,7 @@ FAMILIES = (
                       "service_scv = 0 the shipped parameters lose nothing at 8 and 16 lanes and 36.9 % at 32 "
                       "(case B, 520 B), which a simulation with constant service reproduces (module docstring); "
                       "the shipped fit is made at service_scv = 1"),
-        questions=(
-            Question("pcie rmw", "write throughput and loss against lanes for a transfer pattern",
-                     ("transfer_bytes", "lanes"), ("throughput_gbyte_s", "loss_pct", "rmw_utilization")),
-        ),
+        questions=(RMW_QUESTION,),
         fit=FitPlan(_rmw_start, holdable=("service_scv",)),
         example="rmw.csv",
         measurements=("seed001_sec4_losses", "seed001_text_facts"),

@@ -40,7 +40,7 @@ __all__ = [
     "closed_network_grid_point",
     "closed_network_percentiles",
     "ggc_percentiles",
-    "loadshare_percentiles",
+    "port_mixture_percentiles",
     "md1_percentiles",
     "mg1_exact_quantiles",
     "mg1_percentiles",
@@ -516,7 +516,8 @@ def percentile_approximation_error(grid: Mapping[str, np.ndarray], query: Mappin
         below, above = levels[levels <= value], levels[levels >= value]
         near = [below.max() if below.size else levels.min(), above.min() if above.size else levels.max()]
         chosen &= np.isin(grid[axis], near)
-    errors = measured[chosen]
+    # No measured cell brackets the query on every axis (the grid is not a full product): the grid's worst.
+    errors = measured[chosen] if np.any(chosen) else measured
     return float(errors[np.argmax(np.abs(errors))])
 
 
@@ -785,28 +786,23 @@ def closed_network_grid_point(demands: object, think_time: float, population: in
             "think_ratio": outside / float(demand[finite].sum()), "load": population / knee}
 
 
-# --- seed 003: the load-sharing model's per-port queues -----------------------------------------
+# --- a mixture of ports' M/M/c-form responses (the load-sharing model's per-port queues) ----------
 
 
-def loadshare_percentiles(policy: str, total_load: object, port_shares: Sequence[float], params: Any,
-                          percentiles: Sequence[float]) -> dict[str, np.ndarray]:
-    """``response_pP`` (service times) of :func:`iosizer.model.loadshare.evaluate`'s response, per total load.
+def port_mixture_percentiles(ports: Mapping[str, np.ndarray], non_core: float,
+                             percentiles: Sequence[float]) -> dict[str, np.ndarray]:
+    """``response_pP`` of a throughput-weighted mixture of ports' responses in M/M/c form, per load point.
 
-    Each port's response is its exponential service s_p plus a wait that is 0
-    with probability 1 - P_p and exponential otherwise, with P_p of formula (3) and the mean
-    W_p of the family's mean formula (4) (:func:`~iosizer.model.loadshare.port_waits`):
-    the M/M/c form, exact for exclusive and shared (Erlang C); where port
-    groups of different sizes pool their cores it matches each port's wait
-    probability and mean wait (not its variance). The percentiles are those of the throughput-weighted mixture of the
-    ports' responses, sum_p w_p P(T_p > t) = 1 - q, solved by bisection (to
-    1e-12 relative) at every load point. The non-core part of a write hit (a
-    constant) shifts every percentile by itself. Measured error: the module
-    docstring of :mod:`iosizer.model.loadshare` ("Percentiles").
+    ``ports`` (the load-sharing model's ``port_waits``): each port's ``service`` s_p, mean ``wait`` W_p
+    and wait probability ``p_wait`` P_p (B, P), and its ``weight`` (P,). Each port's response is its
+    exponential service plus a wait that is 0 with probability 1 - P_p and exponential otherwise: the
+    M/M/c form, exact for one M/M/c queue per port group (Erlang C); where port groups of different
+    sizes pool their cores it matches each port's wait probability and mean wait (not its variance).
+    The percentiles are those of the mixture, sum_p w_p P(T_p > t) = 1 - q, solved by bisection (to
+    1e-12 relative) at every load point; ``non_core`` (a constant time every I/O also spends, in
+    service times) shifts each percentile by itself. Measured error: the grid its caller names.
     """
-    from iosizer.model.loadshare import port_waits
-
     chosen = _keys(percentiles)
-    ports = port_waits(policy, total_load, port_shares, params)
     busy = ports["weight"] > 0
     service, wait, p_wait = (ports[k][:, busy] for k in ("service", "wait", "p_wait"))
     weights = ports["weight"][busy]
@@ -832,5 +828,5 @@ def loadshare_percentiles(policy: str, total_load: object, port_shares: Sequence
             above = mixture(mid) > 1.0 - q
             lo, hi = np.where(above, mid, lo), np.where(above, hi, mid)
         # Every I/O also spends the fixed non-core time c: it shifts the whole distribution.
-        out[f"response_{percentile_key(p)}"] = 0.5 * (lo + hi) + params.non_core
+        out[f"response_{percentile_key(p)}"] = 0.5 * (lo + hi) + non_core
     return out

@@ -32,7 +32,7 @@ from __future__ import annotations
 
 import functools
 import math
-from dataclasses import dataclass, fields
+from dataclasses import dataclass, fields, replace
 from typing import Callable
 
 import numpy as np
@@ -537,10 +537,13 @@ QUEUE_NOTE = "Times are in the unit of 1/rate; utilization is per server."
 MMC_PERCENTILE_NOTE = "wait_pP/response_pP: exact M/M/c percentiles (Erlang C wait + exponential service)"
 
 
+def _measures(result: QueueResult) -> dict[str, np.ndarray]:
+    return {f.name: np.asarray(getattr(result, f.name), dtype=np.float64) for f in fields(result)}
+
+
 def _queue_mmc(values, inputs):
     """``iosizer queue mmc``: every measure of :func:`mmc` at each arrival rate (unit of the rates)."""
-    solved = mmc(inputs["arrival_rate"], values["service_rate_per_s"], values["servers"])
-    return {f.name: np.asarray(getattr(solved, f.name), dtype=np.float64) for f in fields(solved)}
+    return _measures(mmc(inputs["arrival_rate"], values["service_rate_per_s"], values["servers"]))
 
 
 def _queue_mmc_percentiles(values, inputs, percentiles):
@@ -549,8 +552,190 @@ def _queue_mmc_percentiles(values, inputs, percentiles):
     return mmc_percentiles(inputs["arrival_rate"], values["service_rate_per_s"], values["servers"], percentiles)
 
 
-def _percentile_note(values, outputs):
-    return MMC_PERCENTILE_NOTE if any(k.startswith("wait_p") for k in outputs) else None
+#: Inter-arrival and service variability of a G/G/c or M/G/1 question: :data:`SCV` under the options' names.
+ARRIVAL_SCV = replace(SCV, name="arrival_scv", kind="setting",
+                      description="squared coefficient of variation of inter-arrival time (1 Poisson)")
+SERVICE_SCV = replace(SCV, name="service_scv", kind="setting",
+                      description="squared coefficient of variation of service time (0 deterministic, 1 exponential)")
+
+#: How ``--percentile`` of an M/D/1 queue (or an M/D/c one) is computed.
+MD_PERCENTILE_NOTE = ("wait_pP/response_pP: exact M/D/c percentiles (Crommelin's distribution of the wait, "
+                      "response = wait + the constant service; see iosizer.model.mdc)")
+MG1_PERCENTILE_NOTE = (
+    "wait_pP/response_pP: exact M/G/1 percentiles (Pollaczek-Khinchine transform of gamma service of this cv^2 "
+    "inverted numerically, Abate-Whitt Euler: tail probabilities within 1e-7 relative for cv^2 >= 0.1, 2e-4 for "
+    "cv^2 >= 0.01; constant service by Crommelin's M/D/1 distribution; see iosizer.model.transforms)")
+GGC_PERCENTILE_NOTE = (
+    "wait_pP/response_pP: approximation (exponential-tail wait with the model's P(wait) and mean, Whitt's QNA, "
+    "+ gamma-fitted service); its response error against simulation is measured on a grid "
+    "(iosizer/data/error_grids/ggc_percentiles.csv) and stated as response_pP_error_pct (the wait's as "
+    "wait_pP_error_pct) where it exceeds 2 %")
+#: Below this cv^2 (but above 0) the service density is a spike too narrow for Euler's 31 nodes.
+NEAR_DETERMINISTIC_SCV = 0.01
+
+
+def _queue_mm1(values, inputs):
+    return _measures(mm1(inputs["arrival_rate"], values["service_rate_per_s"]))
+
+
+def _queue_md1(values, inputs):
+    return _measures(md1(inputs["arrival_rate"], values["service_rate_per_s"]))
+
+
+def _queue_mg1(values, inputs):
+    return _measures(mg1(inputs["arrival_rate"], values["service_rate_per_s"], values["service_scv"]))
+
+
+def _queue_ggc(values, inputs):
+    return _measures(ggc(inputs["arrival_rate"], values["service_rate_per_s"], values["servers"],
+                         values["arrival_scv"], values["service_scv"]))
+
+
+def _mm1_percentiles(values, inputs, percentiles):
+    from iosizer.model.percentiles import mm1_percentiles
+
+    return mm1_percentiles(inputs["arrival_rate"], values["service_rate_per_s"], percentiles)
+
+
+def _md1_percentiles(values, inputs, percentiles):
+    from iosizer.model.percentiles import md1_percentiles
+
+    return md1_percentiles(inputs["arrival_rate"], values["service_rate_per_s"], percentiles)
+
+
+def _mg1_percentiles(values, inputs, percentiles):
+    from iosizer.model.percentiles import mg1_percentiles
+
+    return mg1_percentiles(inputs["arrival_rate"], values["service_rate_per_s"], values["service_scv"], percentiles)
+
+
+def ggc_is_exact(servers: int, arrival_scv: float, service_scv: float) -> bool:
+    """Poisson arrivals with one server, constant or exponential service: an exact method answers."""
+    return arrival_scv == 1.0 and (servers == 1 or service_scv in (0.0, 1.0))
+
+
+def _ggc_percentiles(values, inputs, percentiles):
+    """G/G/c percentiles, plus ``response_pP_error_pct`` and ``wait_pP_error_pct`` (the measured error of the
+    approximation around the point, grid ``ggc_percentiles``) wherever that error exceeds :data:`ERROR_RULE_PCT`.
+    Exact cases add nothing."""
+    from iosizer.data.error_grids import ERROR_RULE_PCT, load
+    from iosizer.model.percentiles import ggc_percentiles, percentile_approximation_error, percentile_key
+
+    lam, mu = inputs["arrival_rate"], values["service_rate_per_s"]
+    servers, arrival_scv, service_scv = values["servers"], values["arrival_scv"], values["service_scv"]
+    out = dict(ggc_percentiles(lam, mu, servers, arrival_scv, service_scv, percentiles))
+    if ggc_is_exact(servers, arrival_scv, service_scv):
+        return out
+    grid = load("ggc_percentiles")
+    # The wait's columns: a cell whose simulated quantile is 0 has no relative error (nan: counted as 0).
+    waits = {**grid, "error_pct": grid["wait_error_pct"], "half_width_pct": grid["wait_half_width_pct"]}
+    rho = np.atleast_1d(np.asarray(lam, dtype=np.float64) / (float(mu) * servers))
+    for p in percentiles:
+        for kind, measured in (("wait", waits), ("response", grid)):
+            error = np.array([percentile_approximation_error(measured, {
+                "servers": servers, "arrival_scv": arrival_scv, "service_scv": service_scv, "utilization": r,
+                "percentile": p}) for r in rho.reshape(-1)]).reshape(rho.shape)
+            if np.any(np.abs(error) > ERROR_RULE_PCT):
+                out[f"{kind}_{percentile_key(p)}_error_pct"] = error
+    return out
+
+
+def _tailed(note):
+    """A note said when the answer carries percentiles (``note(values)``: the text)."""
+    def said(values, outputs):
+        return note(values) if any(k.startswith("wait_p") for k in outputs) else None
+    return said
+
+
+def _mg1_note(values):
+    """The M/G/1 percentile note; a cv^2 in (0, 0.01) says the inversion is not exact there."""
+    scv = values["service_scv"]
+    if 0 < scv < NEAR_DETERMINISTIC_SCV:
+        return MG1_PERCENTILE_NOTE + (
+            f"; but cv^2 {scv:g} < {NEAR_DETERMINISTIC_SCV:g} is a near-constant service whose narrow density "
+            "the inversion resolves only approximately: measured up to 2.6 % off at the response's 90th (cv^2 1e-6, "
+            "utilisation 0.1); cv^2 0 (M/D/1) is exact")
+    return MG1_PERCENTILE_NOTE
+
+
+def _ggc_note(values):
+    servers, service_scv = values["servers"], values["service_scv"]
+    if not ggc_is_exact(servers, values["arrival_scv"], service_scv):
+        return GGC_PERCENTILE_NOTE
+    if servers == 1:
+        return _mg1_note(values)
+    return MD_PERCENTILE_NOTE if service_scv == 0 else MMC_PERCENTILE_NOTE
+
+
+def _ggc_mean_note(values, outputs):
+    """Allen-Cunneen's measured error where it is not exact (see :func:`ggc`)."""
+    if values["arrival_scv"] == 1.0 and (values["servers"] == 1 or values["service_scv"] == 1.0):
+        return None
+    return ("mean_wait/mean_response: Allen-Cunneen, against simulation up to +8 % (ca^2 0.5) and -13 % "
+            "(ca^2 2) at light load, within 3 % at utilization 0.9, -20 % with ca^2 4; Poisson arrivals with "
+            "constant service within 1 %; p_wait is Erlang C's, 22-45 % off at utilization 0.5 when ca^2 is 0.5 "
+            "or 2 (see iosizer.model.queueing.ggc)")
+
+
+#: ``queue erlang --arrival-rate`` with a profile: the offered load is this over its service rate.
+ERLANG_ARRIVAL_RATE = ParameterSpec(
+    "arrival_rate", "1/s", None, (0.0, math.inf), "assumed", "the planner's load",
+    "with --profile: arrivals per second (the offered load is this over the calibrated service rate)",
+    kind="setting")
+
+
+def _erlang_servers(values, given):
+    """With a profile: its server count."""
+    return values.get("servers")
+
+
+def _erlang_load(values, given):
+    """With a profile and ``--arrival-rate``: the arrival rate over the calibrated service rate."""
+    if values.get("arrival_rate") is None:
+        return None
+    if values.get("service_rate_per_s") is None:
+        raise InputError("--arrival-rate goes with --profile (which supplies the service rate); without one "
+                         "give --offered-load (arrival rate / service rate)")
+    return values["arrival_rate"] / values["service_rate_per_s"]
+
+
+def _queue_erlang(values, inputs):
+    """``iosizer queue erlang``: Erlang B at every point, Erlang C where the queue is stable (nan elsewhere)."""
+    servers, load = inputs["servers"], inputs["offered_load"]
+    blocking = np.asarray(erlang_b(servers, load), dtype=np.float64)
+    stable = np.asarray(load < servers)
+    waiting = np.full(np.shape(load), np.nan)
+    if stable.any():
+        waiting[stable] = erlang_c(servers[stable], load[stable])
+    return {"erlang_b": blocking, "erlang_c": waiting}
+
+
+def _erlang_notes(values, outputs):
+    said = []
+    if values.get("arrival_rate") is not None:
+        said.append(f"offered load = arrival rate {values['arrival_rate']:.6g} / calibrated service rate "
+                    f"{values['service_rate_per_s']:.6g}")
+    if np.any(np.isnan(outputs["erlang_c"])):
+        said.append("Erlang C undefined (null) where offered load >= servers (the queue would grow without bound).")
+    return "; ".join(said) or None
+
+
+def _open_queue(command, summary, solve, percentiles, note, extra_notes=(), **declared):
+    """A question of an open queue at the family's service rate: the arrival rate swept, the measures of
+    :class:`QueueResult` out (times in the unit of 1/rate), ``note(values)`` said with percentiles."""
+    return Question(
+        command, summary,
+        inputs=(Input("arrival_rate", "1/t", (0.0, math.inf), description="arrivals per unit time"),),
+        outputs=(Output("utilization", "1", "busy share of each server"),
+                 Output("p_wait", "1", "probability an arrival waits (Erlang C for c servers)"),
+                 Output("mean_wait", "t", "mean time in queue"),
+                 Output("mean_response", "t", "mean wait + service", measured="mean_response_s"),
+                 Output("mean_queue_length", "jobs", "mean number waiting"),
+                 Output("mean_in_system", "jobs", "mean number waiting or in service")),
+        solve=solve, percentiles=percentiles, notes=(QUEUE_NOTE, *extra_notes, _tailed(note)),
+        plot=Plot("arrival_rate", ("mean_response",)),
+        aliases={"service_rate_per_s": ("service_rate",)}, shipped=False,
+        scenario=command == "queue mmc", **declared)
 
 
 def _mmc_start(data, settings):
@@ -600,20 +785,34 @@ def _declare_mmc():
         solve=_mmc_solve,
         service_time="exponential service, Poisson arrivals, FCFS (exact M/M/c)",
         questions=(
-            Question("queue mmc", "M/M/c: c servers sharing one queue (Erlang C); --percentile exact",
-                     inputs=(Input("arrival_rate", "1/t", (0.0, math.inf), description="arrivals per unit time"),),
-                     outputs=(Output("utilization", "1", "busy share of each server"),
-                              Output("p_wait", "1", "probability an arrival waits (Erlang C)"),
-                              Output("mean_wait", "t", "mean time in queue"),
-                              Output("mean_response", "t", "mean wait + service", measured="mean_response_s"),
-                              Output("mean_queue_length", "jobs", "mean number waiting"),
-                              Output("mean_in_system", "jobs", "mean number waiting or in service")),
-                     solve=_queue_mmc, percentiles=_queue_mmc_percentiles,
-                     notes=(QUEUE_NOTE, _percentile_note),
-                     plot=Plot("arrival_rate", ("mean_response",)),
-                     aliases={"service_rate_per_s": ("service_rate",)}, shipped=False),
-            Question("queue erlang", "Erlang B and C for a server count and offered load",
-                     ("servers", "offered_load"), ("erlang_b", "erlang_c")),
+            _open_queue("queue mmc", "M/M/c: c servers sharing one queue (Erlang C); --percentile exact",
+                        _queue_mmc, _queue_mmc_percentiles, lambda values: MMC_PERCENTILE_NOTE),
+            _open_queue("queue mm1", "M/M/1: one server, Poisson arrivals, exponential service; --percentile exact",
+                        _queue_mm1, _mm1_percentiles, lambda values: MMC_PERCENTILE_NOTE,
+                        fixed={"servers": 1}),
+            _open_queue("queue mg1", "M/G/1: one server, general service time (Pollaczek-Khinchine); --percentile "
+                        "exact (the transform of gamma service of this cv^2 inverted numerically)",
+                        _queue_mg1, _mg1_percentiles, _mg1_note, fixed={"servers": 1},
+                        settings=(replace(SERVICE_SCV, value=None),)),
+            _open_queue("queue md1", "M/D/1: one server, constant service time; --percentile exact (Crommelin)",
+                        _queue_md1, _md1_percentiles, lambda values: MD_PERCENTILE_NOTE,
+                        fixed={"servers": 1, "service_scv": 0.0}),
+            _open_queue("queue ggc", "G/G/c by the Allen-Cunneen approximation (exact for M/M/c); the notes state "
+                        "its measured error, and the percentiles'",
+                        _queue_ggc, _ggc_percentiles, _ggc_note, settings=(ARRIVAL_SCV, SERVICE_SCV),
+                        extra_notes=(_ggc_mean_note,)),
+            Question("queue erlang", "Erlang B (blocking, M/M/c/c) and Erlang C (waiting, M/M/c) probabilities",
+                     inputs=(Input("servers", "servers", (1, MAX_SERVERS), _erlang_servers, integer=True,
+                                   description="identical servers"),
+                             Input("offered_load", "erlang", (0.0, math.inf), _erlang_load,
+                                   description="offered load: arrival rate / service rate of one server",
+                                   reads=("arrival_rate",))),
+                     outputs=(Output("erlang_b", "1", "probability an arrival is blocked (M/M/c/c)"),
+                              Output("erlang_c", "1", "probability an arrival waits (M/M/c); null where the "
+                                                      "offered load reaches the servers")),
+                     solve=_queue_erlang, notes=(_erlang_notes,), settings=(ERLANG_ARRIVAL_RATE,),
+                     optional=("arrival_rate",), takes=(), shipped=False, scenario=False,
+                     plot=Plot("offered_load", ("erlang_b", "erlang_c"), "servers")),
         ),
         fit=FitPlan(_mmc_start, _mmc_jacobian, relative=True),
         tail=_mmc_tail,

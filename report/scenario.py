@@ -48,7 +48,8 @@ from importlib import resources
 from pathlib import Path
 from typing import Annotated, Any, Callable
 
-from pydantic import BaseModel, ConfigDict, Field, ValidationError, create_model, field_validator, model_validator
+from pydantic import (AfterValidator, BaseModel, ConfigDict, Field, ValidationError, create_model, field_validator,
+                      model_validator)
 
 from iosizer.errors import IosizerError, ScenarioError
 from iosizer.units import KIB
@@ -184,6 +185,12 @@ class Sources:
     def calibrated(self) -> bool:
         """Whether the table asks for a profile or a CPU: then its answers carry 95 % bands."""
         return bool(self.paths) or self.cpu_speed is not None
+
+    def source(self, family: str) -> str:
+        """Where ``family``'s values come from, as a note names it: the profile as the file spells it, or the
+        shipped one, and the CPU it is carried to."""
+        found = f"profile {self.written[family]}" if family in self.paths else f"shipped '{family}' profile"
+        return found + (f", carried to CPU speed {self.cpu_speed:g}" if self.cpu_speed is not None else "")
 
     def what_if(self, family: str, changes: dict[str, Any] | None = None) -> Any:
         """:func:`iosizer.calibration.whatif.what_if` on this table's profile of ``family`` (the shipped
@@ -411,56 +418,48 @@ class PcieSection(Section):
 
 
 def evaluate_pcie(section: PcieSection, sources: Sources = Sources()) -> list[Answer]:
-    from iosizer.calibration import pcie as family
-    from iosizer.model.pcie import access_pattern, link_bandwidth, rmw_throughput
+    """The table's link, pattern and contention: the declared questions ``pcie link``, ``pcie pattern`` and
+    ``pcie rmw`` on the one road, the RMW network on the link answered (a pcie-link profile's DLLPs and header
+    too), and ``split_at_64`` as rmw's split-at-64 mitigation."""
+    from iosizer.calibration.profile import load_profile
+    from iosizer.calibration.questions import answer
 
-    link_bands: dict[str, Any] = {}
-    link_note = ""
-    if "pcie-link" in sources.paths:
-        # As `iosizer pcie link --profile` runs: the profile's link, changed by the keys the file sets.
-        given = section.given("generation", "lanes_per_port", "mps_bytes")
-        calibrated = sources.what_if("pcie-link", changes={"generation": given["generation"],
-                                                           "lanes": given["lanes_per_port"],
-                                                           "mps_bytes": given["mps_bytes"]})
-        settings = {k: calibrated.values.get(k) for k in ("generation", "lanes", "mps_bytes", "header_dw", "ecrc",
-                                                          "mrrs_bytes", "rcb_bytes", "completions")}
-        link = family.link_config(dllps_per_tlp=calibrated.values["dllps_per_tlp"], **settings)
-        link_bands = calibrated.bands(lambda v: {"bandwidth": link_bandwidth(
-            family.link_config(dllps_per_tlp=v["dllps_per_tlp"], **settings), section.transfer_bytes).effective_gbyte_s})
-        link_note = f"; {calibrated.source}"
-    else:
-        link = family.link_config(generation=section.generation, lanes=section.lanes_per_port,
-                                  mps_bytes=section.mps_bytes)
-    generation, lanes_per_port, mps = link.generation, link.lanes, link.mps_bytes
-    bandwidth = link_bandwidth(link, section.transfer_bytes)
-    pattern = access_pattern(section.transfer_bytes, mps, section.split_at_64)
-    lanes = section.ports * lanes_per_port
-    rmw = sources.what_if("rmw")
-    # The RMW network's links are the link answered above (a pcie-link profile's DLLPs and header too).
-    platform = family.platform(mps, generation, lanes_per_port, profile=None if rmw is None else rmw.profile
-                               ).model_copy(update={"link": link})
-    contention = rmw_throughput(platform, pattern, [lanes])
-    rmw_bands: dict[str, Any] = {}
-    if rmw is not None:
-        def contended(values: dict[str, Any]) -> dict[str, Any]:
-            moved = platform.model_copy(update={k: values[k] for k in type(platform).model_fields
-                                                if k != "link" and k in values})
-            result = rmw_throughput(moved, pattern, [lanes])
-            return {"throughput": result.throughput_gbyte_s, "loss": result.loss_pct}
+    profiles = {name: load_profile(path, name) for name, path in sources.paths.items()}
+    link_profile = profiles.get("pcie-link")
+    # As `iosizer pcie link --profile` runs: the profile's link, changed by the keys the file sets.
+    keys = section.given("generation", "lanes_per_port", "mps_bytes") if link_profile is not None else \
+        {"generation": section.generation, "lanes_per_port": section.lanes_per_port, "mps_bytes": section.mps_bytes}
+    link = answer("pcie-link", "pcie link", link_profile, cpu_speed=sources.cpu_speed if link_profile else None,
+                  transfer_bytes=section.transfer_bytes, generation=keys["generation"], lanes=keys["lanes_per_port"],
+                  mps_bytes=keys["mps_bytes"])
+    used, bandwidth = link.values, link.records()[0]
+    pattern = answer("pcie-link", "pcie pattern", transfer_bytes=section.transfer_bytes,
+                     mps_bytes=used["mps_bytes"], split_at_64=int(section.split_at_64)).records()[0]
+    lanes = section.ports * used["lanes"]
+    split = "mitigated_" if section.split_at_64 else ""
+    contention = answer("rmw", "pcie rmw", profiles.get("rmw"), cpu_speed=sources.cpu_speed, lanes=lanes,
+                        transfer_bytes=section.transfer_bytes, lanes_per_port=used["lanes"],
+                        mitigation="split-at-64" if split else "none",
+                        **{k: used[k] for k in ("generation", "mps_bytes", "header_dw", "ecrc", "dllps_per_tlp")}
+                        ).records()[0]
+    where = f"Gen{used['generation']} x{used['lanes']}, MPS {used['mps_bytes']}"
+    link_note = f"; {sources.source('pcie-link')}" if link_profile is not None else ""
+    rmw_note = sources.source("rmw") if "rmw" in profiles or sources.cpu_speed is not None else \
+        "calibrated to seed 001 sec 4 (Xeon E5-2698 v4)"
 
-        rmw_bands = rmw.bands(contended)
-    where = f"Gen{generation} x{lanes_per_port}, MPS {mps}"
+    def band(row: dict[str, Any], key: str) -> tuple[Any, Any]:
+        return row.get(f"{key}_ci_low"), row.get(f"{key}_ci_high")
+
     return [
-        Answer("pcie", "effective write bandwidth per port", float(bandwidth.effective_gbyte_s), "GB/s",
-               f"{where}, {section.transfer_bytes} B transfers{link_note}", *_band(link_bands, "bandwidth")),
-        Answer("pcie", "64-byte-unaligned accesses", float(pattern.unaligned_per_kib), "per KiB",
+        Answer("pcie", "effective write bandwidth per port", bandwidth["effective_gbyte_s"], "GB/s",
+               f"{where}, {section.transfer_bytes} B transfers{link_note}", *band(bandwidth, "effective_gbyte_s")),
+        Answer("pcie", "64-byte-unaligned accesses", pattern["unaligned_per_kib"], "per KiB",
                "seed 001 table 2 layout" + (", split at 64 B" if section.split_at_64 else "")),
         Answer("pcie", f"write throughput, {section.ports} ports ({lanes} lanes)",
-               float(contention.throughput_gbyte_s[0]), "GB/s", "shared RMW unit, credit loops (MVA)",
-               *_band(rmw_bands, "throughput")),
-        Answer("pcie", "loss to read-modify-write contention", float(contention.loss_pct[0]), "%",
-               "calibrated to seed 001 sec 4 (Xeon E5-2698 v4)" if rmw is None else rmw.source,
-               *_band(rmw_bands, "loss")),
+               contention[f"{split}throughput_gbyte_s"], "GB/s", "shared RMW unit, credit loops (MVA)",
+               *band(contention, f"{split}throughput_gbyte_s")),
+        Answer("pcie", "loss to read-modify-write contention", contention[f"{split}loss_pct"], "%", rmw_note,
+               *band(contention, f"{split}loss_pct")),
     ]
 
 
@@ -576,10 +575,20 @@ def _hba_declared(name: str) -> Any:
     return declaration("hba").default(name)
 
 
-def _hba_measured_speed() -> str:
-    from iosizer.calibration.hba import MEASURED_SPEED
+def _hba_check(key: str, declared: str | None = None) -> Callable[[Any], Any]:
+    """A key checked by the hba family's declaration of ``declared`` (default: the key's own name), a
+    parameter, a setting or a question's input: choices, bounds, whole numbers, named as the key."""
+    def check(value: Any) -> Any:
+        from iosizer.model.registry import declaration
 
-    return MEASURED_SPEED
+        family, name = declaration("hba"), declared or key
+        inputs = {i.name: i for q in family.questions for i in q.input_specs}
+        try:
+            return (inputs[name] if name in inputs else family.spec(name)).check(value, key)
+        except IosizerError as error:
+            raise ValueError(str(error)) from None
+
+    return check
 
 
 class HbaSection(Section):
@@ -590,112 +599,77 @@ class HbaSection(Section):
     port (LPAR); ``threads`` and ``storage_us``: the response question for
     the first virtual port alone. ``profile``: an ``hba`` profile (its core
     capacity and storage delay; ``port`` then stays out, and ``cores``,
-    ``core_iops``, ``storage_us`` given change the profile's values).
+    ``core_iops``, ``storage_us`` given change the profile's values). Every
+    key is checked by the hba family's declaration of it.
     """
 
-    port: str = Field(default_factory=_hba_measured_speed)
-    mode: str = Field(default_factory=lambda: _hba_declared("mode"))
+    port: Annotated[str, AfterValidator(_hba_check("port"))] = Field(default_factory=lambda: _hba_declared("port"))
+    mode: Annotated[str, AfterValidator(_hba_check("mode"))] = Field(default_factory=lambda: _hba_declared("mode"))
     # One entry per virtual port: at most as many as a command-line list takes (MAX_GRID_POINTS).
-    offered_iops: list[float] = Field(min_length=1, max_length=_MAX_ENTRIES)
-    block_kib: list[float] = Field(min_length=1, max_length=_MAX_ENTRIES)
-    # Bounds: the hba family's declarations, as `iosizer hba` checks its options.
-    cores: int | None = Field(None, ge=1, le=_upper("hba", "CORES"))
-    core_iops: float | None = Field(None, gt=0, le=_upper("hba", "CORE_IOPS"))
-    threads: int = Field(16, ge=1, le=_upper("hba", "THREADS"))
-    storage_us: float = Field(default_factory=lambda: _hba_declared("storage_us"), ge=0,
-                              le=_upper("hba", "STORAGE_US"))
-
-    @field_validator("port")
-    @classmethod
-    def _port(cls, value: str) -> str:
-        from iosizer.calibration.hba import speeds
-
-        known = {name.lower(): name for name in speeds()}
-        if value.lower() not in known:
-            raise ValueError(f"unknown fc port '{value}'; choose one of {', '.join(known.values())}")
-        return known[value.lower()]
-
-    @field_validator("mode")
-    @classmethod
-    def _mode(cls, value: str) -> str:
-        from iosizer.model.hba import MODES
-
-        if value not in MODES:
-            raise ValueError(f"mode must be {' or '.join(MODES)}, got {value!r}")
-        return value
-
-    @field_validator("offered_iops", "block_kib")
-    @classmethod
-    def _non_negative(cls, value: list[float], info: Any) -> list[float]:
-        if any(not v >= 0 for v in value):
-            raise ValueError(f"every entry must be >= 0, got {value}")
-        top = _upper("hba", "OFFERED_IOPS" if info.field_name == "offered_iops" else "BLOCK_KIB")
-        if any(v > top for v in value):
-            raise ValueError(f"every entry must be <= {top:g}, got {value}")
-        return value
+    offered_iops: list[Annotated[float, AfterValidator(_hba_check("offered_iops", "lpar2_offered_iops"))]] = Field(
+        min_length=1, max_length=_MAX_ENTRIES)
+    block_kib: list[Annotated[float, AfterValidator(_hba_check("block_kib"))]] = Field(
+        min_length=1, max_length=_MAX_ENTRIES)
+    cores: Annotated[int | None, AfterValidator(_hba_check("cores"))] = None
+    core_iops: Annotated[float | None, AfterValidator(_hba_check("core_iops"))] = None
+    threads: Annotated[int, AfterValidator(_hba_check("threads"))] = 16
+    storage_us: Annotated[float, AfterValidator(_hba_check("storage_us"))] = Field(
+        default_factory=lambda: _hba_declared("storage_us"))
 
     @model_validator(mode="after")
     def _one_entry_per_port(self) -> "HbaSection":
         if len(self.offered_iops) != len(self.block_kib):
             raise ValueError(f"offered_iops has {len(self.offered_iops)} entries, block_kib "
                              f"{len(self.block_kib)}: give one of each per virtual port")
-        if any(v <= 0 for v in self.block_kib):
-            raise ValueError("block_kib entries must be > 0")
         return self
 
 
 def evaluate_hba(section: HbaSection, sources: Sources = Sources()) -> list[Answer]:
+    """The tenants' carried IOPS, the port's throughput, the first tenant's ceiling alone and its response,
+    on the values of the declared questions' road (:func:`iosizer.calibration.questions.resolve`: the
+    shipped port of ``port``, or the table's profile, at its CPU) with their 95 % bands."""
     import numpy as np
 
-    from iosizer.calibration.hba import MEASURED_SPEED, fc_port, port_parameters
-    from iosizer.errors import InputError
+    from iosizer.calibration.profile import load_profile
+    from iosizer.calibration.questions import resolve
+    from iosizer.calibration.uncertainty import propagate
     from iosizer.model.hba import port_ceiling_iops, port_from_values, response, virtual_port_iops
 
+    mine = "hba" in sources.paths
+    base = load_profile(sources.paths["hba"], "hba") if mine else None
+    values, profile, source = resolve("hba", base, sources.cpu_speed,
+                                      section.given("port", "cores", "core_iops", "storage_us"))
+    values["mode"] = section.mode  # a setting of the answer, not a change of the profile's values
+    if mine:  # the notes name the file as the scenario does
+        source = source.replace("the planner's profile", f"profile {sources.written['hba']}", 1)
     sizes = np.array(section.block_kib) * KIB
     offered = np.array(section.offered_iops)
-    calibrated = None
-    if sources.calibrated:
-        # As `iosizer hba ... --profile/--cpu-speed` runs: the profile's port, changed by the keys the file sets.
-        if "port" in section.model_fields_set and "hba" in sources.paths:
-            raise InputError("port picks a shipped FC speed; a profile holds its own port values "
-                             "(change them with cores, core_iops)")
-        changes = section.given("cores", "core_iops", "storage_us")
-        if section.port != MEASURED_SPEED and "hba" not in sources.paths:
-            changes["link_mbps"] = port_parameters(section.port)["values"]["link_mbps"]
-        calibrated = sources.what_if("hba", changes=changes)
-        port = port_from_values(calibrated.values)
-        storage_us, scv = calibrated.values["storage_us"], calibrated.values.get("service_scv")
-    else:
-        port = fc_port(section.port, section.cores, section.core_iops)
-        storage_us, scv = section.storage_us, None
 
-    def solve(values: dict[str, Any] | None) -> dict[str, Any]:
-        chosen = port if values is None else port_from_values(values)
-        storage = storage_us if values is None else values["storage_us"]
-        carried = virtual_port_iops(chosen, section.mode, offered, sizes)
-        alone = response(chosen, section.mode, [section.threads], float(sizes[0]), storage, scv)
+    def solve(at: dict[str, Any]) -> dict[str, Any]:
+        port, mode = port_from_values(at), at["mode"]
+        carried = virtual_port_iops(port, mode, offered, sizes)
+        alone = response(port, mode, [section.threads], float(sizes[0]), at["storage_us"], at.get("service_scv"))
         return {"carried": carried, "throughput": (carried * sizes).sum() / 1e6,
-                "ceiling": port_ceiling_iops(chosen, section.mode, sizes[0]), "response": alone.response_us[0]}
+                "ceiling": port_ceiling_iops(port, mode, sizes[0]), "response": alone.response_us[0]}
 
-    centre = solve(None)
-    bands = {} if calibrated is None else calibrated.bands(solve)
-    source = "" if calibrated is None else f"; {calibrated.source}"
+    centre = solve(values)
+    banded = sources.calibrated and any(e.vary for e in profile.parameters.values())
+    bands = propagate(profile, lambda fitted: solve({**values, **fitted})) if banded else {}
     answers = []
     for i, (demand, got) in enumerate(zip(section.offered_iops, centre["carried"])):
         answers.append(Answer("hba", f"virtual port {i + 1} IOPS ({section.mode})", float(got), "IOPS",
                               f"offered {demand:,.0f} at {section.block_kib[i]:g} KiB; "
                               f"{100 * (got / demand - 1) if demand else 0.0:+.1f} % of its demand",
                               *_band(bands, "carried", i)))
+    where = ("" if mine else f"{section.port.upper()}, ") + f"usable {values['link_mbps']:,.0f} MB/s"
     answers += [
         Answer("hba", "port throughput", float(centre["throughput"]), "MB/s",
-               ("" if "hba" in sources.paths else f"{section.port}, ") + f"usable {port.link_mbps:,.0f} MB/s{source}",
-               *_band(bands, "throughput")),
+               where + (f"; {source}" if sources.calibrated else ""), *_band(bands, "throughput")),
         Answer("hba", "virtual port 1 ceiling alone", float(centre["ceiling"]), "IOPS",
                f"{section.mode} mode", *_band(bands, "ceiling")),
         Answer("hba", f"virtual port 1 response at {section.threads} threads", float(centre["response"]), "us",
-               f"MVA, storage delay {storage_us:g} us " + (
-                   "(the profile's)" if "hba" in sources.paths and "storage_us" not in section.model_fields_set
-                   else "(assumed)"),
+               f"MVA, storage delay {values['storage_us']:g} us "
+               + ("(the profile's)" if mine and "storage_us" not in section.model_fields_set else "(assumed)"),
                *_band(bands, "response")),
     ]
     return answers
@@ -729,36 +703,34 @@ class LoadshareSection(Section):
 
     scenario: str | None = None
     port_shares: list[float] | None = None
-    cores: int | None = Field(None, ge=1, le=1024)
+    cores: int | None = None
     policies: list[str] = Field(default_factory=_all_policies, min_length=1)
-    comm_overhead_pct: float | None = Field(None, ge=0)
-    threshold: float | None = Field(None, gt=0, lt=1)
-    non_core_pct: float | None = Field(None, ge=0, allow_inf_nan=False)
+    comm_overhead_pct: float | None = None
+    threshold: float | None = None
+    non_core_pct: float | None = None
     switch_rule: str | None = None
     # The answer's operating point, not the switching threshold: a planning
     # choice of this file (70 % of each policy's own maximum), no model number.
     utilization: float = Field(0.7, gt=0, lt=1)
 
-    @field_validator("policies")
-    @classmethod
-    def _policies(cls, value: list[str]) -> list[str]:
-        from iosizer.model.loadshare import POLICIES
-
-        unknown = [v for v in value if v not in POLICIES]
-        if unknown:
-            raise ValueError(f"unknown policy {unknown[0]!r}; choose from {', '.join(POLICIES)}")
-        return value
-
-    @field_validator("non_core_pct", "switch_rule")
+    @field_validator("cores", "comm_overhead_pct", "threshold", "non_core_pct", "switch_rule", "policies",
+                     "port_shares")
     @classmethod
     def _declared_domain(cls, value: Any, info: Any) -> Any:
-        """Checked against the loadshare family's declaration, as the CLI checks its options."""
+        """Checked against the loadshare family's declaration, as every surface checks it (a policy each by
+        ``policy``'s, the port mix by ``shares``')."""
         from iosizer.model.registry import declaration
 
         if value is None:
             return value
+        family = declaration("loadshare")
         try:
-            return declaration("loadshare").spec(info.field_name).check(value, info.field_name)
+            if info.field_name == "policies":
+                return [family.spec("policy").check(v, "policy") for v in value]
+            if info.field_name == "port_shares":
+                family.spec("shares").check(value, info.field_name)
+                return value
+            return family.spec(info.field_name).check(value, info.field_name)
         except IosizerError as error:
             raise ValueError(str(error)) from None
 
@@ -778,9 +750,6 @@ class LoadshareSection(Section):
     def _one_load_description(self) -> "LoadshareSection":
         if (self.scenario is None) == (self.port_shares is None):
             raise ValueError("give either scenario or port_shares")
-        if self.port_shares is not None and (any(not v >= 0 for v in self.port_shares)
-                                             or sum(self.port_shares) <= 0):
-            raise ValueError("port_shares must be >= 0 with a positive sum")
         return self
 
 
@@ -817,8 +786,8 @@ def evaluate_loadshare(section: LoadshareSection, sources: Sources = Sources()) 
                "response": np.array([float(evaluate(c.policy, [section.utilization * c.max_throughput], shares,
                                                     moved).response[0]) for c in found])}
         if calibrated is not None:
-            out["max_iops"] = _max_iops(found, calibrated if values is None else
-                                        replace(calibrated, values={**calibrated.values, **values}))
+            service_us = float({**calibrated.values, **(values or {})}["io_service_us"])
+            out["max_iops"] = np.array([c.max_throughput / (service_us * 1e-6) for c in found])
         return out
 
     centre = solve(None)
@@ -870,17 +839,6 @@ def _response_us(question: str, calibrated: Any, curve: Any, shares: tuple[float
     absolute_units([row], calibrated, ports, curve.policy, params, curve.switch_loads)
     return Answer("loadshare", question, row["response_us"], "us", f"{calibrated.source}; band at the same IOPS",
                   row.get("response_us_ci_low"), row.get("response_us_ci_high"))
-
-
-def _max_iops(curves: list[Any], calibrated: Any) -> Any:
-    """Each curve's maximum in IOPS from a what-if's ``io_service_us`` (``iosizer loadshare compare``)."""
-    import numpy as np
-
-    from iosizer.calibration.loadshare import absolute_summary
-
-    rows: list[dict[str, Any]] = [{} for _ in curves]
-    absolute_summary(rows, curves, calibrated)
-    return np.array([row["max_throughput_iops"] for row in rows])
 
 
 # --------------------------------------------------------------------------
@@ -978,15 +936,16 @@ def _declared_evaluator(name: str, questions: list[Any]) -> Callable[[Any, Sourc
 
 
 def _declared_tables() -> list[Family]:
-    """A table for every family whose questions declare a solve and that has no table of its own:
+    """A table for every family whose questions declare a solve and that no table answers already:
     its keys are the questions' inputs and the family's settings and parameters, named with units."""
     from iosizer.model.registry import declaration, family_names
 
     tables = []
+    answered = {name for table in _TABLES.values() for name in table.profiles}  # [pcie] answers rmw, pcie-link
     for name in family_names():
         declared = declaration(name)
-        questions = [q for q in declared.questions if q.answerable]
-        if questions and name not in _TABLES:
+        questions = [q for q in declared.questions if q.answerable and q.scenario]
+        if questions and name not in _TABLES and name not in answered:
             tables.append(Family(name, _declared_section(declared, questions), _declared_evaluator(name, questions),
                                  declared.summary, (name,)))
     return tables

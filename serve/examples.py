@@ -26,7 +26,7 @@ STARTING_INPUTS: dict[str, dict[str, Any]] = {
     "latency tiers": {"budget_pct": 5},
     "pcie pattern": {"transfer_bytes": "520"},
     "pcie rmw": {"pattern": "520", "lanes": "8,16,24,32"},
-    "hba isolation": {"block_kib": 4, "mode": "both", "lpar2_iops": "0:300000:25000"},
+    "hba isolation": {"block_kib": 4, "mode": "both", "lpar2_offered_iops": "0:300000:25000"},
     "hba response": {"threads": "1:32:1"},
     "loadshare curve": {"scenario": "skew", "policy": "multi-stage"},
     "loadshare compare": {"scenario": "skew"},

@@ -107,17 +107,25 @@ def request_model(family: "Family", question: "Question") -> type[BaseModel]:
             f"'0.5:3.5:0.5'): every combination is answered; default "
             f"{'none: required' if spec.required else _default(spec)}"),
             json_schema_extra=_extra(spec.unit, spec.bounds)))
-    for spec in family.parameters:
-        if spec.name in fields:  # a setting the question sweeps as an input: one field
+    for repeated in question.repeated:  # a list, one item per element (a demand per station)
+        kind = _NumberList if repeated.item is not None else list[str] | str
+        fields[repeated.name] = (kind | None, Field(None, description=f"{repeated.description}: a list"))
+    for spec in question.options(family.parameters):
+        if spec.name in fields:  # a setting the question sweeps as an input, a list: one field
             continue
         kind: Any = str if spec.parse is not None or spec.choices and isinstance(spec.choices[0], str) else _Number
         if spec.name in question.sweeps:  # one choice, a list of them, '1g,10g' or 'all'
             kind = str | list[str]
+        if spec.switch:  # on/off: true or false (0 or 1), as the CLI's --ecrc/--no-ecrc
+            kind = bool
         role = "setting" if spec.kind == "setting" else f"parameter ({spec.status}); fixes it"
+        default = "all" if spec.name in question.sweep_all else "the profile's"
         fields[spec.name] = (kind | None, Field(None, description=(
-            f"{spec.description or spec.name} ({spec.unit}): {role}; default: the profile's"),
+            f"{spec.description or spec.name} ({spec.unit}): {role}; default: {default}"),
             json_schema_extra=_extra(spec.unit, spec.bounds)))
     for name, olds in question.aliases.items():
+        if name not in fields:  # an output's older JSON key (the question's shape keeps it): no field
+            continue
         kind, info = fields[name]
         for old in olds:  # an older name: the same field under its deprecated spelling
             fields[old] = (kind, Field(None, description=f"deprecated older name of {name}",
@@ -131,10 +139,10 @@ def request_model(family: "Family", question: "Question") -> type[BaseModel]:
         "parameter: bands of the parameters' uncertainty; prediction: plus the fit's residual scatter")))
     if question.percentiles is not None:
         fields["percentile"] = (_NumberList | None, Field(None, description="percentiles to add (P)"))
-        from iosizer.simulate.hooks import simulates
+        from iosizer.simulate.hooks import simulates, simulation_help
 
         if simulates(family.name, question):
-            fields["simulate"] = (bool | None, Field(None, description=(
+            fields["simulate"] = (bool | None, Field(None, description=simulation_help(family.name, question) or (
                 "answer the percentiles by simulation, with their 95 % intervals (at most 10 points)")))
     name = "".join(w.title().replace("-", "").replace("_", "") for w in question.path(family.name)) + "Request"
     return create_model(name, __config__=ConfigDict(extra="forbid", allow_inf_nan=False,
@@ -219,8 +227,10 @@ def describe(family: "Family", question: "Question") -> dict[str, Any]:
 
     fields = [entry(spec.name, "number", spec.description or spec.name, True, list(spec.sweep()) or None,
                     spec.unit, spec.bounds, required=spec.required) for spec in question.input_specs]
-    for spec in family.parameters:
-        if spec.name in question.input_names:
+    listed = {r.name for r in question.repeated}
+    fields += [entry(r.name, "number" if r.item is not None else "text", r.description, True) for r in question.repeated]
+    for spec in question.options(family.parameters):
+        if spec.name in listed or spec.name in question.input_names:
             continue
         named = bool(spec.choices) and isinstance(spec.choices[0], str)
         fields.append(entry(spec.name, "choice" if named else "text" if spec.parse is not None else "number",
@@ -234,11 +244,11 @@ def describe(family: "Family", question: "Question") -> dict[str, Any]:
                         choices=["parameter", "prediction"]))
     if question.percentiles is not None:
         fields.append(entry("percentile", "number", "percentiles to add (P)", many=True))
-        from iosizer.simulate.hooks import simulates
+        from iosizer.simulate.hooks import simulates, simulation_help
 
         if simulates(family.name, question):
-            fields.append(entry("simulate", "boolean", "answer the percentiles by simulation (at most 10 points)",
-                                default=False))
+            fields.append(entry("simulate", "boolean", simulation_help(family.name, question) or
+                                "answer the percentiles by simulation (at most 10 points)", default=False))
     return {"command": " ".join(path), "path": list(path), "url": "/api/" + "/".join(path),
             "summary": question.summary, "help": question.summary, "group": path[0], "plot": question.plot is not None,
             "heavy": False, "fields": fields}

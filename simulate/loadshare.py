@@ -21,7 +21,7 @@ from typing import Any, Sequence
 
 import numpy as np
 
-__all__ = ["SimulatedPoints", "responses", "simulate_points"]
+__all__ = ["SimulatedPoints", "responses", "simulate_points", "simulated_curve"]
 
 #: I/Os per replication and replications per point unless the caller asks otherwise: at 0.9 of a
 #: switching policy's maximum 4 x 50,000 gave 95 % half-widths of 1-4 % of the mean.
@@ -119,3 +119,36 @@ def simulate_points(policy: str, total_load: Any, port_shares: Sequence[float], 
         highs.append(runs.mean() + half)
     return SimulatedPoints(totals, np.array(means), np.array(lows), np.array(highs), replications, customers,
                            np.array(every))
+
+
+#: I/Os per replication and point of ``iosizer loadshare curve --simulate`` (a curve has many points).
+CURVE_CUSTOMERS = 20_000
+
+
+def simulated_curve(answer: Any) -> Any:
+    """``iosizer loadshare curve --simulate``: the answer's mean responses (service times and over the reference
+    minimum) replaced by the simulated means at each row's load, the model's kept as ``response_model_*`` and
+    the 95 % intervals as ``response_ci_low/high_*`` (:func:`simulate_points`, the model's cores and placement)."""
+    from dataclasses import replace
+
+    from iosizer.calibration.loadshare import policy_params
+    from iosizer.model.loadshare import port_shares_of
+
+    if answer.parts:  # one answer per policy
+        parts = tuple((chosen, simulated_curve(part)) for chosen, part in answer.parts)
+        return replace(answer, parts=parts, notes=tuple(dict.fromkeys(n for _, part in parts for n in part.notes)))
+    values, outputs = answer.values, dict(answer.outputs)
+    params = policy_params(int(values["cores"]), values["comm_overhead_pct"], values["threshold"],
+                           values["non_core_pct"], values["switch_rule"])
+    done = simulate_points(values["policy"], outputs["throughput_cores"], port_shares_of(values), params,
+                           customers=CURVE_CUSTOMERS)
+    unit = outputs["response_service_times"] / outputs["response_norm"]  # the reference policy's minimum
+    model = {"response_model_service_times": outputs["response_service_times"],
+             "response_model_norm": outputs["response_norm"]}
+    outputs.update(response_service_times=done.response, response_norm=done.response / unit)
+    trailing = {**model, "response_ci_low_service_times": done.ci_low, "response_ci_high_service_times": done.ci_high,
+                "response_ci_low_norm": done.ci_low / unit, "response_ci_high_norm": done.ci_high / unit}
+    note = (f"--simulate: response_norm is the simulated mean ({done.replications} replications of "
+            f"{done.customers:,} I/Os per point, iosizer.simulate.loadshare, the model's cores and placement), "
+            "response_ci_low/high_norm its 95 % interval, response_model_norm the model's")
+    return replace(answer, outputs=outputs, trailing={**answer.trailing, **trailing}, notes=(*answer.notes, note))

@@ -6,13 +6,16 @@ The system and its formulas: :mod:`iosizer.model.mva`; derivations: docs/validat
 from __future__ import annotations
 
 import math
+import re
 
 import numpy as np
 
 from iosizer.errors import InputError
-from iosizer.model.family import Column, CpuScaling, Family, FitPlan, ParameterSpec, Question, Role, Schema
+from iosizer.model.family import (Column, CpuScaling, Family, FitPlan, Input, Output, ParameterSpec, Plot, Question,
+                                  Repeated, Role, Schema)
 from iosizer.model.mva._inputs import POPULATION
-from iosizer.model.mva.single import mva
+from iosizer.model.mva.bounds import asymptotic_bounds
+from iosizer.model.mva.single import mva, solver_method
 
 
 def demand_name(station: int) -> str:
@@ -110,6 +113,145 @@ def _closed_start(data, settings):
     return start
 
 
+# --- the question: iosizer queue mva ---
+
+#: Per station, as the answer nests them under ``stations`` (CSV columns ``<name>_<k>``, k from 1).
+STATION_OUTPUTS = ("utilization", "queue_length", "residence_time")
+
+_OUTPUTS = (
+    Output("throughput", "1/t", "completions per unit time (the unit of the demands)", measured="throughput_per_s"),
+    Output("response_time", "t", "time at the stations per cycle, think time excluded", measured="response_time_s"),
+    Output("method", "", "how MVA solved it: exact, exact-load-dependent (c-server stations) or "
+           "seidmann-approximation (more than 4 of them)", text=True),
+    Output("knee_population", "jobs", "N* = (D + Z) / max_k D_k / c_k, where the asymptotes cross"),
+    Output("throughput_upper_bound", "1/t", "asymptotic bound min(N / (D + Z), 1 / max_k D_k / c_k)"),
+    Output("response_time_lower_bound", "t", "asymptotic bound max(D, N max_k D_k / c_k - Z)"),
+)
+_PERCENTILE_NOTE = (
+    "response_pP: the arrival theorem's mixture over the state a job finds, inverted numerically (exact for "
+    "single-server stations in a cycle, per station, and for one queueing station; with a c-server station "
+    "among others end to end within 2 % of simulation on a grid, iosizer/data/error_grids/closed_percentiles.csv, "
+    "stated as response_pP_error_pct past 2 %); where more than 20,000 arrival states carry the probability a "
+    "gamma fit (within 2.5 % on single servers, +3.5 % with a c-server station): see iosizer.model.percentiles"
+)
+
+
+def _network(values):
+    """(demands, think time, servers per station) of ``values``."""
+    demands = [values[demand_name(k + 1)] for k in range(int(values["stations"]))]
+    return demands, values["think_time_s"], station_servers(values)
+
+
+def _network_solve(values, inputs):
+    """Exact MVA up to the largest population asked, read at each one: the declared outputs, then
+    ``<station output>_<k>`` per station (what :func:`_published` nests under ``stations``)."""
+    population = np.asarray(inputs["population"]).astype(np.int64)
+    demands, think, servers = _network(values)
+    result = mva(demands, think, int(population.max()), servers)
+    curve, index = result.curve, population - 1
+    bounds = asymptotic_bounds(demands, think, population, servers)
+    out = {"throughput": curve.throughput[index], "response_time": curve.response_time[index]}
+    for k in range(len(demands)):
+        for name in STATION_OUTPUTS:
+            out[f"{name}_{k + 1}"] = getattr(curve, name)[index, k]
+    out["method"] = np.array([solver_method(servers, n) for n in population.ravel()],
+                             dtype=object).reshape(population.shape)
+    out["knee_population"] = np.full(population.shape, result.knee_population)
+    out["throughput_upper_bound"] = np.asarray(bounds.throughput_upper, dtype=np.float64)
+    out["response_time_lower_bound"] = np.asarray(bounds.response_lower, dtype=np.float64)
+    return out
+
+
+def _network_percentiles(values, inputs, percentiles):
+    """End-to-end ``response_pP`` and each station's ``response_pP_station_<k>`` at each population
+    (:func:`iosizer.model.percentiles.closed_network_percentiles`; its error is stated there)."""
+    from iosizer.model.percentiles import closed_network_percentiles
+
+    population = np.asarray(inputs["population"]).astype(np.int64)
+    demands, think, servers = _network(values)
+    found = {int(n): closed_network_percentiles(demands, think, int(n), list(percentiles), servers)
+             for n in np.unique(population)}
+    flat = population.ravel()
+    out = {}
+    for key in found[int(flat[0])].response:
+        out[key] = np.array([found[int(n)].response[key] for n in flat]).reshape(population.shape)
+    for k in range(len(demands)):
+        for key in found[int(flat[0])].station:
+            out[f"{key}_station_{k + 1}"] = np.array([found[int(n)].station[key][k]
+                                                      for n in flat]).reshape(population.shape)
+    out.update(percentile_errors(demands, think, servers, flat, percentiles, population.shape))
+    return out
+
+
+def percentile_errors(demands, think, servers, populations, percentiles, shape):
+    """``response_pP_error_pct``: the end-to-end approximation's error measured around each point (grid
+    ``closed_percentiles``), where it passes :data:`~iosizer.data.error_grids.ERROR_RULE_PCT` at some point;
+    nothing where the method is exact (no c-server station, or one queueing station)."""
+    from iosizer.data.error_grids import ERROR_RULE_PCT, load
+    from iosizer.model.percentiles import closed_network_grid_point, percentile_approximation_error, percentile_key
+
+    points = [closed_network_grid_point(demands, think, int(n), servers) for n in populations]
+    if all(point is None for point in points):
+        return {}
+    grid = load("closed_percentiles")
+    out = {}
+    for p in percentiles:
+        error = np.array([0.0 if point is None else percentile_approximation_error(grid, {**point, "percentile": p})
+                          for point in points])
+        if np.any(np.abs(error) > ERROR_RULE_PCT):
+            out[f"response_{percentile_key(p)}_error_pct"] = error.reshape(shape)
+    return out
+
+
+_TIME_NOTE = ("times in the unit of the demands (seconds from a profile: throughput per second); think time "
+              "excluded from response_time")
+#: End-to-end percentile keys (``response_p99``, ``response_p99_9``) and a station's (``..._station_2``).
+_END_TO_END = re.compile(r"response_p\d+(_\d+)?")
+_AT_STATION = re.compile(r"(response_p\d+(?:_\d+)?)_station_(\d+)")
+
+
+def _bounds_note(values, outputs):
+    """One point: its bounds, knee and method in a line (a sweep's table has them as columns)."""
+    if len(outputs["throughput"]) != 1:
+        return None
+    return (f"bounds: throughput <= {outputs['throughput_upper_bound'][0]:.6g}, response >= "
+            f"{outputs['response_time_lower_bound'][0]:.6g}; knee N* = {outputs['knee_population'][0]:.4g}; "
+            f"method: {outputs['method'][0]}")
+
+
+def _percentile_note(values, outputs):
+    return _PERCENTILE_NOTE if any(_END_TO_END.fullmatch(key) for key in outputs) else None
+
+
+def _published(records, values):
+    """The JSON ``iosizer queue mva`` has always printed, from the answer's records: per point the
+    network's totals, its stations nested (with their percentiles), the solver's method, the bands of
+    throughput and response, the bounds, then the end-to-end percentiles with their bands and errors.
+    One record per population, as the generic ones."""
+    return [_point(dict(record), int(values["stations"])) for record in records]
+
+
+def _point(row, stations):
+    out = {key: row.pop(key) for key in ("population", "throughput", "response_time")}
+    out["stations"] = [{name: row.pop(f"{name}_{k}") for name in STATION_OUTPUTS} for k in range(1, stations + 1)]
+    for key in [key for key in row if _AT_STATION.fullmatch(key)]:
+        found = _AT_STATION.fullmatch(key)
+        out["stations"][int(found.group(2)) - 1][found.group(1)] = row.pop(key)
+    out["method"] = row.pop("method")
+    out.update({f"{key}{end}": row[f"{key}{end}"] for key in ("throughput", "response_time")
+                for end in ("_ci_low", "_ci_high") if f"{key}{end}" in row})
+    out.update({key: row[key] for key in ("knee_population", "throughput_upper_bound", "response_time_lower_bound")})
+    ends = [key for key in row if _END_TO_END.fullmatch(key)]
+    out.update({key: row[key] for key in ends})
+    out.update({f"{key}{end}": row[f"{key}{end}"] for key in ends for end in ("_ci_low", "_ci_high")
+                if f"{key}{end}" in row})
+    out.update({f"{key}_error_pct": row[f"{key}_error_pct"] for key in ends if f"{key}_error_pct" in row})
+    # --simulate: each simulated key's analytic value and the simulation's 95 % interval
+    out.update({f"{key}{end}": row[f"{key}{end}"] for key in ends for end in ("_model", "_sim_low", "_sim_high")
+                if f"{key}{end}" in row})
+    return out
+
+
 FAMILIES = (
     Family(
         name="closed-network",
@@ -146,9 +288,18 @@ FAMILIES = (
         solve=_closed_solve,
         service_time="exponential (product-form) FCFS stations; exact MVA",
         questions=(
-            Question("queue mva", "throughput, response and utilisations of a closed network vs population",
-                     ("demand_s", "think_time_s", "population"),
-                     ("throughput_per_s", "response_time_s", "utilization")),
+            Question("queue mva", "closed network by exact MVA: throughput, response, utilisations, bounds, knee",
+                     inputs=(Input("population", "jobs", (1, POPULATION.bounds[1]), description="jobs in the "
+                                   "closed network (N)", integer=True),),
+                     outputs=_OUTPUTS, solve=_network_solve, percentiles=_network_percentiles,
+                     notes=(_TIME_NOTE, _bounds_note, _percentile_note), plot=Plot("population",
+                                                                                     ("throughput", "response_time")),
+                     repeated=(Repeated("demand_s", "service demand of one station, in --demand order "
+                                        "(repeat per station)", count="stations", item=demand_name),
+                               Repeated("servers", "servers per station in --demand order: a whole number, or "
+                                        "'delay' (repeat per station; one for all)")),
+                     aliases={"demand_s": ("demand",), "think_time_s": ("think_time",)},
+                     defaults={"think_time_s": 0.0}, shipped=False, shape=_published),
         ),
         fit=FitPlan(_closed_start, relative=True, holdable=("think_time_s",)),
         tail=_closed_tail,

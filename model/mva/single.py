@@ -197,10 +197,7 @@ def _solve_single_class(
     scv: np.ndarray | None = None,
 ) -> tuple[np.ndarray, np.ndarray, str]:
     """X (N,), residence (N, K) and the method name."""
-    # With c >= N servers a station never queues: exactly a delay station.
-    solver_servers = np.where(servers >= n_max, np.inf, servers)
-    multi = (solver_servers > 1) & np.isfinite(solver_servers)
-    n_multi = int(multi.sum())
+    solver_servers, multi, n_multi = _multi_server(servers, n_max)
     if 0 < n_multi <= _MAX_EXACT_MULTISERVER:
         steps = n_max * 2 ** (n_multi - 1) * float(solver_servers[multi].sum() + _STATION_STEPS * n_multi)
         if steps > MAX_LOAD_DEPENDENT_STEPS:
@@ -221,8 +218,26 @@ def _solve_single_class(
     xs, rows = _load_dependent_mva(
         demands, solver_servers, think, n_max, everything, {}, scv
     )
+    return xs, rows, solver_method(servers, n_max, scv is not None)
+
+
+def _multi_server(servers: np.ndarray, n_max: int) -> tuple[np.ndarray, np.ndarray, int]:
+    """Servers as the solver takes them (c >= N is exactly a delay: it never queues), which of them are
+    multi-server stations, and how many."""
+    solver_servers = np.where(servers >= n_max, np.inf, servers)
+    multi = (solver_servers > 1) & np.isfinite(solver_servers)
+    return solver_servers, multi, int(multi.sum())
+
+
+def solver_method(servers: Sequence[float] | np.ndarray, population: int, residual_scv: bool = False) -> str:
+    """The method :func:`mva` answers a population with, by the stations' servers (inf: a delay):
+    ``"exact"``, ``"exact-load-dependent"`` (1 to 4 multi-server stations) or ``"seidmann-approximation"``,
+    ``"+residual-scv"`` appended when service is not exponential (``residual_scv``)."""
+    n_multi = _multi_server(np.asarray(servers, dtype=np.float64), int(population))[2]
+    if n_multi > _MAX_EXACT_MULTISERVER:
+        return "seidmann-approximation"
     method = "exact-load-dependent" if n_multi else "exact"
-    return xs, rows, method if scv is None else method + "+residual-scv"
+    return method + "+residual-scv" if residual_scv else method
 
 
 def _seidmann_split(

@@ -155,7 +155,7 @@ def test_a_misfit_model_s_prediction_band_covers_held_out_points(tmp_path: Path)
     # An M/M/2 system fitted as M/M/1 on every other load (2 % noise): the parameter band is narrow
     # around a wrong curve and misses 5 of the 8 held-out points; the prediction band, carrying the
     # fit's own 20-40 % residuals, covers 7 of them (seed 8; the numbers are this seed's, the order holds).
-    from iosizer.calibration.whatif import service_rate_band
+    import iosizer
     from iosizer.model.queueing import mmc
 
     lam = np.linspace(100, 1700, 17)
@@ -167,8 +167,8 @@ def test_a_misfit_model_s_prediction_band_covers_held_out_points(tmp_path: Path)
     held_out, truth = lam[1::2], response[1::2]
     covered = {}
     for band in ("parameter", "prediction"):
-        low, high = service_rate_band(profile, lambda mu: {"mean_response": mmc(held_out, mu, 1).mean_response},
-                                      band)["mean_response"]
+        asked = iosizer.family("mmc").ask("queue mm1", profile, arrival_rate=list(held_out), band=band)
+        low, high = asked.bands["mean_response"]
         assert np.all(low <= mmc(held_out, profile.value("service_rate_per_s"), 1).mean_response)
         covered[band] = int(np.sum((low <= truth) & (truth <= high)))
     assert covered == {"parameter": 3, "prediction": 7}

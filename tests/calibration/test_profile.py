@@ -108,16 +108,16 @@ def test_what_if_band_from_a_fitted_profile_equals_the_fit_prediction(tmp_path: 
 
     import numpy as np
 
+    import iosizer
     from iosizer.calibration.calibrate import calibrate
-    from iosizer.calibration.whatif import closed_network_band
 
     with resources.as_file(resources.files("iosizer.data") / "examples" / "load_test.csv") as data:
         calibration = calibrate("closed-network", data, {"stations": 3})
     saved = load_profile(save_profile(calibration.profile, tmp_path / "p.json"))
-    band = closed_network_band(saved, 5)
+    band = iosizer.family("closed-network").ask("queue mva", saved, population=5).records()[0]
     predicted = calibration.fit.predict({"population": np.array([5.0])})
-    assert band["response_time"][0] == pytest.approx(predicted.lower["response_time_s"][0], rel=1e-4)
-    assert band["response_time"][1] == pytest.approx(predicted.upper["response_time_s"][0], rel=1e-4)
+    assert band["response_time_ci_low"] == pytest.approx(predicted.lower["response_time_s"][0], rel=1e-4)
+    assert band["response_time_ci_high"] == pytest.approx(predicted.upper["response_time_s"][0], rel=1e-4)
 
 
 def test_undefined_intervals_make_unbounded_bands() -> None:

@@ -80,7 +80,6 @@ def test_the_issue_s_six_station_network(tmp_path: Path) -> None:
     # The figures of the issue: 6 stations whose demands all scale with an exponent in [-1, 0],
     # population 8, CPU speed 2: every demand x1 gives 75,415/s and x0.5 gives 150,830/s (exact MVA:
     # halving every demand doubles the throughput). The band must span both.
-    from iosizer.calibration.whatif import closed_network_band, on_cpu
     from iosizer.calibration.profile import load_profile
     from iosizer.model.mva import mva
 
@@ -96,5 +95,6 @@ def test_the_issue_s_six_station_network(tmp_path: Path) -> None:
     profile = load_profile(path, "closed-network")
     fitted_demands = [profile.value(f"demand_{k}_s") for k in range(1, 7)]
     ends = [mva([d * f for d in fitted_demands], 0.0, 8).throughput for f in (1.0, 0.5)]
-    low, high = closed_network_band(on_cpu(profile, SPEED), 8)["throughput"]
-    assert float(low) <= min(ends) and float(high) >= max(ends), (float(low), float(high), ends)
+    point = iosizer.family("closed-network").ask("queue mva", profile, cpu_speed=SPEED, population=8).records()[0]
+    low, high = point["throughput_ci_low"], point["throughput_ci_high"]
+    assert low <= min(ends) and high >= max(ends), (low, high, ends)

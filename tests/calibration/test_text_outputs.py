@@ -65,3 +65,26 @@ def test_a_text_output_cannot_be_plotted_or_sized() -> None:
         Question("q", "s", inputs, outputs, solve=lambda v, i: {}, sizing=(Sizing("blocks", "bound"),))
     assert Question("q", "s", inputs, outputs, solve=lambda v, i: {}).text_outputs == ("bound",)
     assert outputs[1].to_dict()["text"] is True and "text" not in outputs[0].to_dict()
+
+
+def test_a_published_form_its_switch_and_its_named_positional_input(toy, cli) -> None:
+    """Generic pieces of a hand-written command's form: Input(named=..., argument=True), an on/off setting
+    (ParameterSpec.switch: --doubled/--no-doubled), Question.shape with shape_table and an output alias."""
+    from iosizer.cli.catalogue import root_command
+
+    assert toy.ask("published", blocks="FOUR").to_data() == {"blocks": 4, "doubled": 0, "rate_per_s": 100.0,
+                                                              "rate": 100.0, "bound": "cpu"}
+    root_command.cache_clear()
+    try:
+        data = json.loads(cli("toy-text", "published", "four", "--doubled", "--format", "json").stdout)
+        # twice the link, 60/s per block: 1 block is link-bound, 4 blocks are capped by the CPU's 100/s
+        assert (data["doubled"], data["rate_per_s"], data["bound"]) == (1, 100.0, "cpu")
+        sweep = json.loads(cli("toy-text", "published", "1,4", "--no-doubled", "--format", "json").stdout)
+        assert [(r["rate_per_s"], r["bound"]) for r in sweep] == [(30.0, "link"), (100.0, "cpu")]
+        csv = cli("toy-text", "published", "1,4", "--format", "csv").stdout.splitlines()
+        assert csv[0] == "blocks,doubled,rate_per_s,bound"  # the shaped records, the deprecated 'rate' left out
+        table = cli("toy-text", "published", "1").stdout  # one point: a metric per row
+        assert "metric" in table and "rate_per_s" in table and "│ rate " not in table
+        assert "or one of four, got 'five'" in cli.fails("toy-text", "published", "five")
+    finally:
+        root_command.cache_clear()

@@ -1,6 +1,9 @@
 """A toy family for the text-output tests (Output.text): a rate capped by the slower of a CPU and a link.
 
-rate_per_s = min(cpu_per_s, link_per_s x block_count); ``bound`` names the one that limits it.
+rate_per_s = min(cpu_per_s, link_per_s x block_count); ``bound`` names the one that limits it. Its
+question ``published`` is the same answer in a hand-written command's published form: the input
+positional and named (``four``), an on/off setting (``doubled``: twice the link), a shape with a
+deprecated key (``rate``) shown in the table and CSV (``shape_table``).
 """
 
 from __future__ import annotations
@@ -11,7 +14,13 @@ from iosizer.model.family import Column, Family, FitPlan, Input, Output, Paramet
 
 
 def _rates(values, inputs):
-    return values["cpu_per_s"] + 0 * inputs["blocks"], values["link_per_s"] * inputs["blocks"]
+    link = values["link_per_s"] * (2 if values.get("doubled") else 1)
+    return values["cpu_per_s"] + 0 * inputs["blocks"], link * inputs["blocks"]
+
+
+def _published(records, values):
+    return [{"blocks": r["blocks"], "doubled": values["doubled"], "rate_per_s": r["rate_per_s"],
+             "rate": r["rate_per_s"], "bound": r["bound"]} for r in records]
 
 
 def _solve(values, inputs):
@@ -24,7 +33,8 @@ FAMILIES = (Family(
     summary="a toy capped rate for the text-output tests",
     source="tests",
     parameters=(ParameterSpec("cpu_per_s", "1/s", 100.0, (1e-6, 1e9), "assumed", "a test value"),
-                ParameterSpec("link_per_s", "1/s", 30.0, (1e-6, 1e9), "assumed", "a test value")),
+                ParameterSpec("link_per_s", "1/s", 30.0, (1e-6, 1e9), "assumed", "a test value"),
+                ParameterSpec("doubled", "1", 0, (0, 1), "assumed", "a test switch", kind="setting", integer=True)),
     columns=Schema("toy-text", (Column("blocks", Role.input, "1"), Column("rate_per_s", Role.observed, "1/s"))),
     solve=lambda values, inputs: {"rate_per_s": _solve(values, inputs)["rate_per_s"]},
     fit=FitPlan(lambda data, settings: {"link_per_s": 20.0}),
@@ -35,5 +45,11 @@ FAMILIES = (Family(
         outputs=(Output("rate_per_s", "1/s", "the rate"),
                  Output("bound", "", "what limits the rate: cpu or link", text=True)),
         solve=_solve,
-    ),),
+    ), Question(
+        "published", "the capped rate as a hand-written command published it",
+        inputs=(Input("blocks", "1", (1, 100), integer=True, named={"four": 4}, argument=True),),
+        outputs=(Output("rate_per_s", "1/s", "the rate"),
+                 Output("bound", "", "what limits the rate: cpu or link", text=True)),
+        solve=_solve, shape=_published, shape_table=True, aliases={"rate_per_s": ("rate",)},
+    )),
 ),)

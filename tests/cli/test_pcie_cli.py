@@ -7,6 +7,8 @@ import pytest
 
 def test_link_command(cli) -> None:
     data = cli.json("pcie", "link", "--gen", "3", "--lanes", "8", "--mps", "256", "--transfer-bytes", "520")
+    assert cli.json("pcie", "link", "--generation", "3", "--mps-bytes", "256", "--transfer-bytes", "520") == data
+    assert cli.json("pcie", "link", "--ecrc")["tlp_overhead_bytes"] == data["tlp_overhead_bytes"] + 4
     assert set(data) >= {"raw_gbyte_s", "effective_gbyte_s", "tlps_per_transfer", "efficiency_pct"}
     assert data["raw_gbyte_s"] == pytest.approx(7.8769, abs=1e-4)
     assert data["tlps_per_transfer"] == 3
@@ -46,13 +48,15 @@ def test_rmw_plot(cli, tmp_path) -> None:
 
 
 @pytest.mark.parametrize(("args", "fragment"), [
-    (["link", "--gen", "7"], "--gen must be one of 1, 2, 3, 4, 5, 6, got 7"),
+    (["link", "--gen", "7"], "--generation must be one of 1, 2, 3, 4, 5, 6, got 7"),
     (["link", "--lanes", "3"], "--lanes must be one of 1, 2, 4, 8, 12, 16, 32, got 3"),
-    (["link", "--mps", "300"], "--mps must be one of 128, 256, 512, 1024, 2048, 4096, got 300"),
-    (["pattern", "0"], "must be >= 1"),
-    (["pattern", "Z"], "table 2 case A-F"),
+    (["link", "--mps", "300"], "--mps-bytes must be one of 128, 256, 512, 1024, 2048, 4096, got 300"),
+    (["link", "--direction", "up"], "--direction must be one of write, read, both, got 'up'"),
+    (["pattern", "0"], "transfer-bytes must lie in [1, 16777216] (bytes), got 0"),
+    (["pattern", "Z"], "or one of A, B, C, D, E, F, got 'Z'"),
+    (["rmw", "--pattern", "Z"], "or one of A, B, C, D, E, F, got 'Z'"),
     (["rmw", "--lanes", "12"], "whole multiples of 8"),
-    (["rmw", "--mitigation", "magic"], "gather-dif or split-at-64"),
+    (["rmw", "--mitigation", "magic"], "--mitigation must be one of none, gather-dif, split-at-64, got 'magic'"),
 ])
 def test_bad_input(cli, args, fragment) -> None:
     assert fragment in cli.fails("pcie", *args)

@@ -65,11 +65,30 @@ def test_erlang_command(cli) -> None:
     assert data["erlang_c"] == pytest.approx(float(c), rel=1e-13)
 
 
-@pytest.mark.parametrize("rate", ["3.2", "-1", "nan"])
-def test_erlang_arrival_rate_without_a_profile_is_refused(cli, rate) -> None:
+@pytest.mark.parametrize(("rate", "words"), [("3.2", "not both"), ("-1", "--arrival-rate must lie in [0, inf]"),
+                                             ("nan", "--arrival-rate must be finite")])
+def test_erlang_arrival_rate_without_a_profile_is_refused(cli, rate, words) -> None:
     # It was silently ignored: the answer was the --offered-load one, whatever the rate said.
     line = cli.fails("queue", "erlang", "--servers", "4", "--offered-load", "3.2", "--arrival-rate", rate)
-    assert "--arrival-rate goes with --profile" in line
+    assert words in line and "arrival" in line
+    assert "--arrival-rate goes with --profile" in cli.fails("queue", "erlang", "--servers", "4", "--arrival-rate", "3")
+
+
+def test_erlang_sweeps_and_says_where_erlang_c_is_undefined(cli, tmp_path) -> None:
+    from iosizer.calibration.profile import ParameterEstimate, Profile, save_profile
+    from iosizer.model.queueing import erlang_b, erlang_c
+
+    data = cli.json("queue", "erlang", "--servers", "2,4", "--offered-load", "3")
+    # Mixed server counts take the incomplete-gamma form, one count the recursion: equal to rounding.
+    assert [r["servers"] for r in data] == [2, 4] and data[0]["erlang_c"] is None
+    assert data[1]["erlang_c"] == pytest.approx(erlang_c(4, 3.0), rel=1e-13)
+    assert data[0]["erlang_b"] == pytest.approx(erlang_b(2, 3.0), rel=1e-13)
+    assert "Erlang C undefined" in cli("queue", "erlang", "--servers", "2", "--offered-load", "3").stdout
+    # With a profile: its servers, the offered load from --arrival-rate over its service rate.
+    path = save_profile(Profile(model="mmc", options={"servers": 4}, parameters={
+        "service_rate_per_s": ParameterEstimate(value=1000.0, stderr=10.0)}), tmp_path / "p.json")
+    data = cli.json("queue", "erlang", "--profile", str(path), "--arrival-rate", "3000")
+    assert data == {"servers": 4, "offered_load": 3.0, "erlang_b": erlang_b(4, 3.0), "erlang_c": erlang_c(4, 3.0)}
 
 
 @pytest.mark.parametrize(
@@ -117,12 +136,22 @@ def test_mva_json_keys_and_values(cli) -> None:
     assert data["throughput"] * (data["response_time"] + 0.1) == pytest.approx(100)
 
 
-def test_mva_csv_is_the_whole_curve(cli) -> None:
-    result = cli(*MVA_ARGS, "--format", "csv")
+def test_mva_csv_of_a_population_sweep_is_the_curve(cli) -> None:
+    from iosizer.model.mva import mva
+
+    result = cli(*MVA_ARGS[:-1], "1:100:1", "--format", "csv")
     rows = list(csv.DictReader(io.StringIO(result.stdout)))
     assert [int(r["population"]) for r in rows] == list(range(1, 101))
     assert float(rows[0]["response_time"]) == pytest.approx(0.01)  # one job: R = D
     assert {"utilization_3", "queue_length_3", "residence_time_3"} <= set(rows[0])
+    curve = mva([0.005, 0.003, 0.002], 0.1, 100).curve  # the one recursion, read at each population
+    assert [float(r["throughput"]) for r in rows] == curve.throughput.tolist()
+    assert [float(r["queue_length_2"]) for r in rows] == curve.queue_length[:, 1].tolist()
+    # The JSON of a sweep: one published object per population, each as the single population answers it.
+    sweep = cli.json(*MVA_ARGS[:-1], "20,100")
+    assert [point["population"] for point in sweep] == [20, 100]
+    single = cli.json(*MVA_ARGS[:-1], "20")
+    assert sweep[0]["stations"] == single["stations"] and sweep[0]["throughput"] == single["throughput"]
 
 
 def test_mva_multi_server_and_delay_stations(cli) -> None:
@@ -155,6 +184,51 @@ def test_single_server_queues_refuse_a_multi_server_profile(cli, tmp_path) -> No
     profile = Profile(model="mmc", options={"servers": 4},
                       parameters={"service_rate_per_s": ParameterEstimate(value=1.0, stderr=0.01)})
     path = save_profile(profile, tmp_path / "p.json")
-    assert "calibrated with 4 servers" in cli.fails("queue", "mm1", "--arrival-rate", "0.5", "--profile", str(path))
+    assert "calibrated with servers = 4" in cli.fails("queue", "mm1", "--arrival-rate", "0.5", "--profile", str(path))
     data = cli.json("queue", "ggc", "--arrival-rate", "3", "--profile", str(path))
     assert data["mean_wait_ci_low"] < data["mean_wait"] < data["mean_wait_ci_high"]
+
+
+def test_open_queues_are_the_mmc_familys_questions(cli) -> None:
+    # mm1/mg1/md1/ggc are declared questions of family mmc: the answer is the model's, every surface alike.
+    import iosizer
+    from iosizer.model.queueing import ggc, mg1
+
+    data = cli.json("queue", "ggc", "--arrival-rate", "2,3", "--service-rate", "1", "--servers", "4",
+                    "--arrival-scv", "2", "--service-scv", "0.5")
+    expected = ggc([2.0, 3.0], 1.0, 4, 2.0, 0.5).to_dict()
+    assert [row["mean_wait"] for row in data] == expected["mean_wait"]  # the same float64 arithmetic
+    asked = iosizer.family("mmc").ask("queue mg1", arrival_rate=0.5, service_rate=1, service_scv=2)
+    assert asked.to_data()["mean_wait"] == mg1(0.5, 1.0, 2.0).mean_wait
+    # The question's own settings are not the family's: params and calibration do not list them.
+    assert "service_scv" not in {spec.name for spec in iosizer.family("mmc").declaration.parameters}
+
+
+def test_a_question_refuses_what_it_fixes_or_does_not_take(cli) -> None:
+    import iosizer
+    from iosizer.errors import InputError
+
+    with pytest.raises(InputError, match="takes no servers .it fixes servers = 1."):
+        iosizer.family("mmc").ask("queue mm1", arrival_rate=0.5, service_rate=1, servers=2)
+    assert "No such option: --servers" in cli.fails("queue", "md1", "--arrival-rate", "0.5", "--service-rate", "1",
+                                                    "--servers", "2")
+    assert "Missing option '--service-scv'" in cli.fails("queue", "mg1", "--arrival-rate", "0.5",
+                                                         "--service-rate", "1")
+    with pytest.raises(InputError, match="takes no service_scv .it fixes service_scv = 0.0."):
+        iosizer.family("mmc").ask("queue md1", arrival_rate=0.5, service_rate=1, service_scv=1)
+
+
+def test_mva_lists_and_defaults_are_the_declared_parameters() -> None:
+    """Question.repeated and Question.defaults: --demand's items are the stations' demand_k_s and its length
+    the stations; --servers' items one setting; no think time given and no profile is the declared 0."""
+    import iosizer
+    from iosizer.errors import InputError
+
+    family = iosizer.family("closed-network")
+    listed = family.ask("queue mva", demand=[0.005, 0.003], servers=["4", "delay"], population=10)
+    named = family.ask("queue mva", demand_1_s=0.005, demand_2_s=0.003, stations=2, servers="4,delay",
+                       think_time_s=0.0, population=10)
+    assert listed.to_data() == named.to_data()
+    assert listed.values["stations"] == 2 and listed.values["think_time_s"] == 0.0
+    with pytest.raises(InputError, match="demand_s lists 2 values for stations 3"):
+        family.ask("queue mva", demand=[0.005, 0.003], stations=3, population=10)

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import json
-import re
 from importlib import resources
 
 import numpy as np
@@ -50,7 +49,7 @@ def test_every_number_has_unit_status_and_source(family) -> None:
             assert SEED_FILE in spec.source, spec.name
     kinds = {spec.name: spec.kind for spec in family.parameters}
     assert kinds == {"link_mbps": "parameter", "cores": "parameter", "core_iops": "parameter",
-                     "storage_us": "parameter", "mode": "setting", "block_kib": "setting",
+                     "storage_us": "parameter", "port": "setting", "mode": "setting", "block_kib": "setting",
                      "block_bytes": "setting", "service_scv": "parameter"}
     # link_mbps is derived from the FC standard's nominal rate and the seed's "1600MB/sec 弱".
     assert SEED_FILE in family.spec("link_mbps").source and "FC-FS" in family.spec("link_mbps").source
@@ -71,7 +70,7 @@ def test_core_capacity_scales_with_core_speed_the_rest_does_not(family) -> None:
 
 
 def test_settings_check_against_their_declarations(family) -> None:
-    assert family.check_settings({}) == {"mode": "shared", "block_kib": 4.0, "block_bytes": 512.0}
+    assert family.check_settings({}) == {"port": "16gfc", "mode": "shared", "block_kib": 4.0, "block_bytes": 512.0}
     assert family.check_settings({"mode": "Occupancy"})["mode"] == "occupancy"
     with pytest.raises(InputError, match="--mode must be one of shared, occupancy"):
         family.check_settings({"mode": "both"})
@@ -82,11 +81,39 @@ def test_settings_check_against_their_declarations(family) -> None:
 def test_questions_name_the_cli_commands_and_their_json_keys(family, cli) -> None:
     questions = {q.command: q for q in family.questions}
     assert set(questions) == {"hba isolation", "hba response"}
+    assert all(q.answerable for q in questions.values())
     isolation = cli.json("hba", "isolation", "--mode", "shared")
     response = cli.json("hba", "response", "--mode", "shared")
-    assert set(questions["hba isolation"].outputs) <= set(isolation[0])
-    assert set(questions["hba response"].outputs) <= set(response[0])
+    assert set(questions["hba isolation"].output_names) <= set(isolation[0])
+    assert set(questions["hba response"].output_names) <= set(response[0])
     assert family.measurements == ("seed002_env", "seed002_sec3_1_isolation", "seed002_sec3_2_response")
+
+
+def test_the_port_speeds_are_the_shipped_fc_ports(family) -> None:
+    # --port picks a shipped profile (ParameterSpec.variant); its choices are the shipped ports' names.
+    assert family.variant is hba.PORT and hba.PORT.value == MEASURED_SPEED.lower()
+    assert hba.PORT_SPEEDS == tuple(item["name"].lower() for item in hardware_profile("fc_ports")["items"])
+    for speed in hba.PORT_SPEEDS:
+        assert shipped_profile("hba", speed).options["port"] == speed
+
+
+def test_lpar2_sweeps_to_the_shared_ceiling_and_lpar1_offers_its_limit(family) -> None:
+    # Left out, LPAR2 runs 0 to one virtual port's shared ceiling in 12 steps (both cores: 300,000 IOPS at
+    # 4 KiB; the link at 256 KiB), and LPAR1 offers its own ceiling in the mode (one core in occupancy).
+    from iosizer.calibration.questions import answer
+
+    for kib, top in ((4, 2 * hba.CORE_IOPS.value), (256, hba.LINK_MBPS.value * 1e6 / (256 * 1024))):
+        rows = answer("hba", "hba isolation", mode="occupancy", block_kib=kib).to_data()
+        assert len(rows) == 13 and rows[0]["lpar2_offered_iops"] == 0
+        assert rows[-1]["lpar2_offered_iops"] == pytest.approx(top, rel=1e-12)
+        ceiling = float(hba.port_ceiling_iops(hba.FcPort(), "occupancy", kib * 1024))
+        assert all(r["lpar1_offered_iops"] == ceiling for r in rows)
+    # A profile's band moves LPAR1's ceiling with the core capacity (the input stays at the centre's).
+    from iosizer.calibration.frozen import shipped
+
+    banded = answer("hba", "hba isolation", shipped("hba"), cpu_speed=1.3, mode="occupancy",
+                    lpar2_offered_iops=0).to_data()[0]
+    assert banded["lpar1_iops_ci_low"] < banded["lpar1_iops"] < banded["lpar1_iops_ci_high"]
 
 
 # --- every other place reads it ---------------------------------------------------
@@ -111,10 +138,7 @@ def test_response_defaults_are_the_declared_block_and_storage_delay(family) -> N
 def test_cli_help_does_not_repeat_declared_numbers(cli) -> None:
     for command in ("isolation", "response"):
         text = " ".join(cli("hba", command, "--help").stdout.split())
-        assert "150,000" not in text and "[profile: 2]" not in text
-        assert "iosizer params hba" in text
-    response_help = " ".join(cli("hba", "response", "--help").stdout.split())
-    assert not re.search(r"default: (50|512)\b", response_help)
+        assert "150,000" not in text and "150000" not in text and "[profile: 2]" not in text
 
 
 def test_report_and_scenario_notes_come_from_the_declaration(monkeypatch) -> None:
@@ -122,7 +146,7 @@ def test_report_and_scenario_notes_come_from_the_declaration(monkeypatch) -> Non
 
     section = HbaSection(offered_iops=[100_000.0], block_kib=[4.0])
     assert section.storage_us == hba.STORAGE_US.value and section.mode == hba.MODE.value
-    assert section.port == MEASURED_SPEED
+    assert section.port == MEASURED_SPEED.lower()
     note = evaluate_hba(section)[-1].note
     assert note == f"MVA, storage delay {hba.STORAGE_US.value:g} us (assumed)"
 
@@ -193,3 +217,5 @@ def test_shipped_profile_variants_are_the_fc_speeds(family) -> None:
     assert eight.value("core_iops") == family.default("core_iops")
     with pytest.raises(InputError, match="unknown fc port '4GFC'"):
         shipped_profile("hba", "4GFC")
+    with pytest.raises(InputError, match="--port must be one of 8gfc, 16gfc, 32gfc"):
+        family.check_settings({"port": "4GFC"})

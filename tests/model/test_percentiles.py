@@ -354,7 +354,8 @@ def test_closed_network_percentile_moments_are_mva_exact() -> None:
 
 def test_loadshare_percentiles_are_the_ports_mmk_mixture() -> None:
     from iosizer.model.loadshare import PolicyParams
-    from iosizer.model.percentiles import loadshare_percentiles, mmc_response_survival
+    from iosizer.model.loadshare import loadshare_percentiles
+    from iosizer.model.percentiles import mmc_response_survival
 
     params = PolicyParams(4, 20.0, 0.7, non_core_pct=0.0)
     service = 1 + 0.2 * 3 / 4  # shared on 4 cores: the hand-off overhead of 3 in 4 I/Os
@@ -378,7 +379,7 @@ def test_loadshare_percentiles_follow_the_pooled_mean_where_groups_overlap() -> 
     # the family's mean; the simulated p99 at 0.9 of the maximum is 14.7 (module docstring).
     from iosizer.calibration.loadshare import scenario
     from iosizer.model.loadshare import PolicyParams, evaluate, max_throughput, port_waits
-    from iosizer.model.percentiles import loadshare_percentiles
+    from iosizer.model.loadshare import loadshare_percentiles
 
     skew, params = scenario("skew"), PolicyParams(non_core_pct=40.0)
     load = 0.9 * max_throughput("multi-stage", skew.port_shares, params)

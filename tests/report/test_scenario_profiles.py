@@ -192,7 +192,7 @@ def test_profile_errors(profiles, tmp_path: Path) -> None:
     (folder / "rmw2.json").write_text(profiles["rmw"].read_text())
     line = _bad(folder, '[pcie]\nprofile = ["rmw.json", "rmw2.json"]\n')
     assert "pcie.profile: rmw.json and rmw2.json are both 'rmw' profiles; give one per family" in line
-    assert "hba: port picks a shipped FC speed" in _bad(folder, HBA + 'port = "8GFC"\n')
+    assert "hba: --port picks one of the shipped 'hba' profiles" in _bad(folder, HBA + 'port = "8GFC"\n')
     assert "latency: give either device" in _bad(folder, '[latency]\nhop_ns = 1\ndevice = "e1000"\n'
                                                          'profile = "dma.json"\n')
     assert "unknown key 'profiles' (did you mean profile?)" in _bad(folder, HBA.replace("profile =", "profiles ="))
@@ -212,9 +212,12 @@ def test_a_table_answers_unnamed_families_as_shipped(profiles) -> None:
     answers = _run(folder, '[latency]\nhop_ns = 300\nprofile = "dma.json"\n')
     assert answers["OLTP throughput loss"] == shipped["OLTP throughput loss"]  # value and no band
     assert answers["dma.json DMA loss"].ci_low is not None
-    pcie = _run(folder, '[pcie]\nprofile = "rmw.json"\n')
+    pcie = _run(folder, '[pcie]\nprofile = "rmw.json"\ntransfer_bytes = 520\n')
     assert pcie["effective write bandwidth per port"].ci_low is None
     _ordered(pcie["loss to read-modify-write contention"])
+    # Aligned transfers (512 B) lose nothing whatever the RMW parameters: no band, as every output none moves.
+    aligned = _run(folder, '[pcie]\nprofile = "rmw.json"\n')["loss to read-modify-write contention"]
+    assert (aligned.value, aligned.ci_low, aligned.ci_high) == (0.0, None, None)
 
 
 def test_a_catalogue_device_is_carried_as_its_shipped_profile(cli, tmp_path: Path) -> None:

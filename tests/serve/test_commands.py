@@ -21,8 +21,12 @@ def _argv(spec: Any, body: dict[str, Any], files: dict[str, Any] | None = None) 
 
 
 def test_keys_are_the_long_flags(specs: dict[str, Any]) -> None:
-    rmw = {f.key: f for f in specs["pcie rmw"].fields}
-    assert rmw["pattern"].name == "pattern_name" and rmw["pattern"].flag == "--pattern"
+    from iosizer.model.registry import declaration
+    from iosizer.serve.questions import request_model
+
+    # A declared question's fields are its declared names, its older flags beside them (pcie rmw's --pattern).
+    rmw = request_model(declaration("rmw"), declaration("rmw").question("pcie rmw")).model_fields
+    assert {"transfer_bytes", "pattern", "lanes", "mps_bytes", "mps"} <= set(rmw) and "throughput_gbps" not in rmw
     assert {f.key for f in specs["hba response"].body_fields} >= {"port", "storage_us", "threads"}
     assert "set" in {f.key for f in specs["calibrate"].body_fields}
 
@@ -33,21 +37,18 @@ def test_roles_keep_server_paths_out_of_the_body(specs: dict[str, Any]) -> None:
     assert roles["output"] is Role.output and roles["plot"] is Role.plot and roles["format"] is Role.format
     assert {f.key: f.role for f in specs["report"].fields}["output_dir"] is Role.server
     assert {f.key: f.kind() for f in specs["latency oltp"].body_fields}["profile"] == "profiles"
-    assert {f.key: f.kind() for f in specs["queue ggc"].body_fields}["profile"] == "profile"
+    assert {f.key: f.kind() for f in specs["size servers"].body_fields}["profile"] == "profile"
     for spec in specs.values():
         for field in spec.body_fields:
             assert field.role in (Role.plain, Role.profile)
 
 
 def test_the_command_line_back(specs: dict[str, Any]) -> None:
-    assert _argv(specs["queue ggc"], {"arrival_rate": 3.2, "service_rate": 1, "servers": 4}) == [
-        "queue", "ggc", "--arrival-rate", "3.2", "--service-rate", "1.0", "--servers", "4", "--format", "json"]
-    mva = _argv(specs["queue mva"], {"demand": [0.005, 0.003], "servers": ["4", "delay"], "population": 10})
-    assert mva.count("--demand") == 2 and mva[mva.index("--servers") + 1] == "4" and "delay" in mva
-    assert _argv(specs["pcie pattern"], {"transfer_bytes": 520, "split_at_64": True}) == [
-        "pcie", "pattern", "--split-at-64", "--format", "json", "--", "520"]
-    assert "--ecrc" not in _argv(specs["pcie link"], {"ecrc": False})
-    assert _argv(specs["queue ggc"], {"arrival_rate": "1", "profile": {"model": "mmc"}},
+    assert _argv(specs["simulate ggc"], {"arrival_rate": 3.2, "service_rate": 1, "servers": 4}) == [
+        "simulate", "ggc", "--arrival-rate", "3.2", "--service-rate", "1.0", "--servers", "4", "--format", "json"]
+    load = _argv(specs["size load"], {"demand": [0.005, 0.003], "servers": ["4", "delay"], "target_response_s": 1})
+    assert load.count("--demand") == 2 and load[load.index("--servers") + 1] == "4" and "delay" in load
+    assert _argv(specs["size servers"], {"arrival_rate": "1", "profile": {"model": "mmc"}},
                  {"profile": "profile.json"})[-4:] == ["--profile", "profile.json", "--format", "json"]
 
 
@@ -59,18 +60,20 @@ def test_arguments_keep_their_order(specs: dict[str, Any]) -> None:
 
 
 @pytest.mark.parametrize("body", [
-    {"arrival_rate": "1", "service_rate": float("inf")},
-    {"arrival_rate": "1", "servers": "many"},
+    {"arrival_rate": 1, "service_rate": float("inf")},
+    {"arrival_rate": 1, "servers": "many"},
     {"arrival_rate": "/etc/passwd"},
-    {"arrival_rate": "1", "profile": "p.json"},
-    {"arrival_rate": "1", "extra": 1},
+    {"arrival_rate": 1, "servers": 2.5},
+    {"arrival_rate": 1, "extra": 1},
     # JSON true/false is not a count or a rate (pydantic's lax numbers took true as 1).
-    {"arrival_rate": "1", "service_rate": True},
-    {"arrival_rate": "1", "service_rate": 1, "servers": True},
+    {"arrival_rate": 1, "service_rate": True},
+    {"arrival_rate": 1, "service_rate": 1, "servers": True},
 ])
 def test_bodies_that_do_not_validate(specs: dict[str, Any], body: dict[str, Any]) -> None:
     with pytest.raises(ValidationError):
-        specs["queue ggc"].model.model_validate(body)
+        specs["simulate ggc"].model.model_validate(body)
+    with pytest.raises(ValidationError):  # a profile is a document, never a server path
+        specs["size servers"].model.model_validate({"arrival_rate": "1", "profile": "p.json"})
 
 
 def test_no_number_field_takes_a_bool(specs: dict[str, Any]) -> None:
@@ -95,10 +98,10 @@ def test_a_refused_value_is_quoted(specs: dict[str, Any]) -> None:
     from iosizer.serve.app import _validation_message
 
     with pytest.raises(ValidationError) as caught:
-        specs["queue ggc"].model.model_validate({"arrival_rate": "1", "servers": "many"})
+        specs["simulate ggc"].model.model_validate({"arrival_rate": 1, "servers": "many"})
     assert _validation_message(caught.value.errors()).endswith(", got 'many'")
     with pytest.raises(ValidationError) as caught:
-        specs["queue ggc"].model.model_validate({"servers": 2})
+        specs["simulate ggc"].model.model_validate({"servers": 2})
     assert "got" not in _validation_message(caught.value.errors())  # a missing field quotes nothing
 
 

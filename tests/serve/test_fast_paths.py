@@ -29,9 +29,8 @@ SPECS = {spec.name: spec for spec in command_specs()[0]}
 BODIES = [(name, body) for name, body in STARTING_INPUTS.items()
           if name in SPECS and not SPECS[name].heavy and worker.direct(SPECS[name])] + [
     ("queue mmc", {"arrival_rate": 3.2, "service_rate": 1, "servers": 4, "band": "prediction"}),
-    ("queue mva", {"demand": [0.005, 0.003], "servers": ["4", "delay"], "population": 30}),
+    ("size load", {"demand": [0.005, 0.003], "servers": ["4", "delay"], "target_response_s": 0.5}),
     ("latency budget", {"budget_pct": 5, "device": "bcm5700", "show_formula": True}),
-    ("pcie link", {"gen": 4, "lanes": 16, "transfer_bytes": 4096, "ecrc": True}),
     ("hba response", {"threads": "1,8,16", "port": "32GFC", "percentile": [99]}),
 ]
 
