@@ -48,11 +48,6 @@ def _named(kind: str, name: str) -> dict[str, Any]:
     return items[key]
 
 
-def speeds() -> list[str]:
-    """FC speeds with a shipped profile (8GFC, 16GFC, 32GFC)."""
-    return [item["name"] for item in hardware_profile("fc_ports")["items"]]
-
-
 def frame_efficiency() -> float:
     """Share of the nominal FC rate that carries data in full frames (declared in the model)."""
     from iosizer.model.hba import FULL_FRAME_EFFICIENCY
@@ -62,40 +57,25 @@ def frame_efficiency() -> float:
 
 def port_parameters(speed: str | None = None, cores: int | None = None,
                     core_iops: float | None = None, link_mbps: float | None = None) -> dict[str, Any]:
-    """Keyword arguments for :class:`~iosizer.model.hba.FcPort` and where each came from.
+    """Keyword arguments for :class:`~iosizer.model.hba.FcPort` (``values``) and the port's name
+    (``speed``): the shipped port of ``speed`` (None: the speed the seed measured, 16GFC) on the
+    measured board, each value given instead where given. 8GFC and 32GFC reuse the 16G board's cores
+    and per-core capacity (assumed: only 16GFC was measured)."""
+    from iosizer.model.hba import frame_limited_mbps
 
-    ``speed`` None is the speed the seed measured (16GFC).
-    """
     port = _named("fc_ports", MEASURED_SPEED if speed is None else speed)
     board = _named("hbas", MEASURED_BOARD)
     try:
         board_cores = int(board["cores_per_port"])
-        per_core = float(board["iops_4k_shared_both_cores"]) / board_cores
-        nominal = float(port["nominal_mbps"])
+        values: dict[str, Any] = {"link_mbps": frame_limited_mbps(float(port["nominal_mbps"])),
+                                  "cores": board_cores,
+                                  "core_iops": float(board["iops_4k_shared_both_cores"]) / board_cores}
     except (KeyError, ValueError) as error:
         raise ProfileError(f"shipped FC profiles lack {error}") from None
-    sources = {
-        "link_mbps": (f"{port['name']} nominal {nominal:g} MB/s x frame efficiency "
-                      f"{frame_efficiency():.4f} (FC-FS framing)"),
-        "cores": f"{board['model']}: {board_cores} cores per port (seed 002 sec 2.2)",
-        "core_iops": (f"~{board['iops_4k_shared_both_cores']:,} IOPS at 4 KB with both cores "
-                      f"/ {board_cores} (seed 002 sec 3.1.1 (1))"),
-    }
-    if port["name"] != MEASURED_SPEED:
-        sources["cores"] += f"; assumed for {port['name']} (only 16GFC was measured)"
-        sources["core_iops"] += f"; assumed for {port['name']}"
-    from iosizer.model.hba import frame_limited_mbps
-
-    values: dict[str, Any] = {
-        "link_mbps": frame_limited_mbps(nominal),
-        "cores": board_cores,
-        "core_iops": per_core,
-    }
     for key, given in (("cores", cores), ("core_iops", core_iops), ("link_mbps", link_mbps)):
         if given is not None:
             values[key] = given
-            sources[key] = "given"
-    return {"values": values, "sources": sources, "speed": port["name"]}
+    return {"values": values, "speed": port["name"]}
 
 
 def fc_port(speed: str | None = None, cores: int | None = None,

@@ -137,6 +137,9 @@ def _one(family_name: str, asked: "Question", params: Any, cpu_speed: float | No
     changes = dict(params) if isinstance(params, Mapping) else {}
     changes.update(given)
     base = params if not isinstance(params, Mapping) else None
+    missing = [spec for spec in asked.input_specs if spec.required and inputs.get(spec.name) is None]
+    if missing:  # the question's own input first: what is asked before what it is asked of
+        raise _needs(asked, missing[0])
     own = _own_settings(family_name, asked, changes, base)
     for spec in asked.input_specs:
         clash = [n for n in spec.reads if inputs.get(spec.name) is not None and own.get(n) is not None]
@@ -369,6 +372,9 @@ def _unaliased(asked: "Question", given: dict[str, Any]) -> dict[str, Any]:
     return out
 
 
+def _needs(question: "Question", spec: Any) -> InputError:
+    return InputError(f"question '{question.command}' needs --{spec.name.replace('_', '-')} ({spec.unit}"
+                      f"{': ' + spec.description if spec.description else ''})")
 def _own_settings(family_name: str, asked: "Question", changes: dict[str, Any], base: "Profile | None") -> dict[str, Any]:
     """The question's own settings (``Question.settings``, popped from ``changes`` and checked; a required one
     missing is an error) and the values it fixes (``Question.fixed``: a family setting goes into ``changes``,
@@ -530,8 +536,7 @@ def _input_grid(question: "Question", given: Mapping[str, Any],
         if spec.name not in known:
             raw = spec.sweep(values, dict(known))
             if not raw:
-                raise InputError(f"question '{question.command}' needs --{spec.name.replace('_', '-')} ({spec.unit}"
-                                 f"{': ' + spec.description if spec.description else ''})")
+                raise _needs(question, spec)
             known[spec.name] = _axis(spec, raw, callable(spec.default))
     axes = [known[spec.name] for spec in question.input_specs]
     if not axes:

@@ -189,7 +189,7 @@ def _report(family: "Family", question: "Question", answer: "Answer") -> Report:
             shaped = [{"metric": k, "value": v} for k, v in shaped[0].items()]
         return Report(data=data, rows=shaped, title=title, notes=list(answer.notes), plot=plot)
     shown = [*question.sweeps, *question.input_names, *answer.outputs]
-    # An input left to the solve everywhere (a computed default's NaN: hba's LPAR1 at its limit) has no column.
+    # An input left to the solve everywhere (a computed default's NaN: a load at its own limit) has no column.
     shown = [k for k in shown if any(r.get(k) is not None for r in records)]
     return Report(data=data, rows=records, columns=shown, csv_rows=records, title=title,
                   notes=list(answer.notes), plot=plot)

@@ -370,7 +370,7 @@ def parse_choices(value: object, spec: "ParameterSpec", label: str | None = None
     returns; an empty item or one given twice is a one-line :class:`InputError` naming ``label``.
     """
     flag = label or "--" + spec.name.replace("_", "-")
-    # 'both' is 'all' for a setting of two choices (hba's --mode both).
+    # 'both' is 'all' for a setting of two choices (a mode: --mode both).
     if isinstance(value, str) and value.strip().lower() in ("all", "both" if len(spec.choices) == 2 else "all"):
         return list(spec.choices)
     items = [str(v) for v in value] if isinstance(value, (list, tuple)) else str(value).split(",")
@@ -413,11 +413,11 @@ class Input:
     settings (a profile's, or given), ``given`` the 1-D values of every input
     the planner gave and of the defaults computed before this one (in
     declaration order). It runs once per answer,
-    before the grid is built (hba: LPAR2's load swept from 0 up to the port's
+    before the grid is built (a disturbing load swept from 0 up to a port's
     ceiling, which depends on the port and the block size); its docstring's
     first line is the default's text in help and the API's schema. It may
     return NaN: the point is then left to the solve, which decides at the
-    values it is evaluated at, a band's included (hba: LPAR1 at its limit).
+    values it is evaluated at, a band's included (a load at its own limit).
 
     ``named``: names that stand for values (a published case, ``{"B": 520}``),
     matched without regard to case wherever a value is given. ``argument``:
@@ -690,9 +690,10 @@ class Question:
       records are the choices' records in the order given, each led by the choice as a text column.
       A choice whose outputs no varying parameter moves has no band (``local``: no replica);
     - ``sweep_all``: swept settings whose default, in this question, is every choice rather
-      than the profile's one (hba's ``--mode`` answers both modes unless told);
+      than the profile's one (``--mode`` answers every mode unless told);
     - ``flat_bands``: an output no varying parameter moves keeps its band (low = high = the
-      answer: it does not depend on the fitted values) instead of losing it, as hba published;
+      answer: it does not depend on the fitted values) instead of losing it, where a published
+      answer always carried both ends;
     - ``shipped_bands``: False when an answer from the shipped profile on its own CPU carries no band
       (the shipped calibration's intervals describe a fit to a seed's statements, not measurements;
       they band a profile the planner gives or carries to another CPU);

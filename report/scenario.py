@@ -901,7 +901,12 @@ def _declared_section(family: Any, questions: list[Any]) -> type[Section]:
         for spec in question.input_specs:
             fields.setdefault(spec.name, (Annotated[float | list[float] | None, numbers(spec.unit)], Field(
                 None, description=f"{spec.description or spec.name} ({spec.unit}); a list answers each value")))
+        for repeated in question.repeated:  # one value per item (a demand per station)
+            fields.setdefault(repeated.name, (float | str | list[float | str] | None, Field(
+                None, description=f"{repeated.name}: a value or a list, one per item")))
     for spec in family.parameters:
+        if spec.name in fields:
+            continue
         kind: Any = str if spec.choices and isinstance(spec.choices[0], str) else float
         fields[spec.name] = (kind | None, Field(None, description=f"{spec.description or spec.name} ({spec.unit})"))
     name = "".join(w.title() for w in family.name.replace("-", "_").split("_")) + "Section"

@@ -102,10 +102,12 @@ def request_model(family: "Family", question: "Question") -> type[BaseModel]:
     """The pydantic model of ``POST /api/<family>/<question>``'s body, from the declarations."""
     fields: dict[str, Any] = {}
     for spec in question.input_specs:
-        fields[spec.name] = (_Numbers | None, Field(None, description=(
-            f"{spec.description or spec.name} ({spec.unit}); a number, a list or a sweep as text ('1,2,3', "
-            f"'0.5:3.5:0.5'): every combination is answered; default "
-            f"{'none: required' if spec.required else _default(spec)}"),
+        required = spec.required and not question.aliases.get(spec.name)  # an alias may carry it instead
+        fields[spec.name] = (_Numbers if required else _Numbers | None, Field(
+            ... if required else None, description=(
+                f"{spec.description or spec.name} ({spec.unit}); a number, a list or a sweep as text ('1,2,3', "
+                f"'0.5:3.5:0.5'): every combination is answered; default "
+                f"{'none: required' if spec.required else _default(spec)}"),
             json_schema_extra=_extra(spec.unit, spec.bounds)))
     for repeated in question.repeated:  # a list, one item per element (a demand per station)
         kind = _NumberList if repeated.item is not None else list[str] | str
@@ -113,7 +115,8 @@ def request_model(family: "Family", question: "Question") -> type[BaseModel]:
     for spec in question.options(family.parameters):
         if spec.name in fields:  # a setting the question sweeps as an input, a list: one field
             continue
-        kind: Any = str if spec.parse is not None or spec.choices and isinstance(spec.choices[0], str) else _Number
+        kind: Any = str if spec.parse is not None or spec.choices and isinstance(spec.choices[0], str) else \
+            int if spec.integer else _Number
         if spec.name in question.sweeps:  # one choice, a list of them, '1g,10g' or 'all'
             kind = str | list[str]
         if spec.switch:  # on/off: true or false (0 or 1), as the CLI's --ecrc/--no-ecrc

@@ -39,6 +39,9 @@ def test_every_family_is_one_section_and_one_evaluator() -> None:
     text = text.replace("[latency]", "[latency]\nhop_ns = 200")
     text = text.replace("[hba]", "[hba]\noffered_iops = [1000]\nblock_kib = [4]")
     text = text.replace("[loadshare]", '[loadshare]\nscenario = "system"')
+    # An M/M/c queue is the planner's own: no shipped rate (Question.shipped is False).
+    text = text.replace("[mmc]", "[mmc]\narrival_rate = 3\nservice_rate_per_s = 1\nservers = 4")
+    text = text.replace("[closed-network]", "[closed-network]\npopulation = 10\ndemand_s = [0.005, 0.003]")
     scenario = sc.parse_scenario(text)
     assert {a.family for a in sc.evaluate_scenario(scenario)} == {f.key for f in sc.FAMILIES}
 
