@@ -47,6 +47,7 @@ from iosizer.model.family import Family
 from iosizer.model.registry import declaration
 from iosizer.model.replication import (
     LOCAL,
+    link_name,
     ReplicationResult,
     ReplicationSystem,
     protocol_demand_us,
@@ -67,7 +68,6 @@ __all__ = [
     "LOCAL",
     "ProtocolCalibration",
     "baseline_link",
-    "calibration_notes",
     "default",
     "evaluate",
     "link_names",
@@ -77,6 +77,7 @@ __all__ = [
     "resolve_link",
     "shipped_profile",
     "system",
+    "variant_profile",
 ]
 
 
@@ -124,14 +125,9 @@ def link_names() -> list[str]:
 
 
 def resolve_link(name: str) -> str:
-    """A link's short name from its short name, profile name or label (case-insensitive)."""
-    key = name.strip().lower()
-    for short, item in _items().items():
-        if key in {short, item["name"].lower(), item["label"].lower()}:
-            return short
-    if key == LOCAL:
-        return LOCAL
-    raise InputError(f"unknown link '{name}'; known links: {', '.join(link_names())}")
+    """A link's short name from its short name, profile name or label (case-insensitive): the declared
+    setting's own check (:func:`iosizer.model.replication.link_name`)."""
+    return link_name(name)
 
 
 def link_settings(link: str) -> dict[str, Any]:
@@ -322,37 +318,19 @@ def published_latencies() -> list[dict[str, Any]]:
             for r in read_measurement(LATENCY_TABLE)]
 
 
-def calibration_notes() -> list[str]:
-    """Short lines saying where the protocol costs come from, for command output."""
-    c = protocol_calibration()
-    eth, ib = c.intervals["ethernet"], c.intervals["ipoib"]
-    remote_access, interconnect = _published_latency_us("remote_host_flash_access")
-    return [
-        f"protocol CPU cost per I/O per host: ethernet {c.protocol_fixed_us['ethernet']:.3g} us "
-        f"[{eth[0]:.3g}, {eth[1]:.3g}], ipoib {c.protocol_fixed_us['ipoib']:.3g} us [{ib[0]:.3g}, {ib[1]:.3g}] "
-        f"(95 %), + {c.protocol_per_kib_us:.3g} us/KiB; fitted to {SEED}'s IPoIB-over-10GbE gains at "
-        f"{c.outstanding} outstanding (no absolute IOPS are published)",
-        f"residual delay {c.residual_delay_us:.3g} us derived from {SEED}'s ~{remote_access:g} us remote flash "
-        f"access over {interconnect} "
-        "(the seed prints ms; the values are microseconds)",
-    ]
+def variant_profile(family: str, profile: Profile, link: str) -> Profile:
+    """A planner's ``replication`` profile asked about ``link``: the link's catalogue facts as its settings.
 
-
-def profile_system(values: Mapping[str, Any], link: str) -> ReplicationSystem:
-    """The system of a profile's (or what-if's) ``values`` over ``link``.
-
-    The link's physical facts come from the catalogue; the protocol cost is
-    the profile's, so ``link`` must use the same protocol stack as the link
-    the profile was calibrated on (an Ethernet stack's cost says nothing of
-    IPoIB's). ``local`` needs no stack.
+    The protocol cost stays the profile's, so ``link`` must use the same
+    protocol stack as the link the profile was calibrated on (an Ethernet
+    stack's cost says nothing of IPoIB's). ``local`` needs no stack.
     """
-    from iosizer.model.replication import replication_system
-
     short = resolve_link(link)
-    if short != LOCAL and values.get("link") not in (None, LOCAL):
+    calibrated = profile.options.get("link")
+    if short != LOCAL and calibrated not in (None, LOCAL):
         stacks = {name: item["protocol_stack"] for name, item in _items().items()}
-        own = stacks.get(resolve_link(str(values["link"])))
+        own = stacks.get(resolve_link(str(calibrated)))
         if own is not None and stacks[short] != own:
-            raise InputError(f"the profile's protocol cost is for the {own} stack ({values['link']}); "
+            raise InputError(f"the profile's protocol cost is for the {own} stack ({calibrated}); "
                              f"{short} uses {stacks[short]}: calibrate a profile on that link")
-    return replication_system({**values, **link_settings(short)})
+    return profile.model_copy(update={"options": {**profile.options, **link_settings(short)}})

@@ -237,7 +237,7 @@ COMMANDS: dict[str, tuple[str, str]] = {
                     "Predict a profile for another CPU from profiles of one or more CPUs."),
     "datasets": ("iosizer.cli.calibration:datasets",
                  "List the shipped measurement files (every figure the seeds publish) and their sources."),
-    "replication": ("iosizer.cli.replication:replication",
+    "replication": ("iosizer.cli.questions:family_command()",
                     "Random-write IOPS, throughput and latency of a write-back flash cache replicating to a peer."),
     "run": ("iosizer.cli.scenario:run",
             "Answer every question a scenario file's tables ask: [latency], [pcie], [hba], [loadshare], "

@@ -179,7 +179,7 @@ def question_command(family: "Family", question: "Question") -> Any:
 def _report(family: "Family", question: "Question", answer: "Answer") -> Report:
     records = answer.records()
     data = answer.to_data()
-    title = f"{family.name} {question.command}: {question.summary}"
+    title = f"{_title(family.name, question)}: {question.summary}"
     plot = _panels(question, answer, records)
     if question.shape_table:  # the published form, its deprecated keys left to the JSON
         old = {o for olds in question.aliases.values() for o in olds}
@@ -204,6 +204,11 @@ def _cell(value: Any) -> Any:
     same = next((i for i, v in enumerate(value) if v != value[0]), len(value))
     rest = value[same:]
     return f"{value[0]} x {same}" + (", " + " ".join(map(str, rest)) if rest else "")
+
+
+def _title(family: str, question: "Question") -> str:
+    """The family and the question, once where the question is at the family's own path."""
+    return family if question.path(family) == (family,) else f"{family} {question.command}"
 
 
 def _panels(question: "Question", answer: "Answer", records: list[dict[str, Any]]) -> list[Panel] | None:

@@ -64,6 +64,7 @@ __all__ = [
     "parse_grid",
     "MAX_GRID_POINTS",
     "parse_choices",
+    "reject_repeats",
     "cpu_speed_factor",
 ]
 
@@ -320,12 +321,15 @@ MAX_GRID_POINTS = 10_000
 
 
 def parse_grid(text: str, name: str, spec: "ParameterSpec | Input | None" = None) -> list[Any]:
-    """Values of ``--name``: ``x``, ``a,b,c`` or ``start:stop:step`` (stop included).
+    """Values of ``--name``: ``x``, ``a,b,c`` or ``start:stop:step`` (stop included); for an input
+    declared ``doubling`` (a size) also ``start:stop``, doubling (``4:256``: 4, 8, ..., 256).
 
     With ``spec`` (the option's declaration) every value is checked against
     its bounds, and the error names the flag and the bound.
     """
     text = text.strip()
+    if getattr(spec, "doubling", False) and text.count(":") == 1:
+        return _doubling(text, name, spec)
     separator = ":" if ":" in text else ","
     named = getattr(spec, "named", None) or {}
     try:  # a name an input declares (a published case) stands for its value
@@ -345,6 +349,20 @@ def parse_grid(text: str, name: str, spec: "ParameterSpec | Input | None" = None
     return check_values(values, name, spec)
 
 
+def _doubling(text: str, name: str, spec: "Input") -> list[Any]:
+    """``start:stop`` doubling from start while at most stop (the way I/O sizes are swept)."""
+    try:
+        start, stop = (float(p) for p in text.split(":"))
+    except ValueError:
+        start = stop = math.nan
+    if not (math.isfinite(start) and math.isfinite(stop) and 0 < start <= stop):
+        raise InputError(f"--{name}: a doubling range start:stop needs 0 < start <= stop, got {text!r}")
+    count = int(math.floor(math.log2(stop / start) + 1e-9)) + 1
+    if count > 64:
+        raise InputError(f"--{name}: {text!r} doubles more than 64 times")
+    return check_values([start * 2.0**i for i in range(count)], name, spec)
+
+
 def check_values(values: list[float], name: str, spec: "ParameterSpec | Input | None") -> list[Any]:
     """``values`` checked against ``spec`` (if given), the first bad one named with ``--name``."""
     return values if spec is None else [spec.check(v, f"--{name}") for v in values]
@@ -362,6 +380,8 @@ def _range(start: float, stop: float, step: float, name: str) -> list[float]:
     if count > MAX_GRID_POINTS:
         raise InputError(f"--{name}: range has {count} points, more than {MAX_GRID_POINTS}")
     return [start + i * step for i in range(count)]
+
+
 def parse_choices(value: object, spec: "ParameterSpec", label: str | None = None) -> list[Any]:
     """The choices of a setting a question sweeps (``Question.sweeps``): ``1g,10g``, a list, or ``all``
     (``both`` for a setting of two choices).
@@ -381,15 +401,21 @@ def parse_choices(value: object, spec: "ParameterSpec", label: str | None = None
         example = ",".join(map(str, spec.choices[:2]))
         raise InputError(f"{flag}: {value!r} has an empty item; give {spec.name}s separated by single commas, "
                          f"such as {example}")
-    chosen: list[Any] = []
-    for item in given:
-        normal = spec.check(item, flag)
-        if normal in chosen:
-            first = given[chosen.index(normal)]
-            raise InputError(f"{flag}: '{item}' is " + ("given twice" if first == item else f"'{first}' again")
-                             + "; list each once")
-        chosen.append(normal)
+    chosen = [spec.check(item, flag) for item in given]
+    reject_repeats(chosen, flag, given)
     return chosen
+
+
+def reject_repeats(values: list[Any], flag: str, shown: list[str] | None = None) -> None:
+    """Refuse a value given twice (``--link 1g,1g``): say which, rather than drop it silently."""
+    words = shown or [str(v) for v in values]
+    seen: dict[Any, int] = {}
+    for i, value in enumerate(values):
+        if value in seen:
+            first, again = words[seen[value]], words[i]
+            which = "given twice" if first == again else f"'{first}' again"
+            raise InputError(f"{flag}: '{again}' is {which}; list each once")
+        seen[value] = i
 
 
 #: A computed default of an input (:class:`Input`): (values, earlier inputs' values) -> one value or a sweep.
@@ -435,6 +461,9 @@ class Input:
 
     #: An input takes numbers only (settings carry the named choices).
     choices: tuple[Any, ...] = ()
+    #: A size swept the way I/O sizes are: a two-part range ``4:256`` doubles (4, 8, ..., 256);
+    #: ``4:256:4`` keeps the linear step.
+    doubling: bool = False
     #: The question's own settings a computed default reads (``queue erlang``'s offered load from
     #: ``arrival_rate``): giving the input and one of them is refused, as one of the two would be ignored.
     reads: tuple[str, ...] = ()

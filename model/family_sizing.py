@@ -187,10 +187,9 @@ def hba_response_us(port: Any, mode: str, tenant_iops: Sequence[float], block_by
     ``service_scv``: cv^2 of the core and link service times (1 exponential).
     inf for a tenant whose core or link queue is unstable.
     """
-    from iosizer.model.hba import MODES, SERVICE_SCV
+    from iosizer.model.hba import MODE, SERVICE_SCV
 
-    if mode not in MODES:
-        raise InputError(f"mode must be one of {', '.join(MODES)}, got {mode!r}")
+    mode = MODE.check(mode, "mode")
     scv = SERVICE_SCV.check(service_scv, "service_scv")
     iops = np.asarray(tenant_iops, dtype=np.float64) / ports
     sizes = np.broadcast_to(np.asarray(block_bytes, dtype=np.float64), iops.shape)

@@ -213,9 +213,9 @@ def share_pro_rata(demand: object, usage: object, capacity: object) -> np.ndarra
     return carried
 
 
-def _check_mode(mode: str) -> None:
-    if mode not in MODES:
-        raise InputError(f"mode must be one of {', '.join(MODES)}, got {mode!r}")
+def _mode(mode: str) -> str:
+    """``mode`` checked by its declaration (:data:`MODE`), in its normal form."""
+    return MODE.check(mode, "mode")
 
 
 def _usage(port: FcPort, mode: Mode, block_bytes: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
@@ -224,7 +224,7 @@ def _usage(port: FcPort, mode: Mode, block_bytes: np.ndarray) -> tuple[np.ndarra
     Resources: the core pool (shared) or one resource per core (occupancy),
     then the link.
     """
-    _check_mode(mode)
+    mode = _mode(mode)
     ports = block_bytes.size
     core_s = 1.0 / port.core_iops
     link_s = block_bytes / (port.link_mbps * 1e6)
@@ -246,7 +246,7 @@ def port_ceiling_iops(port: FcPort, mode: Mode, block_bytes: object) -> float | 
     link / block).
     """
     size = as_positive("block_bytes", block_bytes)
-    _check_mode(mode)
+    mode = _mode(mode)
     cores = port.cores if mode == "shared" else 1
     ceiling = np.minimum(cores * port.core_iops, port.link_mbps * 1e6 / size)
     return float(ceiling) if ceiling.ndim == 0 else ceiling
@@ -336,7 +336,7 @@ def response_network(port: FcPort, mode: Mode, block_bytes: float | None = None,
     HBA cores (``cores`` servers shared, 1 in occupancy mode), the link, and
     the storage as a delay station (left out at 0 us).
     """
-    _check_mode(mode)
+    mode = _mode(mode)
     size = float(as_positive("block_bytes", BLOCK_BYTES.value if block_bytes is None else block_bytes))
     storage = float(as_nonnegative("storage_us", STORAGE_US.value if storage_us is None else storage_us))
     servers = [port.cores if mode == "shared" else 1, 1]

@@ -953,23 +953,28 @@ def _loadshare_start(data: Mapping[str, np.ndarray], settings: Mapping[str, Any]
             "comm_overhead_pct": COMM_OVERHEAD.value}
 
 
+@lru_cache(maxsize=8)
+def _cached_curve(policy: str, shares: tuple[float, ...], params: PolicyParams, points: int) -> PolicyCurve:
+    """One policy's curve, kept: every policy of a comparison is normalised by the same reference curve."""
+    return policy_curve(policy, shares, params, points=points)
+
+
 def _curves(values: Mapping[str, Any], policies: Sequence[str]) -> tuple[list[PolicyCurve], PolicyCurve]:
     """Each policy's curve and the reference policy's (``values["reference_policy"]``: the one the
     scenario's figure normalises by), at ``values["points"]`` load points."""
-    params, shares, points = _params_of(values), port_shares_of(values), int(values["points"])
-    reference = policy_curve(values["reference_policy"], shares, params, points=points)
+    params, shares, points = _params_of(values), tuple(port_shares_of(values)), int(values["points"])
+    reference = _cached_curve(values["reference_policy"], shares, params, points)
     return [reference if policy == reference.policy else policy_curve(policy, shares, params, points=points)
             for policy in policies], reference
 
 
 def _compare(values: Mapping[str, Any], inputs: Mapping[str, np.ndarray]) -> dict[str, Any]:
-    """``iosizer loadshare compare``: every policy's maximum (cores) and low-load response (service
-    times), each over the reference policy's, its largest response jump and the jumps at its switching
-    loads; in IOPS and us from ``io_service_us``."""
-    curves, reference = _curves(values, POLICIES)
+    """``iosizer loadshare compare``: a policy's maximum (cores) and low-load response (service times),
+    each over the reference policy's, its largest response jump and the jumps at its switching loads; in
+    IOPS and us from ``io_service_us``."""
+    curves, reference = _curves(values, (values["policy"],))
     service_us = float(values["io_service_us"])
     return {
-        "policy": np.array(POLICIES, dtype=object),
         "scenario": np.array([values["mix"]] * len(curves), dtype=object),
         "max_throughput_norm": np.array([c.max_throughput / reference.max_throughput for c in curves]),
         "low_load_response_norm": np.array([c.low_load_response / reference.low_load_response for c in curves]),
@@ -1217,9 +1222,8 @@ FAMILIES = (
                 plot=Plot("throughput_norm", ("response_norm",))),
             Question(
                 "compare", "every policy's maximum throughput, low-load response and largest jump", rows=True,
-                always_list=True,
+                always_list=True, sweeps=("policy",), sweep_all=("policy",),
                 outputs=(
-                    Output("policy", "name", "load-sharing policy", text=True),
                     Output("scenario", "name", "the seed's scenario, or the planner's N-port mix", text=True),
                     Output("max_throughput_norm", "1", "maximum throughput over the reference policy's", band=False),
                     Output("low_load_response_norm", "1", "response near zero load over the reference policy's",

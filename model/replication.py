@@ -27,12 +27,14 @@ from pydantic import BaseModel, ConfigDict, Field
 from iosizer.errors import InputError
 from iosizer.model._validate import as_server_count, as_positive
 from iosizer.units import KIB
-from iosizer.model.family import Column, CpuScaling, Family, FitPlan, ParameterSpec, Question, Role, Schema
+from iosizer.model.family import (Column, CpuScaling, Family, FitPlan, Input, Output, ParameterSpec, Plot, Question,
+                                  Role, Schema)
 
 __all__ = [
     "BOUNDS",
     "FAMILIES",
     "LINKS",
+    "LINK_NAMES",
     "LOCAL",
     "MAX_OUTSTANDING",
     "ReplicaPath",
@@ -42,6 +44,7 @@ __all__ = [
     "replication",
     "replication_system",
     "serialisation_us",
+    "link_name",
     "wire_bytes",
 ]
 
@@ -283,11 +286,27 @@ RESIDUAL_DELAY = ParameterSpec(
     "latency per replica round trip that occupies no station (interrupt moderation, scheduling, the "
     "acknowledgement)")
 
+#: The other names a planner may give a link: each catalogue entry's ``name`` and ``label`` (lower case;
+#: tests/model/test_replication_family.py holds them to data/profiles/interconnects.json).
+LINK_NAMES = {"1gbe": "1g", "10gbe": "10g", "ipoib_56g_fdr": "ipoib56", "56g ipoib (fdr)": "ipoib56"}
+
+
+def link_name(value: object, label: str | None = None) -> str:
+    """A link's short name (``LINKS``) from any of its names, case-insensitive; a one-line error otherwise
+    (naming ``label``, the option or field, where one is given)."""
+    key = str(value).strip().lower()
+    key = LINK_NAMES.get(key, key)
+    if key not in LINKS:
+        raise InputError(f"{label + ': ' if label else ''}unknown link '{value}'; known links: {', '.join(LINKS)}")
+    return key
+
+
 LINK = ParameterSpec(
     "link", "", "10g", (0.0, 0.0), "published",
     f"{_SEED} 検証結果 and 考察: 'cache 10G', the baseline of every relative statement of the seed; "
     f"the links' facts are catalogued in {_CATALOGUE}",
-    "interconnect of the replica (local: no replica)", kind="setting", choices=LINKS)
+    "interconnect of the replica (local: no replica)", kind="setting", choices=LINKS, parse=link_name,
+    variant=True)
 BLOCK_SIZE = ParameterSpec(
     "block_kib", "KiB", 4.0, (1.0 / KIB, float(KIB * KIB)), "published",
     f"{_SEED} 検証結果 (results): '仮想環境で一般的と言われる4Kブロックサイズ', the block size typical of "
@@ -379,6 +398,80 @@ def _replication_start(data: Mapping[str, np.ndarray], settings: Mapping[str, An
     return {"protocol_fixed_us": fixed, "residual_delay_us": residual}
 
 
+
+def _question_solve(values: Mapping[str, Any], inputs: Mapping[str, np.ndarray]) -> dict[str, np.ndarray]:
+    """``iosizer replication``: every measure of :func:`replication` over ``values["link"]`` at the
+    block sizes (KiB) and outstanding writes of ``inputs``; ``bound`` is text."""
+    result = replication(replication_system(values), inputs["block_kib"], inputs["outstanding"])
+    return {name: getattr(result, name) for name in ("iops", "throughput_mbps", "latency_us", "bound",
+                                                      "unloaded_latency_us", "protocol_utilization",
+                                                      "link_utilization")}
+
+
+def _question_percentiles(values: Mapping[str, Any], inputs: Mapping[str, np.ndarray],
+                          percentiles: tuple[float, ...]) -> dict[str, np.ndarray]:
+    """``latency_pP_us`` at each point: the sender's protocol, the link and the receiver's protocol as
+    queues, the flash writes, switch and residual delay as one constant latency (arrival theorem per
+    station, gamma fit end to end past 20,000 states: within 2.5 % of simulation at 8 and 32 outstanding,
+    :mod:`iosizer.model.percentiles`). Without a replica the latency is the local flash write."""
+    from iosizer.model.percentiles import closed_network_percentiles, percentile_key
+
+    block = np.asarray(inputs["block_kib"], dtype=np.float64)
+    depth = np.broadcast_to(np.asarray(inputs["outstanding"], dtype=np.float64), block.shape)
+    system = replication_system(values)
+    keys = [f"latency_{percentile_key(p)}_us" for p in percentiles]
+    path = system.replica
+    if path is None:
+        return {key: np.full(block.shape, system.local_flash_write_us) for key in keys}
+    out = {key: np.empty(block.shape) for key in keys}
+    delay = (system.local_flash_write_us + path.switch_round_trip_us + system.remote_flash_write_us
+             + path.residual_delay_us)
+    for index in np.ndindex(block.shape):
+        protocol = float(protocol_demand_us(path, block[index]))
+        link = float(serialisation_us(path, block[index]))
+        tails = closed_network_percentiles([protocol, link, protocol], 0.0, int(depth[index]), percentiles,
+                                           [1, 1, 1], delay).response
+        for key, p in zip(keys, percentiles):
+            out[key][index] = tails[f"response_{percentile_key(p)}"]
+    return out
+
+
+def _local_note(values: Mapping[str, Any], outputs: Mapping[str, Any]) -> str | None:
+    if values.get("link") != LOCAL:
+        return None
+    return (f"local: no replica; its flash is modelled as a pure {values['local_flash_write_us']:g} us latency "
+            "(the seed gives no flash bandwidth), so it is concurrency-bound at every block size")
+
+
+def _percentile_note(values: Mapping[str, Any], outputs: Mapping[str, Any]) -> str | None:
+    if not any(key.startswith("latency_p") for key in outputs):
+        return None
+    return ("latency_pP_us: the arrival theorem's mixture over the state a write finds, inverted numerically "
+            "(exact for this cycle of single servers); past 20,000 arrival states a gamma fit within 2.5 % of "
+            "simulation: see iosizer.model.percentiles")
+
+
+#: ``iosizer replication`` (the family's own path): one row per link and block size.
+REPLICATION_QUESTION = Question(
+    "replication", "random-write IOPS, throughput and latency of a write-back flash cache replicating to a peer",
+    inputs=(Input("block_kib", "KiB", BLOCK_SIZE.bounds, BLOCK_SIZE.value, "block size of the writes",
+                  doubling=True),
+            Input("outstanding", "I/Os", OUTSTANDING.bounds, OUTSTANDING.value,
+                  "writes kept in flight (queue depth)", integer=True)),
+    outputs=(Output("iops", "IOPS", "random-write completions per second"),
+             Output("throughput_mbps", "MB/s", "10^6 bytes/s of block data", measured="iops"),
+             Output("latency_us", "us", "mean write latency, outstanding / IOPS (Little's law)"),
+             Output("bound", "", "the binding cap: protocol (per-I/O CPU cost), bandwidth (link rate / block) "
+                                 "or concurrency (outstanding / latency)", text=True),
+             Output("unloaded_latency_us", "us", "latency of one write alone", band=False),
+             Output("protocol_utilization", "1", "busy share of the sender's protocol CPU", band=False),
+             Output("link_utilization", "1", "busy share of the link", band=False)),
+    solve=_question_solve, percentiles=_question_percentiles,
+    notes=(_local_note, "mbps = 10^6 bytes/s of block data; latency_us = outstanding / IOPS (Little's law)",
+           _percentile_note),
+    plot=Plot("block_kib", ("iops", "throughput_mbps"), series="link"),
+    sweeps=("link",), shipped_bands=False, always_list=True, percentile_bands=False)
+
 FAMILIES = (
     Family(
         name="replication",
@@ -416,11 +509,7 @@ FAMILIES = (
         solve=_replication_solve,
         service_time=("exponential (product-form) protocol and link stations, flash writes and the switch as "
                       "pure delays; exact single-class MVA"),
-        questions=(
-            Question("replication", "random-write IOPS, throughput, latency and binding cap over a link",
-                     ("link", "block_kib", "outstanding"),
-                     ("iops", "throughput_mbps", "latency_us", "bound")),
-        ),
+        questions=(REPLICATION_QUESTION,),
         fit=FitPlan(_replication_start, relative=True, holdable=("residual_delay_us",)),
         example="replication.csv",
         measurements=("seed004_latency", "seed004_relative_gains", "seed004_block_size_findings",

@@ -512,55 +512,72 @@ class ReplicationSection(Section):
 
 
 def evaluate_replication(section: ReplicationSection, sources: Sources = Sources()) -> list[Answer]:
+    """The table's links through the one road (``iosizer replication``), then each one's IOPS gain over
+    the first; with a profile or a CPU, the gains' bands propagate the profile's intervals jointly."""
+    from iosizer.calibration.profile import load_profile
+    from iosizer.calibration.questions import answer
+    from iosizer.model.replication import LOCAL
+
+    path = sources.paths.get("replication")
+    profile = None if path is None else load_profile(path, "replication")
+    # As `iosizer replication --profile` runs: the profile's link unless the file names links.
+    links = section.links if not sources.calibrated or "links" in section.model_fields_set else None
+    rows = answer("replication", "replication", profile, cpu_speed=sources.cpu_speed, link=links,
+                  block_kib=section.block_kib, outstanding=section.outstanding).records()
+    source = f"profile {sources.written['replication']}" if path is not None else "shipped 'replication' profile"
+    if sources.cpu_speed is not None:
+        source += f", carried to CPU speed {sources.cpu_speed:g}"
+    gains = _replication_gain_bands(profile, sources, [r["link"] for r in rows], section) \
+        if sources.calibrated and len(rows) > 1 else {}
+
+    def band(row: dict[str, Any], key: str) -> tuple[Any, Any]:
+        return row.get(f"{key}_ci_low"), row.get(f"{key}_ci_high")
+
+    answers = []
+    for row in rows:
+        link = row["link"]
+        where = f"{link}, {section.block_kib:g} KiB, {section.outstanding} outstanding"
+        if sources.calibrated and link != LOCAL:
+            where += f"; {source}"
+        answers += [
+            Answer("replication", f"write IOPS over {link}", row["iops"], "IOPS", where, *band(row, "iops")),
+            Answer("replication", f"write throughput over {link}", row["throughput_mbps"], "MB/s", where,
+                   *band(row, "throughput_mbps")),
+            Answer("replication", f"write latency over {link}", row["latency_us"], "us", where,
+                   *band(row, "latency_us")),
+            Answer("replication", f"binding cap over {link}", row["bound"], "", "protocol, bandwidth or concurrency"),
+        ]
+        if link != rows[0]["link"]:
+            answers.append(Answer("replication", f"IOPS gain of {link} over {rows[0]['link']}",
+                                  100.0 * (row["iops"] / rows[0]["iops"] - 1.0), "%", "seed 004 model",
+                                  *_band(gains, link)))
+    return answers
+
+
+def _replication_gain_bands(profile: Any, sources: Sources, links: list[str],
+                            section: ReplicationSection) -> dict[str, tuple[Any, Any]]:
+    """Each link's IOPS gain over the first, banded by the one profile every link's answer moves with
+    (the planner's, or the shipped one carried to the table's CPU): the gain's band is joint, not two
+    links' bands apart."""
     import numpy as np
 
-    from iosizer.calibration import replication as family
-    from iosizer.model.replication import replication
+    from iosizer.calibration.questions import resolve
+    from iosizer.calibration.uncertainty import propagate
+    from iosizer.model.replication import replication, replication_system
 
-    calibrated = sources.what_if("replication")
-    if calibrated is None:
-        links, solve = section.links, lambda values, link: family.system(link)
-    else:
-        # As `iosizer replication --profile` runs: the profile's link unless the file names links.
-        links = section.links if "links" in section.model_fields_set else [calibrated.values["link"]]
-        solve = family.profile_system
+    resolved = [resolve("replication", profile, sources.cpu_speed, {"link": link})[0] for link in links]
+    carried = resolve("replication", profile, sources.cpu_speed, {"link": links[0]})[1]
+    centre = carried.values()
 
-    def points(values: dict[str, Any] | None) -> dict[str, Any]:
-        out: dict[str, Any] = {}
-        iops = {}
-        for link in links:
-            result = replication(solve(values, link), np.asarray([section.block_kib]), section.outstanding)
-            iops[link] = result.iops[0]
-            if link != family.LOCAL:  # no replica, no protocol cost: nothing fitted to band
-                out.update({f"{link} {key}": getattr(result, key)[0]
-                            for key in ("iops", "throughput_mbps", "latency_us")})
-        for link in links[1:]:
-            out[f"{link} gain"] = 100.0 * (iops[link] / iops[links[0]] - 1.0)
-        return out
+    def gains(params: dict[str, Any]) -> dict[str, Any]:
+        moved = {k: v for k, v in params.items() if v != centre[k]}
+        # A moved estimate moves every link that answers from it (one profile; not another link's own).
+        iops = [replication(replication_system({**values, **{k: v for k, v in moved.items()
+                                                             if values.get(k) == centre[k]}}),
+                            np.asarray([section.block_kib]), section.outstanding).iops[0] for values in resolved]
+        return {link: 100.0 * (i / iops[0] - 1.0) for link, i in zip(links[1:], iops[1:])}
 
-    bands = {} if calibrated is None else calibrated.bands(points)
-    answers = []
-    for link in links:
-        values = None if calibrated is None else calibrated.values
-        point = replication(solve(values, link), section.block_kib, section.outstanding).point()
-        where = f"{link}, {section.block_kib:g} KiB, {section.outstanding} outstanding"
-        if calibrated is not None and link != family.LOCAL:
-            where += f"; {calibrated.source}"
-        answers += [
-            Answer("replication", f"write IOPS over {link}", point["iops"], "IOPS", where,
-                   *_band(bands, f"{link} iops")),
-            Answer("replication", f"write throughput over {link}", point["throughput_mbps"], "MB/s", where,
-                   *_band(bands, f"{link} throughput_mbps")),
-            Answer("replication", f"write latency over {link}", point["latency_us"], "us", where,
-                   *_band(bands, f"{link} latency_us")),
-            Answer("replication", f"binding cap over {link}", point["bound"], "",
-                   "protocol, bandwidth or concurrency"),
-        ]
-        if link != links[0]:
-            answers.append(Answer("replication", f"IOPS gain of {link} over {links[0]}",
-                                  100.0 * (point["iops"] / answers[0].value - 1.0), "%", "seed 004 model",
-                                  *_band(bands, f"{link} gain")))
-    return answers
+    return propagate(carried, gains)
 
 
 # --------------------------------------------------------------------------

@@ -219,25 +219,31 @@ def describe(family: "Family", question: "Question") -> dict[str, Any]:
     path = question.path(family.name)
 
     def entry(key: str, kind: str, help_text: str, many: bool = False, default: Any = None, unit: str = "",
-              bounds: Any = None, choices: Any = None, declared: Any = None, required: bool = False) -> dict[str, Any]:
+              bounds: Any = None, choices: Any = None, declared: Any = None, required: bool = False,
+              suggestions: Any = None) -> dict[str, Any]:
         from iosizer.units import NOT_UNITS
 
         return {"key": key, "flag": "--" + key.replace("_", "-"), "argument": False, "kind": kind, "many": many,
                 "required": required, "default": default, "help": help_text, "metavar": None,
                 "unit": unit if unit and unit not in NOT_UNITS else None,
                 "bounds": _extra(unit, bounds).get("x-bounds"), "choices": choices, "declared": declared,
-                "suggestions": []}
+                "suggestions": suggestions or []}
 
     fields = [entry(spec.name, "number", spec.description or spec.name, True, list(spec.sweep()) or None,
-                    spec.unit, spec.bounds, required=spec.required) for spec in question.input_specs]
+                    spec.unit, spec.bounds, required=spec.required) | ({"doubling": True} if spec.doubling else {})
+              for spec in question.input_specs]
     listed = {r.name for r in question.repeated}
     fields += [entry(r.name, "number" if r.item is not None else "text", r.description, True) for r in question.repeated]
     for spec in question.options(family.parameters):
         if spec.name in listed or spec.name in question.input_names:
             continue
         named = bool(spec.choices) and isinstance(spec.choices[0], str)
+        if spec.name in question.sweeps:  # text: one choice, a list 1g,10g or all
+            fields.append(entry(spec.name, "text", spec.description or spec.name, many=True, declared=spec.value,
+                                suggestions=[*spec.choices, "all"]))
+            continue
         fields.append(entry(spec.name, "choice" if named else "text" if spec.parse is not None else "number",
-                            spec.description or spec.name, many=spec.name in question.sweeps, unit=spec.unit,
+                            spec.description or spec.name, unit=spec.unit,
                             bounds=None if named or spec.parse is not None else spec.bounds,
                             choices=list(spec.choices) if named else None, declared=spec.value))
     fields.append(entry("profile", "profile", f"A '{family.name}' profile document; default: the shipped one"))

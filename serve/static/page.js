@@ -352,6 +352,10 @@ function numbers(field, text) {
       if (step <= 0) throw new FieldError(field.key, `${field.key}: the step of '${item}' must be positive`);
       if ((stop - start) / step > 2000) throw new FieldError(field.key, `${field.key}: '${item}' makes over 2,000 points`);
       for (let v = start; v <= stop + step * 1e-9; v += step) values.push(Number(v.toPrecision(12)));
+    } else if (range.length === 2 && field.doubling) {  // a size sweep: 4:256 is 4, 8, ..., 256
+      const [start, stop] = range.map((r) => number(field, r));
+      if (!(start > 0 && start <= stop)) throw new FieldError(field.key, `${field.key}: '${item}' needs 0 < start <= stop`);
+      for (let v = start; v <= stop * (1 + 1e-9); v *= 2) values.push(v);
     } else {
       values.push(number(field, item));
     }

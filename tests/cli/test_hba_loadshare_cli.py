@@ -172,3 +172,12 @@ def test_any_mix_states_the_measured_error_and_simulates(cli) -> None:
     # Exclusive is exact: at 0.475 of the maximum (the busier core at 0.475) the simulated mean lies within 5 % of
     # the model's (4 x 20,000 I/Os; at 0.95 the interval is tens of % wide).
     assert simulated[0]["response_service_times"] == pytest.approx(simulated[0]["response_model_service_times"], rel=0.05)
+
+
+def test_loadshare_compare_sweeps_the_policies_given_or_every_one(cli) -> None:
+    every = cli.json("loadshare", "compare", "--scenario", "skew")
+    assert [r["policy"] for r in every] == ["shared", "exclusive", "one-stage", "multi-stage"]
+    two = cli.json("loadshare", "compare", "--scenario", "skew", "--policy", "one-stage,shared")
+    assert [r["policy"] for r in two] == ["one-stage", "shared"]
+    by_policy = {r["policy"]: r for r in every}
+    assert two == [by_policy["one-stage"], by_policy["shared"]]  # each normalised by the same reference

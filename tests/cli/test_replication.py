@@ -28,7 +28,8 @@ def test_all_links_and_table(cli) -> None:
     result = cli("replication", "--link", "ipoib56,local")
     assert result.exit_code == 0 and "ipoib56" in result.stdout and "concurrency" in result.stdout
     csv = cli("replication", "--format", "csv").stdout.splitlines()
-    assert csv[0] == "link,block_kib,outstanding,iops,throughput_mbps,latency_us,bound"
+    assert csv[0] == ("link,block_kib,outstanding,iops,throughput_mbps,latency_us,bound,unloaded_latency_us,"
+                      "protocol_utilization,link_utilization")
 
 
 def test_plot(cli, tmp_path: Path) -> None:
@@ -63,8 +64,8 @@ def test_issue_sweep_4_to_256_doubles(cli) -> None:
     cli.fails("replication", "--block-kib", "8:4")
 
 
-def test_defaults_are_the_declared_values_and_help_does_not_repeat_them(cli) -> None:
-    """--link, --block-kib and --outstanding read the replication family's declaration."""
+def test_defaults_are_the_declared_values(cli) -> None:
+    """--link, --block-kib and --outstanding default to the replication family's declared values."""
     from iosizer.model.registry import declaration
 
     family = declaration("replication")
@@ -73,5 +74,6 @@ def test_defaults_are_the_declared_values_and_help_does_not_repeat_them(cli) -> 
     assert point["block_kib"] == family.default("block_kib")
     assert point["outstanding"] == family.default("outstanding")
     help_text = " ".join(cli("replication", "--help").stdout.split())
-    assert help_text.count("[declared value; see `iosizer params replication`]") == 3
-    assert "[default: 32]" not in help_text and "[default: 4]" not in help_text
+    for shown in (f"[default: {family.default('link')}]", f"[default: {family.default('block_kib'):g}]",
+                  f"[default: {family.default('outstanding')}]", "or all sweeps it"):
+        assert shown in help_text

@@ -88,7 +88,8 @@ def test_schema_questions_and_data_files() -> None:
     assert [c.name for c in FAMILY.columns.observed] == ["iops", "latency_us"]
     assert not FAMILY.columns.column("latency_us").required
     (question,) = FAMILY.questions
-    assert question.command == "replication" and set(question.inputs) == {"link", "block_kib", "outstanding"}
+    assert question.command == "replication" and question.path("replication") == ("replication",)
+    assert question.sweeps == ("link",) and question.input_names == ("block_kib", "outstanding")
     assert "MVA" in FAMILY.service_time
     assert set(FAMILY.measurements) <= set(measurement_names())
     assert all(name.startswith("seed004_") for name in FAMILY.measurements)
