@@ -194,13 +194,22 @@ def _one(family_name: str, asked: "Question", params: Any, cpu_speed: float | No
     tails = asked.percentile_bands and bool(chosen)
     keys += [k for k in outputs if k not in asked.output_names] if tails else []  # percentiles
 
+    at = outputs if asked.rows else arrays
+
     def moved(fitted: Mapping[str, Any]) -> dict[str, Any]:
         # The band's centre is the answer itself (the profile's own values): solved once, not twice.
         unchanged = all(k in values and values[k] is v for k, v in fitted.items())
-        out = solved if unchanged else evaluate({**values, **fitted}, outputs if asked.rows else arrays, tails)
+        out = solved if unchanged else evaluate({**values, **fitted}, at, tails)
         return {k: out[k] for k in keys}
 
-    bands = _bands(family_name, asked, profile, moved, outputs, shape, band) if banded and keys else {}
+    bands: dict[str, tuple[Any, Any]] = {}
+    if banded and keys:
+        from iosizer.calibration.uncertainty import stacked
+
+        # The band's moved parameter sets in one solve where the question's solve broadcasts over them.
+        stack = stacked(lambda vals: evaluate(vals, at, tails), values, {k: solved[k] for k in keys}, len(shape),
+                        (family_name, asked.command, tails))
+        bands = _bands(family_name, asked, profile, moved, outputs, shape, band, stack)
     if bands:
         from iosizer.calibration.whatif import band_note
 
@@ -312,7 +321,7 @@ def _count(part: Answer) -> int:
 
 
 def _bands(family_name: str, asked: "Question", profile: "Profile", evaluate: Any, outputs: Mapping[str, Any],
-           shape: tuple[int, ...], band: str) -> dict[str, tuple[Any, Any]]:
+           shape: tuple[int, ...], band: str, stack: Any = None) -> dict[str, tuple[Any, Any]]:
     """95 % bands of the outputs from the profile's varying parameters (none when nothing varies); a
     prediction band adds the fit's residual scatter of the measured column an output is."""
     import numpy as np
@@ -323,7 +332,8 @@ def _bands(family_name: str, asked: "Question", profile: "Profile", evaluate: An
         return {}
     measured = {c.name for c in declaration(family_name).columns.observed}
     predicts = {o.name: o.measured or o.name for o in asked.output_specs}
-    raw = propagate(profile, evaluate, band, {k: predicts.get(k, k) for k in outputs if predicts.get(k, k) in measured})
+    raw = propagate(profile, evaluate, band, {k: predicts.get(k, k) for k in outputs if predicts.get(k, k) in measured},
+                    stack)
     words = set(asked.text_outputs)  # never banded
     banded = [k for k in outputs if k in raw and k not in words]
     moved = set(banded) if asked.flat_bands else _moved(profile, evaluate, banded)

@@ -64,6 +64,12 @@ SCV_ERROR = (
 )
 
 
+def _number(value: Any) -> Any:
+    """A parameter's value: a float, or a float64 array where a band's moved values come stacked
+    (:func:`iosizer.calibration.uncertainty.stacked`: the curve broadcasts over its parameters)."""
+    return float(value) if np.ndim(value) == 0 else np.asarray(value, dtype=np.float64)
+
+
 def _units(values: Mapping[str, Any]) -> int:
     return int(round(float(values["parallel_units"])))
 
@@ -77,9 +83,10 @@ def unit_service(values: Mapping[str, Any], block_kib: object = None) -> Any:
     S(x) = unit_service_us + unit_service_per_kib_us x (x - :data:`REFERENCE_KIB`), fitted from files at
     several block sizes; with the slope held at 0 (one block size) it is ``unit_service_us`` at any x.
     Kept above 1e-6 of ``unit_service_us`` where a line extrapolated below 4 KiB would reach zero."""
-    base = float(values["unit_service_us"])
-    slope = float(values.get("unit_service_per_kib_us", 0.0) or 0.0)
-    if slope == 0.0:
+    base = _number(values["unit_service_us"])
+    slope = values.get("unit_service_per_kib_us")
+    slope = 0.0 if slope is None else _number(slope)
+    if np.ndim(slope) == 0 and slope == 0.0:
         return base
     x = np.asarray(values.get("block_kib", REFERENCE_KIB) if block_kib is None else block_kib, dtype=np.float64)
     return np.maximum(base + slope * (x - REFERENCE_KIB), 1e-6 * base)
@@ -95,7 +102,7 @@ def device_curve(values: Mapping[str, Any], outstanding: object, block_kib: obje
     missed by up to 33 %).
     """
     n = np.asarray(outstanding, dtype=np.float64)
-    floor, service = float(values["latency_floor_us"]), unit_service(values, block_kib)
+    floor, service = _number(values["latency_floor_us"]), unit_service(values, block_kib)
     per_us = throughput_gradient(floor, service, _units(values), n)[0]
     return {"iops": np.asarray(per_us * 1e6, dtype=np.float64), "mean_latency_us": np.asarray(n / per_us)}
 

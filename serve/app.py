@@ -347,8 +347,15 @@ class Server:
     async def call(self, lane: Any, task: dict[str, Any], view: View = View.json) -> Response:
         """``task`` answered by a worker of ``lane`` within the server's time limit, as the API answers
         (503 busy, 504 late, a model's error 422 naming its field); a task's ``workdir`` is removed after."""
+        cheap = self.lanes.cheap
+        kind = cheap.takes(task) if lane is self.lanes.quick else None
         try:
-            answer = await lane.call(task, self.limits.request_timeout_s)
+            if kind is not None:
+                answer = await cheap.call(kind, task, self.limits.request_timeout_s)
+            else:
+                answer = await lane.call(task, self.limits.request_timeout_s)
+                if lane is self.lanes.quick:
+                    cheap.learn(task, answer)
         except Busy as busy:
             return _error(503, str(busy), "Busy", headers={"Retry-After": str(busy.retry_after_s)})
         finally:

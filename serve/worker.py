@@ -9,6 +9,10 @@ one kind of work never waits for another (:class:`Lanes`):
 - ``fits``: calibration, the report, scenario runs, at niceness 5;
 - ``jobs``: simulations, at niceness 10, each bounded by the server's limits.
 
+A what-if of a kind a worker answered within :data:`CHEAP_CPU_S` of CPU is
+then answered in one thread of the server's process (:class:`Cheap`): handing it to a
+process would cost it more than the answer.
+
 Each worker process leads its own process group (a simulation's joblib
 processes join it), so a timeout, a cancelled job or shutdown kills the
 group at once. A fit or simulation process and its children may map at most
@@ -176,6 +180,7 @@ def serve_forever(conn: Any, lane: str, memory_bytes: int | None, scratch: str) 
         except (EOFError, OSError):
             return
         kind = task.pop("kind")
+        started = time.thread_time()
         try:
             with _memory_limit(task.pop("memory_bytes", None)):
                 if kind == "question":
@@ -184,6 +189,7 @@ def serve_forever(conn: Any, lane: str, memory_bytes: int | None, scratch: str) 
                     answer = answer_quick(**task, progress=progress) if kind == "quick" else run(**task)
         except MemoryError as error:  # past the limit before a command's own handling (an import, a setup)
             answer = _failure(error, (), os.getcwd())
+        answer["cpu_s"] = time.thread_time() - started  # what the server learns cheap kinds of request from
         conn.send(("answer", answer))
 
 
@@ -956,6 +962,111 @@ class Lane:
             worker.kill()
 
 
+#: The most CPU a worker's answer took for its kind of what-if to be answered in the server's thread: the
+#: GIL it holds there delays the event loop by about as much (a declared question's point: about 0.5 ms).
+CHEAP_CPU_S = 0.002
+
+
+class Cheap:
+    """What-ifs answered in one thread of the server process, without the hand-off to a worker process.
+
+    A kind of request (:func:`cost_class`: the route and each value's order
+    of magnitude) is answered here once a worker has answered one of its kind
+    in at most ``cpu_s`` of CPU, and no longer once one here took more:
+    sub-millisecond answers skip the pipe, two process wake-ups and the
+    pickling, which cost them more than the answer itself, while anything
+    longer, or never seen, keeps a worker of its own (a killable process).
+    One thread: the answers hold the GIL for most of their time, so a second
+    would not add speed, and one keeps their quieting of stdout and warnings
+    to themselves; the event loop stays free (it waits on a future).
+    """
+
+    def __init__(self, cpu_s: float = CHEAP_CPU_S, waiting: int = 512, remembered: int = 4096) -> None:
+        self.cpu_s = cpu_s
+        self.waiting = waiting
+        self.remembered = remembered
+        self.known: set[Any] = set()
+        self.in_flight = 0
+        self._executor: Any = None
+
+    def takes(self, task: dict[str, Any]) -> Any:
+        """``task``'s kind if it is known cheap and the thread's line has room, else None."""
+        kind = cost_class(task)
+        return kind if kind is not None and kind in self.known and self.in_flight < self.waiting else None
+
+    def learn(self, task: dict[str, Any], answer: dict[str, Any]) -> None:
+        """Remember ``task``'s kind as cheap if a worker answered it within ``cpu_s``."""
+        cpu_s = answer.get("cpu_s")
+        if cpu_s is not None and cpu_s <= self.cpu_s and len(self.known) < self.remembered:
+            kind = cost_class(task)
+            if kind is not None:
+                self.known.add(kind)
+
+    async def call(self, kind: Any, task: dict[str, Any], timeout_s: float) -> dict[str, Any]:
+        """``task`` answered in the thread; past ``timeout_s`` 504 (the answer, cheap by its kind, ends
+        soon after in the thread and is dropped)."""
+        import concurrent.futures
+
+        if self._executor is None:
+            self._executor = concurrent.futures.ThreadPoolExecutor(1, thread_name_prefix="iosizer-cheap")
+        self.in_flight += 1
+        try:
+            future = self._executor.submit(_answer_here, dict(task))
+            answer = await asyncio.wait_for(asyncio.wrap_future(future), timeout_s)
+        except asyncio.TimeoutError:
+            self.known.discard(kind)
+            return _timeout(timeout_s)
+        finally:
+            self.in_flight -= 1
+        if answer.get("cpu_s", 0.0) > self.cpu_s:
+            self.known.discard(kind)  # dearer than its kind was: back to the workers
+        return answer
+
+    def close(self) -> None:
+        if self._executor is not None:
+            self._executor.shutdown(wait=False, cancel_futures=True)
+
+
+def _answer_here(task: dict[str, Any]) -> dict[str, Any]:
+    started = time.thread_time()
+    kind = task.pop("kind")
+    answer = answer_question(**task) if kind == "question" else answer_quick(**task)
+    answer["cpu_s"] = time.thread_time() - started
+    return answer
+
+
+def cost_class(task: dict[str, Any]) -> Any:
+    """A quick task's kind of cost: its route and each value's kind and order of magnitude (a power of
+    2; a list's length too). None for a task a thread of the server must not answer: one that reads or
+    writes a file, draws a plot (``?view=page``), or carries a document (an inline profile) whose cost
+    its size does not tell."""
+    if task.get("view") or task.get("profiles") or task["kind"] not in ("question", "quick"):
+        return None
+    route = (task["family"], task["question"]) if task["kind"] == "question" else task["path"]
+    kinds = []
+    for key, value in sorted(task["values"].items()):
+        value = getattr(value, "value", value)  # an enum's value
+        if isinstance(value, (list, tuple)):
+            if not all(_plain_number(v) for v in value):
+                return None
+            kinds.append((key, len(value).bit_length(), max((_magnitude(v) for v in value), default=0)))
+        elif _plain_number(value):
+            kinds.append((key, _magnitude(value)))
+        elif isinstance(value, (str, bool)) or value is None:
+            kinds.append((key, value))
+        else:
+            return None
+    return (task["kind"], route, tuple(kinds))
+
+
+def _plain_number(value: Any) -> bool:
+    return isinstance(value, (int, float)) and not isinstance(value, bool)
+
+
+def _magnitude(value: float) -> tuple[bool, int]:
+    return value < 0, math.frexp(float(value))[1]
+
+
 def _timeout(timeout_s: float) -> dict[str, Any]:
     return _error(504, "Timeout", f"the request ran past the server's {timeout_s:g} s limit "
                                   "(iosizer serve --request-timeout-s); ask for less work")
@@ -971,6 +1082,7 @@ class Lanes:
         self.quick = Lane("quick", quick, quick_waiting, None, self.scratch)
         self.fits = Lane("fits", fits, fits_waiting, memory_bytes, self.scratch)
         self.jobs = Lane("jobs", jobs, jobs_waiting, memory_bytes, self.scratch)
+        self.cheap = Cheap(waiting=quick_waiting)
 
     def __iter__(self) -> Iterator[Lane]:
         return iter((self.quick, self.fits, self.jobs))
@@ -984,6 +1096,7 @@ class Lanes:
         """Kill every worker with its group now (a running simulation is not waited for)."""
         for lane in self:
             lane.close()
+        self.cheap.close()
         shutil.rmtree(self.scratch, ignore_errors=True)
 
     def pids(self) -> list[int]:
