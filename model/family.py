@@ -390,6 +390,8 @@ def parse_choices(value: object, spec: "ParameterSpec", label: str | None = None
     returns; an empty item or one given twice is a one-line :class:`InputError` naming ``label``.
     """
     flag = label or "--" + spec.name.replace("_", "-")
+    if isinstance(value, (list, tuple)) and len(value) == 1:  # an HTTP list of one: ["all"] is "all"
+        value = value[0]
     # 'both' is 'all' for a setting of two choices (a mode: --mode both).
     if isinstance(value, str) and value.strip().lower() in ("all", "both" if len(spec.choices) == 2 else "all"):
         return list(spec.choices)

@@ -58,3 +58,11 @@ def test_simulated_percentiles_carry_the_model_and_the_interval(cli) -> None:
     # The mixture is within 2 % of simulation on this port (data/error_grids/hba_percentiles.csv).
     assert row["response_p99_us_model"] == pytest.approx(row["response_p99_us"], rel=0.03)
     assert row["response_p99_us_sim_low"] <= row["response_p99_us"] <= row["response_p99_us_sim_high"]
+
+
+def test_a_list_of_one_all_or_both_sweeps_every_mode() -> None:
+    # The page sends a swept setting as a list: ["both"] is 'both', every mode.
+    both = iosizer.ask("hba response", threads="1,8")
+    assert [r["mode"] for r in both] == ["shared", "shared", "occupancy", "occupancy"]
+    assert iosizer.ask("hba response", threads="1,8", mode=["both"]) == both
+    assert iosizer.ask("hba response", threads="1,8", mode=["all"]) == both
