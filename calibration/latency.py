@@ -27,7 +27,6 @@ import numpy as np
 
 from iosizer.calibration.calibrate import Calibration, calibrate, calibrate_dataset
 from iosizer.calibration.dataset import Dataset
-from iosizer.calibration.extrapolate import extrapolate
 from iosizer.calibration.profile import Profile
 from iosizer.calibration.shipped import hardware_profile, measurement_sha256, read_measurement
 from iosizer.model.registry import declaration
@@ -179,38 +178,6 @@ def oltp_network(profile: Profile, service_scv: float | None = None) -> OltpNetw
                        service_scv=values.get("service_scv", SERVICE_SCV.value))
 
 
-def tpcc_points() -> list[dict[str, Any]]:
-    """The transcribed TPC-C points: latency, value, relation, exactness."""
-    return [
-        {
-            "added_latency_ns": float(r["added_latency_ns"]),
-            "degradation_pct": float(r["degradation_pct"]),
-            "relation": r["relation"],
-            "exact": r["exact"] == "true",
-        }
-        for r in read_measurement(TPCC_CURVE)
-    ]
-
-
-def profile_at_cpu(profiles: list[Profile], cpu_speed: float | None) -> tuple[Profile, Any]:
-    """The OLTP profile to use: as given, or extrapolated to ``cpu_speed``."""
-    if cpu_speed is None:
-        if len(profiles) > 1:
-            raise InputError("several profiles need --cpu-speed: they are combined by extrapolation")
-        return profiles[0], None
-    result = extrapolate(profiles, cpu_speed)
-    return result.profile, result
-
-
-def published_tier_points() -> list[dict[str, Any]]:
-    """Section 4.4's statements: hop, tiers, stated loss and how to read it."""
-    return [
-        {"hop_ns": float(r["hop_latency_ns"]), "tiers": int(r["tiers"]),
-         "degradation_pct": float(r["degradation_pct"]), "relation": r["relation"]}
-        for r in read_measurement("seed000_sec4_4_tiers")
-    ]
-
-
 def switch_catalogue() -> list[dict[str, Any]]:
     """Table 3-3: name, one-way hop latency (ns), protocol, product."""
     return [
@@ -298,11 +265,6 @@ def oltp_points(profile: Profile, latencies: list[float], felt_ns: Any = None,
          "degradation_pct_high": min(max(float(high[i]), 0.0), 100.0)}
         for i, x in enumerate(latencies)
     ]
-
-
-def band_clipped(points: list[dict[str, Any]]) -> bool:
-    """Whether :func:`oltp_points` clipped a band edge at 100 % (a loss cannot exceed everything)."""
-    return any(p["degradation_pct_high"] >= 100.0 for p in points)
 
 
 def shipped_profile(family: str, variant: str | None = None) -> Profile:

@@ -126,9 +126,10 @@ def test_budget_is_the_root_of_the_curve() -> None:
 
 
 def test_one_cpu_band_spans_both_bounding_assumptions() -> None:
+    import iosizer
+
     profile = family.oltp_profile()
-    chosen, extrapolation = family.profile_at_cpu([profile], 2.0)
-    points = family.oltp_points(chosen, [1200.0, 2100.0])
+    points = iosizer.family("oltp").ask("latency oltp", cpu_speed=2.0, added_latency_ns=[1200.0, 2100.0]).to_data()
     base = family.oltp_network(profile)
     for point in points:
         x = point["added_latency_ns"]
