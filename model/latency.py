@@ -374,9 +374,10 @@ def _dma_jacobian(settings):
 
 
 def _oltp_solve(values, inputs):
-    network = OltpNetwork(terminals=values["terminals"], knee_latency_ns=values["knee_latency_ns"],
-                          serial_share=values["serial_share"], think_share=values["think_share"],
-                          service_scv=values.get("service_scv", SERVICE_SCV.value))
+    # One network per call: float() refuses a stack of parameter sets, so a band solves them one at a time.
+    network = OltpNetwork(terminals=int(values["terminals"]), knee_latency_ns=float(values["knee_latency_ns"]),
+                          serial_share=float(values["serial_share"]), think_share=float(values["think_share"]),
+                          service_scv=float(values.get("service_scv", SERVICE_SCV.value)))
     return {"degradation_pct": np.asarray(oltp_degradation_pct(network, inputs["added_latency_ns"]))}
 
 
@@ -686,7 +687,7 @@ FAMILIES = (
                               Output("d_degradation_d_latency_pct_per_ns", "%/ns", "dPD/dx at each latency",
                                      optional=True)),
                      solve=_latency_dma, settings=(DEVICE, BURST_BYTES, SHOW_FORMULA), catalogue="device", shipped=False,
-                     optional=("device", "burst_bytes", "show_formula"),
+                     optional=("device", "burst_bytes", "show_formula"), flat_bands=True,
                      shape=_dma_shape, shape_table=True, notes=(_dma_notes, _dma_posted_note, _dma_formula_note),
                      plot=Plot("added_latency_ns", ("degradation_pct",))),
 
@@ -740,7 +741,7 @@ FAMILIES = (
                                      "_low/_high)", measured="degradation_pct", bounds=(0.0, 100.0)),),
                      solve=_latency_oltp, settings=(STALL_EXPONENT, ISSUE_RATE_EXPONENT),
                      own_cpu=("stall_exponent", "issue_rate_exponent"), shape=_oltp_shape, shape_table=True,
-                     optional=("stall_exponent", "issue_rate_exponent"), several_profiles=True,
+                     optional=("stall_exponent", "issue_rate_exponent"), several_profiles=True, flat_bands=True,
                      notes=(_oltp_notes, _oltp_service_note, _oltp_cpu_note),
                      plot=Plot("added_latency_ns", ("degradation_pct",))),
             Question("latency budget", "Largest added latency whose predicted loss stays within the budget "

@@ -277,8 +277,11 @@ class LatencySection(Section):
 
 
 def evaluate_latency(section: LatencySection, sources: Sources = Sources()) -> list[Answer]:
+    """The table's answers from the declared questions (``latency oltp``, ``latency tiers``, ``latency dma``)
+    through the one road, at the round trip its switch tiers add."""
     from iosizer.calibration import latency as family
-    from iosizer.model.latency import oltp_degradation_pct, round_trip_latency_ns
+    from iosizer.calibration.questions import answer
+    from iosizer.model.latency import round_trip_latency_ns
 
     if section.switch is not None:
         hop = next(s["hop_ns"] for s in family.switch_catalogue() if s["switch"] == section.switch)
@@ -288,44 +291,49 @@ def evaluate_latency(section: LatencySection, sources: Sources = Sources()) -> l
         label = f"{hop:g} ns hop"
     added = float(round_trip_latency_ns(section.tiers, hop)) + section.added_latency_ns
     oltp = sources.what_if("oltp")
+    if oltp is not None:  # the table's profile (or the shipped one), carried to its cpu_speed by the road
+        from iosizer.calibration.profile import load_profile
+
+        given = load_profile(sources.paths["oltp"], "oltp") if "oltp" in sources.paths else None
+        where = {"cpu_speed": sources.cpu_speed}
+    else:
+        given, where = None, {}
     tiers_question = f"most switch tiers within {section.budget_pct:g} % OLTP loss"
+    loss = answer("oltp", "latency oltp", given, added_latency_ns=added, **where).to_data()
+    (plan,) = answer("oltp", "latency tiers", given, hop_ns=hop, budget_pct=section.budget_pct, **where).to_data()
     answers = [Answer("latency", "added round-trip latency", added, "ns",
                       f"{section.tiers} tiers x 2 x {hop:g} ns + {section.added_latency_ns:g} ns (seed 000 sec 3.2)")]
-    if oltp is None:
-        network = family.oltp_network(family.oltp_profile())
-        plan = family.tier_plan([{"switch": label, "hop_ns": hop}], section.budget_pct)[0]
+    if oltp is None:  # the shipped calibration: an exact fit to the seed's statements, no band
         answers += [
-            Answer("latency", "OLTP throughput loss", float(oltp_degradation_pct(network, added)), "%",
+            Answer("latency", "OLTP throughput loss", loss["degradation_pct"], "%",
                    "TPC-C-like 16-terminal closed network (MVA), calibrated to seed 000"),
             Answer("latency", tiers_question, plan["max_tiers"], "tiers", label),
         ]
     else:
-        # As `iosizer latency oltp --profile` answers: the loss and its band, clipped to [0, 100] %.
-        loss = family.oltp_points(oltp.profile, [added])[0]
-        plan = family.tier_plan([{"switch": label, "hop_ns": hop}], section.budget_pct, profile=oltp.profile)[0]
         answers += [
             Answer("latency", "OLTP throughput loss", loss["degradation_pct"], "%",
                    f"TPC-C-like closed network (MVA), {oltp.source}",
                    loss["degradation_pct_low"], loss["degradation_pct_high"]),
             Answer("latency", tiers_question, plan["max_tiers"], "tiers",
                    f"{label}; band: the tiers within budget at the loss band's edges",
-                   *_tiers_band(oltp.profile, hop, section.budget_pct)),
+                   *_tiers_band(given, where, hop, section.budget_pct)),
         ]
     if section.device is not None or "dma" in sources.paths:
         answers += _dma_answers(section, sources, added)
     return answers
 
 
-def _tiers_band(profile: Any, hop_ns: float, budget_pct: float) -> tuple[int, int]:
+def _tiers_band(profile: Any, where: dict[str, Any], hop_ns: float, budget_pct: float) -> tuple[int, int]:
     """The most tiers within ``budget_pct`` at the high and at the low edge of the OLTP loss band
-    (:func:`~iosizer.calibration.latency.tier_plan`'s count: the first tier over budget ends it)."""
+    (``latency tiers``' count: the first tier over budget ends it)."""
     import numpy as np
 
-    from iosizer.calibration.latency import MAX_TIERS_SEARCHED, oltp_points
-    from iosizer.model.latency import round_trip_latency_ns
+    from iosizer.calibration.questions import answer
+    from iosizer.model.latency import MAX_TIERS_SEARCHED, round_trip_latency_ns
 
     every = np.arange(1, MAX_TIERS_SEARCHED + 1)
-    points = oltp_points(profile, list(np.atleast_1d(round_trip_latency_ns(every, hop_ns)).tolist()))
+    points = answer("oltp", "latency oltp", profile, added_latency_ns=np.atleast_1d(
+        round_trip_latency_ns(every, hop_ns)).tolist(), **where).to_data()
 
     def within(edge: str) -> int:
         over = [i for i, point in enumerate(points) if point[edge] > budget_pct]
@@ -335,50 +343,37 @@ def _tiers_band(profile: Any, hop_ns: float, budget_pct: float) -> tuple[int, in
 
 
 def _dma_answers(section: LatencySection, sources: Sources, added_ns: float) -> list[Answer]:
-    """A DMA device's loss and throughput: a table 4-1 device, or the planner's ``dma`` profile
-    (as ``iosizer latency dma --profile`` builds it), carried to ``cpu_speed`` when one is given."""
-    from iosizer.calibration import latency as family
-    from iosizer.calibration.whatif import WhatIf, on_cpu
+    """A DMA device's loss and throughput (``latency dma``): a table 4-1 device, carried to ``cpu_speed``
+    when one is given, or the planner's ``dma`` profile (carried already)."""
+    from iosizer.calibration.questions import answer
     from iosizer.errors import InputError
-    from iosizer.model.latency import dma
 
-    calibrated = None
     if "dma" in sources.paths:
         if section.device is not None:
             raise InputError("give either device (a table 4-1 device) or a dma profile, not both")
         calibrated = sources.what_if("dma")
-        chosen = family.device_from_profile(calibrated.profile, section.burst_bytes)
+        asked = answer("dma", "latency dma", calibrated.profile, added_latency_ns=added_ns,
+                       burst_bytes=section.burst_bytes)
         name, note = sources.written["dma"], calibrated.source
     else:
         if section.burst_bytes is not None:
             raise InputError("burst_bytes goes with a dma profile; a table 4-1 device knows its burst size")
         name = str(section.device)
-        chosen = family.device(name)
-        note = "table 4-1 device model"
-        if sources.cpu_speed is not None and not chosen.posted:
-            # The shipped fit of this device (table 4-1), carried as a dma profile would be.
-            from iosizer.calibration.profile import profile_values
+        asked = answer("dma", "latency dma", cpu_speed=sources.cpu_speed, added_latency_ns=added_ns, device=name)
+        note = "table 4-1 device model" + ("" if sources.cpu_speed is None else
+                                           f", carried to CPU speed {sources.cpu_speed:g}")
+    (row,) = asked.records()
+    posted = bool(asked.values.get("posted"))
+    band = not posted and ("dma" in sources.paths or sources.cpu_speed is not None)
 
-            carried = on_cpu(family.shipped_profile("dma", name), sources.cpu_speed, f"the shipped '{name}' profile")
-            note = f"table 4-1 device model, carried to CPU speed {sources.cpu_speed:g}"
-            calibrated = WhatIf("dma", profile_values(carried), carried, note)
-            chosen = family.device_from_profile(carried, chosen.burst_bytes).model_copy(update={"name": name})
-    result = dma(chosen, added_ns)
-    bands: dict[str, Any] = {}
-    if calibrated is not None and not chosen.posted:
-        def solve(values: dict[str, Any]) -> dict[str, Any]:
-            moved = chosen.model_copy(update={k: values[k] for k in ("local_issue_interval_ns",
-                                                                     "exposed_round_trips")})
-            answer = dma(moved, added_ns)
-            return {"loss": answer.degradation_pct, "throughput": answer.throughput_mbps}
+    def ends(key: str) -> tuple[Any, Any]:
+        return (row.get(f"{key}_ci_low"), row.get(f"{key}_ci_high")) if band else (None, None)
 
-        bands = calibrated.bands(solve)
-    throughput = result.throughput_mbps
-    answers = [Answer("latency", f"{name} DMA loss", float(result.degradation_pct), "%",
-                      "posted writes lose nothing" if chosen.posted else note, *_band(bands, "loss"))]
-    if throughput is not None:
-        answers.append(Answer("latency", f"{name} DMA throughput", float(throughput), "MB/s",
-                              "non-posted reads, Little's law", *_band(bands, "throughput")))
+    answers = [Answer("latency", f"{name} DMA loss", row["degradation_pct"], "%",
+                      "posted writes lose nothing" if posted else note, *ends("degradation_pct"))]
+    if row["throughput_mbps"] is not None:
+        answers.append(Answer("latency", f"{name} DMA throughput", row["throughput_mbps"], "MB/s",
+                              "non-posted reads, Little's law", *ends("throughput_mbps")))
     return answers
 
 
