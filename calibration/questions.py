@@ -187,6 +187,7 @@ def _one(family_name: str, asked: "Question", params: Any, cpu_speed: float | No
     from iosizer.calibration.profile import origin
 
     values["profile_origin"] = origin(first) if first is not None and not brought else None
+    values["profile_cpu_name"] = None if profile is None or brought else profile.cpu_name  # after any carry
     arrays = _input_grid(asked, inputs, values)
     values["defaulted"] = frozenset(n for n in asked.input_names if inputs.get(n) is None)
     banded = profile is not None and (asked.shipped_bands or base is not None or cpu_speed is not None)

@@ -728,7 +728,9 @@ class Question:
       OLTP network or of a DMA device): the profile given, or the catalogue entry's, names the
       family whose values ``solve`` gets, with its name in ``values["family"]``;
     - ``solve`` finds the inputs left to their default sweep in ``values["defaulted"]`` (a
-      catalogue's own entries are named, a planner's own value is not);
+      catalogue's own entries are named, a planner's own value is not), and where the planner's
+      profile was read from and the CPU it names in ``values["profile_origin"]`` and
+      ``values["profile_cpu_name"]`` (an answer that names its source);
     - ``several_profiles``: ``--profile`` may be repeated (profiles of CPUs of different speeds,
       combined by extrapolation to ``--cpu-speed``); the library and HTTP take a list of profiles for
       every question;

@@ -490,7 +490,8 @@ _DMA_KEYS = ("issue_interval_ns", "throughput_mbps", "local_throughput_mbps", "d
 
 def _dma_shape(records, values):
     """The published keys: the device and whether it is posted first, no bands (the command never had any)."""
-    return [{"device": values.get("device") or "profile", "posted": bool(values.get("posted")),
+    return [{"device": values.get("device") or values.get("profile_cpu_name") or "profile",
+             "posted": bool(values.get("posted")),
              "added_latency_ns": r["added_latency_ns"], **{k: r[k] for k in _DMA_KEYS if k in r}} for r in records]
 
 
