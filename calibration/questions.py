@@ -184,9 +184,11 @@ def _one(family_name: str, asked: "Question", params: Any, cpu_speed: float | No
     if asked.also:
         values["family"] = answering
     first = base[0] if isinstance(base, (list, tuple)) and base else base
-    from iosizer.calibration.profile import origin
+    values["profile_origin"] = None
+    if first is not None and not brought:
+        from iosizer.calibration.profile import origin
 
-    values["profile_origin"] = origin(first) if first is not None and not brought else None
+        values["profile_origin"] = origin(first)
     values["profile_cpu_name"] = None if profile is None or brought else profile.cpu_name  # after any carry
     arrays = _input_grid(asked, inputs, values)
     values["defaulted"] = frozenset(n for n in asked.input_names if inputs.get(n) is None)
@@ -460,8 +462,12 @@ def _unaliased(asked: "Question", given: dict[str, Any]) -> dict[str, Any]:
 
 
 def _needs(question: "Question", spec: Any) -> InputError:
+    """A required input left out; where its default is computed from other options, they are named too."""
+    other = "".join(f" or give --{name.replace('_', '-')}" for name in getattr(spec, "reads", ()))
     return InputError(f"question '{question.command}' needs --{spec.name.replace('_', '-')} ({spec.unit}"
-                      f"{': ' + spec.description if spec.description else ''})")
+                      f"{': ' + spec.description if spec.description else ''}){other}")
+
+
 def _own_settings(family_name: str, asked: "Question", changes: dict[str, Any], base: "Profile | None") -> dict[str, Any]:
     """The question's own settings (``Question.settings``, popped from ``changes`` and checked; a required one
     missing is an error) and the values it fixes (``Question.fixed``: a family setting goes into ``changes``,

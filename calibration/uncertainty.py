@@ -40,13 +40,15 @@ band is the same to the last bit either way.
 from __future__ import annotations
 
 import math
-from typing import Any, Callable, Hashable, Mapping, Sequence
+from typing import TYPE_CHECKING, Any, Callable, Hashable, Mapping, Sequence
 
 import numpy as np
 
 from iosizer.calibration.fit import NORMAL_QUANTILE
-from iosizer.calibration.profile import Profile
 from iosizer.errors import IosizerError
+
+if TYPE_CHECKING:  # annotations only: a what-if without a profile never loads pydantic's profile model
+    from iosizer.calibration.profile import Profile
 
 Band = dict[str, tuple[np.ndarray, np.ndarray]]
 #: Answers to several parameter sets at once, in order; None where they cannot be had in one call.

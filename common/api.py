@@ -101,7 +101,8 @@ def ask(command: str | Sequence[str], /, *arguments: Any, **options: Any) -> Any
 
         several = isinstance(profile, (list, tuple))  # profiles of several CPUs, extrapolated to cpu_speed
         models = (chosen.name, *question.also) if question.also else chosen.name
-        profile = [p if hasattr(p, "model") else load(p, models) for p in (profile if several else [profile])]
+        given_profiles: list[Any] = list(profile) if isinstance(profile, (list, tuple)) else [profile]
+        profile = [p if hasattr(p, "model") else load(p, models) for p in given_profiles]
         profile = profile if several else profile[0]
     percentile = options.pop("percentile", None)
     percentiles = None if percentile is None else (percentile if isinstance(percentile, (list, tuple))
@@ -557,7 +558,8 @@ class ModelFamily:
 
         whole = answer_simulation(self.name, self.declaration.question(question))
         if whole is not None:  # the question simulates its own answer (a curve's means)
-            return whole(answered)
+            simulated: "Answer" = whole(answered)
+            return simulated
         hook = percentile_simulation(self.name, self.declaration.question(question))
         if hook is None:
             raise InputError(f"question '{question}' of family '{self.name}' has no simulation of its percentiles")

@@ -13,13 +13,13 @@ from __future__ import annotations
 from typing import Any
 
 STARTING_INPUTS: dict[str, dict[str, Any]] = {
-    "queue mm1": {"arrival_rate": "0.1:0.9:0.05", "service_rate": 1},
+    "queue mm1": {"arrival_rate": "0.1:0.9:0.05", "service_rate_per_s": 1},
     "queue mmc": {"arrival_rate": "0.4:3.8:0.2", "service_rate_per_s": 1, "servers": 4},
-    "queue mg1": {"arrival_rate": "0.1:0.9:0.05", "service_rate": 1, "service_scv": 0.5},
-    "queue md1": {"arrival_rate": "0.1:0.9:0.05", "service_rate": 1},
-    "queue ggc": {"arrival_rate": "0.4:3.8:0.2", "service_rate": 1, "servers": 4},
+    "queue mg1": {"arrival_rate": "0.1:0.9:0.05", "service_rate_per_s": 1, "service_scv": 0.5},
+    "queue md1": {"arrival_rate": "0.1:0.9:0.05", "service_rate_per_s": 1},
+    "queue ggc": {"arrival_rate": "0.4:3.8:0.2", "service_rate_per_s": 1, "servers": 4},
     "queue erlang": {"servers": 4, "offered_load": 3.2},
-    "queue mva": {"demand": [0.005, 0.003, 0.002], "think_time": 0.1, "population": 100},
+    "queue mva": {"demand_s": [0.005, 0.003, 0.002], "think_time_s": 0.1, "population": 100},
     "latency dma": {"device": "bcm5700", "added_latency_ns": "0:2100:150"},
     "latency oltp": {"added_latency_ns": "0:2100:150"},
     "latency budget": {"budget_pct": 5, "device": "bcm5700"},

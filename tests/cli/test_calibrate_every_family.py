@@ -67,7 +67,7 @@ def test_calibrate_recovers_a_moved_profile(cli, tmp_path: Path, name: str) -> N
                              *(f"{v[i]:.10g}" for v in observed.values()), *settings.values()])
 
     # A parameter the shipped profile holds (oltp's service_scv) is held the same way here.
-    held = [arg for key, value in family.shipped().options.items() if key not in settings and value is not None
+    held = [arg for key, value in family.shipped().options.items() if key not in settings and value not in (None, "")
             for arg in ("--set", f"{key}={value}")]
     result = cli("calibrate", name, str(path), "--format", "json", *held)
     assert result.exit_code == 0, result.stderr

@@ -131,7 +131,7 @@ def test_erlang_from_a_profile(cli, mmc_csv: Path, tmp_path: Path) -> None:
     data = cli.json("queue", "erlang", "--profile", str(profile), "--arrival-rate", "3")
     assert data["offered_load"] == pytest.approx(3 / rate)
     assert data["erlang_c"] == pytest.approx(erlang_c(4, 3 / rate))
-    assert "give --arrival-rate" in cli.fails("queue", "erlang", "--profile", str(profile))
+    assert "or give --arrival-rate" in cli.fails("queue", "erlang", "--profile", str(profile))
 
 
 # --- issue 25: small things (N1, N9) -------------------------------------------------------------
