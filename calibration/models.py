@@ -86,15 +86,6 @@ class CalibrationModel:
 
         return complete_values(self.name, self._settings(options))
 
-    def parameter_names(self, options: Mapping[str, Any]) -> list[str]:
-        """Every parameter a profile of this family carries, given its options."""
-        return [s.name for s in self.family.specs(self._settings(options)) if s.kind == "parameter"]
-
-    def fitted_names(self, options: Mapping[str, Any]) -> list[str]:
-        """The parameters the family's data identify (varied unless held)."""
-        return [s.name for s in self.family.specs(self._settings(options))
-                if s.kind == "parameter" and s.status == "fitted"]
-
     def parameters(self, dataset: Dataset, options: Mapping[str, Any],
                    found: list[str] | None = None) -> list[Parameter]:
         """Start values from the family's plan; everything else held at its declaration.

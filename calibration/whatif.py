@@ -27,31 +27,6 @@ def closed_network_settings(profile: Profile) -> tuple[list[float], float]:
     return [profile.value(demand_name(k + 1)) for k in range(stations)], profile.value("think_time_s")
 
 
-def band_words(band: str) -> str:
-    """What a printed band is, for the notes (``--band``)."""
-    if band == "prediction":
-        return ("95 % prediction bands: the parameters' uncertainty plus the fit's residual scatter "
-                "(where a new measurement lies)")
-    return ("95 % bands of the parameters' uncertainty only (the model's mean answer; --band prediction "
-            "adds the fit's residual scatter)")
-
-
-def with_bands(answer: dict[str, Any], bands: dict[str, tuple[Any, Any]], index: int | None = None) -> dict[str, Any]:
-    """``answer`` plus ``<key>_ci_low`` / ``<key>_ci_high`` for each banded key.
-
-    ``index`` picks one element when the bands were computed for a sweep.
-    Infinite ends (null in JSON) mean the profile cannot bound the answer.
-    """
-    out = dict(answer)
-    for key, (low, high) in bands.items():
-        if key in out:
-            low, high = np.asarray(low), np.asarray(high)
-            if index is not None and low.ndim:
-                low, high = low[index], high[index]
-            out[f"{key}_ci_low"], out[f"{key}_ci_high"] = float(low), float(high)
-    return out
-
-
 def band_rows(rows: list[dict[str, Any]], bands: dict[str, tuple[Any, Any]], offset: int = 0,
               skip: Any = None) -> None:
     """Add ``<key>_ci_low`` / ``<key>_ci_high`` to ``rows[offset:]`` from element-wise bands.

@@ -229,10 +229,6 @@ class CommandSpec:
     def has_plot(self) -> bool:
         return bool(self.role_fields(Role.plot))
 
-    @property
-    def has_output(self) -> bool:
-        return bool(self.role_fields(Role.output))
-
     def argv(self, values: Mapping[str, Any], files: Mapping[str, Any] | None = None) -> list[str]:
         """The command line for validated ``values`` (by JSON key).
 

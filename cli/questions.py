@@ -344,10 +344,8 @@ def attach(name: str, group: Any, group_name: str | None = None) -> None:
 def builtin_group(name: str) -> Any:
     """The root's group ``name`` of :data:`~iosizer.model.registry.BUILTIN_GROUPS` whose every command is a
     declared question (``iosizer latency``): an empty group their commands are attached to when it is used."""
-    from iosizer.model.registry import BUILTIN_GROUPS, declaration
-
-    text = "; ".join(f"{declaration(family).summary} (family '{family}')" for family in BUILTIN_GROUPS[name])
-    return typer.Typer(help=text + ".", no_args_is_help=True)
+    # No help of its own: the root gives it the line its listing shows (cli.app._build), so both read the same.
+    return typer.Typer(no_args_is_help=True)
 
 
 def resolve(root: Any, name: str, command: Any) -> Any:

@@ -195,12 +195,6 @@ def lanes(
 # --- seed 002 -------------------------------------------------------------------------------
 
 
-def _floats(text: str, name: str) -> list[float]:
-    from iosizer.cli.params import parse_grid
-
-    return parse_grid(text, name)
-
-
 @app.command()
 def hba(
     tenant_iops: Annotated[

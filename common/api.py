@@ -663,10 +663,3 @@ def _shipped(name: str, variant: str | None) -> "Profile":
     from iosizer.calibration.frozen import shipped
 
     return shipped(name, variant)
-
-
-def family_example_fit(name: str) -> "Profile":
-    """The family calibrated from its shipped example file with the settings it declares."""
-    from iosizer.calibration.frozen import example_fit
-
-    return example_fit(name)

@@ -93,6 +93,11 @@ def _extra(unit: str, bounds: tuple[float, float] | None) -> dict[str, Any]:
     return out
 
 
+def _cli_flag(name: str) -> str:
+    """The CLI option of the same value (the schema says it, as the reflected commands' schemas do)."""
+    return "--" + name.replace("_", "-")
+
+
 def _default(spec: "Input") -> Any:
     """An input's default as the schema states it: its values, or a computed default's rule."""
     return spec.default_text if callable(spec.default) else list(spec.sweep())
@@ -108,7 +113,7 @@ def request_model(family: "Family", question: "Question") -> type[BaseModel]:
                 f"{spec.description or spec.name} ({spec.unit}); a number, a list or a sweep as text ('1,2,3', "
                 f"'0.5:3.5:0.5'): every combination is answered; default "
                 f"{'none: required' if spec.required else _default(spec)}"),
-            json_schema_extra=_extra(spec.unit, spec.bounds)))
+            json_schema_extra={**_extra(spec.unit, spec.bounds), "x-cli": _cli_flag(spec.name)}))
     for repeated in question.repeated:  # a list, one item per element (a demand per station)
         kind = _NumberList if repeated.item is not None else list[str] | str
         fields[repeated.name] = (kind | None, Field(None, description=f"{repeated.description}: a list"))
@@ -125,7 +130,7 @@ def request_model(family: "Family", question: "Question") -> type[BaseModel]:
         default = "all" if spec.name in question.sweep_all else "the profile's"
         fields[spec.name] = (kind | None, Field(None, description=(
             f"{spec.description or spec.name} ({spec.unit}): {role}; default: {default}"),
-            json_schema_extra=_extra(spec.unit, spec.bounds)))
+            json_schema_extra={**_extra(spec.unit, spec.bounds), "x-cli": _cli_flag(spec.name)}))
     for name, olds in question.aliases.items():
         if name not in fields:  # an output's older JSON key (the question's shape keeps it): no field
             continue
