@@ -32,8 +32,8 @@ from iosizer.calibration.shipped import hardware_profile, measurement_sha256, re
 from iosizer.model.registry import declaration
 from iosizer.errors import InputError
 from iosizer.model.latency import (  # noqa: F401  (the budget and tier figures, re-exported for their users)
-    MAX_TIERS_SEARCHED, SERVICE_SCV, SHOWN_TIERS, DmaDevice, OltpNetwork, max_dma_latency_ns, max_oltp_latency_ns,
-    oltp_degradation_pct, oltp_slope_pct_per_ns, tier_losses)
+    MAX_TIERS_SEARCHED, SERVICE_SCV, SHOWN_TIERS, DmaDevice, OltpNetwork, check_budget_pct, max_dma_latency_ns,
+    max_oltp_latency_ns, oltp_degradation_pct, oltp_slope_pct_per_ns, tier_losses)
 
 #: The seed's server: the reference CPU of every shipped profile.
 SEED_CPU_NAME = "Pentium 4 3.0GHz (FSB 800MHz)"
@@ -217,8 +217,7 @@ def tier_plan(
     """
     from iosizer.model.latency import dma
 
-    if not 0 < budget_pct < 100:
-        raise InputError(f"--budget-pct must lie in (0, 100), got {budget_pct:g}")
+    check_budget_pct(budget_pct)
     kind, source = loss_source(profile, device_name)
     if kind == "oltp":
         loss = lambda x: np.asarray(oltp_degradation_pct(source, x))  # noqa: E731

@@ -83,6 +83,7 @@ __all__ = [
     "dma_issue_interval_ns",
     "dma_throughput_mbps",
     "effective_latency_ns",
+    "check_budget_pct",
     "max_dma_latency_ns",
     "max_oltp_latency_ns",
     "oltp_degradation_pct",
@@ -287,6 +288,13 @@ SHOWN_TIERS = (1, 2, 3, 4)
 MAX_TIERS_SEARCHED = 64
 
 
+def check_budget_pct(budget_pct: float) -> float:
+    """A degradation budget: a share of the local throughput strictly between 0 and 100 %."""
+    if not 0 < budget_pct < 100:
+        raise InputError(f"--budget-pct must lie in (0, 100), got {budget_pct:g}")
+    return budget_pct
+
+
 def max_oltp_latency_ns(network: OltpNetwork, budget_pct: float) -> float:
     """Largest x with PD(x) <= budget, by a bracketing root finder on the MVA curve.
 
@@ -296,8 +304,7 @@ def max_oltp_latency_ns(network: OltpNetwork, budget_pct: float) -> float:
     """
     from scipy.optimize import brentq
 
-    if not 0 < budget_pct < 100:
-        raise InputError(f"--budget-pct must lie in (0, 100), got {budget_pct:g}")
+    check_budget_pct(budget_pct)
     high = network.knee_latency_ns
     while oltp_degradation_pct(network, high) <= budget_pct:
         high *= 2.0
@@ -310,8 +317,7 @@ def max_dma_latency_ns(device_: DmaDevice, budget_pct: float) -> float:
     """Largest x with PD(x) <= budget for a device: the sympy solution B I_0 / (k (100 - B))."""
     from iosizer.model.symbolic import dma_functions
 
-    if not 0 < budget_pct < 100:
-        raise InputError(f"--budget-pct must lie in (0, 100), got {budget_pct:g}")
+    check_budget_pct(budget_pct)
     if device_.posted or device_.exposed_round_trips == 0:
         return math.inf
     return float(dma_functions()["max_latency_ns"](budget_pct, device_.local_issue_interval_ns,
@@ -324,10 +330,6 @@ def oltp_slope_pct_per_ns(network: OltpNetwork, added_latency_ns: float) -> floa
     low = max(added_latency_ns - step, 0.0)
     high = added_latency_ns + step
     return float((oltp_degradation_pct(network, high) - oltp_degradation_pct(network, low)) / (high - low))
-
-
-
-
 
 
 def tier_losses(loss, hop_ns: np.ndarray, budget_pct: float) -> tuple[np.ndarray, np.ndarray]:
@@ -607,8 +609,7 @@ def _latency_tiers(values, inputs):
     """``latency tiers``: per one-way hop, PD at 1..4 tiers (round trip 2 t h) and the most tiers within
     the budget, from the OLTP curve or a device's DMA model (:func:`tier_losses`)."""
     budget = values["budget_pct"]
-    if not 0 < budget < 100:
-        raise InputError(f"--budget-pct must lie in (0, 100), got {budget:g}")
+    check_budget_pct(budget)
     hop = inputs["hop_ns"]
     _, _, loss = _loss(values)
     losses, max_tiers = tier_losses(loss, hop.ravel(), budget)
@@ -675,7 +676,8 @@ FAMILIES = (
             Question("latency dma", "DMA read throughput under added latency (Little's law); posted writes "
                      "lose nothing",
                      inputs=(ADDED_LATENCY_INPUT,),
-                     outputs=(Output("issue_interval_ns", "ns", "DMA read issue interval", measured="issue_interval_ns"),
+                     outputs=(Output("issue_interval_ns", "ns", "DMA read issue interval",
+                                     measured="issue_interval_ns"),
                               Output("throughput_mbps", "MB/s", "read throughput (needs the burst size)"),
                               Output("local_throughput_mbps", "MB/s", "read throughput with no added latency"),
                               Output("degradation_pct", "%", "throughput lost to the added latency"),
@@ -687,7 +689,8 @@ FAMILIES = (
                                      kind="object"),
                               Output("d_degradation_d_latency_pct_per_ns", "%/ns", "dPD/dx at each latency",
                                      optional=True)),
-                     solve=_latency_dma, settings=(DEVICE, BURST_BYTES, SHOW_FORMULA), catalogue="device", shipped=False,
+                     solve=_latency_dma, settings=(DEVICE, BURST_BYTES, SHOW_FORMULA), catalogue="device",
+                     shipped=False,
                      optional=("device", "burst_bytes", "show_formula"), flat_bands=True,
                      shape=_dma_shape, shape_table=True, notes=(_dma_notes, _dma_posted_note, _dma_formula_note),
                      plot=Plot("added_latency_ns", ("degradation_pct",))),
@@ -727,7 +730,8 @@ FAMILIES = (
         )),
         solve=_oltp_solve,
         service_time=("constant CPU and serial-step work (declared service_scv = 0); service_scv = 1 "
-                      "(exponential, product-form) is exact MVA; other service_scv values use the residual-service correction of iosizer.model.mva "
+                      "(exponential, product-form) is exact MVA; other service_scv values use the residual-service "
+                      "correction of iosizer.model.mva "
                       "(SCV_APPROXIMATION). Against simulation at the shipped profile (fitted at scv 0): with "
                       "constant service the network is deterministic and the correction equals it (+1,500 / "
                       "1,800 / 2,100 ns: 5.00 / 17.33 / 26.83 % both); exponential MVA on the same parameters "
