@@ -763,6 +763,7 @@ class Worker:
         self.pending: asyncio.Future[Any] | None = None
         self.on_progress: Callable[[int, int], None] | None = None
         self.alive = True
+        self.killed = False  # by the server (a timeout, a cancel, shutdown), not by its own failure
         self.loop.add_reader(self.conn.fileno(), self._readable)
 
     @property
@@ -822,6 +823,7 @@ class Worker:
     def kill_now(self) -> None:
         """Kill the process and its group; safe in a signal handler (the event loop sees the pipe close)."""
         pid = self.process.pid
+        self.killed = True
         with contextlib.suppress(Exception):
             if pid and os.getpgid(pid) == pid:
                 os.killpg(pid, signal.SIGKILL)
@@ -947,6 +949,12 @@ class Lane:
         except WorkerGone:
             if self.closed:
                 return _error(503, "ShuttingDown", "the server is shutting down")
+            if not worker.killed and (task.get("memory_bytes") or self.memory_bytes):
+                # Under a memory limit a failed allocation in C code (BLAS, the allocator, a thread's stack)
+                # can abort the process instead of raising MemoryError: the limit, not a bug.
+                log.warning("a %s worker died under its memory limit; it is replaced", self.name)
+                return _error(413, "MemoryLimit", "the request needs more memory than the server allows "
+                                                  "(iosizer serve --max-memory-mb); ask for less work")
             log.error("a %s worker died while answering a request; it is replaced", self.name)
             return _error(500, "WorkerError", "the worker process answering this request died")
         finally:
