@@ -171,6 +171,8 @@ def _one(family_name: str, asked: "Question", params: Any, cpu_speed: float | No
     answering = _answering(family_name, asked, base)
     if base is None and asked.takes == () and not any(v is not None for v in changes.values()):
         declared, profile, source = {}, None, "the values given"  # no parameter of the family: no profile
+    elif base is None and cpu_speed is None and _every_parameter_given(answering, changes):
+        declared, profile, source = _given_values(answering, changes), None, "the values given"
     else:
         declared, profile, source = resolve(answering, base, None if assumed else cpu_speed, changes)
     if asked.catalogue and own.get(asked.catalogue) is not None:
@@ -218,10 +220,11 @@ def _one(family_name: str, asked: "Question", params: Any, cpu_speed: float | No
     shape = next(iter(arrays.values())).shape if arrays else ()
     if asked.rows:  # the solve picked the rows: every output has their number
         shape = (len(next(v for k, v in solved.items() if k not in _vectors(asked))),)
-    words = set(asked.text_outputs)
-    outputs = {k: _column(v, shape) if k in _vectors(asked) else np.broadcast_to(
+    words, vectors = set(asked.text_outputs), _vectors(asked)
+    left_out = objects | _placeholders(asked, first, cpu_speed, changes)
+    outputs = {k: _column(v, shape) if k in vectors else np.broadcast_to(
         np.asarray(v, dtype=object if k in words else np.float64), shape).reshape(-1) for k, v in solved.items()
-        if k not in objects and k not in _placeholders(asked, first, cpu_speed, changes)}
+        if k not in left_out}
     used = ", ".join(f"{spec.name} = {declared[spec.name]:.6g}{_unit_after(spec.unit)}" for spec in
                      declaration(answering).specs(declared)
                      if spec.kind == "parameter" and isinstance(declared.get(spec.name), (int, float)))
@@ -425,9 +428,21 @@ def _bands(family_name: str, asked: "Question", profile: "Profile", evaluate: An
                     stack)
     words = set(asked.text_outputs)  # never banded
     banded = [k for k in outputs if k in raw and k not in words]
-    moved = set(banded) if asked.flat_bands else _moved(profile, evaluate, banded)
+    moved = set(banded) if asked.flat_bands else set()
+    if not asked.flat_bands:
+        # A parameter band of finite, non-zero width was moved by some parameter: only the others need
+        # the nudge (a prediction band's width is partly the fit's scatter, which says nothing of that).
+        widened = {k for k in banded if band != "prediction" and _has_width(raw[k])}
+        moved = widened | _moved(profile, evaluate, [k for k in banded if k not in widened])
     return {k: tuple(np.broadcast_to(np.asarray(end, dtype=np.float64), shape).reshape(-1) for end in raw[k])
             for k in outputs if k in moved}
+
+
+def _has_width(ends: tuple[Any, Any]) -> bool:
+    import numpy as np
+
+    width = np.asarray(ends[1], dtype=np.float64) - np.asarray(ends[0], dtype=np.float64)
+    return bool(np.all(np.isfinite(width)) and np.any(width != 0))
 
 
 def _moved(profile: "Profile", evaluate: Any, keys: list[str]) -> set[str]:
@@ -435,9 +450,11 @@ def _moved(profile: "Profile", evaluate: Any, keys: list[str]) -> set[str]:
     has no band (a swept choice that does not use the fitted values, such as replication's ``local``)."""
     import numpy as np
 
+    moved: set[str] = set()
+    if not keys:
+        return moved
     centre = profile.values()
     base = evaluate(centre)
-    moved: set[str] = set()
     for name, estimate in profile.parameters.items():
         if not estimate.vary or moved >= set(keys):
             continue
@@ -544,6 +561,25 @@ def _require_parameters(family_name: str, asked: "Question", changes: Mapping[st
             name = counted.get(spec.name, spec.name)
             name = next(iter(asked.aliases.get(name, ())), name)
             raise InputError(f"Missing option '--{name.replace('_', '-')}' (or give --profile FILE)")
+
+
+def _every_parameter_given(family_name: str, changes: Mapping[str, Any]) -> bool:
+    given = {k: v for k, v in changes.items() if v is not None}
+    return all(spec.name in given for spec in _parameters(family_name, given))
+
+
+def _given_values(family_name: str, changes: Mapping[str, Any]) -> dict[str, Any]:
+    """:func:`resolve`'s values where every parameter is given and no profile or CPU is: the same checks
+    and messages, without the profile (a pydantic model: a quarter of a one-point answer, and its import
+    a third of a what-if's start-up) that would band nothing, every parameter being fixed."""
+    from iosizer.calibration.family_modules import complete_values
+
+    family = declaration(family_name)
+    given = {k: v for k, v in changes.items() if v is not None}
+    setting_names = {s.name for s in family.settings}
+    values = family.values({k: v for k, v in given.items() if k in setting_names})
+    values.update({k: family.spec(k, values).check(v, k) for k, v in given.items() if k not in setting_names})
+    return complete_values(family_name, values)
 
 
 def resolve(family_name: str, base: "Profile | Sequence[Profile] | None", cpu_speed: float | None,

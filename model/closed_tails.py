@@ -64,6 +64,7 @@ __all__ = [
     "ClosedTails",
     "MAX_STATES",
     "closed_tails",
+    "closed_throughput",
     "queue_distribution",
     "throughput_gradient",
 ]
@@ -119,8 +120,8 @@ def queue_distribution(delay: object, service: object, servers: object, populati
     return np.exp(log_p).reshape(*shape, -1)
 
 
-def _solve(delay: object, service: object, servers: object, population: object) -> tuple[Any, ...]:
-    """The points flattened, j = 0..max N, p_N(j), ln p_{N-1}(j) (what an arrival finds) and X(N)."""
+def _solve_at_n(delay: object, service: object, servers: object, population: object) -> tuple[Any, ...]:
+    """The points flattened, j = 0..max N, p_N(j) and X(N)."""
     z, s, c, n = _broadcast(delay, service, servers, population)
     shape = z.shape
     z, s, c, n = (a.ravel().astype(np.float64) for a in (z, s, c, n))
@@ -128,8 +129,21 @@ def _solve(delay: object, service: object, servers: object, population: object) 
     j = np.arange(states, dtype=np.float64)[None, :]
     at_n = np.exp(_log_weights(z, s, c, n, states))
     throughput = np.sum(at_n * np.minimum(j, c[:, None]), axis=1) / s  # X(N) = E_N[min(j, c)] / S
-    found = _log_weights(z, s, c, n - 1.0, states)
+    return shape, (z, s, c, n), j, at_n, throughput
+
+
+def _solve(delay: object, service: object, servers: object, population: object) -> tuple[Any, ...]:
+    """As :func:`_solve_at_n`, with ln p_{N-1}(j) (what an arrival finds) before X(N)."""
+    shape, (z, s, c, n), j, at_n, throughput = _solve_at_n(delay, service, servers, population)
+    found = _log_weights(z, s, c, n - 1.0, j.shape[1])
     return shape, (z, s, c, n), j, at_n, found, throughput
+
+
+def closed_throughput(delay: object, service: object, servers: object, population: object) -> np.ndarray:
+    """X(N) alone (jobs per time unit), per point: :func:`throughput_gradient`'s first array at half its cost
+    (one queue-length distribution, not two)."""
+    shape, _, _, _, throughput = _solve_at_n(delay, service, servers, population)
+    return throughput.reshape(shape)
 
 
 def throughput_gradient(delay: object, service: object, servers: object,

@@ -43,7 +43,7 @@ from typing import Any, Mapping
 import numpy as np
 
 from iosizer.model._roots import bisect_increasing
-from iosizer.model.closed_tails import closed_tails, throughput_gradient
+from iosizer.model.closed_tails import closed_tails, closed_throughput, throughput_gradient
 from iosizer.model.family import (Column, CpuScaling, Family, FitPlan, Input, Output, ParameterSpec, Plot, Question,
                                   Role, Schema, Sizing)
 
@@ -103,7 +103,7 @@ def device_curve(values: Mapping[str, Any], outstanding: object, block_kib: obje
     """
     n = np.asarray(outstanding, dtype=np.float64)
     floor, service = _number(values["latency_floor_us"]), unit_service(values, block_kib)
-    per_us = throughput_gradient(floor, service, _units(values), n)[0]
+    per_us = closed_throughput(floor, service, _units(values), n)
     return {"iops": np.asarray(per_us * 1e6, dtype=np.float64), "mean_latency_us": np.asarray(n / per_us)}
 
 

@@ -333,8 +333,8 @@ def _result(
     rho = lam / mu / c  # not lam / (c mu): c mu overflows first (1e308 per server x 2 servers)
     mean_response = mean_wait + 1.0 / mu
     shape = np.broadcast_shapes(np.shape(rho), np.shape(p_wait), np.shape(mean_wait))
-    out = [
-        np.broadcast_to(v, shape)
+    out = [  # broadcast only where needed: np.broadcast_to is most of a one-point answer's time here
+        v if np.shape(v) == shape else np.broadcast_to(v, shape)
         for v in (rho, p_wait, mean_wait, mean_response, lam * mean_wait, lam * mean_response)
     ]
     result = QueueResult(*(scalar_or_array(np.array(v)) for v in out))

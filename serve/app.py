@@ -351,7 +351,7 @@ class Server:
         kind = cheap.takes(task) if lane is self.lanes.quick else None
         try:
             if kind is not None:
-                answer = await cheap.call(kind, task, self.limits.request_timeout_s)
+                answer = cheap.call(kind, task)
             else:
                 answer = await lane.call(task, self.limits.request_timeout_s)
                 if lane is self.lanes.quick:

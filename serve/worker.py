@@ -970,37 +970,37 @@ class Lane:
             worker.kill()
 
 
-#: The most CPU a worker's answer took for its kind of what-if to be answered in the server's thread: the
-#: GIL it holds there delays the event loop by about as much (a declared question's point: about 0.5 ms).
+#: The most CPU a worker's answer took for its kind of what-if to be answered on the server's event loop,
+#: which it holds for about as long (a declared question's point: about 0.3-0.6 ms).
 CHEAP_CPU_S = 0.002
 
 
 class Cheap:
-    """What-ifs answered in one thread of the server process, without the hand-off to a worker process.
+    """What-ifs answered on the server's event loop, without the hand-off to a worker process.
 
     A kind of request (:func:`cost_class`: the route and each value's order
     of magnitude) is answered here once a worker has answered one of its kind
     in at most ``cpu_s`` of CPU, and no longer once one here took more:
     sub-millisecond answers skip the pipe, two process wake-ups and the
     pickling, which cost them more than the answer itself, while anything
-    longer, or never seen, keeps a worker of its own (a killable process).
-    One thread: the answers hold the GIL for most of their time, so a second
-    would not add speed, and one keeps their quieting of stdout and warnings
-    to themselves; the event loop stays free (it waits on a future).
+    longer, or never seen, keeps a worker of its own (a killable process
+    with a time limit). Called directly, as a framework's handler computes:
+    a thread of the server holds the GIL for the same time, and passing
+    each answer to it and back cost more than the answer (measured with
+    benchmarks/bench_serve.py at 8 clients: 720 against 1,030 requests/s,
+    p50 10.3 against 7.1 ms). The loop is held for at most about ``cpu_s``
+    per answer, once more than that for a kind whose answer turns dear.
     """
 
-    def __init__(self, cpu_s: float = CHEAP_CPU_S, waiting: int = 512, remembered: int = 4096) -> None:
+    def __init__(self, cpu_s: float = CHEAP_CPU_S, remembered: int = 4096) -> None:
         self.cpu_s = cpu_s
-        self.waiting = waiting
         self.remembered = remembered
         self.known: set[Any] = set()
-        self.in_flight = 0
-        self._executor: Any = None
 
     def takes(self, task: dict[str, Any]) -> Any:
-        """``task``'s kind if it is known cheap and the thread's line has room, else None."""
+        """``task``'s kind if it is known cheap, else None."""
         kind = cost_class(task)
-        return kind if kind is not None and kind in self.known and self.in_flight < self.waiting else None
+        return kind if kind is not None and kind in self.known else None
 
     def learn(self, task: dict[str, Any], answer: dict[str, Any]) -> None:
         """Remember ``task``'s kind as cheap if a worker answered it within ``cpu_s``."""
@@ -1010,29 +1010,12 @@ class Cheap:
             if kind is not None:
                 self.known.add(kind)
 
-    async def call(self, kind: Any, task: dict[str, Any], timeout_s: float) -> dict[str, Any]:
-        """``task`` answered in the thread; past ``timeout_s`` 504 (the answer, cheap by its kind, ends
-        soon after in the thread and is dropped)."""
-        import concurrent.futures
-
-        if self._executor is None:
-            self._executor = concurrent.futures.ThreadPoolExecutor(1, thread_name_prefix="iosizer-cheap")
-        self.in_flight += 1
-        try:
-            future = self._executor.submit(_answer_here, dict(task))
-            answer = await asyncio.wait_for(asyncio.wrap_future(future), timeout_s)
-        except asyncio.TimeoutError:
-            self.known.discard(kind)
-            return _timeout(timeout_s)
-        finally:
-            self.in_flight -= 1
+    def call(self, kind: Any, task: dict[str, Any]) -> dict[str, Any]:
+        """``task`` answered here; a kind whose answer took more than ``cpu_s`` goes back to the workers."""
+        answer = _answer_here(dict(task))
         if answer.get("cpu_s", 0.0) > self.cpu_s:
-            self.known.discard(kind)  # dearer than its kind was: back to the workers
+            self.known.discard(kind)
         return answer
-
-    def close(self) -> None:
-        if self._executor is not None:
-            self._executor.shutdown(wait=False, cancel_futures=True)
 
 
 def _answer_here(task: dict[str, Any]) -> dict[str, Any]:
@@ -1045,7 +1028,7 @@ def _answer_here(task: dict[str, Any]) -> dict[str, Any]:
 
 def cost_class(task: dict[str, Any]) -> Any:
     """A quick task's kind of cost: its route and each value's kind and order of magnitude (a power of
-    2; a list's length too). None for a task a thread of the server must not answer: one that reads or
+    2; a list's length too). None for a task the event loop must not answer: one that reads or
     writes a file, draws a plot (``?view=page``), or carries a document (an inline profile) whose cost
     its size does not tell."""
     if task.get("view") or task.get("profiles") or task["kind"] not in ("question", "quick"):
@@ -1090,7 +1073,7 @@ class Lanes:
         self.quick = Lane("quick", quick, quick_waiting, None, self.scratch)
         self.fits = Lane("fits", fits, fits_waiting, memory_bytes, self.scratch)
         self.jobs = Lane("jobs", jobs, jobs_waiting, memory_bytes, self.scratch)
-        self.cheap = Cheap(waiting=quick_waiting)
+        self.cheap = Cheap()
 
     def __iter__(self) -> Iterator[Lane]:
         return iter((self.quick, self.fits, self.jobs))
@@ -1104,7 +1087,6 @@ class Lanes:
         """Kill every worker with its group now (a running simulation is not waited for)."""
         for lane in self:
             lane.close()
-        self.cheap.close()
         shutil.rmtree(self.scratch, ignore_errors=True)
 
     def pids(self) -> list[int]:

@@ -16,7 +16,8 @@ import pytest
 from scipy.linalg import expm
 
 from iosizer.errors import InputError
-from iosizer.model.closed_tails import MAX_STATES, closed_tails, queue_distribution, throughput_gradient
+from iosizer.model.closed_tails import (MAX_STATES, closed_tails, closed_throughput, queue_distribution,
+                                       throughput_gradient)
 from iosizer.model.mva import mva
 from tests.model.test_device_sim import simulate
 
@@ -102,6 +103,15 @@ def test_gradient_matches_central_differences() -> None:
         up = throughput_gradient(*args[0], 4, n)[0]
         down = throughput_gradient(*args[1], 4, n)[0]
         assert slope == pytest.approx((np.log(up) - np.log(down)) / (2 * step * args[2]), rel=1e-5, abs=1e-9)
+
+
+def test_throughput_alone_is_the_gradients_first_array() -> None:
+    """The curve's cheaper solve (one queue-length distribution) gives X(N) bit for bit, any shape."""
+    n = np.array([[1, 2, 7], [16, 40, 64]])
+    delay = np.array([[0.0], [35.0]])
+    expected = throughput_gradient(delay, 20.0, 4, n)[0]
+    found = closed_throughput(delay, 20.0, 4, n)
+    assert found.shape == expected.shape == (2, 3) and np.array_equal(found, expected)
 
 
 def test_percentiles_match_an_event_simulation_with_exponential_delay() -> None:

@@ -1,10 +1,8 @@
-"""Sub-millisecond what-ifs answered in a thread of the server (worker.Cheap): only kinds a worker answered
-cheaply, with the worker's bytes; dearer or late ones go back to the workers. No timings asserted here."""
+"""Sub-millisecond what-ifs answered on the server's event loop (worker.Cheap): only kinds a worker answered
+cheaply, with the worker's bytes; dearer ones go back to the workers. No timings asserted here."""
 
 from __future__ import annotations
 
-import asyncio
-import time
 from typing import Any
 
 from iosizer.serve import worker
@@ -31,7 +29,7 @@ def test_a_kind_is_the_route_and_each_value_s_order_of_magnitude() -> None:
     assert kind({"kind": "run", "argv": ["report"], "workdir": "/tmp", "view": False, "output": None}) is None
 
 
-def test_a_kind_answered_cheaply_by_a_worker_is_answered_in_the_thread_with_its_bytes() -> None:
+def test_a_kind_answered_cheaply_by_a_worker_is_answered_here_with_its_bytes() -> None:
     cheap = worker.Cheap(cpu_s=0.002)
     task = _question(5)
     assert cheap.takes(task) is None  # never seen: a worker answers it
@@ -40,44 +38,23 @@ def test_a_kind_answered_cheaply_by_a_worker_is_answered_in_the_thread_with_its_
     cheap.learn(task, {"status": 200, "cpu_s": 0.001})
     kind = cheap.takes(_question(6))
     assert kind is not None
-
-    async def ask() -> dict[str, Any]:
-        return await cheap.call(kind, _question(6), timeout_s=60)
-
-    try:
-        answer = asyncio.run(ask())
-    finally:
-        cheap.close()
+    answer = cheap.call(kind, _question(6))
     expected = worker.answer_question("device", "curve", {"outstanding": 6}, ["outstanding", "band", "profile"])
     assert answer["status"] == 200 and answer["json"] == expected["json"]
     assert answer["cpu_s"] >= 0
 
 
-def test_a_dear_or_late_answer_sends_its_kind_back_to_the_workers(monkeypatch: Any) -> None:
+def test_a_dear_answer_sends_its_kind_back_to_the_workers() -> None:
     cheap = worker.Cheap(cpu_s=0.0)  # any CPU is over this limit
     task = _question(5)
     kind = worker.cost_class(task)
     cheap.known.add(kind)
-
-    async def ask(timeout_s: float) -> dict[str, Any]:
-        return await cheap.call(kind, task, timeout_s)
-
-    try:
-        assert asyncio.run(ask(60))["status"] == 200
-        assert cheap.takes(task) is None
-        cheap.known.add(kind)
-        monkeypatch.setattr(worker, "_answer_here", lambda task: time.sleep(0.5) or {"status": 200, "cpu_s": 0.0})
-        late = asyncio.run(ask(0.05))
-        assert late["status"] == 504 and late["kind"] == "Timeout"
-        assert cheap.takes(task) is None and cheap.in_flight == 0
-    finally:
-        cheap.close()
-
-
-def test_a_full_line_goes_to_the_workers() -> None:
-    cheap = worker.Cheap(waiting=1)
-    task = _question(5)
-    cheap.learn(task, {"status": 200, "cpu_s": 0.0})
-    assert cheap.takes(task) is not None
-    cheap.in_flight = 1
+    assert cheap.call(kind, task)["status"] == 200
     assert cheap.takes(task) is None
+
+
+def test_only_so_many_kinds_are_remembered() -> None:
+    cheap = worker.Cheap(remembered=2)
+    for outstanding in (1, 2, 4, 8):  # four orders of magnitude: four kinds
+        cheap.learn(_question(outstanding), {"status": 200, "cpu_s": 0.0})
+    assert len(cheap.known) == 2 and cheap.takes(_question(8)) is None
