@@ -54,10 +54,12 @@ __all__ = [
     "Plot",
     "Question",
     "QuestionSolve",
+    "Reference",
     "Repeated",
     "Role",
     "Sizing",
     "Schema",
+    "TableRow",
     "check_cpu_name",
     "check_value",
     "check_values",
@@ -566,13 +568,32 @@ class Output:
 
 
 @dataclass(frozen=True)
+class Reference:
+    """Published figures a plot shows as points beside its output ``output``: the rows of a shipped
+    measurement file (``measurement`` in ``data/measurements``; columns ``x`` and ``y``, one series per
+    value of the column ``group`` where given), or, without ``measurement``, the one point whose
+    coordinates are the answer's values named ``x`` and ``y`` (a catalogue entry's published figure)."""
+
+    output: str
+    x: str
+    y: str
+    label: str
+    measurement: str = ""
+    group: str = ""
+
+
+@dataclass(frozen=True)
 class Plot:
     """What ``--plot`` draws: ``y`` (outputs) against ``x`` (an input), one curve per value of ``series``
-    (an input or setting name, or None for one curve per output)."""
+    (an input or setting name, or None for one curve per output). ``beside``: ``(y, output)`` pairs,
+    ``output`` drawn dashed on ``y``'s panel (an asymptotic bound of it); ``references``: published
+    figures drawn as points (:class:`Reference`)."""
 
     x: str
     y: tuple[str, ...]
     series: str | None = None
+    beside: tuple[tuple[str, str], ...] = ()
+    references: tuple[Reference, ...] = ()
 
 
 @dataclass(frozen=True)
@@ -656,6 +677,35 @@ class Sizing:
     @property
     def target_name(self) -> str:
         return self.target or f"target_{self.output}"
+
+
+@dataclass(frozen=True)
+class TableRow:
+    """One answer a question gives in its family's scenario table (``Question.table``): what it is
+    (``question``, the row's label), its value, unit, note and 95 % band.
+
+    ``derive``: a figure computed from several of the answer's records (one swept choice's IOPS over the
+    first's): ``derive(records)`` is the value; with a profile or a CPU its band moves the fitted parameters
+    through every record at once (a joint band, not two records' bands apart).
+    """
+
+    question: str
+    value: Any
+    unit: str
+    note: str = ""
+    ci_low: float | None = None
+    ci_high: float | None = None
+    derive: Callable[[list[Mapping[str, Any]]], float] | None = None
+
+    @classmethod
+    def of(cls, record: Mapping[str, Any], key: str, question: str, unit: str, note: str = "") -> "TableRow":
+        """The row of output ``key`` of one record, with its band where the answer gives one."""
+        return cls(question, record[key], unit, note, record.get(f"{key}_ci_low"), record.get(f"{key}_ci_high"))
+
+
+#: A question's scenario rows: (the answer's records, the table's context) -> rows. The context holds
+#: ``source``: where the values come from when the table names a profile or a CPU (None otherwise).
+TableFunction = Callable[[list[dict[str, Any]], Mapping[str, Any]], list[TableRow]]
 
 
 #: A question's solve: values (parameters and settings by name) and broadcast input arrays ->
@@ -784,6 +834,10 @@ class Question:
       (the shipped calibration's intervals describe a fit to a seed's statements, not measurements;
       they band a profile the planner gives or carries to another CPU);
     - ``always_list``: the JSON is a list of records even for one point;
+    - ``table(records, context)``: the question's rows in its family's scenario table (:class:`TableRow`:
+      label, value, unit, note, band; ``derive`` for a figure over several records, banded jointly);
+      ``table_keys``: a table key's older names, kept as aliases; ``table_defaults``: what a table naming
+      neither a profile nor a CPU takes for a key it leaves out, where it differs from the command's;
     - an input may carry the name of one of its family's settings (a block size the family's data
       hold per row): the question sweeps it, its option and key are the input's, and its default is
       the input's declared sweep, not the profile's setting;
@@ -838,6 +892,14 @@ class Question:
     settings: tuple[ParameterSpec, ...] = ()
     #: Whether the family's scenario table (``[<family>]``) answers it at the table's values.
     scenario: bool = True
+    #: How the answer reads in the scenario table: its rows (:class:`TableRow`) from the records; without
+    #: it, one row per output and point.
+    table: TableFunction | None = None
+    #: Older names of a scenario table's keys (``{"link": ("links",)}``), kept as documented aliases.
+    table_keys: Mapping[str, tuple[str, ...]] = field(default_factory=dict)
+    #: What a table that names neither a profile nor a CPU takes for a key it leaves out, where a
+    #: system description wants more than the command's default (two links to compare, not one).
+    table_defaults: Mapping[str, Any] = field(default_factory=dict)
     #: Own ``settings`` without a value that may be left out (absent from ``values``: a computed input
     #: default reads them, ``queue erlang``'s ``arrival_rate``); others without a value are required.
     optional: tuple[str, ...] = ()
@@ -865,11 +927,16 @@ class Question:
             raise ValueError(f"question '{self.command}': own_cpu or catalogue names {stray}, not settings of "
                              "the question")
         if self.plot is not None:
-            unknown = [n for n in (self.plot.x, *self.plot.y) if n not in names]
+            drawn = (*self.plot.y, *(other for _, other in self.plot.beside))
+            unknown = [n for n in (self.plot.x, *drawn) if n not in names]
+            unknown += [n for n in (*(y for y, _ in self.plot.beside), *(r.output for r in self.plot.references))
+                        if n not in self.plot.y]
             if unknown:
-                raise ValueError(f"question '{self.command}': plot names {unknown}, not inputs or outputs")
+                raise ValueError(f"question '{self.command}': plot names {unknown}, not inputs or outputs (a bound or "
+                                 "a reference on an output it does not draw)")
         words = set(self.text_outputs)
-        named = [n for n in (*(self.plot.y if self.plot else ()), *(s.output for s in self.sizing)) if n in words]
+        plotted = (*self.plot.y, *(other for _, other in self.plot.beside)) if self.plot else ()
+        named = [n for n in (*plotted, *(s.output for s in self.sizing)) if n in words]
         if named:
             raise ValueError(f"question '{self.command}': {named[0]} is a text output: it cannot be plotted or sized")
 
