@@ -34,7 +34,7 @@ from __future__ import annotations
 import math
 from dataclasses import dataclass, field, replace
 from enum import Enum
-from typing import TYPE_CHECKING, Any, Callable, Literal, Mapping
+from typing import TYPE_CHECKING, Any, Callable, Literal, Mapping, Sequence
 
 if TYPE_CHECKING:  # numpy only names array types here: importing the registry stays light
     import numpy as np
@@ -637,7 +637,23 @@ class Sizing:
     - ``limit(values) -> float``: the output's supremum (``at_most=False``) or infimum over every
       ``search``: a target past it is unreachable; printed as ``ceiling_<output>`` (``floor_<output>``);
     - ``stop(values) -> float``: the last ``search`` value worth searching (past it ``report`` grows
-      no more), a bound on the work.
+      no more), a bound on the work;
+    - ``unreachable``: the words of the error for a target past ``limit`` (``{target}`` and ``{limit}``
+      formatted in);
+    - ``reason(values, point) -> str``: a target out of reach of every ``search`` value is no error: the
+      answer is empty (null) and the generic key ``reason`` says why (``""`` where there is an answer);
+    - ``interval``: False: no 95 % interval for this answer, even with a profile.
+
+    ``search`` may also name a whole-number parameter or setting of the family (bounds from its
+    declaration): ``solve`` then finds the searched values among its inputs under that name, and the
+    option sets it where another sizing searches something else. Several sizings may share a target:
+    one target answers them all, each searching its own input with the others' at their given values
+    (ports at the given cores, cores at the given ports), their keys merged into one record. Generic
+    keys besides those above: ``one_fewer`` (the measure one whole step short of the answer, empty where
+    that is out of the search's range or unstable), ``reason``, and the name of any input or value (a
+    setting or parameter as answered). The command's presentation, from the first sizing that declares
+    it: ``title(values, targets)``, ``notes(values, records)`` (replacing the generic notes) and
+    ``columns`` (the table's).
     """
 
     search: str
@@ -651,6 +667,12 @@ class Sizing:
     keys: tuple[tuple[str, str], ...] = ()
     limit: Callable[[Mapping[str, Any]], float] | None = None
     stop: Callable[[Mapping[str, Any]], float] | None = None
+    unreachable: str = ""
+    reason: Callable[[Mapping[str, Any], Mapping[str, Any]], str] | None = None
+    interval: bool = True
+    title: Callable[[Mapping[str, Any], Mapping[str, float]], str] | None = None
+    notes: Callable[[Mapping[str, Any], Sequence[Mapping[str, Any]]], Sequence[str]] | None = None
+    columns: tuple[str, ...] = ()
 
     @property
     def target_name(self) -> str:
@@ -1057,7 +1079,11 @@ class Family:
             if clash:
                 raise ValueError(f"family {self.name}: question '{question.command}' declares "
                                  f"{sorted(clash)} as inputs and as parameters")
-            own = {s.name for s in question.settings} & set(names) if question.answerable else set()
+            # An own setting may stand in for a family setting the question does not take (a block size
+            # per tenant where the family's is one number); never for one it takes, nor a parameter.
+            taken = set(names) if question.takes is None else \
+                set(question.takes) | (set(names) - set(settings))
+            own = {s.name for s in question.settings} & taken if question.answerable else set()
             if own:
                 raise ValueError(f"family {self.name}: question '{question.command}' declares {sorted(own)} "
                                  "as its own settings and as the family's parameters")
