@@ -101,9 +101,12 @@ def size_command(family: "Family", question: "Question", name: str | None = None
         title = answer.title or f"{family.name[:1].upper()}{family.name[1:]} sizing"
         data, records = answer.to_data(), answer.records()
         # One answer: a metric/value table, as every 'iosizer size' command prints one (a list or an object
-        # left to the JSON); a sweep: a row each.
-        rows = records if len(records) > 1 else [{"metric": k, "value": v} for k, v in data.items()
-                                                 if not isinstance(v, (list, dict))]
+        # left to the JSON); a sweep (or a question whose answer is always a list): a row each.
+        if len(records) > 1 or answer.always_list:
+            emit(Report(data=data, rows=records, columns=list(answer.columns) or None, title=title,
+                        notes=list(answer.notes)), output_format)
+            return
+        rows = [{"metric": k, "value": v} for k, v in data.items() if not isinstance(v, (list, dict))]
         emit(Report(data=data, rows=rows, title=title, notes=list(answer.notes), csv_rows=records), output_format)
 
     command.__signature__ = inspect.Signature(params)  # type: ignore[attr-defined]

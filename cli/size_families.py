@@ -1,10 +1,11 @@
-"""``iosizer size latency | hba | cores``: the seed families' sizing questions.
+"""``iosizer size latency | cores``: the seed families' sizing questions.
 
 Registered on :data:`iosizer.cli.size.app`. Each command calls one function of
 :mod:`iosizer.model.family_sizing` (root finding on the family's model) with
 the family's calibrated (or a given profile's) parameters, and, with
 ``--profile``, the interval of the answer at the ends of the profile's 95 %
-parameter intervals. (``size outstanding`` and ``size lanes`` are declared: the replication and rmw questions' sizings.)
+parameter intervals. (``size lanes``, ``hba`` and ``outstanding`` are declared: the rmw, hba and
+replication questions' sizings.)
 """
 
 from __future__ import annotations
@@ -17,7 +18,7 @@ import typer
 from iosizer.cli.options import FormatOption
 from iosizer.cli.output import OutputFormat, Report, emit
 from iosizer.cli.loadshare import CpuSpeed, NonCore, SwitchRule
-from iosizer.cli.size import ProfileOption, _emit, app
+from iosizer.cli.size import ProfileOption, app
 from iosizer.errors import InputError
 
 BudgetPct = Annotated[float, typer.Option("--budget-pct", help="Largest acceptable loss, percent.")]
@@ -111,113 +112,6 @@ def _whole(value: float) -> int | None:
 
 def _text(value: float | None) -> str:
     return "unbounded" if value is None or not math.isfinite(value) else f"{value:.6g}"
-
-
-# --- seed 002 -------------------------------------------------------------------------------
-
-
-@app.command()
-def hba(
-    tenant_iops: Annotated[
-        str, typer.Option("--tenant-iops", help="Offered IOPS of each tenant (virtual port), a list: 250000,120000.")
-    ],
-    target_response_us: Annotated[float, typer.Option("--target-response-us", help="Mean response target of "
-                                                      "every tenant, microseconds.")],
-    block_kib: Annotated[
-        str | None, typer.Option("--block-kib", help="Block size, KiB: one for all or one per tenant [declared].")
-    ] = None,
-    mode: Annotated[str, typer.Option("--mode", help="shared, occupancy or both.")] = "both",
-    ports: Annotated[int, typer.Option("--ports", help="Physical ports when sizing the cores per port.")] = 1,
-    cores: Annotated[int | None, typer.Option("--cores", help="HBA cores per port when sizing ports [declared].")] = None,
-    storage_us: Annotated[float | None, typer.Option("--storage-us", help="Storage delay, us [declared].")] = None,
-    speed: Annotated[str | None, typer.Option("--port", help="FC speed profile: 8GFC, 16GFC or 32GFC [16GFC].")] = None,
-    service_scv: Annotated[
-        float | None,
-        typer.Option("--service-scv", help="Service-time scv at the cores and link: 1 exponential (the "
-                     "family's closed-network assumption) [the profile's, else declared 1], 0 constant.")] = None,
-    profile: ProfileOption = None,
-    output_format: FormatOption = OutputFormat.table,
-) -> None:
-    """Seed 002: physical FC ports, and HBA cores per port, a tenant mix needs at a response target.
-
-    Open model of the family's stations per physical port (tenants' IOPS spread evenly over the ports):
-    cores M/G/k (shared) or M/G/1 per core (occupancy, tenant i on core i mod k), link M/G/1 with each
-    tenant's transfer time, storage a delay; the worst tenant's mean response must meet the target.
-    --service-scv below 1 shortens the core waits by Allen-Cunneen (M/D/4 against simulation: the
-    response within 1.6 % at utilisation 0.5-0.95) and the link's by Pollaczek-Khinchine (exact).
-    Monotone searches on that model.
-    """
-    from iosizer.model.family_sizing import hba_sizing
-    from iosizer.model.registry import declaration
-
-    from iosizer.cli.params import parse_grid
-    from iosizer.model.family_sizing import MAX_PORTS
-    from iosizer.model.hba import BLOCK_KIB, CORES, OFFERED_IOPS, STORAGE_US
-
-    family = declaration("hba")
-    # Every value within the hba family's declarations (the bound in the message), as 'hba response' checks.
-    offered = parse_grid(tenant_iops, "tenant-iops", OFFERED_IOPS)
-    sizes_kib = parse_grid(block_kib, "block-kib", BLOCK_KIB) if block_kib is not None else [family.default("block_kib")]
-    if len(sizes_kib) not in (1, len(offered)):
-        raise InputError(f"--block-kib: give one size or one per tenant ({len(offered)}), got {len(sizes_kib)}")
-    if not 1 <= ports <= MAX_PORTS:
-        raise InputError(f"--ports must be a whole number in [1, {MAX_PORTS}], got {ports}")
-    if cores is not None:
-        CORES.check(cores, "--cores")
-    if storage_us is not None:
-        STORAGE_US.check(storage_us, "--storage-us")
-    if not (math.isfinite(target_response_us) and target_response_us > 0):
-        raise InputError(f"--target-response-us must be a finite number > 0, got {target_response_us:g}")
-    storage = family.default("storage_us") if storage_us is None else storage_us
-    values = None
-    if profile is not None:
-        from iosizer.calibration.profile import load_profile, profile_values
-
-        calibrated = load_profile(profile, "hba")
-        values = profile_values(calibrated)
-        storage = values["storage_us"] if storage_us is None else storage_us
-        if service_scv is None:  # a profile calibrated with --set service_scv=0 keeps it
-            service_scv = values.get("service_scv")
-    scv = family.spec("service_scv").check(family.default("service_scv") if service_scv is None else service_scv,
-                                           "--service-scv")
-    port = _hba_port(speed, cores, values)
-    block_bytes = [kib * 1024.0 for kib in sizes_kib]
-    modes = ["shared", "occupancy"] if mode == "both" else [mode]
-    answers = []
-    for chosen in modes:
-        sized = hba_sizing(port, chosen, offered, block_bytes, target_response_us, storage, ports,
-                           service_scv=scv)
-        answers.append({"mode": chosen, **{k: v for k, v in sized.to_dict().items() if k != "mode"}})
-        if profile is not None:
-            from iosizer.calibration.sizing import with_interval
-            from iosizer.model.hba import FcPort
-
-            def solve(moved: Any, chosen: str = chosen) -> Any:
-                moved_port = FcPort(link_mbps=moved["link_mbps"], cores=port.cores, core_iops=moved["core_iops"])
-                return hba_sizing(moved_port, chosen, offered, block_bytes, target_response_us,
-                                  moved["storage_us"], ports, service_scv=scv)
-
-            answers[-1] = with_interval(answers[-1], "ports", _interval(calibrated, lambda m: solve(m).ports))
-    notes = [f"ports: physical ports at {port.cores} cores each; cores_needed: cores per port at {ports} port(s); "
-             f"*_one_fewer_response_us: the worst tenant one port (core) fewer (empty: unstable)",
-             f"storage delay {storage:g} us; link {port.link_mbps:,.6g} MB/s; {port.core_iops:,.6g} IOPS per core; "
-             f"service cv^2 {scv:g}" + (" (exponential)" if scv == 1 else "")]
-    columns = ["mode", "ports", "ports_response_us", "ports_one_fewer_response_us", "cores_needed",
-               "cores_response_us", "cores_one_fewer_response_us", "cores_reason"]
-    emit(Report(data=answers, rows=answers, columns=columns, notes=notes,
-                title=f"FC ports and HBA cores for {len(offered)} tenant(s) within {target_response_us:g} us"),
-         output_format)
-
-
-def _hba_port(speed: str | None, cores: int | None, values: Any) -> Any:
-    from iosizer.calibration.hba import fc_port
-
-    if values is None:
-        return fc_port(speed, cores)
-    from iosizer.model.hba import FcPort
-
-    return FcPort(link_mbps=values["link_mbps"], cores=int(values["cores"] if cores is None else cores),
-                  core_iops=values["core_iops"])
 
 
 # --- seed 003 -------------------------------------------------------------------------------

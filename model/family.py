@@ -34,7 +34,7 @@ from __future__ import annotations
 import math
 from dataclasses import dataclass, field, replace
 from enum import Enum
-from typing import TYPE_CHECKING, Any, Callable, Literal, Mapping
+from typing import TYPE_CHECKING, Any, Callable, Literal, Mapping, Sequence
 
 if TYPE_CHECKING:  # numpy only names array types here: importing the registry stays light
     import numpy as np
@@ -54,11 +54,13 @@ __all__ = [
     "Plot",
     "Question",
     "QuestionSolve",
+    "Reference",
     "Repeated",
     "Role",
     "Sizing",
     "SizingCommand",
     "Schema",
+    "TableRow",
     "check_cpu_name",
     "check_value",
     "check_values",
@@ -567,13 +569,32 @@ class Output:
 
 
 @dataclass(frozen=True)
+class Reference:
+    """Published figures a plot shows as points beside its output ``output``: the rows of a shipped
+    measurement file (``measurement`` in ``data/measurements``; columns ``x`` and ``y``, one series per
+    value of the column ``group`` where given), or, without ``measurement``, the one point whose
+    coordinates are the answer's values named ``x`` and ``y`` (a catalogue entry's published figure)."""
+
+    output: str
+    x: str
+    y: str
+    label: str
+    measurement: str = ""
+    group: str = ""
+
+
+@dataclass(frozen=True)
 class Plot:
     """What ``--plot`` draws: ``y`` (outputs) against ``x`` (an input), one curve per value of ``series``
-    (an input or setting name, or None for one curve per output)."""
+    (an input or setting name, or None for one curve per output). ``beside``: ``(y, output)`` pairs,
+    ``output`` drawn dashed on ``y``'s panel (an asymptotic bound of it); ``references``: published
+    figures drawn as points (:class:`Reference`)."""
 
     x: str
     y: tuple[str, ...]
     series: str | None = None
+    beside: tuple[tuple[str, str], ...] = ()
+    references: tuple[Reference, ...] = ()
 
 
 @dataclass(frozen=True)
@@ -617,7 +638,23 @@ class Sizing:
     - ``limit(values) -> float``: the output's supremum (``at_most=False``) or infimum over every
       ``search``: a target past it is unreachable; printed as ``ceiling_<output>`` (``floor_<output>``);
     - ``stop(values) -> float``: the last ``search`` value worth searching (past it ``report`` grows
-      no more), a bound on the work.
+      no more), a bound on the work;
+    - ``unreachable``: the words of the error for a target past ``limit`` (``{target}`` and ``{limit}``
+      formatted in);
+    - ``reason(values, point) -> str``: a target out of reach of every ``search`` value is no error: the
+      answer is empty (null) and the generic key ``reason`` says why (``""`` where there is an answer);
+    - ``interval``: False: no 95 % interval for this answer, even with a profile.
+
+    ``search`` may also name a whole-number parameter or setting of the family (bounds from its
+    declaration): ``solve`` then finds the searched values among its inputs under that name, and the
+    option sets it where another sizing searches something else. Several sizings may share a target:
+    one target answers them all, each searching its own input with the others' at their given values
+    (ports at the given cores, cores at the given ports), their keys merged into one record. Generic
+    keys besides those above: ``one_fewer`` (the measure one whole step short of the answer, empty where
+    that is out of the search's range or unstable), ``reason``, and the name of any input or value (a
+    setting or parameter as answered). The command's presentation, from the first sizing that declares
+    it: ``title(values, targets)``, ``notes(values, records)`` (replacing the generic notes) and
+    ``columns`` (the table's).
     """
 
     search: str
@@ -631,6 +668,12 @@ class Sizing:
     keys: tuple[tuple[str, str], ...] = ()
     limit: Callable[[Mapping[str, Any]], float] | None = None
     stop: Callable[[Mapping[str, Any]], float] | None = None
+    unreachable: str = ""
+    reason: Callable[[Mapping[str, Any], Mapping[str, Any]], str] | None = None
+    interval: bool = True
+    title: Callable[[Mapping[str, Any], Mapping[str, float]], str] | None = None
+    notes: Callable[[Mapping[str, Any], Sequence[Mapping[str, Any]]], Sequence[str]] | None = None
+    columns: tuple[str, ...] = ()
     #: The :class:`SizingCommand` (its ``name``) that answers it, when not ``iosizer size <family>``.
     command: str = ""
     #: The model's own inverse, used in place of the generic search where one exists (a closed form,
@@ -642,12 +685,39 @@ class Sizing:
     #: Answered on every call at no target of the planner's (no option: ``invert`` gets None), a
     #: by-product every answer of its command carries (the largest block still protocol-bound).
     always: bool = False
-    #: Whether a profile's intervals give the answer ``<report or search>_ci_low/_ci_high``.
-    band: bool = True
 
     @property
     def target_name(self) -> str:
         return self.target or f"target_{self.output}"
+
+
+@dataclass(frozen=True)
+class TableRow:
+    """One answer a question gives in its family's scenario table (``Question.table``): what it is
+    (``question``, the row's label), its value, unit, note and 95 % band.
+
+    ``derive``: a figure computed from several of the answer's records (one swept choice's IOPS over the
+    first's): ``derive(records)`` is the value; with a profile or a CPU its band moves the fitted parameters
+    through every record at once (a joint band, not two records' bands apart).
+    """
+
+    question: str
+    value: Any
+    unit: str
+    note: str = ""
+    ci_low: float | None = None
+    ci_high: float | None = None
+    derive: Callable[[list[Mapping[str, Any]]], float] | None = None
+
+    @classmethod
+    def of(cls, record: Mapping[str, Any], key: str, question: str, unit: str, note: str = "") -> "TableRow":
+        """The row of output ``key`` of one record, with its band where the answer gives one."""
+        return cls(question, record[key], unit, note, record.get(f"{key}_ci_low"), record.get(f"{key}_ci_high"))
+
+
+#: A question's scenario rows: (the answer's records, the table's context) -> rows. The context holds
+#: ``source``: where the values come from when the table names a profile or a CPU (None otherwise).
+TableFunction = Callable[[list[dict[str, Any]], Mapping[str, Any]], list[TableRow]]
 
 
 @dataclass(frozen=True)
@@ -809,6 +879,10 @@ class Question:
       (the shipped calibration's intervals describe a fit to a seed's statements, not measurements;
       they band a profile the planner gives or carries to another CPU);
     - ``always_list``: the JSON is a list of records even for one point;
+    - ``table(records, context)``: the question's rows in its family's scenario table (:class:`TableRow`:
+      label, value, unit, note, band; ``derive`` for a figure over several records, banded jointly);
+      ``table_keys``: a table key's older names, kept as aliases; ``table_defaults``: what a table naming
+      neither a profile nor a CPU takes for a key it leaves out, where it differs from the command's;
     - an input may carry the name of one of its family's settings (a block size the family's data
       hold per row): the question sweeps it, its option and key are the input's, and its default is
       the input's declared sweep, not the profile's setting;
@@ -865,6 +939,14 @@ class Question:
     settings: tuple[ParameterSpec, ...] = ()
     #: Whether the family's scenario table (``[<family>]``) answers it at the table's values.
     scenario: bool = True
+    #: How the answer reads in the scenario table: its rows (:class:`TableRow`) from the records; without
+    #: it, one row per output and point.
+    table: TableFunction | None = None
+    #: Older names of a scenario table's keys (``{"link": ("links",)}``), kept as documented aliases.
+    table_keys: Mapping[str, tuple[str, ...]] = field(default_factory=dict)
+    #: What a table that names neither a profile nor a CPU takes for a key it leaves out, where a
+    #: system description wants more than the command's default (two links to compare, not one).
+    table_defaults: Mapping[str, Any] = field(default_factory=dict)
     #: Own ``settings`` without a value that may be left out (absent from ``values``: a computed input
     #: default reads them, ``queue erlang``'s ``arrival_rate``); others without a value are required.
     optional: tuple[str, ...] = ()
@@ -892,12 +974,16 @@ class Question:
             raise ValueError(f"question '{self.command}': own_cpu or catalogue names {stray}, not settings of "
                              "the question")
         if self.plot is not None:
-            unknown = [n for n in (self.plot.x, *self.plot.y) if n not in names]
+            drawn = (*self.plot.y, *(other for _, other in self.plot.beside))
+            unknown = [n for n in (self.plot.x, *drawn) if n not in names]
+            unknown += [n for n in (*(y for y, _ in self.plot.beside), *(r.output for r in self.plot.references))
+                        if n not in self.plot.y]
             if unknown:
-                raise ValueError(f"question '{self.command}': plot names {unknown}, not inputs or outputs")
+                raise ValueError(f"question '{self.command}': plot names {unknown}, not inputs or outputs (a bound or "
+                                 "a reference on an output it does not draw)")
         words = set(self.text_outputs)
-        named = [n for n in (*(self.plot.y if self.plot else ()), *(s.output for s in self.sizing if s.invert is None))
-                 if n in words]
+        plotted = (*self.plot.y, *(other for _, other in self.plot.beside)) if self.plot else ()
+        named = [n for n in (*plotted, *(s.output for s in self.sizing if s.invert is None)) if n in words]
         if named:
             raise ValueError(f"question '{self.command}': {named[0]} is a text output: it cannot be plotted or sized")
 
@@ -1039,7 +1125,11 @@ class Family:
             if clash:
                 raise ValueError(f"family {self.name}: question '{question.command}' declares "
                                  f"{sorted(clash)} as inputs and as parameters")
-            own = {s.name for s in question.settings} & set(names) if question.answerable else set()
+            # An own setting may stand in for a family setting the question does not take (a block size
+            # per tenant where the family's is one number); never for one it takes, nor a parameter.
+            taken = set(names) if question.takes is None else \
+                set(question.takes) | (set(names) - set(settings))
+            own = {s.name for s in question.settings} & taken if question.answerable else set()
             if own:
                 raise ValueError(f"family {self.name}: question '{question.command}' declares {sorted(own)} "
                                  "as its own settings and as the family's parameters")

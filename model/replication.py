@@ -28,7 +28,7 @@ from iosizer.errors import InputError
 from iosizer.model._validate import as_server_count, as_positive
 from iosizer.units import KIB, MIB
 from iosizer.model.family import (Column, CpuScaling, Family, FitPlan, Input, Output, ParameterSpec, Plot, Question,
-                                  Role, Schema, Sizing, SizingCommand)
+                                  Role, Schema, Sizing, SizingCommand, TableRow)
 
 __all__ = [
     "BOUNDS",
@@ -587,6 +587,31 @@ SIZE_OUTSTANDING = SizingCommand(
     title=lambda values, record: f"Replication over {values['link']}: outstanding I/Os and protocol-bound blocks",
     refused={"link": "--profile names its link; drop --link"})
 
+
+def _table(records: list[dict[str, Any]], context: Mapping[str, Any]) -> list[TableRow]:
+    """The ``[replication]`` table's rows: each link's IOPS, throughput, latency and binding cap, then its
+    IOPS gain over the first link at the same block size and depth (banded jointly with a profile)."""
+    rows: list[TableRow] = []
+    for i, record in enumerate(records):
+        link = record["link"]
+        where = f"{link}, {record['block_kib']:g} KiB, {record['outstanding']} outstanding"
+        if context.get("source") and link != LOCAL:
+            where += f"; {context['source']}"
+        rows += [TableRow.of(record, "iops", f"write IOPS over {link}", "IOPS", where),
+                 TableRow.of(record, "throughput_mbps", f"write throughput over {link}", "MB/s", where),
+                 TableRow.of(record, "latency_us", f"write latency over {link}", "us", where),
+                 TableRow(f"binding cap over {link}", record["bound"], "", "protocol, bandwidth or concurrency")]
+        first = next(j for j, r in enumerate(records)
+                     if (r["block_kib"], r["outstanding"]) == (record["block_kib"], record["outstanding"]))
+        if record["link"] != records[first]["link"]:
+            def gain(at: list[Mapping[str, Any]], i: int = i, first: int = first) -> float:
+                return 100.0 * (at[i]["iops"] / at[first]["iops"] - 1.0)
+
+            rows.append(TableRow(f"IOPS gain of {link} over {records[first]['link']}", gain(records), "%",
+                                 "seed 004 model", derive=gain))
+    return rows
+
+
 #: ``iosizer replication`` (the family's own path): one row per link and block size.
 REPLICATION_QUESTION = Question(
     "replication", "random-write IOPS, throughput and latency of a write-back flash cache replicating to a peer",
@@ -610,10 +635,12 @@ REPLICATION_QUESTION = Question(
     sizing=(Sizing("outstanding", "iops", at_most=False, smallest=True, target="target_iops", command="outstanding",
                    invert=_size_outstanding),
             Sizing("block_kib", "bound", smallest=False, command="outstanding", invert=_size_protocol_bound,
-                   always=True, band=False),
+                   always=True, interval=False),
             Sizing("outstanding", "latency_us", at_most=True, smallest=False, target="target_latency_us",
-                   report="iops", command="outstanding", invert=_size_within_latency, band=False)),
-    sizing_commands=(SIZE_OUTSTANDING,))
+                   report="iops", command="outstanding", invert=_size_within_latency, interval=False)),
+    sizing_commands=(SIZE_OUTSTANDING,),
+    # A scenario compares links: by default the declared one and IPoIB (a profile: its own link).
+    table=_table, table_keys={"link": ("links",)}, table_defaults={"link": (LINK.value, "ipoib56")})
 
 FAMILIES = (
     Family(
