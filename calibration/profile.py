@@ -414,7 +414,7 @@ def with_changes(profile: Profile, values: dict[str, Any], changes: Mapping[str,
                                                "ci_high": None, "stderr": 0.0})
                    if name in fixed else estimate)
             for name, estimate in profile.parameters.items()}})
-    note = ("; given " + ", ".join(f"{k} = {v:g}" if isinstance(v, (int, float)) else f"{k} = {v}"
-                                   for k, v in {**new_settings, **fixed}.items())) if given else ""
-    return values, profile, note
+    from iosizer.model.family import changes_note
+
+    return values, profile, changes_note({**new_settings, **fixed})
 

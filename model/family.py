@@ -61,6 +61,7 @@ __all__ = [
     "SizingCommand",
     "Schema",
     "TableRow",
+    "changes_note",
     "check_cpu_name",
     "check_value",
     "check_values",
@@ -713,6 +714,12 @@ class TableRow:
     def of(cls, record: Mapping[str, Any], key: str, question: str, unit: str, note: str = "") -> "TableRow":
         """The row of output ``key`` of one record, with its band where the answer gives one."""
         return cls(question, record[key], unit, note, record.get(f"{key}_ci_low"), record.get(f"{key}_ci_high"))
+
+
+def changes_note(changes: Mapping[str, Any]) -> str:
+    """``; given k = v, ...``: how an answer names the values a planner set over a profile's (empty: none)."""
+    return ("; given " + ", ".join(f"{k} = {v:g}" if isinstance(v, (int, float)) else f"{k} = {v}"
+                                   for k, v in changes.items())) if changes else ""
 
 
 #: A question's scenario rows: (the answer's records, the table's context) -> rows. The context holds

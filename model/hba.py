@@ -30,8 +30,8 @@ from pydantic import BaseModel, ConfigDict, Field
 from iosizer.errors import InputError
 from iosizer.units import KIB
 from iosizer.model._validate import as_nonnegative, as_positive
-from iosizer.model.family import (Column, CpuScaling, Family, FitPlan, Input, Output, ParameterSpec, Plot, Question,
-                                  Role, Schema, Sizing, parse_grid)
+from iosizer.model.family import (MAX_GRID_POINTS, Column, CpuScaling, Family, FitPlan, Input, Output, ParameterSpec,
+                                  Plot, Question, Role, Schema, Sizing, TableRow, changes_note, parse_grid)
 from iosizer.model.mva import SERVICE_SCV as _mva_scv
 
 __all__ = [
@@ -399,7 +399,7 @@ MAX_PORTS = 4096
 
 def _tenant_iops(value: object, label: str) -> tuple[float, ...]:
     """``250000,120000``: each tenant's offered IOPS, within :data:`OFFERED_IOPS`, a positive total."""
-    iops = tuple(value) if isinstance(value, (tuple, list)) else \
+    iops = _listed(value, label, OFFERED_IOPS) if isinstance(value, (tuple, list)) else \
         tuple(parse_grid(str(value), "tenant-iops", OFFERED_IOPS))
     if not iops or sum(iops) <= 0:
         raise InputError("--tenant-iops needs at least one tenant and a positive total")
@@ -409,8 +409,15 @@ def _tenant_iops(value: object, label: str) -> tuple[float, ...]:
 def _tenant_block_kib(value: object, label: str) -> tuple[float, ...]:
     """``4,8,64``: one block size for every tenant or one per tenant, KiB, within :data:`BLOCK_KIB`."""
     if isinstance(value, (tuple, list)):
-        return tuple(value)
+        return _listed(value, label, BLOCK_KIB)
     return tuple(parse_grid(str(value), "block-kib", BLOCK_KIB))
+
+
+def _listed(values: list | tuple, label: str, spec: ParameterSpec) -> tuple[float, ...]:
+    """A list given as a list (HTTP, a scenario table): each value checked by ``spec``, as many as a sweep."""
+    if len(values) > MAX_GRID_POINTS:
+        raise InputError(f"{label}: the list has {len(values)} values, more than {MAX_GRID_POINTS}")
+    return tuple(spec.check(v, label) for v in values)
 
 
 TENANT_IOPS = ParameterSpec(
@@ -513,6 +520,46 @@ def _sizing_notes(values, records) -> tuple[str, ...]:
             "(empty: unstable)",
             f"storage delay {values['storage_us']:g} us; link {values['link_mbps']:,.6g} MB/s; "
             f"{values['core_iops']:,.6g} IOPS per core; service cv^2 {scv:g}" + (" (exponential)" if scv == 1 else ""))
+
+
+def _ports_solve(values, rows):
+    """``iosizer hba ports``: every tenant's carried IOPS on one physical port (progressive filling, section
+    3.1), the port's throughput, tenant 1's ceiling alone and its mean response at ``threads`` (MVA, section
+    3.2), one row per tenant (the port's figures on each)."""
+    port, mode = port_from_values(values), values["mode"]
+    iops, sizes = _tenant_mix(values)
+    carried = virtual_port_iops(port, mode, iops, sizes)
+    alone = response(port, mode, [values["threads"]], float(sizes[0]), values["storage_us"], values.get("service_scv"))
+    count = iops.size
+    return {"tenant": np.arange(1, count + 1), "offered_iops": iops, "iops": carried,
+            "port_mbps": np.full(count, (carried * sizes).sum() / 1e6),
+            "ceiling_iops": np.full(count, port_ceiling_iops(port, mode, sizes[0])),
+            "response_us": np.full(count, alone.response_us[0])}
+
+
+def _ports_table(records, context):
+    """The ``[hba]`` table's rows: each tenant's carried IOPS, then the port's throughput, tenant 1's ceiling
+    alone and its response at ``threads``."""
+    values, given = context["values"], context["given"]
+    mode, mine = values["mode"], values.get("profile_origin") is not None
+    blocks = np.broadcast_to(np.atleast_1d(np.asarray(values["block_kib"], dtype=float)), (len(records),))
+    rows = []
+    for record, block in zip(records, blocks):
+        demand, got = record["offered_iops"], record["iops"]
+        rows.append(TableRow.of(record, "iops", f"virtual port {record['tenant']} IOPS ({mode})", "IOPS",
+                                f"offered {demand:,.0f} at {block:g} KiB; "
+                                f"{100 * (got / demand - 1) if demand else 0.0:+.1f} % of its demand"))
+    first = records[0]
+    where = ("" if mine else f"{values['port'].upper()}, ") + f"usable {values['link_mbps']:,.0f} MB/s"
+    if context["source"]:
+        where += f"; {context['source']}" + changes_note({k: given[k] for k in ("port", "cores", "core_iops",
+                                                                             "storage_us") if k in given})
+    storage = "(the profile's)" if mine and "storage_us" not in given else "(assumed)"
+    return rows + [
+        TableRow.of(first, "port_mbps", "port throughput", "MB/s", where),
+        TableRow.of(first, "ceiling_iops", "virtual port 1 ceiling alone", "IOPS", f"{mode} mode"),
+        TableRow.of(first, "response_us", f"virtual port 1 response at {values['threads']} threads", "us",
+                    f"MVA, storage delay {values['storage_us']:g} us {storage}")]
 
 
 # --- family declaration: hba ------------------------------------------------------
@@ -700,7 +747,7 @@ FAMILIES = (
                     Output("lpar1_offered_iops", "IOPS", "LPAR1's offered IOPS: as given, or its limit"),
                     Output("lpar1_change_pct", "%", "LPAR1's IOPS against LPAR1 alone (LPAR2 offering 0)"),
                 ),
-                solve=_isolation_solve,
+                solve=_isolation_solve, scenario=False,
                 sweeps=("mode",), sweep_all=("mode",), flat_bands=True, always_list=True,
                 notes=(f"{_SEED} sec 3.1: overload is shared pro rata to the offered IOPS at the saturated "
                        "resource (progressive filling); LPAR1 offers its limit unless told",
@@ -719,7 +766,7 @@ FAMILIES = (
                 outputs=(Output("response_us", "us", "mean response time per I/O, the full round trip"),
                          Output("iops", "IOPS", "I/Os completed per second"),
                          Output("core_utilization", "1", "utilization of the HBA cores serving the port")),
-                solve=_response_question,
+                solve=_response_question, scenario=False,
                 sweeps=("mode",), sweep_all=("mode",), flat_bands=True, always_list=True,
                 percentiles=_response_percentiles,
                 notes=(f"{_SEED} sec 3.2: threads cycle through the HBA cores (cores servers shared, 1 in "
@@ -729,6 +776,24 @@ FAMILIES = (
                 shape=_published(("mode", "threads", "response_us", "iops", "core_utilization"),
                                  ("response_us", "iops")),
             ),
+            Question(
+                "hba ports", "tenants (virtual ports) sharing one physical FC port: each one's carried IOPS, the "
+                "port's throughput, tenant 1's ceiling alone and its response (sections 3.1, 3.2)", rows=True,
+                outputs=(Output("tenant", "", "the tenant (virtual port), in the order given", band=False,
+                                integer=True),
+                         Output("offered_iops", "IOPS", "its offered I/Os per second", band=False),
+                         Output("iops", "IOPS", "its carried I/Os per second"),
+                         Output("port_mbps", "MB/s", "the port's carried throughput, every tenant"),
+                         Output("ceiling_iops", "IOPS", "tenant 1's ceiling alone in the mode"),
+                         Output("response_us", "us", "tenant 1's mean response alone at threads (MVA)")),
+                solve=_ports_solve, settings=(TENANT_IOPS, TENANT_BLOCK_KIB, replace(THREADS, value=16)),
+                optional=("block_kib",),
+                takes=("link_mbps", "cores", "core_iops", "storage_us", "port", "mode", "service_scv"),
+                sweeps=("mode",), flat_bands=True, shipped_bands=False, always_list=True,
+                notes=(f"{_SEED} sec 3.1: overload is shared pro rata to the offered IOPS at the saturated "
+                       "resource (progressive filling); sec 3.2: tenant 1's response alone, closed network by MVA",
+                       _value_notes),
+                table=_ports_table, table_keys={"tenant_iops": ("offered_iops",)}),
             Question(
                 "hba tenants", "the worst tenant's mean response of a tenant mix spread evenly over physical FC "
                 "ports (open model: cores M/G/k or M/G/1 each, link M/G/1, storage a delay)",

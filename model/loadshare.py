@@ -71,7 +71,7 @@ from scipy.special import gammaincc, gammaln
 from iosizer.errors import InputError, UnstableQueueError
 from iosizer.model._validate import as_nonnegative, as_positive
 from iosizer.model.family import (Column, CpuScaling, Family, FitPlan, Output, ParameterSpec, Plot, Question, Role,
-                                  Schema, TableRow)
+                                  Schema, TableRow, changes_note)
 
 __all__ = [
     "COMM_OVERHEAD",
@@ -1195,9 +1195,7 @@ def _point_table(records: list[dict[str, Any]], context: Mapping[str, Any]) -> l
     # As a profile's what-if names its values: the source, then the controller values the table sets.
     changed = {k: given[k] for k in ("switch_rule", "comm_overhead_pct", "threshold", "non_core_pct")
                if given.get(k) is not None}
-    source = (context["source"] or "") + ("; given " + ", ".join(
-        f"{k} = {v:g}" if isinstance(v, (int, float)) else f"{k} = {v}" for k, v in changed.items())
-        if changed else "")
+    source = (context["source"] or "") + changes_note(changed)
     for record in records:
         policy = record["policy"]
         jump = (f"threshold {values['threshold']:g} of a core" if policy == "one-stage"

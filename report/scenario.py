@@ -35,7 +35,7 @@ units, each value checked by its declaration; the answers come from the one
 road (:func:`iosizer.calibration.questions.answer`), as the rows the
 question declares (``Question.table``) or one per output and point. A key's
 older name stays an alias (``Question.table_keys``: ``[replication]``'s
-``links`` for ``link``). The tables not yet generated are a pydantic
+``links`` for ``link``). The tables not yet generated ([latency], [pcie]) are a pydantic
 section model (``extra="forbid"``, strict types) and an evaluator
 ``(section, sources)`` each, in ``_TABLES``. Sections are evaluated in the
 order of :data:`FAMILIES`.
@@ -459,118 +459,6 @@ def evaluate_pcie(section: PcieSection, sources: Sources = Sources()) -> list[An
 
 
 # --------------------------------------------------------------------------
-# [hba]: seed 002, tenants sharing one FC port and its HBA cores
-# --------------------------------------------------------------------------
-
-
-def _hba_declared(name: str) -> Any:
-    """The hba family's declared value of ``name``, for a key the table leaves out."""
-    from iosizer.model.registry import declaration
-
-    return declaration("hba").default(name)
-
-
-def _hba_check(key: str, declared: str | None = None) -> Callable[[Any], Any]:
-    """A key checked by the hba family's declaration of ``declared`` (default: the key's own name), a
-    parameter, a setting or a question's input: choices, bounds, whole numbers, named as the key."""
-    def check(value: Any) -> Any:
-        from iosizer.model.registry import declaration
-
-        family, name = declaration("hba"), declared or key
-        inputs = {i.name: i for q in family.questions for i in q.input_specs}
-        try:
-            return (inputs[name] if name in inputs else family.spec(name)).check(value, key)
-        except IosizerError as error:
-            raise ValueError(str(error)) from None
-
-    return check
-
-
-class HbaSection(Section):
-    """Virtual FC ports sharing one physical port (seed 002).
-
-    ``port``: 8GFC, 16GFC or 32GFC; ``mode``: shared or occupancy (HBA-core
-    occupancy); ``offered_iops`` and ``block_kib``: one entry per virtual
-    port (LPAR); ``threads`` and ``storage_us``: the response question for
-    the first virtual port alone. ``profile``: an ``hba`` profile (its core
-    capacity and storage delay; ``port`` then stays out, and ``cores``,
-    ``core_iops``, ``storage_us`` given change the profile's values). Every
-    key is checked by the hba family's declaration of it.
-    """
-
-    port: Annotated[str, AfterValidator(_hba_check("port"))] = Field(default_factory=lambda: _hba_declared("port"))
-    mode: Annotated[str, AfterValidator(_hba_check("mode"))] = Field(default_factory=lambda: _hba_declared("mode"))
-    # One entry per virtual port: at most as many as a command-line list takes (MAX_GRID_POINTS).
-    offered_iops: list[Annotated[float, AfterValidator(_hba_check("offered_iops", "lpar2_offered_iops"))]] = Field(
-        min_length=1, max_length=_MAX_ENTRIES)
-    block_kib: list[Annotated[float, AfterValidator(_hba_check("block_kib"))]] = Field(
-        min_length=1, max_length=_MAX_ENTRIES)
-    cores: Annotated[int | None, AfterValidator(_hba_check("cores"))] = None
-    core_iops: Annotated[float | None, AfterValidator(_hba_check("core_iops"))] = None
-    threads: Annotated[int, AfterValidator(_hba_check("threads"))] = 16
-    storage_us: Annotated[float, AfterValidator(_hba_check("storage_us"))] = Field(
-        default_factory=lambda: _hba_declared("storage_us"))
-
-    @model_validator(mode="after")
-    def _one_entry_per_port(self) -> "HbaSection":
-        if len(self.offered_iops) != len(self.block_kib):
-            raise ValueError(f"offered_iops has {len(self.offered_iops)} entries, block_kib "
-                             f"{len(self.block_kib)}: give one of each per virtual port")
-        return self
-
-
-def evaluate_hba(section: HbaSection, sources: Sources = Sources()) -> list[Answer]:
-    """The tenants' carried IOPS, the port's throughput, the first tenant's ceiling alone and its response,
-    on the values of the declared questions' road (:func:`iosizer.calibration.questions.resolve`: the
-    shipped port of ``port``, or the table's profile, at its CPU) with their 95 % bands."""
-    import numpy as np
-
-    from iosizer.calibration.profile import load_profile
-    from iosizer.calibration.questions import resolve
-    from iosizer.calibration.uncertainty import propagate
-    from iosizer.model.hba import port_ceiling_iops, port_from_values, response, virtual_port_iops
-
-    mine = "hba" in sources.paths
-    base = load_profile(sources.paths["hba"], "hba") if mine else None
-    values, profile, source = resolve("hba", base, sources.cpu_speed,
-                                      section.given("port", "cores", "core_iops", "storage_us"))
-    values["mode"] = section.mode  # a setting of the answer, not a change of the profile's values
-    if mine:  # the notes name the file as the scenario does
-        source = source.replace("the planner's profile", f"profile {sources.written['hba']}", 1)
-    sizes = np.array(section.block_kib) * KIB
-    offered = np.array(section.offered_iops)
-
-    def solve(at: dict[str, Any]) -> dict[str, Any]:
-        port, mode = port_from_values(at), at["mode"]
-        carried = virtual_port_iops(port, mode, offered, sizes)
-        alone = response(port, mode, [section.threads], float(sizes[0]), at["storage_us"], at.get("service_scv"))
-        return {"carried": carried, "throughput": (carried * sizes).sum() / 1e6,
-                "ceiling": port_ceiling_iops(port, mode, sizes[0]), "response": alone.response_us[0]}
-
-    centre = solve(values)
-    banded = sources.calibrated and any(e.vary for e in profile.parameters.values())
-    bands = propagate(profile, lambda fitted: solve({**values, **fitted})) if banded else {}
-    answers = []
-    for i, (demand, got) in enumerate(zip(section.offered_iops, centre["carried"])):
-        answers.append(Answer("hba", f"virtual port {i + 1} IOPS ({section.mode})", float(got), "IOPS",
-                              f"offered {demand:,.0f} at {section.block_kib[i]:g} KiB; "
-                              f"{100 * (got / demand - 1) if demand else 0.0:+.1f} % of its demand",
-                              *_band(bands, "carried", i)))
-    where = ("" if mine else f"{section.port.upper()}, ") + f"usable {values['link_mbps']:,.0f} MB/s"
-    answers += [
-        Answer("hba", "port throughput", float(centre["throughput"]), "MB/s",
-               where + (f"; {source}" if sources.calibrated else ""), *_band(bands, "throughput")),
-        Answer("hba", "virtual port 1 ceiling alone", float(centre["ceiling"]), "IOPS",
-               f"{section.mode} mode", *_band(bands, "ceiling")),
-        Answer("hba", f"virtual port 1 response at {section.threads} threads", float(centre["response"]), "us",
-               f"MVA, storage delay {values['storage_us']:g} us "
-               + ("(the profile's)" if mine and "storage_us" not in section.model_fields_set else "(assumed)"),
-               *_band(bands, "response")),
-    ]
-    return answers
-
-
-# --------------------------------------------------------------------------
 # Registry and schema
 # --------------------------------------------------------------------------
 
@@ -592,7 +480,6 @@ _TABLES = {table.key: table for table in (
            ("oltp", "dma")),
     Family("pcie", PcieSection, evaluate_pcie, "PCIe write path and RMW contention (seed 001)",
            ("rmw", "pcie-link")),
-    Family("hba", HbaSection, evaluate_hba, "tenants sharing an FC port and its HBA cores (seed 002)", ("hba",)),
 )}
 
 
@@ -632,7 +519,8 @@ def _declared_section(family: Any, questions: list[Any]) -> type[Section]:
                     for item in value if isinstance(value, list) else [value]:
                         spec.check(item, key)
                 elif value is not None:
-                    spec.check(value, key)
+                    checked = spec.check(value, key)
+                    return checked if isinstance(checked, str) else value  # a choice in its normal form
             except IosizerError as error:
                 raise ValueError(str(error)) from None
             return value
@@ -672,8 +560,8 @@ def _declared_section(family: Any, questions: list[Any]) -> type[Section]:
             fields[spec.name] = (Annotated[str | list[str] | None, choices(spec, spec.name)], Field(
                 None, description=f"{spec.description or spec.name}: a choice or a list of them"))
             continue
-        # A setting written as text (a port mix) takes its text or a list of values.
-        kind: Any = bool if spec in own and spec.switch else str | list[float | str] if spec.parse else str if (
+        # A setting written as text (a port mix) takes its text, a number or a list of values.
+        kind: Any = bool if spec in own and spec.switch else float | str | list[float | str] if spec.parse else str if (
             spec.choices and isinstance(spec.choices[0], str)) else float
         fields[spec.name] = (Annotated[kind | None, declared(spec, spec.name)], Field(
             None, description=f"{spec.description or spec.name} ({spec.unit})"))

@@ -82,7 +82,7 @@ def test_settings_check_against_their_declarations(family) -> None:
 
 def test_questions_name_the_cli_commands_and_their_json_keys(family, cli) -> None:
     questions = {q.command: q for q in family.questions}
-    assert set(questions) == {"hba isolation", "hba response", "hba tenants"}
+    assert set(questions) == {"hba isolation", "hba response", "hba tenants", "hba ports"}
     assert all(q.answerable for q in questions.values())
     isolation = cli.json("hba", "isolation", "--mode", "shared")
     response = cli.json("hba", "response", "--mode", "shared")
@@ -148,13 +148,12 @@ def test_cli_help_does_not_repeat_declared_numbers(cli) -> None:
 
 
 def test_report_and_scenario_notes_come_from_the_declaration(monkeypatch) -> None:
-    from iosizer.report.scenario import HbaSection, evaluate_hba
+    from iosizer.report.scenario import evaluate_scenario, parse_scenario
 
-    section = HbaSection(offered_iops=[100_000.0], block_kib=[4.0])
-    assert section.storage_us == hba.STORAGE_US.value and section.mode == hba.MODE.value
-    assert section.port == MEASURED_SPEED.lower()
-    note = evaluate_hba(section)[-1].note
-    assert note == f"MVA, storage delay {hba.STORAGE_US.value:g} us (assumed)"
+    answers = evaluate_scenario(parse_scenario("[hba]\noffered_iops = [100000]\nblock_kib = [4]\n"))
+    assert answers[0].question == f"virtual port 1 IOPS ({hba.MODE.value})"
+    assert answers[1].note.startswith(f"{MEASURED_SPEED.upper()}, usable")
+    assert answers[-1].note == f"MVA, storage delay {hba.STORAGE_US.value:g} us (assumed)"
 
 
 # --- solve, the shipped data and the profile ---------------------------------------

@@ -65,8 +65,7 @@ def test_every_family_is_one_section_and_one_evaluator() -> None:
         ("[pcie]\ngeneration = true", "pcie.generation: expected a whole number"),
         ('name = "empty"', "no family table"),
         ('[hba]\nmode = "pinned"\noffered_iops = [1]\nblock_kib = [4]', "hba.mode: mode must be one of shared, occupancy"),
-        ("[hba]\noffered_iops = [1, 2]\nblock_kib = [4]", "one of each per virtual port"),
-        ("[hba]\noffered_iops = [-1]\nblock_kib = [4]", "hba.offered_iops.0: offered_iops must lie in [0, 100000000] (IOPS), got -1"),
+        ("[hba]\noffered_iops = [-1]\nblock_kib = [4]", "hba.offered_iops: tenant_iops must lie in [0, 100000000] (IOPS), got -1"),
         ('[hba]\noffered_iops = [1]\nblock_kib = [4]\nport = "4GFC"', "hba.port: port must be one of 8gfc, 16gfc, 32gfc, got '4GFC'"),
         ('[loadshare]\nscenario = "skew"\nthreshold = 1.5', "loadshare.threshold: threshold must lie in [0.01, 0.99] (1), got 1.5"),
         ('[loadshare]\nscenario = "skew"\npolicies = ["random"]', "loadshare.policies: policy must be one of shared, exclusive, one-stage, multi-stage, got 'random'"),
@@ -85,8 +84,8 @@ def test_every_family_is_one_section_and_one_evaluator() -> None:
         ("[replication]\nblock_kib = 99999999999", "replication.block_kib: block_kib must lie in [0.000976562, 1048576]"),
         ("[replication]\nblock_kib = 1e-300", "replication.block_kib: block_kib must lie in [0.000976562, 1048576]"),
         ("[replication]\noutstanding = 100000", "replication.outstanding: outstanding must lie in [1, 65536]"),
-        ("[hba]\noffered_iops = [1e12]\nblock_kib = [4]", "hba.offered_iops.0: offered_iops must lie in [0, 100000000]"),
-        ("[hba]\noffered_iops = [1]\nblock_kib = [1e9]", "hba.block_kib.0: block_kib must lie in [0.000976562, 16384]"),
+        ("[hba]\noffered_iops = [1e12]\nblock_kib = [4]", "hba.offered_iops: tenant_iops must lie in [0, 100000000]"),
+        ("[hba]\noffered_iops = [1]\nblock_kib = [1e9]", "hba.block_kib: block_kib must lie in [0.000976562, 16384]"),
         ("[hba]\noffered_iops = [1]\nblock_kib = [4]\nthreads = 70000", "hba.threads: threads must lie in [1, 65536]"),
         ("[hba]\noffered_iops = [1]\nblock_kib = [4]\nstorage_us = 1e300", "hba.storage_us: storage_us must lie in [0, 1000000]"),
         ("[replication\nblock_kib = 4", "malformed TOML"),
@@ -166,6 +165,20 @@ def test_loadshare_keys_are_the_commands_with_the_older_ones_kept() -> None:
         sc.evaluate_scenario(sc.parse_scenario('[loadshare]\nscenario = "skew"\nport_shares = [1, 2]\n'))
 
 
+def test_hba_is_the_ports_question_with_offered_iops_kept() -> None:
+    # [hba] is `iosizer hba ports`: tenant_iops (offered_iops, its older key, kept), one block size for every
+    # tenant or one each; a count that is neither is the model's one-line error.
+    def table(text: str) -> list[tuple[str, object]]:
+        return [(a.question, a.value) for a in sc.evaluate_scenario(sc.parse_scenario("[hba]\n" + text))]
+
+    assert table("offered_iops = [250000, 120000]\nblock_kib = [4, 4]") == table(
+        'tenant_iops = "250000,120000"\nblock_kib = 4')
+    with pytest.raises(ScenarioError, match="hba: --block-kib: give one size or one per tenant"):
+        table("offered_iops = [1, 2]\nblock_kib = [4, 4, 4]")
+    with pytest.raises(ScenarioError, match="tenant-iops"):
+        table("threads = 8")
+
+
 def test_a_list_key_takes_as_many_entries_as_a_command_line_list() -> None:
     # 10^5 virtual ports in [hba] were all solved (seconds each 10^5; a million ran a minute).
     from iosizer.cli.params import MAX_GRID_POINTS
@@ -173,7 +186,7 @@ def test_a_list_key_takes_as_many_entries_as_a_command_line_list() -> None:
     assert sc._MAX_ENTRIES == MAX_GRID_POINTS
     ports = MAX_GRID_POINTS + 1
     text = f"[hba]\noffered_iops = [{', '.join(['1'] * ports)}]\nblock_kib = [{', '.join(['4'] * ports)}]"
-    with pytest.raises(ScenarioError, match="hba.offered_iops: List should have at most 10000 items"):
+    with pytest.raises(ScenarioError, match="hba.offered_iops: tenant_iops: the list has 10001 values, more than 10000"):
         sc.parse_scenario(text, "scenario.toml")
 
 
