@@ -90,14 +90,14 @@ def size_command(family: "Family", question: "Question") -> Callable[..., None]:
         # One answer: a metric/value table, as every 'iosizer size' command prints one; a sweep (or a
         # question whose answer is always a list): a row each.
         if len(records) > 1 or answer.always_list:
-            emit(Report(data=data, rows=records, columns=list(answer.columns) or None, title=title,
+            emit(Report(data=data, rows=answer.shown(), columns=list(answer.columns) or None, title=title,
                         notes=list(answer.notes)), output_format)
             return
         rows = [{"metric": k, "value": v} for k, v in data.items()]
         emit(Report(data=data, rows=rows, title=title, notes=list(answer.notes), csv_rows=records), output_format)
 
     command.__signature__ = inspect.Signature(params)  # type: ignore[attr-defined]
-    command.__name__ = "size_" + family.name.replace("-", "_")
+    command.__name__ = "size_" + _size_name(family).replace("-", "_")
     targets = " and/or ".join(target_flag(s) for s in question.sizing)
     command.__doc__ = (f"{family.summary[:1].upper()}{family.summary[1:]}: sizing for {targets}.\n\n"
                        "Generated from the declaration of the question "
@@ -120,6 +120,9 @@ class DeclaredGroup(TyperGroup):
     _question: Callable[["Family"], "Question | None"]
     _command: Callable[["Family", "Question"], Callable[..., None]]
 
+    #: The command's name for a family (its own name unless the group says otherwise).
+    _name: Callable[["Family"], str] = staticmethod(lambda family: family.name)
+
     def every_command(self) -> dict[str, Any]:
         if not getattr(self, "_all", False):
             self._all = True
@@ -131,14 +134,18 @@ class DeclaredGroup(TyperGroup):
         return self.commands
 
     def _made(self, name: str) -> Any:
-        from iosizer.cli.output import add_output_options
         from iosizer.errors import InputError
-        from iosizer.model.registry import family_names
+        from iosizer.model.registry import declaration, family_names
 
-        if name not in family_names():
+        names = family_names()
+        if name not in names:  # a command named otherwise than its family (``size cores``)
+            for other in names:
+                try:
+                    if type(self)._name(declaration(other)) == name:
+                        return self._made(other)
+                except InputError:
+                    continue
             return None
-        from iosizer.model.registry import declaration
-
         try:
             family = declaration(name)
             question = type(self)._question(family)
@@ -146,7 +153,13 @@ class DeclaredGroup(TyperGroup):
             return None
         if question is None:
             return None
-        function = type(self)._command(family, question)
+        return self._added(type(self)._name(family), type(self)._command(family, question))
+
+    def _added(self, name: str, function: Callable[..., None]) -> Any:
+        from iosizer.cli.output import add_output_options
+
+        if name in self.commands:  # a command written by hand under the same name wins
+            return self.commands[name]
         app = typer.Typer(add_completion=False, rich_markup_mode=None)
         app.command(name)(function)
         command = typer.main.get_command(app)
@@ -167,7 +180,14 @@ def _sizing_question(family: "Family") -> "Question | None":
     return sizing_question(family)
 
 
+def _size_name(family: "Family") -> str:
+    """``iosizer size <name>``: the family's, unless it declares its sizing command (``size cores``)."""
+    words = family.sizing_command.split()
+    return words[1] if len(words) == 2 and words[0] == "size" else family.name
+
+
 class SizeGroup(DeclaredGroup):
     _question = staticmethod(_sizing_question)
     _command = staticmethod(size_command)
+    _name = staticmethod(_size_name)
 

@@ -642,7 +642,10 @@ class Sizing:
       formatted in);
     - ``reason(values, point) -> str``: a target out of reach of every ``search`` value is no error: the
       answer is empty (null) and the generic key ``reason`` says why (``""`` where there is an answer);
-    - ``interval``: False: no 95 % interval for this answer, even with a profile.
+    - ``interval``: False: no 95 % interval for this answer, even with a profile;
+    - ``at_answer(values, point, answer, target) -> {key: value}``: what the answer implies, computed once
+      per row at it (None where out of reach) rather than at every probe: the cores each group of ports
+      gets there, the largest load within the target at the given count; its keys are generic keys.
 
     ``search`` may also name a whole-number parameter or setting of the family (bounds from its
     declaration): ``solve`` then finds the searched values among its inputs under that name, and the
@@ -651,9 +654,12 @@ class Sizing:
     (ports at the given cores, cores at the given ports), their keys merged into one record. Generic
     keys besides those above: ``one_fewer`` (the measure one whole step short of the answer, empty where
     that is out of the search's range or unstable), ``reason``, and the name of any input or value (a
-    setting or parameter as answered). The command's presentation, from the first sizing that declares
-    it: ``title(values, targets)``, ``notes(values, records)`` (replacing the generic notes) and
-    ``columns`` (the table's).
+    setting or parameter as answered). With ``keys``, a record holds those keys alone (the inputs no
+    sizing searches lead it otherwise). The command's presentation, from the first sizing that declares
+    it: ``title(values, targets, inputs)``, ``notes(values, records, inputs)`` (replacing the generic
+    notes; ``inputs``: the inputs no sizing searches, as answered; ``values`` also hold
+    ``profile_origin``, ``values_source`` and ``cpu_speed``), ``columns`` (the table's) and ``words``
+    (``(key, text(value))`` pairs: how the table and CSV show a key whose value is no number).
     """
 
     search: str
@@ -670,9 +676,11 @@ class Sizing:
     unreachable: str = ""
     reason: Callable[[Mapping[str, Any], Mapping[str, Any]], str] | None = None
     interval: bool = True
-    title: Callable[[Mapping[str, Any], Mapping[str, float]], str] | None = None
-    notes: Callable[[Mapping[str, Any], Sequence[Mapping[str, Any]]], Sequence[str]] | None = None
+    at_answer: Callable[[Mapping[str, Any], Mapping[str, Any], Any, float], Mapping[str, Any]] | None = None
+    title: Callable[[Mapping[str, Any], Mapping[str, float], Mapping[str, Any]], str] | None = None
+    notes: Callable[[Mapping[str, Any], Sequence[Mapping[str, Any]], Mapping[str, Any]], Sequence[str]] | None = None
     columns: tuple[str, ...] = ()
+    words: tuple[tuple[str, Callable[[Any], str]], ...] = ()
 
     @property
     def target_name(self) -> str:
@@ -1059,8 +1067,9 @@ class Family:
     #: checked against the fitted model (:func:`iosizer.calibration.calibrate.tail_check`).
     tail: Callable[[Mapping[str, Any], Mapping[str, np.ndarray], float], np.ndarray] | None = None
     tail_unit: str = "s"
-    #: The hand-written ``iosizer size`` command that sizes this family, until its questions declare
-    #: :class:`Sizing` (a family with declared sizing is sized by ``iosizer size <family>``).
+    #: The ``iosizer size`` command that sizes this family: a hand-written one, until its questions declare
+    #: :class:`Sizing`; with declared sizing, the generated command's name when it is not
+    #: ``size <family>`` (``size cores`` sizes loadshare).
     sizing_command: str = ""
 
     def __post_init__(self) -> None:

@@ -22,9 +22,9 @@ _TARGET_PREFIXES = ("target_", "budget_")
 def _sizing_command(family: Any) -> str | None:
     """The command that sizes ``family``: ``size <family>`` where a question declares its sizing, else the
     hand-written command its declaration names (``Family.sizing_command``)."""
-    if any(q.answerable and q.sizing for q in family.questions):
-        return f"size {family.name}"
-    return family.sizing_command or None
+    if family.sizing_command:
+        return family.sizing_command
+    return f"size {family.name}" if any(q.answerable and q.sizing for q in family.questions) else None
 
 
 def _declared(family: Any, question: Any) -> dict[str, Any]:
