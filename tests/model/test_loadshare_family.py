@@ -95,7 +95,8 @@ def test_scenario_choices_and_cores_match_tables_2_to_4() -> None:
 def test_schema_and_questions(family) -> None:
     assert [c.name for c in family.columns.inputs] == ["iops"]
     assert [c.name for c in family.columns.observed] == ["response_us"]
-    assert {" ".join(q.path(family.name)) for q in family.questions} == {"loadshare curve", "loadshare compare"}
+    assert {" ".join(q.path(family.name)) for q in family.questions} == {"loadshare curve", "loadshare compare",
+                                                                           "loadshare load"}
     assert "M/M/K" in family.service_time and "approximate" in family.service_time
     assert family.measurements and all(m.startswith("seed003_") for m in family.measurements)
 
