@@ -1303,7 +1303,6 @@ def _cores_notes(values: Mapping[str, Any], records: Sequence[Mapping[str, Any]]
 FAMILIES = (
     Family(
         name="loadshare",
-        sizing_command="size cores",
         formula=("s_p = 1 + h (k_p - 1) / k_p (1); a port's response R_p = s_p + W_p + c, W_p the wait in the "
                  "pooled M/M/K queue of its connected group of cores (Erlang C), a port served by k_p < K of "
                  "them also waiting for one of its own and behind its own I/Os ahead, which only its k_p cores "
@@ -1388,7 +1387,8 @@ FAMILIES = (
                 notes=(_controller_note, _POOLED),
                 # 'iosizer size cores': the fewest cores within a response target, each policy.
                 sizing=(Sizing(
-                    "cores", "response_service_times", target="target_response", limit=_floor, stop=_max_cores,
+                    "cores", "response_service_times", target="target_response", command="cores", limit=_floor,
+                    stop=_max_cores,
                     unreachable=("target response {target:g} service times is unreachable: an I/O alone takes one "
                                  "service time and the non-core part ({limit:g} in all), which no core count "
                                  "shortens"),

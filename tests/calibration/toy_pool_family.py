@@ -45,7 +45,6 @@ def _reason(values, point):
 
 FAMILIES = (Family(
     name="toy-pool",
-    sizing_command="size pools",  # the generated command's name, not the family's
     summary="a toy pool for the generic sizing tests",
     source="tests",
     parameters=(ParameterSpec("rate_per_s", "1/s", 10.0, (1e-6, 1e9), "assumed", "a test value"),
@@ -66,7 +65,7 @@ FAMILIES = (Family(
         settings=(ParameterSpec("loads", "1/s", None, (0.0, 0.0), "assumed", "the tenants' loads: 30,20",
                                 kind="setting", parse=_loads),),
         sizing=(
-            Sizing("ports", "delay_s", target="target_delay_s", limit=lambda values: OVERHEAD_S,
+            Sizing("ports", "delay_s", target="target_delay_s", command="pools", limit=lambda values: OVERHEAD_S,
                    unreachable="target {target:g} s is below the overhead {limit:g} s",
                    keys=(("target", "target_delay_s"), ("ports", "ports"), ("measure", "delay_s"),
                          ("one_fewer", "one_fewer_delay_s"), ("cores", "cores"),
@@ -77,7 +76,7 @@ FAMILIES = (Family(
                        "capacity_per_s": None if answer is None else answer * values["cores"] * _rate(values)},
                    words=(("capacity_per_s", lambda value: f"{value:g} per s"),),
                    columns=("kind", "ports", "cores_needed", "capacity_per_s")),
-            Sizing("cores", "delay_s", target="target_delay_s", reason=_reason, interval=False,
+            Sizing("cores", "delay_s", target="target_delay_s", command="pools", reason=_reason, interval=False,
                    keys=(("ports", "given_ports"), ("cores", "cores_needed"), ("reason", "why"),
                          ("rate_per_s", "rate_per_s"))),
         ),
