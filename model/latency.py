@@ -69,8 +69,8 @@ import numpy as np
 from pydantic import BaseModel, ConfigDict, Field, model_validator
 
 from iosizer.errors import InputError
-from iosizer.model.family import (Column, CpuScaling, Family, FitPlan, Input, Output, ParameterSpec, Plot, Question,
-                                  Role, Schema)
+from iosizer.model.family import (SIMULATED_SCV, Column, CpuScaling, Family, FitPlan, Input, Output, ParameterSpec,
+                                  Plot, Question, Role, Schema, SimulateOption, Simulation)
 from iosizer.model._validate import as_nonnegative, as_positive, scalar_or_array
 from iosizer.model.mva import SERVICE_SCV as _mva_scv
 
@@ -645,6 +645,21 @@ def _oltp_start(data, settings):
             "serial_share": 0.5}
 
 
+
+#: ``iosizer simulate oltp|dma``: one added latency (the planner's CPU and profile are the shipped ones).
+_SIM_ADDED = SimulateOption("added_latency_ns", "--added-latency-ns", "Added round-trip latency, ns.", required=True)
+_OLTP_SIMULATION = Simulation(
+    "oltp", "The TPC-C-like batch network of seed 000 with and without added latency (numpy; --engine simpy).",
+    (_SIM_ADDED, SIMULATED_SCV))
+_DMA_SIMULATION = Simulation(
+    "dma", "A DMA engine's read bursts under added latency (numpy; --engine simpy).", (
+        SimulateOption("device", "--device", "A device of seed 000 table 4-1: e1000 or bcm5700.", kind=str,
+                       required=True),
+        _SIM_ADDED,
+        SimulateOption("service_scv", "--service-scv",
+                       "Variability of the local issue work [0: constant, as the model declares].")))
+
+
 FAMILIES = (
     Family(
         name="dma",
@@ -693,7 +708,7 @@ FAMILIES = (
                      shipped=False,
                      optional=("device", "burst_bytes", "show_formula"), flat_bands=True,
                      shape=_dma_shape, shape_table=True, notes=(_dma_notes, _dma_posted_note, _dma_formula_note),
-                     plot=Plot("added_latency_ns", ("degradation_pct",))),
+                     plot=Plot("added_latency_ns", ("degradation_pct",)), simulate=_DMA_SIMULATION),
 
         ),
         fit=FitPlan(_dma_start, _dma_jacobian),
@@ -748,7 +763,7 @@ FAMILIES = (
                      own_cpu=("stall_exponent", "issue_rate_exponent"), shape=_oltp_shape, shape_table=True,
                      optional=("stall_exponent", "issue_rate_exponent"), several_profiles=True, flat_bands=True,
                      notes=(_oltp_notes, _oltp_service_note, _oltp_cpu_note),
-                     plot=Plot("added_latency_ns", ("degradation_pct",))),
+                     plot=Plot("added_latency_ns", ("degradation_pct",)), simulate=_OLTP_SIMULATION),
             Question("latency budget", "Largest added latency whose predicted loss stays within the budget "
                      "(OLTP, or a device)",
                      outputs=(Output("max_added_latency_ns", "ns", "largest added round trip within the budget"),

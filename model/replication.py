@@ -27,8 +27,8 @@ from pydantic import BaseModel, ConfigDict, Field
 from iosizer.errors import InputError
 from iosizer.model._validate import as_server_count, as_positive
 from iosizer.units import KIB
-from iosizer.model.family import (Column, CpuScaling, Family, FitPlan, Input, Output, ParameterSpec, Plot, Question,
-                                  Role, Schema)
+from iosizer.model.family import (DECLARED_OR_SHIPPED, SIMULATED_SCV, Column, CpuScaling, Family, FitPlan, Input,
+                                  Output, ParameterSpec, Plot, Question, Role, Schema, SimulateOption, Simulation)
 
 __all__ = [
     "BOUNDS",
@@ -470,7 +470,13 @@ REPLICATION_QUESTION = Question(
     notes=(_local_note, "mbps = 10^6 bytes/s of block data; latency_us = outstanding / IOPS (Little's law)",
            _percentile_note),
     plot=Plot("block_kib", ("iops", "throughput_mbps"), series="link"),
-    sweeps=("link",), shipped_bands=False, always_list=True, percentile_bands=False)
+    sweeps=("link",), shipped_bands=False, always_list=True, percentile_bands=False,
+    simulate=Simulation(
+        "replication", "Writes replicated to a peer's flash over an interconnect (seed 004; numpy; --engine simpy).",
+        (SimulateOption("link", "--link", f"1g, 10g, ipoib56 or local {DECLARED_OR_SHIPPED}.", kind=str),
+         SimulateOption("block_kib", "--block-kib", f"Block size, KiB {DECLARED_OR_SHIPPED}."),
+         SimulateOption("outstanding", "--outstanding", f"Writes in flight {DECLARED_OR_SHIPPED}.", kind=int),
+         SIMULATED_SCV)))
 
 FAMILIES = (
     Family(
