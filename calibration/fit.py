@@ -226,8 +226,6 @@ def fit(
     Raises
     :class:`CalibrationError` when the fit cannot be carried out.
     """
-    from scipy.optimize import least_squares
-
     parameters = tuple(parameters)
     _check_declarations(parameters)
     free = tuple(p.name for p in parameters if p.vary)
@@ -244,19 +242,52 @@ def fit(
     n_points = int(sum(m.sum() for m in masks.values()))
     if n_points == 0:
         raise CalibrationError("no observed values to fit")
-    n_free = sum(p.vary for p in parameters)
-    if n_free > 2 * n_points + 2:  # hopeless, and possibly very slow: say so at once
-        raise CalibrationError(
-            f"{n_free} free parameters cannot be fitted to {n_points} observations"
-        )
+    if len(free) > 2 * n_points + 2:  # hopeless, and possibly very slow: say so at once
+        raise CalibrationError(f"{len(free)} free parameters cannot be fitted to {n_points} observations")
     row_scale = np.sqrt(weights) if weights is not None else None
     if stderr is not None:
         row_scale = 1.0 / stderr
     if relative and np.any([np.any(v[masks[k]] == 0) for k, v in observed.items()]):
         raise CalibrationError("relative residuals need non-zero observed values")
-    column_scale = {
+    objective = _Residuals(model, model_name, start, free, inputs, observed, masks,
+                           _column_scales(observed, masks, relative, stderr is not None), row_scale, bounds,
+                           max_seconds)
+    if free:
+        best, jac_matrix, cost = _least_squares(objective, parameters, jacobian)
+    else:
+        best, jac_matrix = start, np.zeros((n_points, 0))
+        cost = float(np.sum(objective(np.array([])) ** 2))
+
+    dof = n_points - len(free)
+    covariance, warnings = _covariance(jac_matrix, cost, dof, free, stderr is not None)
+    signal = float(np.sum(objective.scaled({k: np.where(masks[k], v, 0.0) for k, v in observed.items()}) ** 2))
+    if free and dof > 0 and stderr is None and cost <= 1e-24 * signal:
+        warnings.append(
+            "the model passes through every point (zero residuals): the data carry no error "
+            "estimate, so the intervals are undefined; add repeat measurements or a stderr column"
+        )
+        covariance = np.full_like(covariance, np.nan)
+    errors = {n: (float(np.sqrt(covariance[i, i])) if np.isfinite(covariance[i, i]) else math.nan)
+              for i, n in enumerate(free)}
+    intervals = _intervals(parameters, best, errors, interval_quantile(dof, stderr is not None), warnings)
+    predicted = {k: np.asarray(v, dtype=np.float64) for k, v in model(best, inputs).items()}
+    residual_columns = objective.one_sided(predicted)
+    return FitResult(
+        model_name=model_name, parameters=parameters, params=best, stderr=errors,
+        intervals=intervals, covariance=covariance, free=free,
+        statistics=_column_statistics(observed, masks, residual_columns),
+        residuals=residual_columns, predicted=predicted, observed=observed, inputs=inputs,
+        n_points=n_points, dof=dof, warnings=tuple(warnings), absolute_sigma=stderr is not None,
+        cost=cost, model=model,
+    )
+
+
+def _column_scales(observed: Mapping[str, np.ndarray], masks: Mapping[str, np.ndarray], relative: bool,
+                   absolute: bool) -> dict[str, float | np.ndarray]:
+    """What each observed column's residuals are divided by (module docstring)."""
+    return {
         k: (
-            1.0 if stderr is not None  # chi-square: the stated errors are the scale
+            1.0 if absolute  # chi-square: the stated errors are the scale
             else np.where(masks[k], np.abs(v), 1.0) if relative
             else 1.0 if len(observed) == 1
             else float(np.sqrt(np.mean(v[masks[k]] ** 2))) or 1.0
@@ -264,139 +295,149 @@ def fit(
         for k, v in observed.items()
     }
 
-    every_row = {k: bool(m.all()) for k, m in masks.items()}
 
-    def scaled(columns: Mapping[str, np.ndarray], own: bool = False) -> np.ndarray:
+@dataclass
+class _Residuals:
+    """The fit's objective at the free parameters' values ``x``: the rows model - observed (zero where a
+    bound is respected), weighted and column-scaled, measured rows only."""
+
+    model: ModelFunction
+    model_name: str
+    start: Mapping[str, float]
+    free: tuple[str, ...]
+    inputs: Mapping[str, np.ndarray]
+    observed: Mapping[str, np.ndarray]
+    masks: Mapping[str, np.ndarray]
+    column_scale: Mapping[str, float | np.ndarray]
+    row_scale: np.ndarray | None
+    bounds: np.ndarray | None
+    max_seconds: float | None
+
+    def __post_init__(self) -> None:
+        import time
+
+        self.every_row = {k: bool(m.all()) for k, m in self.masks.items()}
+        self.deadline = None if self.max_seconds is None else time.monotonic() + self.max_seconds
+
+    def __call__(self, x: np.ndarray) -> np.ndarray:
+        return self.scaled(self.one_sided(self.evaluate(x)), own=True)  # one_sided's arrays are new
+
+    def scaled(self, columns: Mapping[str, np.ndarray], own: bool = False) -> np.ndarray:
         """Residual or Jacobian rows, weighted and column-scaled, measured rows only.
 
         At most one new array per column (a million-row fit holds few copies; none when the caller
         ``own``s the columns): scaled in place, rows picked only where some are not measured,
         joined only when there are several columns."""
         parts = []
-        for k, obs in observed.items():
+        for k in self.observed:
             rows = np.asarray(columns[k], dtype=np.float64)
-            scale = column_scale[k]
+            scale = self.column_scale[k]
             if np.ndim(scale) and rows.ndim > 1:
-                scale = scale[:, None]
+                scale = scale[:, None]  # type: ignore[index]
             rows = np.divide(rows, scale, out=rows if own and rows.ndim == 1 else None)
-            if row_scale is not None:
-                rows *= row_scale if rows.ndim == 1 else row_scale[:, None]
-            parts.append(rows if every_row[k] else rows[masks[k]])
+            if self.row_scale is not None:
+                rows *= self.row_scale if rows.ndim == 1 else self.row_scale[:, None]
+            parts.append(rows if self.every_row[k] else rows[self.masks[k]])
         return parts[0] if len(parts) == 1 else np.concatenate(parts)
 
-    def one_sided(columns: Mapping[str, np.ndarray]) -> dict[str, np.ndarray]:
+    def one_sided(self, columns: Mapping[str, np.ndarray]) -> dict[str, np.ndarray]:
         """Residuals model - observed, zero where a bound is respected."""
         out = {}
-        for k, obs in observed.items():
+        bounds = self.bounds
+        for k, obs in self.observed.items():
             r = np.broadcast_to(np.asarray(columns[k], dtype=np.float64), obs.shape) - obs
             if bounds is not None:
                 r = np.where(((bounds > 0) & (r < 0)) | ((bounds < 0) & (r > 0)), 0.0, r)
             out[k] = r
         return out
 
-    import time
+    def evaluate(self, x: np.ndarray) -> dict[str, np.ndarray]:
+        import time
 
-    deadline = None if max_seconds is None else time.monotonic() + max_seconds
-
-    def evaluate(x: np.ndarray) -> dict[str, np.ndarray]:
-        if deadline is not None and time.monotonic() > deadline:
-            raise CalibrationError(f"model '{model_name}' stopped after {max_seconds:g} s without converging; "
-                                   "fit fewer columns (fewer percentiles)")
+        if self.deadline is not None and time.monotonic() > self.deadline:
+            raise CalibrationError(f"model '{self.model_name}' stopped after {self.max_seconds:g} s without "
+                                   "converging; fit fewer columns (fewer percentiles)")
         try:
-            return model(_with(start, free, x), inputs)
+            return dict(self.model(_with(self.start, self.free, x), self.inputs))
         except UnstableQueueError:
             # A trial step into the unstable region: infinite residuals make
             # the trust-region solver reject the step and shrink its radius.
-            return {k: np.full(v.shape, np.inf) for k, v in observed.items()}
+            return {k: np.full(v.shape, np.inf) for k, v in self.observed.items()}
         except IosizerError as error:
-            raise CalibrationError(f"model '{model_name}' failed during the fit: {error}") from None
+            raise CalibrationError(f"model '{self.model_name}' failed during the fit: {error}") from None
 
-    def residuals(x: np.ndarray) -> np.ndarray:
-        return scaled(one_sided(evaluate(x)), own=True)  # one_sided's arrays are new
-
-    jac: object = "2-point"
-    if jacobian is not None:
+    def jacobian(self, jacobian: JacobianFunction) -> Callable[[np.ndarray], np.ndarray]:
+        """The declared Jacobian's rows, scaled as the residuals (a respected bound contributes no slope)."""
         def jac(x: np.ndarray) -> np.ndarray:
-            rows = dict(jacobian(_with(start, free, x), inputs))
-            if bounds is not None:  # a respected bound contributes no slope
-                name = next(iter(observed))
-                inactive = one_sided(evaluate(x))[name] == 0
+            rows = dict(jacobian(_with(self.start, self.free, x), self.inputs))
+            if self.bounds is not None:
+                name = next(iter(self.observed))
+                inactive = self.one_sided(self.evaluate(x))[name] == 0
                 rows[name] = np.where(inactive[:, None], 0.0, rows[name])
-            return scaled(rows)
+            return self.scaled(rows)
 
-    if free:
-        x0 = np.array([start[n] for n in free])
-        lower = np.array([p.lower for p in parameters if p.vary])
-        upper = np.array([p.upper for p in parameters if p.vary])
-        try:
-            with np.errstate(all="ignore"):
-                solution = least_squares(
-                    residuals, x0, jac=jac, bounds=(lower, upper), method="trf",
-                    x_scale="jac", xtol=1e-12, ftol=1e-12, gtol=1e-12, max_nfev=2000,
-                )
-        except (OverflowError, FloatingPointError, ZeroDivisionError) as error:
-            reason = str(error.args[-1]) if error.args else type(error).__name__  # not "(34, '...')"
-            raise CalibrationError(
-                f"model '{model_name}' overflowed during the fit ({reason}); the data are far outside "
-                "the model's numeric range"
-            ) from None
-        except ValueError as error:  # scipy: residuals or Jacobian not finite at the start
-            raise CalibrationError(f"model '{model_name}' could not be fitted: {error}") from None
-        if solution.status <= 0:
-            raise CalibrationError(f"model '{model_name}' did not converge: {solution.message}")
-        best = _with(start, free, solution.x)
-        jac_matrix = np.atleast_2d(solution.jac)
-        cost = float(2 * solution.cost)
-    else:
-        best = start
-        jac_matrix = np.zeros((n_points, 0))
-        cost = float(np.sum(residuals(np.array([])) ** 2))
+        return jac
 
-    dof = n_points - len(free)
-    covariance, warnings = _covariance(jac_matrix, cost, dof, free, stderr is not None)
-    signal = float(np.sum(scaled({k: np.where(masks[k], v, 0.0) for k, v in observed.items()}) ** 2))
-    if free and dof > 0 and stderr is None and cost <= 1e-24 * signal:
-        warnings.append(
-            "the model passes through every point (zero residuals): the data carry no error "
-            "estimate, so the intervals are undefined; add repeat measurements or a stderr column"
-        )
-        covariance = np.full_like(covariance, np.nan)
-    quantile = interval_quantile(dof, stderr is not None)
-    errors = {n: (float(np.sqrt(covariance[i, i])) if np.isfinite(covariance[i, i]) else math.nan)
-              for i, n in enumerate(free)}
+
+def _least_squares(objective: _Residuals, parameters: Sequence[Parameter],
+                   jacobian: JacobianFunction | None) -> tuple[dict[str, float], np.ndarray, float]:
+    """(best values, Jacobian at the optimum, cost = sum of squared residuals): trust-region reflective
+    within the parameters' bounds."""
+    from scipy.optimize import least_squares
+
+    free, name = objective.free, objective.model_name
+    x0 = np.array([objective.start[n] for n in free])
+    lower = np.array([p.lower for p in parameters if p.vary])
+    upper = np.array([p.upper for p in parameters if p.vary])
+    jac: object = "2-point" if jacobian is None else objective.jacobian(jacobian)
+    try:
+        with np.errstate(all="ignore"):
+            solution = least_squares(objective, x0, jac=jac, bounds=(lower, upper), method="trf",
+                                     x_scale="jac", xtol=1e-12, ftol=1e-12, gtol=1e-12, max_nfev=2000)
+    except (OverflowError, FloatingPointError, ZeroDivisionError) as error:
+        reason = str(error.args[-1]) if error.args else type(error).__name__  # not "(34, '...')"
+        raise CalibrationError(f"model '{name}' overflowed during the fit ({reason}); the data are far outside "
+                               "the model's numeric range") from None
+    except ValueError as error:  # scipy: residuals or Jacobian not finite at the start
+        raise CalibrationError(f"model '{name}' could not be fitted: {error}") from None
+    if solution.status <= 0:
+        raise CalibrationError(f"model '{name}' did not converge: {solution.message}")
+    return _with(objective.start, free, solution.x), np.atleast_2d(solution.jac), float(2 * solution.cost)
+
+
+def _intervals(parameters: Sequence[Parameter], best: Mapping[str, float], errors: Mapping[str, float],
+               quantile: float, warnings: list[str]) -> dict[str, tuple[float, float]]:
+    """Each parameter's 95 % interval (estimate +/- quantile x stderr, clipped to its bounds; NaN where
+    undefined, the value itself where fixed); ``warnings`` gains what the intervals say of the fit."""
     intervals = {}
     for p in parameters:
         value = best[p.name]
-        if p.vary:
-            half = quantile * errors[p.name]
-            if math.isfinite(half):
-                intervals[p.name] = (max(value - half, p.lower), min(value + half, p.upper))
-            else:  # undefined (too few points, unidentifiable): say so, do not invent a range
-                intervals[p.name] = (math.nan, math.nan)
-            if math.isfinite(half) and 2 * half > abs(value):
-                warnings.append(f"'{p.name}' is poorly identified: its 95 % interval is wider than its value")
-            if np.isclose(value, p.lower, rtol=1e-9, atol=0) or np.isclose(value, p.upper, rtol=1e-9, atol=0):
-                warnings.append(f"'{p.name}' stopped at a bound ({value:.6g}); the data push it past its domain")
-        else:
+        if not p.vary:
             intervals[p.name] = (value, value)
+            continue
+        half = quantile * errors[p.name]
+        if math.isfinite(half):
+            intervals[p.name] = (max(value - half, p.lower), min(value + half, p.upper))
+        else:  # undefined (too few points, unidentifiable): say so, do not invent a range
+            intervals[p.name] = (math.nan, math.nan)
+        if math.isfinite(half) and 2 * half > abs(value):
+            warnings.append(f"'{p.name}' is poorly identified: its 95 % interval is wider than its value")
+        if np.isclose(value, p.lower, rtol=1e-9, atol=0) or np.isclose(value, p.upper, rtol=1e-9, atol=0):
+            warnings.append(f"'{p.name}' stopped at a bound ({value:.6g}); the data push it past its domain")
+    return intervals
 
-    predicted = {k: np.asarray(v, dtype=np.float64) for k, v in model(best, inputs).items()}
-    residual_columns = one_sided(predicted)
+
+def _column_statistics(observed: Mapping[str, np.ndarray], masks: Mapping[str, np.ndarray],
+                       residuals: Mapping[str, np.ndarray]) -> dict[str, ColumnStatistics]:
+    """RMSE and R^2 of each observed column over its measured rows."""
     statistics = {}
     for k, obs in observed.items():
         m = masks[k]
-        r = residual_columns[k][m]
+        r = residuals[k][m]
         total = float(np.sum((obs[m] - obs[m].mean()) ** 2))
         r2 = 1.0 - float(np.sum(r**2)) / total if total > 0 else math.nan
         statistics[k] = ColumnStatistics(float(np.sqrt(np.mean(r**2))), r2, int(m.sum()))
-
-    return FitResult(
-        model_name=model_name, parameters=parameters, params=best, stderr=errors,
-        intervals=intervals, covariance=covariance, free=free, statistics=statistics,
-        residuals=residual_columns, predicted=predicted, observed=observed, inputs=inputs,
-        n_points=n_points, dof=dof, warnings=tuple(warnings), absolute_sigma=stderr is not None,
-        cost=cost, model=model,
-    )
+    return statistics
 
 
 def _check_declarations(parameters: Sequence[Parameter]) -> None:

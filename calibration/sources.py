@@ -288,6 +288,13 @@ def read_fio(path: str | Path, direction: str | None = None, *, keep_failed: boo
     """
     path = Path(path)
     label = str(path)
+    jobs, global_options, util = _fio_document(path, label)
+    return [_fio_point(path, label, name, clones, global_options, util, direction, keep_failed)
+            for (name, _), clones in _fio_groups(jobs, label).items()]
+
+
+def _fio_document(path: Path, label: str) -> tuple[list[Any], dict[str, Any], float | None]:
+    """(the jobs, the global options, the devices' highest utilisation) of a fio JSON file."""
     text, _ = _read_text(path)
     # fio may print notes before the JSON document: start at the first brace.
     start = text.find("{")
@@ -306,8 +313,11 @@ def read_fio(path: str | Path, direction: str | None = None, *, keep_failed: boo
         raise _fail(label, f"'disk_util' is {type(disks).__name__} {_short(disks)}, not a list")
     utilization = [_number(d.get("util"), label, "disk_util util", math.nan) for d in disks
                    if isinstance(d, Mapping)]
-    util = max(utilization) if utilization else None
+    return jobs, global_options, max(utilization) if utilization else None
 
+
+def _fio_groups(jobs: list[Any], label: str) -> dict[tuple[str, Any], list[Mapping[str, Any]]]:
+    """The jobs by (name, group): the clones of one job (numjobs) reported one by one."""
     groups: dict[tuple[str, Any], list[Mapping[str, Any]]] = {}
     for job in jobs:
         if not isinstance(job, Mapping):
@@ -317,63 +327,65 @@ def read_fio(path: str | Path, direction: str | None = None, *, keep_failed: boo
             raise _fail(label, f"job {str(job.get('jobname', ''))!r}: 'groupid' is {type(group).__name__} "
                                f"{_short(group)}, not a number")
         groups.setdefault((str(job.get("jobname", "")), group), []).append(job)
+    return groups
 
-    points = []
-    for (name, _), clones in groups.items():
-        options = {**global_options, **_object(clones[0].get("job options"), label, f"job {name!r}: 'job options'")}
-        error = _fio_error(clones, label, name)
-        if error and not keep_failed:
-            raise _fail(label, f"job {name!r} failed ({error_text(error)}): its numbers are not a measurement; "
-                               "rerun it, or pass --force to calibrate on the other jobs")
-        depth, notes = _fio_depth(options, label, name)
-        numjobs = _whole(options.get("numjobs", 1), label, f"job {name!r}: numjobs")
-        if len(clones) not in (1, int(numjobs)):
-            raise _fail(label, f"job {name!r} appears {len(clones)} times but numjobs is {numjobs:g}")
-        total_iops = weighted_latency = reads = writes = cpu_s = 0.0
-        percentiles: dict[float, list[tuple[float, float]]] = {}
-        counted = ("read", "write") if error else _directions(clones, direction, label, name)
-        for clone in clones:
-            for side in ("read", "write"):
-                iops, latency, ios, pct = _fio_direction(clone, side, label)
-                if side == "read":
-                    reads += ios
-                else:
-                    writes += ios
-                if side not in counted:
-                    continue
-                total_iops += iops
-                weighted_latency += iops * latency
-                for p, v in pct.items():
-                    percentiles.setdefault(p, []).append((iops, v))
-            runtime_s = _number(clone.get("job_runtime"), label, f"job {name!r}: job_runtime") / 1e3
-            cpu_s += (_number(clone.get("usr_cpu"), label, f"job {name!r}: usr_cpu")
-                      + _number(clone.get("sys_cpu"), label, f"job {name!r}: sys_cpu")) / 100.0 * runtime_s
-        if total_iops <= 0 and not error:
-            raise _fail(label, f"job {name!r} completed no reads or writes")
-        if "rwmixread" in options:
-            read_fraction = _number(options["rwmixread"], label, f"job {name!r}: rwmixread") / 100.0
-        else:
-            read_fraction = reads / (reads + writes) if reads + writes > 0 else None
-        bs = options.get("bs") or options.get("blocksize")
-        total_ios = reads + writes
-        points.append(LoadPoint(
-            label=f"{path.name}:{name}",
-            concurrency=depth * numjobs,
-            iops=total_iops,
-            mean_latency_s=weighted_latency / total_iops if total_iops > 0 else math.nan,
-            block_bytes=_size_bytes(bs, label, f"job {name!r}: bs") if bs is not None else None,
-            read_fraction=read_fraction,
-            cpu_per_io_s=cpu_s / total_ios if total_ios > 0 and cpu_s > 0 else None,
-            device_utilization_pct=util,
-            # A clone's percentile is not additive: the IOPS-weighted mean is an approximation,
-            # exact when the clones are alike (fio's group_reporting merges histograms instead).
-            percentiles_s={p: sum(w * v for w, v in vs) / sum(w for w, _ in vs) for p, vs in percentiles.items()
-                           if sum(w for w, _ in vs) > 0},
-            think_time_s=_fio_think_time(options),
-            error=error,
-            notes=notes,
-        ))
-    return points
+
+def _fio_point(path: Path, label: str, name: str, clones: list[Mapping[str, Any]], global_options: Mapping[str, Any],
+               util: float | None, direction: str | None, keep_failed: bool) -> LoadPoint:
+    """One job's load point: its clones' IOPS summed, latency and percentiles IOPS-weighted."""
+    options = {**global_options, **_object(clones[0].get("job options"), label, f"job {name!r}: 'job options'")}
+    error = _fio_error(clones, label, name)
+    if error and not keep_failed:
+        raise _fail(label, f"job {name!r} failed ({error_text(error)}): its numbers are not a measurement; "
+                           "rerun it, or pass --force to calibrate on the other jobs")
+    depth, notes = _fio_depth(options, label, name)
+    numjobs = _whole(options.get("numjobs", 1), label, f"job {name!r}: numjobs")
+    if len(clones) not in (1, int(numjobs)):
+        raise _fail(label, f"job {name!r} appears {len(clones)} times but numjobs is {numjobs:g}")
+    total_iops = weighted_latency = reads = writes = cpu_s = 0.0
+    percentiles: dict[float, list[tuple[float, float]]] = {}
+    counted = ("read", "write") if error else _directions(clones, direction, label, name)
+    for clone in clones:
+        for side in ("read", "write"):
+            iops, latency, ios, pct = _fio_direction(clone, side, label)
+            if side == "read":
+                reads += ios
+            else:
+                writes += ios
+            if side not in counted:
+                continue
+            total_iops += iops
+            weighted_latency += iops * latency
+            for p, v in pct.items():
+                percentiles.setdefault(p, []).append((iops, v))
+        runtime_s = _number(clone.get("job_runtime"), label, f"job {name!r}: job_runtime") / 1e3
+        cpu_s += (_number(clone.get("usr_cpu"), label, f"job {name!r}: usr_cpu")
+                  + _number(clone.get("sys_cpu"), label, f"job {name!r}: sys_cpu")) / 100.0 * runtime_s
+    if total_iops <= 0 and not error:
+        raise _fail(label, f"job {name!r} completed no reads or writes")
+    if "rwmixread" in options:
+        read_fraction = _number(options["rwmixread"], label, f"job {name!r}: rwmixread") / 100.0
+    else:
+        read_fraction = reads / (reads + writes) if reads + writes > 0 else None
+    bs = options.get("bs") or options.get("blocksize")
+    total_ios = reads + writes
+    return LoadPoint(
+        label=f"{path.name}:{name}",
+        concurrency=depth * numjobs,
+        iops=total_iops,
+        mean_latency_s=weighted_latency / total_iops if total_iops > 0 else math.nan,
+        block_bytes=_size_bytes(bs, label, f"job {name!r}: bs") if bs is not None else None,
+        read_fraction=read_fraction,
+        cpu_per_io_s=cpu_s / total_ios if total_ios > 0 and cpu_s > 0 else None,
+        device_utilization_pct=util,
+        # A clone's percentile is not additive: the IOPS-weighted mean is an approximation,
+        # exact when the clones are alike (fio's group_reporting merges histograms instead).
+        percentiles_s={p: sum(w * v for w, v in vs) / sum(w for w, _ in vs) for p, vs in percentiles.items()
+                       if sum(w for w, _ in vs) > 0},
+        think_time_s=_fio_think_time(options),
+        error=error,
+        notes=notes,
+    )
 
 
 # --- elbencho ------------------------------------------------------------------------

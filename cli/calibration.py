@@ -55,17 +55,10 @@ def calibrate(
         from iosizer.model.family import CPU_SPEED
 
         CPU_SPEED.check(cpu_speed, "--cpu-speed")
-    options = {"stations": stations, "think_time_s": think_time_s, "servers": servers, "terminals": terminals}
-    for name, value in _pairs(setting or []).items():
-        if options.get(name) is not None:
-            raise InputError(f"--set {name} repeats --{name.replace('_', '-')}")
-        options[name] = value
-    chosen: bool | list[float] | None = fit_percentile if fit_percentile else fit_percentiles
-    if fit_percentile:
-        from iosizer.model.percentiles import PERCENTILE
-
-        chosen = [PERCENTILE.check(p, "--fit-percentile") for p in fit_percentile]
-        fit_percentiles = True
+    options = _settings({"stations": stations, "think_time_s": think_time_s, "servers": servers,
+                         "terminals": terminals}, setting)
+    chosen = _percentiles_fitted(fit_percentiles, fit_percentile)
+    fit_percentiles = bool(fit_percentile) or fit_percentiles
     with progress_bar() as progress:  # a large file takes seconds to read and fit; shown on a terminal only
         progress.add_task(f"calibrating {model} on {', '.join(p.name for p in data)}", total=None)
         result = run(model, data if len(data) > 1 else data[0], options, cpu_name=cpu_name, cpu_speed=cpu_speed,
@@ -95,6 +88,25 @@ def calibrate(
         plot,
         files=[(output, profile_writer(result.profile))] if output is not None else (),
     )
+
+
+def _settings(options: dict[str, Any], setting: list[str] | None) -> dict[str, Any]:
+    """The family's settings given by their own options and by ``--set name=value`` (never both)."""
+    for name, value in _pairs(setting or []).items():
+        if options.get(name) is not None:
+            raise InputError(f"--set {name} repeats --{name.replace('_', '-')}")
+        options[name] = value
+    return options
+
+
+def _percentiles_fitted(fit_percentiles: bool | None, fit_percentile: list[float] | None) -> bool | list[float] | None:
+    """What the fit takes of the percentile columns: the ones named by --fit-percentile (checked), else
+    --fit-percentiles/--no-fit-percentiles (None: the family decides)."""
+    if not fit_percentile:
+        return fit_percentiles
+    from iosizer.model.percentiles import PERCENTILE
+
+    return [PERCENTILE.check(p, "--fit-percentile") for p in fit_percentile]
 
 
 def _fit_notes(result: Any, fit_percentiles: bool | None, verbose: bool) -> list[str]:

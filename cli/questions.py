@@ -18,7 +18,7 @@ from __future__ import annotations
 
 import inspect
 from pathlib import Path
-from typing import TYPE_CHECKING, Annotated, Any
+from typing import TYPE_CHECKING, Annotated, Any, Mapping
 
 import typer
 
@@ -243,10 +243,34 @@ def _panels(question: "Question", answer: "Answer", records: list[dict[str, Any]
                 series.append(Series("95 % band" if not series else "_band", xs,
                                      [r[f"{y}_ci_low"] for r in rows], "band", [r[f"{y}_ci_high"] for r in rows]))
             series.append(Series(label, xs, [r[y] for r in rows], "line" if len(rows) > 1 else "points"))
+            series += [Series(f"{other}" if key is None else f"{other}, {label}", xs, [r[other] for r in rows],
+                              "dashed") for shown, other in chosen.beside if shown == y and len(rows) > 1]
+        series += _references(chosen, y, answer.values)
         y_unit = next((o.unit for o in question.output_specs if o.name == y), "")
         panels.append(Panel(f"{chosen.x}{_unit_text(x_unit)}", f"{y}{_unit_text(y_unit)}", series,
                             f"{answer.family} {answer.question}"))
     return panels
+
+
+def _references(plot: Any, output: str, values: Mapping[str, Any]) -> list[Series]:
+    """The published figures ``plot`` shows beside ``output`` (:class:`~iosizer.model.family.Reference`)."""
+    series = []
+    for reference in (r for r in plot.references if r.output == output):
+        if not reference.measurement:  # one point from the answer's values (a catalogue entry's figure)
+            x, y = values.get(reference.x), values.get(reference.y)
+            if isinstance(x, (int, float)) and isinstance(y, (int, float)):
+                series.append(Series(reference.label, [x], [y], "points"))
+            continue
+        from iosizer.calibration.shipped import read_measurement
+
+        groups: dict[str, list[dict[str, str]]] = {}
+        for row in read_measurement(reference.measurement):
+            groups.setdefault(row[reference.group] if reference.group else "", []).append(row)
+        for group, rows in groups.items():
+            series.append(Series(f"{reference.label} ({group})" if group else reference.label,
+                                 [float(r[reference.x]) for r in rows], [float(r[reference.y]) for r in rows],
+                                 "points"))
+    return series
 
 
 def family_command(name: str) -> Any:

@@ -54,6 +54,7 @@ __all__ = [
     "Plot",
     "Question",
     "QuestionSolve",
+    "Reference",
     "Repeated",
     "Role",
     "DECLARED_OR_SHIPPED",
@@ -570,13 +571,32 @@ class Output:
 
 
 @dataclass(frozen=True)
+class Reference:
+    """Published figures a plot shows as points beside its output ``output``: the rows of a shipped
+    measurement file (``measurement`` in ``data/measurements``; columns ``x`` and ``y``, one series per
+    value of the column ``group`` where given), or, without ``measurement``, the one point whose
+    coordinates are the answer's values named ``x`` and ``y`` (a catalogue entry's published figure)."""
+
+    output: str
+    x: str
+    y: str
+    label: str
+    measurement: str = ""
+    group: str = ""
+
+
+@dataclass(frozen=True)
 class Plot:
     """What ``--plot`` draws: ``y`` (outputs) against ``x`` (an input), one curve per value of ``series``
-    (an input or setting name, or None for one curve per output)."""
+    (an input or setting name, or None for one curve per output). ``beside``: ``(y, output)`` pairs,
+    ``output`` drawn dashed on ``y``'s panel (an asymptotic bound of it); ``references``: published
+    figures drawn as points (:class:`Reference`)."""
 
     x: str
     y: tuple[str, ...]
     series: str | None = None
+    beside: tuple[tuple[str, str], ...] = ()
+    references: tuple[Reference, ...] = ()
 
 
 @dataclass(frozen=True)
@@ -913,11 +933,16 @@ class Question:
             raise ValueError(f"question '{self.command}': own_cpu or catalogue names {stray}, not settings of "
                              "the question")
         if self.plot is not None:
-            unknown = [n for n in (self.plot.x, *self.plot.y) if n not in names]
+            drawn = (*self.plot.y, *(other for _, other in self.plot.beside))
+            unknown = [n for n in (self.plot.x, *drawn) if n not in names]
+            unknown += [n for n in (*(y for y, _ in self.plot.beside), *(r.output for r in self.plot.references))
+                        if n not in self.plot.y]
             if unknown:
-                raise ValueError(f"question '{self.command}': plot names {unknown}, not inputs or outputs")
+                raise ValueError(f"question '{self.command}': plot names {unknown}, not inputs or outputs (a bound or "
+                                 "a reference on an output it does not draw)")
         words = set(self.text_outputs)
-        named = [n for n in (*(self.plot.y if self.plot else ()), *(s.output for s in self.sizing)) if n in words]
+        plotted = (*self.plot.y, *(other for _, other in self.plot.beside)) if self.plot else ()
+        named = [n for n in (*plotted, *(s.output for s in self.sizing)) if n in words]
         if named:
             raise ValueError(f"question '{self.command}': {named[0]} is a text output: it cannot be plotted or sized")
 

@@ -70,7 +70,7 @@ from pydantic import BaseModel, ConfigDict, Field, model_validator
 
 from iosizer.errors import InputError
 from iosizer.model.family import (SIMULATED_SCV, Column, CpuScaling, Family, FitPlan, Input, Output, ParameterSpec,
-                                  Plot, Question, Role, Schema, SimulateOption, Simulation)
+                                  Plot, Question, Reference, Role, Schema, SimulateOption, Simulation)
 from iosizer.model._validate import as_nonnegative, as_positive, scalar_or_array
 from iosizer.model.mva import SERVICE_SCV as _mva_scv
 
@@ -708,7 +708,11 @@ FAMILIES = (
                      shipped=False,
                      optional=("device", "burst_bytes", "show_formula"), flat_bands=True,
                      shape=_dma_shape, shape_table=True, notes=(_dma_notes, _dma_posted_note, _dma_formula_note),
-                     plot=Plot("added_latency_ns", ("degradation_pct",)), simulate=_DMA_SIMULATION),
+                     plot=Plot("added_latency_ns", ("degradation_pct",), references=(
+                         Reference("degradation_pct", "published_added_latency_ns", "measured_degradation_pct",
+                                   "table 4-1 measured"),
+                         Reference("degradation_pct", "published_added_latency_ns", "published_estimate_pct",
+                                   "table 4-1 estimate"))), simulate=_DMA_SIMULATION),
 
         ),
         fit=FitPlan(_dma_start, _dma_jacobian),
@@ -763,7 +767,9 @@ FAMILIES = (
                      own_cpu=("stall_exponent", "issue_rate_exponent"), shape=_oltp_shape, shape_table=True,
                      optional=("stall_exponent", "issue_rate_exponent"), several_profiles=True, flat_bands=True,
                      notes=(_oltp_notes, _oltp_service_note, _oltp_cpu_note),
-                     plot=Plot("added_latency_ns", ("degradation_pct",)), simulate=_OLTP_SIMULATION),
+                     plot=Plot("added_latency_ns", ("degradation_pct",), references=(
+                         Reference("degradation_pct", "added_latency_ns", "degradation_pct", "published",
+                                   "seed000_tpcc_degradation", "relation"),)), simulate=_OLTP_SIMULATION),
             Question("latency budget", "Largest added latency whose predicted loss stays within the budget "
                      "(OLTP, or a device)",
                      outputs=(Output("max_added_latency_ns", "ns", "largest added round trip within the budget"),

@@ -702,35 +702,15 @@ def closed_network_percentiles(demands: object, think_time: object, population: 
     # X(n) for n = N-1 down to 0 (X(0) = 0): the diagonal of the marginal recursion.
     x_down = np.concatenate([throughput[: n - 1][::-1], [0.0]])
     for k, (d, c) in enumerate(zip(demand, count)):
-        if np.isinf(c):  # delay station: exponential of mean D
-            means[k], variances[k] = d, d * d
-            for p in chosen:
-                station[f"response_{percentile_key(p)}"].append(-d * np.log1p(-p / 100.0))
+        if np.isinf(c):
+            means[k], variances[k], quantiles = _delay_station(d, chosen)
         elif c == 1:
-            utilisation = np.minimum(x_down * d, 1.0)  # U(N-1), U(N-2), ..., U(0) = 0
-            log_prefix = np.concatenate([[0.0], np.cumsum(_log(utilisation[:-1]))])
-            weights = np.exp(log_prefix) * (1.0 - utilisation)  # p(j | N-1), j = 0..N-1
-            weights = weights / weights.sum()
-            order = np.arange(1, weights.size + 1)
-            means[k] = d * float(weights @ order)
-            variances[k] = d * d * float(weights @ (order * (order + 1))) - means[k] ** 2
-            for p in chosen:
-                station[f"response_{percentile_key(p)}"].append(_erlang_mixture_quantile(weights, d, p / 100.0))
-        else:  # c servers: the wait for j - c + 1 departures at rate c / D, then the service
+            means[k], variances[k], quantiles = _single_server_station(d, x_down, chosen)
+        else:
             found = _multi_server_marginal(demand, count, float(think_time) + constant_delay, n, k, throughput)
-            ahead = np.maximum(np.arange(found.size) - c + 1, 0.0) * d / c
-            means[k] = d + float(found @ ahead)
-            variances[k] = d * d + float(found @ (ahead * d / c)) + float(found @ ahead**2) \
-                - float(found @ ahead) ** 2
-            # Given j found, exact: Erlang((j - c + 1)+) in D / c, then Exp(D); the mixture inverted.
-            from iosizer.model.transforms import erlang_mixture_law
-
-            shape_k, scale_k = means[k] ** 2 / variances[k], variances[k] / means[k]
-            fitted = np.array([gammaincinv(shape_k, p / 100.0) * scale_k for p in chosen])
-            stages = np.column_stack([np.ones(found.size), ahead * c / d])
-            law = erlang_mixture_law(found, stages, np.array([d, d / c]), np.zeros(0))
-            for p, x in zip(chosen, _mixture_quantiles(law, chosen, fitted)):
-                station[f"response_{percentile_key(p)}"].append(float(x))
+            means[k], variances[k], quantiles = _multi_server_station(d, c, found, chosen)
+        for p, x in zip(chosen, quantiles):
+            station[f"response_{percentile_key(p)}"].append(x)
     total_mean = float(means.sum())
     single = (count == 1)
     # Single-server stations: E[Var(T | n)] + Var(E[T | n]) over the state an arrival finds, with the
@@ -758,6 +738,43 @@ def closed_network_percentiles(demands: object, think_time: object, population: 
         station_mean=means,
         station_variance=variances,
     )
+
+
+def _delay_station(d: float, chosen: Sequence[float]) -> tuple[float, float, list[float]]:
+    """(mean, variance, percentiles) of a delay station's time: exponential of mean D."""
+    return d, d * d, [float(-d * np.log1p(-p / 100.0)) for p in chosen]
+
+
+def _single_server_station(d: float, x_down: np.ndarray, chosen: Sequence[float]) -> tuple[float, float, list[float]]:
+    """(mean, variance, percentiles) at a single server: Erlang(j + 1) in D given j found, j by the
+    arrival theorem's marginal (``x_down``: X(N-1), ..., X(1), 0)."""
+    utilisation = np.minimum(x_down * d, 1.0)  # U(N-1), U(N-2), ..., U(0) = 0
+    log_prefix = np.concatenate([[0.0], np.cumsum(_log(utilisation[:-1]))])
+    weights = np.exp(log_prefix) * (1.0 - utilisation)  # p(j | N-1), j = 0..N-1
+    weights = weights / weights.sum()
+    order = np.arange(1, weights.size + 1)
+    mean = d * float(weights @ order)
+    variance = d * d * float(weights @ (order * (order + 1))) - mean**2
+    return mean, variance, [_erlang_mixture_quantile(weights, d, p / 100.0) for p in chosen]
+
+
+def _multi_server_station(d: float, c: float, found: np.ndarray,
+                          chosen: Sequence[float]) -> tuple[float, float, list[float]]:
+    """(mean, variance, percentiles) at c servers: the wait for j - c + 1 departures at rate c / D, then
+    the service; given j found (``found``: its distribution), exact: Erlang((j - c + 1)+) in D / c, then
+    Exp(D); the mixture inverted."""
+    from scipy.special import gammaincinv
+
+    from iosizer.model.transforms import erlang_mixture_law
+
+    ahead = np.maximum(np.arange(found.size) - c + 1, 0.0) * d / c
+    mean = d + float(found @ ahead)
+    variance = d * d + float(found @ (ahead * d / c)) + float(found @ ahead**2) - float(found @ ahead) ** 2
+    shape, scale = mean**2 / variance, variance / mean
+    fitted = np.array([gammaincinv(shape, p / 100.0) * scale for p in chosen])
+    stages = np.column_stack([np.ones(found.size), ahead * c / d])
+    law = erlang_mixture_law(found, stages, np.array([d, d / c]), np.zeros(0))
+    return mean, variance, [float(x) for x in _mixture_quantiles(law, chosen, fitted)]
 
 
 def closed_network_grid_point(demands: object, think_time: float, population: int, servers: object = None,

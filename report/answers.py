@@ -430,4 +430,4 @@ def replication_sweep(from_kib: float = 16.0) -> Outputs:
     return {"bandwidth_bound": bounds.count("bandwidth"), "sizes": len(bounds),
             **{f"iops_{link}": run.iops[start:] for link, run in runs.items()},
             "smallest_kib": min(BLOCKS_KIB), "largest_kib": max(BLOCKS_KIB),
-            "ipoib_line_rate_gbit_s": float(link_catalogue()["ipoib56"]["line_rate_gbps"])}
+            "ipoib_line_rate_gbit_s": float(link_catalogue()["ipoib56"]["line_rate_gbit_s"])}

@@ -814,6 +814,20 @@ def _add_error_handlers(app: FastAPI) -> None:
         return _error(500, f"internal error: {type(error).__name__}", "InternalError")
 
 
+#: The OpenAPI document's description of the API as a whole.
+_API_DESCRIPTION = (
+    "Every command `iosizer A B --some-option v` is `POST /api/A/B` with the JSON body "
+    "`{\"some_option\": v}` (repeatable options as lists, sweeps as on the command line: "
+    "`\"0:2100:300\"`) and answers exactly what `--format json` prints. Units are in the "
+    "option names and help texts (`x-unit`). Profiles are passed inline as `\"profile\": {...}`. "
+    "Simulations may become jobs (202; GET and DELETE /api/jobs/{id}). Errors: "
+    "`{\"error\", \"kind\", \"field\"}` with 422 (the request says something wrongly), 413 (too large), "
+    "503 (busy, Retry-After), 504 (past the time limit), 403 (host not allowed, cross-site form).\n\n"
+    + JSON_SHAPE_RULE + " Over HTTP, `?view=page` always answers rows: `{\"data\": ..., \"rows\": [...]}` "
+    "with `data` as above and `rows` a list, one object per row of the table, whatever the input."
+)
+
+
 def create_app(workers: int | None = None, heavy_workers: int | None = None,
                max_upload_bytes: int = MAX_UPLOAD_BYTES, request_timeout_s: float = REQUEST_TIMEOUT_S,
                cors_origins: Sequence[str] = (), allowed_hosts: Sequence[str] = (), jobs: int = 1, job_queue: int = 4,
@@ -844,17 +858,7 @@ def create_app(workers: int | None = None, heavy_workers: int | None = None,
         title="iosizer",
         version=__version__,
         summary="Analytical queueing models for server I/O capacity planning, over HTTP",
-        description=(
-            "Every command `iosizer A B --some-option v` is `POST /api/A/B` with the JSON body "
-            "`{\"some_option\": v}` (repeatable options as lists, sweeps as on the command line: "
-            "`\"0:2100:300\"`) and answers exactly what `--format json` prints. Units are in the "
-            "option names and help texts (`x-unit`). Profiles are passed inline as `\"profile\": {...}`. "
-            "Simulations may become jobs (202; GET and DELETE /api/jobs/{id}). Errors: "
-            "`{\"error\", \"kind\", \"field\"}` with 422 (the request says something wrongly), 413 (too large), "
-            "503 (busy, Retry-After), 504 (past the time limit), 403 (host not allowed, cross-site form).\n\n"
-            + JSON_SHAPE_RULE + " Over HTTP, `?view=page` always answers rows: `{\"data\": ..., \"rows\": [...]}` "
-            "with `data` as above and `rows` a list, one object per row of the table, whatever the input."
-        ),
+        description=_API_DESCRIPTION,
         lifespan=lifespan,
         docs_url=None,  # Swagger UI would load its scripts from a CDN: the page links /openapi.json instead
         redoc_url=None,

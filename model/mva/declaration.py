@@ -316,8 +316,10 @@ FAMILIES = (
                      inputs=(Input("population", "jobs", (1, POPULATION.bounds[1]), description="jobs in the "
                                    "closed network (N)", integer=True),),
                      outputs=_OUTPUTS, solve=_network_solve, percentiles=_network_percentiles,
-                     notes=(_TIME_NOTE, _bounds_note, _percentile_note), plot=Plot("population",
-                                                                                     ("throughput", "response_time")),
+                     notes=(_TIME_NOTE, _bounds_note, _percentile_note), plot=Plot(
+                         "population", ("throughput", "response_time"),
+                         beside=(("throughput", "throughput_upper_bound"),
+                                 ("response_time", "response_time_lower_bound"))),
                      repeated=(Repeated("demand_s", "service demand of one station, in --demand order "
                                         "(repeat per station)", count="stations", item=demand_name),
                                Repeated("servers", "servers per station in --demand order: a whole number, or "
