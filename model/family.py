@@ -63,6 +63,7 @@ __all__ = [
     "Simulation",
     "Sizing",
     "Schema",
+    "TableRow",
     "check_cpu_name",
     "check_value",
     "check_values",
@@ -725,6 +726,35 @@ class Simulation:
         return {renamed.get(name, name): value for name, value in given.items()}
 
 
+@dataclass(frozen=True)
+class TableRow:
+    """One answer a question gives in its family's scenario table (``Question.table``): what it is
+    (``question``, the row's label), its value, unit, note and 95 % band.
+
+    ``derive``: a figure computed from several of the answer's records (one swept choice's IOPS over the
+    first's): ``derive(records)`` is the value; with a profile or a CPU its band moves the fitted parameters
+    through every record at once (a joint band, not two records' bands apart).
+    """
+
+    question: str
+    value: Any
+    unit: str
+    note: str = ""
+    ci_low: float | None = None
+    ci_high: float | None = None
+    derive: Callable[[list[Mapping[str, Any]]], float] | None = None
+
+    @classmethod
+    def of(cls, record: Mapping[str, Any], key: str, question: str, unit: str, note: str = "") -> "TableRow":
+        """The row of output ``key`` of one record, with its band where the answer gives one."""
+        return cls(question, record[key], unit, note, record.get(f"{key}_ci_low"), record.get(f"{key}_ci_high"))
+
+
+#: A question's scenario rows: (the answer's records, the table's context) -> rows. The context holds
+#: ``source``: where the values come from when the table names a profile or a CPU (None otherwise).
+TableFunction = Callable[[list[dict[str, Any]], Mapping[str, Any]], list[TableRow]]
+
+
 #: A question's solve: values (parameters and settings by name) and broadcast input arrays ->
 #: every declared output as an array shaped like the inputs. Pure, vectorised, no I/O.
 QuestionSolve = Callable[[Mapping[str, Any], Mapping[str, "np.ndarray"]], Mapping[str, "np.ndarray"]]
@@ -852,6 +882,10 @@ class Question:
       (the shipped calibration's intervals describe a fit to a seed's statements, not measurements;
       they band a profile the planner gives or carries to another CPU);
     - ``always_list``: the JSON is a list of records even for one point;
+    - ``table(records, context)``: the question's rows in its family's scenario table (:class:`TableRow`:
+      label, value, unit, note, band; ``derive`` for a figure over several records, banded jointly);
+      ``table_keys``: a table key's older names, kept as aliases; ``table_defaults``: what a table naming
+      neither a profile nor a CPU takes for a key it leaves out, where it differs from the command's;
     - an input may carry the name of one of its family's settings (a block size the family's data
       hold per row): the question sweeps it, its option and key are the input's, and its default is
       the input's declared sweep, not the profile's setting;
@@ -906,6 +940,14 @@ class Question:
     settings: tuple[ParameterSpec, ...] = ()
     #: Whether the family's scenario table (``[<family>]``) answers it at the table's values.
     scenario: bool = True
+    #: How the answer reads in the scenario table: its rows (:class:`TableRow`) from the records; without
+    #: it, one row per output and point.
+    table: TableFunction | None = None
+    #: Older names of a scenario table's keys (``{"link": ("links",)}``), kept as documented aliases.
+    table_keys: Mapping[str, tuple[str, ...]] = field(default_factory=dict)
+    #: What a table that names neither a profile nor a CPU takes for a key it leaves out, where a
+    #: system description wants more than the command's default (two links to compare, not one).
+    table_defaults: Mapping[str, Any] = field(default_factory=dict)
     #: Own ``settings`` without a value that may be left out (absent from ``values``: a computed input
     #: default reads them, ``queue erlang``'s ``arrival_rate``); others without a value are required.
     optional: tuple[str, ...] = ()
