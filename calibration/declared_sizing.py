@@ -24,7 +24,7 @@ allow. Nothing here names a family.
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import TYPE_CHECKING, Any, Callable, Mapping, Sequence
 
 from iosizer.errors import InputError, IosizerError, ProfileError
@@ -35,9 +35,10 @@ if TYPE_CHECKING:
     import numpy as np
 
     from iosizer.calibration.profile import Profile
-    from iosizer.model.family import Family, Question, Sizing
+    from iosizer.model.family import Family, Question, Sizing, SizingCommand
 
-__all__ = ["SizingAnswer", "sizing_question", "size", "target_flag"]
+__all__ = ["SizingAnswer", "command_sizings", "searched_by_every", "sizing_command_names", "sizing_question", "size",
+           "target_flag"]
 
 #: Galloping doublings a real-valued search tries past its start before calling the target unreachable.
 _REAL_DOUBLINGS = 2000
@@ -52,24 +53,54 @@ def sizing_question(family: "Family") -> "Question | None":
     return next((q for q in family.questions if q.answerable and q.sizing), None)
 
 
+def sizing_command_names(family: "Family") -> tuple[str, ...]:
+    """The ``iosizer size`` commands of the family's declared sizing: each sizing's ``command``, else the
+    family's name."""
+    question = sizing_question(family)
+    if question is None:
+        return ()
+    return tuple(dict.fromkeys(s.command or family.name for s in question.sizing))
+
+
+def searched_by_every(sizings: "Sequence[Sizing]") -> set[str]:
+    """The input every sizing of a command searches: no option of it and no column of its rows (an input
+    that only some search is given for the others)."""
+    return set.intersection(*({s.search} for s in sizings)) if sizings else set()
+
+
+def command_sizings(family: "Family", name: str) -> "tuple[Question, tuple[Sizing, ...], SizingCommand | None]":
+    """The question, its sizings answered by ``iosizer size <name>`` and the command's declaration."""
+    question = sizing_question(family)
+    sizings = tuple(s for s in question.sizing if (s.command or family.name) == name) if question else ()
+    if question is None or not sizings:
+        raise InputError(f"family '{family.name}' declares no sizing command '{name}'")
+    declared = next((c for c in question.sizing_commands if c.name == name), None)
+    return question, sizings, declared
+
+
 @dataclass(frozen=True, repr=False)
 class SizingAnswer(TableView):
-    """The answer of ``iosizer size <family>``: one record per combination of the other inputs.
+    """The answer of ``iosizer size <family>``: one record per combination of the other inputs (and of the
+    question's swept settings, each record led by its choice).
 
-    :meth:`to_data` is what ``--format json`` prints (one record, or a list of them).
+    :meth:`to_data` is what ``--format json`` prints (one record, or a list of them; always a list where
+    the question declares ``always_list``).
     """
 
     family: str
     records_: tuple[dict[str, Any], ...]
     notes: tuple[str, ...] = ()
     units: Mapping[str, str] = field(default_factory=dict)
+    title: str = ""
+    columns: tuple[str, ...] = ()
+    always_list: bool = False
 
     def records(self) -> list[dict[str, Any]]:
         return [dict(r) for r in self.records_]
 
     def to_data(self) -> Any:
         rows = self.records()
-        return rows[0] if len(rows) == 1 else rows
+        return rows[0] if len(rows) == 1 and not self.always_list else rows
 
     def to_dict(self) -> Any:
         return self.to_data()
@@ -80,112 +111,264 @@ class SizingAnswer(TableView):
         return json.dumps(self.to_data(), indent=2, allow_nan=False)
 
     def table(self) -> Table:
-        return Table.of(self.records(), units=dict(self.units), title=f"{self.family} sizing", notes=self.notes)
+        return Table.of(self.records(), units=dict(self.units), title=self.title or f"{self.family} sizing",
+                        notes=self.notes)
+
+
+def _declared(sizings: Sequence["Sizing"], name: str) -> Any:
+    """The first of ``sizings`` that declares presentation ``name`` (title, notes, columns), or None."""
+    return next((getattr(s, name) for s in sizings if getattr(s, name)), None)
 
 
 def size(family_name: str, params: "Profile | Mapping[str, Any] | None" = None, *,
          targets: Mapping[str, Any], percentile: float | None = None, cpu_speed: float | None = None,
-         **given: Any) -> SizingAnswer:
+         command: str | None = None, **given: Any) -> SizingAnswer:
     """Answer every target of ``targets`` (a declared :class:`Sizing`'s ``target_name`` -> value).
 
     ``params``: a profile (its intervals give each answer's interval), a mapping of values laid over
     the shipped profile, or None for the shipped one. ``given``: the question's other inputs (a value
-    or a list: one answer per combination) and any setting or parameter by name. ``percentile``: the
-    P-th percentile in place of the mean for the sizings that declare ``percentile``.
+    or a list: one answer per combination), its swept settings (a choice, a list or ``all``) and any
+    setting or parameter by name. ``percentile``: the P-th percentile in place of the mean for the
+    sizings that declare ``percentile``. ``command``: the ``iosizer size`` command whose sizings answer
+    (default: the family's first).
     """
-    import numpy as np
-
-    from iosizer.calibration.questions import resolve
+    import itertools
 
     family = declaration(family_name)
     question = sizing_question(family)
     if question is None:
         raise InputError(f"family '{family_name}' declares no sizing")
-    by_target = {s.target_name: s for s in question.sizing}
+    question, sizings, declared = command_sizings(family, command or sizing_command_names(family)[0])
+    if any(s.invert is not None for s in sizings):
+        return _inverted(family, question, sizings, declared, params, targets, cpu_speed, given)
+    question = replace(question, sizing=sizings)
+    by_target: dict[str, list["Sizing"]] = {}
+    for sizing in question.sizing:
+        by_target.setdefault(sizing.target_name, []).append(sizing)
     chosen = {k: v for k, v in targets.items() if v is not None}
     unknown = sorted(set(chosen) - set(by_target))
     if unknown:
         raise InputError(f"{', '.join(unknown)} is no target of family '{family_name}'; its targets: "
                          f"{', '.join(by_target)}")
     if not chosen:
-        raise InputError("give " + " and/or ".join(target_flag(s) for s in question.sizing))
+        raise InputError("give " + " and/or ".join(dict.fromkeys(target_flag(s) for s in question.sizing)))
     if percentile is not None:
         takes = [s for s in question.sizing if s.percentile]
-        if not any(by_target[k].percentile for k in chosen):
+        if not any(s.percentile for k in chosen for s in by_target[k]):
             raise InputError("--percentile goes with " + (" or ".join(target_flag(s) for s in takes)
                                                           if takes else "no target of this family"))
         from iosizer.model.percentiles import PERCENTILE
 
         percentile = PERCENTILE.check(percentile, "--percentile")
-    checked_targets = {}
-    for name, value in chosen.items():
-        number = _number(value, "--" + name.replace("_", "-"))
-        checked_targets[name] = number
-    searched = {by_target[k].search for k in chosen}
-    if len(chosen) > 1 and len(searched) > 1:  # one target's search would be another's given input
+    checked_targets = {name: _number(value, "--" + name.replace("_", "-")) for name, value in chosen.items()}
+    searched_by = {k: frozenset(s.search for s in by_target[k]) for k in chosen}
+    if len(set(searched_by.values())) > 1:  # one target's search would be another's given input
+        searched = sorted(set().union(*searched_by.values()))
         raise InputError(f"{' and '.join('--' + k.replace('_', '-') for k in chosen)} search different inputs "
-                         f"({', '.join(sorted(searched))}); give one of them at a time")
-    inputs = {k: given.pop(k) for k in list(given) if k in question.input_names}
-    stray = sorted(k for k in inputs if k in searched)
+                         f"({', '.join(searched)}); give one of them at a time")
+    searched = next(iter(searched_by.values()))
+    # What every sizing finds is no given value; what only some find is given for the others.
+    every = frozenset.intersection(*(frozenset({s.search}) for k in chosen for s in by_target[k]))
+    stray = sorted(k for k in given if k in every and given[k] is not None)
     if stray:
         raise InputError(f"{', '.join(stray)} is what the sizing finds; leave it out")
+    from iosizer.calibration.questions import sweep_axes
+
+    axes = sweep_axes(family_name, question, given)
+    parts = []
+    for choices in itertools.product(*axes):
+        fixed = {n: c for n, c in zip(question.sweeps, choices) if c is not None}
+        part = _size_at(family, question, params, cpu_speed, percentile, checked_targets, by_target, searched,
+                        {**given, **fixed})
+        parts.append((fixed, part))
+    records = [{**fixed, **record} for fixed, part in parts for record in part[0]]
+    sizings = [s for k in checked_targets for s in by_target[k]]
+    notes = tuple(dict.fromkeys(n for _, part in parts for n in part[1]))
+    values = parts[0][1][2]
+    title = _declared(sizings, "title")
+    units = {i.name: i.unit for i in question.input_specs}
+    units.update({o.name: o.unit for o in question.output_specs})
+    return SizingAnswer(family_name, tuple(records), notes, units,
+                        title=title(values, checked_targets) if title else "",
+                        columns=_declared(sizings, "columns") or (), always_list=question.always_list)
+
+
+def _size_at(family: "Family", question: "Question", params: Any, cpu_speed: float | None,
+             percentile: float | None, checked_targets: Mapping[str, float],
+             by_target: Mapping[str, Sequence["Sizing"]], searched: frozenset[str],
+             given: dict[str, Any]) -> tuple[list[dict[str, Any]], list[str], dict[str, Any]]:
+    """The records, notes and values at one choice of every swept setting."""
+    import numpy as np
+
+    from iosizer.calibration.questions import _own_settings, resolve
+
+    inputs = {k: given.pop(k) for k in list(given) if k in question.input_names}
     changes = dict(params) if isinstance(params, Mapping) else {}
     changes.update(given)
     base = params if not isinstance(params, Mapping) else None
-    values, profile, source = resolve(family_name, base, cpu_speed, changes)
-    others = _other_inputs(question, searched, inputs)
-    rows = len(next(iter(others.values()))) if others else 1
-    records: list[dict[str, Any]] = [{k: _plain(v[i], question.input(k).integer) for k, v in others.items()}
+    own = _own_settings(family.name, question, changes, base)
+    declared, profile, source = resolve(family.name, base, cpu_speed, changes)
+    values = {**declared, **own}
+    # Inputs no sizing searches lead each record (a sweep's point); the others are per sizing.
+    common = _other_inputs(question, set(searched), inputs)
+    rows = len(next(iter(common.values()))) if common else 1
+    records: list[dict[str, Any]] = [{k: _plain(v[i], question.input(k).integer) for k, v in common.items()}
                                      for i in range(rows)]
-    conditional = _at_fitted_counts(family, profile) if profile is not None else None
+    banded = profile is not None and (question.shipped_bands or base is not None or cpu_speed is not None)
+    conditional = _at_fitted_counts(family, profile) if banded else None
     intervals_used = False
     for name, target in checked_targets.items():
-        sizing = by_target[name]
-        p = percentile if sizing.percentile else None
-        solved = _solve(question, sizing, values, others, target, p)
-        chosen_key = sizing.report or sizing.search
-        for i in range(rows):
-            generic = {key: _row(value, i) for key, value in solved.items()}
-            record = _named(question, sizing, generic, p)
-            if conditional is not None and any(e.vary for e in conditional.parameters.values()):
-                from iosizer.calibration.sizing import answer_interval, with_interval
-
+        merged: list[dict[str, Any]] = [{} for _ in range(rows)]
+        ends: list[list[tuple[str, Any]]] = [[] for _ in range(rows)]
+        for sizing in by_target[name]:
+            p = percentile if sizing.percentile else None
+            others = _other_inputs(question, {sizing.search}, inputs)
+            count = len(next(iter(others.values()))) if others else 1
+            if count != rows:
+                raise InputError(f"{target_flag(sizing)} sizes {', '.join(sorted(searched))} at one value of "
+                                 f"each other input; give one value of {', '.join(sorted(others))}")
+            solved = _solve(family, question, sizing, values, others, target, p)
+            chosen_key = sizing.report or sizing.search
+            for i in range(rows):
                 point = {k: v[i:i + 1] for k, v in others.items()}
+                generic = {key: _row(value, i) for key, value in solved.items()}
+                merged[i].update(_named(family, question, sizing, generic, p, point, values))
+                if conditional is None or not sizing.interval or not any(
+                        e.vary for e in conditional.parameters.values()):
+                    continue
+                from iosizer.calibration.sizing import answer_interval
 
-                def again(moved: Mapping[str, Any], point: Mapping[str, Any] = point) -> float:
-                    result = _solve(question, sizing, {**values, **moved}, point, target, p)
-                    return float(np.asarray(result[chosen_key]).reshape(-1)[0])
+                def again(moved: Mapping[str, Any], point: Mapping[str, Any] = point, sizing: "Sizing" = sizing,
+                          p: float | None = p, chosen_key: str = chosen_key) -> float:
+                    result = _solve(family, question, sizing, {**values, **moved}, point, target, p)
+                    return float(np.asarray(result[chosen_key], dtype=np.float64).reshape(-1)[0])
 
-                shown = _printed(sizing, chosen_key, p)
                 interval = answer_interval(conditional, again, on_failure=math.inf if sizing.smallest and
                                            not sizing.report else 0.0)
-                record = with_interval(record, shown, interval)
+                ends[i].append((_printed(sizing, chosen_key, p), interval))
                 intervals_used = True
+        for i in range(rows):
+            from iosizer.calibration.sizing import with_interval
+
+            record = merged[i]
+            for shown, interval in ends[i]:
+                record = with_interval(record, shown, interval)
             records[i].update(record)
-    notes = [f"{target_flag(by_target[k])}: the {'smallest' if by_target[k].smallest else 'largest'} "
-             f"{by_target[k].search} with {_measure_name(question, by_target[k], percentile if by_target[k].percentile else None)} "
-             f"{'at most' if by_target[k].at_most else 'at least'} the target" for k in checked_targets]
+    sizings = [s for k in checked_targets for s in by_target[k]]
+    declared_notes = _declared(sizings, "notes")
+    if declared_notes is not None:
+        return records, list(declared_notes(values, records)), values
+    notes = [f"{target_flag(s)}: the {'smallest' if s.smallest else 'largest'} {s.search} with "
+             f"{_measure_name(question, s, percentile if s.percentile else None)} "
+             f"{'at most' if s.at_most else 'at least'} the target" for s in sizings]
     notes.append(f"values: {source}{_whole_note(family, profile)}")
     if intervals_used:
         held = [n for n in (family.fit.whole if family.fit else ()) if n in profile.parameters]
         at = f" with {', '.join(held)} held at its fitted count" if held else ""
         notes.append(f"_ci_low/_ci_high: the answer at the corners of the fitted parameters' 95 % intervals{at} "
                      "(empty, null in JSON: out of reach there)")
+    return records, notes, values
+
+
+# --- a command of the model's own inverses ----------------------------------------------------------
+
+
+def _inverted(family: "Family", question: "Question", sizings: "tuple[Sizing, ...]",
+              declared: "SizingCommand | None", params: Any, targets: Mapping[str, Any], cpu_speed: float | None,
+              given: dict[str, Any]) -> SizingAnswer:
+    """A command whose sizings answer by their own ``invert``: every target given (and each ``always``
+    sizing) at every combination of the question's inputs, merged into one record per combination in
+    declaration order, each answer banded by the profile's intervals (``Sizing.band``)."""
+    from iosizer.calibration.questions import resolve
+
+    asked = [s for s in sizings if not s.always]
+    by_target = {s.target_name: s for s in asked}
+    chosen = {k: v for k, v in targets.items() if v is not None}
+    unknown = sorted(set(chosen) - set(by_target))
+    if unknown:
+        raise InputError(f"{', '.join(unknown)} is no target of family '{family.name}'; its targets: "
+                         f"{', '.join(by_target)}")
+    if not chosen:
+        raise InputError((declared.needs if declared else "") or
+                         "give " + " and/or ".join(target_flag(s) for s in asked))
+    base = params if not isinstance(params, Mapping) else None
+    for name, message in (declared.refused.items() if declared else ()):
+        if base is not None and given.get(name) is not None:
+            raise InputError(message)
+    own = {}
+    for spec in (declared.settings if declared else ()):  # the command's own options: not the family's
+        value = given.pop(spec.name, None)
+        own[spec.name] = spec.value if value is None else spec.check(value, "--" + spec.name.replace("_", "-"))
+    inputs = {k: given.pop(k) for k in list(given) if k in question.input_names}
+    changes = dict(params) if isinstance(params, Mapping) else {}
+    changes.update(given)
+    values, profile, source = resolve(family.name, base, cpu_speed, changes)
+    values.update(own)
+    values["profile_origin"] = None
+    first = base[0] if isinstance(base, (list, tuple)) and base else base
+    if first is not None:
+        from iosizer.calibration.profile import origin
+
+        values["profile_origin"] = origin(first)
+    others = _other_inputs(question, searched_by_every(sizings), inputs, values)
+    rows = len(next(iter(others.values()))) if others else 1
+    banded = profile is not None and (question.shipped_bands or base is not None or cpu_speed is not None)
+    conditional = _at_fitted_counts(family, profile) if banded else None
+    records, merged = [], []
+    for i in range(rows):
+        point = {k: _plain(v[i], question.input(k).integer) for k, v in others.items()}
+        record: dict[str, Any] = {}
+        for sizing in sizings:
+            if not (sizing.always or sizing.target_name in chosen):
+                continue
+            target = None if sizing.always else chosen[sizing.target_name]
+            invert = sizing.invert
+            assert invert is not None  # a command's sizings all invert, or none does
+            answer = dict(invert(values, point, target))
+            key = sizing.report or sizing.search
+            if sizing.interval and conditional is not None and any(e.vary for e in conditional.parameters.values()):
+                from iosizer.calibration.sizing import answer_interval, with_interval
+
+                failure = math.inf if sizing.smallest and not sizing.report else 0.0
+
+                def again(moved: Mapping[str, Any], invert: Any = invert, target: Any = target,
+                          key: str = key, failure: float = failure) -> float:
+                    value = invert({**values, **moved}, point, target)[key]  # None: no answer there
+                    return failure if value is None else float(value)
+
+                answer = with_interval(answer, key, answer_interval(conditional, again, on_failure=failure))
+            record.update(answer)
+        merged.append(record)
+        records.append(declared.shape(values, point, record) if declared and declared.shape else
+                       {**point, **record})
+    notes = []
+    for note in (declared.notes if declared else ()):  # read the first answer as merged, before its shape
+        text = note(values, merged[0]) if callable(note) else note
+        if text:
+            notes.append(text)
+    title = declared.title(values, records[0]) if declared and declared.title else ""
     units = {i.name: i.unit for i in question.input_specs}
     units.update({o.name: o.unit for o in question.output_specs})
-    return SizingAnswer(family_name, tuple(records), tuple(notes), units)
+    return SizingAnswer(family.name, tuple(records), tuple(notes), units, title)
 
 
 # --- the search ---------------------------------------------------------------------------------------
 
 
-def _solve(question: "Question", sizing: "Sizing", values: Mapping[str, Any], others: Mapping[str, "np.ndarray"],
-           target: float, percentile: float | None) -> dict[str, "np.ndarray"]:
+def _search_spec(family: "Family", question: "Question", name: str) -> Any:
+    """What a sizing searches: an input of the question, else a parameter or setting of the family."""
+    if name in question.input_names:
+        return question.input(name)
+    return family.spec(name)
+
+
+def _solve(family: "Family", question: "Question", sizing: "Sizing", values: Mapping[str, Any],
+           others: Mapping[str, "np.ndarray"], target: float, percentile: float | None) -> dict[str, Any]:
     """The answer at every row of ``others``: generic keys -> arrays (one value per row)."""
     import numpy as np
 
     rows = len(next(iter(others.values()))) if others else 1
-    spec = question.input(sizing.search)
+    spec = _search_spec(family, question, sizing.search)
     low, high = float(spec.bounds[0]), float(spec.bounds[1])
     if sizing.stop is not None:
         high = min(high, float(sizing.stop(values)))
@@ -218,7 +401,8 @@ def _solve(question: "Question", sizing: "Sizing", values: Mapping[str, Any], ot
         limit = float(sizing.limit(values))
         if (target <= limit) if sizing.at_most else (target >= limit):
             edge = "floor" if sizing.at_most else "ceiling"
-            raise _unreachable(f"{_flag(sizing)} {target:g} is at or past the {edge} {limit:.6g} of "
+            raise _unreachable(sizing.unreachable.format(target=target, limit=limit) if sizing.unreachable else
+                               f"{_flag(sizing)} {target:g} is at or past the {edge} {limit:.6g} of "
                                f"{sizing.output} (no {sizing.search} reaches it)")
     everyone = np.arange(rows)
     start = np.full(rows, low)
@@ -247,7 +431,7 @@ def _solve(question: "Question", sizing: "Sizing", values: Mapping[str, Any], ot
         pending[idx[ended]] = False
         step[idx] = step[idx] * 2
     never = ((lo >= high) | pending) & ~flips
-    if sizing.smallest and never.any():
+    if sizing.smallest and never.any() and sizing.reason is None:
         raise _unreachable(f"{_flag(sizing)} {target:g} is out of reach: even {sizing.search} {high:g} does "
                            f"not reach it")
     if whole:
@@ -277,13 +461,32 @@ def _solve(question: "Question", sizing: "Sizing", values: Mapping[str, Any], ot
         answer = np.where(flips, low, hi)
     else:
         answer = np.where(never, high, lo)
-    solved = evaluate(answer, everyone)
+    # Rows out of reach (a sizing that gives a reason instead of an error): an empty answer there.
+    found = ~never if sizing.smallest and sizing.reason is not None else np.ones(rows, dtype=bool)
+    at = np.flatnonzero(found)
+    answer = np.where(found, answer, np.nan)
+    solved = evaluate(answer[at], at) if at.size else {k: () for k in (*question.output_names, "measure")}
     out: dict[str, Any] = {"target": np.full(rows, target), sizing.search: answer}
-    out.update({k: v for k, v in solved.items() if k not in ("_measure_key",)})
+    for key, value in solved.items():
+        if key != "_measure_key":
+            column = np.full(rows, np.nan)
+            column[at] = value
+            out[key] = column
     if limit is not None:
         out["limit"] = np.full(rows, limit)
     if percentile is not None:
         out["_measure_key"] = solved["_measure_key"]
+    if whole and "one_fewer" in dict(sizing.keys):
+        # The measure one whole step short of the answer (empty below the search's range or unstable).
+        before = found & (answer - 1 >= low)
+        fewer = np.full(rows, np.nan)
+        if before.any():
+            fewer[before] = evaluate(answer[before] - 1, np.flatnonzero(before))["measure"]
+        out["one_fewer"] = fewer
+    if sizing.reason is not None:
+        out["reason"] = ["" if found[i] else sizing.reason(values, {k: np.asarray(v)[i:i + 1]
+                                                                     for k, v in others.items()})
+                         for i in range(rows)]
     return out
 
 
@@ -331,20 +534,25 @@ def _printed(sizing: "Sizing", generic: str, percentile: float | None) -> str:
     return generic
 
 
-def _named(question: "Question", sizing: "Sizing", generic: Mapping[str, Any], percentile: float | None
-           ) -> dict[str, Any]:
+def _named(family: "Family", question: "Question", sizing: "Sizing", generic: Mapping[str, Any],
+           percentile: float | None, point: Mapping[str, Any], values: Mapping[str, Any]) -> dict[str, Any]:
+    """The record of one row: the declared keys (or the generic ones), an input's or a value's by name."""
     measure_key = generic.get("_measure_key")
     keys = list(sizing.keys) or _default_keys(question, sizing, measure_key)
-    spec = question.input(sizing.search)
     record: dict[str, Any] = {}
     for source, shown in keys:
         if source == "metric":
             record[shown] = _metric(sizing, percentile)
-        elif source == sizing.search:
+        elif source in generic:
             value = generic[source]
-            record[shown] = int(value) if spec.integer else value
+            whole = source == sizing.search and _search_spec(family, question, source).integer
+            record[shown] = int(value) if whole and value is not None else value
+        elif source in point:
+            record[shown] = _plain(point[source].reshape(-1)[0], question.input(source).integer)
         else:
-            record[shown] = generic[source]
+            value = values[source]
+            whole = source in {p.name for p in family.parameters} and family.spec(source).integer
+            record[shown] = int(value) if whole else float(value) if isinstance(value, (int, float)) else value
     return record
 
 
@@ -353,6 +561,8 @@ def _row(value: Any, i: int) -> Any:
 
     if isinstance(value, str):
         return value
+    if isinstance(value, list):  # words, one per row (a reason)
+        return value[i]
     array = np.asarray(value).reshape(-1)
     number = float(array[i] if array.size > 1 else array[0])
     return number if math.isfinite(number) else None
@@ -365,25 +575,24 @@ def _plain(value: Any, integer: bool) -> Any:
 
 def _number(value: Any, label: str) -> float:
     if isinstance(value, bool):
-        raise InputError(f"{label} must be a number > 0, got {value!r}")
+        raise InputError(f"{label} must be a finite number > 0, got {value!r}")
     try:
         number = float(value)
     except (TypeError, ValueError):
-        raise InputError(f"{label} must be a number > 0, got {value!r}") from None
+        raise InputError(f"{label} must be a finite number > 0, got {value!r}") from None
     if not (math.isfinite(number) and number > 0):
-        raise InputError(f"{label} must be a number > 0, got {value!r}")
+        raise InputError(f"{label} must be a finite number > 0, got {number:g}")
     return number
 
 
-def _other_inputs(question: "Question", searched: set[str], given: Mapping[str, Any]) -> dict[str, "np.ndarray"]:
+def _other_inputs(question: "Question", searched: set[str], given: Mapping[str, Any],
+                  values: Mapping[str, Any] | None = None) -> dict[str, "np.ndarray"]:
     """The inputs not searched, each checked, over every combination (flattened: one row each)."""
-    from dataclasses import replace
-
     from iosizer.calibration.questions import _input_grid
 
     rest = replace(question, inputs=tuple(i for i in question.input_specs if i.name not in searched),
-                   outputs=question.output_specs, sizing=(), plot=None)
-    grid = _input_grid(rest, given)
+                   outputs=question.output_specs, sizing=(), sizing_commands=(), plot=None)
+    grid = _input_grid(rest, given, values)
     return {k: v.reshape(-1) for k, v in grid.items()}
 
 

@@ -34,7 +34,7 @@ from __future__ import annotations
 import math
 from dataclasses import dataclass, field, replace
 from enum import Enum
-from typing import TYPE_CHECKING, Any, Callable, Literal, Mapping
+from typing import TYPE_CHECKING, Any, Callable, Literal, Mapping, Sequence
 
 if TYPE_CHECKING:  # numpy only names array types here: importing the registry stays light
     import numpy as np
@@ -62,6 +62,7 @@ __all__ = [
     "SimulateOption",
     "Simulation",
     "Sizing",
+    "SizingCommand",
     "Schema",
     "TableRow",
     "check_cpu_name",
@@ -641,7 +642,23 @@ class Sizing:
     - ``limit(values) -> float``: the output's supremum (``at_most=False``) or infimum over every
       ``search``: a target past it is unreachable; printed as ``ceiling_<output>`` (``floor_<output>``);
     - ``stop(values) -> float``: the last ``search`` value worth searching (past it ``report`` grows
-      no more), a bound on the work.
+      no more), a bound on the work;
+    - ``unreachable``: the words of the error for a target past ``limit`` (``{target}`` and ``{limit}``
+      formatted in);
+    - ``reason(values, point) -> str``: a target out of reach of every ``search`` value is no error: the
+      answer is empty (null) and the generic key ``reason`` says why (``""`` where there is an answer);
+    - ``interval``: False: no 95 % interval for this answer, even with a profile.
+
+    ``search`` may also name a whole-number parameter or setting of the family (bounds from its
+    declaration): ``solve`` then finds the searched values among its inputs under that name, and the
+    option sets it where another sizing searches something else. Several sizings may share a target:
+    one target answers them all, each searching its own input with the others' at their given values
+    (ports at the given cores, cores at the given ports), their keys merged into one record. Generic
+    keys besides those above: ``one_fewer`` (the measure one whole step short of the answer, empty where
+    that is out of the search's range or unstable), ``reason``, and the name of any input or value (a
+    setting or parameter as answered). The command's presentation, from the first sizing that declares
+    it: ``title(values, targets)``, ``notes(values, records)`` (replacing the generic notes) and
+    ``columns`` (the table's).
     """
 
     search: str
@@ -655,6 +672,23 @@ class Sizing:
     keys: tuple[tuple[str, str], ...] = ()
     limit: Callable[[Mapping[str, Any]], float] | None = None
     stop: Callable[[Mapping[str, Any]], float] | None = None
+    unreachable: str = ""
+    reason: Callable[[Mapping[str, Any], Mapping[str, Any]], str] | None = None
+    interval: bool = True
+    title: Callable[[Mapping[str, Any], Mapping[str, float]], str] | None = None
+    notes: Callable[[Mapping[str, Any], Sequence[Mapping[str, Any]]], Sequence[str]] | None = None
+    columns: tuple[str, ...] = ()
+    #: The :class:`SizingCommand` (its ``name``) that answers it, when not ``iosizer size <family>``.
+    command: str = ""
+    #: The model's own inverse, used in place of the generic search where one exists (a closed form,
+    #: Brent's method on a curve, a bisection on a text output such as the binding cap):
+    #: ``invert(values, point, target) -> record`` at one point (``point``: each other input's value),
+    #: the record's keys as published; it checks its target (its one-line error is the answer's) and
+    #: raises :class:`~iosizer.model.sizing.UnreachableTargetError` where no value reaches it.
+    invert: Callable[[Mapping[str, Any], Mapping[str, Any], Any], Mapping[str, Any]] | None = None
+    #: Answered on every call at no target of the planner's (no option: ``invert`` gets None), a
+    #: by-product every answer of its command carries (the largest block still protocol-bound).
+    always: bool = False
 
     @property
     def target_name(self) -> str:
@@ -753,6 +787,39 @@ class TableRow:
 #: A question's scenario rows: (the answer's records, the table's context) -> rows. The context holds
 #: ``source``: where the values come from when the table names a profile or a CPU (None otherwise).
 TableFunction = Callable[[list[dict[str, Any]], Mapping[str, Any]], list[TableRow]]
+
+
+@dataclass(frozen=True)
+class SizingCommand:
+    """``iosizer size <name>``: the sizings of a question that name it (``Sizing.command``), answered by one
+    command, its HTTP route and ``iosizer.family(f).size(..., command=name)``, in the record a planner
+    already reads where it is not the generic one.
+
+    - ``needs``: the one-line error when no target is given (default: "give --a and/or --b");
+    - ``shape(values, point, record) -> record``: the published record from the answered sizings' records
+      merged in declaration order (``point``: the other inputs' values); a pure rearrangement (a
+      setting put first), nothing computed;
+    - ``title(values, record) -> str``: the table's title; ``notes``: lines (or ``(values, record) -> str |
+      None``) the answer carries;
+    - ``refused``: settings a planner's own profile holds: giving one with ``--profile`` is this error;
+    - ``settings``: the command's own options (``ParameterSpec``, kind "setting": a bound on the search),
+      checked by their declarations and handed to each ``invert`` in ``values``;
+    - ``flags``: the option (and HTTP field) a name is published under where it is not the declared name
+      (``{"transfer_bytes": "--pattern"}``); the declared flag stays an alias;
+    - ``required``: targets a planner must give (the CLI and HTTP refuse their absence).
+    ``title`` reads the first published record, ``notes`` the first answer as merged, before ``shape``.
+    """
+
+    name: str
+    summary: str = ""
+    needs: str = ""
+    shape: Callable[[Mapping[str, Any], Mapping[str, Any], dict[str, Any]], dict[str, Any]] | None = None
+    title: Callable[[Mapping[str, Any], Mapping[str, Any]], str] | None = None
+    notes: tuple[str | Callable[[Mapping[str, Any], Mapping[str, Any]], str | None], ...] = ()
+    refused: Mapping[str, str] = field(default_factory=dict)
+    settings: tuple[ParameterSpec, ...] = ()
+    flags: Mapping[str, str] = field(default_factory=dict)
+    required: tuple[str, ...] = ()
 
 
 #: A question's solve: values (parameters and settings by name) and broadcast input arrays ->
@@ -911,6 +978,8 @@ class Question:
     plot: Plot | None = None
     simulate: Callable[..., Mapping[str, "np.ndarray"]] | Simulation | None = None
     sizing: tuple[Sizing, ...] = ()
+    #: The ``iosizer size`` commands its sizings name (:class:`SizingCommand`).
+    sizing_commands: tuple[SizingCommand, ...] = ()
     percentiles: PercentileFunction | None = None
     aliases: Mapping[str, tuple[str, ...]] = field(default_factory=dict)
     shipped: bool = True
@@ -984,7 +1053,7 @@ class Question:
                                  "a reference on an output it does not draw)")
         words = set(self.text_outputs)
         plotted = (*self.plot.y, *(other for _, other in self.plot.beside)) if self.plot else ()
-        named = [n for n in (*plotted, *(s.output for s in self.sizing)) if n in words]
+        named = [n for n in (*plotted, *(s.output for s in self.sizing if s.invert is None)) if n in words]
         if named:
             raise ValueError(f"question '{self.command}': {named[0]} is a text output: it cannot be plotted or sized")
 
@@ -1126,7 +1195,11 @@ class Family:
             if clash:
                 raise ValueError(f"family {self.name}: question '{question.command}' declares "
                                  f"{sorted(clash)} as inputs and as parameters")
-            own = {s.name for s in question.settings} & set(names) if question.answerable else set()
+            # An own setting may stand in for a family setting the question does not take (a block size
+            # per tenant where the family's is one number); never for one it takes, nor a parameter.
+            taken = set(names) if question.takes is None else \
+                set(question.takes) | (set(names) - set(settings))
+            own = {s.name for s in question.settings} & taken if question.answerable else set()
             if own:
                 raise ValueError(f"family {self.name}: question '{question.command}' declares {sorted(own)} "
                                  "as its own settings and as the family's parameters")

@@ -20,10 +20,14 @@ _TARGET_PREFIXES = ("target_", "budget_")
 
 
 def _sizing_command(family: Any) -> str | None:
-    """The command that sizes ``family``: ``size <family>`` where a question declares its sizing, else the
-    hand-written command its declaration names (``Family.sizing_command``)."""
-    if any(q.answerable and q.sizing for q in family.questions):
-        return f"size {family.name}"
+    """The command that sizes ``family``: the first its questions' declared sizing names (``size <family>``
+    unless a sizing names its command), else the hand-written command its declaration names
+    (``Family.sizing_command``)."""
+    from iosizer.calibration.declared_sizing import sizing_command_names
+
+    names = sizing_command_names(family)
+    if names:
+        return f"size {names[0]}"
     return family.sizing_command or None
 
 
