@@ -32,7 +32,7 @@ from iosizer.units import KIB
 from iosizer.model._validate import as_nonnegative, as_positive
 from iosizer.model.family import (DECLARED_OR_SHIPPED, SIMULATED_SCV, Column, CpuScaling, Family, FitPlan, Input,
                                   Output, ParameterSpec, Plot, Question, Role, Schema, SimulateOption, Simulation,
-                                  Sizing,                                   parse_grid)
+                                  Sizing, parse_grid)
 from iosizer.model.mva import SERVICE_SCV as _mva_scv
 
 __all__ = [

@@ -34,7 +34,7 @@ from iosizer.errors import InputError
 from iosizer.units import KIB
 from iosizer.model.family import (DECLARED_OR_SHIPPED, SIMULATED_SCV, Column, CpuScaling, Family, FitPlan, Input,
                                   Output, ParameterSpec, Plot, Question, Role, Schema, SimulateOption, Simulation,
-                                  Sizing,                                   SizingCommand)
+                                  Sizing, SizingCommand)
 from iosizer.model.mva import SERVICE_SCV
 
 __all__ = [
