@@ -57,6 +57,10 @@ __all__ = [
     "Reference",
     "Repeated",
     "Role",
+    "DECLARED_OR_SHIPPED",
+    "SIMULATED_SCV",
+    "SimulateOption",
+    "Simulation",
     "Sizing",
     "SizingCommand",
     "Schema",
@@ -644,7 +648,10 @@ class Sizing:
       formatted in);
     - ``reason(values, point) -> str``: a target out of reach of every ``search`` value is no error: the
       answer is empty (null) and the generic key ``reason`` says why (``""`` where there is an answer);
-    - ``interval``: False: no 95 % interval for this answer, even with a profile.
+    - ``interval``: False: no 95 % interval for this answer, even with a profile;
+    - ``at_answer(values, point, answer, target) -> {key: value}``: what the answer implies, computed once
+      per row at it (None where out of reach) rather than at every probe: the cores each group of ports
+      gets there, the largest load within the target at the given count; its keys are generic keys.
 
     ``search`` may also name a whole-number parameter or setting of the family (bounds from its
     declaration): ``solve`` then finds the searched values among its inputs under that name, and the
@@ -653,9 +660,12 @@ class Sizing:
     (ports at the given cores, cores at the given ports), their keys merged into one record. Generic
     keys besides those above: ``one_fewer`` (the measure one whole step short of the answer, empty where
     that is out of the search's range or unstable), ``reason``, and the name of any input or value (a
-    setting or parameter as answered). The command's presentation, from the first sizing that declares
-    it: ``title(values, targets)``, ``notes(values, records)`` (replacing the generic notes) and
-    ``columns`` (the table's).
+    setting or parameter as answered). With ``keys``, a record holds those keys alone (the inputs no
+    sizing searches lead it otherwise). The command's presentation, from the first sizing that declares
+    it: ``title(values, targets, inputs)``, ``notes(values, records, inputs)`` (replacing the generic
+    notes; ``inputs``: the inputs no sizing searches, as answered; ``values`` also hold
+    ``profile_origin``, ``values_source`` and ``cpu_speed``), ``columns`` (the table's) and ``words``
+    (``(key, text(value))`` pairs: how the table and CSV show a key whose value is no number).
     """
 
     search: str
@@ -672,9 +682,11 @@ class Sizing:
     unreachable: str = ""
     reason: Callable[[Mapping[str, Any], Mapping[str, Any]], str] | None = None
     interval: bool = True
-    title: Callable[[Mapping[str, Any], Mapping[str, float]], str] | None = None
-    notes: Callable[[Mapping[str, Any], Sequence[Mapping[str, Any]]], Sequence[str]] | None = None
+    at_answer: Callable[[Mapping[str, Any], Mapping[str, Any], Any, float], Mapping[str, Any]] | None = None
+    title: Callable[[Mapping[str, Any], Mapping[str, float], Mapping[str, Any]], str] | None = None
+    notes: Callable[[Mapping[str, Any], Sequence[Mapping[str, Any]], Mapping[str, Any]], Sequence[str]] | None = None
     columns: tuple[str, ...] = ()
+    words: tuple[tuple[str, Callable[[Any], str]], ...] = ()
     #: The :class:`SizingCommand` (its ``name``) that answers it, when not ``iosizer size <family>``.
     command: str = ""
     #: The model's own inverse, used in place of the generic search where one exists (a closed form,
@@ -690,6 +702,71 @@ class Sizing:
     @property
     def target_name(self) -> str:
         return self.target or f"target_{self.output}"
+
+
+#: Where an option's default comes from, in a simulation option's help: the declaration, never a number.
+DECLARED_OR_SHIPPED = "[declared or shipped value; see `iosizer params FAMILY`]"
+
+
+@dataclass(frozen=True)
+class SimulateOption:
+    """An option of a :class:`Simulation`'s command: ``name`` is its keyword (the HTTP field), ``flag`` its
+    CLI spelling, ``kind`` float, int or str, ``many`` a repeatable flag (HTTP: a list); no ``default``
+    and ``required``: the command needs it. ``keyword``: the system builder's keyword when it is not
+    ``name`` (``--mps`` builds with ``mps_bytes``)."""
+
+    name: str
+    flag: str
+    help: str
+    kind: type = float
+    default: Any = None
+    required: bool = False
+    many: bool = False
+    metavar: str | None = None
+    keyword: str = ""
+
+
+#: ``--service-scv`` of a simulation: the variability of its queueing stations' service times.
+SIMULATED_SCV = SimulateOption(
+    "service_scv", "--service-scv",
+    "Squared coefficient of variation of service times at the queueing stations (1 exponential, the model's "
+    "assumption [default]; 0 constant). The analytic column stays the exponential model, so the gap measures "
+    "that assumption; where the family corrects for it (hba, oltp, rmw: their own --service-scv) the notes give "
+    "its answer.")
+
+
+@dataclass(frozen=True)
+class Simulation:
+    """How a question is simulated where its simulation asks options of its own (LINE's model/solver
+    split: the simulated system beside the analytic answer, one row per metric).
+
+    ``iosizer simulate <command>`` (two words: a group, ``hba response``; ``group`` its help),
+    ``POST /api/simulate/<command>`` and ``iosizer.simulate.simulate(family, question, ...)`` are
+    generated from it (:mod:`iosizer.cli.simulate`, :mod:`iosizer.simulate.systems`): the command takes
+    ``options`` and the run's options of every simulation. ``prepare(given) -> keywords`` turns what a
+    planner gave (by option name) into the builder's keywords where one option depends on another (a
+    one-line error naming the flags); without it each option is its builder keyword. The builder
+    (``build(**keywords) -> Experiment``: the simulated system and the analytic answer) of a built-in
+    family is registered in :data:`iosizer.simulate.systems.SYSTEMS` by (family, question), as the model
+    layer may not import the simulation layer; a plugin may name it here. ``refused``: the question is
+    not simulated, and this line says why (its command, if any, exits 2 with it); ``command`` empty: no
+    command (the library alone says why).
+    """
+
+    command: str
+    summary: str = ""
+    options: tuple[SimulateOption, ...] = ()
+    prepare: Callable[[dict[str, Any]], dict[str, Any]] | None = None
+    build: Callable[..., Any] | None = None
+    refused: str = ""
+    group: str = ""
+
+    def keywords(self, given: Mapping[str, Any]) -> dict[str, Any]:
+        """The builder's keywords of the options ``given`` by name (``prepare``, else renamed)."""
+        if self.prepare is not None:
+            return self.prepare(dict(given))
+        renamed = {o.name: o.keyword or o.name for o in self.options}
+        return {renamed.get(name, name): value for name, value in given.items()}
 
 
 @dataclass(frozen=True)
@@ -808,7 +885,8 @@ class Question:
       are generated from it (:mod:`iosizer.simulate.declared`): the analytic answer beside the
       simulated mean and its 95 % replication interval, with every run option of ``iosizer simulate``.
       A built-in family registers its hook in :mod:`iosizer.simulate.hooks` (the model layer may not
-      import the simulation layer); a plugin may declare it here;
+      import the simulation layer); a plugin may declare it here. A :class:`Simulation` instead: a
+      simulation with options of its own and a system builder that states its metrics;
     - ``sizing``: inverse questions (:class:`Sizing`): each gives ``iosizer size <family>`` a
       ``--target-...`` option, generated with nothing else written (the library's road is
       :func:`iosizer.calibration.declared_sizing.size`, ``iosizer.family(name).size``);
@@ -914,7 +992,7 @@ class Question:
     solve: QuestionSolve | None = None
     notes: tuple[str | Callable[[Mapping[str, Any], Mapping[str, Any]], str | None], ...] = ()
     plot: Plot | None = None
-    simulate: Callable[..., Mapping[str, "np.ndarray"]] | None = None
+    simulate: Callable[..., Mapping[str, "np.ndarray"]] | Simulation | None = None
     sizing: tuple[Sizing, ...] = ()
     #: The ``iosizer size`` commands its sizings name (:class:`SizingCommand`).
     sizing_commands: tuple[SizingCommand, ...] = ()
