@@ -19,6 +19,8 @@ name is invoked (its module is imported then); listing the group's commands
 from __future__ import annotations
 
 import inspect
+import re
+import typing
 from dataclasses import replace
 from typing import TYPE_CHECKING, Annotated, Any, Callable
 
@@ -46,16 +48,19 @@ def declared_group_options(family: "Family", question: "Question") -> list[inspe
 # --- iosizer size <family> ------------------------------------------------------------------------
 
 
-def size_command(family: "Family", question: "Question") -> Callable[..., None]:
-    """The typer command ``iosizer size <family>`` of the question's declared sizing."""
-    from iosizer.calibration.declared_sizing import target_flag
+def _size_options(family: "Family", question: "Question", name: str) -> tuple[list[inspect.Parameter], Any]:
+    """The options of ``iosizer size <name>`` for this family, and a function of the command's values
+    (typer's, by parameter name) that answers it."""
+    from iosizer.calibration.declared_sizing import sizing_commands, target_flag
 
     keyword = inspect.Parameter.KEYWORD_ONLY
+    sizings = sizing_commands(family)[name]
     # An input every target searches is no option; one that only some search is (given for the others).
-    searched = set.intersection(*({s.search} for s in question.sizing))
+    searched = set.intersection(*({s.search} for s in sizings))
     rest = replace(question, inputs=tuple(i for i in question.input_specs if i.name not in searched), plot=None)
+    renamed = {k: v for s in sizings for k, v in s.options}  # declared name -> the command's option name
     params = []
-    for sizing in question.sizing:
+    for sizing in sizings:
         if any(p.name == sizing.target_name for p in params):
             continue
         how = (f"the smallest {sizing.report or sizing.search} that reaches it" if sizing.smallest else
@@ -65,15 +70,23 @@ def size_command(family: "Family", question: "Question") -> Callable[..., None]:
                 + f" {bound} this; the answer is {how}.")
         params.append(inspect.Parameter(sizing.target_name, keyword, default=None, annotation=Annotated[
             float | None, typer.Option(target_flag(sizing), help=text)]))
-    if any(s.percentile for s in question.sizing):
-        flags = " or ".join(target_flag(s) for s in question.sizing if s.percentile)
+    if any(s.percentile for s in sizings):
+        flags = " or ".join(target_flag(s) for s in sizings if s.percentile)
         params.append(inspect.Parameter("percentile", keyword, default=None, annotation=Annotated[
             float | None, typer.Option("--percentile", metavar="P", help=f"Apply {flags} to the P-th percentile.")]))
-    params += declared_group_options(family, rest)
-    params.append(inspect.Parameter("output_format", keyword, default=OutputFormat.table, annotation=FormatOption))
-    names = [s.target_name for s in question.sizing]
+    for param in declared_group_options(family, rest):
+        if param.name in searched:  # a searched setting is the answer, not an option
+            continue
+        if param.name in renamed:  # the option keeps the command's older name (its HTTP field too)
+            base, option = typing.get_args(param.annotation)
+            text = re.sub(r" \(also [^)]*: the older name, deprecated\)", "", option.help or "")
+            param = param.replace(annotation=Annotated[base, typer.Option(
+                "--" + renamed[param.name].replace("_", "-"), metavar=option.metavar, help=text)])
+        params.append(param)
+    names = [s.target_name for s in sizings]
+    repeated = {r.name for r in question.repeated}
 
-    def command(**given: Any) -> None:
+    def answer(given: dict[str, Any]) -> None:
         import iosizer
         from iosizer.cli.output import Report, emit
         from iosizer.cli.questions import given_values
@@ -82,23 +95,132 @@ def size_command(family: "Family", question: "Question") -> Callable[..., None]:
         percentile = given.pop("percentile", None)
         cpu_speed = given.pop("cpu_speed", None)
         targets = {k: given.pop(k) for k in names if k in given}
+        profile_name = given.get("profile")
+        # A renamed option is checked under its own flag (given_values names the declared one).
+        checked = {k: family.spec(k).check(given.pop(k), "--" + v.replace("_", "-")) for k, v in renamed.items()
+                   if given.get(k) is not None and k not in repeated}
         values, profile = given_values(family, rest, given)
+        values.update(checked)
         answer = iosizer.family(family.name).size(profile, percentile=percentile, cpu_speed=cpu_speed,
-                                                  **targets, **values)
-        title = f"{family.name[:1].upper()}{family.name[1:]} sizing"
+                                                  command=name, profile_name=None if profile_name is None
+                                                  else str(profile_name), **targets, **values)
+        title = answer.title if answer.title != f"{family.name} sizing" else \
+            f"{family.name[:1].upper()}{family.name[1:]} sizing"
         data, records = answer.to_data(), answer.records()
         # One answer: a metric/value table, as every 'iosizer size' command prints one; a sweep: a row each.
-        rows = records if len(records) > 1 else [{"metric": k, "value": v} for k, v in data.items()]
+        rows = records if len(records) > 1 else [{"metric": k, "value": v} for k, v in data.items()
+                                                  if not isinstance(v, (list, dict))]
         emit(Report(data=data, rows=rows, title=title, notes=list(answer.notes), csv_rows=records), output_format)
 
+    return params, answer
+
+
+def _targets_text(family: "Family", name: str) -> str:
+    from iosizer.calibration.declared_sizing import sizing_commands, target_flag
+
+    return " and/or ".join(target_flag(s) for s in sizing_commands(family)[name])
+
+
+def _summary(family: "Family", name: str) -> str:
+    """The command's help line: its declared summary, or the family's and the targets'."""
+    from iosizer.calibration.declared_sizing import sizing_commands
+
+    said = next((s.summary for s in sizing_commands(family)[name] if s.summary), "")
+    return said or f"{family.summary[:1].upper()}{family.summary[1:]}: sizing for {_targets_text(family, name)}."
+
+
+def size_command(family: "Family", question: "Question", name: str | None = None) -> Callable[..., None]:
+    """The typer command ``iosizer size <name>`` of the question's declared sizing (default: the family's)."""
+    name = name or family.name
+    params, answer = _size_options(family, question, name)
+    params.append(inspect.Parameter("output_format", inspect.Parameter.KEYWORD_ONLY, default=OutputFormat.table,
+                                    annotation=FormatOption))
+
+    def command(**given: Any) -> None:
+        answer(given)
+
     command.__signature__ = inspect.Signature(params)  # type: ignore[attr-defined]
-    command.__name__ = "size_" + family.name.replace("-", "_")
-    targets = " and/or ".join(target_flag(s) for s in question.sizing)
-    command.__doc__ = (f"{family.summary[:1].upper()}{family.summary[1:]}: sizing for {targets}.\n\n"
-                       "Generated from the declaration of the question "
+    command.__name__ = "size_" + name.replace("-", "_")
+    command.__doc__ = (_summary(family, name) + "\n\nGenerated from the declaration of the question "
                        f"'{question.command}': a monotone search on its model (galloping, then bisection); "
                        "with --profile, solved again at the corners of its 95 % intervals.")
     return command
+
+
+def shared_size_command(entries: list[tuple["Family", "Question"]], name: str) -> Callable[..., None]:
+    """``iosizer size <name>`` where several families declare a sizing of that name: one command with every
+    family's options (one option per name; repeatable where one family's is). A profile picks its family;
+    otherwise the first family whose options include every option given answers."""
+    built = [(family, *_size_options(family, question, name)) for family, question in entries]
+    merged: dict[str, inspect.Parameter] = {}
+    for _, params, _ in built:
+        for param in params:
+            had = merged.get(param.name)
+            if had is None or (_many(param) and not _many(had)):
+                merged[param.name] = param
+    params = [*merged.values(), inspect.Parameter("output_format", inspect.Parameter.KEYWORD_ONLY,
+                                                  default=OutputFormat.table, annotation=FormatOption)]
+    flags = {p.name: _flag_of(p) for p in params}
+
+    def command(**given: Any) -> None:
+        from iosizer.errors import InputError
+
+        chosen = {k for k, v in given.items() if v not in (None, [], False) and k != "output_format"}
+        profile = given.get("profile")
+        if profile is not None:
+            from iosizer.calibration.profile import load_profile
+
+            model = load_profile(profile).model
+            candidates = [b for b in built if b[0].name == model]
+            if not candidates:
+                names = " or ".join(b[0].name for b in built)
+                raise InputError(f"size {name} takes a profile of {names}, not '{model}'")
+        else:
+            candidates = [b for b in built if chosen <= {p.name for p in b[1]}]
+        if not candidates:  # options of different systems: name each system's own
+            takes = {b[0].name: {p.name for p in b[1]} for b in built}
+            own = {f: [flags[k] for k in sorted(chosen) if k in names and all(k not in other for g, other in
+                                                                            takes.items() if g != f)]
+                   for f, names in takes.items()}
+            each = "; ".join(f + ": " + " ".join(v) for f, v in own.items() if v)
+            raise InputError(f"{' and '.join(x for v in own.values() for x in v)} belong to different systems of "
+                             f"'size {name}' ({each}); give the options of one")
+        family, own, answer = candidates[0]
+        mine = {p.name: p for p in own}
+        for key in [k for k in given if k not in mine and k != "output_format"]:
+            value = given.pop(key)
+            if value not in (None, [], False):
+                raise InputError(f"{flags[key]} is no option of {family.name}'s 'size {name}'")
+        for key, param in mine.items():
+            value = given.get(key)
+            if isinstance(value, list) and not _many(param):  # a repeatable option that is single here
+                if len(value) > 1:
+                    raise InputError(f"{flags[key]} takes one value for {family.name}, got {len(value)}")
+                given[key] = value[0] if value else None
+        answer(given)
+
+    command.__signature__ = inspect.Signature(params)  # type: ignore[attr-defined]
+    command.__name__ = "size_" + name.replace("-", "_")
+    command.__doc__ = (", or ".join(_summary(family, name).rstrip(".") for family, _ in entries) +
+                       ".\n\nGenerated from the declarations of " + " and ".join(
+                           f"'{family.name} {question.command}'" for family, question in entries) +
+                       ": a monotone search on the model; a --profile picks its family, otherwise the options "
+                       "given do.")
+    return command
+
+
+def _many(param: inspect.Parameter) -> bool:
+    base = typing.get_args(param.annotation)[0]
+    return "list" in str(base)
+
+
+def _flag_of(param: inspect.Parameter) -> str:
+    args = typing.get_args(param.annotation)
+    option = args[1] if len(args) > 1 else None
+    # Under Annotated, typer reads the first flag from the option's default.
+    decls = [getattr(option, "default", None), *(getattr(option, "param_decls", None) or ())]
+    return next((d.split("/")[0] for d in decls if isinstance(d, str) and d.startswith("--")),
+                "--" + param.name.replace("_", "-"))
 
 
 # --- the groups --------------------------------------------------------------------------------------
@@ -163,6 +285,48 @@ def _sizing_question(family: "Family") -> "Question | None":
 
 
 class SizeGroup(DeclaredGroup):
+    """``iosizer size <name>``: a family's sizing commands, each named by its declaration (the family's name
+    by default, or ``Sizing.command``)."""
+
     _question = staticmethod(_sizing_question)
     _command = staticmethod(size_command)
+
+    def every_command(self) -> dict[str, Any]:
+        if not getattr(self, "_all", False):
+            self._all = True
+            for name in _sizing_names():
+                if name not in self.commands:
+                    self._made(name)
+        return self.commands
+
+    def _made(self, name: str) -> Any:
+        from iosizer.cli.output import add_output_options
+
+        found = _sizing_names().get(name)
+        if found is None:
+            return None
+        app = typer.Typer(add_completion=False, rich_markup_mode=None)
+        app.command(name)(size_command(*found[0], name) if len(found) == 1 else shared_size_command(found, name))
+        command = typer.main.get_command(app)
+        add_output_options(command)
+        self.commands[name] = command
+        return command
+
+
+def _sizing_names() -> dict[str, list[tuple["Family", "Question"]]]:
+    """Every declared sizing command -> (each family, the question it sizes). Imports every family module."""
+    from iosizer.calibration.declared_sizing import sizing_commands, sizing_question
+    from iosizer.errors import InputError
+    from iosizer.model.registry import declaration, family_names
+
+    found: dict[str, list[tuple[Family, Question]]] = {}
+    for family_name in family_names():
+        try:
+            family = declaration(family_name)
+        except InputError:
+            continue
+        question = sizing_question(family)
+        for name in sizing_commands(family) if question is not None else ():
+            found.setdefault(name, []).append((family, question))
+    return found
 

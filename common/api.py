@@ -566,7 +566,8 @@ class ModelFamily:
         return simulate_percentiles(answered, hook, percentiles or ())
 
     def size(self, params: "Profile | Mapping[str, Any] | None" = None, *, percentile: float | None = None,
-             cpu_speed: float | None = None, **given: Any) -> Any:
+             cpu_speed: float | None = None, command: str | None = None, profile_name: str | None = None,
+             **given: Any) -> Any:
         """Answer the family's declared sizing targets (``target_iops=40000``; see ``Question.sizing``).
 
         Keyword arguments named as a declared target (``target_<output>`` or the declaration's own
@@ -574,14 +575,16 @@ class ModelFamily:
         :meth:`ask` takes them. ``params``: a profile (its intervals give each answer's interval), a
         mapping of values, or None for the shipped profile. Returns a
         :class:`~iosizer.calibration.declared_sizing.SizingAnswer` (``to_data()`` is what ``iosizer size
-        <family> --format json`` prints).
+        <family> --format json`` prints). ``command``: which of the family's sizing commands (``iosizer size
+        <command>``; default: the family's own, else its first); ``profile_name``: the profile's name for the notes.
         """
         from iosizer.calibration.declared_sizing import size, sizing_question
 
         question = sizing_question(self._declaration)
         names = {s.target_name for s in question.sizing} if question is not None else set()
         targets = {k: given.pop(k) for k in list(given) if k in names}
-        return size(self.name, params, targets=targets, percentile=percentile, cpu_speed=cpu_speed, **given)
+        return size(self.name, params, targets=targets, percentile=percentile, cpu_speed=cpu_speed, command=command,
+                    profile_name=profile_name, **given)
 
     def calibrate(self, data: "str | Path | Mapping[str, Any]", **options: Any) -> FitReport:
         """Fit the family to measured data: a CSV path in ``columns`` form, or a mapping of columns.

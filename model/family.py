@@ -34,7 +34,7 @@ from __future__ import annotations
 import math
 from dataclasses import dataclass, field, replace
 from enum import Enum
-from typing import TYPE_CHECKING, Any, Callable, Literal, Mapping
+from typing import TYPE_CHECKING, Any, Callable, Literal, Mapping, Sequence
 
 if TYPE_CHECKING:  # numpy only names array types here: importing the registry stays light
     import numpy as np
@@ -615,7 +615,8 @@ class Repeated:
 @dataclass(frozen=True)
 class Sizing:
     """An inverse question a planner may ask of a question: the ``smallest`` (or largest) value of
-    ``search`` (an input of the question) for which ``output`` stays at most (``at_most=True``) or at
+    ``search`` (an input of the question, or a whole-number setting of the family whose solve
+    broadcasts it) for which ``output`` stays at most (``at_most=True``) or at
     least a target the planner gives.
 
     The feasible values must form one interval: ``[answer, upper]`` when ``smallest``, ``[lower,
@@ -636,7 +637,32 @@ class Sizing:
     - ``limit(values) -> float``: the output's supremum (``at_most=False``) or infimum over every
       ``search``: a target past it is unreachable; printed as ``ceiling_<output>`` (``floor_<output>``);
     - ``stop(values) -> float``: the last ``search`` value worth searching (past it ``report`` grows
-      no more), a bound on the work.
+      no more), a bound on the work; with ``bracket`` a real search bisects ``[lowest, stop]`` at once
+      (no galloping: the interval is known);
+    - ``command``: the command's name, ``iosizer size <command>`` (default: the family's name); the
+      sizings of one command are its targets;
+    - ``alone``: the target is given alone, never with another of its command;
+    - ``target_bounds``: the target's bounds (lower excluded, upper included; default any number > 0);
+    - ``percentile`` may name the quantity whose ``<quantity>_pP`` the percentiles hook returns among
+      others (``"response"``: ``response_p99``);
+    - ``lowest(values, inputs) -> array``: the first ``search`` value worth trying at each point (the
+      smallest stable server count), below which the question has no answer; generic key ``lowest``;
+    - ``unreachable(values, target, percentile) -> str | None``: the reason no ``search`` value reaches
+      the target (one line), checked before the search;
+    - ``title(values) -> str`` and ``notes(values, said) -> lines``: the answer's title and notes in
+      place of the generic ones; ``said`` holds ``measure`` (the targeted measure's key), ``profile``
+      (the profile's name as given, or None) and ``intervals`` (whether the answer carries them).
+
+    In ``keys``, a published name may hold ``{measure}`` (the targeted measure's key), and the generic
+    names also take: ``lowest``; ``beside`` (``measure`` one ``search`` step past the answer: one fewer
+    for the smallest, one more for the largest; null where there is no such step); ``percentile`` (the
+    P given, left out without one); any other input of the question; any parameter or setting by name.
+    ``intervals``: the generic keys that carry the 95 % interval of the answer when a profile gives one
+    (default: ``report``'s, else ``search``'s). ``options``: ``(declared, option)`` pairs: the command's
+    option (and HTTP field) for a parameter, setting or repeated value under the name it always had.
+    Several families may declare sizings of one ``command``: it takes every family's options, and the
+    profile given (else the options given) picks the family. ``summary``: the command's help line (the
+    families' joined by ", or ").
     """
 
     search: str
@@ -644,12 +670,23 @@ class Sizing:
     at_most: bool = True
     smallest: bool = True
     target: str = ""
-    percentile: bool = False
+    percentile: bool | str = False
     metric: str = ""
     report: str = ""
     keys: tuple[tuple[str, str], ...] = ()
     limit: Callable[[Mapping[str, Any]], float] | None = None
     stop: Callable[[Mapping[str, Any]], float] | None = None
+    command: str = ""
+    alone: bool = False
+    target_bounds: tuple[float, float] = (0.0, math.inf)
+    lowest: Callable[[Mapping[str, Any], Mapping[str, Any]], Any] | None = None
+    unreachable: Callable[[Mapping[str, Any], float, float | None], str | None] | None = None
+    title: Callable[[Mapping[str, Any]], str] | None = None
+    notes: Callable[[Mapping[str, Any], Mapping[str, Any]], Sequence[str]] | None = None
+    bracket: bool = False
+    intervals: tuple[str, ...] = ()
+    options: tuple[tuple[str, str], ...] = ()
+    summary: str = ""
 
     @property
     def target_name(self) -> str:

@@ -39,6 +39,7 @@ import numpy as np
 
 from iosizer.errors import ConsistencyError, InputError, UnstableQueueError
 from iosizer.model.family import (Column, CpuScaling, Family, FitPlan, Input, Output, ParameterSpec, Plot, Question, Role,
+                                  Sizing,
                                   Schema)
 from iosizer.model._validate import (
     as_declared,
@@ -738,6 +739,80 @@ def _open_queue(command, summary, solve, percentiles, note, extra_notes=(), **de
         scenario=command == "queue mmc", **declared)
 
 
+# --- sizing: iosizer size servers (the smallest c) and iosizer size load (the largest arrival rate) ---
+
+def _stable_servers(values, inputs):
+    """The smallest stable count floor(lambda / mu) + 1: fewer servers have no answer (nan for a rate the
+    queue refuses: its solve says why)."""
+    mu = values["service_rate_per_s"]
+    return np.floor(inputs["arrival_rate"] / mu) + 1.0 if mu > 0 else math.nan
+
+
+def _response_out_of_reach(values, target, percentile):
+    """A response target at or below the service time (or its percentile): no server count shortens it."""
+    mu = values["service_rate_per_s"]
+    if not mu > 0:  # refused by the queue's solve, with its message
+        return None
+    if percentile is None:
+        if target * mu <= 1.0:
+            return (f"target response {target:.6g} is unreachable: it is at or below the service time "
+                    f"1/mu = {1 / mu:.6g}, which no number of servers shortens")
+        return None
+    if target * mu <= -math.log1p(-percentile / 100.0):
+        floor = -math.log1p(-percentile / 100.0) / mu
+        return (f"target p{percentile:g} response {target:.6g} is unreachable: the service time alone has "
+                f"p{percentile:g} = {floor:.6g}, which no number of servers shortens")
+    return None
+
+
+def _rate_note(values, said, key):
+    if said["profile"] is None:
+        return []
+    return [f"service rate {values['service_rate_per_s']:.6g} from {said['profile']}; {key}"]
+
+
+def _servers_notes(values, said):
+    measure = said["measure"]
+    return [f"servers: the smallest count with {measure} within the target (exact M/M/c); "
+            f"{measure}_one_fewer: the same at one server fewer (empty, null in JSON: one fewer is unstable)",
+            *_rate_note(values, said, "servers_ci_low/_ci_high: the count at the ends of its 95 % interval")]
+
+
+def _load_notes(values, said):
+    return [f"arrival_rate: the largest with {said['measure']} within the target (exact M/M/c, bisection to 1e-12)",
+            *_rate_note(values, said, "arrival_rate_ci_low/_ci_high at the ends of its 95 % interval")]
+
+
+def _mmc_sizing():
+    """``size servers``: the smallest c for a mean or percentile response, or a P(wait) (Erlang C) target;
+    ``size load``: the largest arrival rate within one, bisected on (0, c mu). Each target alone."""
+    response = {"target": "target_response_s", "percentile": "response", "unreachable": _response_out_of_reach}
+    wait = {"target": "target_wait_probability", "target_bounds": (0.0, 1.0)}
+    named = (("service_rate_per_s", "service_rate"),)
+    servers = {"command": "servers", "alone": True, "options": named, "lowest": _stable_servers,
+               "notes": _servers_notes, "summary": "Smallest M/M/c server count meeting a response (mean or "
+                                                   "--percentile) or wait-probability target.",
+               "title": lambda values: "Smallest M/M/c server count",
+               "keys": (("servers", "servers"), ("arrival_rate", "arrival_rate"),
+                        ("service_rate_per_s", "service_rate"), ("target", "{target}"), ("percentile", "percentile"),
+                        ("measure", "{measure}"), ("beside", "{measure}_one_fewer"), ("utilization", "utilization"),
+                        ("lowest", "minimum_stable_servers"))}
+    load = {"command": "load", "alone": True, "smallest": False, "options": named, "bracket": True,
+            "notes": _load_notes, "summary": "Largest load within a target: the arrival rate of an M/M/c queue",
+            "stop": lambda values: values["servers"] * values["service_rate_per_s"],
+            "title": lambda values: f"Largest arrival rate, M/M/{int(values['servers'])}",
+            "keys": (("arrival_rate", "arrival_rate"), ("servers", "servers"),
+                     ("service_rate_per_s", "service_rate"), ("target", "{target}"), ("percentile", "percentile"),
+                     ("measure", "{measure}"), ("utilization", "utilization"))}
+
+    def declared(search, output, shared, own):
+        keys = tuple((k, v.replace("{target}", own["target"])) for k, v in shared["keys"])
+        return Sizing(search, output, **{**shared, **own, "keys": keys})
+
+    return (declared("servers", "mean_response", servers, response), declared("servers", "p_wait", servers, wait),
+            declared("arrival_rate", "mean_response", load, response), declared("arrival_rate", "p_wait", load, wait))
+
+
 def _mmc_start(data, settings):
     """At the lightest load the response is close to the bare service time;
     every measured arrival rate must stay below c mu (the rate's lower bound)."""
@@ -761,7 +836,6 @@ def _mmc_jacobian(settings):
 def _declare_mmc():
     return Family(
         name="mmc",
-        sizing_command="size servers",
         formula=("W = C(c, a) / (c mu - lambda) + 1 / mu, a = lambda / mu, rho = a / c < 1; Erlang C "
                  "C(c, a) = B / (1 - rho (1 - B)) with Erlang B B(c, a) = Poisson pmf(c; a) / Q(c + 1, a) "
                  "(Q the regularised upper incomplete gamma); P(Wq > t) = C exp(-(c mu - lambda) t)"),
@@ -786,7 +860,8 @@ def _declare_mmc():
         service_time="exponential service, Poisson arrivals, FCFS (exact M/M/c)",
         questions=(
             _open_queue("queue mmc", "M/M/c: c servers sharing one queue (Erlang C); --percentile exact",
-                        _queue_mmc, _queue_mmc_percentiles, lambda values: MMC_PERCENTILE_NOTE),
+                        _queue_mmc, _queue_mmc_percentiles, lambda values: MMC_PERCENTILE_NOTE,
+                        sizing=_mmc_sizing()),
             _open_queue("queue mm1", "M/M/1: one server, Poisson arrivals, exponential service; --percentile exact",
                         _queue_mm1, _mm1_percentiles, lambda values: MMC_PERCENTILE_NOTE,
                         fixed={"servers": 1}),

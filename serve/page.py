@@ -20,10 +20,14 @@ _TARGET_PREFIXES = ("target_", "budget_")
 
 
 def _sizing_command(family: Any) -> str | None:
-    """The command that sizes ``family``: ``size <family>`` where a question declares its sizing, else the
-    hand-written command its declaration names (``Family.sizing_command``)."""
-    if any(q.answerable and q.sizing for q in family.questions):
-        return f"size {family.name}"
+    """The command that sizes ``family``: its first declared sizing command (``size <family>``, or the name a
+    ``Sizing`` gives: ``size servers``), else the hand-written command its declaration names
+    (``Family.sizing_command``)."""
+    from iosizer.calibration.declared_sizing import sizing_commands
+
+    declared = sizing_commands(family)
+    if declared:
+        return f"size {next(iter(declared))}"
     return family.sizing_command or None
 
 
