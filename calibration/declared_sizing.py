@@ -9,16 +9,7 @@ end). The answer is its edge:
   2 log2(answer) solves, every combination of the other inputs at once (each
   solve is the question's own vectorised ``solve``);
 - a real input: the same galloping to a bracket, then
-  :func:`iosizer.model._roots.bisect_increasing` to 1e-12 relative (at once on
-  ``[lowest, stop]`` where the declaration knows the interval: ``bracket``).
-
-The search may be a whole-number setting of the family (the servers of an
-M/M/c queue) rather than an input; it starts at the declaration's ``lowest``
-(the smallest stable count) and a target the declaration's ``unreachable``
-refuses is a one-line :class:`~iosizer.model.sizing.UnreachableTargetError`.
-A family has one or more sizing commands (``Sizing.command``); one command may
-be declared by several families (``iosizer size load``: an M/M/c queue's
-arrival rate, a closed network's population; :mod:`iosizer.cli.declared`).
+  :func:`iosizer.model._roots.bisect_increasing` to 1e-12 relative.
 
 The interval of an answer comes from the profile
 (:func:`iosizer.calibration.sizing.answer_interval`: the search solved again
@@ -63,9 +54,11 @@ def sizing_question(family: "Family") -> "Question | None":
 
 @dataclass(frozen=True, repr=False)
 class SizingAnswer(TableView):
-    """The answer of ``iosizer size <family>``: one record per combination of the other inputs.
+    """The answer of ``iosizer size <family>``: one record per combination of the other inputs (and of the
+    question's swept settings, each record led by its choice).
 
-    :meth:`to_data` is what ``--format json`` prints (one record, or a list of them).
+    :meth:`to_data` is what ``--format json`` prints (one record, or a list of them; always a list where
+    the question declares ``always_list``).
     """
 
     family: str
@@ -73,13 +66,15 @@ class SizingAnswer(TableView):
     notes: tuple[str, ...] = ()
     units: Mapping[str, str] = field(default_factory=dict)
     title: str = ""
+    columns: tuple[str, ...] = ()
+    always_list: bool = False
 
     def records(self) -> list[dict[str, Any]]:
         return [dict(r) for r in self.records_]
 
     def to_data(self) -> Any:
         rows = self.records()
-        return rows[0] if len(rows) == 1 else rows
+        return rows[0] if len(rows) == 1 and not self.always_list else rows
 
     def to_dict(self) -> Any:
         return self.to_data()
@@ -94,8 +89,13 @@ class SizingAnswer(TableView):
                         notes=self.notes)
 
 
+def _declared(sizings: Sequence["Sizing"], name: str) -> Any:
+    """The first of ``sizings`` that declares presentation ``name`` (title, notes, columns), or None."""
+    return next((getattr(s, name) for s in sizings if getattr(s, name)), None)
+
+
 def sizing_commands(family: "Family") -> dict[str, tuple["Sizing", ...]]:
-    """The family's sizing commands (``iosizer size <command>``) and each one's targets, in declared order."""
+    """The family's sizing commands (``iosizer size <command>``) and each one's sizings, in declared order."""
     question = sizing_question(family)
     found: dict[str, tuple[Sizing, ...]] = {}
     for sizing in question.sizing if question is not None else ():
@@ -122,170 +122,206 @@ def size(family_name: str, params: "Profile | Mapping[str, Any] | None" = None, 
 
     ``params``: a profile (its intervals give each answer's interval), a mapping of values laid over
     the shipped profile, or None for the shipped one. ``given``: the question's other inputs (a value
-    or a list: one answer per combination) and any setting or parameter by name. ``percentile``: the
-    P-th percentile in place of the mean for the sizings that declare ``percentile``. ``command``: which
-    of the family's sizing commands (default: the family's own, else its first); ``profile_name``: the
-    profile as the planner named it (for the notes).
+    or a list: one answer per combination), its swept settings (a choice, a list or ``all``) and any
+    setting or parameter by name. ``percentile``: the P-th percentile in place of the mean for the
+    sizings that declare ``percentile``. ``command``: which of the family's sizing commands (default: the
+    family's own, else its first); ``profile_name``: the profile as the planner named it (for the notes).
     """
-    import numpy as np
+    import itertools
 
-    from iosizer.calibration.questions import _itemised, _unaliased, resolve
+    from iosizer.calibration.questions import _itemised, _unaliased
 
     family = declaration(family_name)
     question = sizing_question(family)
-    command, sizings = _command_of(family, command)
+    command, declared = _command_of(family, command)
     given = _itemised(question, _unaliased(question, given))  # older names, and lists laid out (a demand each)
-    by_target = {s.target_name: s for s in sizings}
+    by_target: dict[str, list["Sizing"]] = {}
+    for sizing in declared:
+        by_target.setdefault(sizing.target_name, []).append(sizing)
     chosen = {k: v for k, v in targets.items() if v is not None}
     unknown = sorted(set(chosen) - set(by_target))
     if unknown:
         raise InputError(f"{', '.join(unknown)} is no target of family '{family_name}'; its targets: "
                          f"{', '.join(by_target)}")
-    alone = [s for s in sizings if s.alone]
-    if alone and (len(chosen) > 1 or not chosen):  # the targets are alternatives
-        raise InputError("give one target: " + " or ".join(target_flag(s) for s in sizings))
+    if any(s.alone for s in declared) and len(chosen) != 1:  # the targets are alternatives
+        raise InputError("give one target: " + " or ".join(dict.fromkeys(target_flag(s) for s in declared)))
     if not chosen:
-        raise InputError("give " + " and/or ".join(target_flag(s) for s in sizings))
+        raise InputError("give " + " and/or ".join(dict.fromkeys(target_flag(s) for s in declared)))
     if percentile is not None:
-        takes = [s for s in sizings if s.percentile]
-        if not any(by_target[k].percentile for k in chosen):
-            others = ", not " + " or ".join(target_flag(by_target[k]) for k in chosen) if takes else ""
+        takes = [s for s in declared if s.percentile]
+        if not any(s.percentile for k in chosen for s in by_target[k]):
+            others = ", not " + " or ".join(f"--{k.replace('_', '-')}" for k in chosen) if takes else ""
             raise InputError("--percentile goes with " + (" or ".join(target_flag(s) for s in takes)
                                                           if takes else "no target of this family") + others)
         from iosizer.model.percentiles import PERCENTILE
 
         percentile = PERCENTILE.check(percentile, "--percentile")
-    checked_targets = {}
-    for name, value in chosen.items():
-        checked_targets[name] = _target(by_target[name], value)
-    searched = {by_target[k].search for k in chosen}
-    if len(chosen) > 1 and len(searched) > 1:  # one target's search would be another's given input
+    checked_targets = {name: _number(value, "--" + name.replace("_", "-")) for name, value in chosen.items()}
+    for name, number in checked_targets.items():
+        low, high = by_target[name][0].target_bounds
+        if not number > low or number > high:
+            raise InputError(f"--{name.replace('_', '-')} must lie in ({low:g}, {high:g}], got {number:g}")
+    searched_by = {k: frozenset(s.search for s in by_target[k]) for k in chosen}
+    if len(set(searched_by.values())) > 1:  # one target's search would be another's given input
+        searched = sorted(set().union(*searched_by.values()))
         raise InputError(f"{' and '.join('--' + k.replace('_', '-') for k in chosen)} search different inputs "
-                         f"({', '.join(sorted(searched))}); give one of them at a time")
-    inputs = {k: given.pop(k) for k in list(given) if k in question.input_names}
-    stray = sorted(k for k in searched if inputs.get(k) is not None or given.get(k) is not None)
+                         f"({', '.join(searched)}); give one of them at a time")
+    searched = next(iter(searched_by.values()))
+    # What every sizing finds is no given value; what only some find is given for the others.
+    every = frozenset.intersection(*(frozenset({s.search}) for k in chosen for s in by_target[k]))
+    stray = sorted(k for k in given if k in every and given[k] is not None)
     if stray:
         raise InputError(f"{', '.join(stray)} is what the sizing finds; leave it out")
+    from iosizer.calibration.questions import sweep_axes
+
+    axes = sweep_axes(family_name, question, given)
+    parts = []
+    for choices in itertools.product(*axes):
+        fixed = {n: c for n, c in zip(question.sweeps, choices) if c is not None}
+        part = _size_at(family, question, params, cpu_speed, percentile, checked_targets, by_target, searched,
+                        {**given, **fixed}, profile_name)
+        parts.append((fixed, part))
+    records = [{**fixed, **record} for fixed, part in parts for record in part[0]]
+    sizings = [s for k in checked_targets for s in by_target[k]]
+    notes = tuple(dict.fromkeys(n for _, part in parts for n in part[1]))
+    values = parts[0][1][2]
+    title = _declared(sizings, "title")
+    units = {i.name: i.unit for i in question.input_specs}
+    units.update({o.name: o.unit for o in question.output_specs})
+    return SizingAnswer(family_name, tuple(records), notes, units,
+                        title=title(values, checked_targets) if title else "",
+                        columns=_declared(sizings, "columns") or (), always_list=question.always_list)
+
+
+def _size_at(family: "Family", question: "Question", params: Any, cpu_speed: float | None,
+             percentile: float | None, checked_targets: Mapping[str, float],
+             by_target: Mapping[str, Sequence["Sizing"]], searched: frozenset[str],
+             given: dict[str, Any], profile_name: str | None = None
+             ) -> tuple[list[dict[str, Any]], list[str], dict[str, Any]]:
+    """The records, notes and values at one choice of every swept setting."""
+    import numpy as np
+
+    from iosizer.calibration.questions import _own_settings, _require_parameters, resolve
+
+    inputs = {k: given.pop(k) for k in list(given) if k in question.input_names}
     changes = dict(params) if isinstance(params, Mapping) else {}
     changes.update(given)
-    for name in searched - set(question.input_names):  # a searched setting: any value resolves, the search sets it
-        changes[name] = family.spec(name).bounds[0]
     base = params if not isinstance(params, Mapping) else None
+    every = frozenset.intersection(*(frozenset({s.search}) for k in checked_targets for s in by_target[k]))
+    for name in every - set(question.input_names):  # a searched setting with no value of its own: any
+        spec = family.spec(name)                     # value resolves it (the search sets it)
+        if base is None and changes.get(name) is None and spec.kind == "setting" and spec.value is None:
+            changes[name] = spec.bounds[0]
     if base is None:  # no profile: what the question assumes of a parameter left out
         changes.update({k: v for k, v in question.defaults.items() if changes.get(k) is None})
-    if base is None and not question.shipped:  # the planner's own system: every parameter given, or a profile
-        from iosizer.calibration.questions import _require_parameters
-
-        _require_parameters(family_name, question, changes, cpu_speed)
-    values, profile, source = resolve(family_name, base, cpu_speed, changes)
-    others = _other_inputs(question, searched, inputs)
-    rows = len(next(iter(others.values()))) if others else 1
-    # The other inputs lead each record, unless the declared keys place them.
-    placed = all(by_target[k].keys for k in checked_targets)
-    records: list[dict[str, Any]] = [{} if placed else {k: _plain(v[i], question.input(k).integer)
-                                                        for k, v in others.items()} for i in range(rows)]
-    conditional = _at_fitted_counts(family, profile) if profile is not None else None
+    if base is None and not question.shipped and not question.catalogue:  # the planner's own system
+        _require_parameters(family.name, question, changes, cpu_speed)
+    own = _own_settings(family.name, question, changes, base)
+    declared, profile, source = resolve(family.name, base, cpu_speed, changes)
+    values = {**declared, **own}
+    # Inputs no sizing searches lead each record (a sweep's point); the others are per sizing.
+    common = _other_inputs(question, set(searched), inputs)
+    rows = len(next(iter(common.values()))) if common else 1
+    # ... unless the declared keys place them.
+    named = {k for t in checked_targets for s in by_target[t] for k, _ in s.keys}
+    lead = {} if common and set(common) <= named else common
+    records: list[dict[str, Any]] = [{k: _plain(v[i], question.input(k).integer) for k, v in lead.items()}
+                                     for i in range(rows)]
+    banded = profile is not None and (question.shipped_bands or base is not None or cpu_speed is not None)
+    conditional = _at_fitted_counts(family, profile) if banded else None
     intervals_used = False
     measures: list[str] = []
     for name, target in checked_targets.items():
-        sizing = by_target[name]
-        p = percentile if sizing.percentile else None
-        if sizing.unreachable is not None:
-            reason = sizing.unreachable(values, target, p)
+        merged: list[dict[str, Any]] = [{} for _ in range(rows)]
+        ends: list[list[tuple[str, Any]]] = [[] for _ in range(rows)]
+        for sizing in by_target[name]:
+            p = percentile if sizing.percentile else None
+            reason = sizing.out_of_reach(values, target, p) if sizing.out_of_reach is not None else None
             if reason:
                 raise _unreachable(reason)
-        solved = _solve(family, question, sizing, values, others, target, p)
-        measures.append(str(solved.get("_measure_key", sizing.output)))
-        shown_keys = [_printed(sizing, key, p, measures[-1]) for key in (sizing.intervals or
-                                                                          (sizing.report or sizing.search,))]
-        for i in range(rows):
-            generic = {key: _row(value, i) for key, value in solved.items()}
-            point = {k: v[i:i + 1] for k, v in others.items()}
-            record = _named(question, sizing, generic, p, values, point)
-            if conditional is not None and any(e.vary for e in conditional.parameters.values()):
-                from iosizer.calibration.sizing import answer_interval, with_interval
+            others = _other_inputs(question, {sizing.search}, inputs)
+            count = len(next(iter(others.values()))) if others else 1
+            if count != rows:
+                raise InputError(f"{target_flag(sizing)} sizes {', '.join(sorted(searched))} at one value of "
+                                 f"each other input; give one value of {', '.join(sorted(others))}")
+            solved = _solve(family, question, sizing, values, others, target, p)
+            measures.append(str(solved.get("_measure_key", sizing.output)))
+            for i in range(rows):
+                point = {k: v[i:i + 1] for k, v in others.items()}
+                generic = {key: _row(value, i) for key, value in solved.items()}
+                merged[i].update(_named(family, question, sizing, generic, p, point, values))
+                if conditional is None or not sizing.interval or not any(
+                        e.vary for e in conditional.parameters.values()):
+                    continue
+                from iosizer.calibration.sizing import answer_interval
 
-                moving = set(conditional.parameters)
-                for key, shown in zip(sizing.intervals or (sizing.report or sizing.search,), shown_keys):
-                    def again(moved: Mapping[str, Any], point: Mapping[str, Any] = point, key: str = key) -> float:
+                moving = set(conditional.parameters)  # the parameters move; the given settings stay
+                for chosen_key in sizing.intervals or (sizing.report or sizing.search,):
+                    def again(moved: Mapping[str, Any], point: Mapping[str, Any] = point, sizing: "Sizing" = sizing,
+                              p: float | None = p, chosen_key: str = chosen_key) -> float:
                         changed = {k: v for k, v in moved.items() if k in moving}
                         result = _solve(family, question, sizing, {**values, **changed}, point, target, p)
-                        return float(np.asarray(result[key]).reshape(-1)[0])
+                        return float(np.asarray(result[chosen_key], dtype=np.float64).reshape(-1)[0])
 
                     interval = answer_interval(conditional, again, on_failure=math.inf if sizing.smallest and
                                                not sizing.report else 0.0)
-                    record = with_interval(record, shown, interval)
+                    ends[i].append((_printed(sizing, chosen_key, p, measures[-1]), interval))
                 intervals_used = True
+        for i in range(rows):
+            from iosizer.calibration.sizing import with_interval
+
+            record = merged[i]
+            for shown, interval in ends[i]:
+                record = with_interval(record, shown, interval)
             records[i].update(record)
-    first = by_target[next(iter(checked_targets))]
-    said = {"measure": measures[0], "profile": profile_name, "intervals": intervals_used}
-    if first.notes is not None:
-        notes = list(first.notes(values, said))
-    else:
-        notes = [f"{target_flag(by_target[k])}: the {'smallest' if by_target[k].smallest else 'largest'} "
-                 f"{by_target[k].search} with "
-                 f"{_measure_name(question, by_target[k], percentile if by_target[k].percentile else None)} "
-                 f"{'at most' if by_target[k].at_most else 'at least'} the target" for k in checked_targets]
-        notes.append(f"values: {source}{_whole_note(family, profile)}")
-        if intervals_used:
-            held = [n for n in (family.fit.whole if family.fit else ()) if n in profile.parameters]
-            at = f" with {', '.join(held)} held at its fitted count" if held else ""
-            notes.append(f"_ci_low/_ci_high: the answer at the corners of the fitted parameters' 95 % intervals{at} "
-                         "(empty, null in JSON: out of reach there)")
-    units = {i.name: i.unit for i in question.input_specs}
-    units.update({o.name: o.unit for o in question.output_specs})
-    title = first.title(values) if first.title is not None else f"{family_name} sizing"
-    return SizingAnswer(family_name, tuple(records), tuple(notes), units, title)
-
-
-def _target(sizing: "Sizing", value: Any) -> float:
-    """The target checked: a finite number > the declared lower bound, at most the upper."""
-    name = sizing.target_name
-    if isinstance(value, bool):
-        raise InputError(f"{name} must be a number, got {value!r}")
-    try:
-        number = float(value)
-    except (TypeError, ValueError):
-        raise InputError(f"{name} must be a number, got {value!r}") from None
-    low, high = sizing.target_bounds
-    if not math.isfinite(number):
-        raise InputError(f"{name} must be finite, got {number:g}")
-    if not number > low:
-        raise InputError(f"{name} must be > {low:g}, got {number:g}")
-    if number > high:
-        raise InputError(f"{name} must lie in ({low:g}, {high:g}], got {number:g}")
-    return number
+    sizings = [s for k in checked_targets for s in by_target[k]]
+    declared_notes = _declared(sizings, "notes")
+    if declared_notes is not None:
+        said = {**values, "measure": measures[0], "profile_name": profile_name}
+        return records, list(declared_notes(said, records)), values
+    notes = [f"{target_flag(s)}: the {'smallest' if s.smallest else 'largest'} {s.search} with "
+             f"{_measure_name(question, s, percentile if s.percentile else None)} "
+             f"{'at most' if s.at_most else 'at least'} the target" for s in sizings]
+    notes.append(f"values: {source}{_whole_note(family, profile)}")
+    if intervals_used:
+        held = [n for n in (family.fit.whole if family.fit else ()) if n in profile.parameters]
+        at = f" with {', '.join(held)} held at its fitted count" if held else ""
+        notes.append(f"_ci_low/_ci_high: the answer at the corners of the fitted parameters' 95 % intervals{at} "
+                     "(empty, null in JSON: out of reach there)")
+    return records, notes, values
 
 
 # --- the search ---------------------------------------------------------------------------------------
 
 
+def _search_spec(family: "Family", question: "Question", name: str) -> Any:
+    """What a sizing searches: an input of the question, else a parameter or setting of the family."""
+    if name in question.input_names:
+        return question.input(name)
+    return family.spec(name)
+
+
 def _solve(family: "Family", question: "Question", sizing: "Sizing", values: Mapping[str, Any],
-           others: Mapping[str, "np.ndarray"], target: float, percentile: float | None) -> dict[str, "np.ndarray"]:
+           others: Mapping[str, "np.ndarray"], target: float, percentile: float | None) -> dict[str, Any]:
     """The answer at every row of ``others``: generic keys -> arrays (one value per row)."""
     import numpy as np
 
     rows = len(next(iter(others.values()))) if others else 1
-    as_input = sizing.search in question.input_names
-    spec = question.input(sizing.search) if as_input else family.spec(sizing.search)
+    spec = _search_spec(family, question, sizing.search)
     low, high = float(spec.bounds[0]), float(spec.bounds[1])
     if sizing.stop is not None:
         high = min(high, float(sizing.stop(values)))
     measure_key = sizing.output
+    words = set(question.text_outputs)
 
     def evaluate(x: np.ndarray, rows_at: np.ndarray) -> dict[str, np.ndarray]:
         arrays = {k: np.asarray(v)[rows_at] for k, v in others.items()}
-        at = dict(values)
-        if as_input:
-            arrays[sizing.search] = np.asarray(x, dtype=np.float64)
-        else:  # a searched setting: the solve broadcasts it with the inputs
-            at[sizing.search] = np.asarray(x, dtype=np.float64)
-        words = set(question.text_outputs)
+        arrays[sizing.search] = np.asarray(x, dtype=np.float64)
         out = {k: np.asarray(v, dtype=object if k in words else np.float64)
-               for k, v in question.solve(at, arrays).items()}
+               for k, v in question.solve(values, arrays).items()}
         if percentile is not None:
-            extra = dict(question.percentiles(at, arrays, (percentile,)))  # type: ignore[misc]
-            if isinstance(sizing.percentile, str):
+            extra = dict(question.percentiles(values, arrays, (percentile,)))  # type: ignore[misc]
+            if isinstance(sizing.percentile, str):  # the declared quantity's among others
                 from iosizer.model.percentiles import percentile_key
 
                 wanted = f"{sizing.percentile}_{percentile_key(percentile)}"
@@ -311,7 +347,8 @@ def _solve(family: "Family", question: "Question", sizing: "Sizing", values: Map
         limit = float(sizing.limit(values))
         if (target <= limit) if sizing.at_most else (target >= limit):
             edge = "floor" if sizing.at_most else "ceiling"
-            raise _unreachable(f"{_flag(sizing)} {target:g} is at or past the {edge} {limit:.6g} of "
+            raise _unreachable(sizing.unreachable.format(target=target, limit=limit) if sizing.unreachable else
+                               f"{_flag(sizing)} {target:g} is at or past the {edge} {limit:.6g} of "
                                f"{sizing.output} (no {sizing.search} reaches it)")
     everyone = np.arange(rows)
     start = np.full(rows, low)
@@ -322,16 +359,19 @@ def _solve(family: "Family", question: "Question", sizing: "Sizing", values: Map
             raise InputError(f"more than {high:,.0f} {sizing.search} would be needed (at least "
                              f"{float(start.max()):g})")
     whole = spec.integer
+    # A searched setting is one value to the question: the answer is evaluated at one value of it at a time
+    # (as the question answers it, to the last digit).
+    by_value = sizing.search not in question.input_names
     if sizing.bracket and not whole:  # the interval is known: bisect it at once
         from iosizer.model._roots import bisect_increasing
 
-        def step_function(x: np.ndarray) -> np.ndarray:  # -1 on the feasible side, +1 past it
+        def on_side(x: np.ndarray) -> np.ndarray:  # -1 on the feasible side, +1 past it
             ok = meets(x, everyone)
             return np.where(ok if sizing.smallest else ~ok, 1.0, -1.0)
 
-        found = bisect_increasing(step_function, start, np.full(rows, high))
-        return _at_answer(found, evaluate, everyone, sizing, target, limit, percentile, whole, start, high,
-                          not as_input)
+        answer = bisect_increasing(on_side, start, np.full(rows, high))
+        return _at_answer(answer, np.ones(rows, dtype=bool), evaluate, sizing, question, values, others, target,
+                          limit, percentile, whole, start, high, by_value)
     first = meets(start, everyone)
     if not sizing.smallest and not first.all():
         at = evaluate(start, everyone)["measure"][~first][0]
@@ -359,7 +399,7 @@ def _solve(family: "Family", question: "Question", sizing: "Sizing", values: Map
     if not sizing.smallest and never.any() and sizing.stop is None:  # met at the declared bound: no edge found
         raise InputError(f"{_flag(sizing)} {target:g} is met even at {sizing.search} {high:,.0f}, the most "
                          f"searched: the answer lies past it")
-    if sizing.smallest and never.any():
+    if sizing.smallest and never.any() and sizing.reason is None:
         raise _unreachable(f"{_flag(sizing)} {target:g} is out of reach: even {sizing.search} {high:g} does "
                            f"not reach it")
     if whole:
@@ -389,35 +429,50 @@ def _solve(family: "Family", question: "Question", sizing: "Sizing", values: Map
         answer = np.where(flips, start, hi)
     else:
         answer = np.where(never, high, lo)
-    return _at_answer(answer, evaluate, everyone, sizing, target, limit, percentile, whole, start, high,
-                      not as_input)
+    # Rows out of reach (a sizing that gives a reason instead of an error): an empty answer there.
+    found = ~never if sizing.smallest and sizing.reason is not None else np.ones(rows, dtype=bool)
+    return _at_answer(answer, found, evaluate, sizing, question, values, others, target, limit, percentile, whole,
+                      start, high, by_value)
 
 
-def _at_answer(answer: "np.ndarray", evaluate: Callable[..., dict[str, "np.ndarray"]], everyone: "np.ndarray",
-               sizing: "Sizing", target: float, limit: float | None, percentile: float | None, whole: bool,
-               start: "np.ndarray", high: float, by_value: bool = False) -> dict[str, Any]:
-    """The generic keys at the answer: its outputs, the measure, and (a whole number) the measure one step past.
-
-    ``by_value``: a searched setting, which the question otherwise always holds at one value: the answer is
-    evaluated at one value of it at a time (as the question answers it, to the last digit)."""
+def _at_answer(answer: "np.ndarray", found: "np.ndarray", evaluate: Callable[..., dict[str, Any]],
+               sizing: "Sizing", question: "Question", values: Mapping[str, Any], others: Mapping[str, Any],
+               target: float, limit: float | None, percentile: float | None, whole: bool, start: "np.ndarray",
+               high: float, by_value: bool) -> dict[str, Any]:
+    """The generic keys at the answer: its outputs, the measure, the first value tried (``lowest``) and, for
+    a whole number, the measure one step short (``one_fewer``) or past (``one_more``)."""
     import numpy as np
 
     rows = answer.size
-    solved = _evaluated(evaluate, answer, everyone, by_value)
-    out: dict[str, Any] = {"target": np.full(rows, target), sizing.search: answer}
-    out.update({k: v for k, v in solved.items() if k not in ("_measure_key",)})
-    out["lowest"] = start
-    if whole:  # the measure one step past the answer: one fewer (smallest) or one more (largest)
-        past = answer - 1 if sizing.smallest else answer + 1
-        there = (past >= start) & (past <= high)
-        beside = np.full(rows, np.inf)
-        if there.any():
-            beside[there] = _evaluated(evaluate, past[there], np.flatnonzero(there), by_value)["measure"]
-        out["beside"] = beside
+    at = np.flatnonzero(found)
+    answer = np.where(found, answer, np.nan)
+    solved = _evaluated(evaluate, answer[at], at, by_value) if at.size else {
+        k: () for k in (*question.output_names, "measure")}
+    out: dict[str, Any] = {"target": np.full(rows, target), sizing.search: answer, "lowest": start}
+    for key, value in solved.items():
+        if key != "_measure_key":
+            column = np.full(rows, np.nan, dtype=np.asarray(value).dtype if np.asarray(value).dtype == object
+                             else np.float64)
+            column[at] = value
+            out[key] = column
     if limit is not None:
         out["limit"] = np.full(rows, limit)
     if percentile is not None:
         out["_measure_key"] = solved["_measure_key"]
+    generic = dict(sizing.keys)
+    for key, step, there in (("one_fewer", -1, lambda past: past >= start),
+                             ("one_more", 1, lambda past: past <= high)):
+        if whole and key in generic:  # the measure one whole step away (empty out of range or unstable)
+            past = answer + step
+            near = found & there(past)
+            beside = np.full(rows, np.nan)
+            if near.any():
+                beside[near] = _evaluated(evaluate, past[near], np.flatnonzero(near), by_value)["measure"]
+            out[key] = beside
+    if sizing.reason is not None:
+        out["reason"] = ["" if found[i] else sizing.reason(values, {k: np.asarray(v)[i:i + 1]
+                                                                     for k, v in others.items()})
+                         for i in range(rows)]
     return out
 
 
@@ -482,39 +537,33 @@ def _default_keys(question: "Question", sizing: "Sizing", measure_key: str | Non
 
 def _printed(sizing: "Sizing", generic: str, percentile: float | None, measure: str = "") -> str:
     if sizing.keys:
-        return dict(sizing.keys).get(generic, generic).replace("{measure}", measure)
+        return dict(sizing.keys).get(generic, generic).replace("{measure}", measure or sizing.output)
     return generic
 
 
-def _named(question: "Question", sizing: "Sizing", generic: Mapping[str, Any], percentile: float | None,
-           values: Mapping[str, Any] | None = None, point: Mapping[str, Any] | None = None) -> dict[str, Any]:
+def _named(family: "Family", question: "Question", sizing: "Sizing", generic: Mapping[str, Any],
+           percentile: float | None, point: Mapping[str, Any], values: Mapping[str, Any]) -> dict[str, Any]:
+    """The record of one row: the declared keys (or the generic ones), an input's or a value's by name."""
     measure_key = generic.get("_measure_key")
     keys = list(sizing.keys) or _default_keys(question, sizing, measure_key)
-    measure = str(measure_key or sizing.output)
-    spec = question.input(sizing.search) if sizing.search in question.input_names else None
-    whole = spec.integer if spec is not None else True
     record: dict[str, Any] = {}
     for source, shown in keys:
-        shown = shown.replace("{measure}", measure)
+        shown = shown.replace("{measure}", str(measure_key or sizing.output))
         if source == "metric":
             record[shown] = _metric(sizing, percentile)
         elif source == "percentile":  # the P given; no key without one
             if percentile is not None:
                 record[shown] = float(percentile)
-        elif source in (sizing.search, "lowest"):
-            value = generic[source]
-            record[shown] = int(value) if whole and value is not None else value
         elif source in generic:
-            record[shown] = generic[source]
-        elif point is not None and source in point:  # another input of the question at this point
-            record[shown] = _plain(point[source][0], question.input(source).integer)
-        elif values is not None and source in values:  # a parameter or setting
-            record[shown] = values[source]
+            value = generic[source]
+            whole = source in (sizing.search, "lowest") and _search_spec(family, question, sizing.search).integer
+            record[shown] = int(value) if whole and value is not None else value
+        elif source in point:
+            record[shown] = _plain(point[source].reshape(-1)[0], question.input(source).integer)
         else:
-            from iosizer.errors import ConsistencyError
-
-            raise ConsistencyError(f"sizing of '{question.command}': key {source!r} is no generic key, input, "
-                                   "parameter or setting")
+            value = values[source]
+            whole = source in {p.name for p in family.parameters} and family.spec(source).integer
+            record[shown] = int(value) if whole else float(value) if isinstance(value, (int, float)) else value
     return record
 
 
@@ -523,6 +572,8 @@ def _row(value: Any, i: int) -> Any:
 
     if isinstance(value, str):
         return value
+    if isinstance(value, list):  # words, one per row (a reason)
+        return value[i]
     array = np.asarray(value).reshape(-1)
     if array.dtype == object:  # a text output
         return array[i] if array.size > 1 else array[0]
@@ -533,6 +584,18 @@ def _row(value: Any, i: int) -> Any:
 def _plain(value: Any, integer: bool) -> Any:
     number = float(value)
     return int(number) if integer else number
+
+
+def _number(value: Any, label: str) -> float:
+    if isinstance(value, bool):
+        raise InputError(f"{label} must be a finite number > 0, got {value!r}")
+    try:
+        number = float(value)
+    except (TypeError, ValueError):
+        raise InputError(f"{label} must be a finite number > 0, got {value!r}") from None
+    if not (math.isfinite(number) and number > 0):
+        raise InputError(f"{label} must be a finite number > 0, got {number:g}")
+    return number
 
 
 def _other_inputs(question: "Question", searched: set[str], given: Mapping[str, Any]) -> dict[str, "np.ndarray"]:

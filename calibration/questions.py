@@ -371,15 +371,7 @@ def _swept(family_name: str, asked: "Question", params: Any, cpu_speed: float | 
 
     import numpy as np
 
-    from iosizer.model.family import parse_choices
-
-    family = declaration(family_name)
-    axes = []
-    for name in asked.sweeps:
-        raw = given.pop(name, None)
-        if raw is None and name in asked.sweep_all:
-            raw = "all"
-        axes.append([None] if raw is None else parse_choices(raw, family.spec(name)))
+    axes = sweep_axes(family_name, asked, given)
     parts = []
     for chosen in itertools.product(*axes):
         fixed = {n: c for n, c in zip(asked.sweeps, chosen) if c is not None}
@@ -405,6 +397,21 @@ def _swept(family_name: str, asked: "Question", params: Any, cpu_speed: float | 
     notes = tuple(dict.fromkeys(n for _, part in parts for n in part.notes))
     return Answer(family_name, asked.command, inputs, outputs, bands, notes, first.integers, first.values,
                   parts=tuple(parts))
+
+
+def sweep_axes(family_name: str, asked: "Question", given: dict[str, Any]) -> list[list[Any]]:
+    """The choices of each setting ``asked`` sweeps, popped from ``given`` (``[None]``: not given, the
+    profile's; a ``sweep_all`` setting not given: every choice)."""
+    from iosizer.model.family import parse_choices
+
+    family = declaration(family_name)
+    axes = []
+    for name in asked.sweeps:
+        raw = given.pop(name, None)
+        if raw is None and name in asked.sweep_all:
+            raw = "all"
+        axes.append([None] if raw is None else parse_choices(raw, family.spec(name)))
+    return axes
 
 
 def _count(part: Answer) -> int:

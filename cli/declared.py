@@ -104,12 +104,15 @@ def _size_options(family: "Family", question: "Question", name: str) -> tuple[li
         answer = iosizer.family(family.name).size(profile, percentile=percentile, cpu_speed=cpu_speed,
                                                   command=name, profile_name=None if profile_name is None
                                                   else str(profile_name), **targets, **values)
-        title = answer.title if answer.title != f"{family.name} sizing" else \
-            f"{family.name[:1].upper()}{family.name[1:]} sizing"
+        title = answer.title or f"{family.name[:1].upper()}{family.name[1:]} sizing"
         data, records = answer.to_data(), answer.records()
-        # One answer: a metric/value table, as every 'iosizer size' command prints one; a sweep: a row each.
-        rows = records if len(records) > 1 else [{"metric": k, "value": v} for k, v in data.items()
-                                                  if not isinstance(v, (list, dict))]
+        # One answer: a metric/value table, as every 'iosizer size' command prints one; a sweep (or a
+        # question whose answer is always a list): a row each.
+        if len(records) > 1 or answer.always_list:
+            emit(Report(data=data, rows=records, columns=list(answer.columns) or None, title=title,
+                        notes=list(answer.notes)), output_format)
+            return
+        rows = [{"metric": k, "value": v} for k, v in data.items() if not isinstance(v, (list, dict))]
         emit(Report(data=data, rows=rows, title=title, notes=list(answer.notes), csv_rows=records), output_format)
 
     return params, answer

@@ -59,6 +59,7 @@ __all__ = [
     "Role",
     "Sizing",
     "Schema",
+    "TableRow",
     "check_cpu_name",
     "check_value",
     "check_values",
@@ -639,30 +640,39 @@ class Sizing:
     - ``stop(values) -> float``: the last ``search`` value worth searching (past it ``report`` grows
       no more), a bound on the work; with ``bracket`` a real search bisects ``[lowest, stop]`` at once
       (no galloping: the interval is known);
+    - ``unreachable``: the words of the error for a target past ``limit`` (``{target}`` and ``{limit}``
+      formatted in);
+    - ``out_of_reach(values, target, percentile) -> str | None``: the reason no ``search`` value reaches
+      the target (one line, an error), checked before the search;
+    - ``reason(values, point) -> str``: a target out of reach of every ``search`` value is no error: the
+      answer is empty (null) and the generic key ``reason`` says why (``""`` where there is an answer);
+    - ``interval``: False: no 95 % interval for this answer, even with a profile; ``intervals``: the
+      generic keys that carry it (default: ``report``'s, else ``search``'s);
     - ``command``: the command's name, ``iosizer size <command>`` (default: the family's name); the
-      sizings of one command are its targets;
+      sizings of one command are its targets. Several families may declare sizings of one command: it
+      takes every family's options, and the profile given (else the options given) picks the family;
     - ``alone``: the target is given alone, never with another of its command;
     - ``target_bounds``: the target's bounds (lower excluded, upper included; default any number > 0);
     - ``percentile`` may name the quantity whose ``<quantity>_pP`` the percentiles hook returns among
       others (``"response"``: ``response_p99``);
     - ``lowest(values, inputs) -> array``: the first ``search`` value worth trying at each point (the
       smallest stable server count), below which the question has no answer; generic key ``lowest``;
-    - ``unreachable(values, target, percentile) -> str | None``: the reason no ``search`` value reaches
-      the target (one line), checked before the search;
-    - ``title(values) -> str`` and ``notes(values, said) -> lines``: the answer's title and notes in
-      place of the generic ones; ``said`` holds ``measure`` (the targeted measure's key), ``profile``
-      (the profile's name as given, or None) and ``intervals`` (whether the answer carries them).
+    - ``options``: ``(declared, option)`` pairs: the command's option (and HTTP field) for a parameter,
+      setting or repeated value under the name it always had; ``summary``: the command's help line.
 
-    In ``keys``, a published name may hold ``{measure}`` (the targeted measure's key), and the generic
-    names also take: ``lowest``; ``beside`` (``measure`` one ``search`` step past the answer: one fewer
-    for the smallest, one more for the largest; null where there is no such step); ``percentile`` (the
-    P given, left out without one); any other input of the question; any parameter or setting by name.
-    ``intervals``: the generic keys that carry the 95 % interval of the answer when a profile gives one
-    (default: ``report``'s, else ``search``'s). ``options``: ``(declared, option)`` pairs: the command's
-    option (and HTTP field) for a parameter, setting or repeated value under the name it always had.
-    Several families may declare sizings of one ``command``: it takes every family's options, and the
-    profile given (else the options given) picks the family. ``summary``: the command's help line (the
-    families' joined by ", or ").
+    ``search`` may also name a whole-number parameter or setting of the family (bounds from its
+    declaration): ``solve`` then finds the searched values among its inputs under that name, and the
+    option sets it where another sizing searches something else. Several sizings may share a target:
+    one target answers them all, each searching its own input with the others' at their given values
+    (ports at the given cores, cores at the given ports), their keys merged into one record. Generic
+    keys besides those above: ``one_fewer`` (the measure one whole step short of the answer, empty where
+    that is out of the search's range or unstable), ``one_more`` (one step past the largest), ``lowest``,
+    ``percentile`` (the P given; no key without one), ``reason``, and the name of any input or value (a
+    setting or parameter as answered); a published name may hold ``{measure}`` (the targeted measure's
+    key). The command's presentation, from the first sizing that declares it: ``title(values, targets)``,
+    ``notes(values, records)`` (replacing the generic notes; ``values`` then also hold ``measure``, the
+    targeted measure's key, and ``profile_name``, the profile as the planner named it, or None) and
+    ``columns`` (the table's).
     """
 
     search: str
@@ -676,13 +686,17 @@ class Sizing:
     keys: tuple[tuple[str, str], ...] = ()
     limit: Callable[[Mapping[str, Any]], float] | None = None
     stop: Callable[[Mapping[str, Any]], float] | None = None
+    unreachable: str = ""
+    reason: Callable[[Mapping[str, Any], Mapping[str, Any]], str] | None = None
+    interval: bool = True
+    title: Callable[[Mapping[str, Any], Mapping[str, float]], str] | None = None
+    notes: Callable[[Mapping[str, Any], Sequence[Mapping[str, Any]]], Sequence[str]] | None = None
+    columns: tuple[str, ...] = ()
     command: str = ""
     alone: bool = False
     target_bounds: tuple[float, float] = (0.0, math.inf)
     lowest: Callable[[Mapping[str, Any], Mapping[str, Any]], Any] | None = None
-    unreachable: Callable[[Mapping[str, Any], float, float | None], str | None] | None = None
-    title: Callable[[Mapping[str, Any]], str] | None = None
-    notes: Callable[[Mapping[str, Any], Mapping[str, Any]], Sequence[str]] | None = None
+    out_of_reach: Callable[[Mapping[str, Any], float, float | None], str | None] | None = None
     bracket: bool = False
     intervals: tuple[str, ...] = ()
     options: tuple[tuple[str, str], ...] = ()
@@ -691,6 +705,35 @@ class Sizing:
     @property
     def target_name(self) -> str:
         return self.target or f"target_{self.output}"
+
+
+@dataclass(frozen=True)
+class TableRow:
+    """One answer a question gives in its family's scenario table (``Question.table``): what it is
+    (``question``, the row's label), its value, unit, note and 95 % band.
+
+    ``derive``: a figure computed from several of the answer's records (one swept choice's IOPS over the
+    first's): ``derive(records)`` is the value; with a profile or a CPU its band moves the fitted parameters
+    through every record at once (a joint band, not two records' bands apart).
+    """
+
+    question: str
+    value: Any
+    unit: str
+    note: str = ""
+    ci_low: float | None = None
+    ci_high: float | None = None
+    derive: Callable[[list[Mapping[str, Any]]], float] | None = None
+
+    @classmethod
+    def of(cls, record: Mapping[str, Any], key: str, question: str, unit: str, note: str = "") -> "TableRow":
+        """The row of output ``key`` of one record, with its band where the answer gives one."""
+        return cls(question, record[key], unit, note, record.get(f"{key}_ci_low"), record.get(f"{key}_ci_high"))
+
+
+#: A question's scenario rows: (the answer's records, the table's context) -> rows. The context holds
+#: ``source``: where the values come from when the table names a profile or a CPU (None otherwise).
+TableFunction = Callable[[list[dict[str, Any]], Mapping[str, Any]], list[TableRow]]
 
 
 #: A question's solve: values (parameters and settings by name) and broadcast input arrays ->
@@ -819,6 +862,10 @@ class Question:
       (the shipped calibration's intervals describe a fit to a seed's statements, not measurements;
       they band a profile the planner gives or carries to another CPU);
     - ``always_list``: the JSON is a list of records even for one point;
+    - ``table(records, context)``: the question's rows in its family's scenario table (:class:`TableRow`:
+      label, value, unit, note, band; ``derive`` for a figure over several records, banded jointly);
+      ``table_keys``: a table key's older names, kept as aliases; ``table_defaults``: what a table naming
+      neither a profile nor a CPU takes for a key it leaves out, where it differs from the command's;
     - an input may carry the name of one of its family's settings (a block size the family's data
       hold per row): the question sweeps it, its option and key are the input's, and its default is
       the input's declared sweep, not the profile's setting;
@@ -873,6 +920,14 @@ class Question:
     settings: tuple[ParameterSpec, ...] = ()
     #: Whether the family's scenario table (``[<family>]``) answers it at the table's values.
     scenario: bool = True
+    #: How the answer reads in the scenario table: its rows (:class:`TableRow`) from the records; without
+    #: it, one row per output and point.
+    table: TableFunction | None = None
+    #: Older names of a scenario table's keys (``{"link": ("links",)}``), kept as documented aliases.
+    table_keys: Mapping[str, tuple[str, ...]] = field(default_factory=dict)
+    #: What a table that names neither a profile nor a CPU takes for a key it leaves out, where a
+    #: system description wants more than the command's default (two links to compare, not one).
+    table_defaults: Mapping[str, Any] = field(default_factory=dict)
     #: Own ``settings`` without a value that may be left out (absent from ``values``: a computed input
     #: default reads them, ``queue erlang``'s ``arrival_rate``); others without a value are required.
     optional: tuple[str, ...] = ()
@@ -1051,7 +1106,11 @@ class Family:
             if clash:
                 raise ValueError(f"family {self.name}: question '{question.command}' declares "
                                  f"{sorted(clash)} as inputs and as parameters")
-            own = {s.name for s in question.settings} & set(names) if question.answerable else set()
+            # An own setting may stand in for a family setting the question does not take (a block size
+            # per tenant where the family's is one number); never for one it takes, nor a parameter.
+            taken = set(names) if question.takes is None else \
+                set(question.takes) | (set(names) - set(settings))
+            own = {s.name for s in question.settings} & taken if question.answerable else set()
             if own:
                 raise ValueError(f"family {self.name}: question '{question.command}' declares {sorted(own)} "
                                  "as its own settings and as the family's parameters")

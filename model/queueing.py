@@ -543,14 +543,17 @@ def _measures(result: QueueResult) -> dict[str, np.ndarray]:
 
 
 def _queue_mmc(values, inputs):
-    """``iosizer queue mmc``: every measure of :func:`mmc` at each arrival rate (unit of the rates)."""
-    return _measures(mmc(inputs["arrival_rate"], values["service_rate_per_s"], values["servers"]))
+    """``iosizer queue mmc``: every measure of :func:`mmc` at each arrival rate (unit of the rates); the servers
+    an input where ``size servers`` searches them."""
+    servers = inputs.get("servers", values["servers"])
+    return _measures(mmc(inputs["arrival_rate"], values["service_rate_per_s"], servers))
 
 
 def _queue_mmc_percentiles(values, inputs, percentiles):
     from iosizer.model.percentiles import mmc_percentiles
 
-    return mmc_percentiles(inputs["arrival_rate"], values["service_rate_per_s"], values["servers"], percentiles)
+    servers = inputs.get("servers", values["servers"])
+    return mmc_percentiles(inputs["arrival_rate"], values["service_rate_per_s"], servers, percentiles)
 
 
 #: Inter-arrival and service variability of a G/G/c or M/G/1 question: :data:`SCV` under the options' names.
@@ -765,42 +768,42 @@ def _response_out_of_reach(values, target, percentile):
     return None
 
 
-def _rate_note(values, said, key):
-    if said["profile"] is None:
+def _rate_note(values, key):
+    if values["profile_name"] is None:
         return []
-    return [f"service rate {values['service_rate_per_s']:.6g} from {said['profile']}; {key}"]
+    return [f"service rate {values['service_rate_per_s']:.6g} from {values['profile_name']}; {key}"]
 
 
-def _servers_notes(values, said):
-    measure = said["measure"]
+def _servers_notes(values, records):
+    measure = values["measure"]
     return [f"servers: the smallest count with {measure} within the target (exact M/M/c); "
             f"{measure}_one_fewer: the same at one server fewer (empty, null in JSON: one fewer is unstable)",
-            *_rate_note(values, said, "servers_ci_low/_ci_high: the count at the ends of its 95 % interval")]
+            *_rate_note(values, "servers_ci_low/_ci_high: the count at the ends of its 95 % interval")]
 
 
-def _load_notes(values, said):
-    return [f"arrival_rate: the largest with {said['measure']} within the target (exact M/M/c, bisection to 1e-12)",
-            *_rate_note(values, said, "arrival_rate_ci_low/_ci_high at the ends of its 95 % interval")]
+def _load_notes(values, records):
+    return [f"arrival_rate: the largest with {values['measure']} within the target (exact M/M/c, bisection to 1e-12)",
+            *_rate_note(values, "arrival_rate_ci_low/_ci_high at the ends of its 95 % interval")]
 
 
 def _mmc_sizing():
     """``size servers``: the smallest c for a mean or percentile response, or a P(wait) (Erlang C) target;
     ``size load``: the largest arrival rate within one, bisected on (0, c mu). Each target alone."""
-    response = {"target": "target_response_s", "percentile": "response", "unreachable": _response_out_of_reach}
+    response = {"target": "target_response_s", "percentile": "response", "out_of_reach": _response_out_of_reach}
     wait = {"target": "target_wait_probability", "target_bounds": (0.0, 1.0)}
     named = (("service_rate_per_s", "service_rate"),)
     servers = {"command": "servers", "alone": True, "options": named, "lowest": _stable_servers,
                "notes": _servers_notes, "summary": "Smallest M/M/c server count meeting a response (mean or "
                                                    "--percentile) or wait-probability target.",
-               "title": lambda values: "Smallest M/M/c server count",
+               "title": lambda values, targets: "Smallest M/M/c server count",
                "keys": (("servers", "servers"), ("arrival_rate", "arrival_rate"),
                         ("service_rate_per_s", "service_rate"), ("target", "{target}"), ("percentile", "percentile"),
-                        ("measure", "{measure}"), ("beside", "{measure}_one_fewer"), ("utilization", "utilization"),
+                        ("measure", "{measure}"), ("one_fewer", "{measure}_one_fewer"), ("utilization", "utilization"),
                         ("lowest", "minimum_stable_servers"))}
     load = {"command": "load", "alone": True, "smallest": False, "options": named, "bracket": True,
             "notes": _load_notes, "summary": "Largest load within a target: the arrival rate of an M/M/c queue",
             "stop": lambda values: values["servers"] * values["service_rate_per_s"],
-            "title": lambda values: f"Largest arrival rate, M/M/{int(values['servers'])}",
+            "title": lambda values, targets: f"Largest arrival rate, M/M/{int(values['servers'])}",
             "keys": (("arrival_rate", "arrival_rate"), ("servers", "servers"),
                      ("service_rate_per_s", "service_rate"), ("target", "{target}"), ("percentile", "percentile"),
                      ("measure", "{measure}"), ("utilization", "utilization"))}

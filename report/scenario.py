@@ -6,7 +6,7 @@ A scenario names a system and has one optional table per model family::
     description = "write-back cache on ESXi, replica over 10GbE or IPoIB"
 
     [replication]
-    links = ["10g", "ipoib56"]
+    link = ["10g", "ipoib56"]
     block_kib = 4
     outstanding = 32
 
@@ -15,8 +15,8 @@ Keys carry their unit in the name (``added_latency_ns``, ``block_kib``,
 where a number is expected is an error, and so is a key in another unit
 than the schema's (``added_latency_us`` for ``added_latency_ns``), with a
 hint. Every error is one :class:`~iosizer.errors.ScenarioError` line naming
-the file and the key path (``scenario.toml: replication.block_kib: must be
-> 0, got -4``).
+the file and the key path (``scenario.toml: replication.block_kib: block_kib
+must lie in [0.000976562, 1048576] (KiB), got -4``).
 
 Any table may name the planner's own calibration: ``profile = "my.json"``
 (from ``iosizer calibrate``, relative to the scenario file's folder), a
@@ -27,12 +27,18 @@ then answered as the what-if commands answer ``--profile`` and
 that depends on a fitted parameter with its 95 % band (``ci_low``,
 ``ci_high``, from :meth:`~iosizer.calibration.whatif.WhatIf.bands`).
 
-Extending: a family is one pydantic section model (``extra="forbid"``,
-strict types) and one evaluator ``(section, sources)`` returning
-:class:`Answer` rows; appending a :class:`Family` (with the model families
-its ``profile`` key accepts) to :data:`FAMILIES` adds its table to the
-schema, to the evaluation and to the error hints. Sections are evaluated in
-the order of :data:`FAMILIES`.
+A family whose questions declare a solve gets its table from the
+declarations (:func:`_declared_section`, :func:`_declared_evaluator`): the
+keys are the questions' inputs, the family's settings and parameters (a
+setting a question sweeps takes a list), with the CLI's and HTTP's names and
+units, each value checked by its declaration; the answers come from the one
+road (:func:`iosizer.calibration.questions.answer`), as the rows the
+question declares (``Question.table``) or one per output and point. A key's
+older name stays an alias (``Question.table_keys``: ``[replication]``'s
+``links`` for ``link``). The tables not yet generated are a pydantic
+section model (``extra="forbid"``, strict types) and an evaluator
+``(section, sources)`` each, in ``_TABLES``. Sections are evaluated in the
+order of :data:`FAMILIES`.
 
 Shipped examples live in :mod:`iosizer.data.scenarios`; :func:`resolve_source`
 accepts a path or an example's bare name.
@@ -99,12 +105,6 @@ def _upper(module: str, spec: str) -> float:
     from importlib import import_module
 
     return getattr(import_module(f"iosizer.model.{module}"), spec).bounds[1]
-
-
-def _lower(module: str, spec: str) -> float:
-    from importlib import import_module
-
-    return getattr(import_module(f"iosizer.model.{module}"), spec).bounds[0]
 
 
 def declared(family: str, name: str) -> Callable[[], Any]:
@@ -459,123 +459,6 @@ def evaluate_pcie(section: PcieSection, sources: Sources = Sources()) -> list[An
 
 
 # --------------------------------------------------------------------------
-# [replication]: seed 004, a write-back cache with a synchronous replica
-# --------------------------------------------------------------------------
-
-
-def _replication_default(name: str) -> Any:
-    from iosizer.calibration.replication import default
-
-    return default(name)
-
-
-class ReplicationSection(Section):
-    """A write-back flash cache replicating every write to a peer (seed 004).
-
-    ``links``: the interconnects to compare (1g, 10g, ipoib56, local), the
-    first is the baseline of the gains (by default the family's declared
-    link, then ipoib56); ``block_kib`` the write size (KiB) and
-    ``outstanding`` the writes in flight, by default the declared values
-    (``iosizer params replication``). ``profile``: a ``replication`` profile
-    (its protocol cost; ``links`` then default to the link it was measured on
-    and must share its protocol stack).
-    """
-
-    links: list[str] = Field(default_factory=lambda: [_replication_default("link"), "ipoib56"], min_length=1)
-    block_kib: float = Field(default_factory=lambda: float(_replication_default("block_kib")),
-                             gt=0, le=_upper("replication", "BLOCK_SIZE"))
-    outstanding: int = Field(default_factory=lambda: int(_replication_default("outstanding")), ge=1,
-                             le=_upper("replication", "OUTSTANDING"))
-
-    @field_validator("block_kib")
-    @classmethod
-    def _declared_block(cls, value: float) -> float:
-        low = _lower("replication", "BLOCK_SIZE")  # after gt=0: a negative size keeps its own message
-        if value < low:
-            raise ValueError(f"must be >= {low:g}, got {value:g}")
-        return value
-
-    @field_validator("links")
-    @classmethod
-    def _known_links(cls, value: list[str]) -> list[str]:
-        from iosizer.calibration.replication import resolve_link
-
-        try:
-            return list(dict.fromkeys(resolve_link(v) for v in value))
-        except IosizerError as error:
-            raise ValueError(str(error)) from None
-
-
-def evaluate_replication(section: ReplicationSection, sources: Sources = Sources()) -> list[Answer]:
-    """The table's links through the one road (``iosizer replication``), then each one's IOPS gain over
-    the first; with a profile or a CPU, the gains' bands propagate the profile's intervals jointly."""
-    from iosizer.calibration.profile import load_profile
-    from iosizer.calibration.questions import answer
-    from iosizer.model.replication import LOCAL
-
-    path = sources.paths.get("replication")
-    profile = None if path is None else load_profile(path, "replication")
-    # As `iosizer replication --profile` runs: the profile's link unless the file names links.
-    links = section.links if not sources.calibrated or "links" in section.model_fields_set else None
-    rows = answer("replication", "replication", profile, cpu_speed=sources.cpu_speed, link=links,
-                  block_kib=section.block_kib, outstanding=section.outstanding).records()
-    source = f"profile {sources.written['replication']}" if path is not None else "shipped 'replication' profile"
-    if sources.cpu_speed is not None:
-        source += f", carried to CPU speed {sources.cpu_speed:g}"
-    gains = _replication_gain_bands(profile, sources, [r["link"] for r in rows], section) \
-        if sources.calibrated and len(rows) > 1 else {}
-
-    def band(row: dict[str, Any], key: str) -> tuple[Any, Any]:
-        return row.get(f"{key}_ci_low"), row.get(f"{key}_ci_high")
-
-    answers = []
-    for row in rows:
-        link = row["link"]
-        where = f"{link}, {section.block_kib:g} KiB, {section.outstanding} outstanding"
-        if sources.calibrated and link != LOCAL:
-            where += f"; {source}"
-        answers += [
-            Answer("replication", f"write IOPS over {link}", row["iops"], "IOPS", where, *band(row, "iops")),
-            Answer("replication", f"write throughput over {link}", row["throughput_mbps"], "MB/s", where,
-                   *band(row, "throughput_mbps")),
-            Answer("replication", f"write latency over {link}", row["latency_us"], "us", where,
-                   *band(row, "latency_us")),
-            Answer("replication", f"binding cap over {link}", row["bound"], "", "protocol, bandwidth or concurrency"),
-        ]
-        if link != rows[0]["link"]:
-            answers.append(Answer("replication", f"IOPS gain of {link} over {rows[0]['link']}",
-                                  100.0 * (row["iops"] / rows[0]["iops"] - 1.0), "%", "seed 004 model",
-                                  *_band(gains, link)))
-    return answers
-
-
-def _replication_gain_bands(profile: Any, sources: Sources, links: list[str],
-                            section: ReplicationSection) -> dict[str, tuple[Any, Any]]:
-    """Each link's IOPS gain over the first, banded by the one profile every link's answer moves with
-    (the planner's, or the shipped one carried to the table's CPU): the gain's band is joint, not two
-    links' bands apart."""
-    import numpy as np
-
-    from iosizer.calibration.questions import resolve
-    from iosizer.calibration.uncertainty import propagate
-    from iosizer.model.replication import replication, replication_system
-
-    resolved = [resolve("replication", profile, sources.cpu_speed, {"link": link})[0] for link in links]
-    carried = resolve("replication", profile, sources.cpu_speed, {"link": links[0]})[1]
-    centre = carried.values()
-
-    def gains(params: dict[str, Any]) -> dict[str, Any]:
-        moved = {k: v for k, v in params.items() if v != centre[k]}
-        # A moved estimate moves every link that answers from it (one profile; not another link's own).
-        iops = [replication(replication_system({**values, **{k: v for k, v in moved.items()
-                                                             if values.get(k) == centre[k]}}),
-                            np.asarray([section.block_kib]), section.outstanding).iops[0] for values in resolved]
-        return {link: 100.0 * (i / iops[0] - 1.0) for link, i in zip(links[1:], iops[1:])}
-
-    return propagate(carried, gains)
-
-
-# --------------------------------------------------------------------------
 # [hba]: seed 002, tenants sharing one FC port and its HBA cores
 # --------------------------------------------------------------------------
 
@@ -878,8 +761,6 @@ _TABLES = {table.key: table for table in (
     Family("hba", HbaSection, evaluate_hba, "tenants sharing an FC port and its HBA cores (seed 002)", ("hba",)),
     Family("loadshare", LoadshareSection, evaluate_loadshare,
            "load-sharing policies for storage-port queues (seed 003)", ("loadshare",)),
-    Family("replication", ReplicationSection, evaluate_replication,
-           "write-back cache with a synchronous replica (seed 004)", ("replication",)),
 )}
 
 
@@ -896,8 +777,12 @@ def _tables_in_registry_order() -> list[Family]:
 
 def _declared_section(family: Any, questions: list[Any]) -> type[Section]:
     """A table's schema from the declarations: every input of the questions (a number or a list),
-    every setting and parameter of the family (a given parameter is fixed), each with its unit."""
-    from pydantic import BeforeValidator
+    every setting and parameter of the family (a given parameter is fixed), a setting a question sweeps
+    (a choice or a list of them), each with its unit and checked by its declaration, named as the key;
+    a key's older names (``Question.table_keys``) are aliases."""
+    from pydantic import AliasChoices, BeforeValidator
+
+    from iosizer.model.family import parse_choices
 
     def numbers(unit: str) -> Any:
         def check(value: Any) -> Any:  # one line naming the key, not pydantic's per-member union errors
@@ -908,28 +793,69 @@ def _declared_section(family: Any, questions: list[Any]) -> type[Section]:
 
         return BeforeValidator(check)
 
+    def declared(spec: Any, key: str, each: bool = False) -> Any:
+        def check(value: Any) -> Any:  # the declaration's one check, its message naming the key
+            try:
+                if each and value is not None:
+                    for item in value if isinstance(value, list) else [value]:
+                        spec.check(item, key)
+                elif value is not None:
+                    spec.check(value, key)
+            except IosizerError as error:
+                raise ValueError(str(error)) from None
+            return value
+
+        return AfterValidator(check)
+
+    def choices(spec: Any, key: str) -> Any:
+        def check(value: Any) -> Any:  # each choice once, in its normal form (a file listing one twice still runs)
+            if value is None:
+                return value
+            if isinstance(value, list) and not value:
+                raise ValueError(f"give a {spec.name} or a list of them, not an empty list")
+            try:
+                chosen = [spec.check(v, key) for v in value] if isinstance(value, list) else \
+                    parse_choices(value, spec, key)  # one text: a choice, "1g,10g" or "all"
+                return list(dict.fromkeys(chosen))
+            except IosizerError as error:
+                raise ValueError(str(error)) from None
+
+        return AfterValidator(check)
+
     fields: dict[str, Any] = {}
     for question in questions:
         for spec in question.input_specs:
-            fields.setdefault(spec.name, (Annotated[float | list[float] | None, numbers(spec.unit)], Field(
+            fields.setdefault(spec.name, (Annotated[float | list[float] | None, numbers(spec.unit),
+                                                    declared(spec, spec.name, each=True)], Field(
                 None, description=f"{spec.description or spec.name} ({spec.unit}); a list answers each value")))
         for repeated in question.repeated:  # one value per item (a demand per station)
             fields.setdefault(repeated.name, (float | str | list[float | str] | None, Field(
                 None, description=f"{repeated.name}: a value or a list, one per item")))
     own = [s for q in questions for s in q.settings]
+    swept = {n for q in questions for n in q.sweeps}
     for spec in (*own, *family.parameters):
         if spec.name in fields:
             continue
+        if spec.name in swept:
+            fields[spec.name] = (Annotated[str | list[str] | None, choices(spec, spec.name)], Field(
+                None, description=f"{spec.description or spec.name}: a choice or a list of them"))
+            continue
         kind: Any = bool if spec in own and spec.switch else str if (spec in own and spec.parse) or (
             spec.choices and isinstance(spec.choices[0], str)) else float
-        fields[spec.name] = (kind | None, Field(None, description=f"{spec.description or spec.name} ({spec.unit})"))
+        fields[spec.name] = (Annotated[kind | None, declared(spec, spec.name)], Field(
+            None, description=f"{spec.description or spec.name} ({spec.unit})"))
+    for key, olds in ((k, v) for q in questions for k, v in q.table_keys.items()):
+        kind, info = fields[key]
+        fields[key] = (kind, Field(None, description=f"{info.description} (older key: {', '.join(olds)})",
+                                   validation_alias=AliasChoices(key, *olds)))
     name = "".join(w.title() for w in family.name.replace("-", "_").split("_")) + "Section"
     return create_model(name, __base__=Section, __doc__=family.summary, **fields)
 
 
 def _declared_evaluator(name: str, questions: list[Any]) -> Callable[[Any, Sources], list[Answer]]:
-    """Every declared question of family ``name`` at the table's values, one answer per output and point,
-    through the one road (:func:`iosizer.calibration.questions.answer`)."""
+    """Every declared question of family ``name`` at the table's values through the one road
+    (:func:`iosizer.calibration.questions.answer`): the rows its ``table`` declares, or one answer per
+    output and point."""
 
     def evaluate(section: Section, sources: Sources) -> list[Answer]:
         from iosizer.calibration.profile import load_profile
@@ -943,7 +869,12 @@ def _declared_evaluator(name: str, questions: list[Any]) -> Callable[[Any, Sourc
         for question in questions:
             mine = {*question.input_names, *(s.name for s in question.settings)}
             values = {k: v for k, v in given.items() if k in mine or k not in own}
+            if not sources.calibrated:  # a profile or a CPU answers as the command does: its own values
+                values = {**question.table_defaults, **values}
             solved = answer(name, question.command, profile, cpu_speed=sources.cpu_speed, **values)
+            if question.table is not None:
+                answers += _table_rows(name, question, solved, profile, sources)
+                continue
             for row in solved.records():
                 point = ", ".join(f"{k} = {row[k]:g}" for k in question.input_names)
                 for out in question.output_specs:
@@ -955,6 +886,47 @@ def _declared_evaluator(name: str, questions: list[Any]) -> Callable[[Any, Sourc
         return answers
 
     return evaluate
+
+
+def _table_rows(name: str, question: Any, solved: Any, profile: Any, sources: Sources) -> list[Answer]:
+    """A question's declared rows (``Question.table``); a derived row's band, with a profile or a CPU,
+    moves the fitted parameters through every record at once (:func:`_joint_band`)."""
+    context = {"source": sources.source(name) if sources.calibrated else None}
+    answers = []
+    for row in question.table(solved.records(), context):
+        ends = (row.ci_low, row.ci_high)
+        if row.derive is not None and sources.calibrated:
+            ends = _joint_band(name, question, solved, profile, sources.cpu_speed, row.derive)
+        answers.append(Answer(name, row.question, row.value, row.unit, row.note, *ends))
+    return answers
+
+
+def _joint_band(name: str, question: Any, solved: Any, profile: Any, cpu_speed: float | None,
+                derive: Callable[[list[dict[str, Any]]], float]) -> tuple[float | None, ...]:
+    """95 % band of ``derive(records)``, the records solved again at each moved set of the one profile
+    every record answers from (the first swept choice's, carried to the CPU): a moved estimate moves
+    every choice whose value it is (one profile, not another choice's own value)."""
+    import numpy as np
+
+    from iosizer.calibration.questions import resolve
+    from iosizer.calibration.uncertainty import propagate
+
+    parts = solved.parts or (({}, solved),)
+    carried = resolve(name, profile, cpu_speed, dict(parts[0][0]))[1]
+    centre = carried.values()
+
+    def figure(params: dict[str, Any]) -> dict[str, Any]:
+        moved = {k: v for k, v in params.items() if v != centre[k]}
+        records = []
+        for chosen, part in parts:
+            at = {**part.values, **{k: v for k, v in moved.items() if part.values.get(k) == centre[k]}}
+            out = question.solve(at, {k: np.asarray(v) for k, v in part.inputs.items()})
+            flat = {k: np.asarray(v).reshape(-1) for k, v in out.items()}
+            count = len(next(iter(part.inputs.values()))) if part.inputs else 1
+            records += [{**chosen, **{k: v[i] for k, v in flat.items()}} for i in range(count)]
+        return {"value": derive(records)}
+
+    return _band(propagate(carried, figure), "value")
 
 
 def _declared_tables() -> list[Family]:

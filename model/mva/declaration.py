@@ -273,11 +273,11 @@ def _one_job_too_slow(values, target, percentile):
             f"(the demands' sum {float(np.sum(demands)):.6g} for the mean)")
 
 
-def _population_notes(values, said):
-    notes = [f"population: the most jobs with {said['measure']} within the target (MVA up to the asymptotic "
+def _population_notes(values, records):
+    notes = [f"population: the most jobs with {values['measure']} within the target (MVA up to the asymptotic "
              "bound); throughput: what they carry"]
-    if said["profile"] is not None:
-        notes.append(f"demands and think time from {said['profile']}; _ci_low/_ci_high at the ends of their "
+    if values["profile_name"] is not None:
+        notes.append(f"demands and think time from {values['profile_name']}; _ci_low/_ci_high at the ends of their "
                      "95 % intervals")
     return notes
 
@@ -286,12 +286,12 @@ def _population_notes(values, said):
 _LOAD_SIZING = Sizing(
     "population", "response_time", smallest=False, command="load", target="target_response_s",
     summary="the population (and throughput) of a closed network (--demand, or a closed-network --profile)",
-    percentile="response", unreachable=_one_job_too_slow, notes=_population_notes,
+    percentile="response", out_of_reach=_one_job_too_slow, notes=_population_notes,
     intervals=("population", "throughput"),
-    title=lambda values: f"Largest population, closed network of {int(values['stations'])} stations",
+    title=lambda values, targets: f"Largest population, closed network of {int(values['stations'])} stations",
     options=(("demand_s", "demand"), ("think_time_s", "think_time")),
     keys=(("population", "population"), ("throughput", "throughput"), ("target", "target_response_s"),
-          ("percentile", "percentile"), ("measure", "{measure}"), ("beside", "{measure}_one_more"),
+          ("percentile", "percentile"), ("measure", "{measure}"), ("one_more", "{measure}_one_more"),
           ("throughput_upper_bound", "throughput_upper_bound")))
 
 

@@ -108,3 +108,71 @@ def test_the_toy_gets_a_simulate_command(toy, cli) -> None:
             assert row["ci_low"] <= exact <= row["ci_high"], row
     finally:
         root_command.cache_clear()
+
+
+# --- several sizings on one target, a searched parameter, reasons, sweeps (tests/calibration/toy_pool_family.py)
+
+
+@pytest.fixture()
+def pool(monkeypatch):
+    plugins = {**registry._plugins(), "toy-pool": "tests.calibration.toy_pool_family"}
+    monkeypatch.setattr(registry, "_plugins", lambda: plugins)
+    return iosizer.api.ModelFamily(registry.declaration("toy-pool"))
+
+
+def _ports(load: float, target: float, cores: int, rate: float) -> int:
+    from tests.calibration.toy_pool_family import OVERHEAD_S
+
+    return math.ceil((load + 1 / (target - OVERHEAD_S)) / (cores * rate) - 1e-12)
+
+
+def test_one_target_answers_every_sizing_that_shares_it(pool) -> None:
+    answer = pool.size(target_delay_s=0.05, loads="30,20", cores=3)
+    records = answer.to_data()
+    assert [r["kind"] for r in records] == ["slow", "fast"]  # the swept setting, every choice by default
+    slow = records[0]
+    assert list(slow) == ["kind", "target_delay_s", "ports", "delay_s", "one_fewer_delay_s", "cores",
+                          "given_ports", "cores_needed", "why", "rate_per_s"]
+    assert slow["ports"] == _ports(50, 0.05, 3, 10.0) and slow["cores"] == 3  # ports at the given cores
+    assert slow["cores_needed"] == _ports(50, 0.05, 1, 10.0) and slow["given_ports"] == 1  # cores at 1 port
+    assert slow["why"] == "" and slow["rate_per_s"] == 10.0
+    assert slow["one_fewer_delay_s"] == pytest.approx(0.01 + 1 / ((slow["ports"] - 1) * 30 - 50))
+    fast = records[1]
+    assert fast["ports"] == _ports(50, 0.05, 3, 20.0) and fast["cores_needed"] == _ports(50, 0.05, 1, 20.0)
+    assert answer.title == "Pool for 2 tenant(s)" and answer.notes == ("rate 10/s", "rate 20/s")
+    assert answer.columns == ("kind", "ports", "cores_needed")
+
+
+def test_the_measure_one_step_short_and_a_reason_instead_of_an_error(pool) -> None:
+    record = pool.size(target_delay_s=0.011, loads="100", kind="slow", ports=2).to_data()[0]
+    assert record["ports"] == _ports(100, 0.011, 2, 10.0)
+    assert record["one_fewer_delay_s"] > 0.011 >= record["delay_s"]
+    assert record["cores_needed"] is None and record["why"] == "2 port(s) of 8 cores carry too little"
+
+
+def test_pool_errors_are_one_line(pool) -> None:
+    with pytest.raises(iosizer.IosizerError, match=r"^target 0.005 s is below the overhead 0.01 s$"):
+        pool.size(target_delay_s=0.005, loads="30")
+    with pytest.raises(InputError, match="--loads needs a positive total"):
+        pool.size(target_delay_s=0.05, loads="0")
+    with pytest.raises(InputError, match="--kind must be one of slow, fast"):
+        pool.size(target_delay_s=0.05, loads="30", kind="medium")
+    with pytest.raises(InputError, match="give one value of ports"):
+        pool.size(target_delay_s=0.05, loads="30", ports=[1, 2])
+
+
+def test_the_pool_command_prints_its_own_table(pool, cli) -> None:
+    from iosizer.cli.catalogue import root_command
+
+    root_command.cache_clear()
+    try:
+        result = cli("size", "toy-pool", "--target-delay-s", "0.05", "--loads", "30,20", "--kind", "slow",
+                     "--format", "json")
+        assert result.exit_code == 0, result.stderr
+        assert [r["ports"] for r in json.loads(result.stdout)] == [_ports(50, 0.05, 2, 10.0)]  # a list of one
+        table = cli("size", "toy-pool", "--target-delay-s", "0.05", "--loads", "30,20", "--kind", "slow")
+        assert table.exit_code == 0, table.stderr
+        assert "Pool for 2 tenant(s)" in table.stdout and "cores_needed" in table.stdout
+        assert "given_ports" not in table.stdout and "rate 10/s" in table.stdout
+    finally:
+        root_command.cache_clear()

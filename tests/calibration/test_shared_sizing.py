@@ -19,9 +19,9 @@ TOY = "tests.calibration.toy_shared_sizing_family"
 
 @pytest.fixture()
 def toys(monkeypatch):
-    plugins = {**registry._plugins(), "toy-pool": TOY, "toy-net": TOY}
+    plugins = {**registry._plugins(), "toy-lanepool": TOY, "toy-net": TOY}
     monkeypatch.setattr(registry, "_plugins", lambda: plugins)
-    return iosizer.api.ModelFamily(registry.declaration("toy-pool")), iosizer.api.ModelFamily(
+    return iosizer.api.ModelFamily(registry.declaration("toy-lanepool")), iosizer.api.ModelFamily(
         registry.declaration("toy-net"))
 
 
@@ -55,7 +55,7 @@ def test_targets_alone_bounded_and_out_of_reach(toys) -> None:
     pool, _ = toys
     with pytest.raises(InputError, match="give one target: --target-delay-s or --target-busy"):
         pool.size({"rate_per_s": 100.0}, command="toy-lanes", target_delay_s=0.1, target_busy=0.5, load_per_s=5)
-    with pytest.raises(InputError, match=r"target_busy must lie in \(0, 1\], got 2"):
+    with pytest.raises(InputError, match=r"--target-busy must lie in \(0, 1\], got 2"):
         pool.size({"rate_per_s": 100.0}, command="toy-lanes", target_busy=2, load_per_s=5)
     with pytest.raises(InputError, match="below any delay"):
         pool.size({"rate_per_s": 100.0}, command="toy-lanes", target_delay_s=1e-12, load_per_s=5)

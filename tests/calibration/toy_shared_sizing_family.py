@@ -1,6 +1,6 @@
 """Two toy families whose sizings share a command, for the generic sizing features of issue 24.
 
-``toy-pool``: ``lanes`` (a whole-number setting) of ``rate_per_s`` each behind a load: delay_s = 1 / (lanes x
+``toy-lanepool``: ``lanes`` (a whole-number setting) of ``rate_per_s`` each behind a load: delay_s = 1 / (lanes x
 rate - load), busy = load / (lanes x rate); the delay's percentiles are an exponential's (-ln(1 - q) x delay),
 beside an ``other_pP`` the sizing must not take. ``toy-net``: a delay of ``step_s`` per job, wait_s = jobs x
 step_s. Sizings with closed-form answers: ``toy-lanes`` (the smallest lanes: a searched setting, the stable
@@ -19,7 +19,7 @@ from iosizer.model.family import Column, Family, Input, Output, ParameterSpec, Q
 
 
 def _pool(values, inputs):
-    capacity = values["lanes"] * values["rate_per_s"]
+    capacity = inputs.get("lanes", values["lanes"]) * values["rate_per_s"]  # the sizing searches lanes
     load = inputs["load_per_s"]
     return {"delay_s": 1.0 / (capacity - load), "busy": load / capacity}
 
@@ -38,31 +38,31 @@ def _stable(values, inputs):
     return np.floor(inputs["load_per_s"] / values["rate_per_s"]) + 1.0
 
 
-def _too_small(values, target, percentile):
+def _too_small(values, target, percentile):  # out_of_reach
     return f"target {target:g} is below any delay this toy reaches" if target < 1e-9 else None
 
 
 _KEYS = (("lanes", "lanes"), ("load_per_s", "load"), ("rate_per_s", "rate"), ("target", "{target}"),
-         ("percentile", "percentile"), ("measure", "{measure}"), ("beside", "{measure}_one_fewer"),
+         ("percentile", "percentile"), ("measure", "{measure}"), ("one_fewer", "{measure}_one_fewer"),
          ("lowest", "fewest_stable"))
 
 
 def _lanes(output, target, **more):
     keys = tuple((k, v.replace("{target}", target)) for k, v in _KEYS)
     return Sizing("lanes", output, target=target, command="toy-lanes", alone=True, lowest=_stable, keys=keys,
-                  options=(("rate_per_s", "rate"),), title=lambda values: "Fewest toy lanes",
-                  notes=lambda values, said: [f"lanes: the fewest with {said['measure']} within the target"],
+                  options=(("rate_per_s", "rate"),), title=lambda values, targets: "Fewest toy lanes",
+                  notes=lambda values, records: [f"lanes: the fewest with {values['measure']} within the target"],
                   **more)
 
 
 POOL = Family(
-    name="toy-pool",
+    name="toy-lanepool",
     summary="a toy pool of lanes",
     source="tests",
     parameters=(ParameterSpec("rate_per_s", "1/s", 100.0, (1e-6, 1e9), "assumed", "a test value"),
                 ParameterSpec("lanes", "lanes", 1, (1, 1000), "assumed", "a test value", kind="setting",
                               integer=True)),
-    columns=Schema("toy-pool", (Column("load_per_s", Role.input, "1/s"), Column("delay_s", Role.observed, "s"))),
+    columns=Schema("toy-lanepool", (Column("load_per_s", Role.input, "1/s"), Column("delay_s", Role.observed, "s"))),
     solve=lambda values, inputs: {"delay_s": _pool(values, inputs)["delay_s"]},
     service_time="exponential",
     questions=(Question(
@@ -70,7 +70,7 @@ POOL = Family(
         inputs=(Input("load_per_s", "1/s", (0.0, 1e9), default=50.0),),
         outputs=(Output("delay_s", "s"), Output("busy", "1")),
         solve=_pool, percentiles=_pool_percentiles,
-        sizing=(_lanes("delay_s", "target_delay_s", percentile="delay_s", unreachable=_too_small),
+        sizing=(_lanes("delay_s", "target_delay_s", percentile="delay_s", out_of_reach=_too_small),
                 _lanes("busy", "target_busy", target_bounds=(0.0, 1.0)),
                 Sizing("load_per_s", "delay_s", smallest=False, command="toy-load", target="target_delay_s",
                        bracket=True, stop=lambda values: values["lanes"] * values["rate_per_s"])),

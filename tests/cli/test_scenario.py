@@ -27,7 +27,7 @@ def test_csv_and_list(cli) -> None:
     [
         ("[replication]\nblok_kib = 4", "unknown key 'blok_kib' (did you mean block_kib?)"),
         ('[replication]\nblock_kib = "4KB"', "expected a number"),
-        ("[replication]\nblock_kib = -4", "must be > 0"),
+        ("[replication]\nblock_kib = -4", "block_kib must lie in [0.000976562, 1048576] (KiB), got -4"),
         ("[replication\n", "malformed TOML"),
     ],
 )

@@ -42,18 +42,16 @@ def test_size_hba_both_modes(cli) -> None:
 
 
 def test_size_hba_takes_service_variability_from_the_option_or_the_profile(cli, tmp_path) -> None:
-    from iosizer.calibration.hba import fc_port
-    from iosizer.model.family_sizing import hba_sizing
+    import iosizer
 
     args = ["size", "hba", "--tenant-iops", "250000,120000", "--target-response-us", "60", "--mode", "shared"]
     (exponential,) = cli.json(*args)
     (constant,) = cli.json(*args, "--service-scv", "0")
     assert exponential["service_scv"] == 1.0 and constant["service_scv"] == 0.0
-    assert constant["ports"] == hba_sizing(fc_port(), "shared", [250_000.0, 120_000.0], [4096.0], 60.0, 50.0,
-                                           service_scv=0.0).ports < exponential["ports"]
+    (library,) = iosizer.family("hba").size(tenant_iops="250000,120000", target_response_us=60.0, mode="shared",
+                                            service_scv=0.0).to_data()
+    assert constant == library and constant["ports"] < exponential["ports"]
     # A profile calibrated at constant service keeps it; the option still overrides it.
-    import iosizer
-
     profile = tmp_path / "hba0.json"
     cli("calibrate", "hba", str(iosizer.family("hba").example()), "--set", "service_scv=0", "-o", str(profile))
     profiled = [*args[:4], "--target-response-us", "400", "--mode", "shared", "--profile", str(profile)]
@@ -109,7 +107,7 @@ def test_unreachable_family_targets_are_one_line_exit_2(cli, args) -> None:
     (["--storage-us", "nan"], "--storage-us must be finite, got nan"),
     (["--cores", "0"], "--cores must lie in [1, 1024] (cores), got 0"),
     (["--target-response-us", "nan"], "--target-response-us must be a finite number > 0, got nan"),
-    (["--ports", "999999999"], "--ports must be a whole number in [1, 4096], got 999999999"),
+    (["--ports", "999999999"], "--ports must lie in [1, 4096] (ports), got 999999999"),
     (["--tenant-iops", "1e308"], "--tenant-iops must lie in [0, 100000000] (IOPS), got 1e+308"),
 ])
 def test_size_hba_checks_every_value_against_the_declaration(cli, extra, message) -> None:

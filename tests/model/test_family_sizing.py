@@ -3,30 +3,24 @@
 from __future__ import annotations
 
 import math
-import re
 
 import numpy as np
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from iosizer.calibration import hba as hba_family
 from iosizer.calibration import latency as latency_family
 from iosizer.calibration import loadshare as loadshare_family
 from iosizer.calibration import pcie as pcie_family
 from iosizer.calibration import replication as replication_family
-from iosizer.errors import InputError
 from iosizer.model.family_sizing import (
     cores_per_policy,
-    hba_response_us,
-    hba_sizing,
     largest_protocol_bound_block_kib,
     largest_replication_iops,
     max_switch_tiers,
     most_ports_within_loss,
     outstanding_for_iops,
 )
-from iosizer.model.hba import FcPort
 from iosizer.model.latency import oltp_degradation_pct
 from iosizer.model.pcie import access_pattern, rmw_throughput
 from iosizer.model.replication import replication
@@ -78,76 +72,6 @@ def test_aligned_patterns_have_no_port_limit() -> None:
     assert sized.ports == 32 and sized.next_loss_pct is None
     # Seed 001 sec 4: 7 % at 8 lanes, 38 % at 32 lanes for 520 B.
     assert most_ports_within_loss(pcie_family.platform(), access_pattern(520, 256), 38.0).lanes == 32
-
-
-# --- seed 002 ---------------------------------------------------------------------------------
-
-
-@FEW
-@given(mix=st.lists(st.floats(1_000.0, 400_000.0), min_size=1, max_size=4), block=st.sampled_from([4, 16, 64]),
-       target=st.floats(120.0, 2000.0), mode=st.sampled_from(["shared", "occupancy"]),
-       scv=st.sampled_from([0.0, 0.5, 1.0]))
-def test_hba_ports_and_cores_are_the_brute_force_counts(mix, block, target, mode, scv) -> None:
-    port = hba_family.fc_port()
-    sizes = [block * 1024.0]
-
-    def worst(ports: int, cores: int) -> float:
-        chosen = FcPort(link_mbps=port.link_mbps, cores=cores, core_iops=port.core_iops)
-        return float(hba_response_us(chosen, mode, mix, sizes, ports, 50.0, scv).max())
-
-    try:
-        sized = hba_sizing(port, mode, mix, sizes, target, 50.0, given_ports=2, max_cores=64, service_scv=scv)
-    except UnreachableTargetError:
-        assert worst(4096, port.cores) > target
-        return
-    brute_ports = next(n for n in range(1, 4097) if worst(n, port.cores) <= target)
-    assert sized.ports == brute_ports
-    brute_cores = next((k for k in range(1, 65) if worst(2, k) <= target), None)
-    assert sized.cores_needed == brute_cores
-    assert (sized.cores_reason == "") == (brute_cores is not None)
-
-
-@pytest.mark.parametrize("mode", ["shared", "occupancy"])
-def test_hba_service_variability_scales_every_wait_by_one_plus_scv_over_two(mode: str) -> None:
-    # Exponential service is the M/M/k cores and P-K link with E[S^2] = 2 s^2, computed here from
-    # Erlang C directly; any other cv^2 multiplies each queue's wait by (1 + cv^2) / 2 (P-K for the
-    # link and one core, Allen-Cunneen for k cores), so the no-wait part stays put.
-    from iosizer.model.queueing import mmc
-
-    port = hba_family.fc_port()
-    mix, sizes, storage_us = [90_000.0, 60_000.0], [8192.0, 4096.0], 50.0
-    iops = np.array(mix)
-    transfer_s = np.array(sizes) / (port.link_mbps * 1e6)
-    link_wait_s = float(iops @ transfer_s**2) / (1 - float(iops @ transfer_s))
-    if mode == "shared":
-        core_wait_s = np.full(2, float(mmc(iops.sum(), port.core_iops, port.cores).mean_wait))
-    else:  # tenant i alone on core i
-        core_wait_s = np.array([float(mmc(v, port.core_iops, 1).mean_wait) for v in mix])
-    no_wait_us = (1 / port.core_iops + transfer_s) * 1e6 + storage_us
-    for scv in (0.0, 0.25, 0.5, 1.0):
-        expected = no_wait_us + (core_wait_s + link_wait_s) * 1e6 * (1 + scv) / 2
-        got = hba_response_us(port, mode, mix, sizes, 1, storage_us, scv)
-        np.testing.assert_allclose(got, expected, rtol=1e-12)
-
-
-def test_hba_constant_service_needs_no_more_ports_than_exponential() -> None:
-    port = hba_family.fc_port()
-    mix = [250_000.0, 120_000.0]
-    exponential = hba_sizing(port, "shared", mix, [4096.0], 60.0, 50.0)
-    constant = hba_sizing(port, "shared", mix, [4096.0], 60.0, 50.0, service_scv=0.0)
-    assert constant.ports < exponential.ports and constant.service_scv == 0.0
-    with pytest.raises(InputError, match="service_scv"):
-        hba_sizing(port, "shared", mix, [4096.0], 60.0, 50.0, service_scv=-1.0)
-
-
-def test_hba_unreachable_and_reasons() -> None:
-    port = hba_family.fc_port()
-    with pytest.raises(UnreachableTargetError, match="one I/O alone"):
-        hba_sizing(port, "shared", [1000.0], [4096.0], 50.0, 50.0)
-    occupancy = hba_sizing(port, "occupancy", [250_000.0, 120_000.0], [4096.0], 200.0, 50.0)
-    assert occupancy.cores_needed is None and "one core" in occupancy.cores_reason
-    large = hba_sizing(port, "shared", [10_000.0], [256 * 1024.0], 2000.0, 50.0)
-    assert large.cores_needed is None and large.cores_reason.startswith("link-bound")
 
 
 # --- seed 003 ---------------------------------------------------------------------------------
@@ -215,13 +139,3 @@ def test_replication_edges() -> None:
     within = largest_replication_iops(system, 4.0, 1000.0)
     assert replication(system, 4.0, within["outstanding"]).latency_us <= 1000.0
     assert replication(system, 4.0, within["outstanding"] + 1).latency_us > 1000.0
-
-
-@pytest.mark.parametrize(("storage_us", "sizes", "target", "message"), [
-    (-1.0, [4096.0], 100.0, "storage_us must lie in [0, 1000000] (us), got -1"),
-    (50.0, [0.0], 100.0, "block_bytes must lie in [1, 16777216] (bytes), got 0"),
-    (50.0, [4096.0], float("nan"), "target-response-us must be a finite number > 0, got nan"),
-])
-def test_hba_sizing_checks_its_inputs_against_the_declaration(storage_us, sizes, target, message) -> None:
-    with pytest.raises(InputError, match=re.escape(message)):
-        hba_sizing(hba_family.fc_port(), "shared", [100_000.0], sizes, target, storage_us)

@@ -8,6 +8,8 @@ from importlib import resources
 import numpy as np
 import pytest
 
+import iosizer
+
 from iosizer.calibration.dataset import load_dataset
 from iosizer.calibration.hba import MEASURED_BOARD, MEASURED_SPEED, port_parameters, shipped_profile
 from iosizer.calibration.profile import Profile, save_profile
@@ -80,12 +82,16 @@ def test_settings_check_against_their_declarations(family) -> None:
 
 def test_questions_name_the_cli_commands_and_their_json_keys(family, cli) -> None:
     questions = {q.command: q for q in family.questions}
-    assert set(questions) == {"hba isolation", "hba response"}
+    assert set(questions) == {"hba isolation", "hba response", "hba tenants"}
     assert all(q.answerable for q in questions.values())
     isolation = cli.json("hba", "isolation", "--mode", "shared")
     response = cli.json("hba", "response", "--mode", "shared")
+    tenants = cli.json("hba", "tenants", "--mode", "shared", "--tenant-iops", "250000,120000", "--ports", "2")
     assert set(questions["hba isolation"].output_names) <= set(isolation[0])
     assert set(questions["hba response"].output_names) <= set(response[0])
+    # The open model 'iosizer size hba' searches: the worst tenant at the answer's ports.
+    sized, = iosizer.family("hba").size(target_response_us=200, tenant_iops="250000,120000", mode="shared").to_data()
+    assert sized["ports"] == 2 and tenants[0]["worst_response_us"] == sized["ports_response_us"]
     assert family.measurements == ("seed002_env", "seed002_sec3_1_isolation", "seed002_sec3_2_response")
 
 

@@ -50,12 +50,16 @@ def test_every_family_is_one_section_and_one_evaluator() -> None:
     ("text", "message"),
     [
         ("[replication]\nblok_kib = 4", "replication: unknown key 'blok_kib' (did you mean block_kib?)"),
-        ('[replication]\nblock_kib = "4KB"', "replication.block_kib: expected a number, got '4KB'"),
-        ("[replication]\nblock_kib = -4", "replication.block_kib: must be > 0, got -4"),
-        ("[replication]\noutstanding = 0", "replication.outstanding: must be >= 1"),
+        ('[replication]\nblock_kib = "4KB"', "replication.block_kib: expected a number or a list of numbers (KiB), "
+                                             "got '4KB'"),
+        ("[replication]\nblock_kib = -4", "replication.block_kib: block_kib must lie in [0.000976562, 1048576] "
+                                          "(KiB), got -4"),
+        ("[replication]\noutstanding = 0", "replication.outstanding: outstanding must lie in [1, 65536] (I/Os), got 0"),
         ('[latency]\nswitch = "asi"\nadded_latency_us = 5', "the schema says added_latency_ns"),
         ("[replicaton]\nblock_kib = 4", "unknown key 'replicaton' (did you mean replication?)"),
-        ('[replication]\nlinks = ["token-ring"]', "replication.links: unknown link 'token-ring'"),
+        ('[replication]\nlinks = ["token-ring"]', "replication.links: link: unknown link 'token-ring'"),
+        ('[replication]\nlink = "1g,token-ring"', "replication.link: link: unknown link 'token-ring'"),
+        ("[replication]\nlinks = []", "replication.links: give a link or a list of them, not an empty list"),
         ("[latency]\nhop_ns = -1", "latency.hop_ns: must be >= 0"),
         ("[pcie]\nlanes_per_port = 3", "pcie: lanes_per_port must be one of 1, 2, 4, 8"),
         ("[pcie]\ngeneration = true", "pcie.generation: expected a whole number"),
@@ -77,9 +81,9 @@ def test_every_family_is_one_section_and_one_evaluator() -> None:
         ('[latency]\nswitch = "asi"\nadded_latency_ns = 1e308', "latency.added_latency_ns: must be <= 1e+07"),
         ("[latency]\nhop_ns = 1e9", "latency.hop_ns: must be <= 1e+06"),
         ("[pcie]\ntransfer_bytes = 99999999999", "pcie.transfer_bytes: must be <= 1.67772e+07"),
-        ("[replication]\nblock_kib = 99999999999", "replication.block_kib: must be <= 1.04858e+06"),
-        ("[replication]\nblock_kib = 1e-300", "replication.block_kib: must be >= 0.000976562"),
-        ("[replication]\noutstanding = 100000", "replication.outstanding: must be <= 65536"),
+        ("[replication]\nblock_kib = 99999999999", "replication.block_kib: block_kib must lie in [0.000976562, 1048576]"),
+        ("[replication]\nblock_kib = 1e-300", "replication.block_kib: block_kib must lie in [0.000976562, 1048576]"),
+        ("[replication]\noutstanding = 100000", "replication.outstanding: outstanding must lie in [1, 65536]"),
         ("[hba]\noffered_iops = [1e12]\nblock_kib = [4]", "hba.offered_iops.0: offered_iops must lie in [0, 100000000]"),
         ("[hba]\noffered_iops = [1]\nblock_kib = [1e9]", "hba.block_kib.0: block_kib must lie in [0.000976562, 16384]"),
         ("[hba]\noffered_iops = [1]\nblock_kib = [4]\nthreads = 70000", "hba.threads: threads must lie in [1, 65536]"),
@@ -116,10 +120,22 @@ def test_replication_defaults_are_the_declared_values() -> None:
     from iosizer.model.registry import declaration
 
     family = declaration("replication")
-    section = sc.parse_scenario("[replication]\n").replication
-    assert section.links[0] == family.default("link")
-    assert section.block_kib == family.default("block_kib")
-    assert section.outstanding == family.default("outstanding")
+    answers = sc.evaluate_scenario(sc.parse_scenario("[replication]\n"))
+    link, block, outstanding = family.default("link"), family.default("block_kib"), family.default("outstanding")
+    assert answers[0].question == f"write IOPS over {link}"
+    assert answers[0].note == f"{link}, {block:g} KiB, {outstanding} outstanding"
+    assert answers[-1].question == f"IOPS gain of ipoib56 over {link}"
+
+
+def test_replication_keys_are_the_commands_with_links_kept() -> None:
+    # The table takes the CLI's names (link: one, a list or "1g,10g"); 'links', its older key, still works.
+    def table(text: str) -> list[tuple[str, object]]:
+        return [(a.question, a.value) for a in sc.evaluate_scenario(sc.parse_scenario("[replication]\n" + text))]
+
+    assert table('links = ["10g", "1g"]\nblock_kib = 16') == table('link = "10g,1g"\nblock_kib = 16') == \
+        table('link = ["10gbe", "1g", "10g"]\nblock_kib = 16')  # another name of a link, and a repeat, count once
+    answers = dict(table('link = "1g"\nblock_kib = [4, 16]'))
+    assert answers["binding cap over 1g"] == "bandwidth"  # the last of the two sizes: 16 KiB
 
 
 def test_loadshare_section_takes_the_non_core_part_and_switch_rule() -> None:
