@@ -24,7 +24,7 @@ allow. Nothing here names a family.
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import TYPE_CHECKING, Any, Callable, Mapping, Sequence
 
 from iosizer.errors import InputError, IosizerError, ProfileError
@@ -35,9 +35,10 @@ if TYPE_CHECKING:
     import numpy as np
 
     from iosizer.calibration.profile import Profile
-    from iosizer.model.family import Family, Question, Sizing
+    from iosizer.model.family import Family, Question, Sizing, SizingCommand
 
-__all__ = ["SizingAnswer", "sizing_commands", "sizing_question", "size", "target_flag"]
+__all__ = ["SizingAnswer", "command_sizings", "searched_by_every", "sizing_command_names", "sizing_question", "size",
+           "target_flag"]
 
 #: Galloping doublings a real-valued search tries past its start before calling the target unreachable.
 _REAL_DOUBLINGS = 2000
@@ -50,6 +51,31 @@ def target_flag(sizing: "Sizing") -> str:
 def sizing_question(family: "Family") -> "Question | None":
     """The family's question that declares sizing (the first), or None."""
     return next((q for q in family.questions if q.answerable and q.sizing), None)
+
+
+def sizing_command_names(family: "Family") -> tuple[str, ...]:
+    """The ``iosizer size`` commands of the family's declared sizing: each sizing's ``command``, else the
+    family's name."""
+    question = sizing_question(family)
+    if question is None:
+        return ()
+    return tuple(dict.fromkeys(s.command or family.name for s in question.sizing))
+
+
+def searched_by_every(sizings: "Sequence[Sizing]") -> set[str]:
+    """The input every sizing of a command searches: no option of it and no column of its rows (an input
+    that only some search is given for the others)."""
+    return set.intersection(*({s.search} for s in sizings)) if sizings else set()
+
+
+def command_sizings(family: "Family", name: str) -> "tuple[Question, tuple[Sizing, ...], SizingCommand | None]":
+    """The question, its sizings answered by ``iosizer size <name>`` and the command's declaration."""
+    question = sizing_question(family)
+    sizings = tuple(s for s in question.sizing if (s.command or family.name) == name) if question else ()
+    if question is None or not sizings:
+        raise InputError(f"family '{family.name}' declares no sizing command '{name}'")
+    declared = next((c for c in question.sizing_commands if c.name == name), None)
+    return question, sizings, declared
 
 
 @dataclass(frozen=True, repr=False)
@@ -94,27 +120,6 @@ def _declared(sizings: Sequence["Sizing"], name: str) -> Any:
     return next((getattr(s, name) for s in sizings if getattr(s, name)), None)
 
 
-def sizing_commands(family: "Family") -> dict[str, tuple["Sizing", ...]]:
-    """The family's sizing commands (``iosizer size <command>``) and each one's sizings, in declared order."""
-    question = sizing_question(family)
-    found: dict[str, tuple[Sizing, ...]] = {}
-    for sizing in question.sizing if question is not None else ():
-        name = sizing.command or family.name
-        found[name] = (*found.get(name, ()), sizing)
-    return found
-
-
-def _command_of(family: "Family", command: str | None) -> tuple[str, tuple["Sizing", ...]]:
-    commands = sizing_commands(family)
-    if not commands:
-        raise InputError(f"family '{family.name}' declares no sizing")
-    if command is None:  # the family's own, else its first
-        command = family.name if family.name in commands else next(iter(commands))
-    if command not in commands:
-        raise InputError(f"family '{family.name}' has no sizing '{command}'; its sizings: {', '.join(commands)}")
-    return command, commands[command]
-
-
 def size(family_name: str, params: "Profile | Mapping[str, Any] | None" = None, *,
          targets: Mapping[str, Any], percentile: float | None = None, cpu_speed: float | None = None,
          command: str | None = None, profile_name: str | None = None, **given: Any) -> SizingAnswer:
@@ -124,8 +129,9 @@ def size(family_name: str, params: "Profile | Mapping[str, Any] | None" = None, 
     the shipped profile, or None for the shipped one. ``given``: the question's other inputs (a value
     or a list: one answer per combination), its swept settings (a choice, a list or ``all``) and any
     setting or parameter by name. ``percentile``: the P-th percentile in place of the mean for the
-    sizings that declare ``percentile``. ``command``: which of the family's sizing commands (default: the
-    family's own, else its first); ``profile_name``: the profile as the planner named it (for the notes).
+    sizings that declare ``percentile``. ``command``: the ``iosizer size`` command whose sizings answer
+    (default: the family's own, else its first); ``profile_name``: the profile as the planner named it (for
+    the notes).
     """
     import itertools
 
@@ -133,7 +139,14 @@ def size(family_name: str, params: "Profile | Mapping[str, Any] | None" = None, 
 
     family = declaration(family_name)
     question = sizing_question(family)
-    command, declared = _command_of(family, command)
+    if question is None:
+        raise InputError(f"family '{family_name}' declares no sizing")
+    names = sizing_command_names(family)
+    question, sizings, declared_command = command_sizings(
+        family, command or (family.name if family.name in names else names[0]))
+    if any(s.invert is not None for s in sizings):
+        return _inverted(family, question, sizings, declared_command, params, targets, cpu_speed, given)
+    declared = sizings
     given = _itemised(question, _unaliased(question, given))  # older names, and lists laid out (a demand each)
     by_target: dict[str, list["Sizing"]] = {}
     for sizing in declared:
@@ -289,6 +302,88 @@ def _size_at(family: "Family", question: "Question", params: Any, cpu_speed: flo
         notes.append(f"_ci_low/_ci_high: the answer at the corners of the fitted parameters' 95 % intervals{at} "
                      "(empty, null in JSON: out of reach there)")
     return records, notes, values
+
+
+# --- a command of the model's own inverses ----------------------------------------------------------
+
+
+def _inverted(family: "Family", question: "Question", sizings: "tuple[Sizing, ...]",
+              declared: "SizingCommand | None", params: Any, targets: Mapping[str, Any], cpu_speed: float | None,
+              given: dict[str, Any]) -> SizingAnswer:
+    """A command whose sizings answer by their own ``invert``: every target given (and each ``always``
+    sizing) at every combination of the question's inputs, merged into one record per combination in
+    declaration order, each answer banded by the profile's intervals (``Sizing.band``)."""
+    from iosizer.calibration.questions import resolve
+
+    asked = [s for s in sizings if not s.always]
+    by_target = {s.target_name: s for s in asked}
+    chosen = {k: v for k, v in targets.items() if v is not None}
+    unknown = sorted(set(chosen) - set(by_target))
+    if unknown:
+        raise InputError(f"{', '.join(unknown)} is no target of family '{family.name}'; its targets: "
+                         f"{', '.join(by_target)}")
+    if not chosen:
+        raise InputError((declared.needs if declared else "") or
+                         "give " + " and/or ".join(target_flag(s) for s in asked))
+    base = params if not isinstance(params, Mapping) else None
+    for name, message in (declared.refused.items() if declared else ()):
+        if base is not None and given.get(name) is not None:
+            raise InputError(message)
+    own = {}
+    for spec in (declared.settings if declared else ()):  # the command's own options: not the family's
+        value = given.pop(spec.name, None)
+        own[spec.name] = spec.value if value is None else spec.check(value, "--" + spec.name.replace("_", "-"))
+    inputs = {k: given.pop(k) for k in list(given) if k in question.input_names}
+    changes = dict(params) if isinstance(params, Mapping) else {}
+    changes.update(given)
+    values, profile, source = resolve(family.name, base, cpu_speed, changes)
+    values.update(own)
+    values["profile_origin"] = None
+    first = base[0] if isinstance(base, (list, tuple)) and base else base
+    if first is not None:
+        from iosizer.calibration.profile import origin
+
+        values["profile_origin"] = origin(first)
+    others = _other_inputs(question, searched_by_every(sizings), inputs, values)
+    rows = len(next(iter(others.values()))) if others else 1
+    banded = profile is not None and (question.shipped_bands or base is not None or cpu_speed is not None)
+    conditional = _at_fitted_counts(family, profile) if banded else None
+    records, merged = [], []
+    for i in range(rows):
+        point = {k: _plain(v[i], question.input(k).integer) for k, v in others.items()}
+        record: dict[str, Any] = {}
+        for sizing in sizings:
+            if not (sizing.always or sizing.target_name in chosen):
+                continue
+            target = None if sizing.always else chosen[sizing.target_name]
+            invert = sizing.invert
+            assert invert is not None  # a command's sizings all invert, or none does
+            answer = dict(invert(values, point, target))
+            key = sizing.report or sizing.search
+            if sizing.interval and conditional is not None and any(e.vary for e in conditional.parameters.values()):
+                from iosizer.calibration.sizing import answer_interval, with_interval
+
+                failure = math.inf if sizing.smallest and not sizing.report else 0.0
+
+                def again(moved: Mapping[str, Any], invert: Any = invert, target: Any = target,
+                          key: str = key, failure: float = failure) -> float:
+                    value = invert({**values, **moved}, point, target)[key]  # None: no answer there
+                    return failure if value is None else float(value)
+
+                answer = with_interval(answer, key, answer_interval(conditional, again, on_failure=failure))
+            record.update(answer)
+        merged.append(record)
+        records.append(declared.shape(values, point, record) if declared and declared.shape else
+                       {**point, **record})
+    notes = []
+    for note in (declared.notes if declared else ()):  # read the first answer as merged, before its shape
+        text = note(values, merged[0]) if callable(note) else note
+        if text:
+            notes.append(text)
+    title = declared.title(values, records[0]) if declared and declared.title else ""
+    units = {i.name: i.unit for i in question.input_specs}
+    units.update({o.name: o.unit for o in question.output_specs})
+    return SizingAnswer(family.name, tuple(records), tuple(notes), units, title)
 
 
 # --- the search ---------------------------------------------------------------------------------------
@@ -598,15 +693,14 @@ def _number(value: Any, label: str) -> float:
     return number
 
 
-def _other_inputs(question: "Question", searched: set[str], given: Mapping[str, Any]) -> dict[str, "np.ndarray"]:
+def _other_inputs(question: "Question", searched: set[str], given: Mapping[str, Any],
+                  values: Mapping[str, Any] | None = None) -> dict[str, "np.ndarray"]:
     """The inputs not searched, each checked, over every combination (flattened: one row each)."""
-    from dataclasses import replace
-
     from iosizer.calibration.questions import _input_grid
 
     rest = replace(question, inputs=tuple(i for i in question.input_specs if i.name not in searched),
-                   outputs=question.output_specs, sizing=(), plot=None)
-    grid = _input_grid(rest, given)
+                   outputs=question.output_specs, sizing=(), sizing_commands=(), plot=None)
+    grid = _input_grid(rest, given, values)
     return {k: v.reshape(-1) for k, v in grid.items()}
 
 

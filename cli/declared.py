@@ -19,7 +19,6 @@ name is invoked (its module is imported then); listing the group's commands
 from __future__ import annotations
 
 import inspect
-import re
 import typing
 from dataclasses import replace
 from typing import TYPE_CHECKING, Annotated, Any, Callable
@@ -49,18 +48,22 @@ def declared_group_options(family: "Family", question: "Question") -> list[inspe
 
 
 def _size_options(family: "Family", question: "Question", name: str) -> tuple[list[inspect.Parameter], Any]:
-    """The options of ``iosizer size <name>`` for this family, and a function of the command's values
-    (typer's, by parameter name) that answers it."""
-    from iosizer.calibration.declared_sizing import sizing_commands, target_flag
+    """The options of ``iosizer size <name>`` for this family (without --format), and a function of the
+    command's values (typer's, by parameter name) that answers it."""
+    from iosizer.calibration.declared_sizing import command_sizings, searched_by_every, target_flag
 
+    question, sizings, declared = command_sizings(family, name)
     keyword = inspect.Parameter.KEYWORD_ONLY
-    sizings = sizing_commands(family)[name]
     # An input every target searches is no option; one that only some search is (given for the others).
-    searched = set.intersection(*({s.search} for s in sizings))
+    searched = searched_by_every(sizings)
     rest = replace(question, inputs=tuple(i for i in question.input_specs if i.name not in searched), plot=None)
-    renamed = {k: v for s in sizings for k, v in s.options}  # declared name -> the command's option name
+    # The published flags: the command's declaration's, and each sizing's options (their older names).
+    flags = {**(dict(declared.flags) if declared else {}),
+             **{k: "--" + v.replace("_", "-") for s in sizings for k, v in s.options}}
     params = []
     for sizing in sizings:
+        if sizing.always:  # answered on every call: no target to give
+            continue
         if any(p.name == sizing.target_name for p in params):
             continue
         how = (f"the smallest {sizing.report or sizing.search} that reaches it" if sizing.smallest else
@@ -68,23 +71,24 @@ def _size_options(family: "Family", question: "Question", name: str) -> tuple[li
         bound = "at most" if sizing.at_most else "at least"
         text = (f"Target: {sizing.output}" + (" (or its --percentile)" if sizing.percentile else "")
                 + f" {bound} this; the answer is {how}.")
-        params.append(inspect.Parameter(sizing.target_name, keyword, default=None, annotation=Annotated[
-            float | None, typer.Option(target_flag(sizing), help=text)]))
+        required = declared is not None and sizing.target_name in declared.required
+        params.append(inspect.Parameter(sizing.target_name, keyword, default=... if required else None,
+                                        annotation=Annotated[float | None, typer.Option(target_flag(sizing),
+                                                                                        help=text)]))
     if any(s.percentile for s in sizings):
-        flags = " or ".join(target_flag(s) for s in sizings if s.percentile)
+        flags_text = " or ".join(target_flag(s) for s in sizings if s.percentile)
         params.append(inspect.Parameter("percentile", keyword, default=None, annotation=Annotated[
-            float | None, typer.Option("--percentile", metavar="P", help=f"Apply {flags} to the P-th percentile.")]))
-    for param in declared_group_options(family, rest):
-        if param.name in searched:  # a searched setting is the answer, not an option
-            continue
-        if param.name in renamed:  # the option keeps the command's older name (its HTTP field too)
-            base, option = typing.get_args(param.annotation)
-            text = re.sub(r" \(also [^)]*: the older name, deprecated\)", "", option.help or "")
-            param = param.replace(annotation=Annotated[base, typer.Option(
-                "--" + renamed[param.name].replace("_", "-"), metavar=option.metavar, help=text)])
-        params.append(param)
-    names = [s.target_name for s in sizings]
-    repeated = {r.name for r in question.repeated}
+            float | None, typer.Option("--percentile", metavar="P",
+                                       help=f"Apply {flags_text} to the P-th percentile.")]))
+    # A searched setting is the answer, not an option.
+    params += _published([p for p in declared_group_options(family, rest) if p.name not in searched], flags)
+    own = [s.name for s in declared.settings] if declared else []
+    for spec in (declared.settings if declared else ()):
+        shown = "" if spec.value is None else f" [default: {spec.value}]"
+        params.append(inspect.Parameter(spec.name, keyword, default=None, annotation=Annotated[
+            str | None, typer.Option("--" + spec.name.replace("_", "-"), metavar="NUMBER",
+                                     help=f"{spec.description}{shown}")]))
+    names = [s.target_name for s in sizings if not s.always]
 
     def answer(given: dict[str, Any]) -> None:
         import iosizer
@@ -95,19 +99,16 @@ def _size_options(family: "Family", question: "Question", name: str) -> tuple[li
         percentile = given.pop("percentile", None)
         cpu_speed = given.pop("cpu_speed", None)
         targets = {k: given.pop(k) for k in names if k in given}
+        settings = {k: given.pop(k) for k in own}  # checked by the answer, against the command's declarations
         profile_name = given.get("profile")
-        # A renamed option is checked under its own flag (given_values names the declared one).
-        checked = {k: family.spec(k).check(given.pop(k), "--" + v.replace("_", "-")) for k, v in renamed.items()
-                   if given.get(k) is not None and k not in repeated}
-        values, profile = given_values(family, rest, given)
-        values.update(checked)
+        values, profile = given_values(family, rest, given, flags or None)
         answer = iosizer.family(family.name).size(profile, percentile=percentile, cpu_speed=cpu_speed,
                                                   command=name, profile_name=None if profile_name is None
-                                                  else str(profile_name), **targets, **values)
+                                                  else str(profile_name), **targets, **values, **settings)
         title = answer.title or f"{family.name[:1].upper()}{family.name[1:]} sizing"
         data, records = answer.to_data(), answer.records()
-        # One answer: a metric/value table, as every 'iosizer size' command prints one; a sweep (or a
-        # question whose answer is always a list): a row each.
+        # One answer: a metric/value table, as every 'iosizer size' command prints one (a list or an object
+        # left to the JSON); a sweep (or a question whose answer is always a list): a row each.
         if len(records) > 1 or answer.always_list:
             emit(Report(data=data, rows=records, columns=list(answer.columns) or None, title=title,
                         notes=list(answer.notes)), output_format)
@@ -118,22 +119,20 @@ def _size_options(family: "Family", question: "Question", name: str) -> tuple[li
     return params, answer
 
 
-def _targets_text(family: "Family", name: str) -> str:
-    from iosizer.calibration.declared_sizing import sizing_commands, target_flag
-
-    return " and/or ".join(target_flag(s) for s in sizing_commands(family)[name])
-
-
 def _summary(family: "Family", name: str) -> str:
-    """The command's help line: its declared summary, or the family's and the targets'."""
-    from iosizer.calibration.declared_sizing import sizing_commands
+    """The command's help line: its declaration's summary, a sizing's, or the family's and the targets'."""
+    from iosizer.calibration.declared_sizing import command_sizings, target_flag
 
-    said = next((s.summary for s in sizing_commands(family)[name] if s.summary), "")
-    return said or f"{family.summary[:1].upper()}{family.summary[1:]}: sizing for {_targets_text(family, name)}."
+    _, sizings, declared = command_sizings(family, name)
+    said = (declared.summary if declared else "") or next((s.summary for s in sizings if s.summary), "")
+    targets = " and/or ".join(target_flag(s) for s in sizings if not s.always)
+    return said or f"{family.summary[:1].upper()}{family.summary[1:]}: sizing for {targets}."
 
 
 def size_command(family: "Family", question: "Question", name: str | None = None) -> Callable[..., None]:
-    """The typer command ``iosizer size <name>`` of the question's declared sizing (default: the family's)."""
+    """The typer command ``iosizer size <name>`` (default: the family's) of the question's declared sizing."""
+    from iosizer.calibration.declared_sizing import command_sizings
+
     name = name or family.name
     params, answer = _size_options(family, question, name)
     params.append(inspect.Parameter("output_format", inspect.Parameter.KEYWORD_ONLY, default=OutputFormat.table,
@@ -144,9 +143,12 @@ def size_command(family: "Family", question: "Question", name: str | None = None
 
     command.__signature__ = inspect.Signature(params)  # type: ignore[attr-defined]
     command.__name__ = "size_" + name.replace("-", "_")
-    command.__doc__ = (_summary(family, name) + "\n\nGenerated from the declaration of the question "
-                       f"'{question.command}': a monotone search on its model (galloping, then bisection); "
-                       "with --profile, solved again at the corners of its 95 % intervals.")
+    _, sizings, _ = command_sizings(family, name)
+    how = ("the model's own inverse" if any(s.invert for s in sizings) else
+           "a monotone search on its model (galloping, then bisection)")
+    command.__doc__ = (f"{_summary(family, name)}\n\nGenerated from the declaration of the question "
+                       f"'{question.command}': {how}; with --profile, solved again at the corners of its 95 % "
+                       "intervals.")
     return command
 
 
@@ -226,6 +228,29 @@ def _flag_of(param: inspect.Parameter) -> str:
                 "--" + param.name.replace("_", "-"))
 
 
+def _published(params: list[inspect.Parameter], flags: Any) -> list[inspect.Parameter]:
+    """``params`` with each name of ``flags`` taking its published flag first (its CLI option's first name and
+    its HTTP field), the declared flags after it."""
+    import copy
+    from typing import get_args
+
+    out = []
+    for param in params:
+        flag = flags.get(param.name)
+        if flag is not None:
+            kind, info = get_args(param.annotation)[:2]
+            info = copy.copy(info)
+            # In Annotated form typer reads a first flag given positionally as its ``default``.
+            decls = [d for d in (info.default, *info.param_decls) if isinstance(d, str) and d.startswith("-")]
+            info.default, info.param_decls = flag, tuple(d for d in decls if d != flag)
+            own = "--" + param.name.replace("_", "-")
+            info.help = (info.help or "").replace(f"(also {flag}: the older name, deprecated)",
+                                                  f"(also {own}: its declared name)")
+            param = param.replace(annotation=Annotated[kind, info])
+        out.append(param)
+    return out
+
+
 # --- the groups --------------------------------------------------------------------------------------
 
 
@@ -239,6 +264,8 @@ class DeclaredGroup(TyperGroup):
     #: The family's question that gets the command (None: none does), and the command of it.
     _question: Callable[["Family"], "Question | None"]
     _command: Callable[["Family", "Question"], Callable[..., None]]
+    #: The commands a family's declaration names (default: the family's own name).
+    _names: Callable[["Family"], tuple[str, ...]] = staticmethod(lambda family: (family.name,))
 
     def every_command(self) -> dict[str, Any]:
         if not getattr(self, "_all", False):
@@ -246,27 +273,45 @@ class DeclaredGroup(TyperGroup):
             from iosizer.model.registry import family_names
 
             for name in family_names():
-                if name not in self.commands:
-                    self._made(name)
+                for command in self._declared_names(name):
+                    if command not in self.commands:
+                        self._made(command, name)
         return self.commands
 
-    def _made(self, name: str) -> Any:
-        from iosizer.cli.output import add_output_options
+    def _declared_names(self, family_name: str) -> tuple[str, ...]:
         from iosizer.errors import InputError
-        from iosizer.model.registry import family_names
-
-        if name not in family_names():
-            return None
         from iosizer.model.registry import declaration
 
         try:
-            family = declaration(name)
-            question = type(self)._question(family)
+            family = declaration(family_name)
+            return type(self)._names(family) if type(self)._question(family) is not None else ()
         except InputError:
+            return ()
+
+    def _family_of(self, name: str) -> str | None:
+        """The family whose declaration names the command ``name``: the family of that name, else the one
+        declaring it under another name (every family's declaration read then)."""
+        from iosizer.model.registry import family_names
+
+        names = family_names()
+        if name in names and name in self._declared_names(name):
+            return name
+        return next((f for f in names if name in self._declared_names(f)), None)
+
+    def _made(self, name: str, family_name: str | None = None) -> Any:
+        from iosizer.cli.output import add_output_options
+
+        family_name = family_name or self._family_of(name)
+        if family_name is None:
             return None
+        from iosizer.model.registry import declaration
+
+        family = declaration(family_name)
+        question = type(self)._question(family)
         if question is None:
             return None
-        function = type(self)._command(family, question)
+        function = type(self)._command(family, question, name) if name != family.name else \
+            type(self)._command(family, question)
         app = typer.Typer(add_completion=False, rich_markup_mode=None)
         app.command(name)(function)
         command = typer.main.get_command(app)
@@ -287,49 +332,36 @@ def _sizing_question(family: "Family") -> "Question | None":
     return sizing_question(family)
 
 
+def _sizing_names(family: "Family") -> tuple[str, ...]:
+    from iosizer.calibration.declared_sizing import sizing_command_names
+
+    return sizing_command_names(family)
+
+
 class SizeGroup(DeclaredGroup):
-    """``iosizer size <name>``: a family's sizing commands, each named by its declaration (the family's name
-    by default, or ``Sizing.command``)."""
+    """``iosizer size <name>``: each family's sizing commands; a name several families declare is one command
+    of them all (:func:`shared_size_command`)."""
 
     _question = staticmethod(_sizing_question)
     _command = staticmethod(size_command)
+    _names = staticmethod(_sizing_names)
 
-    def every_command(self) -> dict[str, Any]:
-        if not getattr(self, "_all", False):
-            self._all = True
-            for name in _sizing_names():
-                if name not in self.commands:
-                    self._made(name)
-        return self.commands
+    def _made(self, name: str, family_name: str | None = None) -> Any:
+        from iosizer.model.registry import declaration, family_names
 
-    def _made(self, name: str) -> Any:
+        names = family_names()
+        if name in names and name in self._declared_names(name):  # a family's own: read no other family
+            return super()._made(name, name)
+        owners = [f for f in names if name in self._declared_names(f)]
+        if len(owners) <= 1:
+            return super()._made(name, owners[0] if owners else family_name)
         from iosizer.cli.output import add_output_options
 
-        found = _sizing_names().get(name)
-        if found is None:
-            return None
+        entries = [(declaration(f), type(self)._question(declaration(f))) for f in owners]
         app = typer.Typer(add_completion=False, rich_markup_mode=None)
-        app.command(name)(size_command(*found[0], name) if len(found) == 1 else shared_size_command(found, name))
+        app.command(name)(shared_size_command(entries, name))  # type: ignore[arg-type]
         command = typer.main.get_command(app)
         add_output_options(command)
         self.commands[name] = command
         return command
-
-
-def _sizing_names() -> dict[str, list[tuple["Family", "Question"]]]:
-    """Every declared sizing command -> (each family, the question it sizes). Imports every family module."""
-    from iosizer.calibration.declared_sizing import sizing_commands, sizing_question
-    from iosizer.errors import InputError
-    from iosizer.model.registry import declaration, family_names
-
-    found: dict[str, list[tuple[Family, Question]]] = {}
-    for family_name in family_names():
-        try:
-            family = declaration(family_name)
-        except InputError:
-            continue
-        question = sizing_question(family)
-        for name in sizing_commands(family) if question is not None else ():
-            found.setdefault(name, []).append((family, question))
-    return found
 

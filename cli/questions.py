@@ -127,8 +127,10 @@ def _options(family: "Family", question: "Question") -> list[inspect.Parameter]:
     return params
 
 
-def given_values(family: "Family", question: "Question", given: dict[str, Any]) -> tuple[dict[str, Any], Any]:
-    """The command's values checked by their declarations (inputs as sweeps), and the profile loaded."""
+def given_values(family: "Family", question: "Question", given: dict[str, Any],
+                 flags: dict[str, str] | None = None) -> tuple[dict[str, Any], Any]:
+    """The command's values checked by their declarations (inputs as sweeps), and the profile loaded.
+    ``flags``: the option a name was published under where it is not its own (named in errors)."""
     from iosizer.cli.params import parse_grid
 
     profile_path = given.pop("profile", None)
@@ -146,11 +148,12 @@ def given_values(family: "Family", question: "Question", given: dict[str, Any]) 
             values[name] = text
             continue
         spec = question.input(name) if name in inputs else question.option(family.parameters, name)
+        flag = (flags or {}).get(name, _flag(name))
         if name in inputs:  # a sweep; a repeatable input's sweeps in turn (Input.repeatable)
             values[name] = [v for part in (text if isinstance(text, list) else [text])
-                            for v in parse_grid(part, name.replace("_", "-"), spec)]
+                            for v in parse_grid(part, flag[2:], spec)]
         else:
-            values[name] = spec.check(text, _flag(name))
+            values[name] = spec.check(text, flag)
     profile: Any = None
     paths = profile_path if isinstance(profile_path, list) else [] if profile_path is None else [profile_path]
     if paths:  # several: profiles of different CPUs, extrapolated to --cpu-speed

@@ -1,10 +1,11 @@
-"""``iosizer size latency | lanes | hba | cores | outstanding``: the seed families' sizing questions.
+"""``iosizer size latency | cores``: the seed families' sizing questions.
 
 Registered on :data:`iosizer.cli.size.app`. Each command calls one function of
 :mod:`iosizer.model.family_sizing` (root finding on the family's model) with
 the family's calibrated (or a given profile's) parameters, and, with
 ``--profile``, the interval of the answer at the ends of the profile's 95 %
-parameter intervals.
+parameter intervals. (``size lanes``, ``hba`` and ``outstanding`` are declared: the rmw, hba and
+replication questions' sizings.)
 """
 
 from __future__ import annotations
@@ -17,7 +18,7 @@ import typer
 from iosizer.cli.options import FormatOption
 from iosizer.cli.output import OutputFormat, Report, emit
 from iosizer.cli.loadshare import CpuSpeed, NonCore, SwitchRule
-from iosizer.cli.size import ProfileOption, _emit, app
+from iosizer.cli.size import ProfileOption, app
 from iosizer.errors import InputError
 
 BudgetPct = Annotated[float, typer.Option("--budget-pct", help="Largest acceptable loss, percent.")]
@@ -113,85 +114,6 @@ def _text(value: float | None) -> str:
     return "unbounded" if value is None or not math.isfinite(value) else f"{value:.6g}"
 
 
-# --- seed 001 -------------------------------------------------------------------------------
-
-
-@app.command()
-def lanes(
-    budget_pct: BudgetPct,
-    pattern: Annotated[
-        str | None, typer.Option("--pattern", help="Bytes per transfer (520) or a table 2 case (B) [520 B].")
-    ] = None,
-    mps: Annotated[int | None, typer.Option("--mps", help="Max Payload Size, bytes [declared value].")] = None,
-    mitigation: Annotated[
-        str | None, typer.Option("--mitigation", help="gather-dif (pattern F) or split-at-64.")
-    ] = None,
-    max_lanes: Annotated[int, typer.Option("--max-lanes", help="Search up to this many lanes.")] = 1024,
-    profile: ProfileOption = None,
-    output_format: FormatOption = OutputFormat.table,
-) -> None:
-    """Seed 001: the most x8 ports (lanes) a root complex feeds within a throughput-loss budget.
-
-    The RMW loss of the transfer pattern grows with the ports sharing the unit (multi-class MVA), so the
-    answer is a monotone search on the model: the last port count before the first over the budget.
-    """
-    from iosizer.calibration import pcie as family
-    from iosizer.model.family_sizing import most_ports_within_loss
-    from iosizer.model.pcie import access_pattern
-
-    size = family.resolve_pattern(str(family.WORST_CASE_BYTES) if pattern is None else pattern)
-    mps = family.link_config(mps_bytes=mps).mps_bytes
-    calibrated = None
-    if profile is not None:
-        from iosizer.calibration.profile import load_profile
-
-        calibrated = load_profile(profile, "rmw")
-    platform = family.platform(mps_bytes=mps, profile=calibrated)
-    if mitigation is None:
-        chosen = access_pattern(size, mps)
-    elif mitigation == "gather-dif":
-        chosen = access_pattern(family.gathered_transfer_bytes(size), mps)
-    elif mitigation == "split-at-64":
-        chosen = access_pattern(size, mps, split_at_line=True)
-    else:
-        raise InputError(f"--mitigation must be gather-dif or split-at-64, got {mitigation!r}")
-    from iosizer.model.family_sizing import MAX_PORTS_SEARCHED
-
-    per_port = platform.link.lanes
-    if max_lanes < per_port:
-        raise InputError(f"--max-lanes must be at least one x{per_port} port, got {max_lanes}")
-    if max_lanes > MAX_PORTS_SEARCHED * per_port:  # 10^9 lanes searched 2,558 ports for two minutes
-        raise InputError(f"--max-lanes must lie in [{per_port}, {MAX_PORTS_SEARCHED * per_port}] "
-                         f"({MAX_PORTS_SEARCHED} x{per_port} ports), got {max_lanes}")
-    top = max_lanes // per_port
-    sized = most_ports_within_loss(platform, chosen, budget_pct, top)
-    data: dict[str, Any] = {"transfer_bytes": size, "mps_bytes": mps, "mitigation": mitigation,
-                            "budget_pct": budget_pct, **sized.to_dict()}
-    data["unaligned_per_kib"] = chosen.unaligned_per_kib
-    notes = [f"ports: the most x{per_port} ports with RMW loss within {budget_pct:g} % "
-             f"(next_loss_pct: one port more); searched up to {top} ports"]
-    if sized.ports is None:
-        notes.append(f"even one port loses {sized.next_loss_pct:.3g} %: no width meets the budget")
-    elif sized.next_loss_pct is None:
-        notes.append(f"no limit up to {top * per_port} lanes: the pattern loses nothing to RMW contention")
-    if calibrated is not None:
-        from iosizer.calibration.profile import profile_values
-        from iosizer.model.pcie import RmwPlatform
-
-        def ports(values: Any) -> float:
-            moved = RmwPlatform(link=platform.link, rmw_service_ns=values["rmw_service_ns"],
-                                posted_credits=values["posted_credits"], line_service_ns=platform.line_service_ns,
-                                service_scv=platform.service_scv)
-            found = most_ports_within_loss(moved, chosen, budget_pct, top).ports
-            return 0.0 if found is None else float(found)
-
-        from iosizer.calibration.sizing import with_interval
-
-        profile_values(calibrated)  # checks the profile completes the family
-        data = with_interval(data, "ports", _interval(calibrated, ports, 0.0))
-    _emit(data, f"Most x{per_port} ports for {size} B writes within {budget_pct:g} % loss", notes, output_format)
-
-
 # --- seed 003 -------------------------------------------------------------------------------
 
 
@@ -249,83 +171,3 @@ def cores(
     emit(Report(data=answers, rows=rows, columns=columns, notes=notes,
                 title=f"Cores per policy for {load_cores:g} cores of work within {target_response:g} service times"),
          output_format)
-
-
-# --- seed 004 -------------------------------------------------------------------------------
-
-
-@app.command()
-def outstanding(
-    target_iops: Annotated[float | None, typer.Option("--target-iops", help="IOPS the replicated cache must "
-                                                      "reach.")] = None,
-    link: Annotated[str | None, typer.Option("--link", help="1g, 10g or ipoib56 [declared].")] = None,
-    block_kib: Annotated[float | None, typer.Option("--block-kib", help="Block size, KiB [declared].")] = None,
-    at_outstanding: Annotated[int | None, typer.Option("--outstanding", help="Queue depth for the largest "
-                                                       "protocol-bound block size [declared].")] = None,
-    target_latency_us: Annotated[float | None, typer.Option("--target-latency-us", help="Also: the largest IOPS "
-                                                            "with mean write latency within this.")] = None,
-    profile: ProfileOption = None,
-    output_format: FormatOption = OutputFormat.table,
-) -> None:
-    """Seed 004: outstanding I/Os needed to reach an IOPS target over a link, and the largest block size that
-    stays protocol-bound.
-
-    X(N) of the replication network (exact MVA) grows with N up to min(protocol cap, bandwidth cap): the
-    depth needed is a monotone search, and a target at or above the cap is unreachable. The protocol-bound
-    block size is a bisection on the model's binding cap.
-    """
-    from iosizer.calibration import replication as family
-    from iosizer.model.family_sizing import (
-        largest_protocol_bound_block_kib,
-        largest_replication_iops,
-        outstanding_for_iops,
-    )
-    from iosizer.model.replication import replication_system
-
-    if target_iops is None and target_latency_us is None:
-        raise InputError("give --target-iops (and/or --target-latency-us)")
-    calibrated = None
-    if profile is not None:
-        from iosizer.calibration.profile import load_profile
-
-        calibrated = load_profile(profile, "replication")
-        if link is not None:
-            raise InputError("--profile names its link; drop --link")
-    else:
-        calibrated = family.shipped_profile("replication", link)
-    from iosizer.calibration.profile import profile_values
-
-    from iosizer.model.replication import BLOCK_SIZE, OUTSTANDING
-
-    values = profile_values(calibrated)
-    system = replication_system(values)
-    block = values["block_kib"] if block_kib is None else BLOCK_SIZE.check(block_kib, "--block-kib")
-    depth = values["outstanding"] if at_outstanding is None else OUTSTANDING.check(at_outstanding, "--outstanding")
-    data: dict[str, Any] = {"link": values["link"], "block_kib": block}
-    if target_iops is not None:
-        sized = outstanding_for_iops(system, block, target_iops)
-        data.update(sized.to_dict())
-        if profile is not None:
-            from iosizer.calibration.sizing import with_interval
-
-            data = with_interval(data, "outstanding", _interval(
-                calibrated, lambda moved: outstanding_for_iops(replication_system({**values, **moved}), block,
-                                                               target_iops).outstanding))
-    largest = largest_protocol_bound_block_kib(system, depth)
-    data["largest_protocol_bound_block_kib"] = _finite(largest)
-    data["protocol_bound_at_outstanding"] = depth
-    if target_latency_us is not None:
-        within = largest_replication_iops(system, block, target_latency_us)
-        data.update({"target_latency_us": target_latency_us, "max_iops_within_latency": within["iops"],
-                     "outstanding_at_max_iops": within["outstanding"],
-                     "latency_at_max_iops_us": within["latency_us"], "bound_at_max_iops": within["bound"]})
-    notes = [f"link {values['link']}: protocol {values['protocol_fixed_us']:.4g} us + "
-             f"{values['protocol_per_kib_us']:.3g} us/KiB per host; largest_protocol_bound_block_kib at "
-             f"{depth} outstanding"
-             + (" (empty: protocol-bound over the whole declared range)" if largest is not None
-                and math.isinf(largest) else "")]
-    if profile is not None and target_iops is not None:
-        notes.append(f"outstanding_ci_low/_ci_high: at the ends of the 95 % intervals of {profile} "
-                     "(empty, null in JSON: the target is out of reach at that end)")
-    _emit(data, f"Replication over {values['link']}: outstanding I/Os and protocol-bound blocks", notes,
-          output_format)

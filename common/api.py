@@ -575,13 +575,15 @@ class ModelFamily:
         :meth:`ask` takes them. ``params``: a profile (its intervals give each answer's interval), a
         mapping of values, or None for the shipped profile. Returns a
         :class:`~iosizer.calibration.declared_sizing.SizingAnswer` (``to_data()`` is what ``iosizer size
-        <family> --format json`` prints). ``command``: which of the family's sizing commands (``iosizer size
-        <command>``; default: the family's own, else its first); ``profile_name``: the profile's name for the notes.
+        <family> --format json`` prints). ``command``: the ``iosizer size`` command whose sizings answer,
+        where the declaration names one other than the family's (``"outstanding"`` of ``replication``);
+        ``profile_name``: the profile as the planner named it (for the notes).
         """
         from iosizer.calibration.declared_sizing import size, sizing_question
 
         question = sizing_question(self._declaration)
-        names = {s.target_name for s in question.sizing} if question is not None else set()
+        names = {s.target_name for s in question.sizing if not s.always and (command is None or (
+            s.command or self.name) == command)} if question is not None else set()
         targets = {k: given.pop(k) for k in list(given) if k in names}
         return size(self.name, params, targets=targets, percentile=percentile, cpu_speed=cpu_speed, command=command,
                     profile_name=profile_name, **given)

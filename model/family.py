@@ -58,6 +58,7 @@ __all__ = [
     "Repeated",
     "Role",
     "Sizing",
+    "SizingCommand",
     "Schema",
     "TableRow",
     "check_cpu_name",
@@ -692,7 +693,17 @@ class Sizing:
     title: Callable[[Mapping[str, Any], Mapping[str, float]], str] | None = None
     notes: Callable[[Mapping[str, Any], Sequence[Mapping[str, Any]]], Sequence[str]] | None = None
     columns: tuple[str, ...] = ()
+    #: The :class:`SizingCommand` (its ``name``) that answers it, when not ``iosizer size <family>``.
     command: str = ""
+    #: The model's own inverse, used in place of the generic search where one exists (a closed form,
+    #: Brent's method on a curve, a bisection on a text output such as the binding cap):
+    #: ``invert(values, point, target) -> record`` at one point (``point``: each other input's value),
+    #: the record's keys as published; it checks its target (its one-line error is the answer's) and
+    #: raises :class:`~iosizer.model.sizing.UnreachableTargetError` where no value reaches it.
+    invert: Callable[[Mapping[str, Any], Mapping[str, Any], Any], Mapping[str, Any]] | None = None
+    #: Answered on every call at no target of the planner's (no option: ``invert`` gets None), a
+    #: by-product every answer of its command carries (the largest block still protocol-bound).
+    always: bool = False
     alone: bool = False
     target_bounds: tuple[float, float] = (0.0, math.inf)
     lowest: Callable[[Mapping[str, Any], Mapping[str, Any]], Any] | None = None
@@ -734,6 +745,39 @@ class TableRow:
 #: A question's scenario rows: (the answer's records, the table's context) -> rows. The context holds
 #: ``source``: where the values come from when the table names a profile or a CPU (None otherwise).
 TableFunction = Callable[[list[dict[str, Any]], Mapping[str, Any]], list[TableRow]]
+
+
+@dataclass(frozen=True)
+class SizingCommand:
+    """``iosizer size <name>``: the sizings of a question that name it (``Sizing.command``), answered by one
+    command, its HTTP route and ``iosizer.family(f).size(..., command=name)``, in the record a planner
+    already reads where it is not the generic one.
+
+    - ``needs``: the one-line error when no target is given (default: "give --a and/or --b");
+    - ``shape(values, point, record) -> record``: the published record from the answered sizings' records
+      merged in declaration order (``point``: the other inputs' values); a pure rearrangement (a
+      setting put first), nothing computed;
+    - ``title(values, record) -> str``: the table's title; ``notes``: lines (or ``(values, record) -> str |
+      None``) the answer carries;
+    - ``refused``: settings a planner's own profile holds: giving one with ``--profile`` is this error;
+    - ``settings``: the command's own options (``ParameterSpec``, kind "setting": a bound on the search),
+      checked by their declarations and handed to each ``invert`` in ``values``;
+    - ``flags``: the option (and HTTP field) a name is published under where it is not the declared name
+      (``{"transfer_bytes": "--pattern"}``); the declared flag stays an alias;
+    - ``required``: targets a planner must give (the CLI and HTTP refuse their absence).
+    ``title`` reads the first published record, ``notes`` the first answer as merged, before ``shape``.
+    """
+
+    name: str
+    summary: str = ""
+    needs: str = ""
+    shape: Callable[[Mapping[str, Any], Mapping[str, Any], dict[str, Any]], dict[str, Any]] | None = None
+    title: Callable[[Mapping[str, Any], Mapping[str, Any]], str] | None = None
+    notes: tuple[str | Callable[[Mapping[str, Any], Mapping[str, Any]], str | None], ...] = ()
+    refused: Mapping[str, str] = field(default_factory=dict)
+    settings: tuple[ParameterSpec, ...] = ()
+    flags: Mapping[str, str] = field(default_factory=dict)
+    required: tuple[str, ...] = ()
 
 
 #: A question's solve: values (parameters and settings by name) and broadcast input arrays ->
@@ -891,6 +935,8 @@ class Question:
     plot: Plot | None = None
     simulate: Callable[..., Mapping[str, "np.ndarray"]] | None = None
     sizing: tuple[Sizing, ...] = ()
+    #: The ``iosizer size`` commands its sizings name (:class:`SizingCommand`).
+    sizing_commands: tuple[SizingCommand, ...] = ()
     percentiles: PercentileFunction | None = None
     aliases: Mapping[str, tuple[str, ...]] = field(default_factory=dict)
     shipped: bool = True
@@ -964,7 +1010,7 @@ class Question:
                                  "a reference on an output it does not draw)")
         words = set(self.text_outputs)
         plotted = (*self.plot.y, *(other for _, other in self.plot.beside)) if self.plot else ()
-        named = [n for n in (*plotted, *(s.output for s in self.sizing)) if n in words]
+        named = [n for n in (*plotted, *(s.output for s in self.sizing if s.invert is None)) if n in words]
         if named:
             raise ValueError(f"question '{self.command}': {named[0]} is a text output: it cannot be plotted or sized")
 

@@ -33,10 +33,12 @@ from pydantic import BaseModel, ConfigDict, Field, field_validator
 from iosizer.errors import InputError
 from iosizer.units import KIB
 from iosizer.model.family import (Column, CpuScaling, Family, FitPlan, Input, Output, ParameterSpec, Plot, Question,
-                                  Role, Schema)
+                                  Role, Schema, Sizing, SizingCommand)
 from iosizer.model.mva import SERVICE_SCV
 
 __all__ = [
+    "MAX_PORTS_SEARCHED",
+    "most_ports_within_loss",
     "AccessPattern",
     "LinkBandwidth",
     "PcieLink",
@@ -1019,6 +1021,99 @@ PATTERN_QUESTION = Question(
     notes=("transfers laid out back to back, each cut into TLPs at MPS from its own start; an access is unaligned "
            "when a TLP touches a 64 B line without covering it", _table2_note),
     aliases={"mps_bytes": ("mps",)})
+# --- sizing: the most x8 ports within a loss budget --------------------------------------------------
+# The RMW loss of a transfer pattern grows with the ports sharing the unit (multi-class MVA of rmw_throughput),
+# so the most ports is the last before the first over budget (iosizer.model.sizing.smallest_integer). An
+# aligned pattern (no unaligned access) loses nothing at any width.
+
+#: The most ports the RMW search goes to. Each step solves a multi-class MVA with one class per port:
+#: 128 ports (1,024 lanes at x8, eight times the lanes of the largest socket, TOTAL_LANES) answer in
+#: seconds; a search let run to 2,558 ports took two minutes and 1.8 GB.
+MAX_PORTS_SEARCHED = 128
+
+
+def most_ports_within_loss(platform: RmwPlatform, pattern: AccessPattern, budget_pct: float,
+                           max_ports: int = MAX_PORTS_SEARCHED) -> dict[str, Any]:
+    """Most ports sharing the RMW unit with loss <= ``budget_pct`` (monotone search on the MVA model): the
+    ports, their lanes and loss, the loss one port more, the budget and the search's end.
+
+    ``ports`` None: even one port exceeds the budget. ``ports`` equal to
+    ``max_ports`` with ``next_loss_pct`` None: no limit up to the search's end.
+    """
+    from iosizer.model.sizing import smallest_integer
+
+    if not 0 <= budget_pct < 100:
+        raise InputError(f"--budget-pct must lie in [0, 100), got {budget_pct:g}")
+    if not 1 <= max_ports <= MAX_PORTS_SEARCHED:
+        raise InputError(f"max_ports must lie in [1, {MAX_PORTS_SEARCHED}], got {max_ports}")
+    per_port = platform.link.lanes
+    cache: dict[int, float] = {}
+
+    def loss(ports: int) -> float:
+        if ports not in cache:
+            cache[ports] = float(rmw_throughput(platform, pattern, [ports * per_port]).loss_pct[0])
+        return cache[ports]
+
+    first_over = smallest_integer(lambda n: loss(n) > budget_pct * (1 + 1e-12), 1, max_ports)
+    if first_over == 1:
+        most, following = None, loss(1)
+    else:
+        most = max_ports if first_over is None else first_over - 1
+        following = None if first_over is None else loss(first_over)
+    return {"ports": most, "lanes": None if most is None else most * per_port,
+            "loss_pct": None if most is None else loss(most), "next_loss_pct": following,
+            "budget_pct": budget_pct, "max_ports_searched": max_ports}
+
+
+def _size_ports(values, point, target):
+    """``size lanes``: the most ports within the loss budget for the transfer size (and mitigation)."""
+    platform = _rmw_platform(values)
+    per_port, max_lanes = platform.link.lanes, int(values["max_lanes"])
+    if max_lanes < per_port:
+        raise InputError(f"--max-lanes must be at least one x{per_port} port, got {max_lanes}")
+    if max_lanes > MAX_PORTS_SEARCHED * per_port:  # 10^9 lanes searched 2,558 ports for two minutes
+        raise InputError(f"--max-lanes must lie in [{per_port}, {MAX_PORTS_SEARCHED * per_port}] "
+                         f"({MAX_PORTS_SEARCHED} x{per_port} ports), got {max_lanes}")
+    size, mps, mitigation = int(point["transfer_bytes"]), int(values["mps_bytes"]), values["mitigation"]
+    pattern = access_pattern(size, mps) if mitigation == "none" else _mitigated(size, mps, mitigation)
+    return {**most_ports_within_loss(platform, pattern, target, max_lanes // per_port),
+            "unaligned_per_kib": pattern.unaligned_per_kib}
+
+
+def _ports_shape(values, point, record):
+    """The published record: the transfer, MPS and mitigation (null when none) first."""
+    mitigation = values["mitigation"]
+    return {"transfer_bytes": point["transfer_bytes"], "mps_bytes": values["mps_bytes"],
+            "mitigation": None if mitigation == "none" else mitigation, "budget_pct": record["budget_pct"],
+            **record}
+
+
+def _ports_notes(values, record):
+    per_port, top = values["lanes_per_port"], record["max_ports_searched"]
+    return (f"ports: the most x{per_port} ports with RMW loss within {record['budget_pct']:g} % "
+            f"(next_loss_pct: one port more); searched up to {top} ports")
+
+
+def _ports_limit_note(values, record):
+    if record["ports"] is None:
+        return f"even one port loses {record['next_loss_pct']:.3g} %: no width meets the budget"
+    if record["next_loss_pct"] is None:
+        return (f"no limit up to {record['max_ports_searched'] * values['lanes_per_port']} lanes: the pattern "
+                "loses nothing to RMW contention")
+    return None
+
+
+MAX_LANES = ParameterSpec("max_lanes", "lanes", MAX_PORTS_SEARCHED * LINK_LANES.value, (1, 1e9), "assumed",
+                          "a bound on the search's work (MAX_PORTS_SEARCHED x8 ports)",
+                          "Search up to this many lanes.", kind="setting", integer=True)
+#: ``iosizer size lanes``: the rmw question's sizing, the most ports by the model's own monotone search.
+SIZE_LANES = SizingCommand(
+    "lanes", "Seed 001: the most x8 ports (lanes) a root complex feeds within a throughput-loss budget.",
+    shape=_ports_shape, notes=(_ports_notes, _ports_limit_note), settings=(MAX_LANES,),
+    title=lambda values, record: (f"Most x{values['lanes_per_port']} ports for {record['transfer_bytes']} B "
+                                  f"writes within {record['budget_pct']:g} % loss"),
+    flags={"transfer_bytes": "--pattern", "mps_bytes": "--mps"}, required=("budget_pct",))
+
 RMW_QUESTION = Question(
     "pcie rmw", "write throughput against lanes with a shared RMW unit (closed network, MVA)",
     inputs=(Input("lanes", "lanes", TOTAL_LANES.bounds, default=MEASURED_LANES, integer=True,
@@ -1041,7 +1136,10 @@ RMW_QUESTION = Question(
         "deprecated *_gbps names of the *_gbyte_s keys", _rmw_notes),
     plot=Plot("lanes", ("throughput_gbyte_s",), series="transfer_bytes"),
     aliases={"transfer_bytes": ("pattern",), "mps_bytes": ("mps",),
-             **{new: (old,) for old, new in RMW_DEPRECATED_KEYS.items()}})
+             **{new: (old,) for old, new in RMW_DEPRECATED_KEYS.items()}},
+    sizing=(Sizing("lanes", "loss_pct", smallest=False, target="budget_pct", report="ports", command="lanes",
+                   invert=_size_ports),),
+    sizing_commands=(SIZE_LANES,))
 
 
 _LINK_SETTINGS = (GENERATION, MPS, HEADER_DW, ECRC, DLLPS_PER_TLP)
@@ -1049,7 +1147,6 @@ _LINK_SETTINGS = (GENERATION, MPS, HEADER_DW, ECRC, DLLPS_PER_TLP)
 FAMILIES = (
     Family(
         name="pcie-link",
-        sizing_command="size lanes",
         formula=("efficiency = payload / wire bytes, wire bytes = sum over TLPs of (payload + header "
                  "12/16 B + ECRC 4 B if on + framing 8 B) [Gen6 flit mode: TLP bytes x 256 / 236, no "
                  "framing]; effective = lanes x GT/s x line code (8b/10b, 128b/130b) x (1 - SKP share) "
@@ -1076,7 +1173,6 @@ FAMILIES = (
     ),
     Family(
         name="rmw",
-        sizing_command="size lanes",
         formula=("closed multi-class network, one class per x8 port of population posted_credits: the "
                  "port's link (wire bytes per TLP / link rate), the shared RMW unit (rmw_service_ns x "
                  "unaligned accesses per TLP) and the memory line path (a delay, line_service_ns x "

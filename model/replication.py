@@ -26,9 +26,9 @@ from pydantic import BaseModel, ConfigDict, Field
 
 from iosizer.errors import InputError
 from iosizer.model._validate import as_server_count, as_positive
-from iosizer.units import KIB
+from iosizer.units import KIB, MIB
 from iosizer.model.family import (Column, CpuScaling, Family, FitPlan, Input, Output, ParameterSpec, Plot, Question,
-                                  Role, Schema, TableRow)
+                                  Role, Schema, Sizing, SizingCommand, TableRow)
 
 __all__ = [
     "BOUNDS",
@@ -45,6 +45,9 @@ __all__ = [
     "replication_system",
     "serialisation_us",
     "link_name",
+    "largest_protocol_bound_block_kib",
+    "largest_replication_iops",
+    "outstanding_for_iops",
     "wire_bytes",
 ]
 
@@ -451,6 +454,140 @@ def _percentile_note(values: Mapping[str, Any], outputs: Mapping[str, Any]) -> s
             "simulation: see iosizer.model.percentiles")
 
 
+# --- sizing: outstanding I/Os for an IOPS target, the largest protocol-bound block --------------------
+# X(N) grows with the I/Os in flight up to min(protocol cap, bandwidth cap), so the I/Os needed for a target
+# below that cap is a monotone search (iosizer.model.sizing.smallest_integer); at or above it the target is
+# unreachable. R(N) grows with N too: the largest IOPS within a latency is the most N whose R(N) fits. The
+# largest block still protocol-bound is the root of protocol cap = min(bandwidth, concurrency caps) in the
+# block size: a bisection on the model's own ``bound``.
+
+
+def outstanding_for_iops(system: ReplicationSystem, block_kib: float, target_iops: float,
+                         max_outstanding: int | None = None) -> dict[str, Any]:
+    """Fewest outstanding I/Os with IOPS >= target, the state there and at one fewer, and the cap."""
+    from iosizer.model.sizing import UnreachableTargetError, smallest_integer
+
+    if target_iops <= 0 or not np.isfinite(target_iops):
+        raise InputError(f"--target-iops must be a finite number > 0, got {target_iops:g}")
+    BLOCK_SIZE.check(block_kib, "block_kib")
+    top = MAX_OUTSTANDING if max_outstanding is None else int(max_outstanding)
+    at = lambda n: replication(system, block_kib, n)  # noqa: E731
+    one = at(1)
+    cap = float(min(one.protocol_cap_iops, one.bandwidth_cap_iops))
+    if target_iops >= cap:
+        binding = "protocol" if one.protocol_cap_iops <= one.bandwidth_cap_iops else "bandwidth"
+        raise UnreachableTargetError(
+            f"target {target_iops:,.6g} IOPS is unreachable at {block_kib:g} KiB: the {binding} cap is "
+            f"{cap:,.6g} IOPS, which no number of outstanding I/Os exceeds")
+    needed = smallest_integer(lambda n: float(at(n).iops) >= target_iops, 1, top)
+    if needed is None:
+        raise UnreachableTargetError(f"no queue depth up to {top:,} reaches {target_iops:,.6g} IOPS")
+    result = at(needed)
+    return {"outstanding": needed, "iops": float(result.iops), "latency_us": float(result.latency_us),
+            "bound": str(result.bound), "one_fewer_iops": float(at(needed - 1).iops) if needed > 1 else None,
+            "cap_iops": cap, "target_iops": target_iops}
+
+
+def largest_replication_iops(system: ReplicationSystem, block_kib: float, target_latency_us: float,
+                             max_outstanding: int | None = None) -> dict[str, Any]:
+    """Largest IOPS with mean write latency within the target: the most outstanding I/Os whose latency
+    R(N) (growing with N) stays within it, and the IOPS they carry."""
+    from iosizer.model.sizing import UnreachableTargetError, smallest_integer
+
+    if target_latency_us <= 0 or not np.isfinite(target_latency_us):  # nan was taken as "no limit"
+        raise InputError(f"--target-latency-us must be a finite number > 0, got {target_latency_us:g}")
+    BLOCK_SIZE.check(block_kib, "block_kib")
+    top = MAX_OUTSTANDING if max_outstanding is None else int(max_outstanding)
+    at = lambda n: replication(system, block_kib, n)  # noqa: E731
+    if float(at(1).latency_us) > target_latency_us:
+        raise UnreachableTargetError(
+            f"target latency {target_latency_us:g} us is unreachable: one write alone takes "
+            f"{float(at(1).latency_us):.6g} us")
+    over = smallest_integer(lambda n: float(at(n).latency_us) > target_latency_us, 1, top)
+    most = top if over is None else over - 1
+    result = at(most)
+    return {"outstanding": most, "iops": float(result.iops), "latency_us": float(result.latency_us),
+            "bound": str(result.bound), "target_latency_us": target_latency_us}
+
+
+def largest_protocol_bound_block_kib(system: ReplicationSystem, outstanding: int, low_kib: float = 0.5,
+                                     high_kib: float = float(MIB)) -> float | None:
+    """Largest block size (KiB) at which the binding cap is still the protocol's.
+
+    Bisection on the log of the block size between a protocol-bound and a non-protocol-bound size, to
+    1e-12; None if ``low_kib`` is not protocol-bound, inf if ``high_kib`` still is (the link never takes
+    over within the range).
+    """
+    import math
+
+    def protocol_bound(block: float) -> bool:
+        return str(replication(system, block, outstanding).bound) == "protocol"
+
+    if system.replica is None or not protocol_bound(low_kib):
+        return None
+    if protocol_bound(high_kib):
+        return math.inf
+    lo, hi = math.log(low_kib), math.log(high_kib)
+    while hi - lo > 1e-12:
+        mid = 0.5 * (lo + hi)
+        lo, hi = (mid, hi) if protocol_bound(math.exp(mid)) else (lo, mid)
+    return math.exp(lo)
+
+
+def _size_outstanding(values: Mapping[str, Any], point: Mapping[str, Any], target: float) -> dict[str, Any]:
+    """``--target-iops``: the fewest outstanding I/Os at the block size."""
+    return outstanding_for_iops(replication_system(values), point["block_kib"], target)
+
+
+def _size_protocol_bound(values: Mapping[str, Any], point: Mapping[str, Any], target: None) -> dict[str, Any]:
+    """Every answer: the largest block still protocol-bound at ``--outstanding`` (None past the range's end:
+    ``protocol_bound_whole_range`` says so; the published record drops it)."""
+    largest = largest_protocol_bound_block_kib(replication_system(values), point["outstanding"])
+    whole = largest is not None and not np.isfinite(largest)
+    return {"largest_protocol_bound_block_kib": None if largest is None or whole else largest,
+            "protocol_bound_at_outstanding": point["outstanding"], "protocol_bound_whole_range": whole}
+
+
+def _size_within_latency(values: Mapping[str, Any], point: Mapping[str, Any], target: float) -> dict[str, Any]:
+    """``--target-latency-us``: the largest IOPS whose mean write latency stays within it."""
+    within = largest_replication_iops(replication_system(values), point["block_kib"], target)
+    return {"target_latency_us": target, "max_iops_within_latency": within["iops"],
+            "outstanding_at_max_iops": within["outstanding"], "latency_at_max_iops_us": within["latency_us"],
+            "bound_at_max_iops": within["bound"]}
+
+
+def _sized_shape(values: Mapping[str, Any], point: Mapping[str, Any], record: dict[str, Any]) -> dict[str, Any]:
+    """The published record: the link and block size first."""
+    return {"link": values["link"], "block_kib": point["block_kib"],
+            **{k: v for k, v in record.items() if k != "protocol_bound_whole_range"}}
+
+
+def _sized_note(values: Mapping[str, Any], record: Mapping[str, Any]) -> str:
+    return (f"link {values['link']}: protocol {values['protocol_fixed_us']:.4g} us + "
+            f"{values['protocol_per_kib_us']:.3g} us/KiB per host; largest_protocol_bound_block_kib at "
+            f"{record['protocol_bound_at_outstanding']} outstanding"
+            + (" (empty: protocol-bound over the whole declared range)" if record["protocol_bound_whole_range"]
+               else ""))
+
+
+def _sized_interval_note(values: Mapping[str, Any], record: Mapping[str, Any]) -> str | None:
+    if values.get("profile_origin") is None or "outstanding_ci_low" not in record:
+        return None
+    return (f"outstanding_ci_low/_ci_high: at the ends of the 95 % intervals of {values['profile_origin']} "
+            "(empty, null in JSON: the target is out of reach at that end)")
+
+
+#: ``iosizer size outstanding``: the replication question's sizings, answered by the model's own searches.
+SIZE_OUTSTANDING = SizingCommand(
+    "outstanding",
+    "Seed 004: outstanding I/Os needed to reach an IOPS target over a link, and the largest block size that "
+    "stays protocol-bound.",
+    needs="give --target-iops (and/or --target-latency-us)",
+    shape=_sized_shape, notes=(_sized_note, _sized_interval_note),
+    title=lambda values, record: f"Replication over {values['link']}: outstanding I/Os and protocol-bound blocks",
+    refused={"link": "--profile names its link; drop --link"})
+
+
 def _table(records: list[dict[str, Any]], context: Mapping[str, Any]) -> list[TableRow]:
     """The ``[replication]`` table's rows: each link's IOPS, throughput, latency and binding cap, then its
     IOPS gain over the first link at the same block size and depth (banded jointly with a profile)."""
@@ -495,13 +632,19 @@ REPLICATION_QUESTION = Question(
            _percentile_note),
     plot=Plot("block_kib", ("iops", "throughput_mbps"), series="link"),
     sweeps=("link",), shipped_bands=False, always_list=True, percentile_bands=False,
+    sizing=(Sizing("outstanding", "iops", at_most=False, smallest=True, target="target_iops", command="outstanding",
+                   invert=_size_outstanding),
+            Sizing("block_kib", "bound", smallest=False, command="outstanding", invert=_size_protocol_bound,
+                   always=True, interval=False),
+            Sizing("outstanding", "latency_us", at_most=True, smallest=False, target="target_latency_us",
+                   report="iops", command="outstanding", invert=_size_within_latency, interval=False)),
+    sizing_commands=(SIZE_OUTSTANDING,),
     # A scenario compares links: by default the declared one and IPoIB (a profile: its own link).
     table=_table, table_keys={"link": ("links",)}, table_defaults={"link": (LINK.value, "ipoib56")})
 
 FAMILIES = (
     Family(
         name="replication",
-        sizing_command="size outstanding",
         formula=("closed network of N outstanding writes: sender and receiver protocol stations D_p(b) "
                  "= protocol_fixed_us + protocol_per_kib_us x b_KiB, the link D_l(b) = (b + ceil(b / "
                  "mss) x overhead) / rate, delays (flash writes, switch, residual); exact MVA: X(N), "

@@ -20,14 +20,14 @@ _TARGET_PREFIXES = ("target_", "budget_")
 
 
 def _sizing_command(family: Any) -> str | None:
-    """The command that sizes ``family``: its first declared sizing command (``size <family>``, or the name a
-    ``Sizing`` gives: ``size servers``), else the hand-written command its declaration names
+    """The command that sizes ``family``: the first its questions' declared sizing names (``size <family>``
+    unless a sizing names its command), else the hand-written command its declaration names
     (``Family.sizing_command``)."""
-    from iosizer.calibration.declared_sizing import sizing_commands
+    from iosizer.calibration.declared_sizing import sizing_command_names
 
-    declared = sizing_commands(family)
-    if declared:
-        return f"size {next(iter(declared))}"
+    names = sizing_command_names(family)
+    if names:
+        return f"size {names[0]}"
     return family.sizing_command or None
 
 

@@ -131,8 +131,7 @@ def test_replication_sizing_checks_its_block_and_latency_target() -> None:
     from iosizer.calibration import replication as family
     from iosizer.calibration.profile import profile_values
     from iosizer.errors import InputError
-    from iosizer.model.family_sizing import largest_replication_iops, outstanding_for_iops
-    from iosizer.model.replication import replication_system
+    from iosizer.model.replication import largest_replication_iops, outstanding_for_iops, replication_system
 
     system = replication_system(profile_values(family.shipped_profile("replication", None)))
     with pytest.raises(InputError, match="block_kib must lie in"):

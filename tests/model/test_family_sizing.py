@@ -13,17 +13,15 @@ from iosizer.calibration import latency as latency_family
 from iosizer.calibration import loadshare as loadshare_family
 from iosizer.calibration import pcie as pcie_family
 from iosizer.calibration import replication as replication_family
-from iosizer.model.family_sizing import (
-    cores_per_policy,
+from iosizer.model.family_sizing import cores_per_policy, max_switch_tiers
+from iosizer.model.latency import oltp_degradation_pct
+from iosizer.model.pcie import access_pattern, most_ports_within_loss, rmw_throughput
+from iosizer.model.replication import (
     largest_protocol_bound_block_kib,
     largest_replication_iops,
-    max_switch_tiers,
-    most_ports_within_loss,
     outstanding_for_iops,
+    replication,
 )
-from iosizer.model.latency import oltp_degradation_pct
-from iosizer.model.pcie import access_pattern, rmw_throughput
-from iosizer.model.replication import replication
 from iosizer.model.sizing import UnreachableTargetError
 
 FEW = settings(max_examples=15, deadline=None, derandomize=True)
@@ -62,16 +60,16 @@ def test_most_ports_is_the_brute_force_count(budget, transfer) -> None:
     losses = rmw_throughput(platform, pattern, 8 * np.arange(1, 25)).loss_pct
     within = np.flatnonzero(losses > budget)
     brute = (int(within[0]) if within.size else 24) or None
-    assert sized.ports == brute
-    if sized.ports:
-        assert sized.lanes == 8 * sized.ports and sized.loss_pct <= budget
+    assert sized["ports"] == brute
+    if sized["ports"]:
+        assert sized["lanes"] == 8 * sized["ports"] and sized["loss_pct"] <= budget
 
 
 def test_aligned_patterns_have_no_port_limit() -> None:
     sized = most_ports_within_loss(pcie_family.platform(), access_pattern(512, 256), 1.0, 32)
-    assert sized.ports == 32 and sized.next_loss_pct is None
+    assert sized["ports"] == 32 and sized["next_loss_pct"] is None
     # Seed 001 sec 4: 7 % at 8 lanes, 38 % at 32 lanes for 520 B.
-    assert most_ports_within_loss(pcie_family.platform(), access_pattern(520, 256), 38.0).lanes == 32
+    assert most_ports_within_loss(pcie_family.platform(), access_pattern(520, 256), 38.0)["lanes"] == 32
 
 
 # --- seed 003 ---------------------------------------------------------------------------------
@@ -121,9 +119,9 @@ def test_outstanding_is_the_brute_force_depth(link, block, fraction) -> None:
     cap = float(min(replication(system, block, 1).protocol_cap_iops, replication(system, block, 1).bandwidth_cap_iops))
     target = fraction * cap
     sized = outstanding_for_iops(system, block, target)
-    depths = np.arange(1, sized.outstanding + 2)
+    depths = np.arange(1, sized["outstanding"] + 2)
     iops = replication(system, block, depths).iops
-    assert int(np.flatnonzero(iops >= target)[0]) + 1 == sized.outstanding
+    assert int(np.flatnonzero(iops >= target)[0]) + 1 == sized["outstanding"]
 
 
 def test_replication_edges() -> None:
