@@ -743,7 +743,8 @@ class TableRow:
 
 
 #: A question's scenario rows: (the answer's records, the table's context) -> rows. The context holds
-#: ``source``: where the values come from when the table names a profile or a CPU (None otherwise).
+#: ``source``: where the values come from when the table names a profile or a CPU (None otherwise),
+#: ``values``: the values the answer used (its first swept choice's), ``given``: the keys the table sets.
 TableFunction = Callable[[list[dict[str, Any]], Mapping[str, Any]], list[TableRow]]
 
 

@@ -71,7 +71,7 @@ from scipy.special import gammaincc, gammaln
 from iosizer.errors import InputError, UnstableQueueError
 from iosizer.model._validate import as_nonnegative, as_positive
 from iosizer.model.family import (Column, CpuScaling, Family, FitPlan, Output, ParameterSpec, Plot, Question, Role,
-                                  Schema)
+                                  Schema, TableRow)
 
 __all__ = [
     "COMM_OVERHEAD",
@@ -1150,6 +1150,73 @@ _POOLED = ("response: each group of cores linked by shared ports pooled as one M
            "of them also waiting for one of its own and behind its own I/Os ahead, throughput-weighted over ports")
 
 
+#: Load points of an operating point's curve (only its maximum and switching loads are read).
+_POINT_POINTS = 20
+
+UTILIZATION = ParameterSpec(
+    "utilization", "1", 0.7, (1e-6, 0.999999), "assumed",
+    "a planning choice, no model number: 70 % of each policy's own maximum, below the knee of every policy's "
+    "response and short of the switching region's top",
+    "the operating point: a fraction of each policy's own maximum throughput (not the switching threshold)",
+    kind="setting")
+
+
+def _operating_point(values: Mapping[str, Any], rows: Mapping[str, np.ndarray]) -> dict[str, Any]:
+    """``iosizer loadshare point``: a policy's maximum throughput (cores), its mean response at
+    ``utilization`` of that maximum (service times) and its largest response jump at a switching load (%);
+    in IOPS and us from ``io_service_us``. Given ``rows`` (Question.rows: a band), the response in us at
+    the rows' IOPS (a band at the same IOPS), the others at the values given."""
+    params, shares = _params_of(values), port_shares_of(values)
+    service_us = float(values["io_service_us"])
+    curve = policy_curve(values["policy"], shares, params, points=_POINT_POINTS)
+    load = float(values["utilization"]) * curve.max_throughput
+    response = float(evaluate(curve.policy, [load], shares, params).response[0])
+    out = {"max_throughput_cores": np.array([curve.max_throughput]),
+           "response_service_times": np.array([response]),
+           "jump_pct": np.array([100 * curve.singularity]),
+           "max_throughput_iops": np.array([curve.max_throughput / (service_us * 1e-6)]),
+           "load_iops": np.array([load / (service_us * 1e-6)]),
+           "response_us": np.array([response * service_us])}
+    if rows:
+        at = np.asarray(rows["load_iops"], dtype=float) * service_us * 1e-6
+        out["response_us"] = evaluate(curve.policy, at, shares, params).response * service_us
+    return out
+
+
+def _point_table(records: list[dict[str, Any]], context: Mapping[str, Any]) -> list[TableRow]:
+    """The ``[loadshare]`` table's rows: the policy of the highest maximum, then each policy's maximum, its
+    response at the operating point and its largest jump; in IOPS and us when ``io_service_us`` is the
+    planner's (a profile, or carried to a CPU)."""
+    values, given = context["values"], context["given"]
+    best = max(records, key=lambda r: r["max_throughput_cores"])
+    rows = [TableRow("policy with the highest throughput", best["policy"], "",
+                     f"{best['max_throughput_cores']:.3g} cores of I/O work")]
+    at = f"at {values['utilization']:.0%} of its maximum"
+    # As a profile's what-if names its values: the source, then the controller values the table sets.
+    changed = {k: given[k] for k in ("switch_rule", "comm_overhead_pct", "threshold", "non_core_pct")
+               if given.get(k) is not None}
+    source = (context["source"] or "") + ("; given " + ", ".join(
+        f"{k} = {v:g}" if isinstance(v, (int, float)) else f"{k} = {v}" for k, v in changed.items())
+        if changed else "")
+    for record in records:
+        policy = record["policy"]
+        jump = (f"threshold {values['threshold']:g} of a core" if policy == "one-stage"
+                or values["switch_rule"] == "threshold" else f"{values['switch_rule']} switching"
+                if policy == "multi-stage" else "no switch")
+        rows += [TableRow.of(record, "max_throughput_cores", f"{policy}: maximum throughput", "cores",
+                             "I/Os per service time; 1 = one core's worth"),
+                 TableRow.of(record, "response_service_times", f"{policy}: mean response {at}", "service times",
+                             "core groups pooled as M/M/K (Erlang C), a narrow port's own I/Os ahead on its own "
+                             f"cores, plus the non-core part, {values['non_core_pct']:g} % of a service time"),
+                 TableRow.of(record, "jump_pct", f"{policy}: largest response jump at a switch", "%", jump)]
+        if "max_throughput_iops" in record:
+            rows += [TableRow.of(record, "max_throughput_iops", f"{policy}: maximum throughput in IOPS", "IOPS",
+                                 source),
+                     TableRow.of(record, "response_us", f"{policy}: mean response {at} in us", "us",
+                                 f"{source}; band at the same IOPS")]
+    return rows
+
+
 #: The response approximation's error against simulation (module docstring's table), stated once:
 #: the declaration's service-time text and the report quote it.
 RESPONSE_ERROR = (
@@ -1217,7 +1284,7 @@ FAMILIES = (
                     Output("throughput_iops", "IOPS", "throughput", band=False, only_with="io_service_us"),
                     Output("response_us", "us", "mean response", only_with="io_service_us"),
                 ),
-                solve=_curve, percentiles=_curve_percentiles, percentile_bands=False,
+                solve=_curve, percentiles=_curve_percentiles, percentile_bands=False, scenario=False,
                 notes=(_normalised_note, _controller_note, _POOLED, _curve_notes, _switches_note),
                 plot=Plot("throughput_norm", ("response_norm",))),
             Question(
@@ -1237,8 +1304,24 @@ FAMILIES = (
                     Output("low_load_response_us", "us", "response near zero load", band=False,
                            only_with="io_service_us"),
                 ),
-                solve=_compare, notes=(_normalised_note, _controller_note, _POOLED, _iops_note),
+                solve=_compare, notes=(_normalised_note, _controller_note, _POOLED, _iops_note), scenario=False,
                 plot=Plot("max_throughput_norm", ("low_load_response_norm",), series="policy")),
+            Question(
+                "point", "every policy's maximum throughput, mean response at an operating point (a share of that "
+                "maximum) and largest response jump", rows=True, always_list=True, sweeps=("policy",),
+                sweep_all=("policy",), settings=(UTILIZATION,), flat_bands=True, shipped_bands=False,
+                outputs=(
+                    Output("max_throughput_cores", "cores", "maximum throughput, cores of I/O work"),
+                    Output("response_service_times", "service times", "mean response at the operating point"),
+                    Output("jump_pct", "%", "largest relative jump of mean response at a switching load"),
+                    Output("max_throughput_iops", "IOPS", "maximum throughput", only_with="io_service_us"),
+                    Output("load_iops", "IOPS", "the operating point's throughput", band=False,
+                           only_with="io_service_us"),
+                    Output("response_us", "us", "mean response at the operating point (band at the same IOPS)",
+                           only_with="io_service_us"),
+                ),
+                solve=_operating_point, notes=(_controller_note, _POOLED, _iops_note),
+                table=_point_table, table_keys={"shares": ("port_shares",), "policy": ("policies",)}),
         ),
         example="loadshare.csv",
         # The settings data/examples/loadshare.csv was generated with. Table 2's

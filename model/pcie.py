@@ -1147,6 +1147,8 @@ _LINK_SETTINGS = (GENERATION, MPS, HEADER_DW, ECRC, DLLPS_PER_TLP)
 FAMILIES = (
     Family(
         name="pcie-link",
+        # The planner's page offers the rmw question's declared 'size lanes' beside the link's questions too.
+        sizing_command="size lanes",
         formula=("efficiency = payload / wire bytes, wire bytes = sum over TLPs of (payload + header "
                  "12/16 B + ECRC 4 B if on + framing 8 B) [Gen6 flit mode: TLP bytes x 256 / 236, no "
                  "framing]; effective = lanes x GT/s x line code (8b/10b, 128b/130b) x (1 - SKP share) "

@@ -571,172 +571,6 @@ def evaluate_hba(section: HbaSection, sources: Sources = Sources()) -> list[Answ
 
 
 # --------------------------------------------------------------------------
-# [loadshare]: seed 003, storage-port queues over controller cores
-# --------------------------------------------------------------------------
-
-
-def _all_policies() -> list[str]:
-    """Every policy the model knows: the default ``policies`` (the model is imported only here)."""
-    from iosizer.model.loadshare import POLICIES
-
-    return list(POLICIES)
-
-
-class LoadshareSection(Section):
-    """Port load shares on a multi-core controller (seed 003).
-
-    ``port_shares``: each port's share of the I/O (any positive scale) or
-    ``scenario``: one-port, system or skew; ``policies`` to compare;
-    ``utilization``: the operating point as a fraction of each policy's
-    own maximum throughput. ``cores``, ``comm_overhead_pct``, ``threshold``,
-    ``non_core_pct`` (a write hit's time outside the cores, % of a service
-    time) and ``switch_rule`` (multi-stage's) left out are the ``loadshare``
-    family's declared values (``cores``: the scenario's, when one is named).
-    ``profile``: a ``loadshare`` profile (its per-I/O core time, overhead and
-    non-core part): the answers then come in IOPS and microseconds too.
-    """
-
-    scenario: str | None = None
-    port_shares: list[float] | None = None
-    cores: int | None = None
-    policies: list[str] = Field(default_factory=_all_policies, min_length=1)
-    comm_overhead_pct: float | None = None
-    threshold: float | None = None
-    non_core_pct: float | None = None
-    switch_rule: str | None = None
-    # The answer's operating point, not the switching threshold: a planning
-    # choice of this file (70 % of each policy's own maximum), no model number.
-    utilization: float = Field(0.7, gt=0, lt=1)
-
-    @field_validator("cores", "comm_overhead_pct", "threshold", "non_core_pct", "switch_rule", "policies",
-                     "port_shares")
-    @classmethod
-    def _declared_domain(cls, value: Any, info: Any) -> Any:
-        """Checked against the loadshare family's declaration, as every surface checks it (a policy each by
-        ``policy``'s, the port mix by ``shares``')."""
-        from iosizer.model.registry import declaration
-
-        if value is None:
-            return value
-        family = declaration("loadshare")
-        try:
-            if info.field_name == "policies":
-                return [family.spec("policy").check(v, "policy") for v in value]
-            if info.field_name == "port_shares":
-                family.spec("shares").check(value, info.field_name)
-                return value
-            return family.spec(info.field_name).check(value, info.field_name)
-        except IosizerError as error:
-            raise ValueError(str(error)) from None
-
-    @field_validator("scenario")
-    @classmethod
-    def _scenario(cls, value: str | None) -> str | None:
-        from iosizer.calibration.loadshare import scenario
-
-        if value is not None:
-            try:
-                scenario(value)
-            except IosizerError as error:
-                raise ValueError(str(error)) from None
-        return value
-
-    @model_validator(mode="after")
-    def _one_load_description(self) -> "LoadshareSection":
-        if (self.scenario is None) == (self.port_shares is None):
-            raise ValueError("give either scenario or port_shares")
-        return self
-
-
-def evaluate_loadshare(section: LoadshareSection, sources: Sources = Sources()) -> list[Answer]:
-    import numpy as np
-
-    from iosizer.calibration.loadshare import policy_params, scenario
-    from iosizer.model.loadshare import evaluate, policy_curve
-
-    chosen = scenario(section.scenario) if section.scenario else None
-    shares = chosen.port_shares if chosen else tuple(section.port_shares or ())
-    cores = chosen.cores if section.cores is None and chosen else section.cores
-    # As `iosizer loadshare ... --profile/--cpu-speed` runs: the table's keys change the profile's values.
-    calibrated = sources.what_if("loadshare", changes=section.given("comm_overhead_pct", "threshold",
-                                                                    "non_core_pct", "switch_rule"))
-
-    def params_at(values: dict[str, Any] | None) -> Any:
-        if values is None:
-            return policy_params(cores, section.comm_overhead_pct, section.threshold, section.non_core_pct,
-                                 section.switch_rule)
-        return policy_params(cores, values["comm_overhead_pct"], values["threshold"], values["non_core_pct"],
-                             values["switch_rule"])
-
-    params = params_at(None if calibrated is None else calibrated.values)
-    curves = {p: policy_curve(p, shares, params, points=20) for p in section.policies}
-
-    def solve(values: dict[str, Any] | None) -> dict[str, Any]:
-        """Every policy's numbers at ``values`` (None: as answered); WhatIf.bands moves the fitted ones."""
-        moved = params if values is None else params_at(values)
-        found = list(curves.values()) if values is None else [policy_curve(p, shares, moved, points=20)
-                                                              for p in section.policies]
-        out = {"max": np.array([c.max_throughput for c in found]),
-               "jump": np.array([100 * c.singularity for c in found]),
-               "response": np.array([float(evaluate(c.policy, [section.utilization * c.max_throughput], shares,
-                                                    moved).response[0]) for c in found])}
-        if calibrated is not None:
-            service_us = float({**calibrated.values, **(values or {})}["io_service_us"])
-            out["max_iops"] = np.array([c.max_throughput / (service_us * 1e-6) for c in found])
-        return out
-
-    centre = solve(None)
-    bands = {} if calibrated is None else calibrated.bands(solve)
-    best = max(curves.values(), key=lambda c: c.max_throughput)
-    answers = [Answer("loadshare", "policy with the highest throughput", best.policy, "",
-                      f"{best.max_throughput:.3g} cores of I/O work")]
-    for i, (policy, curve) in enumerate(curves.items()):
-        answers += _policy_answers(i, curve, centre, bands, params, section, calibrated, shares)
-    return answers
-
-
-def _policy_answers(i: int, curve: Any, centre: dict[str, Any], bands: dict[str, Any], params: Any,
-                    section: LoadshareSection, calibrated: Any, shares: tuple[float, ...]) -> list[Answer]:
-    """One policy's rows (the ``i``-th of the section's policies): maximum, response, jump, and in IOPS
-    and microseconds when a profile calibrates them."""
-    policy = curve.policy
-    at = f"at {section.utilization:.0%} of its maximum"
-    answers = [
-        Answer("loadshare", f"{policy}: maximum throughput", curve.max_throughput, "cores",
-               "I/Os per service time; 1 = one core's worth", *_band(bands, "max", i)),
-        Answer("loadshare", f"{policy}: mean response {at}", float(centre["response"][i]), "service times",
-               f"core groups pooled as M/M/K (Erlang C), a narrow port's own I/Os ahead on its own cores, plus the "
-               f"non-core part, {params.non_core_pct:g} % of a service time",
-               *_band(bands, "response", i)),
-        Answer("loadshare", f"{policy}: largest response jump at a switch", float(centre["jump"][i]), "%",
-               f"threshold {params.threshold:g} of a core" if policy == "one-stage" or params.switch_rule ==
-               "threshold" else f"{params.switch_rule} switching" if policy == "multi-stage" else "no switch",
-               *_band(bands, "jump", i)),
-    ]
-    if calibrated is not None:
-        answers += [
-            Answer("loadshare", f"{policy}: maximum throughput in IOPS", float(centre["max_iops"][i]), "IOPS",
-                   calibrated.source, *_band(bands, "max_iops", i)),
-            _response_us(f"{policy}: mean response {at} in us", calibrated, curve, shares, params,
-                         section.utilization * curve.max_throughput, float(centre["response"][i])),
-        ]
-    return answers
-
-
-def _response_us(question: str, calibrated: Any, curve: Any, shares: tuple[float, ...], params: Any,
-                 load_cores: float, response: float) -> Answer:
-    """A response in microseconds with its band at the same IOPS, as ``iosizer loadshare curve
-    --profile`` gives it (:func:`iosizer.calibration.loadshare.absolute_units`)."""
-    from iosizer.calibration.loadshare import Scenario, absolute_units
-
-    row = {"throughput_cores": load_cores, "response_service_times": response}
-    ports = Scenario("scenario file", "", int(params.cores), tuple(shares), curve.policy, "")
-    absolute_units([row], calibrated, ports, curve.policy, params, curve.switch_loads)
-    return Answer("loadshare", question, row["response_us"], "us", f"{calibrated.source}; band at the same IOPS",
-                  row.get("response_us_ci_low"), row.get("response_us_ci_high"))
-
-
-# --------------------------------------------------------------------------
 # Registry and schema
 # --------------------------------------------------------------------------
 
@@ -759,8 +593,6 @@ _TABLES = {table.key: table for table in (
     Family("pcie", PcieSection, evaluate_pcie, "PCIe write path and RMW contention (seed 001)",
            ("rmw", "pcie-link")),
     Family("hba", HbaSection, evaluate_hba, "tenants sharing an FC port and its HBA cores (seed 002)", ("hba",)),
-    Family("loadshare", LoadshareSection, evaluate_loadshare,
-           "load-sharing policies for storage-port queues (seed 003)", ("loadshare",)),
 )}
 
 
@@ -840,7 +672,8 @@ def _declared_section(family: Any, questions: list[Any]) -> type[Section]:
             fields[spec.name] = (Annotated[str | list[str] | None, choices(spec, spec.name)], Field(
                 None, description=f"{spec.description or spec.name}: a choice or a list of them"))
             continue
-        kind: Any = bool if spec in own and spec.switch else str if (spec in own and spec.parse) or (
+        # A setting written as text (a port mix) takes its text or a list of values.
+        kind: Any = bool if spec in own and spec.switch else str | list[float | str] if spec.parse else str if (
             spec.choices and isinstance(spec.choices[0], str)) else float
         fields[spec.name] = (Annotated[kind | None, declared(spec, spec.name)], Field(
             None, description=f"{spec.description or spec.name} ({spec.unit})"))
@@ -873,7 +706,7 @@ def _declared_evaluator(name: str, questions: list[Any]) -> Callable[[Any, Sourc
                 values = {**question.table_defaults, **values}
             solved = answer(name, question.command, profile, cpu_speed=sources.cpu_speed, **values)
             if question.table is not None:
-                answers += _table_rows(name, question, solved, profile, sources)
+                answers += _table_rows(name, question, solved, profile, sources, values)
                 continue
             for row in solved.records():
                 point = ", ".join(f"{k} = {row[k]:g}" for k in question.input_names)
@@ -888,10 +721,13 @@ def _declared_evaluator(name: str, questions: list[Any]) -> Callable[[Any, Sourc
     return evaluate
 
 
-def _table_rows(name: str, question: Any, solved: Any, profile: Any, sources: Sources) -> list[Answer]:
-    """A question's declared rows (``Question.table``); a derived row's band, with a profile or a CPU,
+def _table_rows(name: str, question: Any, solved: Any, profile: Any, sources: Sources,
+                given: dict[str, Any]) -> list[Answer]:
+    """A question's declared rows (``Question.table``: from the records, the values used and the keys the table
+    ``given``); a derived row's band, with a profile or a CPU,
     moves the fitted parameters through every record at once (:func:`_joint_band`)."""
-    context = {"source": sources.source(name) if sources.calibrated else None}
+    context = {"source": sources.source(name) if sources.calibrated else None, "values": solved.values,
+               "given": given}
     answers = []
     for row in question.table(solved.records(), context):
         ends = (row.ci_low, row.ci_high)

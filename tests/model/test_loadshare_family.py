@@ -95,7 +95,8 @@ def test_scenario_choices_and_cores_match_tables_2_to_4() -> None:
 def test_schema_and_questions(family) -> None:
     assert [c.name for c in family.columns.inputs] == ["iops"]
     assert [c.name for c in family.columns.observed] == ["response_us"]
-    assert {" ".join(q.path(family.name)) for q in family.questions} == {"loadshare curve", "loadshare compare"}
+    assert {" ".join(q.path(family.name)) for q in family.questions} == {"loadshare curve", "loadshare compare",
+                                                                            "loadshare point"}
     assert "M/M/K" in family.service_time and "approximate" in family.service_time
     assert family.measurements and all(m.startswith("seed003_") for m in family.measurements)
 
@@ -214,3 +215,20 @@ def test_a_profile_carried_to_a_faster_cpu_keeps_the_absolute_non_core_time() ->
     absolute_us = {k: v["non_core_pct"] / 100 * v["io_service_us"] for k, v in (("here", here), ("there", there))}
     assert absolute_us["there"] == pytest.approx(absolute_us["here"], rel=1e-12)
     assert there["io_service_us"] < here["io_service_us"]  # the core part did speed up
+
+
+def test_operating_point_is_the_curve_at_a_share_of_its_maximum() -> None:
+    import iosizer
+
+    # `loadshare point` (the [loadshare] scenario table): each policy's maximum and its response at utilization x it.
+    from iosizer.model.loadshare import PolicyParams, evaluate, policy_curve
+
+    rows = iosizer.family("loadshare").ask("point", shares="3,1,1", policy="exclusive,one-stage",
+                                            utilization=0.5).records()
+    for row in rows:
+        curve = policy_curve(row["policy"], (3, 1, 1), PolicyParams())
+        assert row["max_throughput_cores"] == pytest.approx(curve.max_throughput, rel=1e-12)
+        assert row["jump_pct"] == pytest.approx(100 * curve.singularity, abs=1e-9)
+        at = evaluate(row["policy"], [0.5 * curve.max_throughput], (3, 1, 1), PolicyParams()).response[0]
+        assert row["response_service_times"] == pytest.approx(at, rel=1e-12)
+        assert "max_throughput_iops" not in row  # io_service_us is a placeholder until a profile gives it

@@ -70,11 +70,12 @@ def test_every_family_is_one_section_and_one_evaluator() -> None:
         ('[hba]\noffered_iops = [1]\nblock_kib = [4]\nport = "4GFC"', "hba.port: port must be one of 8gfc, 16gfc, 32gfc, got '4GFC'"),
         ('[loadshare]\nscenario = "skew"\nthreshold = 1.5', "loadshare.threshold: threshold must lie in [0.01, 0.99] (1), got 1.5"),
         ('[loadshare]\nscenario = "skew"\npolicies = ["random"]', "loadshare.policies: policy must be one of shared, exclusive, one-stage, multi-stage, got 'random'"),
-        ("[loadshare]\ncores = 4", "give either scenario or port_shares"),
-        ('[loadshare]\nscenario = "two-port"', "unknown scenario 'two-port'"),
+        ('[loadshare]\nscenario = "two-port"', "loadshare.scenario: scenario must be one of one-port, system, skew, "
+                                            "got 'two-port'"),
+        ('[loadshare]\nscenario = "skew"\nutilization = 1', "loadshare.utilization: utilization must lie in"),
         ('[loadshare]\nscenario = "skew"\nnon_core_pct = -1', "loadshare.non_core_pct: non_core_pct must lie in [0, 10000] (%), got -1"),
         ('[loadshare]\nscenario = "skew"\nnon_core_pct = 1e6', "non_core_pct must lie in [0, 10000] (%), got 1000000"),
-        ('[loadshare]\nport_shares = [1, -2]', "loadshare.port_shares: port_shares must be non-negative loads"),
+        ('[loadshare]\nport_shares = [1, -2]', "loadshare.port_shares: shares must be non-negative loads"),
         ('[loadshare]\nscenario = "skew"\ncores = 1000', "loadshare.cores: cores must lie in [1, 256] (cores), got 1000"),
         ('[loadshare]\nscenario = "skew"\nswitch_rule = "sometimes"', "switch_rule must be one of system-response, equal-response, threshold, got 'sometimes'"),
         # Each key within its family's declaration (these were answered: 1e308 ns, 10^11-byte transfers).
@@ -144,13 +145,25 @@ def test_loadshare_section_takes_the_non_core_part_and_switch_rule() -> None:
 
     def answers(extra: str) -> dict[str, float]:
         parsed = sc.parse_scenario(base + extra, "s.toml")
-        return {a.question: a.value for a in sc.evaluate_loadshare(parsed.loadshare)}
+        return {a.question: a.value for a in sc.evaluate_scenario(parsed)}
 
     plain, more = answers("non_core_pct = 0"), answers("non_core_pct = 100")
     key = "exclusive: mean response at 70% of its maximum"
     assert more[key] == pytest.approx(plain[key] + 1.0)
     jump = "multi-stage: largest response jump at a switch"
     assert answers('switch_rule = "threshold"')[jump] > 50 and answers("")[jump] < 1e-6
+
+
+def test_loadshare_keys_are_the_commands_with_the_older_ones_kept() -> None:
+    # [loadshare] is `iosizer loadshare point`: its names (shares, policy), the older port_shares and policies
+    # kept; left out, the scenario is the declared one, as the command answers; a mix and a scenario: refused.
+    def table(text: str) -> list[tuple[str, object]]:
+        return [(a.question, a.value) for a in sc.evaluate_scenario(sc.parse_scenario("[loadshare]\n" + text))]
+
+    assert table('port_shares = [3, 1, 1]\npolicies = ["exclusive"]') == table('shares = "3,1,1"\npolicy = "exclusive"')
+    assert table("cores = 4") == table('scenario = "skew"')
+    with pytest.raises(ScenarioError, match="loadshare: give scenario or shares, not both"):
+        sc.evaluate_scenario(sc.parse_scenario('[loadshare]\nscenario = "skew"\nport_shares = [1, 2]\n'))
 
 
 def test_a_list_key_takes_as_many_entries_as_a_command_line_list() -> None:
