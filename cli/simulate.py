@@ -18,9 +18,9 @@ import inspect
 from typing import TYPE_CHECKING, Annotated, Any, Callable
 
 import typer
+from typer.core import TyperGroup
 
 from iosizer.cli.declared import DeclaredGroup, declared_group_options
-from iosizer.cli.loadshare import NonCore, SharesOption, SwitchRule, parse_shares
 from iosizer.cli.options import FormatOption
 from iosizer.cli.output import OutputFormat, Report, emit, progress_bar
 from iosizer.cli.questions import given_values
@@ -30,23 +30,78 @@ if TYPE_CHECKING:
 
 
 class SimulateGroup(DeclaredGroup):
-    """``iosizer simulate``: the hand-written commands, and one per family whose question declares a hook."""
+    """``iosizer simulate``: a command per question that declares its simulation (``Question.simulate``).
+
+    A :class:`~iosizer.model.family.Simulation` gets ``iosizer simulate <its command>`` with its own options
+    (two words: a group of its family's, ``hba response``); a family whose question declares a plain hook
+    gets ``iosizer simulate <family>`` (:func:`simulate_command`), unless a simulation took that name.
+    """
 
     _question = staticmethod(lambda family: _simulated_question(family))
     _command = staticmethod(lambda family, question: simulate_command(family, question))
 
+    def every_command(self) -> dict[str, Any]:
+        if not getattr(self, "_all", False):
+            self._all = True
+            from iosizer.model.registry import family_names
+
+            self._declared(family_names())
+            for name in family_names():
+                if name not in self.commands:
+                    DeclaredGroup._made(self, name)
+        return self.commands
+
+    def _made(self, name: str) -> Any:
+        from iosizer.model.registry import family_names
+
+        if name in family_names():  # the family's own simulations first, then its hook's command
+            self._declared([name])
+            if name in self.commands:
+                return self.commands[name]
+            return DeclaredGroup._made(self, name)
+        return self.every_command().get(name)
+
+    def _declared(self, names: Any) -> None:
+        """The commands of the declared simulations of the families ``names`` (their modules imported)."""
+        from iosizer.cli.output import add_output_options
+        from iosizer.errors import InputError
+        from iosizer.model.family import Simulation
+        from iosizer.model.registry import declaration
+
+        for name in names:
+            try:
+                family = declaration(name)
+            except InputError:
+                continue
+            # A refused simulation's command lists after the ones that run (``hba response``, ``isolation``).
+            simulated = sorted((q for q in family.questions if isinstance(q.simulate, Simulation)
+                                and q.simulate.command), key=lambda q: bool(q.simulate.refused))
+            for question in simulated:
+                words = question.simulate.command.split()
+                if words[0] in self.commands and len(words) == 1:
+                    continue
+                app = typer.Typer(add_completion=False, rich_markup_mode=None)
+                app.command(words[-1])(declared_simulation(family.name, question))
+                made = typer.main.get_command(app)
+                if len(words) == 1:
+                    add_output_options(made)
+                    self.commands[words[0]] = made
+                    continue
+                group = self.commands.get(words[0])
+                if group is None:
+                    group = self.commands[words[0]] = TyperGroup(name=words[0], help=question.simulate.group,
+                                                                 no_args_is_help=True, rich_markup_mode=None)
+                add_output_options(made)
+                group.add_command(made, words[-1])
+
 
 app = typer.Typer(
-    cls=SimulateGroup,  # a question with a simulate hook gets 'iosizer simulate <family>' (iosizer.cli.declared)
+    cls=SimulateGroup,  # a question's declared simulation gets 'iosizer simulate <command>' (Question.simulate)
     help="Simulate a family's question (numpy, vectorised; Ciw or SimPy as the second engine) and compare "
          "with its analytic answer: mean, 95 % interval, inside or not.",
     no_args_is_help=True,
 )
-hba_app = typer.Typer(help="Shared FC ports (seed 002): simulate 'response'.", no_args_is_help=True)
-app.add_typer(hba_app, name="hba")
 
-#: Help suffix of an option whose default is the family's declared or shipped value.
-DECLARED = "[declared or shipped value; see `iosizer params FAMILY`]"
 COLUMNS = ["metric", "analytic", "simulated", "ci_low", "ci_high", "within_ci", "gap_pct"]
 
 
@@ -88,37 +143,6 @@ def _run_parameters() -> list[inspect.Parameter]:
 _RUN_NAMES = ("replications", "target_ci_pct", "max_seconds", "seed", "workers", "scheduler", "engine")
 
 
-def simulation(family: str, question: str | None = None) -> Callable[[Callable[..., dict[str, Any]]], Callable]:
-    """Make a command from a function returning the question's options; the run's options are added.
-
-    The decorated function takes the question's options (typer parameters)
-    and returns them as the keyword arguments of the family's builder in
-    :mod:`iosizer.simulate.systems`.
-    """
-
-    def decorate(options_of: Callable[..., dict[str, Any]]) -> Callable:
-        own = list(inspect.signature(options_of, eval_str=True).parameters.values())
-
-        def command(**given: Any) -> None:
-            run = {name: given.pop(name) for name in _RUN_NAMES}
-            output_format = given.pop("output_format")
-            run_length = given.pop("run_length")
-            options = options_of(**given)
-            if run_length is not None:
-                options["run_length"] = run_length
-            _simulate(family, question, options, run, output_format)
-
-        parameters = [p.replace(kind=inspect.Parameter.KEYWORD_ONLY) for p in own] + _run_parameters()
-        command.__signature__ = inspect.Signature(parameters)  # type: ignore[attr-defined]
-        command.__annotations__ = {p.name: p.annotation for p in parameters}
-        command.__name__ = options_of.__name__
-        command.__qualname__ = options_of.__qualname__
-        command.__doc__ = options_of.__doc__
-        return command
-
-    return decorate
-
-
 def _simulate(family: str, question: str | None, options: dict[str, Any], run: dict[str, Any],
               output_format: OutputFormat) -> None:
     from iosizer.simulate import simulate
@@ -136,191 +160,45 @@ def _simulate(family: str, question: str | None, options: dict[str, Any], run: d
                 notes=result.notes()), output_format)
 
 
-# --- one command per family and question ------------------------------------------------
-
-ServiceScv = Annotated[float | None, typer.Option(
-    "--service-scv", help="Squared coefficient of variation of service times at the queueing stations "
-                          "(1 exponential, the model's assumption [default]; 0 constant). The analytic column "
-                          "stays the exponential model, so the gap measures that assumption; where the family "
-                          "corrects for it (hba, oltp, rmw: their own --service-scv) the notes give its answer.")]
-ArrivalRate = Annotated[float, typer.Option("--arrival-rate", help="Arrivals per unit time.")]
-ServiceRate = Annotated[float | None, typer.Option(
-    "--service-rate", help="Completions per unit time of one busy server [the mmc family's shipped profile].")]
-Servers = Annotated[int | None, typer.Option("--servers", help="Servers [the mmc family's shipped profile].")]
+# --- one command per declared simulation ------------------------------------------------
 
 
-@app.command("mmc")
-@simulation("mmc", "mmc")
-def mmc(arrival_rate: ArrivalRate, service_rate: ServiceRate = None, servers: Servers = None) -> dict[str, Any]:
-    """M/M/c: Poisson arrivals, c exponential servers, FCFS (numpy; --engine ciw)."""
-    return {"arrival_rate": arrival_rate, "service_rate": service_rate, "servers": servers}
+def declared_simulation(family: str, question: "Question") -> Callable[..., None]:
+    """The command of ``question``'s :class:`~iosizer.model.family.Simulation`: its options and the run's."""
+    simulation = question.simulate
+    key = question.command.split()[-1]
+    keyword = inspect.Parameter.KEYWORD_ONLY
 
+    if simulation.refused:
+        def refused() -> None:
+            from iosizer.errors import InputError
 
-@app.command("mm1")
-@simulation("mmc", "mm1")
-def mm1(arrival_rate: ArrivalRate, service_rate: ServiceRate = None) -> dict[str, Any]:
-    """M/M/1 (numpy; --engine ciw)."""
-    return {"arrival_rate": arrival_rate, "service_rate": service_rate}
+            raise InputError(simulation.refused)
 
+        refused.__doc__ = simulation.summary
+        return refused
+    params = []
+    for option in simulation.options:
+        kind = list[option.kind] if option.many else option.kind
+        annotation = kind if option.required or option.default is not None else kind | None
+        default = inspect.Parameter.empty if option.required else option.default
+        params.append(inspect.Parameter(option.name, keyword, default=default, annotation=Annotated[
+            annotation, typer.Option(option.flag, help=option.help, metavar=option.metavar)]))
+    params += _run_parameters()
 
-@app.command("md1")
-@simulation("mmc", "md1")
-def md1(arrival_rate: ArrivalRate, service_rate: ServiceRate = None) -> dict[str, Any]:
-    """M/D/1: constant service times (numpy; --engine ciw)."""
-    return {"arrival_rate": arrival_rate, "service_rate": service_rate}
+    def command(**given: Any) -> None:
+        run = {name: given.pop(name) for name in _RUN_NAMES}
+        output_format = given.pop("output_format")
+        run_length = given.pop("run_length")
+        options = simulation.keywords(given)
+        if run_length is not None:
+            options["run_length"] = run_length
+        _simulate(family, key, options, run, output_format)
 
-
-@app.command("mg1")
-@simulation("mmc", "mg1")
-def mg1(arrival_rate: ArrivalRate, service_scv: ServiceScv = None, service_rate: ServiceRate = None) -> dict[str, Any]:
-    """M/G/1: gamma service times of the given scv (numpy; --engine ciw)."""
-    return {"arrival_rate": arrival_rate, "service_rate": service_rate, "service_scv": service_scv}
-
-
-@app.command("ggc")
-@simulation("mmc", "ggc")
-def ggc(
-    arrival_rate: ArrivalRate,
-    service_rate: ServiceRate = None,
-    servers: Servers = None,
-    arrival_scv: Annotated[float | None, typer.Option("--arrival-scv", help="Inter-arrival scv [1].")] = None,
-    service_scv: ServiceScv = None,
-) -> dict[str, Any]:
-    """G/G/c: gamma inter-arrival and service times against Allen-Cunneen (numpy; --engine ciw)."""
-    return {"arrival_rate": arrival_rate, "service_rate": service_rate, "servers": servers,
-            "arrival_scv": arrival_scv, "service_scv": service_scv}
-
-
-@app.command("closed-network")
-@simulation("closed-network")
-def closed_network(
-    population: Annotated[int, typer.Option("--population", help="Jobs in the network.")],
-    demand: Annotated[list[float] | None, typer.Option(
-        "--demand", help="Service demand of one station, s (repeat per station) [the shipped profile's].")] = None,
-    think_time: Annotated[float | None, typer.Option(
-        "--think-time", help="Think time, s [the shipped profile's with its demands, else 0].")] = None,
-    servers: Annotated[list[str] | None, typer.Option(
-        "--servers", help="Servers per station in --demand order: a whole number or 'delay' [1 each].")] = None,
-    method: Annotated[str, typer.Option(
-        "--method", help="Analytic side: exact MVA or schweitzer (Bard-Schweitzer, an approximation).")] = "exact",
-    service_scv: ServiceScv = None,
-) -> dict[str, Any]:
-    """A single-class closed network against MVA (numpy; --engine simpy)."""
-    from iosizer.cli.params import parse_servers
-    from iosizer.errors import InputError
-
-    if (servers or think_time is not None) and not demand:
-        raise InputError("--servers and --think-time go with --demand (the shipped profile has its own)")
-    return {"population": population, "demands": demand or None, "think_time": think_time,
-            "servers": parse_servers(servers) if servers else None, "method": method, "service_scv": service_scv}
-
-
-@app.command("oltp")
-@simulation("oltp")
-def oltp(
-    added_latency_ns: Annotated[float, typer.Option("--added-latency-ns", help="Added round-trip latency, ns.")],
-    service_scv: ServiceScv = None,
-) -> dict[str, Any]:
-    """The TPC-C-like batch network of seed 000 with and without added latency (numpy; --engine simpy)."""
-    return {"added_latency_ns": added_latency_ns, "service_scv": service_scv}
-
-
-@app.command("dma")
-@simulation("dma")
-def dma(
-    device: Annotated[str, typer.Option("--device", help="A device of seed 000 table 4-1: e1000 or bcm5700.")],
-    added_latency_ns: Annotated[float, typer.Option("--added-latency-ns", help="Added round-trip latency, ns.")],
-    service_scv: Annotated[float | None, typer.Option(
-        "--service-scv", help="Variability of the local issue work [0: constant, as the model declares].")] = None,
-) -> dict[str, Any]:
-    """A DMA engine's read bursts under added latency (numpy; --engine simpy)."""
-    return {"device": device, "added_latency_ns": added_latency_ns, "service_scv": service_scv}
-
-
-@app.command("rmw")
-@simulation("rmw")
-def rmw(
-    transfer_bytes: Annotated[int, typer.Option("--transfer-bytes", help="Bytes per write transfer.")] = 520,
-    lanes: Annotated[int, typer.Option("--lanes", help="Total lanes of x8 ports.")] = 8,
-    mps: Annotated[int | None, typer.Option("--mps", help=f"Max Payload Size, bytes {DECLARED}.")] = None,
-    service_scv: ServiceScv = None,
-) -> dict[str, Any]:
-    """PCIe ports' posted-write credit loops sharing the RMW unit (seed 001; numpy; --engine simpy)."""
-    return {"transfer_bytes": transfer_bytes, "lanes": lanes, "mps_bytes": mps, "service_scv": service_scv}
-
-
-@hba_app.command("response")
-@simulation("hba", "response")
-def hba_response(
-    threads: Annotated[int, typer.Option("--threads", help="Outstanding I/Os on the virtual port.")] = 16,
-    mode: Annotated[str | None, typer.Option("--mode", help=f"shared or occupancy {DECLARED}.")] = None,
-    block_bytes: Annotated[float | None, typer.Option("--block-bytes", help=f"I/O size, bytes {DECLARED}.")] = None,
-    storage_us: Annotated[float | None, typer.Option(
-        "--storage-us", help=f"Storage round trip per I/O, us (assumed) {DECLARED}.")] = None,
-    speed: Annotated[str | None, typer.Option("--port", help="FC speed profile: 8GFC, 16GFC or 32GFC.")] = None,
-    cores: Annotated[int | None, typer.Option("--cores", help=f"HBA cores per port {DECLARED}.")] = None,
-    core_iops: Annotated[float | None, typer.Option("--core-iops", help=f"I/Os per second per core {DECLARED}.")] = None,
-    link_mbps: Annotated[float | None, typer.Option("--link-mbps", help="Usable link rate, MB/s.")] = None,
-    service_scv: ServiceScv = None,
-) -> dict[str, Any]:
-    """One virtual port's response against outstanding I/Os (seed 002 sec 3.2; numpy; --engine simpy)."""
-    return {"threads": threads, "mode": mode, "block_bytes": block_bytes, "storage_us": storage_us, "speed": speed,
-            "cores": cores, "core_iops": core_iops, "link_mbps": link_mbps, "service_scv": service_scv}
-
-
-@hba_app.command("isolation")
-def hba_isolation() -> None:
-    """Not simulated: a fluid allocation of fixed capacities (exits 2 and says so)."""
-    from iosizer.simulate.systems import build
-
-    build("hba", "isolation")
-
-
-@app.command("loadshare")
-@simulation("loadshare")
-def loadshare(
-    scenario: Annotated[str | None, typer.Option(
-        "--scenario", help=f"one-port, system or skew (seed 003 tables 2-4) {DECLARED}.")] = None,
-    port_share: Annotated[list[float] | None, typer.Option(
-        "--port-share", help="Load share of one port, any positive number (repeat per port; normalised), "
-                             "instead of a scenario's mix; --cores then defaults to the declared count.")] = None,
-    shares: SharesOption = None,
-    policy: Annotated[str | None, typer.Option(
-        "--policy", help=f"shared, exclusive, one-stage or multi-stage {DECLARED}.")] = None,
-    load_fraction: Annotated[float | None, typer.Option(
-        "--load-fraction", help="Total load as a fraction of the policy's maximum throughput.")] = None,
-    load_cores: Annotated[float | None, typer.Option(
-        "--load-cores", help="Total load in cores of work (instead of --load-fraction).")] = None,
-    cores: Annotated[int | None, typer.Option("--cores", help="Controller cores [the scenario's].")] = None,
-    comm_overhead_pct: Annotated[float | None, typer.Option(
-        "--comm-overhead-pct", help=f"Hand-off overhead, % of one I/O (assumed) {DECLARED}.")] = None,
-    threshold: Annotated[float | None, typer.Option(
-        "--threshold", help=f"Switching threshold per serving core {DECLARED}.")] = None,
-    non_core_pct: NonCore = None,
-    switch_rule: SwitchRule = None,
-    service_scv: ServiceScv = None,
-) -> dict[str, Any]:
-    """A load-sharing policy's mean response at one load, for a scenario of seed 003 or any port mix (Ciw)."""
-    listed = parse_shares(shares)
-    if listed is not None and port_share:
-        from iosizer.errors import InputError
-
-        raise InputError("give --shares or --port-share, not both")
-    return {"scenario": scenario, "port_shares": listed or port_share or None, "policy": policy, "load_fraction": load_fraction, "load_cores": load_cores,
-            "cores": cores, "comm_overhead_pct": comm_overhead_pct, "threshold": threshold,
-            "non_core_pct": non_core_pct, "switch_rule": switch_rule, "service_scv": service_scv}
-
-
-@app.command("replication")
-@simulation("replication")
-def replication(
-    link: Annotated[str | None, typer.Option("--link", help=f"1g, 10g, ipoib56 or local {DECLARED}.")] = None,
-    block_kib: Annotated[float | None, typer.Option("--block-kib", help=f"Block size, KiB {DECLARED}.")] = None,
-    outstanding: Annotated[int | None, typer.Option("--outstanding", help=f"Writes in flight {DECLARED}.")] = None,
-    service_scv: ServiceScv = None,
-) -> dict[str, Any]:
-    """Writes replicated to a peer's flash over an interconnect (seed 004; numpy; --engine simpy)."""
-    return {"link": link, "block_kib": block_kib, "outstanding": outstanding, "service_scv": service_scv}
+    command.__signature__ = inspect.Signature(params)  # type: ignore[attr-defined]
+    command.__name__ = "simulate_" + key.replace("-", "_")
+    command.__doc__ = simulation.summary
+    return command
 
 
 # --- iosizer simulate <family>: generated from a question's simulate hook ----------------------

@@ -57,6 +57,10 @@ __all__ = [
     "Reference",
     "Repeated",
     "Role",
+    "DECLARED_OR_SHIPPED",
+    "SIMULATED_SCV",
+    "SimulateOption",
+    "Simulation",
     "Sizing",
     "SizingCommand",
     "Schema",
@@ -718,6 +722,71 @@ class Sizing:
         return self.target or f"target_{self.output}"
 
 
+#: Where an option's default comes from, in a simulation option's help: the declaration, never a number.
+DECLARED_OR_SHIPPED = "[declared or shipped value; see `iosizer params FAMILY`]"
+
+
+@dataclass(frozen=True)
+class SimulateOption:
+    """An option of a :class:`Simulation`'s command: ``name`` is its keyword (the HTTP field), ``flag`` its
+    CLI spelling, ``kind`` float, int or str, ``many`` a repeatable flag (HTTP: a list); no ``default``
+    and ``required``: the command needs it. ``keyword``: the system builder's keyword when it is not
+    ``name`` (``--mps`` builds with ``mps_bytes``)."""
+
+    name: str
+    flag: str
+    help: str
+    kind: type = float
+    default: Any = None
+    required: bool = False
+    many: bool = False
+    metavar: str | None = None
+    keyword: str = ""
+
+
+#: ``--service-scv`` of a simulation: the variability of its queueing stations' service times.
+SIMULATED_SCV = SimulateOption(
+    "service_scv", "--service-scv",
+    "Squared coefficient of variation of service times at the queueing stations (1 exponential, the model's "
+    "assumption [default]; 0 constant). The analytic column stays the exponential model, so the gap measures "
+    "that assumption; where the family corrects for it (hba, oltp, rmw: their own --service-scv) the notes give "
+    "its answer.")
+
+
+@dataclass(frozen=True)
+class Simulation:
+    """How a question is simulated where its simulation asks options of its own (LINE's model/solver
+    split: the simulated system beside the analytic answer, one row per metric).
+
+    ``iosizer simulate <command>`` (two words: a group, ``hba response``; ``group`` its help),
+    ``POST /api/simulate/<command>`` and ``iosizer.simulate.simulate(family, question, ...)`` are
+    generated from it (:mod:`iosizer.cli.simulate`, :mod:`iosizer.simulate.systems`): the command takes
+    ``options`` and the run's options of every simulation. ``prepare(given) -> keywords`` turns what a
+    planner gave (by option name) into the builder's keywords where one option depends on another (a
+    one-line error naming the flags); without it each option is its builder keyword. The builder
+    (``build(**keywords) -> Experiment``: the simulated system and the analytic answer) of a built-in
+    family is registered in :data:`iosizer.simulate.systems.SYSTEMS` by (family, question), as the model
+    layer may not import the simulation layer; a plugin may name it here. ``refused``: the question is
+    not simulated, and this line says why (its command, if any, exits 2 with it); ``command`` empty: no
+    command (the library alone says why).
+    """
+
+    command: str
+    summary: str = ""
+    options: tuple[SimulateOption, ...] = ()
+    prepare: Callable[[dict[str, Any]], dict[str, Any]] | None = None
+    build: Callable[..., Any] | None = None
+    refused: str = ""
+    group: str = ""
+
+    def keywords(self, given: Mapping[str, Any]) -> dict[str, Any]:
+        """The builder's keywords of the options ``given`` by name (``prepare``, else renamed)."""
+        if self.prepare is not None:
+            return self.prepare(dict(given))
+        renamed = {o.name: o.keyword or o.name for o in self.options}
+        return {renamed.get(name, name): value for name, value in given.items()}
+
+
 @dataclass(frozen=True)
 class TableRow:
     """One answer a question gives in its family's scenario table (``Question.table``): what it is
@@ -828,7 +897,8 @@ class Question:
       are generated from it (:mod:`iosizer.simulate.declared`): the analytic answer beside the
       simulated mean and its 95 % replication interval, with every run option of ``iosizer simulate``.
       A built-in family registers its hook in :mod:`iosizer.simulate.hooks` (the model layer may not
-      import the simulation layer); a plugin may declare it here;
+      import the simulation layer); a plugin may declare it here. A :class:`Simulation` instead: a
+      simulation with options of its own and a system builder that states its metrics;
     - ``sizing``: inverse questions (:class:`Sizing`): each gives ``iosizer size <family>`` a
       ``--target-...`` option, generated with nothing else written (the library's road is
       :func:`iosizer.calibration.declared_sizing.size`, ``iosizer.family(name).size``);
@@ -934,7 +1004,7 @@ class Question:
     solve: QuestionSolve | None = None
     notes: tuple[str | Callable[[Mapping[str, Any], Mapping[str, Any]], str | None], ...] = ()
     plot: Plot | None = None
-    simulate: Callable[..., Mapping[str, "np.ndarray"]] | None = None
+    simulate: Callable[..., Mapping[str, "np.ndarray"]] | Simulation | None = None
     sizing: tuple[Sizing, ...] = ()
     #: The ``iosizer size`` commands its sizings name (:class:`SizingCommand`).
     sizing_commands: tuple[SizingCommand, ...] = ()

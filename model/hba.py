@@ -30,8 +30,9 @@ from pydantic import BaseModel, ConfigDict, Field
 from iosizer.errors import InputError
 from iosizer.units import KIB
 from iosizer.model._validate import as_nonnegative, as_positive
-from iosizer.model.family import (Column, CpuScaling, Family, FitPlan, Input, Output, ParameterSpec, Plot, Question,
-                                  Role, Schema, Sizing, parse_grid)
+from iosizer.model.family import (DECLARED_OR_SHIPPED, SIMULATED_SCV, Column, CpuScaling, Family, FitPlan, Input,
+                                  Output, ParameterSpec, Plot, Question, Role, Schema, SimulateOption, Simulation,
+                                  Sizing, parse_grid)
 from iosizer.model.mva import SERVICE_SCV as _mva_scv
 
 __all__ = [
@@ -645,6 +646,29 @@ def _value_notes(values, outputs):
             f"service-time cv^2 = {scv:g}: MVA with the residual-service correction (approximate)")
 
 
+
+#: ``iosizer simulate hba ...``: the group's help.
+_SIMULATED_GROUP = "Shared FC ports (seed 002): simulate 'response'."
+
+
+def _simulated_option(name, help, kind=float, flag=""):
+    return SimulateOption(name, flag or "--" + name.replace("_", "-"), f"{help} {DECLARED_OR_SHIPPED}.", kind=kind)
+
+
+#: ``iosizer simulate hba response``: the port's closed network at one thread count.
+_RESPONSE_SIMULATION = Simulation(
+    "hba response", "One virtual port's response against outstanding I/Os (seed 002 sec 3.2; numpy; --engine simpy).",
+    (SimulateOption("threads", "--threads", "Outstanding I/Os on the virtual port.", kind=int, default=16),
+     _simulated_option("mode", "shared or occupancy", str),
+     _simulated_option("block_bytes", "I/O size, bytes"),
+     _simulated_option("storage_us", "Storage round trip per I/O, us (assumed)"),
+     SimulateOption("speed", "--port", "FC speed profile: 8GFC, 16GFC or 32GFC.", kind=str),
+     _simulated_option("cores", "HBA cores per port", int),
+     _simulated_option("core_iops", "I/Os per second per core"),
+     SimulateOption("link_mbps", "--link-mbps", "Usable link rate, MB/s."),
+     SIMULATED_SCV), group=_SIMULATED_GROUP)
+
+
 FAMILIES = (
     Family(
         name="hba",
@@ -710,6 +734,10 @@ FAMILIES = (
                 shape=_published(("mode", "block_kib", "lpar2_offered_iops", "lpar1_iops", "lpar2_iops",
                                   "lpar1_mbps", "lpar2_mbps", "lpar1_offered_iops", "lpar1_change_pct"),
                                  ("lpar1_iops", "lpar2_iops")),
+                simulate=Simulation(
+                    "hba isolation", "Not simulated: a fluid allocation of fixed capacities (exits 2 and says so).",
+                    refused="hba isolation is a fluid allocation of fixed capacities (no queueing, nothing random "
+                            "to simulate); simulate answers 'hba response'", group=_SIMULATED_GROUP),
             ),
             Question(
                 "hba response", "one virtual port's response against outstanding I/Os, closed network by MVA "
@@ -728,6 +756,7 @@ FAMILIES = (
                 plot=Plot("threads", ("response_us",), series="mode"),
                 shape=_published(("mode", "threads", "response_us", "iops", "core_utilization"),
                                  ("response_us", "iops")),
+                simulate=_RESPONSE_SIMULATION,
             ),
             Question(
                 "hba tenants", "the worst tenant's mean response of a tenant mix spread evenly over physical FC "

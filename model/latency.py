@@ -69,8 +69,8 @@ import numpy as np
 from pydantic import BaseModel, ConfigDict, Field, model_validator
 
 from iosizer.errors import InputError
-from iosizer.model.family import (Column, CpuScaling, Family, FitPlan, Input, Output, ParameterSpec, Plot, Question,
-                                  Reference, Role, Schema)
+from iosizer.model.family import (SIMULATED_SCV, Column, CpuScaling, Family, FitPlan, Input, Output, ParameterSpec,
+                                  Plot, Question, Reference, Role, Schema, SimulateOption, Simulation)
 from iosizer.model._validate import as_nonnegative, as_positive, scalar_or_array
 from iosizer.model.mva import SERVICE_SCV as _mva_scv
 
@@ -645,6 +645,21 @@ def _oltp_start(data, settings):
             "serial_share": 0.5}
 
 
+
+#: ``iosizer simulate oltp|dma``: one added latency (the planner's CPU and profile are the shipped ones).
+_SIM_ADDED = SimulateOption("added_latency_ns", "--added-latency-ns", "Added round-trip latency, ns.", required=True)
+_OLTP_SIMULATION = Simulation(
+    "oltp", "The TPC-C-like batch network of seed 000 with and without added latency (numpy; --engine simpy).",
+    (_SIM_ADDED, SIMULATED_SCV))
+_DMA_SIMULATION = Simulation(
+    "dma", "A DMA engine's read bursts under added latency (numpy; --engine simpy).", (
+        SimulateOption("device", "--device", "A device of seed 000 table 4-1: e1000 or bcm5700.", kind=str,
+                       required=True),
+        _SIM_ADDED,
+        SimulateOption("service_scv", "--service-scv",
+                       "Variability of the local issue work [0: constant, as the model declares].")))
+
+
 FAMILIES = (
     Family(
         name="dma",
@@ -697,7 +712,7 @@ FAMILIES = (
                          Reference("degradation_pct", "published_added_latency_ns", "measured_degradation_pct",
                                    "table 4-1 measured"),
                          Reference("degradation_pct", "published_added_latency_ns", "published_estimate_pct",
-                                   "table 4-1 estimate")))),
+                                   "table 4-1 estimate"))), simulate=_DMA_SIMULATION),
 
         ),
         fit=FitPlan(_dma_start, _dma_jacobian),
@@ -754,7 +769,7 @@ FAMILIES = (
                      notes=(_oltp_notes, _oltp_service_note, _oltp_cpu_note),
                      plot=Plot("added_latency_ns", ("degradation_pct",), references=(
                          Reference("degradation_pct", "added_latency_ns", "degradation_pct", "published",
-                                   "seed000_tpcc_degradation", "relation"),))),
+                                   "seed000_tpcc_degradation", "relation"),)), simulate=_OLTP_SIMULATION),
             Question("latency budget", "Largest added latency whose predicted loss stays within the budget "
                      "(OLTP, or a device)",
                      outputs=(Output("max_added_latency_ns", "ns", "largest added round trip within the budget"),

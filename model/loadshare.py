@@ -70,8 +70,8 @@ from scipy.special import gammaincc, gammaln
 
 from iosizer.errors import InputError, UnstableQueueError
 from iosizer.model._validate import as_nonnegative, as_positive
-from iosizer.model.family import (Column, CpuScaling, Family, FitPlan, Output, ParameterSpec, Plot, Question, Role,
-                                  Schema, TableRow)
+from iosizer.model.family import (DECLARED_OR_SHIPPED, SIMULATED_SCV, Column, CpuScaling, Family, FitPlan, Output,
+                                  ParameterSpec, Plot, Question, Role, Schema, SimulateOption, Simulation, TableRow)
 
 __all__ = [
     "COMM_OVERHEAD",
@@ -1232,6 +1232,51 @@ RESPONSE_ERROR = (
 )
 
 
+
+def _simulated_mix(given):
+    """``iosizer simulate loadshare``'s options as its builder's: a port mix by --shares or --port-share."""
+    text, port_share = given.pop("shares", None), given.pop("port_share", None)
+    listed = None
+    if text is not None:
+        normal = parse_shares(text, "--shares")
+        if not normal:  # an empty list is no mix
+            raise InputError(f"--shares must be numbers separated by commas (1,2,3,4), got {text!r}")
+        listed = tuple(float(v) for v in normal.split(","))
+    if listed is not None and port_share:
+        raise InputError("give --shares or --port-share, not both")
+    return {"scenario": given.pop("scenario", None), "port_shares": listed or port_share or None, **given}
+
+
+#: ``iosizer simulate loadshare``: the policy on a port mix at one load, its cores simulated (Ciw).
+_DECLARED = "[declared value; see `iosizer params loadshare`]"
+_SIMULATION = Simulation(
+    "loadshare", "A load-sharing policy's mean response at one load, for a scenario of seed 003 or any port mix "
+    "(Ciw).", (
+        SimulateOption("scenario", "--scenario",
+                       f"one-port, system or skew (seed 003 tables 2-4) {DECLARED_OR_SHIPPED}.", kind=str),
+        SimulateOption("port_share", "--port-share", "Load share of one port, any positive number (repeat per port; "
+                       "normalised), instead of a scenario's mix; --cores then defaults to the declared count.",
+                       many=True),
+        SimulateOption("shares", "--shares", "Any port mix instead of a scenario: one load share per port, "
+                       "comma-separated, normalised (1,2,3,4); --cores then defaults to the declared count and the "
+                       "curves are normalised by shared's.", kind=str, metavar="A,B,..."),
+        SimulateOption("policy", "--policy", f"shared, exclusive, one-stage or multi-stage {DECLARED_OR_SHIPPED}.",
+                       kind=str),
+        SimulateOption("load_fraction", "--load-fraction", "Total load as a fraction of the policy's maximum "
+                       "throughput."),
+        SimulateOption("load_cores", "--load-cores", "Total load in cores of work (instead of --load-fraction)."),
+        SimulateOption("cores", "--cores", "Controller cores [the scenario's].", kind=int),
+        SimulateOption("comm_overhead_pct", "--comm-overhead-pct",
+                       f"Hand-off overhead, % of one I/O (assumed) {DECLARED_OR_SHIPPED}."),
+        SimulateOption("threshold", "--threshold", f"Switching threshold per serving core {DECLARED_OR_SHIPPED}."),
+        SimulateOption("non_core_pct", "--non-core-pct", "Fixed time of a write hit that no core spends (link "
+                       "transfer, adapter DMA), added to every port's response, % of one I/O's service time (not "
+                       f"published; assumed). {_DECLARED}"),
+        SimulateOption("switch_rule", "--switch-rule", "When multi-stage gives a port another core: system-response, "
+                       f"equal-response or threshold (see `iosizer params loadshare`). {_DECLARED}", kind=str),
+        SIMULATED_SCV), prepare=_simulated_mix)
+
+
 FAMILIES = (
     Family(
         name="loadshare",
@@ -1286,7 +1331,7 @@ FAMILIES = (
                 ),
                 solve=_curve, percentiles=_curve_percentiles, percentile_bands=False, scenario=False,
                 notes=(_normalised_note, _controller_note, _POOLED, _curve_notes, _switches_note),
-                plot=Plot("throughput_norm", ("response_norm",))),
+                plot=Plot("throughput_norm", ("response_norm",)), simulate=_SIMULATION),
             Question(
                 "compare", "every policy's maximum throughput, low-load response and largest jump", rows=True,
                 always_list=True, sweeps=("policy",), sweep_all=("policy",),

@@ -32,8 +32,9 @@ from pydantic import BaseModel, ConfigDict, Field, field_validator
 
 from iosizer.errors import InputError
 from iosizer.units import KIB
-from iosizer.model.family import (Column, CpuScaling, Family, FitPlan, Input, Output, ParameterSpec, Plot, Question,
-                                  Role, Schema, Sizing, SizingCommand)
+from iosizer.model.family import (DECLARED_OR_SHIPPED, SIMULATED_SCV, Column, CpuScaling, Family, FitPlan, Input,
+                                  Output, ParameterSpec, Plot, Question, Role, Schema, SimulateOption, Simulation,
+                                  Sizing, SizingCommand)
 from iosizer.model.mva import SERVICE_SCV
 
 __all__ = [
@@ -1005,7 +1006,9 @@ LINK_QUESTION = Question(
            "aliases); raw = GT/s x lanes x encoding / 8, per direction", _link_notes, _both_note),
     plot=Plot("transfer_bytes", ("effective_gbyte_s",)),
     aliases={"generation": ("gen",), "mps_bytes": ("mps",), "mrrs_bytes": ("mrrs",), "rcb_bytes": ("rcb",),
-             "raw_gbyte_s": ("raw_gbps",), "effective_gbyte_s": ("effective_gbps",)})
+             "raw_gbyte_s": ("raw_gbps",), "effective_gbyte_s": ("effective_gbps",)},
+    simulate=Simulation("", refused="pcie-link is arithmetic on the wire format (no queueing, nothing random to "
+                                    "simulate)"))
 PATTERN_QUESTION = Question(
     "pcie pattern", "TLP split and 64-byte-unaligned memory accesses per KiB (table 2)",
     inputs=(Input("transfer_bytes", description="bytes per transfer" + _NAMED_CASES, named=TABLE2_CASES,
@@ -1139,7 +1142,14 @@ RMW_QUESTION = Question(
              **{new: (old,) for old, new in RMW_DEPRECATED_KEYS.items()}},
     sizing=(Sizing("lanes", "loss_pct", smallest=False, target="budget_pct", report="ports", command="lanes",
                    invert=_size_ports),),
-    sizing_commands=(SIZE_LANES,))
+    sizing_commands=(SIZE_LANES,),
+    simulate=Simulation(
+        "rmw", "PCIe ports' posted-write credit loops sharing the RMW unit (seed 001; numpy; --engine simpy).", (
+            SimulateOption("transfer_bytes", "--transfer-bytes", "Bytes per write transfer.", kind=int, default=520),
+            SimulateOption("lanes", "--lanes", "Total lanes of x8 ports.", kind=int, default=8),
+            SimulateOption("mps", "--mps", f"Max Payload Size, bytes {DECLARED_OR_SHIPPED}.", kind=int,
+                           keyword="mps_bytes"),
+            SIMULATED_SCV)))
 
 
 _LINK_SETTINGS = (GENERATION, MPS, HEADER_DW, ECRC, DLLPS_PER_TLP)

@@ -38,9 +38,8 @@ from typing import Callable
 import numpy as np
 
 from iosizer.errors import ConsistencyError, InputError, UnstableQueueError
-from iosizer.model.family import (Column, CpuScaling, Family, FitPlan, Input, Output, ParameterSpec, Plot, Question, Role,
-                                  Sizing,
-                                  Schema)
+from iosizer.model.family import (SIMULATED_SCV, Column, CpuScaling, Family, FitPlan, Input, Output, ParameterSpec,
+                                  Plot, Question, Role, Schema, SimulateOption, Simulation, Sizing)
 from iosizer.model._validate import (
     as_declared,
     as_positive,
@@ -742,6 +741,18 @@ def _open_queue(command, summary, solve, percentiles, note, extra_notes=(), **de
         scenario=command == "queue mmc", **declared)
 
 
+#: ``iosizer simulate mmc|mm1|md1|mg1|ggc``: the open queue's options (a single arrival rate).
+_SIM_ARRIVAL = SimulateOption("arrival_rate", "--arrival-rate", "Arrivals per unit time.", required=True)
+_SIM_RATE = SimulateOption("service_rate", "--service-rate",
+                           "Completions per unit time of one busy server [the mmc family's shipped profile].")
+_SIM_SERVERS = SimulateOption("servers", "--servers", "Servers [the mmc family's shipped profile].", kind=int)
+
+
+def _simulated(command, summary, *options):
+    """An open queue simulated (FCFS, renewal arrivals) against the question's formula."""
+    return Simulation(command, summary + " (numpy; --engine ciw).", options)
+
+
 # --- sizing: iosizer size servers (the smallest c) and iosizer size load (the largest arrival rate) ---
 
 def _stable_servers(values, inputs):
@@ -864,21 +875,30 @@ def _declare_mmc():
         questions=(
             _open_queue("queue mmc", "M/M/c: c servers sharing one queue (Erlang C); --percentile exact",
                         _queue_mmc, _queue_mmc_percentiles, lambda values: MMC_PERCENTILE_NOTE,
+                        simulate=_simulated("mmc", "M/M/c: Poisson arrivals, c exponential servers, FCFS",
+                                            _SIM_ARRIVAL, _SIM_RATE, _SIM_SERVERS),
                         sizing=_mmc_sizing()),
             _open_queue("queue mm1", "M/M/1: one server, Poisson arrivals, exponential service; --percentile exact",
                         _queue_mm1, _mm1_percentiles, lambda values: MMC_PERCENTILE_NOTE,
-                        fixed={"servers": 1}),
+                        fixed={"servers": 1}, simulate=_simulated("mm1", "M/M/1", _SIM_ARRIVAL, _SIM_RATE)),
             _open_queue("queue mg1", "M/G/1: one server, general service time (Pollaczek-Khinchine); --percentile "
                         "exact (the transform of gamma service of this cv^2 inverted numerically)",
                         _queue_mg1, _mg1_percentiles, _mg1_note, fixed={"servers": 1},
-                        settings=(replace(SERVICE_SCV, value=None),)),
+                        settings=(replace(SERVICE_SCV, value=None),),
+                        simulate=_simulated("mg1", "M/G/1: gamma service times of the given scv", _SIM_ARRIVAL,
+                                            SIMULATED_SCV, _SIM_RATE)),
             _open_queue("queue md1", "M/D/1: one server, constant service time; --percentile exact (Crommelin)",
                         _queue_md1, _md1_percentiles, lambda values: MD_PERCENTILE_NOTE,
-                        fixed={"servers": 1, "service_scv": 0.0}),
+                        fixed={"servers": 1, "service_scv": 0.0},
+                        simulate=_simulated("md1", "M/D/1: constant service times", _SIM_ARRIVAL, _SIM_RATE)),
             _open_queue("queue ggc", "G/G/c by the Allen-Cunneen approximation (exact for M/M/c); the notes state "
                         "its measured error, and the percentiles'",
                         _queue_ggc, _ggc_percentiles, _ggc_note, settings=(ARRIVAL_SCV, SERVICE_SCV),
-                        extra_notes=(_ggc_mean_note,)),
+                        extra_notes=(_ggc_mean_note,),
+                        simulate=_simulated("ggc", "G/G/c: gamma inter-arrival and service times against "
+                                            "Allen-Cunneen", _SIM_ARRIVAL, _SIM_RATE, _SIM_SERVERS,
+                                            SimulateOption("arrival_scv", "--arrival-scv", "Inter-arrival scv [1]."),
+                                            SIMULATED_SCV)),
             Question("queue erlang", "Erlang B (blocking, M/M/c/c) and Erlang C (waiting, M/M/c) probabilities",
                      inputs=(Input("servers", "servers", (1, MAX_SERVERS), _erlang_servers, integer=True,
                                    description="identical servers"),

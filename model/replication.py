@@ -27,8 +27,9 @@ from pydantic import BaseModel, ConfigDict, Field
 from iosizer.errors import InputError
 from iosizer.model._validate import as_server_count, as_positive
 from iosizer.units import KIB, MIB
-from iosizer.model.family import (Column, CpuScaling, Family, FitPlan, Input, Output, ParameterSpec, Plot, Question,
-                                  Role, Schema, Sizing, SizingCommand, TableRow)
+from iosizer.model.family import (DECLARED_OR_SHIPPED, SIMULATED_SCV, Column, CpuScaling, Family, FitPlan, Input,
+                                  Output, ParameterSpec, Plot, Question, Role, Schema, SimulateOption, Simulation,
+                                  Sizing, SizingCommand, TableRow)
 
 __all__ = [
     "BOUNDS",
@@ -640,7 +641,13 @@ REPLICATION_QUESTION = Question(
                    report="iops", command="outstanding", invert=_size_within_latency, interval=False)),
     sizing_commands=(SIZE_OUTSTANDING,),
     # A scenario compares links: by default the declared one and IPoIB (a profile: its own link).
-    table=_table, table_keys={"link": ("links",)}, table_defaults={"link": (LINK.value, "ipoib56")})
+    table=_table, table_keys={"link": ("links",)}, table_defaults={"link": (LINK.value, "ipoib56")},
+    simulate=Simulation(
+        "replication", "Writes replicated to a peer's flash over an interconnect (seed 004; numpy; --engine simpy).",
+        (SimulateOption("link", "--link", f"1g, 10g, ipoib56 or local {DECLARED_OR_SHIPPED}.", kind=str),
+         SimulateOption("block_kib", "--block-kib", f"Block size, KiB {DECLARED_OR_SHIPPED}."),
+         SimulateOption("outstanding", "--outstanding", f"Writes in flight {DECLARED_OR_SHIPPED}.", kind=int),
+         SIMULATED_SCV)))
 
 FAMILIES = (
     Family(

@@ -27,8 +27,11 @@ __all__ = ["declared_experiment", "simulate_declared", "simulated_question"]
 
 
 def _hook(family: "Family", question: "Question") -> Callable[..., Any] | None:
+    from iosizer.model.family import Simulation
     from iosizer.simulate.hooks import SIMULATED
 
+    if isinstance(question.simulate, Simulation):  # a simulation with its own options (iosizer.simulate.systems)
+        return None
     return question.simulate or SIMULATED.get((family.name, question.command))
 
 

@@ -3,7 +3,10 @@
 Each builder takes the options of one question, fills what is left out from
 the family's declaration and shipped profile (``iosizer.family(name)``),
 computes the analytic answer with the family's own model function, and
-describes the same system for a simulator:
+describes the same system for a simulator. The question declares its
+simulation (a :class:`~iosizer.model.family.Simulation`: the command, its
+options); the builder is registered here, in :data:`SYSTEMS`, by (family,
+question), and :func:`build` finds it from the declaration:
 
 =================  ==========================================================  ===========
 family, question   simulated system                                            simulator
@@ -40,6 +43,7 @@ from __future__ import annotations
 import math
 import time
 from dataclasses import dataclass
+from functools import partial
 from typing import Any, Sequence
 
 from iosizer.errors import InputError
@@ -49,7 +53,7 @@ from iosizer.simulate.open_queues import DEFAULT_CUSTOMERS, AntitheticPair, Open
 from iosizer.simulate.stats import Sample
 from iosizer.simulate.streams import Streams
 
-__all__ = ["QUESTIONS", "Experiment", "Metric", "build"]
+__all__ = ["SYSTEMS", "Experiment", "Metric", "build", "simulation_of"]
 
 
 @dataclass(frozen=True)
@@ -567,7 +571,7 @@ def _rmw_exact(platform: Any, pattern: Any, ports: int) -> float:
 # --- hba (seed 002) --------------------------------------------------------------------------
 
 
-def hba(question: str = "response", *, threads: int = 16, mode: str | None = None,
+def hba(*, threads: int = 16, mode: str | None = None,
         block_bytes: float | None = None, storage_us: float | None = None, speed: str | None = None,
         cores: int | None = None, core_iops: float | None = None, link_mbps: float | None = None,
         service_scv: float | None = None, run_length: int | None = None) -> Experiment:
@@ -575,11 +579,6 @@ def hba(question: str = "response", *, threads: int = 16, mode: str | None = Non
     from iosizer.calibration.hba import fc_port
     from iosizer.model.hba import BLOCK_BYTES, CORE_IOPS, CORES, LINK_MBPS, MODE, STORAGE_US, THREADS, response
 
-    if question != "response":
-        if question == "isolation":
-            raise InputError("hba isolation is a fluid allocation of fixed capacities (no queueing, nothing "
-                             "random to simulate); simulate answers 'hba response'")
-        raise InputError(f"hba has no question '{question}' to simulate; use 'response'")
     chosen = MODE.value if mode is None else mode
     # As 'iosizer hba response' checks them: the hba declarations, the bound in the message.
     threads = THREADS.check(threads, "--threads")
@@ -747,35 +746,47 @@ def replication(*, link: str | None = None, block_kib: float | None = None, outs
                       model, metrics, "exact MVA", "SimPy", notes + _variability_note(scv))
 
 
-#: family -> question -> builder; None: the family's one question.
-QUESTIONS: dict[str, dict[str | None, Any]] = {
-    "mmc": {None: open_queue, **{q: open_queue for q in _OPEN}},
-    "closed-network": {None: closed_network, "mva": closed_network},
-    "oltp": {None: oltp, "oltp": oltp},
-    "dma": {None: dma, "dma": dma},
-    "rmw": {None: rmw, "rmw": rmw},
-    "hba": {None: hba, "response": hba, "isolation": hba},
-    "loadshare": {None: loadshare, "curve": loadshare},
-    "replication": {None: replication, "replication": replication},
+#: (family, question) -> the builder of the question's declared :class:`~iosizer.model.family.Simulation`
+#: (the model layer cannot name this layer): ``builder(**keywords) -> Experiment``.
+SYSTEMS: dict[tuple[str, str], Any] = {
+    **{("mmc", f"queue {name}"): partial(open_queue, name) for name in _OPEN},
+    ("closed-network", "queue mva"): closed_network,
+    ("oltp", "latency oltp"): oltp,
+    ("dma", "latency dma"): dma,
+    ("rmw", "pcie rmw"): rmw,
+    ("hba", "hba response"): hba,
+    ("loadshare", "curve"): loadshare,
+    ("replication", "replication"): replication,
 }
+
+
+def simulation_of(family: str, question: str | None = None) -> tuple[Any, Any]:
+    """The declared question of ``family`` simulated as ``question`` (its command or the command's last word;
+    None: the family's first simulated one) and its :class:`~iosizer.model.family.Simulation`; a one-line
+    error where the family has none, or declares why the question is not simulated."""
+    from iosizer.model.family import Simulation
+    from iosizer.model.registry import declaration
+
+    declared = declaration(family)  # an unknown family: the registry's own one-line error
+    simulated = [(q, q.simulate) for q in declared.questions if isinstance(q.simulate, Simulation)]
+    runnable = [(q, s) for q, s in simulated if not s.refused]
+    if not simulated:
+        raise InputError(f"family '{family}' has no simulation")
+    if not runnable:
+        raise InputError(simulated[0][1].refused)
+    if question is None:
+        return runnable[0]
+    found = next(((q, s) for q, s in simulated if question in (q.command, q.command.split()[-1])), None)
+    if found is None:
+        named = sorted(q.command.split()[-1] for q, _ in simulated)
+        raise InputError(f"family '{family}' has no question '{question}' to simulate; choose {', '.join(named)}")
+    if found[1].refused:
+        raise InputError(found[1].refused)
+    return found
 
 
 def build(family: str, question: str | None = None, **options: Any) -> Experiment:
     """The experiment of ``family``'s ``question`` with ``options`` (the builder's keyword arguments)."""
-    if family == "pcie-link":
-        raise InputError("pcie-link is arithmetic on the wire format (no queueing, nothing random to simulate)")
-    if family not in QUESTIONS:
-        from iosizer.model.registry import declaration
-
-        declaration(family)  # an unknown family: the registry's own one-line error
-        raise InputError(f"family '{family}' has no simulation")
-    questions = QUESTIONS[family]
-    if question not in questions:
-        named = sorted(q for q in questions if q)
-        raise InputError(f"family '{family}' has no question '{question}' to simulate; choose {', '.join(named)}")
-    builder = questions[question]
-    if builder is open_queue:
-        return open_queue(question or "mmc", **options)
-    if builder is hba:
-        return hba(question or "response", **options)
+    asked, simulation = simulation_of(family, question)
+    builder = simulation.build or SYSTEMS[(family, asked.command)]
     return builder(**options)

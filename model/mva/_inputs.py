@@ -100,3 +100,24 @@ def _as_servers(servers: object, n_stations: int) -> np.ndarray:
     if (~delay).any():
         as_server_count("servers", array[~delay])
     return array
+
+
+def parse_servers(texts: "list[str] | list[float]", spec: ParameterSpec | None = None) -> list[float]:
+    """``--servers`` values: a whole number >= 1, or ``inf``/``delay`` for a delay station.
+
+    With ``spec`` a server count is checked against its declared bounds.
+    """
+    counts = []
+    for text in texts:
+        key = str(text).strip().lower()
+        if key in {"inf", "delay", "infinite"}:
+            counts.append(math.inf)
+            continue
+        try:
+            value = float(key)
+        except ValueError:
+            raise InputError(
+                f"--servers: expected a whole number >= 1 or 'delay', got {text!r}"
+            ) from None
+        counts.append(value if spec is None else float(spec.check(value, "--servers")))
+    return counts

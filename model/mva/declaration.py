@@ -11,9 +11,9 @@ import re
 import numpy as np
 
 from iosizer.errors import InputError
-from iosizer.model.family import (Column, CpuScaling, Family, FitPlan, Input, Output, ParameterSpec, Plot, Question,
-                                  Repeated, Role, Schema, Sizing)
-from iosizer.model.mva._inputs import POPULATION
+from iosizer.model.family import (SIMULATED_SCV, Column, CpuScaling, Family, FitPlan, Input, Output, ParameterSpec,
+                                  Plot, Question, Repeated, Role, Schema, SimulateOption, Simulation, Sizing)
+from iosizer.model.mva._inputs import POPULATION, parse_servers
 from iosizer.model.mva.bounds import asymptotic_bounds
 from iosizer.model.mva.single import mva, solver_method
 
@@ -295,6 +295,30 @@ _LOAD_SIZING = Sizing(
           ("throughput_upper_bound", "throughput_upper_bound")))
 
 
+def _simulated_network(given):
+    """``iosizer simulate closed-network``'s options as its builder's: the stations come with --demand."""
+    demand, servers = given.pop("demand", None), given.pop("servers", None)
+    if (servers or given.get("think_time") is not None) and not demand:
+        raise InputError("--servers and --think-time go with --demand (the shipped profile has its own)")
+    return {"population": given.pop("population"), "demands": demand or None,
+            "think_time": given.pop("think_time", None), "servers": parse_servers(servers) if servers else None,
+            **given}
+
+
+#: ``iosizer simulate closed-network``: the network simulated (FCFS c-server and delay stations) against MVA.
+_SIMULATION = Simulation(
+    "closed-network", "A single-class closed network against MVA (numpy; --engine simpy).", (
+        SimulateOption("population", "--population", "Jobs in the network.", kind=int, required=True),
+        SimulateOption("demand", "--demand", "Service demand of one station, s (repeat per station) [the shipped "
+                       "profile's].", many=True),
+        SimulateOption("think_time", "--think-time", "Think time, s [the shipped profile's with its demands, else 0]."),
+        SimulateOption("servers", "--servers", "Servers per station in --demand order: a whole number or 'delay' "
+                       "[1 each].", kind=str, many=True),
+        SimulateOption("method", "--method", "Analytic side: exact MVA or schweitzer (Bard-Schweitzer, an "
+                       "approximation).", kind=str, default="exact"),
+        SIMULATED_SCV), prepare=_simulated_network)
+
+
 FAMILIES = (
     Family(
         name="closed-network",
@@ -343,7 +367,8 @@ FAMILIES = (
                                Repeated("servers", "servers per station in --demand order: a whole number, or "
                                         "'delay' (repeat per station; one for all)")),
                      aliases={"demand_s": ("demand",), "think_time_s": ("think_time",)},
-                     defaults={"think_time_s": 0.0}, shipped=False, shape=_published, sizing=(_LOAD_SIZING,)),
+                     defaults={"think_time_s": 0.0}, shipped=False, shape=_published, simulate=_SIMULATION,
+                     sizing=(_LOAD_SIZING,)),
         ),
         fit=FitPlan(_closed_start, relative=True, holdable=("think_time_s",)),
         tail=_closed_tail,

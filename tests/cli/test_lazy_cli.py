@@ -47,7 +47,9 @@ def test_every_listing_line_before_building_is_the_built_commands() -> None:
                 assert stub.get_short_help_str(limit) == built.get_short_help_str(limit), (path, name, limit)
             assert (stub.hidden, stub.deprecated) == (built.hidden, built.deprecated), (path, name)
             checked += 1
-    assert checked > 50  # the root's table and every group's commands
+    # The root's table and every lazy group's commands; generated ones (size and simulate FAMILY, every
+    # simulate command declared by its question) are built when listed, never stubbed.
+    assert checked > 30
 
 
 def test_help_pages_are_those_of_a_tree_built_at_once(monkeypatch: pytest.MonkeyPatch) -> None:
