@@ -25,9 +25,9 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass, field, replace
-from typing import TYPE_CHECKING, Any, Callable, Mapping, Sequence
+from typing import TYPE_CHECKING, Any, Mapping, Sequence
 
-from iosizer.errors import InputError, IosizerError, ProfileError
+from iosizer.errors import InputError, IosizerError
 from iosizer.frames import Table, TableView
 from iosizer.model.registry import declaration
 
@@ -94,6 +94,7 @@ class SizingAnswer(TableView):
     title: str = ""
     columns: tuple[str, ...] = ()
     always_list: bool = False
+    words: tuple[tuple[str, Any], ...] = ()
 
     def records(self) -> list[dict[str, Any]]:
         return [dict(r) for r in self.records_]
@@ -110,8 +111,13 @@ class SizingAnswer(TableView):
 
         return json.dumps(self.to_data(), indent=2, allow_nan=False)
 
+    def shown(self) -> list[dict[str, Any]]:
+        """The records as a table or CSV shows them: a key declared in ``words`` as its text."""
+        words = dict(self.words)
+        return [{k: words[k](v) if k in words else v for k, v in r.items()} for r in self.records_]
+
     def table(self) -> Table:
-        return Table.of(self.records(), units=dict(self.units), title=self.title or f"{self.family} sizing",
+        return Table.of(self.shown(), units=dict(self.units), title=self.title or f"{self.family} sizing",
                         notes=self.notes)
 
 
@@ -197,21 +203,22 @@ def size(family_name: str, params: "Profile | Mapping[str, Any] | None" = None, 
     records = [{**fixed, **record} for fixed, part in parts for record in part[0]]
     sizings = [s for k in checked_targets for s in by_target[k]]
     notes = tuple(dict.fromkeys(n for _, part in parts for n in part[1]))
-    values = parts[0][1][2]
+    values, common = parts[0][1][2], parts[0][1][3]
     title = _declared(sizings, "title")
     units = {i.name: i.unit for i in question.input_specs}
     units.update({o.name: o.unit for o in question.output_specs})
     return SizingAnswer(family_name, tuple(records), notes, units,
-                        title=title(values, checked_targets) if title else "",
-                        columns=_declared(sizings, "columns") or (), always_list=question.always_list)
+                        title=title(values, checked_targets, common) if title else "",
+                        columns=_declared(sizings, "columns") or (), always_list=question.always_list,
+                        words=_declared(sizings, "words") or ())
 
 
 def _size_at(family: "Family", question: "Question", params: Any, cpu_speed: float | None,
              percentile: float | None, checked_targets: Mapping[str, float],
              by_target: Mapping[str, Sequence["Sizing"]], searched: frozenset[str],
              given: dict[str, Any], profile_name: str | None = None
-             ) -> tuple[list[dict[str, Any]], list[str], dict[str, Any]]:
-    """The records, notes and values at one choice of every swept setting."""
+             ) -> tuple[list[dict[str, Any]], list[str], dict[str, Any], dict[str, Any]]:
+    """The records, notes, values and the inputs no sizing searches at one choice of every swept setting."""
     import numpy as np
 
     from iosizer.calibration.questions import _own_settings, _require_parameters, resolve
@@ -232,14 +239,18 @@ def _size_at(family: "Family", question: "Question", params: Any, cpu_speed: flo
     own = _own_settings(family.name, question, changes, base)
     declared, profile, source = resolve(family.name, base, cpu_speed, changes)
     values = {**declared, **own}
-    # Inputs no sizing searches lead each record (a sweep's point); the others are per sizing.
+    first = base[0] if isinstance(base, (list, tuple)) and base else base
+    if first is not None:
+        from iosizer.calibration.profile import origin
+
+        values["profile_origin"] = origin(first)
+    values.update(values_source=source, cpu_speed=cpu_speed)
+    # Inputs no sizing searches lead each record (a sweep's point) unless the keys are declared.
     common = _other_inputs(question, set(searched), inputs)
     rows = len(next(iter(common.values()))) if common else 1
-    # ... unless the declared keys place them.
-    named = {k for t in checked_targets for s in by_target[t] for k, _ in s.keys}
-    lead = {} if common and set(common) <= named else common
-    records: list[dict[str, Any]] = [{k: _plain(v[i], question.input(k).integer) for k, v in lead.items()}
-                                     for i in range(rows)]
+    keyed = all(s.keys for k in checked_targets for s in by_target[k])
+    records: list[dict[str, Any]] = [{} if keyed else {k: _plain(v[i], question.input(k).integer)
+                                                       for k, v in common.items()} for i in range(rows)]
     banded = profile is not None and (question.shipped_bands or base is not None or cpu_speed is not None)
     conditional = _at_fitted_counts(family, profile) if banded else None
     intervals_used = False
@@ -291,7 +302,7 @@ def _size_at(family: "Family", question: "Question", params: Any, cpu_speed: flo
     declared_notes = _declared(sizings, "notes")
     if declared_notes is not None:
         said = {**values, "measure": measures[0], "profile_name": profile_name}
-        return records, list(declared_notes(said, records)), values
+        return records, list(declared_notes(said, records, common)), values, common
     notes = [f"{target_flag(s)}: the {'smallest' if s.smallest else 'largest'} {s.search} with "
              f"{_measure_name(question, s, percentile if s.percentile else None)} "
              f"{'at most' if s.at_most else 'at least'} the target" for s in sizings]
@@ -301,7 +312,7 @@ def _size_at(family: "Family", question: "Question", params: Any, cpu_speed: flo
         at = f" with {', '.join(held)} held at its fitted count" if held else ""
         notes.append(f"_ci_low/_ci_high: the answer at the corners of the fitted parameters' 95 % intervals{at} "
                      "(empty, null in JSON: out of reach there)")
-    return records, notes, values
+    return records, notes, values, common
 
 
 # --- a command of the model's own inverses ----------------------------------------------------------
@@ -564,6 +575,11 @@ def _at_answer(answer: "np.ndarray", found: "np.ndarray", evaluate: Callable[...
             if near.any():
                 beside[near] = _evaluated(evaluate, past[near], np.flatnonzero(near), by_value)["measure"]
             out[key] = beside
+    if sizing.at_answer is not None:
+        implied = [sizing.at_answer(values, {k: np.asarray(v)[i:i + 1] for k, v in others.items()},
+                                    None if not found[i] else answer[i].item(), target) for i in range(rows)]
+        for key in implied[0] if implied else ():
+            out[key] = [row[key] for row in implied]
     if sizing.reason is not None:
         out["reason"] = ["" if found[i] else sizing.reason(values, {k: np.asarray(v)[i:i + 1]
                                                                      for k, v in others.items()})

@@ -110,7 +110,7 @@ def _size_options(family: "Family", question: "Question", name: str) -> tuple[li
         # One answer: a metric/value table, as every 'iosizer size' command prints one (a list or an object
         # left to the JSON); a sweep (or a question whose answer is always a list): a row each.
         if len(records) > 1 or answer.always_list:
-            emit(Report(data=data, rows=records, columns=list(answer.columns) or None, title=title,
+            emit(Report(data=data, rows=answer.shown(), columns=list(answer.columns) or None, title=title,
                         notes=list(answer.notes)), output_format)
             return
         rows = [{"metric": k, "value": v} for k, v in data.items() if not isinstance(v, (list, dict))]

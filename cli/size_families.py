@@ -1,4 +1,4 @@
-"""``iosizer size latency | cores``: the seed families' sizing questions.
+"""``iosizer size latency``: the seed families' sizing questions.
 
 Registered on :data:`iosizer.cli.size.app`. Each command calls one function of
 :mod:`iosizer.model.family_sizing` (root finding on the family's model) with
@@ -17,9 +17,7 @@ import typer
 
 from iosizer.cli.options import FormatOption
 from iosizer.cli.output import OutputFormat, Report, emit
-from iosizer.cli.loadshare import CpuSpeed, NonCore, SwitchRule
 from iosizer.cli.size import ProfileOption, app
-from iosizer.errors import InputError
 
 BudgetPct = Annotated[float, typer.Option("--budget-pct", help="Largest acceptable loss, percent.")]
 
@@ -112,62 +110,3 @@ def _whole(value: float) -> int | None:
 
 def _text(value: float | None) -> str:
     return "unbounded" if value is None or not math.isfinite(value) else f"{value:.6g}"
-
-
-# --- seed 003 -------------------------------------------------------------------------------
-
-
-@app.command()
-def cores(
-    load_cores: Annotated[float, typer.Option("--load-cores", help="Total offered I/O work, in cores "
-                                              "(IOPS x one I/O's core time).")],
-    target_response: Annotated[float, typer.Option("--target-response", help="Mean response target, in service "
-                                                   "times (one I/O's core time).")],
-    scenario: Annotated[str | None, typer.Option("--scenario", help="one-port, system or skew [declared].")] = None,
-    policy: Annotated[str | None, typer.Option("--policy", help="One policy; default every policy.")] = None,
-    comm_overhead_pct: Annotated[float | None, typer.Option("--comm-overhead-pct", help="Hand-off overhead, % "
-                                                            "[declared].")] = None,
-    threshold: Annotated[float | None, typer.Option("--threshold", help="Switching threshold [declared].")] = None,
-    non_core_pct: NonCore = None,
-    switch_rule: SwitchRule = None,
-    max_cores: Annotated[int | None, typer.Option("--max-cores", help="Search up to this many cores "
-                                                  "[the declared core bound].")] = None,
-    profile: ProfileOption = None,
-    cpu_speed: CpuSpeed = None,
-    output_format: FormatOption = OutputFormat.table,
-) -> None:
-    """Seed 003: cores each load-sharing policy needs for a load within a response target.
-
-    A monotone search on the policy model (Erlang C per pooled group of cores): the fewest cores that carry the load
-    with the throughput-weighted mean response within the target; port_groups gives the cores each group of
-    ports gets at that count. max_load_cores: the largest load within the target at the scenario's cores.
-    """
-    from iosizer.cli.loadshare import _configured
-    from iosizer.model.family_sizing import cores_per_policy
-    from iosizer.model.loadshare import POLICIES
-
-    # As `iosizer loadshare compare` takes them: a profile (or --cpu-speed) first, the options over it.
-    chosen, params, calibrated = _configured(scenario, None, comm_overhead_pct, threshold, non_core_pct,
-                                             switch_rule, profile, cpu_speed)
-    policies = list(POLICIES) if policy is None else [policy]
-    for name in policies:
-        if name not in POLICIES:
-            raise InputError(f"--policy must be one of {', '.join(POLICIES)}, got {name!r}")
-    answers = [a.to_dict() for a in cores_per_policy(policies, load_cores, chosen.port_shares, target_response,
-                                                      params, max_cores)]
-    rows = [{**a, "port_groups": ", ".join(f"{g['ports']} x {g['share']:.3g}: {g['cores_per_port']}"
-                                            for g in a["port_groups"])} for a in answers]
-    notes = [f"scenario {chosen.name}: {len(chosen.port_shares)} port(s); load {load_cores:g} cores of work; "
-             f"hand-off overhead {params.comm_overhead_pct:g} %, threshold {params.threshold:g}, multi-stage switch "
-             f"rule {params.switch_rule}; every response includes the non-core part of a write hit, "
-             f"{params.non_core_pct:g} % of a service time",
-             "port_groups: ports x load share: cores serving each port at the answer",
-             f"max_load_cores_at_given: the largest load within the target at the scenario's {chosen.cores} cores"]
-    if calibrated is not None:
-        notes.append(f"{calibrated.source}: --load-cores and --target-response are in that CPU's I/O service times "
-                     f"({calibrated.values['io_service_us']:.4g} us each)")
-    columns = ["policy", "cores", "response_service_times", "one_fewer_response_service_times", "port_groups",
-               "max_load_cores_at_given", "reason"]
-    emit(Report(data=answers, rows=rows, columns=columns, notes=notes,
-                title=f"Cores per policy for {load_cores:g} cores of work within {target_response:g} service times"),
-         output_format)

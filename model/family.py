@@ -651,8 +651,11 @@ class Sizing:
       the target (one line, an error), checked before the search;
     - ``reason(values, point) -> str``: a target out of reach of every ``search`` value is no error: the
       answer is empty (null) and the generic key ``reason`` says why (``""`` where there is an answer);
-    - ``interval``: False: no 95 % interval for this answer, even with a profile; ``intervals``: the
-      generic keys that carry it (default: ``report``'s, else ``search``'s);
+    - ``interval``: False: no 95 % interval for this answer, even with a profile;
+    - ``at_answer(values, point, answer, target) -> {key: value}``: what the answer implies, computed once
+      per row at it (None where out of reach) rather than at every probe: the cores each group of ports
+      gets there, the largest load within the target at the given count; its keys are generic keys.
+    - ``intervals``: the generic keys that carry the 95 % interval (default: ``report``'s, else ``search``'s);
     - ``command``: the command's name, ``iosizer size <command>`` (default: the family's name); the
       sizings of one command are its targets. Several families may declare sizings of one command: it
       takes every family's options, and the profile given (else the options given) picks the family;
@@ -674,10 +677,14 @@ class Sizing:
     that is out of the search's range or unstable), ``one_more`` (one step past the largest), ``lowest``,
     ``percentile`` (the P given; no key without one), ``reason``, and the name of any input or value (a
     setting or parameter as answered); a published name may hold ``{measure}`` (the targeted measure's
-    key). The command's presentation, from the first sizing that declares it: ``title(values, targets)``,
-    ``notes(values, records)`` (replacing the generic notes; ``values`` then also hold ``measure``, the
-    targeted measure's key, and ``profile_name``, the profile as the planner named it, or None) and
-    ``columns`` (the table's).
+    key). With ``keys``, a record holds those keys alone (the inputs no
+    sizing searches lead it otherwise). The command's presentation, from the first sizing that declares
+    it: ``title(values, targets, inputs)``, ``notes(values, records, inputs)`` (replacing the generic
+    notes; ``inputs``: the inputs no sizing searches, as answered; ``values`` also hold
+    ``profile_origin``, ``values_source`` and ``cpu_speed``, and for the notes ``measure``, the targeted
+    measure's key, and ``profile_name``, the profile as the planner named it, or None), ``columns`` (the
+    table's) and ``words`` (``(key, text(value))`` pairs: how the table and CSV show a key whose value is
+    no number).
     """
 
     search: str
@@ -694,9 +701,11 @@ class Sizing:
     unreachable: str = ""
     reason: Callable[[Mapping[str, Any], Mapping[str, Any]], str] | None = None
     interval: bool = True
-    title: Callable[[Mapping[str, Any], Mapping[str, float]], str] | None = None
-    notes: Callable[[Mapping[str, Any], Sequence[Mapping[str, Any]]], Sequence[str]] | None = None
+    at_answer: Callable[[Mapping[str, Any], Mapping[str, Any], Any, float], Mapping[str, Any]] | None = None
+    title: Callable[[Mapping[str, Any], Mapping[str, float], Mapping[str, Any]], str] | None = None
+    notes: Callable[[Mapping[str, Any], Sequence[Mapping[str, Any]], Mapping[str, Any]], Sequence[str]] | None = None
     columns: tuple[str, ...] = ()
+    words: tuple[tuple[str, Callable[[Any], str]], ...] = ()
     #: The :class:`SizingCommand` (its ``name``) that answers it, when not ``iosizer size <family>``.
     command: str = ""
     #: The model's own inverse, used in place of the generic search where one exists (a closed form,

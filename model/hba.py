@@ -502,12 +502,12 @@ def _cores_reason(values, point) -> str:
     return f"the link's queueing at {ports} port(s) alone exceeds the target; more cores do not help"
 
 
-def _sizing_title(values, targets) -> str:
+def _sizing_title(values, targets, inputs) -> str:
     return (f"FC ports and HBA cores for {len(values['tenant_iops'])} tenant(s) within "
             f"{targets['target_response_us']:g} us")
 
 
-def _sizing_notes(values, records) -> tuple[str, ...]:
+def _sizing_notes(values, records, inputs) -> tuple[str, ...]:
     scv = float(values.get("service_scv", SERVICE_SCV.value))
     return (f"ports: physical ports at {int(values['cores'])} cores each; cores_needed: cores per port at "
             f"{records[0]['given_ports']} port(s); *_one_fewer_response_us: the worst tenant one port (core) fewer "

@@ -63,6 +63,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from functools import lru_cache
+import math
 from typing import Any, Literal, Mapping, Sequence
 
 import numpy as np
@@ -70,8 +71,9 @@ from scipy.special import gammaincc, gammaln
 
 from iosizer.errors import InputError, UnstableQueueError
 from iosizer.model._validate import as_nonnegative, as_positive
-from iosizer.model.family import (DECLARED_OR_SHIPPED, SIMULATED_SCV, Column, CpuScaling, Family, FitPlan, Output,
-                                  ParameterSpec, Plot, Question, Role, Schema, SimulateOption, Simulation, TableRow)
+from iosizer.model.family import (DECLARED_OR_SHIPPED, SIMULATED_SCV, Column, CpuScaling, Family, FitPlan, Input,
+                                  Output, ParameterSpec, Plot, Question, Role, Schema, SimulateOption, Simulation,
+                                  Sizing, TableRow)
 
 __all__ = [
     "COMM_OVERHEAD",
@@ -1232,6 +1234,139 @@ RESPONSE_ERROR = (
 )
 
 
+# --- cores for a load: the model 'iosizer size cores' searches (seed 003) ------------------------
+#
+# At a total load (cores of work) the smallest core count n whose throughput-weighted mean response is
+# within the target. Capacity grows with n for every policy; the response need not (shared pays more
+# hand-off overhead as n grows), so the answer is the lower edge of the feasible counts (a monotone
+# search, iosizer.calibration.declared_sizing): exact when they form one interval, which holds for every
+# policy and scenario of the seed (the overhead term saturates at h while the waiting falls).
+
+MAX_CORES = ParameterSpec(
+    "max_cores", "cores", None, CORES.bounds, "assumed", "the declared core bound",
+    "Search up to this many cores [the declared core bound]", kind="setting", integer=True)
+
+
+def _responses(policy: str, loads: np.ndarray, shares: Sequence[float], params: PolicyParams) -> np.ndarray:
+    """Mean response (service times) at each total load on ``params.cores`` cores; inf where unstable."""
+    return _state(policy, loads, _shares(shares, params), params, require_stable=False).response
+
+
+def _load_solve(values: Mapping[str, Any], inputs: Mapping[str, np.ndarray]) -> dict[str, np.ndarray]:
+    """The controller's mean response at each total load (and core count, where the sizing searches it)."""
+    from dataclasses import replace
+
+    _check_policy(values["policy"])
+    params, shares = _params_of(values), port_shares_of(values)
+    loads = np.asarray(inputs["load_cores"], dtype=np.float64)
+    cores = np.broadcast_to(np.asarray(inputs.get("cores", params.cores)), loads.shape)
+    out = np.empty(loads.shape)
+    for n in np.unique(cores):  # one vectorised evaluation per core count
+        at = cores == n
+        out[at] = _responses(values["policy"], loads[at], shares, replace(params, cores=int(n)))
+    return {"response_service_times": out}
+
+
+def _floor(values: Mapping[str, Any]) -> float:
+    """An I/O alone takes one service time and the non-core part."""
+    return 1.0 + _params_of(values).non_core
+
+
+def _max_cores(values: Mapping[str, Any]) -> float:
+    return float(values.get("max_cores") or CORES.bounds[1])
+
+
+def _cores_reason(values: Mapping[str, Any], point: Mapping[str, Any]) -> str:
+    from dataclasses import replace
+
+    top = int(_max_cores(values))
+    params = replace(_params_of(values), cores=top)
+    load = np.asarray(point["load_cores"], dtype=np.float64).reshape(-1)[:1]
+    if not np.isfinite(_responses(values["policy"], load, port_shares_of(values), params)[0]):
+        return (f"no core count up to {top} carries the load: a port served by one core (exclusive, or below its "
+                "threshold) holds more than one core of work")
+    return f"no core count up to {top} meets the target"
+
+
+def largest_load_cores(policy: str, shares: Sequence[float], params: PolicyParams, target: float) -> float | None:
+    """Largest total load (cores) with mean response within ``target``: the last crossing of R(L) = target.
+
+    R(L) jumps at switching loads, so the crossing is bracketed on a grid of the policy's stable range
+    (one vectorised evaluation) and refined by Brent's method.
+    """
+    from scipy.optimize import brentq
+
+    top = max_throughput(policy, shares, params)
+    grid = np.linspace(0.0, top, 2001)[1:-1]
+    within = _responses(policy, grid, shares, params) <= target
+    if not within.any():
+        return None
+    last = int(np.flatnonzero(within)[-1])
+    if last == grid.size - 1:
+        low, high = grid[-1], top * (1 - 1e-12)
+    else:
+        low, high = grid[last], grid[last + 1]
+
+    def excess(load: float) -> float:
+        try:
+            return float(evaluate(policy, [load], shares, params).response[0]) - target
+        except UnstableQueueError:
+            return math.inf
+
+    if excess(high) <= 0:
+        return float(high)
+    if not np.isfinite(excess(high)):
+        high = np.nextafter(high, low)
+    try:
+        return float(brentq(lambda load: min(excess(load), 1e300), low, high, xtol=1e-12))
+    except ValueError:  # a jump at the edge: the grid point is the answer
+        return float(low)
+
+
+def _at_answer(values: Mapping[str, Any], point: Mapping[str, Any], answer: float | None,
+               target: float) -> dict[str, Any]:
+    """The cores each group of ports gets at the answer, and the largest load within the target at the
+    scenario's cores."""
+    from dataclasses import replace
+
+    params, shares = _params_of(values), port_shares_of(values)
+    weights = np.asarray(shares, dtype=np.float64) / float(np.sum(shares))
+    groups: list[dict[str, Any]] = []
+    if answer is not None:
+        load = np.asarray(point["load_cores"], dtype=np.float64).reshape(-1)[:1]
+        serving = evaluate(values["policy"], load, shares, replace(params, cores=int(answer))).cores_per_port[0]
+        for share in sorted(set(weights.tolist()), reverse=True):
+            members = np.flatnonzero(weights == share)
+            groups.append({"ports": int(members.size), "share": share, "cores_per_port": int(serving[members[0]])})
+    return {"port_groups": groups,
+            "max_load_cores_at_given": largest_load_cores(values["policy"], shares, params, target)}
+
+
+def _groups_text(groups: Sequence[Mapping[str, Any]]) -> str:
+    return ", ".join(f"{g['ports']} x {g['share']:.3g}: {g['cores_per_port']}" for g in groups)
+
+
+def _cores_title(values: Mapping[str, Any], targets: Mapping[str, float], inputs: Mapping[str, Any]) -> str:
+    load = float(np.asarray(inputs["load_cores"]).reshape(-1)[0])
+    return f"Cores per policy for {load:g} cores of work within {targets['target_response']:g} service times"
+
+
+def _cores_notes(values: Mapping[str, Any], records: Sequence[Mapping[str, Any]],
+                 inputs: Mapping[str, Any]) -> tuple[str, ...]:
+    params = _params_of(values)
+    load = float(np.asarray(inputs["load_cores"]).reshape(-1)[0])
+    notes = [f"scenario {values['mix']}: {len(port_shares_of(values))} port(s); load {load:g} cores of work; "
+             f"hand-off overhead {params.comm_overhead_pct:g} %, threshold {params.threshold:g}, multi-stage switch "
+             f"rule {params.switch_rule}; every response includes the non-core part of a write hit, "
+             f"{params.non_core_pct:g} % of a service time",
+             "port_groups: ports x load share: cores serving each port at the answer",
+             f"max_load_cores_at_given: the largest load within the target at the scenario's {params.cores} cores"]
+    if values.get("profile_origin") or values.get("cpu_speed") is not None:
+        source = f"profile {values['profile_origin']}" if values.get("profile_origin") else values["values_source"]
+        notes.append(f"{source}: --load-cores and --target-response are in that CPU's I/O service times "
+                     f"({float(values['io_service_us']):.4g} us each)")
+    return tuple(notes)
+
 
 def _simulated_mix(given):
     """``iosizer simulate loadshare``'s options as its builder's: a port mix by --shares or --port-share."""
@@ -1280,7 +1415,6 @@ _SIMULATION = Simulation(
 FAMILIES = (
     Family(
         name="loadshare",
-        sizing_command="size cores",
         formula=("s_p = 1 + h (k_p - 1) / k_p (1); a port's response R_p = s_p + W_p + c, W_p the wait in the "
                  "pooled M/M/K queue of its connected group of cores (Erlang C), a port served by k_p < K of "
                  "them also waiting for one of its own and behind its own I/Os ahead, which only its k_p cores "
@@ -1351,6 +1485,33 @@ FAMILIES = (
                 ),
                 solve=_compare, notes=(_normalised_note, _controller_note, _POOLED, _iops_note), scenario=False,
                 plot=Plot("max_throughput_norm", ("low_load_response_norm",), series="policy")),
+            Question(
+                "load", "the controller's mean response at a total load on its cores, each policy (the model "
+                "'iosizer size cores' searches)",
+                inputs=(Input("load_cores", "cores", (0.0, float(CORES.bounds[1])),
+                              description="total offered I/O work, in cores (IOPS x one I/O's core time)"),),
+                outputs=(Output("response_service_times", "service times", "mean response, throughput-weighted "
+                                "over ports (one I/O's core time)"),),
+                solve=_load_solve, sweeps=("policy",), sweep_all=("policy",), always_list=True, scenario=False,
+                takes=("comm_overhead_pct", "threshold", "non_core_pct", "io_service_us", "policy", "scenario",
+                       "shares", "switch_rule"),
+                settings=(MAX_CORES,), optional=("max_cores",),
+                notes=(_controller_note, _POOLED),
+                # 'iosizer size cores': the fewest cores within a response target, each policy.
+                sizing=(Sizing(
+                    "cores", "response_service_times", target="target_response", command="cores", limit=_floor,
+                    stop=_max_cores,
+                    unreachable=("target response {target:g} service times is unreachable: an I/O alone takes one "
+                                 "service time and the non-core part ({limit:g} in all), which no core count "
+                                 "shortens"),
+                    reason=_cores_reason, at_answer=_at_answer, interval=False,
+                    keys=(("cores", "cores"), ("measure", "response_service_times"),
+                          ("one_fewer", "one_fewer_response_service_times"), ("port_groups", "port_groups"),
+                          ("max_load_cores_at_given", "max_load_cores_at_given"), ("reason", "reason")),
+                    title=_cores_title, notes=_cores_notes, words=(("port_groups", _groups_text),),
+                    columns=("policy", "cores", "response_service_times", "one_fewer_response_service_times",
+                             "port_groups", "max_load_cores_at_given", "reason")),),
+            ),
             Question(
                 "point", "every policy's maximum throughput, mean response at an operating point (a share of that "
                 "maximum) and largest response jump", rows=True, always_list=True, sweeps=("policy",),

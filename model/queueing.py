@@ -785,14 +785,14 @@ def _rate_note(values, key):
     return [f"service rate {values['service_rate_per_s']:.6g} from {values['profile_name']}; {key}"]
 
 
-def _servers_notes(values, records):
+def _servers_notes(values, records, inputs):
     measure = values["measure"]
     return [f"servers: the smallest count with {measure} within the target (exact M/M/c); "
             f"{measure}_one_fewer: the same at one server fewer (empty, null in JSON: one fewer is unstable)",
             *_rate_note(values, "servers_ci_low/_ci_high: the count at the ends of its 95 % interval")]
 
 
-def _load_notes(values, records):
+def _load_notes(values, records, inputs):
     return [f"arrival_rate: the largest with {values['measure']} within the target (exact M/M/c, bisection to 1e-12)",
             *_rate_note(values, "arrival_rate_ci_low/_ci_high at the ends of its 95 % interval")]
 
@@ -806,7 +806,7 @@ def _mmc_sizing():
     servers = {"command": "servers", "alone": True, "options": named, "lowest": _stable_servers,
                "notes": _servers_notes, "summary": "Smallest M/M/c server count meeting a response (mean or "
                                                    "--percentile) or wait-probability target.",
-               "title": lambda values, targets: "Smallest M/M/c server count",
+               "title": lambda values, targets, inputs: "Smallest M/M/c server count",
                "keys": (("servers", "servers"), ("arrival_rate", "arrival_rate"),
                         ("service_rate_per_s", "service_rate"), ("target", "{target}"), ("percentile", "percentile"),
                         ("measure", "{measure}"), ("one_fewer", "{measure}_one_fewer"), ("utilization", "utilization"),
@@ -814,7 +814,7 @@ def _mmc_sizing():
     load = {"command": "load", "alone": True, "smallest": False, "options": named, "bracket": True,
             "notes": _load_notes, "summary": "Largest load within a target: the arrival rate of an M/M/c queue",
             "stop": lambda values: values["servers"] * values["service_rate_per_s"],
-            "title": lambda values, targets: f"Largest arrival rate, M/M/{int(values['servers'])}",
+            "title": lambda values, targets, inputs: f"Largest arrival rate, M/M/{int(values['servers'])}",
             "keys": (("arrival_rate", "arrival_rate"), ("servers", "servers"),
                      ("service_rate_per_s", "service_rate"), ("target", "{target}"), ("percentile", "percentile"),
                      ("measure", "{measure}"), ("utilization", "utilization"))}

@@ -273,7 +273,7 @@ def _one_job_too_slow(values, target, percentile):
             f"(the demands' sum {float(np.sum(demands)):.6g} for the mean)")
 
 
-def _population_notes(values, records):
+def _population_notes(values, records, inputs):
     notes = [f"population: the most jobs with {values['measure']} within the target (MVA up to the asymptotic "
              "bound); throughput: what they carry"]
     if values["profile_name"] is not None:
@@ -288,7 +288,8 @@ _LOAD_SIZING = Sizing(
     summary="the population (and throughput) of a closed network (--demand, or a closed-network --profile)",
     percentile="response", out_of_reach=_one_job_too_slow, notes=_population_notes,
     intervals=("population", "throughput"),
-    title=lambda values, targets: f"Largest population, closed network of {int(values['stations'])} stations",
+    title=lambda values, targets, inputs: (f"Largest population, closed network of {int(values['stations'])} "
+                                           "stations"),
     options=(("demand_s", "demand"), ("think_time_s", "think_time")),
     keys=(("population", "population"), ("throughput", "throughput"), ("target", "target_response_s"),
           ("percentile", "percentile"), ("measure", "{measure}"), ("one_more", "{measure}_one_more"),

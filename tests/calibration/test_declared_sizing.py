@@ -132,7 +132,8 @@ def test_one_target_answers_every_sizing_that_shares_it(pool) -> None:
     assert [r["kind"] for r in records] == ["slow", "fast"]  # the swept setting, every choice by default
     slow = records[0]
     assert list(slow) == ["kind", "target_delay_s", "ports", "delay_s", "one_fewer_delay_s", "cores",
-                          "given_ports", "cores_needed", "why", "rate_per_s"]
+                          "capacity_per_s", "given_ports", "cores_needed", "why", "rate_per_s"]
+    assert slow["capacity_per_s"] == slow["ports"] * 3 * 10.0  # computed once, at the answer
     assert slow["ports"] == _ports(50, 0.05, 3, 10.0) and slow["cores"] == 3  # ports at the given cores
     assert slow["cores_needed"] == _ports(50, 0.05, 1, 10.0) and slow["given_ports"] == 1  # cores at 1 port
     assert slow["why"] == "" and slow["rate_per_s"] == 10.0
@@ -140,7 +141,7 @@ def test_one_target_answers_every_sizing_that_shares_it(pool) -> None:
     fast = records[1]
     assert fast["ports"] == _ports(50, 0.05, 3, 20.0) and fast["cores_needed"] == _ports(50, 0.05, 1, 20.0)
     assert answer.title == "Pool for 2 tenant(s)" and answer.notes == ("rate 10/s", "rate 20/s")
-    assert answer.columns == ("kind", "ports", "cores_needed")
+    assert answer.columns == ("kind", "ports", "cores_needed", "capacity_per_s")
 
 
 def test_the_measure_one_step_short_and_a_reason_instead_of_an_error(pool) -> None:
@@ -166,13 +167,14 @@ def test_the_pool_command_prints_its_own_table(pool, cli) -> None:
 
     root_command.cache_clear()
     try:
-        result = cli("size", "toy-pool", "--target-delay-s", "0.05", "--loads", "30,20", "--kind", "slow",
+        result = cli("size", "pools", "--target-delay-s", "0.05", "--loads", "30,20", "--kind", "slow",
                      "--format", "json")
         assert result.exit_code == 0, result.stderr
         assert [r["ports"] for r in json.loads(result.stdout)] == [_ports(50, 0.05, 2, 10.0)]  # a list of one
-        table = cli("size", "toy-pool", "--target-delay-s", "0.05", "--loads", "30,20", "--kind", "slow")
+        table = cli("size", "pools", "--target-delay-s", "0.05", "--loads", "30,20", "--kind", "slow")
         assert table.exit_code == 0, table.stderr
         assert "Pool for 2 tenant(s)" in table.stdout and "cores_needed" in table.stdout
+        assert f"{_ports(50, 0.05, 2, 10.0) * 20:g} per s" in table.stdout  # the declared words of a key
         assert "given_ports" not in table.stdout and "rate 10/s" in table.stdout
     finally:
         root_command.cache_clear()

@@ -50,8 +50,10 @@ _KEYS = (("lanes", "lanes"), ("load_per_s", "load"), ("rate_per_s", "rate"), ("t
 def _lanes(output, target, **more):
     keys = tuple((k, v.replace("{target}", target)) for k, v in _KEYS)
     return Sizing("lanes", output, target=target, command="toy-lanes", alone=True, lowest=_stable, keys=keys,
-                  options=(("rate_per_s", "rate"),), title=lambda values, targets: "Fewest toy lanes",
-                  notes=lambda values, records: [f"lanes: the fewest with {values['measure']} within the target"],
+                  options=(("rate_per_s", "rate"),),
+                  title=lambda values, targets, inputs: "Fewest toy lanes",
+                  notes=lambda values, records, inputs: [f"lanes: the fewest with {values['measure']} within the "
+                                                         "target"],
                   **more)
 
 

@@ -10,10 +10,9 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from iosizer.calibration import latency as latency_family
-from iosizer.calibration import loadshare as loadshare_family
 from iosizer.calibration import pcie as pcie_family
 from iosizer.calibration import replication as replication_family
-from iosizer.model.family_sizing import cores_per_policy, max_switch_tiers
+from iosizer.model.family_sizing import max_switch_tiers
 from iosizer.model.latency import oltp_degradation_pct
 from iosizer.model.pcie import access_pattern, most_ports_within_loss, rmw_throughput
 from iosizer.model.replication import (
@@ -70,42 +69,6 @@ def test_aligned_patterns_have_no_port_limit() -> None:
     assert sized["ports"] == 32 and sized["next_loss_pct"] is None
     # Seed 001 sec 4: 7 % at 8 lanes, 38 % at 32 lanes for 520 B.
     assert most_ports_within_loss(pcie_family.platform(), access_pattern(520, 256), 38.0)["lanes"] == 32
-
-
-# --- seed 003 ---------------------------------------------------------------------------------
-
-
-@FEW
-@given(load=st.floats(0.2, 6.0), target=st.floats(1.2, 8.0), scenario=st.sampled_from(["one-port", "system", "skew"]))
-def test_cores_per_policy_are_the_brute_force_counts(load, target, scenario) -> None:
-    from dataclasses import replace
-
-    from iosizer.model.family_sizing import _response
-
-    chosen = loadshare_family.scenario(scenario)
-    params = loadshare_family.policy_params(chosen.cores)
-    target += params.non_core  # every response includes the non-core part of a write hit (issue 15)
-    for answer in cores_per_policy(["shared", "exclusive", "one-stage", "multi-stage"], load,
-                                   chosen.port_shares, target, params, max_cores=24):
-        responses = [_response(answer.policy, load, chosen.port_shares, replace(params, cores=n))
-                     for n in range(1, 25)]
-        brute = next((n + 1 for n, r in enumerate(responses) if r <= target), None)
-        assert answer.cores == brute, answer.policy
-        if answer.max_load_cores_at_given is not None:
-            assert _response(answer.policy, answer.max_load_cores_at_given, chosen.port_shares,
-                             params) <= target * (1 + 1e-9)
-
-
-def test_cores_port_groups_follow_the_policy() -> None:
-    chosen = loadshare_family.scenario("skew")
-    params = loadshare_family.policy_params(chosen.cores)
-    answers = {a.policy: a for a in cores_per_policy(["shared", "multi-stage"], 3.0, chosen.port_shares,
-                                                     3.0 + params.non_core, params)}
-    assert [g["cores_per_port"] for g in answers["shared"].port_groups] == [4, 4]
-    hot, cold = answers["multi-stage"].port_groups
-    assert hot["ports"] == 1 and hot["cores_per_port"] > cold["cores_per_port"] == 1
-    with pytest.raises(UnreachableTargetError):
-        cores_per_policy(["shared"], 1.0, chosen.port_shares, 1.0, loadshare_family.policy_params())
 
 
 # --- seed 004 ---------------------------------------------------------------------------------

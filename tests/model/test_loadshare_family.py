@@ -96,7 +96,7 @@ def test_schema_and_questions(family) -> None:
     assert [c.name for c in family.columns.inputs] == ["iops"]
     assert [c.name for c in family.columns.observed] == ["response_us"]
     assert {" ".join(q.path(family.name)) for q in family.questions} == {"loadshare curve", "loadshare compare",
-                                                                            "loadshare point"}
+                                                                           "loadshare point", "loadshare load"}
     assert "M/M/K" in family.service_time and "approximate" in family.service_time
     assert family.measurements and all(m.startswith("seed003_") for m in family.measurements)
 
