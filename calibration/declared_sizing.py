@@ -128,7 +128,7 @@ def _declared(sizings: Sequence["Sizing"], name: str) -> Any:
 
 def size(family_name: str, params: "Profile | Mapping[str, Any] | None" = None, *,
          targets: Mapping[str, Any], percentile: float | None = None, cpu_speed: float | None = None,
-         command: str | None = None, **given: Any) -> SizingAnswer:
+         command: str | None = None, profile_name: str | None = None, **given: Any) -> SizingAnswer:
     """Answer every target of ``targets`` (a declared :class:`Sizing`'s ``target_name`` -> value).
 
     ``params``: a profile (its intervals give each answer's interval), a mapping of values laid over
@@ -136,37 +136,50 @@ def size(family_name: str, params: "Profile | Mapping[str, Any] | None" = None, 
     or a list: one answer per combination), its swept settings (a choice, a list or ``all``) and any
     setting or parameter by name. ``percentile``: the P-th percentile in place of the mean for the
     sizings that declare ``percentile``. ``command``: the ``iosizer size`` command whose sizings answer
-    (default: the family's first).
+    (default: the family's own, else its first); ``profile_name``: the profile as the planner named it (for
+    the notes).
     """
     import itertools
+
+    from iosizer.calibration.questions import _itemised, _unaliased
 
     family = declaration(family_name)
     question = sizing_question(family)
     if question is None:
         raise InputError(f"family '{family_name}' declares no sizing")
-    question, sizings, declared = command_sizings(family, command or sizing_command_names(family)[0])
+    names = sizing_command_names(family)
+    question, sizings, declared_command = command_sizings(
+        family, command or (family.name if family.name in names else names[0]))
     if any(s.invert is not None for s in sizings):
-        return _inverted(family, question, sizings, declared, params, targets, cpu_speed, given)
-    question = replace(question, sizing=sizings)
+        return _inverted(family, question, sizings, declared_command, params, targets, cpu_speed, given)
+    declared = sizings
+    given = _itemised(question, _unaliased(question, given))  # older names, and lists laid out (a demand each)
     by_target: dict[str, list["Sizing"]] = {}
-    for sizing in question.sizing:
+    for sizing in declared:
         by_target.setdefault(sizing.target_name, []).append(sizing)
     chosen = {k: v for k, v in targets.items() if v is not None}
     unknown = sorted(set(chosen) - set(by_target))
     if unknown:
         raise InputError(f"{', '.join(unknown)} is no target of family '{family_name}'; its targets: "
                          f"{', '.join(by_target)}")
+    if any(s.alone for s in declared) and len(chosen) != 1:  # the targets are alternatives
+        raise InputError("give one target: " + " or ".join(dict.fromkeys(target_flag(s) for s in declared)))
     if not chosen:
-        raise InputError("give " + " and/or ".join(dict.fromkeys(target_flag(s) for s in question.sizing)))
+        raise InputError("give " + " and/or ".join(dict.fromkeys(target_flag(s) for s in declared)))
     if percentile is not None:
-        takes = [s for s in question.sizing if s.percentile]
+        takes = [s for s in declared if s.percentile]
         if not any(s.percentile for k in chosen for s in by_target[k]):
+            others = ", not " + " or ".join(f"--{k.replace('_', '-')}" for k in chosen) if takes else ""
             raise InputError("--percentile goes with " + (" or ".join(target_flag(s) for s in takes)
-                                                          if takes else "no target of this family"))
+                                                          if takes else "no target of this family") + others)
         from iosizer.model.percentiles import PERCENTILE
 
         percentile = PERCENTILE.check(percentile, "--percentile")
     checked_targets = {name: _number(value, "--" + name.replace("_", "-")) for name, value in chosen.items()}
+    for name, number in checked_targets.items():
+        low, high = by_target[name][0].target_bounds
+        if not number > low or number > high:
+            raise InputError(f"--{name.replace('_', '-')} must lie in ({low:g}, {high:g}], got {number:g}")
     searched_by = {k: frozenset(s.search for s in by_target[k]) for k in chosen}
     if len(set(searched_by.values())) > 1:  # one target's search would be another's given input
         searched = sorted(set().union(*searched_by.values()))
@@ -185,7 +198,7 @@ def size(family_name: str, params: "Profile | Mapping[str, Any] | None" = None, 
     for choices in itertools.product(*axes):
         fixed = {n: c for n, c in zip(question.sweeps, choices) if c is not None}
         part = _size_at(family, question, params, cpu_speed, percentile, checked_targets, by_target, searched,
-                        {**given, **fixed})
+                        {**given, **fixed}, profile_name)
         parts.append((fixed, part))
     records = [{**fixed, **record} for fixed, part in parts for record in part[0]]
     sizings = [s for k in checked_targets for s in by_target[k]]
@@ -203,16 +216,26 @@ def size(family_name: str, params: "Profile | Mapping[str, Any] | None" = None, 
 def _size_at(family: "Family", question: "Question", params: Any, cpu_speed: float | None,
              percentile: float | None, checked_targets: Mapping[str, float],
              by_target: Mapping[str, Sequence["Sizing"]], searched: frozenset[str],
-             given: dict[str, Any]) -> tuple[list[dict[str, Any]], list[str], dict[str, Any], dict[str, Any]]:
+             given: dict[str, Any], profile_name: str | None = None
+             ) -> tuple[list[dict[str, Any]], list[str], dict[str, Any], dict[str, Any]]:
     """The records, notes, values and the inputs no sizing searches at one choice of every swept setting."""
     import numpy as np
 
-    from iosizer.calibration.questions import _own_settings, resolve
+    from iosizer.calibration.questions import _own_settings, _require_parameters, resolve
 
     inputs = {k: given.pop(k) for k in list(given) if k in question.input_names}
     changes = dict(params) if isinstance(params, Mapping) else {}
     changes.update(given)
     base = params if not isinstance(params, Mapping) else None
+    every = frozenset.intersection(*(frozenset({s.search}) for k in checked_targets for s in by_target[k]))
+    for name in every - set(question.input_names):  # a searched setting with no value of its own: any
+        spec = family.spec(name)                     # value resolves it (the search sets it)
+        if base is None and changes.get(name) is None and spec.kind == "setting" and spec.value is None:
+            changes[name] = spec.bounds[0]
+    if base is None:  # no profile: what the question assumes of a parameter left out
+        changes.update({k: v for k, v in question.defaults.items() if changes.get(k) is None})
+    if base is None and not question.shipped and not question.catalogue:  # the planner's own system
+        _require_parameters(family.name, question, changes, cpu_speed)
     own = _own_settings(family.name, question, changes, base)
     declared, profile, source = resolve(family.name, base, cpu_speed, changes)
     values = {**declared, **own}
@@ -231,18 +254,22 @@ def _size_at(family: "Family", question: "Question", params: Any, cpu_speed: flo
     banded = profile is not None and (question.shipped_bands or base is not None or cpu_speed is not None)
     conditional = _at_fitted_counts(family, profile) if banded else None
     intervals_used = False
+    measures: list[str] = []
     for name, target in checked_targets.items():
         merged: list[dict[str, Any]] = [{} for _ in range(rows)]
         ends: list[list[tuple[str, Any]]] = [[] for _ in range(rows)]
         for sizing in by_target[name]:
             p = percentile if sizing.percentile else None
+            reason = sizing.out_of_reach(values, target, p) if sizing.out_of_reach is not None else None
+            if reason:
+                raise _unreachable(reason)
             others = _other_inputs(question, {sizing.search}, inputs)
             count = len(next(iter(others.values()))) if others else 1
             if count != rows:
                 raise InputError(f"{target_flag(sizing)} sizes {', '.join(sorted(searched))} at one value of "
                                  f"each other input; give one value of {', '.join(sorted(others))}")
             solved = _solve(family, question, sizing, values, others, target, p)
-            chosen_key = sizing.report or sizing.search
+            measures.append(str(solved.get("_measure_key", sizing.output)))
             for i in range(rows):
                 point = {k: v[i:i + 1] for k, v in others.items()}
                 generic = {key: _row(value, i) for key, value in solved.items()}
@@ -252,14 +279,17 @@ def _size_at(family: "Family", question: "Question", params: Any, cpu_speed: flo
                     continue
                 from iosizer.calibration.sizing import answer_interval
 
-                def again(moved: Mapping[str, Any], point: Mapping[str, Any] = point, sizing: "Sizing" = sizing,
-                          p: float | None = p, chosen_key: str = chosen_key) -> float:
-                    result = _solve(family, question, sizing, {**values, **moved}, point, target, p)
-                    return float(np.asarray(result[chosen_key], dtype=np.float64).reshape(-1)[0])
+                moving = set(conditional.parameters)  # the parameters move; the given settings stay
+                for chosen_key in sizing.intervals or (sizing.report or sizing.search,):
+                    def again(moved: Mapping[str, Any], point: Mapping[str, Any] = point, sizing: "Sizing" = sizing,
+                              p: float | None = p, chosen_key: str = chosen_key) -> float:
+                        changed = {k: v for k, v in moved.items() if k in moving}
+                        result = _solve(family, question, sizing, {**values, **changed}, point, target, p)
+                        return float(np.asarray(result[chosen_key], dtype=np.float64).reshape(-1)[0])
 
-                interval = answer_interval(conditional, again, on_failure=math.inf if sizing.smallest and
-                                           not sizing.report else 0.0)
-                ends[i].append((_printed(sizing, chosen_key, p), interval))
+                    interval = answer_interval(conditional, again, on_failure=math.inf if sizing.smallest and
+                                               not sizing.report else 0.0)
+                    ends[i].append((_printed(sizing, chosen_key, p, measures[-1]), interval))
                 intervals_used = True
         for i in range(rows):
             from iosizer.calibration.sizing import with_interval
@@ -271,7 +301,8 @@ def _size_at(family: "Family", question: "Question", params: Any, cpu_speed: flo
     sizings = [s for k in checked_targets for s in by_target[k]]
     declared_notes = _declared(sizings, "notes")
     if declared_notes is not None:
-        return records, list(declared_notes(values, records, common)), values, common
+        said = {**values, "measure": measures[0], "profile_name": profile_name}
+        return records, list(declared_notes(said, records, common)), values, common
     notes = [f"{target_flag(s)}: the {'smallest' if s.smallest else 'largest'} {s.search} with "
              f"{_measure_name(question, s, percentile if s.percentile else None)} "
              f"{'at most' if s.at_most else 'at least'} the target" for s in sizings]
@@ -387,13 +418,20 @@ def _solve(family: "Family", question: "Question", sizing: "Sizing", values: Map
     if sizing.stop is not None:
         high = min(high, float(sizing.stop(values)))
     measure_key = sizing.output
+    words = set(question.text_outputs)
 
     def evaluate(x: np.ndarray, rows_at: np.ndarray) -> dict[str, np.ndarray]:
         arrays = {k: np.asarray(v)[rows_at] for k, v in others.items()}
         arrays[sizing.search] = np.asarray(x, dtype=np.float64)
-        out = {k: np.asarray(v, dtype=np.float64) for k, v in question.solve(values, arrays).items()}
+        out = {k: np.asarray(v, dtype=object if k in words else np.float64)
+               for k, v in question.solve(values, arrays).items()}
         if percentile is not None:
             extra = dict(question.percentiles(values, arrays, (percentile,)))  # type: ignore[misc]
+            if isinstance(sizing.percentile, str):  # the declared quantity's among others
+                from iosizer.model.percentiles import percentile_key
+
+                wanted = f"{sizing.percentile}_{percentile_key(percentile)}"
+                extra = {wanted: extra[wanted]}
             if len(extra) != 1:
                 from iosizer.errors import ConsistencyError
 
@@ -420,18 +458,37 @@ def _solve(family: "Family", question: "Question", sizing: "Sizing", values: Map
                                f"{sizing.output} (no {sizing.search} reaches it)")
     everyone = np.arange(rows)
     start = np.full(rows, low)
+    if sizing.lowest is not None:
+        # fmax: a value the question refuses (nan here) is left to its solve, which says why
+        start = np.fmax(start, np.asarray(sizing.lowest(values, others), dtype=np.float64).reshape(-1))
+        if np.any(start > high):
+            raise InputError(f"more than {high:,.0f} {sizing.search} would be needed (at least "
+                             f"{float(start.max()):g})")
+    whole = spec.integer
+    # A searched setting is one value to the question: the answer is evaluated at one value of it at a time
+    # (as the question answers it, to the last digit).
+    by_value = sizing.search not in question.input_names
+    if sizing.bracket and not whole:  # the interval is known: bisect it at once
+        from iosizer.model._roots import bisect_increasing
+
+        def on_side(x: np.ndarray) -> np.ndarray:  # -1 on the feasible side, +1 past it
+            ok = meets(x, everyone)
+            return np.where(ok if sizing.smallest else ~ok, 1.0, -1.0)
+
+        answer = bisect_increasing(on_side, start, np.full(rows, high))
+        return _at_answer(answer, np.ones(rows, dtype=bool), evaluate, sizing, question, values, others, target,
+                          limit, percentile, whole, start, high, by_value)
     first = meets(start, everyone)
     if not sizing.smallest and not first.all():
         at = evaluate(start, everyone)["measure"][~first][0]
-        raise _unreachable(f"{_flag(sizing)} {target:g}: even {sizing.search} {low:g} gives "
+        raise _unreachable(f"{_flag(sizing)} {target:g}: even {sizing.search} {float(start[~first][0]):g} gives "
                            f"{_measure_name(question, sizing, percentile)} {at:.6g}")
-    # Gallop from ``low`` until the target flips (smallest: becomes met; largest: stops being met).
+    # Gallop from the start until the target flips (smallest: becomes met; largest: stops being met).
     flips = first if sizing.smallest else ~first
-    lo = np.where(flips, low, low)       # the last value on the near side of the flip
-    hi = np.where(flips, low, high)      # the first value past it (``high`` while not found)
+    lo = start.copy()                    # the last value on the near side of the flip
+    hi = np.where(flips, start, high)    # the first value past it (``high`` while not found)
     pending = ~flips
     step = np.ones(rows)
-    whole = spec.integer
     for _ in range(_REAL_DOUBLINGS):
         if not pending.any():
             break
@@ -445,6 +502,9 @@ def _solve(family: "Family", question: "Question", sizing: "Sizing", values: Map
         pending[idx[ended]] = False
         step[idx] = step[idx] * 2
     never = ((lo >= high) | pending) & ~flips
+    if not sizing.smallest and never.any() and sizing.stop is None:  # met at the declared bound: no edge found
+        raise InputError(f"{_flag(sizing)} {target:g} is met even at {sizing.search} {high:,.0f}, the most "
+                         f"searched: the answer lies past it")
     if sizing.smallest and never.any() and sizing.reason is None:
         raise _unreachable(f"{_flag(sizing)} {target:g} is out of reach: even {sizing.search} {high:g} does "
                            f"not reach it")
@@ -472,31 +532,49 @@ def _solve(family: "Family", question: "Question", sizing: "Sizing", values: Map
             found = bisect_increasing(step_function, lo[idx], hi[idx])
             lo[idx], hi[idx] = found, found  # the edge, to 1e-12 relative, from either side
     if sizing.smallest:
-        answer = np.where(flips, low, hi)
+        answer = np.where(flips, start, hi)
     else:
         answer = np.where(never, high, lo)
     # Rows out of reach (a sizing that gives a reason instead of an error): an empty answer there.
     found = ~never if sizing.smallest and sizing.reason is not None else np.ones(rows, dtype=bool)
+    return _at_answer(answer, found, evaluate, sizing, question, values, others, target, limit, percentile, whole,
+                      start, high, by_value)
+
+
+def _at_answer(answer: "np.ndarray", found: "np.ndarray", evaluate: Callable[..., dict[str, Any]],
+               sizing: "Sizing", question: "Question", values: Mapping[str, Any], others: Mapping[str, Any],
+               target: float, limit: float | None, percentile: float | None, whole: bool, start: "np.ndarray",
+               high: float, by_value: bool) -> dict[str, Any]:
+    """The generic keys at the answer: its outputs, the measure, the first value tried (``lowest``) and, for
+    a whole number, the measure one step short (``one_fewer``) or past (``one_more``)."""
+    import numpy as np
+
+    rows = answer.size
     at = np.flatnonzero(found)
     answer = np.where(found, answer, np.nan)
-    solved = evaluate(answer[at], at) if at.size else {k: () for k in (*question.output_names, "measure")}
-    out: dict[str, Any] = {"target": np.full(rows, target), sizing.search: answer}
+    solved = _evaluated(evaluate, answer[at], at, by_value) if at.size else {
+        k: () for k in (*question.output_names, "measure")}
+    out: dict[str, Any] = {"target": np.full(rows, target), sizing.search: answer, "lowest": start}
     for key, value in solved.items():
         if key != "_measure_key":
-            column = np.full(rows, np.nan)
+            column = np.full(rows, np.nan, dtype=np.asarray(value).dtype if np.asarray(value).dtype == object
+                             else np.float64)
             column[at] = value
             out[key] = column
     if limit is not None:
         out["limit"] = np.full(rows, limit)
     if percentile is not None:
         out["_measure_key"] = solved["_measure_key"]
-    if whole and "one_fewer" in dict(sizing.keys):
-        # The measure one whole step short of the answer (empty below the search's range or unstable).
-        before = found & (answer - 1 >= low)
-        fewer = np.full(rows, np.nan)
-        if before.any():
-            fewer[before] = evaluate(answer[before] - 1, np.flatnonzero(before))["measure"]
-        out["one_fewer"] = fewer
+    generic = dict(sizing.keys)
+    for key, step, there in (("one_fewer", -1, lambda past: past >= start),
+                             ("one_more", 1, lambda past: past <= high)):
+        if whole and key in generic:  # the measure one whole step away (empty out of range or unstable)
+            past = answer + step
+            near = found & there(past)
+            beside = np.full(rows, np.nan)
+            if near.any():
+                beside[near] = _evaluated(evaluate, past[near], np.flatnonzero(near), by_value)["measure"]
+            out[key] = beside
     if sizing.at_answer is not None:
         implied = [sizing.at_answer(values, {k: np.asarray(v)[i:i + 1] for k, v in others.items()},
                                     None if not found[i] else answer[i].item(), target) for i in range(rows)]
@@ -506,6 +584,27 @@ def _solve(family: "Family", question: "Question", sizing: "Sizing", values: Map
         out["reason"] = ["" if found[i] else sizing.reason(values, {k: np.asarray(v)[i:i + 1]
                                                                      for k, v in others.items()})
                          for i in range(rows)]
+    return out
+
+
+def _evaluated(evaluate: Callable[..., dict[str, Any]], x: "np.ndarray", rows_at: "np.ndarray",
+               by_value: bool) -> dict[str, Any]:
+    """``evaluate(x, rows_at)``; ``by_value``: one distinct value of ``x`` at a time, reassembled."""
+    import numpy as np
+
+    if not by_value:
+        return evaluate(x, rows_at)
+    out: dict[str, Any] = {}
+    for value in np.unique(x):
+        here = np.flatnonzero(x == value)
+        part = evaluate(x[here], rows_at[here])
+        for key, got in part.items():
+            if isinstance(got, str):
+                out[key] = got
+                continue
+            if key not in out:
+                out[key] = np.empty(x.size, dtype=np.asarray(got).dtype)
+            out[key][here] = np.broadcast_to(got, here.shape)
     return out
 
 
@@ -547,9 +646,9 @@ def _default_keys(question: "Question", sizing: "Sizing", measure_key: str | Non
     return keys
 
 
-def _printed(sizing: "Sizing", generic: str, percentile: float | None) -> str:
+def _printed(sizing: "Sizing", generic: str, percentile: float | None, measure: str = "") -> str:
     if sizing.keys:
-        return dict(sizing.keys).get(generic, generic)
+        return dict(sizing.keys).get(generic, generic).replace("{measure}", measure or sizing.output)
     return generic
 
 
@@ -560,11 +659,15 @@ def _named(family: "Family", question: "Question", sizing: "Sizing", generic: Ma
     keys = list(sizing.keys) or _default_keys(question, sizing, measure_key)
     record: dict[str, Any] = {}
     for source, shown in keys:
+        shown = shown.replace("{measure}", str(measure_key or sizing.output))
         if source == "metric":
             record[shown] = _metric(sizing, percentile)
+        elif source == "percentile":  # the P given; no key without one
+            if percentile is not None:
+                record[shown] = float(percentile)
         elif source in generic:
             value = generic[source]
-            whole = source == sizing.search and _search_spec(family, question, source).integer
+            whole = source in (sizing.search, "lowest") and _search_spec(family, question, sizing.search).integer
             record[shown] = int(value) if whole and value is not None else value
         elif source in point:
             record[shown] = _plain(point[source].reshape(-1)[0], question.input(source).integer)
@@ -583,6 +686,8 @@ def _row(value: Any, i: int) -> Any:
     if isinstance(value, list):  # words, one per row (a reason)
         return value[i]
     array = np.asarray(value).reshape(-1)
+    if array.dtype == object:  # a text output
+        return array[i] if array.size > 1 else array[0]
     number = float(array[i] if array.size > 1 else array[0])
     return number if math.isfinite(number) else None
 

@@ -566,7 +566,8 @@ class ModelFamily:
         return simulate_percentiles(answered, hook, percentiles or ())
 
     def size(self, params: "Profile | Mapping[str, Any] | None" = None, *, percentile: float | None = None,
-             cpu_speed: float | None = None, command: str | None = None, **given: Any) -> Any:
+             cpu_speed: float | None = None, command: str | None = None, profile_name: str | None = None,
+             **given: Any) -> Any:
         """Answer the family's declared sizing targets (``target_iops=40000``; see ``Question.sizing``).
 
         Keyword arguments named as a declared target (``target_<output>`` or the declaration's own
@@ -575,7 +576,8 @@ class ModelFamily:
         mapping of values, or None for the shipped profile. Returns a
         :class:`~iosizer.calibration.declared_sizing.SizingAnswer` (``to_data()`` is what ``iosizer size
         <family> --format json`` prints). ``command``: the ``iosizer size`` command whose sizings answer,
-        where the declaration names one other than the family's (``"outstanding"`` of ``replication``).
+        where the declaration names one other than the family's (``"outstanding"`` of ``replication``);
+        ``profile_name``: the profile as the planner named it (for the notes).
         """
         from iosizer.calibration.declared_sizing import size, sizing_question
 
@@ -583,8 +585,8 @@ class ModelFamily:
         names = {s.target_name for s in question.sizing if not s.always and (command is None or (
             s.command or self.name) == command)} if question is not None else set()
         targets = {k: given.pop(k) for k in list(given) if k in names}
-        return size(self.name, params, targets=targets, percentile=percentile, cpu_speed=cpu_speed,
-                    command=command, **given)
+        return size(self.name, params, targets=targets, percentile=percentile, cpu_speed=cpu_speed, command=command,
+                    profile_name=profile_name, **given)
 
     def calibrate(self, data: "str | Path | Mapping[str, Any]", **options: Any) -> FitReport:
         """Fit the family to measured data: a CSV path in ``columns`` form, or a mapping of columns.

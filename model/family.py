@@ -622,7 +622,8 @@ class Repeated:
 @dataclass(frozen=True)
 class Sizing:
     """An inverse question a planner may ask of a question: the ``smallest`` (or largest) value of
-    ``search`` (an input of the question) for which ``output`` stays at most (``at_most=True``) or at
+    ``search`` (an input of the question, or a whole-number setting of the family whose solve
+    broadcasts it) for which ``output`` stays at most (``at_most=True``) or at
     least a target the planner gives.
 
     The feasible values must form one interval: ``[answer, upper]`` when ``smallest``, ``[lower,
@@ -643,15 +644,30 @@ class Sizing:
     - ``limit(values) -> float``: the output's supremum (``at_most=False``) or infimum over every
       ``search``: a target past it is unreachable; printed as ``ceiling_<output>`` (``floor_<output>``);
     - ``stop(values) -> float``: the last ``search`` value worth searching (past it ``report`` grows
-      no more), a bound on the work;
+      no more), a bound on the work; with ``bracket`` a real search bisects ``[lowest, stop]`` at once
+      (no galloping: the interval is known);
     - ``unreachable``: the words of the error for a target past ``limit`` (``{target}`` and ``{limit}``
       formatted in);
+    - ``out_of_reach(values, target, percentile) -> str | None``: the reason no ``search`` value reaches
+      the target (one line, an error), checked before the search;
     - ``reason(values, point) -> str``: a target out of reach of every ``search`` value is no error: the
       answer is empty (null) and the generic key ``reason`` says why (``""`` where there is an answer);
     - ``interval``: False: no 95 % interval for this answer, even with a profile;
     - ``at_answer(values, point, answer, target) -> {key: value}``: what the answer implies, computed once
       per row at it (None where out of reach) rather than at every probe: the cores each group of ports
       gets there, the largest load within the target at the given count; its keys are generic keys.
+    - ``intervals``: the generic keys that carry the 95 % interval (default: ``report``'s, else ``search``'s);
+    - ``command``: the command's name, ``iosizer size <command>`` (default: the family's name); the
+      sizings of one command are its targets. Several families may declare sizings of one command: it
+      takes every family's options, and the profile given (else the options given) picks the family;
+    - ``alone``: the target is given alone, never with another of its command;
+    - ``target_bounds``: the target's bounds (lower excluded, upper included; default any number > 0);
+    - ``percentile`` may name the quantity whose ``<quantity>_pP`` the percentiles hook returns among
+      others (``"response"``: ``response_p99``);
+    - ``lowest(values, inputs) -> array``: the first ``search`` value worth trying at each point (the
+      smallest stable server count), below which the question has no answer; generic key ``lowest``;
+    - ``options``: ``(declared, option)`` pairs: the command's option (and HTTP field) for a parameter,
+      setting or repeated value under the name it always had; ``summary``: the command's help line.
 
     ``search`` may also name a whole-number parameter or setting of the family (bounds from its
     declaration): ``solve`` then finds the searched values among its inputs under that name, and the
@@ -659,13 +675,17 @@ class Sizing:
     one target answers them all, each searching its own input with the others' at their given values
     (ports at the given cores, cores at the given ports), their keys merged into one record. Generic
     keys besides those above: ``one_fewer`` (the measure one whole step short of the answer, empty where
-    that is out of the search's range or unstable), ``reason``, and the name of any input or value (a
-    setting or parameter as answered). With ``keys``, a record holds those keys alone (the inputs no
+    that is out of the search's range or unstable), ``one_more`` (one step past the largest), ``lowest``,
+    ``percentile`` (the P given; no key without one), ``reason``, and the name of any input or value (a
+    setting or parameter as answered); a published name may hold ``{measure}`` (the targeted measure's
+    key). With ``keys``, a record holds those keys alone (the inputs no
     sizing searches lead it otherwise). The command's presentation, from the first sizing that declares
     it: ``title(values, targets, inputs)``, ``notes(values, records, inputs)`` (replacing the generic
     notes; ``inputs``: the inputs no sizing searches, as answered; ``values`` also hold
-    ``profile_origin``, ``values_source`` and ``cpu_speed``), ``columns`` (the table's) and ``words``
-    (``(key, text(value))`` pairs: how the table and CSV show a key whose value is no number).
+    ``profile_origin``, ``values_source`` and ``cpu_speed``, and for the notes ``measure``, the targeted
+    measure's key, and ``profile_name``, the profile as the planner named it, or None), ``columns`` (the
+    table's) and ``words`` (``(key, text(value))`` pairs: how the table and CSV show a key whose value is
+    no number).
     """
 
     search: str
@@ -673,7 +693,7 @@ class Sizing:
     at_most: bool = True
     smallest: bool = True
     target: str = ""
-    percentile: bool = False
+    percentile: bool | str = False
     metric: str = ""
     report: str = ""
     keys: tuple[tuple[str, str], ...] = ()
@@ -698,6 +718,14 @@ class Sizing:
     #: Answered on every call at no target of the planner's (no option: ``invert`` gets None), a
     #: by-product every answer of its command carries (the largest block still protocol-bound).
     always: bool = False
+    alone: bool = False
+    target_bounds: tuple[float, float] = (0.0, math.inf)
+    lowest: Callable[[Mapping[str, Any], Mapping[str, Any]], Any] | None = None
+    out_of_reach: Callable[[Mapping[str, Any], float, float | None], str | None] | None = None
+    bracket: bool = False
+    intervals: tuple[str, ...] = ()
+    options: tuple[tuple[str, str], ...] = ()
+    summary: str = ""
 
     @property
     def target_name(self) -> str:

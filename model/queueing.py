@@ -39,7 +39,7 @@ import numpy as np
 
 from iosizer.errors import ConsistencyError, InputError, UnstableQueueError
 from iosizer.model.family import (SIMULATED_SCV, Column, CpuScaling, Family, FitPlan, Input, Output, ParameterSpec,
-                                  Plot, Question, Role, Schema, SimulateOption, Simulation)
+                                  Plot, Question, Role, Schema, SimulateOption, Simulation, Sizing)
 from iosizer.model._validate import (
     as_declared,
     as_positive,
@@ -542,14 +542,17 @@ def _measures(result: QueueResult) -> dict[str, np.ndarray]:
 
 
 def _queue_mmc(values, inputs):
-    """``iosizer queue mmc``: every measure of :func:`mmc` at each arrival rate (unit of the rates)."""
-    return _measures(mmc(inputs["arrival_rate"], values["service_rate_per_s"], values["servers"]))
+    """``iosizer queue mmc``: every measure of :func:`mmc` at each arrival rate (unit of the rates); the servers
+    an input where ``size servers`` searches them."""
+    servers = inputs.get("servers", values["servers"])
+    return _measures(mmc(inputs["arrival_rate"], values["service_rate_per_s"], servers))
 
 
 def _queue_mmc_percentiles(values, inputs, percentiles):
     from iosizer.model.percentiles import mmc_percentiles
 
-    return mmc_percentiles(inputs["arrival_rate"], values["service_rate_per_s"], values["servers"], percentiles)
+    servers = inputs.get("servers", values["servers"])
+    return mmc_percentiles(inputs["arrival_rate"], values["service_rate_per_s"], servers, percentiles)
 
 
 #: Inter-arrival and service variability of a G/G/c or M/G/1 question: :data:`SCV` under the options' names.
@@ -750,6 +753,80 @@ def _simulated(command, summary, *options):
     return Simulation(command, summary + " (numpy; --engine ciw).", options)
 
 
+# --- sizing: iosizer size servers (the smallest c) and iosizer size load (the largest arrival rate) ---
+
+def _stable_servers(values, inputs):
+    """The smallest stable count floor(lambda / mu) + 1: fewer servers have no answer (nan for a rate the
+    queue refuses: its solve says why)."""
+    mu = values["service_rate_per_s"]
+    return np.floor(inputs["arrival_rate"] / mu) + 1.0 if mu > 0 else math.nan
+
+
+def _response_out_of_reach(values, target, percentile):
+    """A response target at or below the service time (or its percentile): no server count shortens it."""
+    mu = values["service_rate_per_s"]
+    if not mu > 0:  # refused by the queue's solve, with its message
+        return None
+    if percentile is None:
+        if target * mu <= 1.0:
+            return (f"target response {target:.6g} is unreachable: it is at or below the service time "
+                    f"1/mu = {1 / mu:.6g}, which no number of servers shortens")
+        return None
+    if target * mu <= -math.log1p(-percentile / 100.0):
+        floor = -math.log1p(-percentile / 100.0) / mu
+        return (f"target p{percentile:g} response {target:.6g} is unreachable: the service time alone has "
+                f"p{percentile:g} = {floor:.6g}, which no number of servers shortens")
+    return None
+
+
+def _rate_note(values, key):
+    if values["profile_name"] is None:
+        return []
+    return [f"service rate {values['service_rate_per_s']:.6g} from {values['profile_name']}; {key}"]
+
+
+def _servers_notes(values, records, inputs):
+    measure = values["measure"]
+    return [f"servers: the smallest count with {measure} within the target (exact M/M/c); "
+            f"{measure}_one_fewer: the same at one server fewer (empty, null in JSON: one fewer is unstable)",
+            *_rate_note(values, "servers_ci_low/_ci_high: the count at the ends of its 95 % interval")]
+
+
+def _load_notes(values, records, inputs):
+    return [f"arrival_rate: the largest with {values['measure']} within the target (exact M/M/c, bisection to 1e-12)",
+            *_rate_note(values, "arrival_rate_ci_low/_ci_high at the ends of its 95 % interval")]
+
+
+def _mmc_sizing():
+    """``size servers``: the smallest c for a mean or percentile response, or a P(wait) (Erlang C) target;
+    ``size load``: the largest arrival rate within one, bisected on (0, c mu). Each target alone."""
+    response = {"target": "target_response_s", "percentile": "response", "out_of_reach": _response_out_of_reach}
+    wait = {"target": "target_wait_probability", "target_bounds": (0.0, 1.0)}
+    named = (("service_rate_per_s", "service_rate"),)
+    servers = {"command": "servers", "alone": True, "options": named, "lowest": _stable_servers,
+               "notes": _servers_notes, "summary": "Smallest M/M/c server count meeting a response (mean or "
+                                                   "--percentile) or wait-probability target.",
+               "title": lambda values, targets, inputs: "Smallest M/M/c server count",
+               "keys": (("servers", "servers"), ("arrival_rate", "arrival_rate"),
+                        ("service_rate_per_s", "service_rate"), ("target", "{target}"), ("percentile", "percentile"),
+                        ("measure", "{measure}"), ("one_fewer", "{measure}_one_fewer"), ("utilization", "utilization"),
+                        ("lowest", "minimum_stable_servers"))}
+    load = {"command": "load", "alone": True, "smallest": False, "options": named, "bracket": True,
+            "notes": _load_notes, "summary": "Largest load within a target: the arrival rate of an M/M/c queue",
+            "stop": lambda values: values["servers"] * values["service_rate_per_s"],
+            "title": lambda values, targets, inputs: f"Largest arrival rate, M/M/{int(values['servers'])}",
+            "keys": (("arrival_rate", "arrival_rate"), ("servers", "servers"),
+                     ("service_rate_per_s", "service_rate"), ("target", "{target}"), ("percentile", "percentile"),
+                     ("measure", "{measure}"), ("utilization", "utilization"))}
+
+    def declared(search, output, shared, own):
+        keys = tuple((k, v.replace("{target}", own["target"])) for k, v in shared["keys"])
+        return Sizing(search, output, **{**shared, **own, "keys": keys})
+
+    return (declared("servers", "mean_response", servers, response), declared("servers", "p_wait", servers, wait),
+            declared("arrival_rate", "mean_response", load, response), declared("arrival_rate", "p_wait", load, wait))
+
+
 def _mmc_start(data, settings):
     """At the lightest load the response is close to the bare service time;
     every measured arrival rate must stay below c mu (the rate's lower bound)."""
@@ -773,7 +850,6 @@ def _mmc_jacobian(settings):
 def _declare_mmc():
     return Family(
         name="mmc",
-        sizing_command="size servers",
         formula=("W = C(c, a) / (c mu - lambda) + 1 / mu, a = lambda / mu, rho = a / c < 1; Erlang C "
                  "C(c, a) = B / (1 - rho (1 - B)) with Erlang B B(c, a) = Poisson pmf(c; a) / Q(c + 1, a) "
                  "(Q the regularised upper incomplete gamma); P(Wq > t) = C exp(-(c mu - lambda) t)"),
@@ -800,7 +876,8 @@ def _declare_mmc():
             _open_queue("queue mmc", "M/M/c: c servers sharing one queue (Erlang C); --percentile exact",
                         _queue_mmc, _queue_mmc_percentiles, lambda values: MMC_PERCENTILE_NOTE,
                         simulate=_simulated("mmc", "M/M/c: Poisson arrivals, c exponential servers, FCFS",
-                                            _SIM_ARRIVAL, _SIM_RATE, _SIM_SERVERS)),
+                                            _SIM_ARRIVAL, _SIM_RATE, _SIM_SERVERS),
+                        sizing=_mmc_sizing()),
             _open_queue("queue mm1", "M/M/1: one server, Poisson arrivals, exponential service; --percentile exact",
                         _queue_mm1, _mm1_percentiles, lambda values: MMC_PERCENTILE_NOTE,
                         fixed={"servers": 1}, simulate=_simulated("mm1", "M/M/1", _SIM_ARRIVAL, _SIM_RATE)),

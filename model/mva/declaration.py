@@ -12,7 +12,7 @@ import numpy as np
 
 from iosizer.errors import InputError
 from iosizer.model.family import (SIMULATED_SCV, Column, CpuScaling, Family, FitPlan, Input, Output, ParameterSpec,
-                                  Plot, Question, Repeated, Role, Schema, SimulateOption, Simulation)
+                                  Plot, Question, Repeated, Role, Schema, SimulateOption, Simulation, Sizing)
 from iosizer.model.mva._inputs import POPULATION, parse_servers
 from iosizer.model.mva.bounds import asymptotic_bounds
 from iosizer.model.mva.single import mva, solver_method
@@ -252,6 +252,50 @@ def _point(row, stations):
     return out
 
 
+# --- sizing: iosizer size load (the largest population within a response target) ---
+
+
+def _one_job_too_slow(values, target, percentile):
+    """A target one job alone misses (R(1) is the demands' sum): no population meets it."""
+    demands, think, servers = _network(values)
+    alone = float(mva(demands, think, 1, servers).curve.response_time[0])
+    if percentile is None:
+        reached = alone <= target
+    else:
+        from iosizer.model.percentiles import closed_network_percentiles, percentile_key
+
+        found = closed_network_percentiles(demands, think, 1, [percentile], servers)
+        reached = found.response[f"response_{percentile_key(percentile)}"] <= target
+    if reached:
+        return None
+    what = "mean response" if percentile is None else f"p{percentile:g} response"
+    return (f"target {what} {target:.6g} is unreachable: one job alone takes {alone:.6g} "
+            f"(the demands' sum {float(np.sum(demands)):.6g} for the mean)")
+
+
+def _population_notes(values, records, inputs):
+    notes = [f"population: the most jobs with {values['measure']} within the target (MVA up to the asymptotic "
+             "bound); throughput: what they carry"]
+    if values["profile_name"] is not None:
+        notes.append(f"demands and think time from {values['profile_name']}; _ci_low/_ci_high at the ends of their "
+                     "95 % intervals")
+    return notes
+
+
+#: ``iosizer size load`` of a closed network (shared with the mmc family's largest arrival rate).
+_LOAD_SIZING = Sizing(
+    "population", "response_time", smallest=False, command="load", target="target_response_s",
+    summary="the population (and throughput) of a closed network (--demand, or a closed-network --profile)",
+    percentile="response", out_of_reach=_one_job_too_slow, notes=_population_notes,
+    intervals=("population", "throughput"),
+    title=lambda values, targets, inputs: (f"Largest population, closed network of {int(values['stations'])} "
+                                           "stations"),
+    options=(("demand_s", "demand"), ("think_time_s", "think_time")),
+    keys=(("population", "population"), ("throughput", "throughput"), ("target", "target_response_s"),
+          ("percentile", "percentile"), ("measure", "{measure}"), ("one_more", "{measure}_one_more"),
+          ("throughput_upper_bound", "throughput_upper_bound")))
+
+
 def _simulated_network(given):
     """``iosizer simulate closed-network``'s options as its builder's: the stations come with --demand."""
     demand, servers = given.pop("demand", None), given.pop("servers", None)
@@ -279,7 +323,6 @@ _SIMULATION = Simulation(
 FAMILIES = (
     Family(
         name="closed-network",
-        sizing_command="size load",
         formula=("exact MVA over n = 1..N: R_k(n) = D_k (1 + Q_k(n - 1)) at a queueing station, D_k at "
                  "a delay, a c-server station through its marginal probabilities p_k(j | n) "
                  "(Seidmann's split beyond 4 multi-server stations); X(n) = n / (Z + sum_k R_k(n)), "
@@ -325,7 +368,8 @@ FAMILIES = (
                                Repeated("servers", "servers per station in --demand order: a whole number, or "
                                         "'delay' (repeat per station; one for all)")),
                      aliases={"demand_s": ("demand",), "think_time_s": ("think_time",)},
-                     defaults={"think_time_s": 0.0}, shipped=False, shape=_published, simulate=_SIMULATION),
+                     defaults={"think_time_s": 0.0}, shipped=False, shape=_published, simulate=_SIMULATION,
+                     sizing=(_LOAD_SIZING,)),
         ),
         fit=FitPlan(_closed_start, relative=True, holdable=("think_time_s",)),
         tail=_closed_tail,

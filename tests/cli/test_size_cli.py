@@ -58,10 +58,13 @@ def test_size_servers_with_a_profile_carries_the_interval(cli, tmp_path) -> None
     data = cli.json("size", "servers", "--arrival-rate", "30000", "--profile", str(path),
                     "--target-response-s", "0.0011")
     low, high = fit.intervals["service_rate_per_s"]
-    from iosizer.model.sizing import smallest_servers
 
-    assert data["servers_ci_low"] == smallest_servers(30000, high, 0.0011)
-    assert data["servers_ci_high"] == smallest_servers(30000, low, 0.0011)
+    def smallest_servers(rate: float) -> int:
+        return mmc_family.size({"service_rate_per_s": rate}, command="servers", arrival_rate=30000,
+                               target_response_s=0.0011).to_data()["servers"]
+
+    assert data["servers_ci_low"] == smallest_servers(high)
+    assert data["servers_ci_high"] == smallest_servers(low)
     assert data["servers_ci_low"] <= data["servers"] <= data["servers_ci_high"]
     assert isinstance(data["servers_ci_low"], int)
 
@@ -92,8 +95,9 @@ def test_size_load_closed_network_profile_interval(cli, tmp_path) -> None:
 @pytest.mark.parametrize(("extra", "message"), [
     (["--servers", "nan"], "--servers must be finite, got nan"),  # was an internal error (exit 1)
     (["--servers", "1e308"], "--servers must lie in [1, 10000000] (servers), got 1e+308"),  # answered 8.75e307
-    (["--servers", "4", "--think-time", "-1"], "--think-time belongs to a closed network"),  # silently ignored
-    (["--servers", "4", "--think-time", "nan"], "--think-time belongs to a closed network"),
+    # a closed network's option with an M/M/c queue's (was silently ignored)
+    (["--servers", "4", "--think-time", "-1"], "--service-rate and --think-time belong to different systems"),
+    (["--servers", "4", "--think-time", "nan"], "--service-rate and --think-time belong to different systems"),
 ])
 def test_size_load_mmc_checks_what_it_is_given(cli, extra, message) -> None:
     assert message in cli.fails("size", "load", "--service-rate", "1", "--target-response-s", "2", *extra)
@@ -105,5 +109,5 @@ def test_size_load_with_an_mmc_profile_checks_its_server_count(cli, tmp_path) ->
     mmc_family = iosizer.family("mmc")
     path = tmp_path / "mmc.json"
     mmc_family.calibrate(mmc_family.example(), servers=4).save(path)
-    assert "--servers must be a whole number >= 1, got 'x'" in cli.fails(
+    assert "--servers must be a number (servers), got 'x'" in cli.fails(
         "size", "load", "--profile", str(path), "--target-response-s", "0.01", "--servers", "x")
