@@ -1,6 +1,6 @@
 """Speed of the declared M/M/c sizing (``iosizer size servers``), on this machine.
 
-Run: ``python benchmarks/bench_sizing.py``. Not part of the test run.
+Run: ``python benchmarks/bench_sizing_declared.py``. Not part of the test run.
 
 ``iosizer.family("mmc").size(..., command="servers")`` over 10,000 arrival
 rates (the most points a question answers at once) at one service rate: the
@@ -20,16 +20,8 @@ Each figure is the best of several runs (the least disturbed one).
 from __future__ import annotations
 
 import numpy as np
-from bench_core import best_of  # run from benchmarks/: python benchmarks/bench_sizing.py
-
-
-def brute_force(lam: float, mu: float, target: float) -> int:
-    from iosizer.model.queueing import mmc
-
-    servers = int(np.floor(lam / mu)) + 1
-    while mmc(lam, mu, servers).mean_response > target:
-        servers += 1
-    return servers
+from bench_core import best_of  # run from benchmarks/: python benchmarks/bench_sizing_declared.py
+from bench_sizing import brute_force  # the same brute force the Python API's benchmark checks against
 
 
 def main() -> None:

@@ -1,4 +1,6 @@
-"""Sizing answers against brute-force search over candidates (hypothesis, derandomised)."""
+"""The vectorised sizing functions of the Python API (:mod:`iosizer.model.sizing`: issue 16's million-row
+road) against brute-force search over candidates (hypothesis, derandomised); the declared commands' road
+is tests/model/test_sizing.py, and the last test holds the two to the same counts."""
 
 from __future__ import annotations
 
@@ -19,7 +21,6 @@ from iosizer.model.sizing import (
     largest_population,
     size_load,
     size_servers,
-    smallest_integer,
     smallest_servers,
 )
 
@@ -159,19 +160,6 @@ def test_largest_population_percentile_and_unreachable() -> None:
     assert p99(answer.population) <= 0.05 < p99(answer.population + 1)
     with pytest.raises(UnreachableTargetError, match="one job alone"):
         largest_population(demands, 0.1, 0.009)
-
-
-def test_smallest_integer_is_a_monotone_search() -> None:
-    calls = []
-
-    def meets(n: int) -> bool:
-        calls.append(n)
-        return n >= 1000
-
-    assert smallest_integer(meets, 1, 10**6) == 1000
-    assert len(calls) < 30
-    assert smallest_integer(lambda n: False, 1, 100) is None
-    assert smallest_integer(lambda n: True, 5, 100) == 5
 
 
 def test_errors_are_typed() -> None:
