@@ -779,6 +779,13 @@ class Simulation:
     layer may not import the simulation layer; a plugin may name it here. ``refused``: the question is
     not simulated, and this line says why (its command, if any, exits 2 with it); ``command`` empty: no
     command (the library alone says why).
+
+    One road (LINE: the same table from another solver): the analytic value of every metric is the
+    question's own answer (:func:`iosizer.calibration.questions.answer`), never a copy of its formula in the
+    builder. ``metrics`` name the simulated metrics with the outputs they estimate and ``system`` builds the
+    simulated system at an answer's values and one point: with them the question's ``--simulate`` puts each
+    simulated mean beside its output (``<output>_model``, ``_sim_low``, ``_sim_high``), and a Simulation
+    with no builder gets its ``iosizer simulate`` command from them alone.
     """
 
     command: str
@@ -788,6 +795,20 @@ class Simulation:
     build: Callable[..., Any] | None = None
     refused: str = ""
     group: str = ""
+    #: The simulated metrics, as ``iosizer simulate`` names them, each with the question's output it
+    #: estimates (``("throughput_per_s", "throughput")``; a bare name: the output of that name). The
+    #: question's ``--simulate`` puts each simulated mean beside that output (``<output>_model``,
+    #: ``_sim_low``, ``_sim_high``).
+    metrics: tuple[str | tuple[str, str], ...] = ()
+    #: ``system(values, point, *, run_length=None) -> model``: the simulated system at an answer's values
+    #: and one point (``point``: each input's value); its ``run(streams)`` reports :attr:`metrics`. A
+    #: built-in family registers it in :data:`iosizer.simulate.systems.SYSTEMS_AT` (the layer rule).
+    system: Callable[..., Any] | None = None
+
+    @property
+    def outputs(self) -> dict[str, str]:
+        """Each simulated metric's output of the question (:attr:`metrics`), in order."""
+        return dict((m, m) if isinstance(m, str) else m for m in self.metrics)
 
     def keywords(self, given: Mapping[str, Any]) -> dict[str, Any]:
         """The builder's keywords of the options ``given`` by name (``prepare``, else renamed)."""

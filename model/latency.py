@@ -650,14 +650,15 @@ def _oltp_start(data, settings):
 _SIM_ADDED = SimulateOption("added_latency_ns", "--added-latency-ns", "Added round-trip latency, ns.", required=True)
 _OLTP_SIMULATION = Simulation(
     "oltp", "The TPC-C-like batch network of seed 000 with and without added latency (numpy; --engine simpy).",
-    (_SIM_ADDED, SIMULATED_SCV))
+    (_SIM_ADDED, SIMULATED_SCV), metrics=("degradation_pct",))
 _DMA_SIMULATION = Simulation(
     "dma", "A DMA engine's read bursts under added latency (numpy; --engine simpy).", (
         SimulateOption("device", "--device", "A device of seed 000 table 4-1: e1000 or bcm5700.", kind=str,
                        required=True),
         _SIM_ADDED,
         SimulateOption("service_scv", "--service-scv",
-                       "Variability of the local issue work [0: constant, as the model declares].")))
+                       "Variability of the local issue work [0: constant, as the model declares].")),
+    metrics=("issue_interval_ns", "throughput_mbps", "degradation_pct"))
 
 
 FAMILIES = (

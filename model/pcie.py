@@ -1149,7 +1149,7 @@ RMW_QUESTION = Question(
             SimulateOption("lanes", "--lanes", "Total lanes of x8 ports.", kind=int, default=8),
             SimulateOption("mps", "--mps", f"Max Payload Size, bytes {DECLARED_OR_SHIPPED}.", kind=int,
                            keyword="mps_bytes"),
-            SIMULATED_SCV)))
+            SIMULATED_SCV), metrics=("throughput_gbyte_s", "aligned_throughput_gbyte_s", "loss_pct")))
 
 
 _LINK_SETTINGS = (GENERATION, MPS, HEADER_DW, ECRC, DLLPS_PER_TLP)
