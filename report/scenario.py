@@ -63,7 +63,6 @@ from pydantic import (AfterValidator, BaseModel, ConfigDict, Field, ValidationEr
                       model_validator)
 
 from iosizer.errors import IosizerError, ScenarioError
-from iosizer.units import KIB
 
 __all__ = [
     "FAMILIES",

@@ -83,3 +83,14 @@ def test_an_ask_carried_to_the_cpu_only_with_its_own_profile(chain, monkeypatch)
     # The wire (Ask.profile "profile") stays on its shipped values; the queue (the table's sources) is carried.
     _answers("[toy-chain]\ncpu_speed = 2\n")
     assert asked == [("toy-wire", None), ("toy-queue", 2.0)]
+
+
+def test_latency_and_pcie_are_declared_tables_with_their_keys() -> None:
+    latency, pcie = sc.FAMILIES[:2]
+    assert (latency.key, latency.profiles, pcie.key, pcie.profiles) == ("latency", ("oltp", "dma"), "pcie",
+                                                                        ("rmw", "pcie-link"))
+    assert list(latency.section.model_fields) == ["profile", "cpu_speed", "switch", "hop_ns", "tiers",
+                                                  "added_latency_ns", "budget_pct", "device", "burst_bytes"]
+    assert list(pcie.section.model_fields) == ["profile", "cpu_speed", "generation", "lanes_per_port", "ports",
+                                               "mps_bytes", "transfer_bytes", "split_at_64"]
+    assert not {"oltp", "dma", "rmw", "pcie-link"} & {f.key for f in sc.FAMILIES}
