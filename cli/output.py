@@ -10,23 +10,24 @@ from __future__ import annotations
 import copy
 import csv
 import io
-import json
-import math
 import os
 import re
 import sys
 import tempfile
-from contextlib import contextmanager
 from contextvars import ContextVar
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from enum import Enum
 from functools import lru_cache
 from pathlib import Path
-from typing import TYPE_CHECKING, Annotated, Any, Callable, Iterator, Sequence
+from typing import TYPE_CHECKING, Annotated, Any, Callable, Sequence
 
 import typer
 
 from iosizer.frames import JSON_SHAPE_RULE, format_number, key_columns, split_columns  # one number format and layout, here and in notebooks
+# A command's answer (Report) and its JSON live below the CLI: the server and iosizer.ask read them too.
+from iosizer.frames import (Panel, Report, Series, _captured, capture, report_table,  # noqa: F401  (public here)
+                            row_list, to_json)
+from iosizer.frames import plain as _plain
 
 if TYPE_CHECKING:
     from iosizer.frames import Table
@@ -36,62 +37,6 @@ class OutputFormat(str, Enum):
     table = "table"
     json = "json"
     csv = "csv"
-
-
-@dataclass
-class Series:
-    """One curve: a line, measured points, or a shaded band between y and y_high."""
-
-    label: str
-    x: Sequence[float]
-    y: Sequence[float]
-    kind: str = "line"  # line | points | linepoints | bound (an upper bound, drawn v) | band | dashed
-    y_high: Sequence[float] | None = None
-
-
-@dataclass
-class Panel:
-    x_label: str
-    y_label: str
-    series: list[Series]
-    title: str = ""
-
-
-@dataclass
-class Report:
-    """What a command answers, independent of how it is shown.
-
-    ``data`` is the JSON document; ``rows`` the table rows (dicts sharing
-    ``columns``); ``csv_rows`` defaults to ``rows`` (a command may put a whole
-    curve in the CSV and a summary in the table); ``notes`` are printed under
-    the table only.
-    """
-
-    data: Any
-    rows: list[dict[str, Any]]
-    title: str = ""
-    columns: Sequence[str] | None = None
-    csv_rows: list[dict[str, Any]] | None = None
-    notes: list[str] = field(default_factory=list)
-    #: What ``--plot FILE`` draws: one panel per subplot.
-    plot: list[Panel] | None = None
-
-
-def _plain(value: Any) -> Any:
-    """JSON-safe: numpy scalars and arrays to Python, non-finite floats to None."""
-    if hasattr(value, "tolist"):
-        value = value.tolist()
-    if isinstance(value, float) and not math.isfinite(value):
-        return None
-    if isinstance(value, dict):
-        return {k: _plain(v) for k, v in value.items()}
-    if isinstance(value, (list, tuple)):
-        return [_plain(v) for v in value]
-    return value
-
-
-def to_json(data: Any) -> str:
-    return json.dumps(_plain(data), indent=2, allow_nan=False)
 
 
 def to_csv(rows: list[dict[str, Any]], columns: Sequence[str] | None = None) -> str:
@@ -110,21 +55,6 @@ def _keys(rows: Sequence[dict[str, Any]]) -> list[str]:
     for row in rows:
         seen.update(dict.fromkeys(row))
     return list(seen)
-
-
-def row_list(report: Report) -> list[dict[str, Any]]:
-    """The answer as rows: what the CSV holds and ``--rows`` prints (the table's rows where they agree)."""
-    return report.csv_rows if report.csv_rows is not None else report.rows
-
-
-def report_table(report: Report, units: dict[str, str] | None = None) -> "Table":
-    """The rows of ``report`` (:func:`row_list`) as a :class:`~iosizer.frames.Table` for notebooks."""
-    from iosizer.frames import Table
-
-    columns = report.columns if report.csv_rows is None else None
-    rows = [{k: _plain(v) for k, v in row.items()} for row in row_list(report)]
-    return Table.of(rows, list(columns) if columns else None, units=units or {}, title=report.title,
-                    notes=list(report.notes))
 
 
 @dataclass
@@ -443,28 +373,6 @@ def _plot_writer(report: Report, path: Path) -> Writer:
             plt.close(figure)
 
     return draw
-
-
-#: Set by :func:`capture`: emit() hands its Report over instead of printing.
-_captured: ContextVar[list[Report] | None] = ContextVar("iosizer_captured_reports", default=None)
-
-
-@contextmanager
-def capture() -> Iterator[list[Report]]:
-    """Collect the Reports commands emit instead of printing them or drawing their plot files.
-
-    For a caller that renders answers itself (``iosizer serve``): what
-    ``--format json`` prints is ``to_json(report.data)``, and ``report.plot``
-    holds the curves ``--plot`` would draw. Only the printing and the
-    picture are left out: any other file a command writes (a profile) is
-    written as usual.
-    """
-    reports: list[Report] = []
-    token = _captured.set(reports)
-    try:
-        yield reports
-    finally:
-        _captured.reset(token)
 
 
 def _draw_panel(ax: Any, panel: Panel, title: str) -> None:
