@@ -259,24 +259,11 @@ def extrapolate(
 
 def datasets(output_format: FormatOption = OutputFormat.table) -> None:
     """List the shipped measurement files (every figure the seeds publish) and their sources."""
-    from iosizer.calibration.shipped import measurement_files
+    from iosizer import commands
 
-    rows = [
-        {
-            "dataset": f.name,
-            "rows": f.rows,
-            "exact": f.exact_rows,
-            "approximate": f.rows - f.exact_rows,
-            "seed": " ".join(f.seeds),
-            "where": "; ".join(f.places),
-        }
-        for f in measurement_files()
-    ]
-    emit(
-        Report(rows, rows, title="Shipped measurements (data/measurements)",
-               notes=["exact: from a table or stated in the text; approximate: read from a figure's description"]),
-        output_format,
-    )
+    emit(commands.datasets(), output_format)
+
+
 FamilyArgument = Annotated[str, typer.Argument(help="A family (see 'iosizer families').")]
 
 DataFiles = Annotated[
