@@ -43,10 +43,6 @@ ALLOWED: dict[tuple[str, str], str] = {
     ("iosizer.serve.app", "iosizer.cli.catalogue"): "hand-written commands are served by reflecting the CLI; "
                                                     "declared questions are not (serve/questions.py)",
     ("iosizer.serve.worker", "iosizer.cli.catalogue"): "as serve.app: the worker runs reflected commands",
-    # model/percentiles.py builds on the queueing and loadshare primitives, while the mmc declaration's
-    # tail hook calls it back: a cycle until that hook moves beside the percentiles. (The closed-network
-    # one is gone: percentiles imports the solver iosizer.model.mva.single, not the package that declares.)
-    ("iosizer.model.queueing", "iosizer.model.percentiles"): "mmc's declared tail hook (_mmc_tail)",
 }
 
 
