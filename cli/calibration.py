@@ -7,6 +7,7 @@ from typing import Annotated, Any
 
 import typer
 
+from iosizer import tools  # datasets' work (iosizer.commands declares it)
 from iosizer.cli.options import FormatOption, PlotOption, output_target
 from iosizer.cli.output import OutputFormat, Panel, Report, Series, emit, progress_bar
 from iosizer.cli.params import reject_repeats
@@ -258,10 +259,10 @@ def extrapolate(
 
 
 def datasets(output_format: FormatOption = OutputFormat.table) -> None:
-    """List the shipped measurement files (every figure the seeds publish) and their sources."""
-    from iosizer import commands
+    emit(tools.datasets(), output_format)
 
-    emit(commands.datasets(), output_format)
+
+datasets.__doc__ = tools.datasets.__doc__  # one help text: the work's (iosizer.tools)
 
 
 FamilyArgument = Annotated[str, typer.Argument(help="A family (see 'iosizer families').")]

@@ -7,8 +7,9 @@ the pydantic request model built from them, and the way back to the
 command line the CLI would have been given.
 
 Commands declared here (:data:`DECLARED`: ``families``, ``params``,
-``datasets``) carry their work (``run``: a :class:`~iosizer.frames.Report`);
-the CLI's typer commands call the same functions. The commands not declared
+``datasets``, ``run``) carry their work (``run``: a function of
+:mod:`iosizer.tools` returning a :class:`~iosizer.frames.Report`); the CLI's
+typer commands call the same functions. The commands not declared
 yet are reflected from the typer tree by :mod:`iosizer.cli.catalogue`, into
 the same classes.
 
@@ -365,70 +366,6 @@ def body_values(body: BaseModel | None) -> dict[str, Any]:
 
 # --- the declared commands ------------------------------------------------------------------------
 
-#: The keys of ``iosizer params --format json`` (the contract), then the extras.
-PARAM_KEYS = ("name", "unit", "value", "status", "source")
-
-
-def families() -> Report:
-    """Every model family: what it models, its source and its data columns."""
-    from iosizer.api import families as names
-    from iosizer.api import family
-
-    rows = []
-    for name in names():
-        chosen = family(name)
-        rows.append({
-            "family": name,
-            "summary": chosen.summary,
-            "source": chosen.source,
-            "inputs": [c.name for c in chosen.columns.inputs],
-            "outputs": [c.name for c in chosen.columns.outputs],
-            "calibratable": chosen.declaration.fit is not None,
-            "formula": chosen.formula,
-            "service_time": chosen.service_time,
-        })
-    table = [r | {"inputs": ", ".join(r["inputs"]), "outputs": ", ".join(r["outputs"])} for r in rows]
-    return Report(data=rows, rows=table, columns=("family", "summary", "inputs", "outputs", "calibratable"),
-                  title="Model families (iosizer params FAMILY lists each one's numbers and its formula)")
-
-
-def params(family: str) -> Report:
-    """Every parameter of a family: unit, shipped value, status (published, derived, assumed, fitted) and source."""
-    from iosizer.api import family as named
-
-    chosen = named(family)
-    rows = [{key: spec.to_dict()[key] for key in PARAM_KEYS}
-            | {"bounds": list(spec.bounds), "kind": spec.kind, "cpu_scaling": spec.cpu_scaling.value}
-            for spec in chosen.parameters]
-    return Report(
-        data=rows,
-        rows=rows,
-        columns=("name", "unit", "value", "status", "kind", "source"),
-        title=f"{chosen.name}: {chosen.summary}",
-        notes=[f"formula: {chosen.formula}", f"service time: {chosen.service_time}",
-               "fitted values are the shipped calibration's (iosizer calibrate fits your own)"],
-    )
-
-
-def datasets() -> Report:
-    """List the shipped measurement files (every figure the seeds publish) and their sources."""
-    from iosizer.calibration.shipped import measurement_files
-
-    rows = [
-        {
-            "dataset": f.name,
-            "rows": f.rows,
-            "exact": f.exact_rows,
-            "approximate": f.rows - f.exact_rows,
-            "seed": " ".join(f.seeds),
-            "where": "; ".join(f.places),
-        }
-        for f in measurement_files()
-    ]
-    return Report(rows, rows, title="Shipped measurements (data/measurements)",
-                  notes=["exact: from a table or stated in the text; approximate: read from a figure's description"])
-
-
 #: ``--format``, which every command takes: the API always answers json.
 FORMAT = FieldSpec(key="format", name="output_format", role=Role.format, flag="--format", annotation=str, many=False,
                    required=False, default="table", help="Output: a readable table, JSON or CSV.", metavar=None)
@@ -437,15 +374,31 @@ FAMILY = FieldSpec(key="family", name="family", role=Role.plain, flag=None, anno
                    required=True, default=None, help="A family name (see 'iosizer families').", metavar=None)
 
 
-def _declared(path: tuple[str, ...], run: Callable[..., Report], *fields: FieldSpec) -> CommandSpec:
-    return CommandSpec(path, None, [*fields, FORMAT], text=run.__doc__, run=run)
+SCENARIO = FieldSpec(key="scenario", name="scenario", role=Role.plain, flag=None, annotation=str, many=False,
+                     required=False, default=None, metavar=None,
+                     help="A scenario TOML file, or the bare name of a shipped example (oltp_pcie_fabric, "
+                          "replicated_flash_cache, shared_fc_storage, calibrated_fc_port; see --list).")
+LIST = FieldSpec(key="list", name="list_examples", role=Role.plain, flag="--list", annotation=bool, many=False,
+                 required=False, default=False, help="List the shipped example scenarios and exit.", metavar=None,
+                 is_flag=True)
 
 
-#: The commands declared here, by path (the rest are reflected from the CLI until they are declared).
+def _declared(path: tuple[str, ...], work: str, *fields: FieldSpec) -> CommandSpec:
+    import inspect
+
+    from iosizer import tools
+
+    run = getattr(tools, work)
+    return CommandSpec(path, None, [*fields, FORMAT], text=inspect.getdoc(run), run=run)
+
+
+#: The commands declared here, by path, with their work in :mod:`iosizer.tools` (the rest are reflected
+#: from the CLI until they are declared).
 DECLARED: dict[tuple[str, ...], Callable[[], CommandSpec]] = {
-    ("families",): lambda: _declared(("families",), families),
-    ("params",): lambda: _declared(("params",), params, FAMILY),
-    ("datasets",): lambda: _declared(("datasets",), datasets),
+    ("families",): lambda: _declared(("families",), "families"),
+    ("params",): lambda: _declared(("params",), "params", FAMILY),
+    ("datasets",): lambda: _declared(("datasets",), "datasets"),
+    ("run",): lambda: _declared(("run",), "run", SCENARIO, LIST),
 }
 
 _BUILT: dict[tuple[str, ...], CommandSpec] = {}

@@ -37,16 +37,18 @@ def test_the_declaration_is_the_cli_commands_fields(path: tuple[str, ...]) -> No
     assert spec.help == (leaf.help or "").strip()
 
 
-@pytest.mark.parametrize(("words", "values"), [(["families"], {}), (["datasets"], {}),
-                                               (["params", "hba"], {"family": "hba"})])
-def test_the_cli_prints_the_declared_answer(words: list[str], values: dict[str, str]) -> None:
+@pytest.mark.parametrize(("words", "values"), [
+    (["families"], {}), (["datasets"], {}), (["params", "hba"], {"family": "hba"}),
+    (["run", "shared_fc_storage"], {"scenario": "shared_fc_storage"}), (["run", "--list"], {"list": True}),
+])
+def test_the_cli_prints_the_declared_answer(words: list[str], values: dict[str, object]) -> None:
     from iosizer.cli.app import app
 
     printed = CliRunner().invoke(app, [*words, "--format", "json"])
     assert printed.exit_code == 0, printed.output
     spec = commands.declared_command((words[0],))
     assert printed.stdout == iosizer.frames.to_json(commands.call(spec, values).data) + "\n"
-    assert iosizer.ask(words[0], *words[1:]) == json.loads(printed.stdout)
+    assert iosizer.ask(words[0], **values) == json.loads(printed.stdout)
 
 
 def test_ask_refuses_in_the_clis_words() -> None:
@@ -56,3 +58,5 @@ def test_ask_refuses_in_the_clis_words() -> None:
         iosizer.ask("families", x=1)
     with pytest.raises(iosizer.IosizerError, match=r"takes 1 argument\(s\) by position \(family\), got 2"):
         iosizer.ask("params", "hba", "mmc")
+    with pytest.raises(iosizer.IosizerError, match=r"^give a scenario file or a shipped example name"):
+        iosizer.ask("run")
