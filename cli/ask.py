@@ -53,7 +53,7 @@ def ask(command: str | Iterable[str], /, *arguments: Any, **options: Any) -> Any
     no answer.
     """
     from iosizer.cli.catalogue import NOT_SERVED
-    from iosizer.commands import Role, keywords
+    from iosizer.commands import Role, _listed, _path, _single, keywords
 
     words = tuple(command.split()) if isinstance(command, str) else tuple(command) \
         if isinstance(command, (list, tuple)) else None
@@ -87,18 +87,10 @@ def _spec(path: tuple[str, ...]) -> Any:
     return command_spec(path)
 
 
-def _listed(value: Any) -> list[Any]:
-    return list(value) if isinstance(value, (list, tuple)) else [value]
-
-
-def _single(items: list[Any], key: str) -> Any:
-    if len(items) != 1:
-        raise InputError(f"{key} takes one value, got {len(items)}")
-    return items[0]
-
-
 def _plain(value: Any, field: Any) -> Any:
     """A keyword's value as the command line's word(s): a list joins with commas unless repeatable."""
+    from iosizer.commands import _listed
+
     if field.many:
         return _listed(value)
     if isinstance(value, (list, tuple)):
@@ -106,18 +98,6 @@ def _plain(value: Any, field: Any) -> Any:
 
         return ",".join(_word(v) for v in value)
     return value
-
-
-def _path(value: Any, folder: Path, stem: str) -> str:
-    """A file parameter's value: a path as given, or a profile object written to ``folder``."""
-    from iosizer.calibration.profile import Profile, save_profile
-
-    if isinstance(value, Profile):
-        return str(save_profile(value, folder / f"{stem}.json"))
-    if isinstance(value, (str, os.PathLike)):
-        return os.fspath(value)
-    raise InputError(f"expected a path{' or a profile' if stem.startswith('profile') else ''}, "
-                     f"got {type(value).__name__}")
 
 
 def _units(command: str) -> dict[str, str]:

@@ -13,7 +13,6 @@ import io
 import os
 import re
 import sys
-import tempfile
 from contextvars import ContextVar
 from dataclasses import dataclass
 from enum import Enum
@@ -28,6 +27,9 @@ from iosizer.frames import JSON_SHAPE_RULE, format_number, key_columns, split_co
 from iosizer.frames import (Panel, Report, Series, _captured, capture, report_table,  # noqa: F401  (public here)
                             row_list, to_json)
 from iosizer.frames import plain as _plain
+# One rule for every output file, and one atomic writer (the server and iosizer.ask write a command's files too).
+from iosizer.calibration.files import (OUTPUT_RULE, Writer, check_output_path, missing_folder,  # noqa: F401
+                                       write_outputs)
 
 if TYPE_CHECKING:
     from iosizer.frames import Table
@@ -267,54 +269,6 @@ def progress_bar(counts: bool = False) -> Any:
 
 
 #: The one rule for every file or folder iosizer writes, said in every error about one.
-OUTPUT_RULE = "iosizer writes only into a folder that exists"
-
-
-def missing_folder(flag: str, folder: Path, text: str) -> str:
-    """The error for an output whose folder is not a folder: missing, or a file in the way."""
-    existing = next((p for p in (folder, *folder.parents) if p.exists()), None)
-    if existing == folder:  # '/etc/passwd/x.json': the folder is a file
-        return f"{flag}: '{folder}' of '{text}' is a file, not a folder ({OUTPUT_RULE})"
-    if existing is not None and not existing.is_dir():
-        return (f"{flag}: folder '{folder}' of '{text}' does not exist: '{existing}' is a file, not a folder "
-                f"({OUTPUT_RULE})")
-    return f"{flag}: folder '{folder}' of '{text}' does not exist ({OUTPUT_RULE}; create it first)"
-
-
-def check_output_path(path: Path | None, flag: str) -> Path | None:
-    """Refuse an output location before anything is computed (one rule for every output).
-
-    The target must not be a folder or a special file, and its folder must
-    exist (iosizer never creates folders) and accept a new file, which is
-    tried by creating and removing a temporary file there. Errors name the
-    flag, the path and the reason, in one line.
-    """
-    from iosizer.errors import InputError
-
-    if path is None:
-        return None
-    text = str(path)
-    try:
-        if path.is_dir():
-            empty = " (an empty name is the current folder)" if text == "." else ""
-            raise InputError(f"{flag}: '{text}' is a folder{empty}; give a file name")
-        if path.exists() and not path.is_file():
-            raise InputError(f"{flag}: '{text}' exists and is not a regular file")
-        folder = path.parent
-        if not folder.is_dir():
-            raise InputError(missing_folder(flag, folder, text))
-    except OSError as error:
-        raise InputError(f"{flag}: cannot use '{text}': {error.strerror or error}") from None
-    try:
-        handle, probe = tempfile.mkstemp(prefix=".iosizer-probe.", dir=folder)
-        os.close(handle)
-        os.unlink(probe)
-    except OSError as error:
-        raise InputError(f"{flag}: cannot write '{text}': folder '{folder}' does not accept new files "
-                         f"({error.strerror or error})") from None
-    return path
-
-
 def check_plot_path(path: Path | None) -> Path | None:
     """Refuse a bad --plot target before a command computes or writes anything."""
     from iosizer.errors import InputError
@@ -325,24 +279,6 @@ def check_plot_path(path: Path | None) -> Path | None:
     if suffix not in {"png", "svg", "pdf"}:
         raise InputError(f"--plot: unknown picture type '.{suffix}' (use .png, .svg or .pdf)")
     return check_output_path(path, "--plot")
-
-
-#: Writes one output's whole content to the temporary path it is given.
-Writer = Callable[[Path], None]
-
-
-def write_outputs(outputs: Sequence[tuple[Path, Writer]]) -> None:
-    """Write every output to a temporary file beside its target, then rename each into place.
-
-    Nothing is renamed until every output is complete, so a failure (a plot
-    that cannot be drawn, a full disk) leaves no output written, new or
-    half-new; each rename is atomic, so a reader sees the old file or the new.
-    """
-    from iosizer.calibration.files import atomic_paths
-
-    with atomic_paths([target for target, _ in outputs]) as temporaries:
-        for temporary, (_, write) in zip(temporaries, outputs):
-            write(temporary)
 
 
 def _plot_writer(report: Report, path: Path) -> Writer:
@@ -405,13 +341,14 @@ def emit(report: Report, output_format: OutputFormat, plot: Path | None = None,
     temporary sibling; only then are the files renamed into place and the
     answer printed. A command that fails writes nothing.
     """
+    files = [*files, *report.files]
     sink = _captured.get()
     if sink is not None:  # the caller renders the answer: nothing printed, no picture drawn
         if files:
-            write_outputs(list(files))  # a profile is still written
+            write_outputs(files)  # a profile is still written
         sink.append(report)
         return
-    outputs = ([(plot, _plot_writer(report, plot))] if plot is not None else []) + list(files)
+    outputs = ([(plot, _plot_writer(report, plot))] if plot is not None else []) + files
     choices = _choices.get()
     if output_format is OutputFormat.json:
         if choices.columns and not choices.rows:

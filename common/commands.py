@@ -7,7 +7,7 @@ the pydantic request model built from them, and the way back to the
 command line the CLI would have been given.
 
 Commands declared here (:data:`DECLARED`: ``families``, ``params``,
-``datasets``, ``run``) carry their work (``run``: a function of
+``datasets``, ``extrapolate``, ``run``) carry their work (``run``: a function of
 :mod:`iosizer.tools` returning a :class:`~iosizer.frames.Report`); the CLI's
 typer commands call the same functions. The commands not declared
 yet are reflected from the typer tree by :mod:`iosizer.cli.catalogue`, into
@@ -38,7 +38,7 @@ from __future__ import annotations
 
 import enum
 import re
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Annotated, Any, Callable, Mapping, Sequence
 
@@ -372,8 +372,6 @@ FORMAT = FieldSpec(key="format", name="output_format", role=Role.format, flag="-
 
 FAMILY = FieldSpec(key="family", name="family", role=Role.plain, flag=None, annotation=str, many=False,
                    required=True, default=None, help="A family name (see 'iosizer families').", metavar=None)
-
-
 SCENARIO = FieldSpec(key="scenario", name="scenario", role=Role.plain, flag=None, annotation=str, many=False,
                      required=False, default=None, metavar=None,
                      help="A scenario TOML file, or the bare name of a shipped example (oltp_pcie_fabric, "
@@ -381,24 +379,28 @@ SCENARIO = FieldSpec(key="scenario", name="scenario", role=Role.plain, flag=None
 LIST = FieldSpec(key="list", name="list_examples", role=Role.plain, flag="--list", annotation=bool, many=False,
                  required=False, default=False, help="List the shipped example scenarios and exit.", metavar=None,
                  is_flag=True)
+PROFILES = FieldSpec(key="profiles", name="profiles", role=Role.profile, flag=None, annotation=Path, many=True,
+                     required=True, default=None, help="Profiles calibrated on one or more CPUs.", metavar=None)
+TARGET_CPU_SPEED = FieldSpec(key="cpu_speed", name="cpu_speed", role=Role.plain, flag="--cpu-speed", annotation=float,
+                             many=False, required=True, default=None, metavar=None,
+                             help="Relative per-core speed of the target CPU.")
+OUTPUT = FieldSpec(key="output", name="output", role=Role.output, flag="--output", annotation=Path, many=False,
+                   required=False, default=None, metavar=None,
+                   help="Write the profile here (JSON, written atomically, only if the command succeeds; "
+                        "its folder must exist).")
+CPU_NAME = FieldSpec(key="cpu_name", name="cpu_name", role=Role.plain, flag="--cpu-name", annotation=str, many=False,
+                     required=False, default=None, help="CPU the data was measured on.", metavar=None)
 
 
-def _declared(path: tuple[str, ...], work: str, *fields: FieldSpec) -> CommandSpec:
-    import inspect
-
-    from iosizer import tools
-
-    run = getattr(tools, work)
-    return CommandSpec(path, None, [*fields, FORMAT], text=inspect.getdoc(run), run=run)
-
-
-#: The commands declared here, by path, with their work in :mod:`iosizer.tools` (the rest are reflected
-#: from the CLI until they are declared).
-DECLARED: dict[tuple[str, ...], Callable[[], CommandSpec]] = {
-    ("families",): lambda: _declared(("families",), "families"),
-    ("params",): lambda: _declared(("params",), "params", FAMILY),
-    ("datasets",): lambda: _declared(("datasets",), "datasets"),
-    ("run",): lambda: _declared(("run",), "run", SCENARIO, LIST),
+#: The commands declared here, by path: the function of :mod:`iosizer.tools` that does the work (its
+#: docstring is the help) and the fields it takes, in the command line's order (the rest are reflected from
+#: the CLI until they are declared).
+DECLARED: dict[tuple[str, ...], tuple[str, tuple[FieldSpec, ...]]] = {
+    ("families",): ("families", ()),
+    ("params",): ("params", (FAMILY,)),
+    ("datasets",): ("datasets", ()),
+    ("run",): ("run", (SCENARIO, LIST)),
+    ("extrapolate",): ("extrapolate", (PROFILES, TARGET_CPU_SPEED, OUTPUT, CPU_NAME)),
 }
 
 _BUILT: dict[tuple[str, ...], CommandSpec] = {}
@@ -409,15 +411,36 @@ def declared_command(path: tuple[str, ...]) -> CommandSpec | None:
     if path not in DECLARED:
         return None
     if path not in _BUILT:
-        _BUILT[path] = DECLARED[path]()
+        import inspect
+
+        from iosizer import tools
+
+        work, fields = DECLARED[path]
+        run = getattr(tools, work)
+        _BUILT[path] = CommandSpec(path, None, [*fields, FORMAT], text=inspect.getdoc(run), run=run)
     return _BUILT[path]
 
 
 def call(spec: CommandSpec, values: Mapping[str, Any]) -> Report:
-    """A declared command's Report for validated ``values`` by JSON key (a field left out takes its default)."""
+    """A declared command's Report for validated ``values`` by JSON key (a field left out takes its default);
+    the files it writes (a profile, :attr:`~iosizer.frames.Report.files`) are written, together and atomically.
+
+    A file field's value is a path (paths for a repeatable one)."""
     assert spec.run is not None, spec.name
-    arguments = {f.name: values.get(f.key, f.default) for f in spec.fields if f.role is not Role.format}
-    return spec.run(**arguments)
+    arguments = {}
+    for f in spec.fields:
+        if f.role is Role.format:
+            continue
+        value = values.get(f.key, f.default)
+        if value is not None and isinstance(f.annotation, type) and issubclass(f.annotation, Path):
+            value = [Path(v) for v in value] if f.many else Path(value)
+        arguments[f.name] = value
+    report = spec.run(**arguments)
+    if report.files:
+        from iosizer.calibration.files import write_outputs
+
+        write_outputs(report.files)
+    return report
 
 
 def keywords(spec: CommandSpec, arguments: tuple[Any, ...], options: Mapping[str, Any]) -> dict[str, Any]:
@@ -445,8 +468,50 @@ def keywords(spec: CommandSpec, arguments: tuple[Any, ...], options: Mapping[str
     return {key: value for key, value in named.items() if value is not None}
 
 
-def _asked(spec: CommandSpec, arguments: tuple[Any, ...], options: Mapping[str, Any]) -> Report:
-    """A declared command's Report for :func:`ask`'s values, read as the command line reads words."""
+def _listed(value: Any) -> list[Any]:
+    return list(value) if isinstance(value, (list, tuple)) else [value]
+
+
+def _single(items: list[Any], key: str) -> Any:
+    if len(items) != 1:
+        raise InputError(f"{key} takes one value, got {len(items)}")
+    return items[0]
+
+
+def _path(value: Any, folder: Path, stem: str) -> str:
+    """A file parameter's value: a path as given, or a profile object written to ``folder``."""
+    import os
+
+    from iosizer.calibration.profile import Profile, save_profile
+
+    if isinstance(value, Profile):
+        return str(save_profile(value, folder / f"{stem}.json"))
+    if isinstance(value, (str, os.PathLike)):
+        return os.fspath(value)
+    raise InputError(f"expected a path{' or a profile' if stem.startswith('profile') else ''}, "
+                     f"got {type(value).__name__}")
+
+
+def _word_value(spec: FieldSpec, value: Any) -> Any:
+    """``value`` read as the command line reads its word (a list comma-joined): text, or a number read as
+    typer reads it (pydantic), refused in its words."""
+    if spec.many:
+        return [_word_value(replace(spec, many=False), v) for v in _listed(value)]
+    text = ",".join(_word(v) for v in value) if isinstance(value, (list, tuple)) else _word(value)
+    if spec.annotation in (float, int):
+        from pydantic import TypeAdapter, ValidationError
+
+        try:
+            return TypeAdapter(spec.annotation).validate_python(text)
+        except ValidationError as error:
+            where = f"'{spec.flag}'" if spec.flag else f"'{spec.name.upper()}'"
+            raise InputError(f"Invalid value for {where}: {error.errors()[0]['msg']}, got {text!r}") from None
+    return text if spec.annotation is str else value
+
+
+def _asked(spec: CommandSpec, arguments: tuple[Any, ...], options: Mapping[str, Any], folder: Path) -> Report:
+    """A declared command's Report for :func:`ask`'s values, read as the command line reads words; a profile
+    given as an object is written to ``folder``, an output is checked before anything is computed."""
     values = keywords(spec, arguments, options)
     for f in spec.fields:
         if f.role is Role.format:
@@ -456,8 +521,15 @@ def _asked(spec: CommandSpec, arguments: tuple[Any, ...], options: Mapping[str, 
                 raise InputError(f"Missing argument '{f.name}'." if f.argument else f"Missing option '{f.flag}'.")
             continue
         value = values[f.key]
-        if f.annotation is str and not f.many:  # a word of the command line: a list is comma-joined
-            values[f.key] = ",".join(_word(v) for v in value) if isinstance(value, (list, tuple)) else _word(value)
+        if f.role is Role.plain:
+            values[f.key] = _word_value(f, value)
+            continue
+        items = [_path(v, folder, f"{f.key}_{i}") for i, v in enumerate(_listed(value))]
+        values[f.key] = items if f.many else _single(items, f.key)
+        if f.role is Role.output:
+            from iosizer.calibration.files import check_output_path
+
+            check_output_path(Path(values[f.key]), f.flag or f.key)
     return call(spec, values)
 
 
@@ -480,5 +552,8 @@ def ask(command: str | Sequence[str], /, *arguments: Any, **options: Any) -> Any
 
     from iosizer.frames import report_table, to_json, viewed
 
-    report = _asked(spec, arguments, options)
+    import tempfile
+
+    with tempfile.TemporaryDirectory(prefix="iosizer-ask-") as folder:
+        report = _asked(spec, arguments, options, Path(folder))
     return viewed(json.loads(to_json(report.data)), report_table(report, {}))

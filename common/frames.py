@@ -535,6 +535,9 @@ class Report:
     notes: list[str] = field(default_factory=list)
     #: What ``--plot FILE`` draws: one panel per subplot.
     plot: list[Panel] | None = None
+    #: Files the command writes when it is answered (a profile): (target, writer of the whole content to the
+    #: temporary path it is given), written together and atomically by whoever renders the answer.
+    files: list[tuple[Any, Any]] = field(default_factory=list)
 
 
 def plain(value: Any) -> Any:

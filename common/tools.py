@@ -1,4 +1,5 @@
-"""The tool commands' work: what ``iosizer families``, ``params``, ``datasets`` and ``run`` answer.
+"""The tool commands' work: what ``iosizer families``, ``params``, ``datasets``, ``extrapolate`` and ``run``
+answer.
 
 Each function returns the :class:`~iosizer.frames.Report` the CLI renders
 (``--format json`` prints its ``data``), the server answers and
@@ -7,6 +8,8 @@ fields. Values come validated (by the request model or the command line).
 """
 
 from __future__ import annotations
+
+from pathlib import Path
 
 from iosizer.frames import Report
 
@@ -73,6 +76,55 @@ def datasets() -> Report:
     return Report(rows, rows, title="Shipped measurements (data/measurements)",
                   notes=["exact: from a table or stated in the text; approximate: read from a figure's description"])
 
+
+
+def extrapolate(profiles: list[Path], cpu_speed: float, output: Path | None = None,
+                cpu_name: str | None = None) -> Report:
+    """Predict a profile for another CPU from profiles of one or more CPUs."""
+    from iosizer.calibration.extrapolate import extrapolate as run
+    from iosizer.calibration.profile import load_profile, profile_writer
+    from iosizer.model.family import reject_repeats
+
+    reject_repeats([path.resolve() for path in profiles], "PROFILES", [str(path) for path in profiles])
+    loaded = [load_profile(path) for path in profiles]
+    result = run(loaded, cpu_speed, cpu_name)
+    rows = [
+        {
+            "parameter": p.name,
+            "scaling": p.scaling,
+            "value": p.value,
+            "ci_low": p.ci_low,
+            "ci_high": p.ci_high,
+            "unit": p.unit,
+            "exponent": p.exponent,
+            "exponent_ci_low": p.exponent_ci[0] if p.exponent_ci else None,
+            "exponent_ci_high": p.exponent_ci[1] if p.exponent_ci else None,
+            "spread_low": p.assumption_spread[0] if p.assumption_spread else None,
+            "spread_high": p.assumption_spread[1] if p.assumption_spread else None,
+        }
+        for p in result.parameters
+    ]
+    speeds = sorted({pr.cpu_speed for pr in loaded})
+    notes = [f"from {len(loaded)} profile(s) at CPU speed(s) {', '.join(f'{s:g}' for s in speeds)}"]
+    if len(speeds) == 1:
+        notes.append(
+            "one CPU only: power-law parameters span their declared bounding exponents "
+            "(spread_low..spread_high), widened by the fit interval"
+        )
+    notes += [f"warning: {w}" for w in result.warnings]
+    if output is not None:
+        notes.append(f"profile written to {output}")
+    document = {
+        "warnings": list(result.warnings),
+        "model": result.profile.model,
+        "cpu_speed": cpu_speed,
+        "cpu_name": cpu_name,
+        "parameters": {r["parameter"]: {k: v for k, v in r.items() if k != "parameter"} for r in rows},
+        "extrapolated_from": result.profile.extrapolated_from,
+        "profile": str(output) if output is not None else None,
+    }
+    return Report(document, rows, title=f"Extrapolation of '{result.profile.model}' to CPU speed {cpu_speed:g}",
+                  notes=notes, files=[(output, profile_writer(result.profile))] if output is not None else [])
 
 
 #: Columns of ``iosizer run``'s table; ``ci_low`` and ``ci_high`` come after value when some answer has a band.

@@ -386,6 +386,9 @@ class Server:
         except InputError:
             await asyncio.to_thread(shutil.rmtree, workdir, True)
             raise
+        if spec.run is not None:  # a declared command: its function, in the folder of its files
+            return {"kind": "declared", "path": spec.path, "values": values, "names": names, "workdir": workdir,
+                    "view": view is View.page, "output": output}
         return {"kind": "run", "argv": argv, "workdir": workdir, "view": view is View.page, "output": output}
 
     def _shape(self, spec: CommandSpec) -> tuple[tuple[str, ...], bool]:

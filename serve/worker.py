@@ -185,6 +185,8 @@ def serve_forever(conn: Any, lane: str, memory_bytes: int | None, scratch: str) 
             with _memory_limit(task.pop("memory_bytes", None)):
                 if kind == "question":
                     answer = answer_question(**task)
+                elif kind == "declared":
+                    answer = answer_declared(**task)
                 else:
                     answer = answer_quick(**task, progress=progress) if kind == "quick" else run(**task)
         except MemoryError as error:  # past the limit before a command's own handling (an import, a setup)
@@ -479,6 +481,24 @@ def answer_question(family: str, question: str, values: dict[str, Any], keys: li
             return {"status": 200, "json": text, "exit": 0, **({"view": questions.view(answer)} if view else {})}
     except Exception as error:  # noqa: BLE001  (every failure becomes one answer)
         return _failure(error, (family, question), os.getcwd(), keys, values)
+
+
+def answer_declared(path: tuple[str, ...], values: dict[str, Any], names: dict[str, Any], workdir: str,
+                    view: bool = False, output: str | None = None) -> dict[str, Any]:
+    """A declared command (:mod:`iosizer.commands`) that reads or writes files, answered in ``workdir``:
+    ``names`` are its files' names there (profiles, uploads, ``output``), as :func:`run` answers."""
+    from iosizer.commands import call
+
+    here = os.getcwd()
+    try:
+        os.chdir(workdir)
+        with _quiet():
+            report = call(_spec(path), {**values, **names})
+        return _answer([report], 0, view, output, workdir)
+    except Exception as error:  # noqa: BLE001  (every failure becomes one answer)
+        return _failure(error, path, workdir, values=values)
+    finally:
+        os.chdir(here)
 
 
 def _profile_names(spec: Any, profiles: dict[str, Any]) -> dict[str, tuple[Any, Any]]:

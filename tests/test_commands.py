@@ -9,6 +9,7 @@ on one side only fails here.
 from __future__ import annotations
 
 import json
+import re
 
 import pytest
 from typer.testing import CliRunner
@@ -60,3 +61,22 @@ def test_ask_refuses_in_the_clis_words() -> None:
         iosizer.ask("params", "hba", "mmc")
     with pytest.raises(iosizer.IosizerError, match=r"^give a scenario file or a shipped example name"):
         iosizer.ask("run")
+
+
+def test_extrapolate_answers_as_the_cli(tmp_path, monkeypatch) -> None:
+    from iosizer.calibration.profile import save_profile
+    from iosizer.cli.ask import ask as through_the_cli
+
+    monkeypatch.chdir(tmp_path)
+    profile = iosizer.family("mmc").shipped()
+    save_profile(profile, "a.json")
+    asked = iosizer.ask("extrapolate", "a.json", cpu_speed="1.5", output="out.json")
+    written = (tmp_path / "out.json").read_text()
+    assert asked == through_the_cli("extrapolate", profile, cpu_speed=1.5, output="out.json")
+    assert json.loads(written)["cpu_speed"] == 1.5
+    for wrong, message in ((dict(cpu_speed="x"), "Invalid value for '--cpu-speed': Input should be a valid number"),
+                           (dict(cpu_speed=2, output="no/such/x.json"), "--output: folder 'no/such' of"),
+                           (dict(), "Missing option '--cpu-speed'.")):
+        for ask in (iosizer.ask, through_the_cli):
+            with pytest.raises(iosizer.IosizerError, match="^" + re.escape(message)):
+                ask("extrapolate", "a.json", **wrong)

@@ -42,6 +42,17 @@ def main():
             keep("POST /api/calibrate/mmc", client.post("/api/calibrate/mmc", files=files, headers={"X-Iosizer": "1"}))
             keep("POST /api/calibrate/mmc bad", client.post("/api/calibrate/mmc", files=files, data={"nope": "1"},
                                                             headers={"X-Iosizer": "1"}))
+        # extrapolate with profile documents inline (a shipped profile, twice: one CPU; a bad document)
+        import iosizer
+
+        shipped = json.loads(iosizer.family("mmc").shipped().model_dump_json())
+        shipped.pop("created_at", None)
+        for label, body in {"one": {"profiles": [shipped], "cpu_speed": 1.5},
+                            "named": {"profiles": [shipped], "cpu_speed": 1.5, "cpu_name": "next"},
+                            "two": {"profiles": [shipped, shipped], "cpu_speed": 2},
+                            "bad": {"profiles": [{"model": "mmc"}], "cpu_speed": 2}}.items():
+            keep(f"POST /api/extrapolate {label}", client.post("/api/extrapolate", json=body))
+            keep(f"POST /api/extrapolate?view=page {label}", client.post("/api/extrapolate?view=page", json=body))
         for command in catalogue.json()["commands"]:
             url, path = command["url"], command["command"]
             if path not in reflected or "{" in url:
