@@ -421,6 +421,14 @@ def declared_command(path: tuple[str, ...]) -> CommandSpec | None:
     return _BUILT[path]
 
 
+class MissingValue(InputError):
+    """A required value left out, in the command line's words; ``field`` is its JSON key."""
+
+    def __init__(self, spec: FieldSpec) -> None:
+        super().__init__(f"Missing argument '{spec.name}'." if spec.argument else f"Missing option '{spec.flag}'.")
+        self.field = spec.key
+
+
 def call(spec: CommandSpec, values: Mapping[str, Any]) -> Report:
     """A declared command's Report for validated ``values`` by JSON key (a field left out takes its default);
     the files it writes (a profile, :attr:`~iosizer.frames.Report.files`) are written, together and atomically.
@@ -431,6 +439,8 @@ def call(spec: CommandSpec, values: Mapping[str, Any]) -> Report:
     for f in spec.fields:
         if f.role is Role.format:
             continue
+        if f.required and values.get(f.key) is None:
+            raise MissingValue(f)
         value = values.get(f.key, f.default)
         if value is not None and isinstance(f.annotation, type) and issubclass(f.annotation, Path):
             value = [Path(v) for v in value] if f.many else Path(value)
@@ -517,8 +527,8 @@ def _asked(spec: CommandSpec, arguments: tuple[Any, ...], options: Mapping[str, 
         if f.role is Role.format:
             continue
         if f.key not in values:
-            if f.required:  # click's words for a missing value
-                raise InputError(f"Missing argument '{f.name}'." if f.argument else f"Missing option '{f.flag}'.")
+            if f.required:
+                raise MissingValue(f)
             continue
         value = values[f.key]
         if f.role is Role.plain:

@@ -552,7 +552,7 @@ def _failure(error: BaseException, path: tuple[str, ...], workdir: str, keys: An
         return _error(500, type(error).__name__, message, field_of(message, path, keys, values))
     if isinstance(error, IosizerError):
         message = _local(str(error), workdir)
-        field = field_of(message, path, keys, values)
+        field = getattr(error, "field", None) or field_of(message, path, keys, values)
         if field is None and isinstance(error, UnstableQueueError):
             field = load_field(path, keys)
         return _error(422, type(error).__name__, message, field)
