@@ -1451,7 +1451,7 @@ _SIMULATION = Simulation(
                        f"published; assumed). {_DECLARED}"),
         SimulateOption("switch_rule", "--switch-rule", "When multi-stage gives a port another core: system-response, "
                        f"equal-response or threshold (see `iosizer params loadshare`). {_DECLARED}", kind=str),
-        SIMULATED_SCV), prepare=_simulated_mix)
+        SIMULATED_SCV), prepare=_simulated_mix, metrics=("response_service_times",))
 
 
 FAMILIES = (

@@ -288,7 +288,8 @@ _SIM_SERVERS = SimulateOption("servers", "--servers", "Servers [the mmc family's
 
 def _simulated(command, summary, *options):
     """An open queue simulated (FCFS, renewal arrivals) against the question's formula."""
-    return Simulation(command, summary + " (numpy; --engine ciw).", options)
+    return Simulation(command, summary + " (numpy; --engine ciw).", options,
+                      metrics=("mean_response", "mean_wait", "p_wait", "utilization"))
 
 
 # --- sizing: iosizer size servers (the smallest c) and iosizer size load (the largest arrival rate) ---
