@@ -243,7 +243,7 @@ def _gamma_service_response(log_p_wait: np.ndarray, r: np.ndarray, scv: np.ndarr
 def _mmc_state(arrival_rate: object, service_rate: object, servers: object,
                percentile: object) -> tuple[np.ndarray, ...]:
     """(lambda, mu, theta, ln C, ln(1 - C), q) broadcast, after the stability check."""
-    from iosizer.model.queueing import _check_stable, _erlang_c_stable, _spare
+    from iosizer.model.open_queues import _check_stable, _erlang_c_stable, _spare
 
     lam = as_positive("arrival_rate", arrival_rate)
     mu = as_positive("service_rate", service_rate)
@@ -455,7 +455,7 @@ def mg1_percentiles(arrival_rate: object, service_rate: object, service_scv: obj
                     percentiles: Sequence[float]) -> dict[str, float | np.ndarray]:
     """M/G/1 percentiles, exact: gamma service of cv^2 ``service_scv`` by transform inversion,
     constant service (0) by Crommelin's M/D/1 distribution, exponential (1) in closed form."""
-    from iosizer.model.queueing import SCV, mg1
+    from iosizer.model.open_queues import SCV, mg1
 
     mg1(arrival_rate, service_rate, service_scv)  # validation and the stability check, once
     lam = as_positive("arrival_rate", arrival_rate)
@@ -476,7 +476,7 @@ def ggc_percentiles(arrival_rate: object, service_rate: object, servers: object,
     """G/G/c percentiles: exact where the arrivals are Poisson and an exact method exists (M/M/c,
     M/D/c, M/G/1), else the exponential-tail approximation (Erlang C, Allen-Cunneen mean, gamma
     service) whose error against simulation is measured on a grid (:func:`percentile_approximation_error`)."""
-    from iosizer.model.queueing import ggc
+    from iosizer.model.open_queues import ggc
 
     result = ggc(arrival_rate, service_rate, servers, arrival_scv, service_scv)  # validates every input
     lam, mu, c, ca2, cs2 = np.broadcast_arrays(*(np.asarray(v, dtype=np.float64) for v in (

@@ -105,7 +105,7 @@ def _target_kind(target_response_s: object, percentile: float | None, target_wai
 
 def _mean_response(lam: np.ndarray, mu: np.ndarray, c: np.ndarray) -> np.ndarray:
     """W = 1/mu + C / (c mu - lambda), in the same expressions as queueing.mmc."""
-    from iosizer.model.queueing import _erlang_c_stable
+    from iosizer.model.open_queues import _erlang_c_stable
 
     with np.errstate(over="ignore", under="ignore"):
         p_wait = np.asarray(_erlang_c_stable(c, lam / mu), dtype=np.float64)
@@ -116,7 +116,7 @@ def _mean_response(lam: np.ndarray, mu: np.ndarray, c: np.ndarray) -> np.ndarray
 def _meets(kind: str, lam: np.ndarray, mu: np.ndarray, c: np.ndarray, target: np.ndarray,
            log_tail: np.ndarray | None) -> np.ndarray:
     """Whether c servers meet the target; c must be stable (c > lambda / mu)."""
-    from iosizer.model.queueing import _erlang_c_stable
+    from iosizer.model.open_queues import _erlang_c_stable
 
     if kind == "mean":
         return _mean_response(lam, mu, c) <= target
@@ -397,7 +397,7 @@ class ServerSizing:
 def _measure(kind: str, percentile: float | None, lam: np.ndarray, mu: np.ndarray, c: np.ndarray) -> np.ndarray:
     """The targeted measure at c servers (inf where c is not stable)."""
     from iosizer.model.percentiles import mmc_response_quantile
-    from iosizer.model.queueing import _erlang_c_stable
+    from iosizer.model.open_queues import _erlang_c_stable
 
     stable = c > lam / mu
     out = np.full(np.shape(c), np.inf)

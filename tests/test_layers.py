@@ -44,10 +44,6 @@ ALLOWED: dict[tuple[str, str], str] = {
                                                     "declared questions are not (serve/questions.py)",
     ("iosizer.serve.worker", "iosizer.cli.catalogue"): "as serve.app: the worker runs reflected commands",
     ("iosizer.serve.worker", "iosizer.cli.output"): "as serve.app: the worker captures the CLI's Report",
-    # model/percentiles.py builds on the queueing and loadshare primitives, while the mmc declaration's
-    # tail hook calls it back: a cycle until that hook moves beside the percentiles. (The closed-network
-    # one is gone: percentiles imports the solver iosizer.model.mva.single, not the package that declares.)
-    ("iosizer.model.queueing", "iosizer.model.percentiles"): "mmc's declared tail hook (_mmc_tail)",
 }
 
 

@@ -16,7 +16,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from iosizer.errors import ConsistencyError, InputError, IosizerError, UnstableQueueError
-from iosizer.model import queueing
+from iosizer.model import open_queues
 from iosizer.model.queueing import QueueResult, erlang_b, erlang_c, ggc, md1, mg1, mm1, mmc
 
 
@@ -123,7 +123,7 @@ def test_broadcasting_and_scalar_round_trip() -> None:
         (lambda: mmc(1.0, 1.0, 2.5), "servers must be a whole number >= 1, got 2.5"),
         (lambda: mmc(1.0, 1.0, 0), "servers must be > 0, got 0"),
         (lambda: mg1(0.5, 1.0, -0.1), "service_scv must lie in [0, 100] (1), got -0.1"),
-        # The variability is declared (queueing.SCV): a huge one is a typo, not a 1e306 wait.
+        # The variability is declared (open_queues.SCV): a huge one is a typo, not a 1e306 wait.
         (lambda: mg1(0.5, 1.0, 1e308), "service_scv must lie in [0, 100] (1), got 1e+308"),
         (lambda: ggc(1.0, 2.0, 2, 1.0, [1.0, 101.0]), "service_scv must lie in [0, 100] (1), got 101"),
         (lambda: ggc(1.0, 2.0, 2, float("inf")), "arrival_scv must be finite, got inf"),
@@ -152,7 +152,7 @@ def test_self_check_refuses_a_result_that_breaks_littles_law() -> None:
     good = mmc(3.2, 1.0, 4)
     broken = QueueResult(**{**good.to_dict(), "mean_in_system": good.mean_in_system * 300})
     with pytest.raises(ConsistencyError, match="Little"):
-        queueing._self_check(lam, mu, c, broken, "M/M/c")
+        open_queues._self_check(lam, mu, c, broken, "M/M/c")
 
 
 servers_st = st.integers(min_value=1, max_value=5000)
@@ -211,7 +211,7 @@ def test_extreme_but_legal_inputs_stay_finite(call) -> None:
 
 
 def test_overflowing_answers_are_input_errors() -> None:
-    # The variability is bounded (queueing.SCV), so the overflow comes from rates near the float floor.
+    # The variability is bounded (open_queues.SCV), so the overflow comes from rates near the float floor.
     with pytest.raises(InputError, match="mean_wait overflows double precision"):
         ggc(1e-307, 2e-307, 1, 100.0, 100.0)
 

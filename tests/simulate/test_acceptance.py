@@ -187,7 +187,7 @@ def test_oltp_constant_service_errors_are_as_stated(added_ns, simulated_pct, exp
 
 @pytest.mark.parametrize("arrival_scv, stated_pct", [(0.5, 8.0), (2.0, -10.0)])
 def test_allen_cunneen_mean_error_is_as_stated(arrival_scv, stated_pct) -> None:
-    """model/queueing.py ggc: G/G/1 at utilisation 0.5, exponential service, gamma arrivals: the mean
+    """model/open_queues.py ggc: G/G/1 at utilisation 0.5, exponential service, gamma arrivals: the mean
     response was measured 8 % over (ca^2 0.5) and 10 % under (ca^2 2) with 95 % half-widths below 0.7 %.
     These 4 replications of 10,000 customers have half-widths of about 1.5 %; 3 points of tolerance
     leave room for them and still fail a model that drifts to half or double the stated error."""
