@@ -133,7 +133,13 @@ def complete_values(family: str, values: Mapping[str, Any]) -> dict[str, Any]:
 
 def catalogue_entry(family: str, setting: str, name: str) -> tuple[Profile | None, dict[str, Any]]:
     """A device of ``latency dma --device``: a table 4-1 NIC (its fitted profile, burst size and published
-    figures at the table's added latency) or a posted path (no profile: it loses nothing)."""
+    figures at the table's added latency) or a posted path (no profile: it loses nothing); a ``switch`` of
+    table 3-3 (the ``[latency]`` table's key): no profile, its one-way hop."""
+    if setting == "switch":
+        hops = {s["switch"]: s["hop_ns"] for s in switch_catalogue()}
+        if name not in hops:
+            raise InputError(f"unknown switch '{name}'; table 3-3 has {', '.join(hops)}")
+        return None, {"hop_ns": hops[name]}
     if name in POSTED_DEVICES:
         return None, {"posted": 1.0}
     rows = _dma_rows()

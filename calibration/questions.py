@@ -52,6 +52,8 @@ class Answer(TableView):
     values: Mapping[str, Any] = field(default_factory=dict)
     #: Columns after the bands (``--simulate``'s ``<key>_model``, ``_sim_low``, ``_sim_high``).
     trailing: Mapping[str, Any] = field(default_factory=dict)
+    #: Trailing columns every published shape keeps (a declared simulation's ``--simulate`` columns).
+    carried: tuple[str, ...] = ()
     #: A swept setting's answers (``Question.sweeps``): ({setting: choice}, that choice's answer) each.
     parts: tuple[tuple[Mapping[str, Any], "Answer"], ...] = ()
     objects: Mapping[str, Any] = field(default_factory=dict)
@@ -99,7 +101,11 @@ class Answer(TableView):
         asked = declaration(self.family).question(self.question)
         rows = self.records()
         if asked.shape is not None:
-            rows = asked.shape(rows, self.values)
+            shaped = asked.shape(rows, self.values)
+            if self.carried and len(shaped) == len(rows):  # a shape names its keys: the carried ones come back
+                shaped = [{**row, **{k: raw[k] for k in self.carried if k in raw and k not in row}}
+                          for row, raw in zip(shaped, rows)]
+            rows = shaped
         return rows[0] if len(rows) == 1 and not asked.always_list else rows
 
     def to_json(self) -> str:

@@ -37,10 +37,10 @@ __all__ = ["SizeGroup", "declared_group_options", "size_command"]
 
 def declared_group_options(family: "Family", question: "Question") -> list[inspect.Parameter]:
     """The question command's options for ``question`` (inputs, settings, parameters, --profile,
-    --cpu-speed), without its --band, --percentile, --format and --plot."""
+    --cpu-speed), without its --band, --percentile, --simulate, --format and --plot."""
     from iosizer.cli.questions import _options
 
-    drop = {"band", "percentile", "output_format", "plot"}
+    drop = {"band", "percentile", "simulate", "output_format", "plot"}
     return [p for p in _options(family, replace(question, percentiles=None, plot=None)) if p.name not in drop]
 
 

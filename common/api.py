@@ -562,6 +562,11 @@ class ModelFamily:
             return simulated
         hook = percentile_simulation(self.name, self.declaration.question(question))
         if hook is None:
+            from iosizer.simulate.answered import means_simulation, simulate_means
+
+            means = means_simulation(self.name, self.declaration.question(question))
+            if means is not None:  # the question's declared Simulation: its outputs' means
+                return simulate_means(answered, means)
             raise InputError(f"question '{question}' of family '{self.name}' has no simulation of its percentiles")
         return simulate_percentiles(answered, hook, percentiles or ())
 

@@ -64,7 +64,12 @@ __all__ = [
     "Sizing",
     "SizingCommand",
     "Schema",
+    "Ask",
+    "Asked",
+    "ScenarioTable",
+    "TableKey",
     "TableRow",
+    "TableState",
     "changes_note",
     "check_cpu_name",
     "check_value",
@@ -788,6 +793,13 @@ class Simulation:
     layer may not import the simulation layer; a plugin may name it here. ``refused``: the question is
     not simulated, and this line says why (its command, if any, exits 2 with it); ``command`` empty: no
     command (the library alone says why).
+
+    One road (LINE: the same table from another solver): the analytic value of every metric is the
+    question's own answer (:func:`iosizer.calibration.questions.answer`), never a copy of its formula in the
+    builder. ``metrics`` name the simulated metrics with the outputs they estimate and ``system`` builds the
+    simulated system at an answer's values and one point: with them the question's ``--simulate`` puts each
+    simulated mean beside its output (``<output>_model``, ``_sim_low``, ``_sim_high``), and a Simulation
+    with no builder gets its ``iosizer simulate`` command from them alone.
     """
 
     command: str
@@ -797,6 +809,20 @@ class Simulation:
     build: Callable[..., Any] | None = None
     refused: str = ""
     group: str = ""
+    #: The simulated metrics, as ``iosizer simulate`` names them, each with the question's output it
+    #: estimates (``("throughput_per_s", "throughput")``; a bare name: the output of that name). The
+    #: question's ``--simulate`` puts each simulated mean beside that output (``<output>_model``,
+    #: ``_sim_low``, ``_sim_high``).
+    metrics: tuple[str | tuple[str, str], ...] = ()
+    #: ``system(values, point, *, run_length=None) -> model``: the simulated system at an answer's values
+    #: and one point (``point``: each input's value); its ``run(streams)`` reports :attr:`metrics`. A
+    #: built-in family registers it in :data:`iosizer.simulate.systems.SYSTEMS_AT` (the layer rule).
+    system: Callable[..., Any] | None = None
+
+    @property
+    def outputs(self) -> dict[str, str]:
+        """Each simulated metric's output of the question (:attr:`metrics`), in order."""
+        return dict((m, m) if isinstance(m, str) else m for m in self.metrics)
 
     def keywords(self, given: Mapping[str, Any]) -> dict[str, Any]:
         """The builder's keywords of the options ``given`` by name (``prepare``, else renamed)."""
@@ -840,6 +866,92 @@ def changes_note(changes: Mapping[str, Any]) -> str:
 #: ``source``: where the values come from when the table names a profile or a CPU (None otherwise),
 #: ``values``: the values the answer used (its first swept choice's), ``given``: the keys the table sets.
 TableFunction = Callable[[list[dict[str, Any]], Mapping[str, Any]], list[TableRow]]
+
+
+@dataclass(frozen=True)
+class TableKey:
+    """A key of a scenario table of several questions (:class:`ScenarioTable`): its name (unit in it), type
+    (``int``, ``float``, ``str``, ``bool``: strict, a number is no text), default (a value, or a function of
+    nothing that reads a declaration when the key is left out), bounds (``ge``/``gt``/``le``/``lt``) and, for
+    a name of a shipped catalogue, ``catalogue``: (family, setting) whose calibration module's
+    ``catalogue_entry`` checks it and brings its values (``TableState.entries``)."""
+
+    name: str
+    kind: type = float
+    default: Any = None
+    ge: float | None = None
+    gt: float | None = None
+    le: float | None = None
+    lt: float | None = None
+    catalogue: tuple[str, str] | None = None
+    description: str = ""
+
+
+@dataclass(frozen=True)
+class Asked:
+    """One asked question's answer, as a table's later asks and rows read it: the records and the values
+    the answer used."""
+
+    records: list[dict[str, Any]]
+    values: Mapping[str, Any]
+
+
+@dataclass(frozen=True)
+class TableState:
+    """What a table of several questions knows while it is answered: every key's value (``keys``, defaults
+    filled), the keys the file sets (``given``), the planner's profiles by family as the file spells them
+    (``profiles``), where each family's values come from when the table names a profile or a CPU
+    (``sources``: the note's words), ``cpu_speed``, the catalogue entries' values by key (``entries``) and
+    the answers so far by ask (``answered``)."""
+
+    keys: Mapping[str, Any]
+    given: frozenset[str] = frozenset()
+    profiles: Mapping[str, str] = field(default_factory=dict)
+    sources: Mapping[str, str] = field(default_factory=dict)
+    cpu_speed: float | None = None
+    entries: Mapping[str, Mapping[str, Any]] = field(default_factory=dict)
+    answered: Mapping[str, Asked] = field(default_factory=dict)
+
+    def calibrated(self, family: str) -> bool:
+        """Whether ``family`` answers from the planner's profile or is carried to a CPU (then banded)."""
+        return family in self.profiles or self.cpu_speed is not None
+
+
+@dataclass(frozen=True)
+class Ask:
+    """One question a table of several questions asks, in order: ``question`` of ``family`` at
+    ``inputs(state)`` (its inputs and settings by name, from the table's keys and the earlier asks'
+    answers: one row's output is the next question's input), when ``when(state)`` holds.
+
+    ``profile``: which of the table's sources answer it: ``"table"`` (the planner's profile of the family,
+    else the shipped one, carried to the table's ``cpu_speed``), ``"profile"`` (the planner's profile and
+    the CPU only with it: a family no CPU moves unless its own profile says so), ``"none"`` (the shipped
+    declaration alone: geometry).
+    """
+
+    name: str
+    family: str
+    question: str
+    inputs: Callable[[TableState], Mapping[str, Any]]
+    when: Callable[[TableState], bool] | None = None
+    profile: Literal["table", "profile", "none"] = "table"
+
+
+@dataclass(frozen=True)
+class ScenarioTable:
+    """A scenario table answered from several questions, possibly of several families (a module's
+    ``TABLES``): ``[<key>]`` takes ``keys`` (and ``profile``, a list of the ``families``' profiles, and
+    ``cpu_speed``), ``check(keys)`` checks them together (an :class:`~iosizer.errors.InputError` is the
+    table's one-line error), ``asks`` are answered in order on the one road and ``rows(state)`` are its
+    answers (:class:`TableRow`). The families it answers from get no table of their own."""
+
+    key: str
+    summary: str
+    families: tuple[str, ...]
+    keys: tuple[TableKey, ...]
+    asks: tuple[Ask, ...]
+    rows: Callable[[TableState], list[TableRow]]
+    check: Callable[[Mapping[str, Any]], None] | None = None
 
 
 @dataclass(frozen=True)

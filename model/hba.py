@@ -713,7 +713,7 @@ _RESPONSE_SIMULATION = Simulation(
      _simulated_option("cores", "HBA cores per port", int),
      _simulated_option("core_iops", "I/Os per second per core"),
      SimulateOption("link_mbps", "--link-mbps", "Usable link rate, MB/s."),
-     SIMULATED_SCV), group=_SIMULATED_GROUP)
+     SIMULATED_SCV), group=_SIMULATED_GROUP, metrics=("response_us", "iops"))
 
 
 FAMILIES = (

@@ -69,9 +69,9 @@ import numpy as np
 from pydantic import BaseModel, ConfigDict, Field, model_validator
 
 from iosizer.errors import InputError
-from iosizer.model.family import (SIMULATED_SCV, Column, CpuScaling, Family, FitPlan, Input, Output, ParameterSpec,
-                                  Plot, Question, Reference, Role, Schema, SimulateOption, Simulation, Sizing,
-                                  SizingCommand)
+from iosizer.model.family import (SIMULATED_SCV, Ask, Column, CpuScaling, Family, FitPlan, Input, Output, ParameterSpec,
+                                  Plot, Question, Reference, Role, ScenarioTable, Schema, SimulateOption, Simulation,
+                                  Sizing, SizingCommand, TableKey, TableRow)
 from iosizer.model._validate import as_nonnegative, as_positive, scalar_or_array
 from iosizer.model.mva import SERVICE_SCV as _mva_scv
 
@@ -731,14 +731,15 @@ def _oltp_start(data, settings):
 _SIM_ADDED = SimulateOption("added_latency_ns", "--added-latency-ns", "Added round-trip latency, ns.", required=True)
 _OLTP_SIMULATION = Simulation(
     "oltp", "The TPC-C-like batch network of seed 000 with and without added latency (numpy; --engine simpy).",
-    (_SIM_ADDED, SIMULATED_SCV))
+    (_SIM_ADDED, SIMULATED_SCV), metrics=("degradation_pct",))
 _DMA_SIMULATION = Simulation(
     "dma", "A DMA engine's read bursts under added latency (numpy; --engine simpy).", (
         SimulateOption("device", "--device", "A device of seed 000 table 4-1: e1000 or bcm5700.", kind=str,
                        required=True),
         _SIM_ADDED,
         SimulateOption("service_scv", "--service-scv",
-                       "Variability of the local issue work [0: constant, as the model declares].")))
+                       "Variability of the local issue work [0: constant, as the model declares].")),
+    metrics=("issue_interval_ns", "throughput_mbps", "degradation_pct"))
 
 
 FAMILIES = (
@@ -882,3 +883,112 @@ FAMILIES = (
                       "seed000_table3_3_switches", "seed000_sec2_cpu_generation"),
     ),
 )
+
+
+# --- the [latency] scenario table: switch tiers feeding the OLTP and DMA questions ------------------
+
+
+def _table_check(keys):
+    if (keys["switch"] is None) == (keys["hop_ns"] is None):
+        raise InputError("give either 'switch' (a table 3-3 name) or 'hop_ns', not both or neither")
+
+
+def _table_hop(state) -> float:
+    """The table's one-way hop: ``hop_ns``, or its table 3-3 switch's."""
+    keys = state.keys
+    return float(keys["hop_ns"]) if keys["hop_ns"] is not None else float(state.entries["switch"]["hop_ns"])
+
+
+def _table_added(state) -> float:
+    """The round trip the table's switch tiers add (2 t h), plus its ``added_latency_ns``: what the OLTP and
+    DMA questions are asked at."""
+    return float(round_trip_latency_ns(state.keys["tiers"], _table_hop(state))) + state.keys["added_latency_ns"]
+
+
+def _table_dma(state):
+    """``latency dma`` of the table's device (table 4-1's model, carried to its CPU) or its dma profile."""
+    if "dma" in state.profiles:
+        if state.keys["device"] is not None:
+            raise InputError("give either device (a table 4-1 device) or a dma profile, not both")
+        return {"added_latency_ns": _table_added(state), "burst_bytes": state.keys["burst_bytes"]}
+    if state.keys["burst_bytes"] is not None:
+        raise InputError("burst_bytes goes with a dma profile; a table 4-1 device knows its burst size")
+    return {"added_latency_ns": _table_added(state), "device": state.keys["device"]}
+
+
+def _within(points, edge: str, budget_pct: float) -> int:
+    """The most tiers within ``budget_pct`` at one edge of the loss band (the first tier over budget ends it)."""
+    over = [i for i, point in enumerate(points) if point.get(edge, point["degradation_pct"]) > budget_pct]
+    return over[0] if over else MAX_TIERS_SEARCHED
+
+
+def _table_rows(state):
+    keys, hop, added = state.keys, _table_hop(state), _table_added(state)
+    label = f"{keys['switch']} switch, {hop:g} ns hop" if keys["switch"] is not None else f"{hop:g} ns hop"
+    (loss,), (plan,) = state.answered["oltp"].records, state.answered["tiers"].records
+    tiers = f"most switch tiers within {keys['budget_pct']:g} % OLTP loss"
+    rows = [TableRow("added round-trip latency", added, "ns", f"{keys['tiers']} tiers x 2 x {hop:g} ns + "
+                     f"{keys['added_latency_ns']:g} ns (seed 000 sec 3.2)")]
+    if not state.calibrated("oltp"):  # the shipped calibration: an exact fit to the seed's statements, no band
+        rows += [TableRow("OLTP throughput loss", loss["degradation_pct"], "%",
+                          "TPC-C-like 16-terminal closed network (MVA), calibrated to seed 000"),
+                 TableRow(tiers, int(plan["max_tiers"]), "tiers", label)]
+    else:
+        every = state.answered["every tier"].records
+        rows += [TableRow("OLTP throughput loss", loss["degradation_pct"], "%",
+                          f"TPC-C-like closed network (MVA), {state.sources['oltp']}",
+                          loss.get("degradation_pct_ci_low", loss["degradation_pct"]),
+                          loss.get("degradation_pct_ci_high", loss["degradation_pct"])),
+                 TableRow(tiers, int(plan["max_tiers"]), "tiers",
+                          f"{label}; band: the tiers within budget at the loss band's edges",
+                          _within(every, "degradation_pct_ci_high", keys["budget_pct"]),
+                          _within(every, "degradation_pct_ci_low", keys["budget_pct"]))]
+    return rows + (_table_dma_rows(state) if "dma" in state.answered else [])
+
+
+def _table_dma_rows(state):
+    """A DMA device's loss and throughput; banded with a dma profile or a CPU, unless posted."""
+    asked = state.answered["dma"]
+    (row,), posted = asked.records, bool(asked.values.get("posted"))
+    band = not posted and state.calibrated("dma")
+    if "dma" in state.profiles:
+        name, note = state.profiles["dma"], state.sources["dma"]
+    else:
+        name = state.keys["device"]
+        note = "table 4-1 device model" + ("" if state.cpu_speed is None else
+                                           f", carried to CPU speed {state.cpu_speed:g}")
+
+    def ends(key: str):
+        return (row.get(f"{key}_ci_low"), row.get(f"{key}_ci_high")) if band else (None, None)
+
+    rows = [TableRow(f"{name} DMA loss", row["degradation_pct"], "%", "posted writes lose nothing" if posted else note,
+                     *ends("degradation_pct"))]
+    if row["throughput_mbps"] is not None:
+        rows.append(TableRow(f"{name} DMA throughput", row["throughput_mbps"], "MB/s", "non-posted reads, Little's law",
+                             *ends("throughput_mbps")))
+    return rows
+
+
+#: ``[latency]``: switch tiers between a server and its adapters (seed 000). ``switch`` (a table 3-3 name) or
+#: ``hop_ns``; ``tiers`` of them add 2 x tiers x hop round trip, plus ``added_latency_ns``; the OLTP loss at it,
+#: the most tiers within ``budget_pct`` and, for a ``device`` (or a ``dma`` profile, ``burst_bytes`` then
+#: giving its throughput), the DMA loss. ``profile``: an ``oltp`` profile, a ``dma`` one, or both.
+TABLES = (ScenarioTable(
+    "latency", "switch tiers and added I/O latency (seed 000)", ("oltp", "dma"),
+    keys=(TableKey("switch", str, catalogue=("oltp", "switch"), description="a table 3-3 switch"),
+          TableKey("hop_ns", ge=0, le=HOP_NS.bounds[1], description=HOP_NS.description),
+          TableKey("tiers", int, 1, ge=0, le=MAX_TIERS_SEARCHED, description="switch tiers"),
+          TableKey("added_latency_ns", float, 0.0, ge=0, le=ADDED_LATENCY.bounds[1],
+                   description="round trip added beside the tiers"),
+          TableKey("budget_pct", float, TIER_BUDGET.value, gt=0, lt=100, description=BUDGET.description),
+          TableKey("device", str, catalogue=("dma", "device"), description=DEVICE.description),
+          TableKey("burst_bytes", gt=0, le=BURST_BYTES.bounds[1], description=BURST_BYTES.description)),
+    asks=(Ask("oltp", "oltp", "latency oltp", lambda state: {"added_latency_ns": _table_added(state)}),
+          Ask("tiers", "oltp", "latency tiers",
+              lambda state: {"hop_ns": _table_hop(state), "budget_pct": state.keys["budget_pct"]}),
+          Ask("every tier", "oltp", "latency oltp", lambda state: {"added_latency_ns": np.atleast_1d(
+              round_trip_latency_ns(np.arange(1, MAX_TIERS_SEARCHED + 1), _table_hop(state))).tolist()},
+              when=lambda state: state.calibrated("oltp")),
+          Ask("dma", "dma", "latency dma", _table_dma,
+              when=lambda state: state.keys["device"] is not None or "dma" in state.profiles)),
+    rows=_table_rows, check=_table_check),)

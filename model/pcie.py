@@ -32,9 +32,9 @@ from pydantic import BaseModel, ConfigDict, Field, field_validator
 
 from iosizer.errors import InputError
 from iosizer.units import KIB
-from iosizer.model.family import (DECLARED_OR_SHIPPED, SIMULATED_SCV, Column, CpuScaling, Family, FitPlan, Input,
-                                  Output, ParameterSpec, Plot, Question, Role, Schema, SimulateOption, Simulation,
-                                  Sizing, SizingCommand)
+from iosizer.model.family import (DECLARED_OR_SHIPPED, SIMULATED_SCV, Ask, Column, CpuScaling, Family, FitPlan,
+                                  Input, Output, ParameterSpec, Plot, Question, Role, ScenarioTable, Schema,
+                                  SimulateOption, Simulation, Sizing, SizingCommand, TableKey, TableRow)
 from iosizer.model.mva import SERVICE_SCV
 
 __all__ = [
@@ -1149,7 +1149,7 @@ RMW_QUESTION = Question(
             SimulateOption("lanes", "--lanes", "Total lanes of x8 ports.", kind=int, default=8),
             SimulateOption("mps", "--mps", f"Max Payload Size, bytes {DECLARED_OR_SHIPPED}.", kind=int,
                            keyword="mps_bytes"),
-            SIMULATED_SCV)))
+            SIMULATED_SCV), metrics=("throughput_gbyte_s", "aligned_throughput_gbyte_s", "loss_pct")))
 
 
 _LINK_SETTINGS = (GENERATION, MPS, HEADER_DW, ECRC, DLLPS_PER_TLP)
@@ -1228,3 +1228,79 @@ FAMILIES = (
         measurements=("seed001_sec4_losses", "seed001_text_facts"),
     ),
 )
+
+
+# --- the [pcie] scenario table: the link's answer feeding the pattern and the RMW network -------------
+
+
+def _declared(family: str, name: str):
+    """A default reading family ``family``'s declared value of ``name`` when the table leaves the key out."""
+    return lambda: next(f for f in FAMILIES if f.name == family).default(name)
+
+
+#: The table's link keys as the link's settings name them.
+_TABLE_LINK = {"generation": "generation", "lanes": "lanes_per_port", "mps_bytes": "mps_bytes"}
+
+
+def _table_check(keys):
+    """The link the keys describe exists (a Gen6 link in flit mode takes any MPS, ...)."""
+    link = next(f for f in FAMILIES if f.name == "pcie-link")
+    values = link.check_settings({k: keys[key] for k, key in _TABLE_LINK.items()}, _TABLE_LINK)
+    link_of({**values, "dllps_per_tlp": link.default("dllps_per_tlp")})
+
+
+def _table_link(state):
+    """As ``iosizer pcie link --profile`` runs: a pcie-link profile's link changed by the keys the file sets."""
+    own = "pcie-link" in state.profiles
+    return {"transfer_bytes": state.keys["transfer_bytes"], **{
+        k: state.keys[key] if not own or key in state.given else None for k, key in _TABLE_LINK.items()}}
+
+
+def _table_rmw(state):
+    """``pcie rmw`` on the link answered (its DLLPs and header too): every port's lanes, split at 64 B
+    as rmw's mitigation where the table says so."""
+    used = state.answered["link"].values
+    return {"lanes": state.keys["ports"] * used["lanes"], "transfer_bytes": state.keys["transfer_bytes"],
+            "lanes_per_port": used["lanes"], "mitigation": "split-at-64" if state.keys["split_at_64"] else "none",
+            **{k: used[k] for k in ("generation", "mps_bytes", "header_dw", "ecrc", "dllps_per_tlp")}}
+
+
+def _table_rows(state):
+    keys, used = state.keys, state.answered["link"].values
+    (bandwidth,), (pattern,), (contention,) = (state.answered[a].records for a in ("link", "pattern", "rmw"))
+    split = "mitigated_" if keys["split_at_64"] else ""
+    link_note = f"; {state.sources['pcie-link']}" if "pcie-link" in state.profiles else ""
+    where = f"Gen{used['generation']} x{used['lanes']}, MPS {used['mps_bytes']}"
+    rmw = state.sources["rmw"] if state.calibrated("rmw") else "calibrated to seed 001 sec 4 (Xeon E5-2698 v4)"
+    return [
+        TableRow.of(bandwidth, "effective_gbyte_s", "effective write bandwidth per port", "GB/s",
+                    f"{where}, {keys['transfer_bytes']} B transfers{link_note}"),
+        TableRow("64-byte-unaligned accesses", pattern["unaligned_per_kib"], "per KiB",
+                 "seed 001 table 2 layout" + (", split at 64 B" if keys["split_at_64"] else "")),
+        TableRow.of(contention, f"{split}throughput_gbyte_s",
+                    f"write throughput, {keys['ports']} ports ({keys['ports'] * used['lanes']} lanes)", "GB/s",
+                    "shared RMW unit, credit loops (MVA)"),
+        TableRow.of(contention, f"{split}loss_pct", "loss to read-modify-write contention", "%", rmw),
+    ]
+
+
+#: ``[pcie]``: devices writing through PCIe ports into the root complex (seed 001). ``ports`` x ``lanes_per_port``
+#: lanes of PCIe ``generation``, Max Payload Size ``mps_bytes``, sequential writes of ``transfer_bytes`` each (520
+#: for 512 B sectors with an 8 B T10-DIF); ``split_at_64``: the device cuts writes at 64-byte boundaries.
+#: ``profile``: an ``rmw`` profile (the RMW unit), a ``pcie-link`` one (its link stands for the link keys the table
+#: leaves out), or both.
+TABLES = (ScenarioTable(
+    "pcie", "PCIe write path and RMW contention (seed 001)", ("rmw", "pcie-link"),
+    keys=(TableKey("generation", int, _declared("pcie-link", "generation"), description="PCIe generation"),
+          TableKey("lanes_per_port", int, _declared("rmw", "lanes_per_port"), description="lanes of each port"),
+          TableKey("ports", int, 1, ge=1, le=16, description="ports sharing the root complex"),
+          TableKey("mps_bytes", int, _declared("pcie-link", "mps_bytes"), description="Max Payload Size"),
+          TableKey("transfer_bytes", int, 512, ge=1, le=TRANSFER_BYTES.bounds[1],
+                   description=TRANSFER_BYTES.description),
+          TableKey("split_at_64", bool, False, description="the device cuts writes at 64-byte boundaries")),
+    asks=(Ask("link", "pcie-link", "pcie link", _table_link, profile="profile"),
+          Ask("pattern", "pcie-link", "pcie pattern", lambda state: {
+              "transfer_bytes": state.keys["transfer_bytes"], "mps_bytes": state.answered["link"].values["mps_bytes"],
+              "split_at_64": int(state.keys["split_at_64"])}, profile="none"),
+          Ask("rmw", "rmw", "pcie rmw", _table_rmw)),
+    rows=_table_rows, check=_table_check),)

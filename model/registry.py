@@ -24,10 +24,10 @@ from typing import TYPE_CHECKING
 from iosizer.errors import InputError
 
 if TYPE_CHECKING:  # listing the plugins' names imports no declaration machinery
-    from iosizer.model.family import Family
+    from iosizer.model.family import Family, ScenarioTable
 
 __all__ = ["BUILTIN_FAMILIES", "BUILTIN_GROUPS", "ENTRY_POINT_GROUP", "FAMILY_MODULES", "declaration", "family_names",
-           "module_of", "plugin_module", "plugin_names"]
+           "module_of", "scenario_tables", "plugin_module", "plugin_names"]
 
 #: Modules of :mod:`iosizer.model` that declare families, in presentation order.
 FAMILY_MODULES: tuple[str, ...] = ("queueing", "mva", "latency", "pcie", "hba", "loadshare", "replication", "device")
@@ -140,6 +140,14 @@ def _builtins() -> "dict[str, tuple[Family, str]]":
 def family_names() -> list[str]:
     """Every declared family: the built-in ones in presentation order, then the plugins' by name."""
     return list(_builtins()) + plugin_names()
+
+
+def scenario_tables() -> "list[ScenarioTable]":
+    """The scenario tables of several questions the family modules declare (``TABLES``: a tuple of
+    :class:`~iosizer.model.family.ScenarioTable`), the built-in modules' in presentation order, then the
+    plugins'."""
+    modules = [_path(m) for m in FAMILY_MODULES] + list(dict.fromkeys(_plugins()[n] for n in plugin_names()))
+    return [table for path in modules for table in getattr(import_module(path), "TABLES", ())]
 
 
 def _locate(name: str) -> "tuple[Family, str] | None":

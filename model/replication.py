@@ -647,7 +647,7 @@ REPLICATION_QUESTION = Question(
         (SimulateOption("link", "--link", f"1g, 10g, ipoib56 or local {DECLARED_OR_SHIPPED}.", kind=str),
          SimulateOption("block_kib", "--block-kib", f"Block size, KiB {DECLARED_OR_SHIPPED}."),
          SimulateOption("outstanding", "--outstanding", f"Writes in flight {DECLARED_OR_SHIPPED}.", kind=int),
-         SIMULATED_SCV)))
+         SIMULATED_SCV), metrics=("iops", "latency_us")))
 
 FAMILIES = (
     Family(

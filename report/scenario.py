@@ -35,10 +35,15 @@ units, each value checked by its declaration; the answers come from the one
 road (:func:`iosizer.calibration.questions.answer`), as the rows the
 question declares (``Question.table``) or one per output and point. A key's
 older name stays an alias (``Question.table_keys``: ``[replication]``'s
-``links`` for ``link``). The tables not yet generated ([latency], [pcie]) are a pydantic
-section model (``extra="forbid"``, strict types) and an evaluator
-``(section, sources)`` each, in ``_TABLES``. Sections are evaluated in the
-order of :data:`FAMILIES`.
+``links`` for ``link``). A table that asks several questions, possibly of
+several families, one answer feeding the next question's input ([latency]:
+the round trip its switch tiers add is the OLTP and DMA questions' latency;
+[pcie]: the link answered is the RMW network's), is declared by its module
+(``TABLES``, :class:`~iosizer.model.family.ScenarioTable`: its keys, the asks
+in order, its rows) and generated too (:func:`_several_section`,
+:func:`_several_evaluator`); those come first, and the families they answer
+from get no table of their own. Sections are evaluated in the order of
+:data:`FAMILIES`.
 
 Shipped examples live in :mod:`iosizer.data.scenarios`; :func:`resolve_source`
 accepts a path or an example's bare name.
@@ -58,7 +63,6 @@ from pydantic import (AfterValidator, BaseModel, ConfigDict, Field, ValidationEr
                       model_validator)
 
 from iosizer.errors import IosizerError, ScenarioError
-from iosizer.units import KIB
 
 __all__ = [
     "FAMILIES",
@@ -98,24 +102,6 @@ class Answer:
 
 #: The most entries a list key takes, as a command-line list (iosizer.cli.params.MAX_GRID_POINTS).
 _MAX_ENTRIES = 10_000
-
-
-def _upper(module: str, spec: str) -> float:
-    """The upper bound a family module declares for ``spec``: a table's key takes no value beyond it."""
-    from importlib import import_module
-
-    return getattr(import_module(f"iosizer.model.{module}"), spec).bounds[1]
-
-
-def declared(family: str, name: str) -> Callable[[], Any]:
-    """A default factory reading a family's declared value when a section leaves it out."""
-
-    def default() -> Any:
-        from iosizer.model.registry import declaration
-
-        return declaration(family).default(name)
-
-    return default
 
 
 class Section(BaseModel):
@@ -222,243 +208,6 @@ def _band(bands: dict[str, tuple[Any, Any]], key: str, index: int | None = None)
 
 
 # --------------------------------------------------------------------------
-# [latency]: seed 000, switch tiers and added latency
-# --------------------------------------------------------------------------
-
-
-class LatencySection(Section):
-    """Switch tiers between a server and its adapters (seed 000).
-
-    ``switch``: a table 3-3 switch (asi, infiniband, fc, fcoe) or ``hop_ns``
-    (one-way hop latency, ns); ``tiers`` of them add 2 x tiers x hop round
-    trip, plus ``added_latency_ns``. ``budget_pct``: the acceptable OLTP loss.
-    ``device``: optionally, a DMA device (e1000, bcm5700, nic-recv, hba-write).
-    ``profile``: an ``oltp`` profile, a ``dma`` one (in place of ``device``;
-    ``burst_bytes`` then gives its throughput), or both.
-    """
-
-    switch: str | None = None
-    # Bounds: the latency family's declarations (1e308 ns of added latency was answered).
-    hop_ns: float | None = Field(None, ge=0, le=_upper("latency", "HOP_NS"))
-    tiers: int = Field(1, ge=0, le=64)
-    added_latency_ns: float = Field(0.0, ge=0, le=_upper("latency", "ADDED_LATENCY"))
-    budget_pct: float = Field(5.0, gt=0, lt=100)
-    device: str | None = None
-    burst_bytes: float | None = Field(None, gt=0, le=_upper("latency", "BURST_BYTES"))
-
-    @model_validator(mode="after")
-    def _one_hop(self) -> LatencySection:
-        if (self.switch is None) == (self.hop_ns is None):
-            raise ValueError("give either 'switch' (a table 3-3 name) or 'hop_ns', not both or neither")
-        return self
-
-    @field_validator("switch")
-    @classmethod
-    def _known_switch(cls, value: str | None) -> str | None:
-        if value is None:
-            return value
-        from iosizer.calibration.latency import switch_catalogue
-
-        names = [s["switch"] for s in switch_catalogue()]
-        if value not in names:
-            raise ValueError(f"unknown switch '{value}'; table 3-3 has {', '.join(names)}")
-        return value
-
-    @field_validator("device")
-    @classmethod
-    def _known_device(cls, value: str | None) -> str | None:
-        if value is None:
-            return value
-        from iosizer.calibration.latency import device_names
-
-        if value not in device_names():
-            raise ValueError(f"unknown device '{value}'; known devices: {', '.join(device_names())}")
-        return value
-
-
-def evaluate_latency(section: LatencySection, sources: Sources = Sources()) -> list[Answer]:
-    """The table's answers from the declared questions (``latency oltp``, ``latency tiers``, ``latency dma``)
-    through the one road, at the round trip its switch tiers add."""
-    from iosizer.calibration import latency as family
-    from iosizer.calibration.questions import answer
-    from iosizer.model.latency import round_trip_latency_ns
-
-    if section.switch is not None:
-        hop = next(s["hop_ns"] for s in family.switch_catalogue() if s["switch"] == section.switch)
-        label = f"{section.switch} switch, {hop:g} ns hop"
-    else:
-        hop = float(section.hop_ns)  # type: ignore[arg-type]
-        label = f"{hop:g} ns hop"
-    added = float(round_trip_latency_ns(section.tiers, hop)) + section.added_latency_ns
-    oltp = sources.what_if("oltp")
-    if oltp is not None:  # the table's profile (or the shipped one), carried to its cpu_speed by the road
-        from iosizer.calibration.profile import load_profile
-
-        given = load_profile(sources.paths["oltp"], "oltp") if "oltp" in sources.paths else None
-        where = {"cpu_speed": sources.cpu_speed}
-    else:
-        given, where = None, {}
-    tiers_question = f"most switch tiers within {section.budget_pct:g} % OLTP loss"
-    loss = answer("oltp", "latency oltp", given, added_latency_ns=added, **where).to_data()
-    (plan,) = answer("oltp", "latency tiers", given, hop_ns=hop, budget_pct=section.budget_pct, **where).to_data()
-    answers = [Answer("latency", "added round-trip latency", added, "ns",
-                      f"{section.tiers} tiers x 2 x {hop:g} ns + {section.added_latency_ns:g} ns (seed 000 sec 3.2)")]
-    if oltp is None:  # the shipped calibration: an exact fit to the seed's statements, no band
-        answers += [
-            Answer("latency", "OLTP throughput loss", loss["degradation_pct"], "%",
-                   "TPC-C-like 16-terminal closed network (MVA), calibrated to seed 000"),
-            Answer("latency", tiers_question, plan["max_tiers"], "tiers", label),
-        ]
-    else:
-        answers += [
-            Answer("latency", "OLTP throughput loss", loss["degradation_pct"], "%",
-                   f"TPC-C-like closed network (MVA), {oltp.source}",
-                   loss["degradation_pct_low"], loss["degradation_pct_high"]),
-            Answer("latency", tiers_question, plan["max_tiers"], "tiers",
-                   f"{label}; band: the tiers within budget at the loss band's edges",
-                   *_tiers_band(given, where, hop, section.budget_pct)),
-        ]
-    if section.device is not None or "dma" in sources.paths:
-        answers += _dma_answers(section, sources, added)
-    return answers
-
-
-def _tiers_band(profile: Any, where: dict[str, Any], hop_ns: float, budget_pct: float) -> tuple[int, int]:
-    """The most tiers within ``budget_pct`` at the high and at the low edge of the OLTP loss band
-    (``latency tiers``' count: the first tier over budget ends it)."""
-    import numpy as np
-
-    from iosizer.calibration.questions import answer
-    from iosizer.model.latency import MAX_TIERS_SEARCHED, round_trip_latency_ns
-
-    every = np.arange(1, MAX_TIERS_SEARCHED + 1)
-    points = answer("oltp", "latency oltp", profile, added_latency_ns=np.atleast_1d(
-        round_trip_latency_ns(every, hop_ns)).tolist(), **where).to_data()
-
-    def within(edge: str) -> int:
-        over = [i for i, point in enumerate(points) if point[edge] > budget_pct]
-        return over[0] if over else MAX_TIERS_SEARCHED
-
-    return within("degradation_pct_high"), within("degradation_pct_low")
-
-
-def _dma_answers(section: LatencySection, sources: Sources, added_ns: float) -> list[Answer]:
-    """A DMA device's loss and throughput (``latency dma``): a table 4-1 device, carried to ``cpu_speed``
-    when one is given, or the planner's ``dma`` profile (carried already)."""
-    from iosizer.calibration.questions import answer
-    from iosizer.errors import InputError
-
-    if "dma" in sources.paths:
-        if section.device is not None:
-            raise InputError("give either device (a table 4-1 device) or a dma profile, not both")
-        calibrated = sources.what_if("dma")
-        asked = answer("dma", "latency dma", calibrated.profile, added_latency_ns=added_ns,
-                       burst_bytes=section.burst_bytes)
-        name, note = sources.written["dma"], calibrated.source
-    else:
-        if section.burst_bytes is not None:
-            raise InputError("burst_bytes goes with a dma profile; a table 4-1 device knows its burst size")
-        name = str(section.device)
-        asked = answer("dma", "latency dma", cpu_speed=sources.cpu_speed, added_latency_ns=added_ns, device=name)
-        note = "table 4-1 device model" + ("" if sources.cpu_speed is None else
-                                           f", carried to CPU speed {sources.cpu_speed:g}")
-    (row,) = asked.records()
-    posted = bool(asked.values.get("posted"))
-    band = not posted and ("dma" in sources.paths or sources.cpu_speed is not None)
-
-    def ends(key: str) -> tuple[Any, Any]:
-        return (row.get(f"{key}_ci_low"), row.get(f"{key}_ci_high")) if band else (None, None)
-
-    answers = [Answer("latency", f"{name} DMA loss", row["degradation_pct"], "%",
-                      "posted writes lose nothing" if posted else note, *ends("degradation_pct"))]
-    if row["throughput_mbps"] is not None:
-        answers.append(Answer("latency", f"{name} DMA throughput", row["throughput_mbps"], "MB/s",
-                              "non-posted reads, Little's law", *ends("throughput_mbps")))
-    return answers
-
-
-# --------------------------------------------------------------------------
-# [pcie]: seed 001, the write path and RMW contention
-# --------------------------------------------------------------------------
-
-
-class PcieSection(Section):
-    """Devices writing through PCIe ports into the root complex (seed 001).
-
-    ``ports`` x ``lanes_per_port`` lanes of PCIe ``generation``, Max Payload
-    Size ``mps_bytes``, sequential writes of ``transfer_bytes`` each (520 for
-    512 B sectors with an 8 B T10-DIF); ``split_at_64``: the device cuts
-    writes at 64-byte boundaries. ``profile``: an ``rmw`` profile (the RMW
-    unit), a ``pcie-link`` one (the link: its values stand for the link keys
-    the table leaves out), or both.
-    """
-
-    generation: int = Field(default_factory=declared("pcie-link", "generation"))
-    lanes_per_port: int = Field(default_factory=declared("rmw", "lanes_per_port"))
-    ports: int = Field(1, ge=1, le=16)
-    mps_bytes: int = Field(default_factory=declared("pcie-link", "mps_bytes"))
-    transfer_bytes: int = Field(512, ge=1, le=_upper("pcie", "TRANSFER_BYTES"))
-    split_at_64: bool = False
-
-    @model_validator(mode="after")
-    def _valid_link(self) -> PcieSection:
-        from iosizer.calibration.pcie import link_config
-
-        try:
-            link_config({"lanes": "lanes_per_port", "generation": "generation", "mps_bytes": "mps_bytes"},
-                        generation=self.generation, lanes=self.lanes_per_port, mps_bytes=self.mps_bytes)
-        except IosizerError as error:
-            raise ValueError(str(error)) from None
-        return self
-
-
-def evaluate_pcie(section: PcieSection, sources: Sources = Sources()) -> list[Answer]:
-    """The table's link, pattern and contention: the declared questions ``pcie link``, ``pcie pattern`` and
-    ``pcie rmw`` on the one road, the RMW network on the link answered (a pcie-link profile's DLLPs and header
-    too), and ``split_at_64`` as rmw's split-at-64 mitigation."""
-    from iosizer.calibration.profile import load_profile
-    from iosizer.calibration.questions import answer
-
-    profiles = {name: load_profile(path, name) for name, path in sources.paths.items()}
-    link_profile = profiles.get("pcie-link")
-    # As `iosizer pcie link --profile` runs: the profile's link, changed by the keys the file sets.
-    keys = section.given("generation", "lanes_per_port", "mps_bytes") if link_profile is not None else \
-        {"generation": section.generation, "lanes_per_port": section.lanes_per_port, "mps_bytes": section.mps_bytes}
-    link = answer("pcie-link", "pcie link", link_profile, cpu_speed=sources.cpu_speed if link_profile else None,
-                  transfer_bytes=section.transfer_bytes, generation=keys["generation"], lanes=keys["lanes_per_port"],
-                  mps_bytes=keys["mps_bytes"])
-    used, bandwidth = link.values, link.records()[0]
-    pattern = answer("pcie-link", "pcie pattern", transfer_bytes=section.transfer_bytes,
-                     mps_bytes=used["mps_bytes"], split_at_64=int(section.split_at_64)).records()[0]
-    lanes = section.ports * used["lanes"]
-    split = "mitigated_" if section.split_at_64 else ""
-    contention = answer("rmw", "pcie rmw", profiles.get("rmw"), cpu_speed=sources.cpu_speed, lanes=lanes,
-                        transfer_bytes=section.transfer_bytes, lanes_per_port=used["lanes"],
-                        mitigation="split-at-64" if split else "none",
-                        **{k: used[k] for k in ("generation", "mps_bytes", "header_dw", "ecrc", "dllps_per_tlp")}
-                        ).records()[0]
-    where = f"Gen{used['generation']} x{used['lanes']}, MPS {used['mps_bytes']}"
-    link_note = f"; {sources.source('pcie-link')}" if link_profile is not None else ""
-    rmw_note = sources.source("rmw") if "rmw" in profiles or sources.cpu_speed is not None else \
-        "calibrated to seed 001 sec 4 (Xeon E5-2698 v4)"
-
-    def band(row: dict[str, Any], key: str) -> tuple[Any, Any]:
-        return row.get(f"{key}_ci_low"), row.get(f"{key}_ci_high")
-
-    return [
-        Answer("pcie", "effective write bandwidth per port", bandwidth["effective_gbyte_s"], "GB/s",
-               f"{where}, {section.transfer_bytes} B transfers{link_note}", *band(bandwidth, "effective_gbyte_s")),
-        Answer("pcie", "64-byte-unaligned accesses", pattern["unaligned_per_kib"], "per KiB",
-               "seed 001 table 2 layout" + (", split at 64 B" if section.split_at_64 else "")),
-        Answer("pcie", f"write throughput, {section.ports} ports ({lanes} lanes)",
-               contention[f"{split}throughput_gbyte_s"], "GB/s", "shared RMW unit, credit loops (MVA)",
-               *band(contention, f"{split}throughput_gbyte_s")),
-        Answer("pcie", "loss to read-modify-write contention", contention[f"{split}loss_pct"], "%", rmw_note,
-               *band(contention, f"{split}loss_pct")),
-    ]
-
-
-# --------------------------------------------------------------------------
 # Registry and schema
 # --------------------------------------------------------------------------
 
@@ -475,23 +224,131 @@ class Family:
     profiles: tuple[str, ...]
 
 
-_TABLES = {table.key: table for table in (
-    Family("latency", LatencySection, evaluate_latency, "switch tiers and added I/O latency (seed 000)",
-           ("oltp", "dma")),
-    Family("pcie", PcieSection, evaluate_pcie, "PCIe write path and RMW contention (seed 001)",
-           ("rmw", "pcie-link")),
-)}
+def _several_tables() -> list[Family]:
+    """A table per declared table of several questions (a family module's ``TABLES``), in the registry's order."""
+    from iosizer.model.registry import scenario_tables
+
+    return [Family(t.key, _several_section(t), _several_evaluator(t), t.summary, t.families)
+            for t in scenario_tables()]
 
 
-def _tables_in_registry_order() -> list[Family]:
-    """A table per model module of the family registry, in the registry's order; a table keyed
-    by anything else is a mistake caught at import (the registry is the one list of families)."""
-    from iosizer.model.registry import FAMILY_MODULES
+def _several_section(table: Any) -> type[Section]:
+    """The schema of a table of several questions: its declared keys (strict types, bounds, a default or a
+    declared value read when left out), a catalogue name checked by its family's catalogue, and the
+    table's ``check`` of the keys together; each error one line naming the key (the table for ``check``)."""
 
-    stray = sorted(set(_TABLES) - set(FAMILY_MODULES))
-    if stray:
-        raise RuntimeError(f"scenario tables {stray} name no module of the family registry")
-    return [_TABLES[module] for module in FAMILY_MODULES if module in _TABLES]
+    def entry(key: Any) -> Any:
+        def check(value: Any) -> Any:
+            from iosizer.calibration.family_modules import catalogue_entry
+
+            try:
+                catalogue_entry(*key.catalogue, value)
+            except IosizerError as error:
+                raise ValueError(str(error)) from None
+            return value
+
+        return AfterValidator(check)
+
+    fields: dict[str, Any] = {}
+    for key in table.keys:
+        kind: Any = key.kind | None if key.default is None else key.kind
+        if key.catalogue:
+            kind = Annotated[kind, entry(key)]
+        bounds = {b: getattr(key, b) for b in ("ge", "gt", "le", "lt") if getattr(key, b) is not None}
+        given = {"default_factory": key.default} if callable(key.default) else {"default": key.default}
+        fields[key.name] = (kind, Field(**given, **bounds, description=key.description))
+
+    def together(self: Section) -> Section:
+        if table.check is not None:
+            try:
+                table.check({key.name: getattr(self, key.name) for key in table.keys})
+            except IosizerError as error:
+                raise ValueError(str(error)) from None
+        return self
+
+    name = "".join(w.title() for w in table.key.replace("-", "_").split("_")) + "Section"
+    return create_model(name, __base__=Section, __doc__=table.summary,
+                        __validators__={"_together": model_validator(mode="after")(together)}, **fields)
+
+
+def _several_evaluator(table: Any) -> Callable[[Any, Sources], list[Answer]]:
+    """The table's asks in order through the one road (:func:`iosizer.calibration.questions.answer`), each
+    answer handed on to the later asks and to the table's rows (``ScenarioTable.rows``)."""
+
+    def evaluate(section: Section, sources: Sources) -> list[Answer]:
+        from iosizer.calibration.family_modules import catalogue_entry
+        from iosizer.calibration.profile import load_profile
+        from iosizer.calibration.questions import answer
+        from iosizer.model.family import Asked, TableState
+
+        keys = {key.name: getattr(section, key.name) for key in table.keys}
+        profiles = {name: load_profile(path, name) for name, path in sources.paths.items()}
+        state = TableState(keys, frozenset(section.model_fields_set), dict(sources.written),
+                           {name: sources.source(name) for name in table.families}, sources.cpu_speed,
+                           {k.name: catalogue_entry(*k.catalogue, keys[k.name])[1] for k in table.keys
+                            if k.catalogue and keys[k.name] is not None})
+        for ask in table.asks:
+            if ask.when is not None and not ask.when(state):
+                continue
+            profile = profiles.get(ask.family) if ask.profile != "none" else None
+            carried = ask.profile == "table" or profile is not None
+            solved = answer(ask.family, ask.question, profile, cpu_speed=sources.cpu_speed if carried else None,
+                            **ask.inputs(state))
+            state = replace(state, answered={**state.answered, ask.name: Asked(solved.records(), solved.values)})
+        return [Answer(table.key, r.question, r.value, r.unit, r.note, r.ci_low, r.ci_high) for r in table.rows(state)]
+
+    return evaluate
+
+
+def _numbers(unit: str) -> Any:
+    """A key taking a number or a list of them: one line naming the key, not pydantic's per-member union errors."""
+    from pydantic import BeforeValidator
+
+    def check(value: Any) -> Any:
+        items = value if isinstance(value, list) else [value]
+        if value is not None and not all(isinstance(v, (int, float)) and not isinstance(v, bool) for v in items):
+            raise ValueError(f"expected a number or a list of numbers ({unit}), got {value!r}")
+        return value
+
+    return BeforeValidator(check)
+
+
+def _checked(spec: Any, key: str, each: bool = False) -> Any:
+    """A key checked by its declaration (each member of a list with ``each``), the message naming the key."""
+
+    def check(value: Any) -> Any:
+        try:
+            if each and value is not None:
+                for item in value if isinstance(value, list) else [value]:
+                    spec.check(item, key)
+            elif value is not None:
+                checked = spec.check(value, key)
+                return checked if isinstance(checked, str) else value  # a choice in its normal form
+        except IosizerError as error:
+            raise ValueError(str(error)) from None
+        return value
+
+    return AfterValidator(check)
+
+
+def _choices(spec: Any, key: str) -> Any:
+    """A swept setting's key: a choice, a list of them, "1g,10g" or "all"; each choice once, in its normal form
+    (a file listing one twice still runs)."""
+    from iosizer.model.family import parse_choices
+
+    def check(value: Any) -> Any:
+        if value is None:
+            return value
+        if isinstance(value, list) and not value:
+            raise ValueError(f"give a {spec.name} or a list of them, not an empty list")
+        try:
+            chosen = [spec.check(v, key) for v in value] if isinstance(value, list) else \
+                parse_choices(value, spec, key)
+            return list(dict.fromkeys(chosen))
+        except IosizerError as error:
+            raise ValueError(str(error)) from None
+
+    return AfterValidator(check)
 
 
 def _declared_section(family: Any, questions: list[Any]) -> type[Section]:
@@ -499,54 +356,13 @@ def _declared_section(family: Any, questions: list[Any]) -> type[Section]:
     every setting and parameter of the family (a given parameter is fixed), a setting a question sweeps
     (a choice or a list of them), each with its unit and checked by its declaration, named as the key;
     a key's older names (``Question.table_keys``) are aliases."""
-    from pydantic import AliasChoices, BeforeValidator
-
-    from iosizer.model.family import parse_choices
-
-    def numbers(unit: str) -> Any:
-        def check(value: Any) -> Any:  # one line naming the key, not pydantic's per-member union errors
-            items = value if isinstance(value, list) else [value]
-            if value is not None and not all(isinstance(v, (int, float)) and not isinstance(v, bool) for v in items):
-                raise ValueError(f"expected a number or a list of numbers ({unit}), got {value!r}")
-            return value
-
-        return BeforeValidator(check)
-
-    def declared(spec: Any, key: str, each: bool = False) -> Any:
-        def check(value: Any) -> Any:  # the declaration's one check, its message naming the key
-            try:
-                if each and value is not None:
-                    for item in value if isinstance(value, list) else [value]:
-                        spec.check(item, key)
-                elif value is not None:
-                    checked = spec.check(value, key)
-                    return checked if isinstance(checked, str) else value  # a choice in its normal form
-            except IosizerError as error:
-                raise ValueError(str(error)) from None
-            return value
-
-        return AfterValidator(check)
-
-    def choices(spec: Any, key: str) -> Any:
-        def check(value: Any) -> Any:  # each choice once, in its normal form (a file listing one twice still runs)
-            if value is None:
-                return value
-            if isinstance(value, list) and not value:
-                raise ValueError(f"give a {spec.name} or a list of them, not an empty list")
-            try:
-                chosen = [spec.check(v, key) for v in value] if isinstance(value, list) else \
-                    parse_choices(value, spec, key)  # one text: a choice, "1g,10g" or "all"
-                return list(dict.fromkeys(chosen))
-            except IosizerError as error:
-                raise ValueError(str(error)) from None
-
-        return AfterValidator(check)
+    from pydantic import AliasChoices
 
     fields: dict[str, Any] = {}
     for question in questions:
         for spec in question.input_specs:
-            fields.setdefault(spec.name, (Annotated[float | list[float] | None, numbers(spec.unit),
-                                                    declared(spec, spec.name, each=True)], Field(
+            fields.setdefault(spec.name, (Annotated[float | list[float] | None, _numbers(spec.unit),
+                                                    _checked(spec, spec.name, each=True)], Field(
                 None, description=f"{spec.description or spec.name} ({spec.unit}); a list answers each value")))
         for repeated in question.repeated:  # one value per item (a demand per station)
             fields.setdefault(repeated.name, (float | str | list[float | str] | None, Field(
@@ -557,13 +373,13 @@ def _declared_section(family: Any, questions: list[Any]) -> type[Section]:
         if spec.name in fields:
             continue
         if spec.name in swept:
-            fields[spec.name] = (Annotated[str | list[str] | None, choices(spec, spec.name)], Field(
+            fields[spec.name] = (Annotated[str | list[str] | None, _choices(spec, spec.name)], Field(
                 None, description=f"{spec.description or spec.name}: a choice or a list of them"))
             continue
         # A setting written as text (a port mix) takes its text, a number or a list of values.
         kind: Any = bool if spec in own and spec.switch else float | str | list[float | str] if spec.parse else str if (
             spec.choices and isinstance(spec.choices[0], str)) else float
-        fields[spec.name] = (Annotated[kind | None, declared(spec, spec.name)], Field(
+        fields[spec.name] = (Annotated[kind | None, _checked(spec, spec.name)], Field(
             None, description=f"{spec.description or spec.name} ({spec.unit})"))
     for key, olds in ((k, v) for q in questions for k, v in q.table_keys.items()):
         kind, info = fields[key]
@@ -653,23 +469,26 @@ def _joint_band(name: str, question: Any, solved: Any, profile: Any, cpu_speed: 
     return _band(propagate(carried, figure), "value")
 
 
-def _declared_tables() -> list[Family]:
-    """A table for every family whose questions declare a solve and that no table answers already:
-    its keys are the questions' inputs and the family's settings and parameters, named with units."""
+def _declared_tables(several: list[Family]) -> list[Family]:
+    """A table for every family whose questions declare a solve and that no table of ``several`` questions
+    answers already: its keys are the questions' inputs and the family's settings and parameters, named
+    with units."""
     from iosizer.model.registry import declaration, family_names
 
     tables = []
-    answered = {name for table in _TABLES.values() for name in table.profiles}  # [pcie] answers rmw, pcie-link
+    taken = {table.key for table in several} | {name for table in several for name in table.profiles}
     for name in family_names():
         declared = declaration(name)
         questions = [q for q in declared.questions if q.answerable and q.scenario]
-        if questions and name not in _TABLES and name not in answered:
+        if questions and name not in taken:
             tables.append(Family(name, _declared_section(declared, questions), _declared_evaluator(name, questions),
                                  declared.summary, (name,)))
     return tables
 
 
-FAMILIES: list[Family] = _tables_in_registry_order() + _declared_tables()
+#: The tables of several questions first (in the registry's order), then one per family.
+FAMILIES: list[Family] = _several_tables()
+FAMILIES += _declared_tables(FAMILIES)
 
 
 def _scenario_model() -> type[BaseModel]:

@@ -148,11 +148,11 @@ def request_model(family: "Family", question: "Question") -> type[BaseModel]:
         "parameter: bands of the parameters' uncertainty; prediction: plus the fit's residual scatter")))
     if question.percentiles is not None:
         fields["percentile"] = (_NumberList | None, Field(None, description="percentiles to add (P)"))
-        from iosizer.simulate.hooks import simulates, simulation_help
+    from iosizer.simulate.hooks import simulates, simulation_help
 
-        if simulates(family.name, question):
-            fields["simulate"] = (bool | None, Field(None, description=simulation_help(family.name, question) or (
-                "answer the percentiles by simulation, with their 95 % intervals (at most 10 points)")))
+    if simulates(family.name, question):  # its percentiles' simulation, or its declared Simulation's means
+        fields["simulate"] = (bool | None, Field(None, description=simulation_help(family.name, question) or (
+            "answer the percentiles by simulation, with their 95 % intervals (at most 10 points)")))
     name = "".join(w.title().replace("-", "").replace("_", "") for w in question.path(family.name)) + "Request"
     return create_model(name, __config__=ConfigDict(extra="forbid", allow_inf_nan=False,
                                                     title=f"iosizer {' '.join(question.path(family.name))}"),
@@ -264,11 +264,11 @@ def describe(family: "Family", question: "Question") -> dict[str, Any]:
                         choices=["parameter", "prediction"]))
     if question.percentiles is not None:
         fields.append(entry("percentile", "number", "percentiles to add (P)", many=True))
-        from iosizer.simulate.hooks import simulates, simulation_help
+    from iosizer.simulate.hooks import simulates, simulation_help
 
-        if simulates(family.name, question):
-            fields.append(entry("simulate", "boolean", simulation_help(family.name, question) or
-                                "answer the percentiles by simulation (at most 10 points)", default=False))
+    if simulates(family.name, question):
+        fields.append(entry("simulate", "boolean", simulation_help(family.name, question) or
+                            "answer the percentiles by simulation (at most 10 points)", default=False))
     return {"command": " ".join(path), "path": list(path), "url": "/api/" + "/".join(path),
             "summary": question.summary, "help": question.summary, "group": path[0], "plot": question.plot is not None,
             "heavy": False, "fields": fields}

@@ -20,8 +20,9 @@ from iosizer.errors import InputError
 if TYPE_CHECKING:
     from iosizer.calibration.questions import Answer
 
-__all__ = ["MAX_SIMULATED_POINTS", "check_simulate", "closed_simulated", "closed_simulated_note",
-           "open_simulated_note", "open_simulation", "simulate_percentiles", "simulated"]
+__all__ = ["MAX_SIMULATED_POINTS", "MEANS_REPLICATIONS", "check_simulate", "closed_simulated",
+           "closed_simulated_note", "means_simulation", "open_simulated_note", "open_simulation", "simulate_means",
+           "simulate_percentiles", "simulated"]
 
 #: Points (arrival rates, thread counts) one --simulate answer may simulate: about a second each.
 MAX_SIMULATED_POINTS = 10
@@ -61,15 +62,32 @@ def simulate_percentiles(answer: "Answer", hook: Callable[..., Any], percentiles
     ``hook(values, inputs, percentiles)`` -> (one ``{key: Estimate}`` per point, the note saying how it was
     simulated); ``inputs`` hold each input flat, one entry per point, as the answer's records list them.
     """
-    import numpy as np
-
     points = len(next(iter(answer.inputs.values()))) if answer.inputs else 1
     check_simulate(True, percentiles, points)
+    return _simulated_answer(answer, hook, tuple(percentiles))
+
+
+def simulate_means(answer: "Answer", hook: Callable[..., Any]) -> "Answer":
+    """A declared question's ``answer`` with the outputs its :class:`~iosizer.model.family.Simulation`
+    estimates simulated at each point (``hook``: :func:`means_simulation`), as :func:`simulate_percentiles`
+    lays them out: the output holds the simulated mean, ``_sim_low``/``_sim_high`` its 95 % interval and
+    ``_model`` the analytic value; every surface's shape keeps those columns."""
+    points = len(next(iter(answer.inputs.values()))) if answer.inputs else 1
+    if points > MAX_SIMULATED_POINTS:
+        raise InputError(f"--simulate takes at most {MAX_SIMULATED_POINTS} points (about a second each), got {points}")
+    return _simulated_answer(answer, hook, (), carried=True)
+
+
+def _simulated_answer(answer: "Answer", hook: Callable[..., Any], percentiles: tuple[float, ...],
+                      carried: bool = False) -> "Answer":
+    import numpy as np
+
     if answer.parts:  # a swept setting: each choice simulated on its own values
-        parts = tuple((chosen, simulate_percentiles(part, hook, percentiles)) for chosen, part in answer.parts)
+        parts = tuple((chosen, _simulated_answer(part, hook, percentiles, carried)) for chosen, part in answer.parts)
         notes = tuple(dict.fromkeys(n for _, part in parts for n in part.notes))
-        return replace(answer, parts=parts, notes=notes)
-    found, note = hook(answer.values, answer.inputs, tuple(percentiles))
+        kept = tuple(dict.fromkeys(k for _, part in parts for k in part.carried))
+        return replace(answer, parts=parts, notes=notes, carried=kept)
+    found, note = hook(answer.values, answer.inputs, percentiles)
     keys = list(found[0]) if found else []
     outputs = {k: v for k, v in answer.outputs.items() if not any(k == f"{s}{x}" for s in keys for x in _REPLACED)}
     extra: dict[str, Any] = {}
@@ -83,7 +101,51 @@ def simulate_percentiles(answer: "Answer", hook: Callable[..., Any], percentiles
         simulated_columns[f"{key}_sim_low"] = np.array([point[key].low for point in found], dtype=np.float64)
         simulated_columns[f"{key}_sim_high"] = np.array([point[key].high for point in found], dtype=np.float64)
     bands = {k: v for k, v in answer.bands.items() if k not in keys}
-    return replace(answer, outputs=outputs, bands=bands, trailing=simulated_columns, notes=(*answer.notes, note))
+    return replace(answer, outputs=outputs, bands=bands, trailing=simulated_columns, notes=(*answer.notes, note),
+                   carried=tuple(simulated_columns) if carried else answer.carried)
+
+
+#: Replications per point of a question's ``--simulate`` answered by its declared Simulation (each of the
+#: system's default run length, seed 0): a check beside the answer, not a report's precision.
+MEANS_REPLICATIONS = 10
+
+
+def means_simulation(family: str, question: Any) -> Callable[..., Any] | None:
+    """The adapter from a question's declared :class:`~iosizer.model.family.Simulation` (its ``system`` at an
+    answer's values and one point, and the output each metric estimates) to ``--simulate``'s hook:
+    ``hook(values, inputs, ()) -> (one {output: Estimate} per point, note)``; None where it has none."""
+    from iosizer.model.family import Simulation
+    from iosizer.simulate.systems import system_at
+
+    simulation = question.simulate
+    if not isinstance(simulation, Simulation) or simulation.refused or not simulation.metrics:
+        return None
+    system = simulation.system or system_at(family, question.command)
+    if system is None:
+        return None
+    outputs = simulation.outputs
+
+    def hook(values: Any, inputs: Any, percentiles: tuple[float, ...]) -> tuple[list[dict[str, Any]], str]:
+        from iosizer.simulate.engine import estimates_of, run_replications
+
+        count = len(next(iter(inputs.values()))) if inputs else 1
+        found, engines = [], set()
+        for k in range(count):
+            point = {name: column[k].item() if hasattr(column[k], "item") else column[k]
+                     for name, column in inputs.items()}
+            model = system(values, point)
+            vectorised = bool(getattr(model, "vectorised", False))
+            engines.add("numpy" if vectorised else "the library engine")
+            run = run_replications(model, [], seed=0, replications=MEANS_REPLICATIONS, workers=1,
+                                   vectorised=vectorised)
+            named = [m for m in outputs if m in run.samples[0].metrics]
+            found.append({outputs[m]: e for m, e in estimates_of(run.samples, named).items()})
+        keys = ", ".join(dict.fromkeys(k for point in found for k in point))
+        return found, (f"{keys}: simulated means ({MEANS_REPLICATIONS} replications per point of the system's "
+                       f"default run length, seed 0, {', '.join(sorted(engines))}); _sim_low/_sim_high: the 95 % "
+                       "interval over replications; _model: the analytic answer")
+
+    return hook
 
 
 def open_simulation(service_rate: float, servers: int, arrival_scv: float, service_scv: float,

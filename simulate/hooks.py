@@ -15,7 +15,7 @@ from iosizer.errors import InputError
 from iosizer.simulate.closed import DEFAULT_COMPLETIONS
 from iosizer.simulate.device import MAX_DEPTHS, DeviceSweep, network
 
-__all__ = ["SIMULATED", "SIMULATED_ANSWERS", "SIMULATED_PERCENTILES", "answer_simulation", "percentile_simulation",
+__all__ = ["SIMULATED", "SIMULATED_ANSWERS", "SIMULATED_PERCENTILES", "answer_simulation", "means_simulation", "percentile_simulation",
            "simulate_curve", "simulates", "simulation_help"]
 
 
@@ -115,7 +115,27 @@ def answer_simulation(family: str, question: Any) -> Any:
 def simulation_help(family: str, question: Any) -> str | None:
     """The ``--simulate`` option's text of a question that simulates its own answer, else None."""
     found = SIMULATED_ANSWERS.get((family, question.command))
-    return None if found is None else found[1]
+    if found is not None:
+        return found[1]
+    if _percentiles_simulated(family, question) or means_simulation(family, question) is None:
+        return None
+    from iosizer.simulate.answered import MAX_SIMULATED_POINTS, MEANS_REPLICATIONS
+
+    keys = ", ".join(dict.fromkeys(question.simulate.outputs.values()))
+    return (f"Answer {keys} by simulation at each point (its declared simulation, {MEANS_REPLICATIONS} replications, "
+            f"seed 0; at most {MAX_SIMULATED_POINTS} points), with their 95 % intervals; the model's value stays "
+            "beside each (<key>_model, _sim_low, _sim_high).")
+
+
+def means_simulation(family: str, question: Any) -> Any:
+    """The question's declared Simulation as ``--simulate``'s hook (:func:`iosizer.simulate.answered.means_simulation`)."""
+    from iosizer.simulate.answered import means_simulation as adapted
+
+    return adapted(family, question)
+
+
+def _percentiles_simulated(family: str, question: Any) -> bool:
+    return question.percentiles is not None and percentile_simulation(family, question) is not None
 
 
 def percentile_simulation(family: str, question: Any) -> Any:
@@ -125,7 +145,7 @@ def percentile_simulation(family: str, question: Any) -> Any:
 
 
 def simulates(family: str, question: Any) -> bool:
-    """Whether ``--simulate`` applies: the question has percentiles and a simulation of them, or a simulation
-    of its whole answer."""
-    return answer_simulation(family, question) is not None or (
-        question.percentiles is not None and percentile_simulation(family, question) is not None)
+    """Whether ``--simulate`` applies: the question has percentiles and a simulation of them, a simulation of
+    its whole answer, or a declared Simulation whose system answers its outputs' means."""
+    return (answer_simulation(family, question) is not None or _percentiles_simulated(family, question)
+            or means_simulation(family, question) is not None)

@@ -53,7 +53,8 @@ from iosizer.simulate.open_queues import DEFAULT_CUSTOMERS, AntitheticPair, Open
 from iosizer.simulate.stats import Sample
 from iosizer.simulate.streams import Streams
 
-__all__ = ["SYSTEMS", "Experiment", "Metric", "build", "simulation_of"]
+__all__ = ["SYSTEMS", "SYSTEMS_AT", "Experiment", "Metric", "answered", "at_point", "build", "simulation_of",
+           "system_at"]
 
 
 @dataclass(frozen=True)
@@ -308,6 +309,29 @@ def _variability_note(scv: float) -> tuple[str, ...]:
             "the gap measures that assumption",)
 
 
+def answered(family: str, question: str, params: Any = None, **given: Any) -> Any:
+    """The question's answer by the one road (:func:`iosizer.calibration.questions.answer`): a builder's
+    analytic values come from the question's own ``solve``, never from a copy of its formula."""
+    from iosizer.calibration.questions import answer
+
+    return answer(family, question, params, **given)
+
+
+def at_point(answer: Any, k: int = 0) -> tuple[dict[str, Any], dict[str, Any]]:
+    """(the values, every output's value) of an answer's point ``k`` (a swept setting's one choice)."""
+    part = answer.parts[0][1] if answer.parts else answer
+    return dict(part.values), {name: value[k] for name, value in part.outputs.items()}
+
+
+def _metrics(outputs: Any, *named: str | tuple[str, str, bool]) -> tuple[Metric, ...]:
+    """Metrics of the answer's ``outputs``: a name (targeted), or (metric, output, targeted)."""
+    out = []
+    for item in named:
+        metric, output, target = (item, item, True) if isinstance(item, str) else item
+        out.append(Metric(metric, float(outputs[output]), target=target))
+    return tuple(out)
+
+
 # --- mmc and the open queues (Ciw) --------------------------------------------------------
 
 _OPEN = {"mm1": "M/M/1", "mmc": "M/M/c", "md1": "M/D/1", "mg1": "M/G/1", "ggc": "G/G/c"}
@@ -321,7 +345,7 @@ def open_queue(question: str = "mmc", *, arrival_rate: float, service_rate: floa
     Service rate and servers left out are the ``mmc`` family's shipped
     profile (calibrated from its example file).
     """
-    from iosizer.model import queueing
+    from iosizer.model._validate import as_positive
 
     if question not in _OPEN:
         raise InputError(f"unknown open queue '{question}'; choose one of {', '.join(_OPEN)}")
@@ -342,40 +366,61 @@ def open_queue(question: str = "mmc", *, arrival_rate: float, service_rate: floa
         cs2 = _scv(service_scv)
     elif service_scv is not None or arrival_scv is not None:
         raise InputError(f"{_OPEN[question]} fixes its variability; use ggc or mg1 for --service-scv/--arrival-scv")
-    if question == "mm1":
-        answer, method = queueing.mm1(arrival_rate, rate), "exact (M/M/1)"
-    elif question == "mmc":
-        answer, method = queueing.mmc(arrival_rate, rate, count), "exact (Erlang C)"
-    elif question == "md1":
-        answer, method = queueing.md1(arrival_rate, rate), "exact (Pollaczek-Khinchine)"
-    elif question == "mg1":
-        answer, method = queueing.mg1(arrival_rate, rate, cs2), "exact (Pollaczek-Khinchine)"
-    else:
-        answer, method = queueing.ggc(arrival_rate, rate, count, ca2, cs2), \
-            "Allen-Cunneen approximation (exact for M/M/c)"
+    as_positive("arrival_rate", arrival_rate)  # the queue's own one-line errors, before the question's
+    as_positive("servers", count)
+    given = {"service_rate_per_s": rate, **({"servers": count} if question not in ("mm1", "md1", "mg1") else {}),
+             **({"arrival_scv": ca2} if question == "ggc" else {}),
+             **({"service_scv": cs2} if question in ("mg1", "ggc") else {})}
+    values, outputs = at_point(answered("mmc", f"queue {question}", arrival_rate=[float(arrival_rate)], **given))
     name = _OPEN[question].replace("c", str(count)) if question in ("mmc", "ggc") else _OPEN[question]
-    model = AntitheticPair(OpenQueue(float(arrival_rate), rate, int(count), ca2, cs2,
-                                     _length(run_length, DEFAULT_CUSTOMERS)))
-    metrics = (Metric("mean_response", float(answer.mean_response)),
-               Metric("mean_wait", float(answer.mean_wait), target=False),
-               Metric("p_wait", float(answer.p_wait), target=False),
-               Metric("utilization", float(answer.utilization), target=False))
+    model = open_queue_system(values, {"arrival_rate": arrival_rate}, run_length=run_length)
+    metrics = _metrics(outputs, "mean_response", *((key, key, False) for key in ("mean_wait", "p_wait", "utilization")))
     notes = [f"times in the unit of 1/rate; service rate {rate:.6g}, {count} server(s)"
              + (" (the mmc family's shipped profile)" if service_rate is None else "")]
     if question == "ggc":
         notes.append("p_wait: the analytic value is Erlang C's, an approximation for G/G/c")
     return Experiment("mmc", question, f"{name} queue, arrival rate {arrival_rate:g}", model, metrics,
-                      method, "Ciw", tuple(notes))
+                      _OPEN_METHODS[question], "Ciw", tuple(notes))
+
+
+#: The analytic side of each open queue, as its answer says it.
+_OPEN_METHODS = {"mm1": "exact (M/M/1)", "mmc": "exact (Erlang C)", "md1": "exact (Pollaczek-Khinchine)",
+                 "mg1": "exact (Pollaczek-Khinchine)", "ggc": "Allen-Cunneen approximation (exact for M/M/c)"}
+
+
+def open_queue_system(values: Any, point: Any, *, run_length: int | None = None,
+                      service_scv: float | None = None) -> Any:
+    """The FCFS queue of an answer's ``values`` (its service rate, servers and variabilities: a question's
+    ``arrival_scv``/``service_scv``, else 1) at ``point["arrival_rate"]``, paired with its antithetic twin."""
+    return AntitheticPair(OpenQueue(float(point["arrival_rate"]), float(values["service_rate_per_s"]),
+                                    int(values["servers"]), float(values.get("arrival_scv", 1.0)),
+                                    float(values.get("service_scv", 1.0)), _length(run_length, DEFAULT_CUSTOMERS)))
 
 
 # --- closed-network ------------------------------------------------------------------------
+
+
+def closed_network_system(values: Any, point: Any, *, run_length: int | None = None,
+                          service_scv: float | None = None) -> Any:
+    """The closed network of an answer's ``values`` (demands, servers, think time, seconds) at
+    ``point["population"]``: FCFS c-server and delay stations, exponential think time."""
+    from iosizer.model.mva import demand_name, station_servers
+
+    demands = [float(values[demand_name(k + 1)]) for k in range(int(values["stations"]))]
+    counts = [float(c) for c in station_servers(values)]
+    scv = _scv(values.get("service_scv") if service_scv is None else service_scv)
+    stations = tuple(Station(f"station {k + 1}", c, 0.0 if math.isinf(c) else scv) for k, c in enumerate(counts))
+    network = ClosedNetwork(stations, (JobClass("job", int(point["population"]), tuple(enumerate(demands)),
+                                                float(values["think_time_s"]), 1.0),),
+                            _length(run_length, DEFAULT_COMPLETIONS))
+    return Renamed(network, (("throughput_per_s", "throughput_job", 1.0), ("response_time_s", "response_job", 1.0)))
 
 
 def closed_network(*, population: int, demands: Sequence[float] | None = None, think_time: float | None = None,
                    servers: Sequence[float] | None = None, method: str = "exact",
                    service_scv: float | None = None, run_length: int | None = None) -> Experiment:
     """A single-class closed network; demands and think time left out are the shipped profile's (seconds)."""
-    from iosizer.model.mva import demand_name, mva, mva_multiclass
+    from iosizer.model.mva import POPULATION, demand_name, mva_multiclass
 
     if method not in ("exact", "schweitzer"):
         raise InputError(f"--method must be exact or schweitzer, got {method!r}")
@@ -388,22 +433,16 @@ def closed_network(*, population: int, demands: Sequence[float] | None = None, t
         notes.append("demands and think time: the closed-network family's shipped profile (its example load test)")
     think = 0.0 if think_time is None else float(think_time)
     counts = [1.0] * len(demands) if servers is None else [float(c) for c in servers]
-    from iosizer.model.mva import POPULATION
-
     population = POPULATION.check(population, "--population")  # 10^7 ran for minutes in gigabytes
-    if method == "exact":
-        solved = mva(list(demands), think, population, counts)
-        x, r, used = float(solved.throughput), float(solved.response_time), solved.method
-    else:
+    values, outputs = at_point(answered("closed-network", "queue mva", population=[population],
+                                        demand_s=[float(d) for d in demands], think_time_s=think, servers=counts))
+    x, r, used = float(outputs["throughput"]), float(outputs["response_time"]), str(outputs["method"])
+    if method == "schweitzer":  # another solver of the same network, the approximation beside the simulation
         solved = mva_multiclass([list(demands)], [think], [population], counts, method="schweitzer")
         x, r = float(solved.throughput[0]), float(solved.response_time[0])
         used = solved.method.replace("schweitzer", "Bard-Schweitzer")
     scv = _scv(service_scv)
-    stations = tuple(Station(f"station {k + 1}", c, 0.0 if math.isinf(c) else scv) for k, c in enumerate(counts))
-    network = ClosedNetwork(stations, (JobClass("job", int(population), tuple(enumerate(map(float, demands))),
-                                                think, 1.0),),
-                            _length(run_length, DEFAULT_COMPLETIONS))
-    model = Renamed(network, (("throughput_per_s", "throughput_job", 1.0), ("response_time_s", "response_job", 1.0)))
+    model = closed_network_system(values, {"population": population}, run_length=run_length, service_scv=scv)
     metrics = (Metric("throughput_per_s", x), Metric("response_time_s", r))
     notes.append("think time exponential; delay stations constant; response excludes the think time")
     return Experiment("closed-network", "mva", f"Closed network, {len(demands)} stations, N={population}", model,
@@ -413,21 +452,19 @@ def closed_network(*, population: int, demands: Sequence[float] | None = None, t
 # --- oltp and dma (seed 000) ---------------------------------------------------------------------
 
 
-def oltp(*, added_latency_ns: float, service_scv: float | None = None, run_length: int | None = None) -> Experiment:
-    """The shipped OLTP network at added latency x (demands in units of the CPU demand D_c)."""
-    from iosizer.model.latency import OltpNetwork, oltp_degradation_pct
-    from iosizer.model.mva import mva_batch
+def _oltp_network(values: Any) -> Any:
+    from iosizer.model.latency import OltpNetwork
 
-    from iosizer.model.latency import ADDED_LATENCY
+    return OltpNetwork(terminals=int(values["terminals"]), knee_latency_ns=float(values["knee_latency_ns"]),
+                       serial_share=float(values["serial_share"]), think_share=float(values["think_share"]))
 
-    x = float(ADDED_LATENCY.check(added_latency_ns, "--added-latency-ns"))
-    values = _shipped("oltp")
-    network = OltpNetwork(terminals=values["terminals"], knee_latency_ns=values["knee_latency_ns"],
-                          serial_share=values["serial_share"], think_share=values["think_share"])
-    serial = network.serial_share + network.round_trips_per_cpu_ns * x
-    pd = float(oltp_degradation_pct(network, x))
-    throughput = float(mva_batch([[1.0, serial]], network.think_share, network.terminals).throughput[0])
-    scv = _scv(service_scv)
+
+def oltp_system(values: Any, point: Any, *, run_length: int | None = None, service_scv: float | None = None) -> Any:
+    """The OLTP network of an answer's ``values`` with and without ``point["added_latency_ns"]`` (common random
+    numbers), demands in units of the CPU demand D_c."""
+    network = _oltp_network(values)
+    serial = network.serial_share + network.round_trips_per_cpu_ns * float(point["added_latency_ns"])
+    scv = _scv(values.get("service_scv") if service_scv is None else service_scv)
     length = _length(run_length, DEFAULT_COMPLETIONS)
 
     def build(serial_demand: float) -> ClosedNetwork:
@@ -435,26 +472,50 @@ def oltp(*, added_latency_ns: float, service_scv: float | None = None, run_lengt
                              (JobClass("job", network.terminals, ((0, 1.0), (1, serial_demand)),
                                        network.think_share, 1.0),), length)
 
-    model = Degradation(build(network.serial_share), build(serial))
-    metrics = (Metric("degradation_pct", pd), Metric("throughput_per_cpu_demand", throughput, target=False))
+    return Degradation(build(network.serial_share), build(serial))
+
+
+def oltp(*, added_latency_ns: float, service_scv: float | None = None, run_length: int | None = None) -> Experiment:
+    """The shipped OLTP network at added latency x (demands in units of the CPU demand D_c)."""
+    from iosizer.model.latency import ADDED_LATENCY, SERVICE_SCV as OLTP_SCV
+    from iosizer.model.mva import mva_batch
+
+    x = float(ADDED_LATENCY.check(added_latency_ns, "--added-latency-ns"))
+    values, outputs = at_point(answered("oltp", "latency oltp", added_latency_ns=[x]))
+    network = _oltp_network(values)
+    scv = _scv(service_scv)
+    model = oltp_system(values, {"added_latency_ns": x}, run_length=run_length, service_scv=scv)
+    # The network's throughput X(x), in 1 / D_c: no output of the question (it answers the loss), so its own MVA.
+    serial = network.serial_share + network.round_trips_per_cpu_ns * x
+    throughput = float(mva_batch([[1.0, serial]], network.think_share, network.terminals).throughput[0])
+    metrics = _metrics(outputs, "degradation_pct") + (Metric("throughput_per_cpu_demand", throughput, target=False),)
     notes = (f"shipped oltp profile: knee {network.knee_latency_ns:.6g} ns, serial share {network.serial_share:.4g}, "
              f"{network.terminals} terminals; both networks read the same random streams (common random numbers)",)
-    from iosizer.model.latency import SERVICE_SCV as OLTP_SCV
-
     if scv != 1.0 and _corrected(scv, OLTP_SCV):
-        varied = float(oltp_degradation_pct(network.model_copy(update={"service_scv": scv}), x))
+        _, varied = at_point(answered("oltp", "latency oltp", added_latency_ns=[x], service_scv=scv))
         notes += (f"the oltp model at service_scv {scv:g} ('iosizer latency oltp --service-scv', residual-service "
-                  f"correction): degradation {varied:.4g} %",)
+                  f"correction): degradation {float(varied['degradation_pct']):.4g} %",)
     return Experiment("oltp", "latency oltp", f"OLTP network at +{x:g} ns", model, metrics, "exact MVA", "SimPy",
                       notes + _variability_note(scv))
+
+
+def dma_system(values: Any, point: Any, *, run_length: int | None = None, service_scv: float | None = None) -> Any:
+    """A device's read bursts (an answer's ``values``: its issue pattern and burst size) at
+    ``point["added_latency_ns"]``; the local work constant (scv 0, as the model declares) unless told."""
+    if values.get("posted") or values.get("local_issue_interval_ns") is None:
+        raise InputError(f"device '{values.get('device') or 'profile'}' is posted: its writes do not wait for "
+                         "completions, so added latency costs nothing and there is nothing to simulate")
+    x = float(point["added_latency_ns"])
+    scv = 0.0 if service_scv is None else _scv(service_scv)
+    return DmaIssue(float(values["local_issue_interval_ns"]), float(values["exposed_round_trips"]) * x,
+                    values.get("burst_bytes"), float(values.get("link_mbps", math.inf)), scv,
+                    _length(run_length, 10_000))
 
 
 def dma(*, device: str, added_latency_ns: float, service_scv: float | None = None,
         run_length: int | None = None) -> Experiment:
     """A catalogue device's read bursts at added latency x (its table 4-1 calibration)."""
     from iosizer.calibration import latency as catalogue
-    from iosizer.model.latency import dma as solve
-
     from iosizer.model.latency import ADDED_LATENCY
 
     x = float(ADDED_LATENCY.check(added_latency_ns, "--added-latency-ns"))
@@ -463,14 +524,12 @@ def dma(*, device: str, added_latency_ns: float, service_scv: float | None = Non
     if chosen.posted or chosen.local_issue_interval_ns is None:
         raise InputError(f"device '{name}' is posted: its writes do not wait for completions, so added latency "
                          "costs nothing and there is nothing to simulate")
-    answer = solve(chosen, x)
-    scv = 0.0 if service_scv is None else _scv(service_scv)
-    model = DmaIssue(chosen.local_issue_interval_ns, chosen.exposed_round_trips * x, chosen.burst_bytes,
-                     chosen.link_mbps, scv, _length(run_length, 10_000))
-    metrics = [Metric("issue_interval_ns", float(answer.issue_interval_ns)),
-               Metric("degradation_pct", float(answer.degradation_pct), target=False)]
-    if answer.throughput_mbps is not None:
-        metrics.insert(1, Metric("throughput_mbps", float(answer.throughput_mbps)))
+    values, outputs = at_point(answered("dma", "latency dma", device=name, added_latency_ns=[x]))
+    model = dma_system(values, {"added_latency_ns": x}, run_length=run_length, service_scv=service_scv)
+    metrics = [Metric("issue_interval_ns", float(outputs["issue_interval_ns"])),
+               Metric("degradation_pct", float(outputs["degradation_pct"]), target=False)]
+    if values.get("burst_bytes") is not None:
+        metrics.insert(1, Metric("throughput_mbps", float(outputs["throughput_mbps"])))
     notes = ("the dma model is Little's law on a fixed issue pattern, no queueing: its simulation checks the "
              "arithmetic, and means stay linear at any variability of the local work",)
     return Experiment("dma", "latency dma", f"DMA bursts of {name} at +{x:g} ns", model, tuple(metrics),
@@ -480,24 +539,15 @@ def dma(*, device: str, added_latency_ns: float, service_scv: float | None = Non
 # --- rmw (seed 001) -----------------------------------------------------------------------------
 
 
-def rmw(*, transfer_bytes: int = 520, lanes: int = 8, mps_bytes: int | None = None,
-        service_scv: float | None = None, run_length: int | None = None) -> Experiment:
-    """The shipped RMW platform: ``lanes / 8`` ports' credit loops writing ``transfer_bytes`` transfers."""
-    from iosizer.calibration import pcie as shipped
-    from iosizer.model.pcie import DLLP_BYTES, access_pattern, rmw_throughput
+def rmw_system(values: Any, point: Any, *, run_length: int | None = None, service_scv: float | None = None) -> Any:
+    """The ports' credit loops of an answer's ``values`` (its root complex and link) at ``point["lanes"]``
+    writing ``point["transfer_bytes"]`` transfers, with and without the RMW work."""
+    from iosizer.model.pcie import DLLP_BYTES, _rmw_platform, access_pattern
 
-    from iosizer.model.pcie import TOTAL_LANES, TRANSFER_BYTES
-
-    platform = shipped.platform(mps_bytes=mps_bytes)
-    per_port = platform.link.lanes
-    lanes = TOTAL_LANES.check(lanes, "--lanes")  # 2^20 lanes asked numpy for 128 GiB
-    if lanes < per_port or lanes % per_port:
-        raise InputError(f"--lanes must be a whole multiple of {per_port} (one x{per_port} port each), got {lanes}")
-    transfer_bytes = TRANSFER_BYTES.check(transfer_bytes, "--transfer-bytes")
-    pattern = access_pattern(int(transfer_bytes), platform.link.mps_bytes)
-    answer = rmw_throughput(platform, pattern, [lanes])
-    ports = lanes // per_port
+    platform = _rmw_platform(values)
     link = platform.link
+    pattern = access_pattern(int(point["transfer_bytes"]), link.mps_bytes)
+    ports = int(point["lanes"]) // link.lanes
     link_ns = (pattern.payload_per_tlp + link.tlp_overhead_bytes + link.dllps_per_tlp * DLLP_BYTES) / link.tlp_gbyte_s
     rmw_ns = pattern.unaligned_per_tlp * platform.rmw_service_ns
     line_ns = pattern.full_lines_per_tlp * platform.line_service_ns
@@ -505,7 +555,7 @@ def rmw(*, transfer_bytes: int = 520, lanes: int = 8, mps_bytes: int | None = No
     low, high = math.floor(credits), math.ceil(credits)
     weights = (1.0,) if low == high else (1.0 - (credits - low), credits - low)
     populations = (low,) if low == high else (low, high)
-    scv = _scv(service_scv)
+    scv = _scv(values.get("service_scv") if service_scv is None else service_scv)
     length = _length(run_length, DEFAULT_COMPLETIONS)
     stations = tuple(Station(f"link {p + 1}", 1.0, scv) for p in range(ports)) + (
         Station("RMW unit", 1.0, scv), Station("memory line path", math.inf, 0.0))
@@ -522,53 +572,66 @@ def rmw(*, transfer_bytes: int = 520, lanes: int = 8, mps_bytes: int | None = No
             out.append(ClosedNetwork(stations, tuple(classes), length))
         return tuple(out)
 
-    model = CreditLoops(loops(rmw_ns), loops(0.0), weights, pattern.payload_per_tlp)
-    metrics = (Metric("throughput_gbyte_s", float(answer.throughput_gbyte_s[0])),
-               Metric("aligned_throughput_gbyte_s", float(answer.aligned_throughput_gbyte_s[0]), target=False),
-               Metric("loss_pct", float(answer.loss_pct[0]), target=False))
-    exact = _rmw_exact(platform, pattern, ports)
+    return CreditLoops(loops(rmw_ns), loops(0.0), weights, pattern.payload_per_tlp)
+
+
+def rmw(*, transfer_bytes: int = 520, lanes: int = 8, mps_bytes: int | None = None,
+        service_scv: float | None = None, run_length: int | None = None) -> Experiment:
+    """The shipped RMW platform: ``lanes / 8`` ports' credit loops writing ``transfer_bytes`` transfers."""
+    from iosizer.calibration import pcie as shipped
+    from iosizer.model.pcie import TOTAL_LANES, TRANSFER_BYTES
+
+    platform = shipped.platform(mps_bytes=mps_bytes)  # --mps's one-line error
+    per_port = platform.link.lanes
+    lanes = TOTAL_LANES.check(lanes, "--lanes")  # 2^20 lanes asked numpy for 128 GiB
+    if lanes < per_port or lanes % per_port:
+        raise InputError(f"--lanes must be a whole multiple of {per_port} (one x{per_port} port each), got {lanes}")
+    transfer_bytes = TRANSFER_BYTES.check(transfer_bytes, "--transfer-bytes")
+    ask = {"lanes": [lanes], "transfer_bytes": [transfer_bytes],
+           **({} if mps_bytes is None else {"mps_bytes": platform.link.mps_bytes})}
+    values, outputs = at_point(answered("rmw", "pcie rmw", **ask))
+    point = {"lanes": lanes, "transfer_bytes": transfer_bytes}
+    scv = _scv(service_scv)
+    model = rmw_system(values, point, run_length=run_length, service_scv=scv)
+    metrics = _metrics(outputs, "throughput_gbyte_s", ("aligned_throughput_gbyte_s", "aligned_throughput_gbyte_s",
+                                                        False), ("loss_pct", "loss_pct", False))
+    credits = platform.posted_credits
+    low, high = math.floor(credits), math.ceil(credits)
     notes = (f"shipped rmw profile: RMW {platform.rmw_service_ns:.4g} ns per unaligned access, {credits:.4g} "
              f"credits per port (a fractional count: the simulation, like the model, interpolates between "
              f"{low} and {high})" if low != high else
              f"shipped rmw profile: RMW {platform.rmw_service_ns:.4g} ns per unaligned access, {credits:g} credits",
-             f"exact multi-class MVA of the same network: {exact:.6g} GB/s (the model's own method since issue 15; "
-             "Bard-Schweitzer was 2.6-4.9 % low)")
+             f"exact multi-class MVA of the same network: {float(outputs['throughput_gbyte_s']):.6g} GB/s (the "
+             "model's own method since issue 15; Bard-Schweitzer was 2.6-4.9 % low)")
     if scv < 1.0:
         # The family models variability (service_scv <= 1, SCV_APPROXIMATION): its answer at this scv.
-        varied = rmw_throughput(platform.model_copy(update={"service_scv": scv}), pattern, [lanes])
+        _, varied = at_point(answered("rmw", "pcie rmw", service_scv=scv, **ask))
         notes += (f"the rmw model at service_scv {scv:g} ('iosizer pcie rmw --service-scv', residual-service "
-                  f"correction): {float(varied.throughput_gbyte_s[0]):.6g} GB/s, loss {float(varied.loss_pct[0]):.4g} %",)
-    return Experiment("rmw", "pcie rmw", f"PCIe writes of {transfer_bytes} B on {lanes} lanes ({ports} ports)",
-                      model, metrics, "exact multi-class MVA", "SimPy", notes + _variability_note(scv))
-
-
-def _rmw_exact(platform: Any, pattern: Any, ports: int) -> float:
-    """The model's throughput by exact multi-class MVA, solved independently of ``rmw_throughput``, GB/s."""
-    import numpy as np
-
-    from iosizer.model.mva import mva_multiclass
-    from iosizer.model.pcie import DLLP_BYTES
-
-    link = platform.link
-    link_ns = (pattern.payload_per_tlp + link.tlp_overhead_bytes + link.dllps_per_tlp * DLLP_BYTES) / link.tlp_gbyte_s
-    demands = np.zeros((ports, ports + 2))
-    demands[np.arange(ports), np.arange(ports)] = link_ns
-    demands[:, ports] = pattern.unaligned_per_tlp * platform.rmw_service_ns
-    demands[:, ports + 1] = pattern.full_lines_per_tlp * platform.line_service_ns
-    servers = [1.0] * (ports + 1) + [math.inf]
-    credits = platform.posted_credits
-    low, high = math.floor(credits), math.ceil(credits)
-
-    def at(population: int) -> float:
-        solved = mva_multiclass(demands, np.zeros(ports), np.full(ports, population), servers, method="exact")
-        return float(np.sum(solved.throughput))
-
-    weight = credits - low
-    tlps = at(low) if low == high else (1 - weight) * at(low) + weight * at(high)
-    return tlps * pattern.payload_per_tlp
+                  f"correction): {float(varied['throughput_gbyte_s']):.6g} GB/s, loss "
+                  f"{float(varied['loss_pct']):.4g} %",)
+    return Experiment("rmw", "pcie rmw", f"PCIe writes of {transfer_bytes} B on {lanes} lanes ({lanes // per_port} "
+                      "ports)", model, metrics, "exact multi-class MVA", "SimPy", notes + _variability_note(scv))
 
 
 # --- hba (seed 002) --------------------------------------------------------------------------
+
+
+def hba_system(values: Any, point: Any, *, run_length: int | None = None, service_scv: float | None = None) -> Any:
+    """One virtual port's closed network of an answer's ``values`` at ``point["threads"]`` (its ``mode``:
+    the point's, else the values')."""
+    from iosizer.model.hba import port_from_values
+
+    port, mode = port_from_values(values), str(point.get("mode", values["mode"]))
+    scv = _scv(values.get("service_scv") if service_scv is None else service_scv)
+    link_us = float(port.link_us_per_io(values["block_bytes"]))
+    stations = [Station("HBA cores", float(port.cores if mode == "shared" else 1), scv), Station("link", 1.0, scv)]
+    visits = [(0, port.core_us_per_io), (1, link_us)]
+    if values["storage_us"] > 0:
+        stations.append(Station("storage", math.inf, 0.0))
+        visits.append((2, float(values["storage_us"])))
+    network = ClosedNetwork(tuple(stations), (JobClass("io", int(point["threads"]), tuple(visits)),),
+                            _length(run_length, DEFAULT_COMPLETIONS))
+    return Renamed(network, (("response_us", "response_io", 1.0), ("iops", "throughput_io", 1e6)))
 
 
 def hba(*, threads: int = 16, mode: str | None = None,
@@ -577,40 +640,36 @@ def hba(*, threads: int = 16, mode: str | None = None,
         service_scv: float | None = None, run_length: int | None = None) -> Experiment:
     """One virtual port's response at ``threads`` outstanding I/Os (seed 002 sec 3.2)."""
     from iosizer.calibration.hba import fc_port
-    from iosizer.model.hba import BLOCK_BYTES, CORE_IOPS, CORES, LINK_MBPS, MODE, STORAGE_US, THREADS, response
+    from iosizer.model.hba import (BLOCK_BYTES, CORE_IOPS, CORES, LINK_MBPS, MODE, SERVICE_SCV, STORAGE_US, THREADS,
+                                   port_from_values)
 
-    chosen = MODE.value if mode is None else mode
+    chosen = MODE.value if mode is None else MODE.check(mode, "mode")
     # As 'iosizer hba response' checks them: the hba declarations, the bound in the message.
     threads = THREADS.check(threads, "--threads")
+    given = {}
     for spec, flag, value in ((BLOCK_BYTES, "--block-bytes", block_bytes), (STORAGE_US, "--storage-us", storage_us),
                               (CORES, "--cores", cores), (CORE_IOPS, "--core-iops", core_iops),
                               (LINK_MBPS, "--link-mbps", link_mbps)):
         if value is not None:
-            spec.check(value, flag)
-    port = fc_port(speed, cores, core_iops, link_mbps)
-    answer = response(port, chosen, [threads], block_bytes, storage_us)
+            given[spec.name] = spec.check(value, flag)
+    fc_port(speed, cores, core_iops, link_mbps)  # the speed's one-line error (its profiles' names)
+    if speed is not None:
+        given["port"] = speed.lower()
     scv = _scv(service_scv)
-    link_us = float(port.link_us_per_io(answer.block_bytes))
-    stations = [Station("HBA cores", float(port.cores if chosen == "shared" else 1), scv), Station("link", 1.0, scv)]
-    visits = [(0, port.core_us_per_io), (1, link_us)]
-    if answer.storage_us > 0:
-        stations.append(Station("storage", math.inf, 0.0))
-        visits.append((2, answer.storage_us))
-    network = ClosedNetwork(tuple(stations), (JobClass("io", int(threads), tuple(visits)),),
-                            _length(run_length, DEFAULT_COMPLETIONS))
-    model = Renamed(network, (("response_us", "response_io", 1.0), ("iops", "throughput_io", 1e6)))
-    metrics = (Metric("response_us", float(answer.response_us[0])), Metric("iops", float(answer.iops[0])))
-    notes = (f"{chosen} mode: {port.cores if chosen == 'shared' else 1} core server(s) of "
-             f"{port.core_us_per_io:.4g} us per I/O, link {link_us:.4g} us, storage delay {answer.storage_us:g} us "
-             "(assumed)",)
-    from iosizer.model.hba import SERVICE_SCV as HBA_SCV
-
-    if scv != 1.0 and _corrected(scv, HBA_SCV):
-        varied = response(port, chosen, [threads], block_bytes, storage_us, service_scv=scv)
+    # The analytic column is the exponential model (service_scv 1); the notes give the family's correction.
+    ask = dict(given, threads=[threads], mode=chosen)
+    values, outputs = at_point(answered("hba", "hba response", service_scv=1.0, **ask))
+    model = hba_system(values, {"threads": threads}, run_length=run_length, service_scv=scv)
+    port = port_from_values(values)
+    notes = (f"{chosen} mode: {port.cores if chosen == 'shared' else 1} core server(s) of {port.core_us_per_io:.4g} us "
+             f"per I/O, link {float(port.link_us_per_io(values['block_bytes'])):.4g} us, storage delay "
+             f"{values['storage_us']:g} us (assumed)",)
+    if scv != 1.0 and _corrected(scv, SERVICE_SCV):
+        _, varied = at_point(answered("hba", "hba response", service_scv=scv, **ask))
         notes += (f"the hba model at service_scv {scv:g} ('iosizer hba response --service-scv', residual-service "
-                  f"correction): {float(varied.response_us[0]):.6g} us, {float(varied.iops[0]):.6g} IOPS",)
-    return Experiment("hba", "hba response", f"HBA response, {threads} threads, {chosen} mode", model, metrics,
-                      "exact MVA", "SimPy", notes + _variability_note(scv))
+                  f"correction): {float(varied['response_us']):.6g} us, {float(varied['iops']):.6g} IOPS",)
+    return Experiment("hba", "hba response", f"HBA response, {threads} threads, {chosen} mode", model,
+                      _metrics(outputs, "response_us", "iops"), "exact MVA", "SimPy", notes + _variability_note(scv))
 
 
 # --- loadshare (seed 003) --------------------------------------------------------------------
@@ -710,21 +769,14 @@ def loadshare(*, scenario: str | None = None, policy: str | None = None, load_co
 # --- replication (seed 004) -------------------------------------------------------------------
 
 
-def replication(*, link: str | None = None, block_kib: float | None = None, outstanding: int | None = None,
-                service_scv: float | None = None, run_length: int | None = None) -> Experiment:
-    """The calibrated write-back cache replicating over ``link`` (declared defaults where left out)."""
-    from iosizer.calibration import replication as shipped
-    from iosizer.model.replication import LOCAL, protocol_demand_us, replication as solve, serialisation_us
+def replication_system(values: Any, point: Any, *, run_length: int | None = None,
+                       service_scv: float | None = None) -> Any:
+    """The replicated writes of an answer's ``values`` at one point (``block_kib``, ``outstanding``)."""
+    from iosizer.model.replication import protocol_demand_us, replication_system as described, serialisation_us
 
-    from iosizer.model.replication import BLOCK_SIZE, OUTSTANDING
-
-    name = shipped.resolve_link(shipped.baseline_link() if link is None else link)
-    block = float(shipped.default("block_kib")) if block_kib is None else BLOCK_SIZE.check(block_kib, "--block-kib")
-    depth = int(shipped.default("outstanding")) if outstanding is None else OUTSTANDING.check(outstanding,
-                                                                                               "--outstanding")
-    system = shipped.system(name)
-    answer = solve(system, block, depth)
-    scv = _scv(service_scv)
+    system = described(values)
+    block, depth = float(point["block_kib"]), int(point["outstanding"])
+    scv = _scv(values.get("service_scv") if service_scv is None else service_scv)
     stations = [Station("local flash", math.inf, 0.0)]
     visits = [(0, system.local_flash_write_us)]
     path = system.replica
@@ -737,13 +789,30 @@ def replication(*, link: str | None = None, block_kib: float | None = None, outs
         visits += [(1, protocol), (2, wire), (3, protocol), (4, rest)]
     network = ClosedNetwork(tuple(stations), (JobClass("write", depth, tuple(visits)),),
                             _length(run_length, DEFAULT_COMPLETIONS))
-    model = Renamed(network, (("iops", "throughput_write", 1e6), ("latency_us", "response_write", 1.0)))
-    metrics = (Metric("iops", float(answer.iops)), Metric("latency_us", float(answer.latency_us)))
+    return Renamed(network, (("iops", "throughput_write", 1e6), ("latency_us", "response_write", 1.0)))
+
+
+def replication(*, link: str | None = None, block_kib: float | None = None, outstanding: int | None = None,
+                service_scv: float | None = None, run_length: int | None = None) -> Experiment:
+    """The calibrated write-back cache replicating over ``link`` (declared defaults where left out)."""
+    from iosizer.calibration import replication as shipped
+    from iosizer.model.replication import BLOCK_SIZE, LOCAL, OUTSTANDING
+
+    name = shipped.resolve_link(shipped.baseline_link() if link is None else link)
+    block = float(shipped.default("block_kib")) if block_kib is None else BLOCK_SIZE.check(block_kib, "--block-kib")
+    depth = int(shipped.default("outstanding")) if outstanding is None else OUTSTANDING.check(outstanding,
+                                                                                               "--outstanding")
+    values, outputs = at_point(answered("replication", "replication", link=name, block_kib=[block],
+                                        outstanding=[depth]))
+    scv = _scv(service_scv)
+    model = replication_system(values, {"block_kib": block, "outstanding": depth}, run_length=run_length,
+                               service_scv=scv)
     notes = (f"link {name}, {block:g} KiB, {depth} outstanding; the calibrated protocol costs and residual delay",)
     if name == LOCAL:
         notes += ("local: the flash is a pure latency, so the simulation is deterministic",)
     return Experiment("replication", "replication", f"Replicated writes over {name}, {block:g} KiB, {depth} outstanding",
-                      model, metrics, "exact MVA", "SimPy", notes + _variability_note(scv))
+                      model, _metrics(outputs, "iops", "latency_us"), "exact MVA", "SimPy",
+                      notes + _variability_note(scv))
 
 
 #: (family, question) -> the builder of the question's declared :class:`~iosizer.model.family.Simulation`
@@ -758,6 +827,26 @@ SYSTEMS: dict[tuple[str, str], Any] = {
     ("loadshare", "curve"): loadshare,
     ("replication", "replication"): replication,
 }
+
+
+#: (family, question) -> the simulated system of its declared Simulation at an answer's values and one point
+#: (``system(values, point, *, run_length=None, service_scv=None) -> model``, see ``Simulation.system``): what
+#: the question's ``--simulate`` runs (:func:`iosizer.simulate.answered.means_simulation`) and its builder uses.
+#: ``service_scv`` None: the values' own (a family that declares its service variability), else 1.
+SYSTEMS_AT: dict[tuple[str, str], Any] = {
+    **{("mmc", f"queue {name}"): open_queue_system for name in _OPEN},
+    ("closed-network", "queue mva"): closed_network_system,
+    ("oltp", "latency oltp"): oltp_system,
+    ("dma", "latency dma"): dma_system,
+    ("rmw", "pcie rmw"): rmw_system,
+    ("hba", "hba response"): hba_system,
+    ("replication", "replication"): replication_system,
+}
+
+
+def system_at(family: str, question: str) -> Any:
+    """The registered system of ``family``'s ``question`` (:data:`SYSTEMS_AT`), or None."""
+    return SYSTEMS_AT.get((family, question))
 
 
 def simulation_of(family: str, question: str | None = None) -> tuple[Any, Any]:
@@ -788,5 +877,28 @@ def simulation_of(family: str, question: str | None = None) -> tuple[Any, Any]:
 def build(family: str, question: str | None = None, **options: Any) -> Experiment:
     """The experiment of ``family``'s ``question`` with ``options`` (the builder's keyword arguments)."""
     asked, simulation = simulation_of(family, question)
-    builder = simulation.build or SYSTEMS[(family, asked.command)]
+    builder = simulation.build or SYSTEMS.get((family, asked.command))
+    if builder is None:
+        return declared(family, asked, simulation, **options)
     return builder(**options)
+
+
+def declared(family: str, asked: Any, simulation: Any, *, run_length: int | None = None, **given: Any) -> Experiment:
+    """The experiment of a Simulation that declares its ``system`` and ``metrics`` and no builder: the
+    question answered at the one point ``given`` (the one answer road: its inputs and values, each checked
+    by its declaration), its system simulated there, each metric beside the output it estimates."""
+    from iosizer.model.family import Simulation
+
+    system = simulation.system or system_at(family, asked.command)
+    if not isinstance(simulation, Simulation) or system is None or not simulation.metrics:
+        raise InputError(f"question '{asked.command}' of family '{family}' declares no simulated system")
+    given = {k: v for k, v in given.items() if v is not None}
+    inputs = {k: [v] for k, v in given.items() if k in asked.input_names}
+    values, outputs = at_point(answered(family, asked.command, **{**given, **inputs}))
+    point = {k: v[0] for k, v in inputs.items()}
+    model = system(values, point, run_length=run_length)
+    metrics = tuple(Metric(metric, float(outputs[output])) for metric, output in simulation.outputs.items())
+    shown = ", ".join(f"{k} {v:g}" if isinstance(v, (int, float)) else f"{k} {v}" for k, v in point.items())
+    return Experiment(family, asked.command, f"{family} {asked.command}" + (f", {shown}" if shown else ""), model,
+                      metrics, getattr(model, "analytic_method", "the question's solve"),
+                      getattr(model, "simulator", "SimPy"), tuple(getattr(model, "notes", ())))

@@ -317,7 +317,8 @@ _SIMULATION = Simulation(
                        "[1 each].", kind=str, many=True),
         SimulateOption("method", "--method", "Analytic side: exact MVA or schweitzer (Bard-Schweitzer, an "
                        "approximation).", kind=str, default="exact"),
-        SIMULATED_SCV), prepare=_simulated_network)
+        SIMULATED_SCV), prepare=_simulated_network,
+    metrics=(("throughput_per_s", "throughput"), ("response_time_s", "response_time")))
 
 
 FAMILIES = (

@@ -38,7 +38,7 @@ def test_the_python_api_builds_the_declared_system(toy) -> None:
     assert rows[0]["metric"] == "delay_s" and rows[0]["replications"] == 3
     with pytest.raises(InputError, match="^flat is not random$"):
         experiment("toy-sim", "flat")
-    with pytest.raises(InputError, match="no question 'nope' to simulate; choose flat, pipe, wide"):
+    with pytest.raises(InputError, match="no question 'nope' to simulate; choose flat, line, pipe, wide"):
         experiment("toy-sim", "nope")
 
 
@@ -77,3 +77,33 @@ def test_the_served_fields_are_the_declared_options(toy) -> None:
     fields = {f.key: f for f in spec.fields}
     assert fields["load"].required and fields["lane"].many and fields["rate"].default == 100.0
     assert {"replications", "seed", "max_seconds", "run_length"} <= set(fields)
+
+
+def test_a_declared_system_answers_through_the_question(toy, cli) -> None:
+    """A Simulation with a ``system`` and ``metrics`` and no builder: ``iosizer simulate`` takes the analytic
+    value from the question's own answer, and the question's ``--simulate`` puts the simulated means beside its
+    outputs (the adapter from replications to output keys), on every surface."""
+    import iosizer
+
+    result = cli("simulate", "toy-line", "--load", "50", "--rate", "150", *RUN, "--format", "json")
+    assert result.exit_code == 0, result.stderr
+    row = json.loads(result.stdout)[0]
+    assert row["metric"] == "delay_s" and row["analytic"] == pytest.approx(1 / 100) and row["replications"] == 3
+    bad = cli("simulate", "toy-line", "--load", "-1", "--format", "json")
+    assert bad.exit_code == 2 and "load_per_s" in json.loads(bad.stdout)["error"]
+
+    answer = cli("toy-sim", "line", "--load-per-s", "50,60", "--simulate", "--format", "json")
+    assert answer.exit_code == 0, answer.stderr
+    first, second = json.loads(answer.stdout)
+    assert first["delay_s_model"] == pytest.approx(1 / 50) and second["delay_s_model"] == pytest.approx(1 / 40)
+    for record in (first, second):
+        assert record["delay_s_sim_low"] < record["delay_s"] < record["delay_s_sim_high"]
+        assert record["delay_s"] == pytest.approx(record["delay_s_model"], rel=0.3)
+    again = cli("toy-sim", "line", "--load-per-s", "50,60", "--simulate", "--format", "json")
+    assert again.stdout == answer.stdout  # seed 0: the same answer
+    plain = cli("toy-sim", "line", "--load-per-s", "50", "--format", "json")
+    assert "delay_s_model" not in plain.stdout
+    assert "--simulate" not in cli("toy-sim", "pipe", "--help").stdout  # a builder of its own: no adapter
+    asked = iosizer.family("toy-sim").ask("line", load_per_s=[50.0], simulate=True)
+    assert asked.records()[0]["delay_s_model"] == pytest.approx(1 / 50)
+    assert any("simulated means" in note for note in asked.notes)

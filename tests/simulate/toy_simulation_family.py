@@ -4,6 +4,9 @@ One M/M/1 queue (``rate_per_s``): question ``pipe`` is simulated at one load by 
 ``iosizer simulate toy-pipe`` (a required option, a default, a repeatable one, one renamed for the
 builder, and a ``prepare`` that refuses two options together); ``wide`` and ``flat`` sit in a group of
 two-word commands, ``flat`` refused with its reason. The builder is declared here, as a plugin does.
+``line`` declares no builder: its system at an answer's values and one point, and the output its metric
+estimates; ``iosizer simulate toy-line`` and ``iosizer toy-sim line --simulate`` both take the question's
+own answer as the analytic side (no copy of the formula).
 """
 
 from __future__ import annotations
@@ -52,6 +55,11 @@ def build(*, load_per_s, rate_per_s=100.0, lanes=None, run_length=None):
                       (f"lanes {', '.join(map(str, lanes))}",))
 
 
+def _system(values, point, *, run_length=None, service_scv=None):
+    """The queue of the answer's ``rate_per_s`` at the point's load (``line``'s declared system)."""
+    return _Queue(float(point["load_per_s"]), float(values["rate_per_s"]), run_length or 2000)
+
+
 def _prepare(given):
     if given.get("lanes") and given.get("wide"):
         raise InputError("give --lane or --wide, not both")
@@ -90,5 +98,8 @@ FAMILIES = (Family(
         _question("wide", Simulation("toy-sim wide", "The toy pipe, one wide lane.",
                                      _OPTIONS + (SimulateOption("wide", "--wide", "Lanes of one server.", kind=int),),
                                      prepare=_prepare, build=build, group=_GROUP)),
+        _question("line", Simulation("toy-line", "The toy queue through its question's own answer.", (
+            SimulateOption("load_per_s", "--load", "Arrivals per second.", required=True),
+            SimulateOption("rate_per_s", "--rate", "Completions per second.")), metrics=("delay_s",), system=_system)),
     ),
 ),)
