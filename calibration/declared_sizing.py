@@ -95,6 +95,8 @@ class SizingAnswer(TableView):
     columns: tuple[str, ...] = ()
     always_list: bool = False
     words: tuple[tuple[str, Any], ...] = ()
+    #: The key of the one record's list of rows (``SizingCommand.gather``): the table and CSV show them.
+    gathered: str = ""
 
     def records(self) -> list[dict[str, Any]]:
         return [dict(r) for r in self.records_]
@@ -112,9 +114,11 @@ class SizingAnswer(TableView):
         return json.dumps(self.to_data(), indent=2, allow_nan=False)
 
     def shown(self) -> list[dict[str, Any]]:
-        """The records as a table or CSV shows them: a key declared in ``words`` as its text."""
+        """The records as a table or CSV shows them: a key declared in ``words`` as its text; a gathered
+        answer's rows (one per point)."""
         words = dict(self.words)
-        return [{k: words[k](v) if k in words else v for k, v in r.items()} for r in self.records_]
+        rows = self.records_[0][self.gathered] if self.gathered else self.records_
+        return [{k: words[k](v) if k in words else v for k, v in r.items()} for r in rows]
 
     def table(self) -> Table:
         return Table.of(self.shown(), units=dict(self.units), title=self.title or f"{self.family} sizing",
@@ -323,9 +327,43 @@ def _inverted(family: "Family", question: "Question", sizings: "tuple[Sizing, ..
               given: dict[str, Any]) -> SizingAnswer:
     """A command whose sizings answer by their own ``invert``: every target given (and each ``always``
     sizing) at every combination of the question's inputs, merged into one record per combination in
-    declaration order, each answer banded by the profile's intervals (``Sizing.band``)."""
-    from iosizer.calibration.questions import resolve
+    declaration order (a ``once`` sizing's record answered once, before them), each answer banded by the
+    profile's intervals (``Sizing.band``)."""
+    chosen = _chosen_targets(family, sizings, declared, targets)
+    values, inputs, conditional = _inverted_values(family, question, declared, params, cpu_speed, given)
+    others = _other_inputs(question, searched_by_every(sizings), inputs, values)
+    rows = len(next(iter(others.values()))) if others else 1
+    answered = [s for s in sizings if s.always or s.target_name in chosen]
 
+    def record_at(point: Mapping[str, Any], once: bool) -> dict[str, Any]:
+        record: dict[str, Any] = {}
+        for sizing in (s for s in answered if s.once == once):
+            target = None if sizing.always else chosen[sizing.target_name]
+            record.update(_inverse_answer(sizing, values, point, target, conditional))
+        return record
+
+    lead = record_at({}, True)
+    records, merged = [], []
+    for i in range(rows):
+        point = {k: _plain(v[i], question.input(k).integer) for k, v in others.items()}
+        record = record_at(point, False)
+        merged.append({**lead, **record})
+        records.append(declared.shape(values, point, record) if declared and declared.shape else
+                       {**point, **record})
+    gather = declared.gather if declared else ""
+    if gather:  # one published record: the answers at no point, then every point's under one key
+        records = [{**lead, gather: records}]
+    notes = [text for note in (declared.notes if declared else ())  # the first answer as merged, before its shape
+             for text in (note(values, merged[0]) if callable(note) else note,) if text]
+    title = declared.title(values, records[0]) if declared and declared.title else ""
+    units = {i.name: i.unit for i in question.input_specs}
+    units.update({o.name: o.unit for o in question.output_specs})
+    return SizingAnswer(family.name, tuple(records), tuple(notes), units, title, gathered=gather)
+
+
+def _chosen_targets(family: "Family", sizings: "tuple[Sizing, ...]", declared: "SizingCommand | None",
+                    targets: Mapping[str, Any]) -> dict[str, Any]:
+    """The targets given, each a target of the command; one at least where the command has any."""
     asked = [s for s in sizings if not s.always]
     by_target = {s.target_name: s for s in asked}
     chosen = {k: v for k, v in targets.items() if v is not None}
@@ -333,9 +371,21 @@ def _inverted(family: "Family", question: "Question", sizings: "tuple[Sizing, ..
     if unknown:
         raise InputError(f"{', '.join(unknown)} is no target of family '{family.name}'; its targets: "
                          f"{', '.join(by_target)}")
-    if not chosen:
+    if not chosen and asked:
         raise InputError((declared.needs if declared else "") or
                          "give " + " and/or ".join(target_flag(s) for s in asked))
+    return chosen
+
+
+def _inverted_values(family: "Family", question: "Question", declared: "SizingCommand | None", params: Any,
+                     cpu_speed: float | None, given: dict[str, Any]
+                     ) -> "tuple[dict[str, Any], dict[str, Any], Profile | None]":
+    """(the values every ``invert`` gets, the question's inputs as given, the profile that bands the answers
+    or None), resolved as the question road resolves them (its settings, a catalogue entry, the profile)
+    with the command's own options. A catalogue entry's fit states the entry's published figures: its
+    answers carry no interval."""
+    from iosizer.calibration.questions import resolved
+
     base = params if not isinstance(params, Mapping) else None
     for name, message in (declared.refused.items() if declared else ()):
         if base is not None and given.get(name) is not None:
@@ -344,57 +394,37 @@ def _inverted(family: "Family", question: "Question", sizings: "tuple[Sizing, ..
     for spec in (declared.settings if declared else ()):  # the command's own options: not the family's
         value = given.pop(spec.name, None)
         own[spec.name] = spec.value if value is None else spec.check(value, "--" + spec.name.replace("_", "-"))
-    inputs = {k: given.pop(k) for k in list(given) if k in question.input_names}
-    changes = dict(params) if isinstance(params, Mapping) else {}
-    changes.update(given)
-    values, profile, source = resolve(family.name, base, cpu_speed, changes)
-    values.update(own)
-    values["profile_origin"] = None
-    first = base[0] if isinstance(base, (list, tuple)) and base else base
-    if first is not None:
-        from iosizer.calibration.profile import origin
+    got = resolved(family.name, question, params, cpu_speed, given)
+    values = {**got.values, **own}
+    values["defaulted"] = frozenset(n for n in question.input_names if got.inputs.get(n) is None)
+    banded = got.banded and not got.brought
+    conditional = _at_fitted_counts(family, got.profile) if banded and got.profile is not None else None
+    if conditional is not None and not any(e.vary for e in conditional.parameters.values()):
+        conditional = None
+    return values, got.inputs, conditional
 
-        values["profile_origin"] = origin(first)
-    others = _other_inputs(question, searched_by_every(sizings), inputs, values)
-    rows = len(next(iter(others.values()))) if others else 1
-    banded = profile is not None and (question.shipped_bands or base is not None or cpu_speed is not None)
-    conditional = _at_fitted_counts(family, profile) if banded else None
-    records, merged = [], []
-    for i in range(rows):
-        point = {k: _plain(v[i], question.input(k).integer) for k, v in others.items()}
-        record: dict[str, Any] = {}
-        for sizing in sizings:
-            if not (sizing.always or sizing.target_name in chosen):
-                continue
-            target = None if sizing.always else chosen[sizing.target_name]
-            invert = sizing.invert
-            assert invert is not None  # a command's sizings all invert, or none does
-            answer = dict(invert(values, point, target))
-            key = sizing.report or sizing.search
-            if sizing.interval and conditional is not None and any(e.vary for e in conditional.parameters.values()):
-                from iosizer.calibration.sizing import answer_interval, with_interval
 
-                failure = math.inf if sizing.smallest and not sizing.report else 0.0
+def _inverse_answer(sizing: "Sizing", values: Mapping[str, Any], point: Mapping[str, Any], target: Any,
+                    conditional: "Profile | None") -> dict[str, Any]:
+    """One sizing's ``invert`` at ``point``, its answer banded by the profile's intervals where it has one;
+    a number that is not finite (an unbounded answer) is published as null."""
+    invert = sizing.invert
+    assert invert is not None  # a command's sizings all invert, or none does
+    answer = dict(invert(values, point, target))
+    key = sizing.report or sizing.search
+    if sizing.interval and conditional is not None:
+        from iosizer.calibration.sizing import answer_interval, with_interval
 
-                def again(moved: Mapping[str, Any], invert: Any = invert, target: Any = target,
-                          key: str = key, failure: float = failure) -> float:
-                    value = invert({**values, **moved}, point, target)[key]  # None: no answer there
-                    return failure if value is None else float(value)
+        failure = math.inf if sizing.smallest and not sizing.report else 0.0
 
-                answer = with_interval(answer, key, answer_interval(conditional, again, on_failure=failure))
-            record.update(answer)
-        merged.append(record)
-        records.append(declared.shape(values, point, record) if declared and declared.shape else
-                       {**point, **record})
-    notes = []
-    for note in (declared.notes if declared else ()):  # read the first answer as merged, before its shape
-        text = note(values, merged[0]) if callable(note) else note
-        if text:
-            notes.append(text)
-    title = declared.title(values, records[0]) if declared and declared.title else ""
-    units = {i.name: i.unit for i in question.input_specs}
-    units.update({o.name: o.unit for o in question.output_specs})
-    return SizingAnswer(family.name, tuple(records), tuple(notes), units, title)
+        def again(moved: Mapping[str, Any]) -> float:
+            value = invert({**values, **moved}, point, target)[key]  # None: no answer there
+            return failure if value is None else float(value)
+
+        interval = answer_interval(conditional, again, on_failure=failure)
+        if sizing.unbounded or interval != (None, None):
+            answer = with_interval(answer, key, interval)
+    return {k: None if isinstance(v, float) and not math.isfinite(v) else v for k, v in answer.items()}
 
 
 # --- the search ---------------------------------------------------------------------------------------

@@ -231,24 +231,10 @@ def fit(
     free = tuple(p.name for p in parameters if p.vary)
     start = {p.name: float(p.value) for p in parameters}
     inputs = {k: np.asarray(v, dtype=np.float64) for k, v in inputs.items()}
-    observed = {k: np.asarray(v, dtype=np.float64) for k, v in observed.items()}
-    if stderr is not None and len(observed) != 1:
-        raise CalibrationError("a stderr column needs exactly one observed column; use 'weight' instead")
-    if bounds is not None and len(observed) != 1:
-        raise CalibrationError("bounded observations need exactly one observed column")
-    # An optional metric the file leaves empty everywhere carries no information.
-    observed = {k: v for k, v in observed.items() if np.isfinite(v).any()}
-    masks = {k: np.isfinite(v) for k, v in observed.items()}
-    n_points = int(sum(m.sum() for m in masks.values()))
-    if n_points == 0:
-        raise CalibrationError("no observed values to fit")
-    if len(free) > 2 * n_points + 2:  # hopeless, and possibly very slow: say so at once
-        raise CalibrationError(f"{len(free)} free parameters cannot be fitted to {n_points} observations")
+    observed, masks, n_points = _observations(observed, len(free), stderr, bounds, relative)
     row_scale = np.sqrt(weights) if weights is not None else None
     if stderr is not None:
         row_scale = 1.0 / stderr
-    if relative and np.any([np.any(v[masks[k]] == 0) for k, v in observed.items()]):
-        raise CalibrationError("relative residuals need non-zero observed values")
     objective = _Residuals(model, model_name, start, free, inputs, observed, masks,
                            _column_scales(observed, masks, relative, stderr is not None), row_scale, bounds,
                            max_seconds)
@@ -259,16 +245,7 @@ def fit(
         cost = float(np.sum(objective(np.array([])) ** 2))
 
     dof = n_points - len(free)
-    covariance, warnings = _covariance(jac_matrix, cost, dof, free, stderr is not None)
-    signal = float(np.sum(objective.scaled({k: np.where(masks[k], v, 0.0) for k, v in observed.items()}) ** 2))
-    if free and dof > 0 and stderr is None and cost <= 1e-24 * signal:
-        warnings.append(
-            "the model passes through every point (zero residuals): the data carry no error "
-            "estimate, so the intervals are undefined; add repeat measurements or a stderr column"
-        )
-        covariance = np.full_like(covariance, np.nan)
-    errors = {n: (float(np.sqrt(covariance[i, i])) if np.isfinite(covariance[i, i]) else math.nan)
-              for i, n in enumerate(free)}
+    covariance, errors, warnings = _uncertainty(objective, jac_matrix, cost, dof, free, stderr is not None)
     intervals = _intervals(parameters, best, errors, interval_quantile(dof, stderr is not None), warnings)
     predicted = {k: np.asarray(v, dtype=np.float64) for k, v in model(best, inputs).items()}
     residual_columns = objective.one_sided(predicted)
@@ -280,6 +257,48 @@ def fit(
         n_points=n_points, dof=dof, warnings=tuple(warnings), absolute_sigma=stderr is not None,
         cost=cost, model=model,
     )
+
+
+def _observations(
+    observed: Mapping[str, np.ndarray], n_free: int, stderr: np.ndarray | None, bounds: np.ndarray | None,
+    relative: bool,
+) -> tuple[dict[str, np.ndarray], dict[str, np.ndarray], int]:
+    """The observed columns that carry a value (float64), where each has one, and how many values: a
+    :class:`CalibrationError` when they cannot be fitted as asked."""
+    observed = {k: np.asarray(v, dtype=np.float64) for k, v in observed.items()}
+    if stderr is not None and len(observed) != 1:
+        raise CalibrationError("a stderr column needs exactly one observed column; use 'weight' instead")
+    if bounds is not None and len(observed) != 1:
+        raise CalibrationError("bounded observations need exactly one observed column")
+    # An optional metric the file leaves empty everywhere carries no information.
+    observed = {k: v for k, v in observed.items() if np.isfinite(v).any()}
+    masks = {k: np.isfinite(v) for k, v in observed.items()}
+    n_points = int(sum(m.sum() for m in masks.values()))
+    if n_points == 0:
+        raise CalibrationError("no observed values to fit")
+    if n_free > 2 * n_points + 2:  # hopeless, and possibly very slow: say so at once
+        raise CalibrationError(f"{n_free} free parameters cannot be fitted to {n_points} observations")
+    if relative and np.any([np.any(v[masks[k]] == 0) for k, v in observed.items()]):
+        raise CalibrationError("relative residuals need non-zero observed values")
+    return observed, masks, n_points
+
+
+def _uncertainty(objective: _Residuals, jac_matrix: np.ndarray, cost: float, dof: int, free: tuple[str, ...],
+                 absolute: bool) -> tuple[np.ndarray, dict[str, float], list[str]]:
+    """The covariance of the free parameters, their standard errors and the warnings on them; undefined
+    (nan) where the model passes through every point and nothing else says the measurements' error."""
+    covariance, warnings = _covariance(jac_matrix, cost, dof, free, absolute)
+    observed, masks = objective.observed, objective.masks
+    signal = float(np.sum(objective.scaled({k: np.where(masks[k], v, 0.0) for k, v in observed.items()}) ** 2))
+    if free and dof > 0 and not absolute and cost <= 1e-24 * signal:
+        warnings.append(
+            "the model passes through every point (zero residuals): the data carry no error "
+            "estimate, so the intervals are undefined; add repeat measurements or a stderr column"
+        )
+        covariance = np.full_like(covariance, np.nan)
+    errors = {n: (float(np.sqrt(covariance[i, i])) if np.isfinite(covariance[i, i]) else math.nan)
+              for i, n in enumerate(free)}
+    return covariance, errors, warnings
 
 
 def _column_scales(observed: Mapping[str, np.ndarray], masks: Mapping[str, np.ndarray], relative: bool,

@@ -21,7 +21,7 @@ if TYPE_CHECKING:
     from iosizer.calibration.profile import Profile
     from iosizer.model.family import Question
 
-__all__ = ["MAX_POINTS", "Answer", "answer", "resolve"]
+__all__ = ["MAX_POINTS", "Answer", "Resolved", "answer", "resolve", "resolved"]
 
 #: The most points one answer computes (every combination of the inputs' values): a sweep is for a
 #: table or a curve, as a command-line list (iosizer.cli.params.MAX_GRID_POINTS).
@@ -148,13 +148,38 @@ def answer(family_name: str, question: str,
     return _one(family_name, asked, params, cpu_speed, percentiles, band, given)
 
 
-def _one(family_name: str, asked: "Question", params: Any, cpu_speed: float | None,
-         percentiles: Sequence[float] | None, band: str, given: dict[str, Any]) -> Answer:
-    """The answer at one choice of every swept setting: the inputs' grid solved on one set of values."""
-    import math
+@dataclass
+class Resolved:
+    """The values a question is answered on, resolved from what the planner gave (:func:`resolved`)."""
 
-    import numpy as np
+    #: The question's inputs as given (None: its default sweep).
+    inputs: dict[str, Any]
+    #: Every parameter and setting by name, the question's own settings, what a catalogue entry brings,
+    #: ``family`` (a question of ``also``), ``profile_origin``, ``profile_cpu_name`` and ``defaulted``.
+    values: dict[str, Any]
+    #: The family's parameters and settings alone, as resolved.
+    declared: dict[str, Any]
+    #: The profile whose intervals band the answer (None: no profile answers).
+    profile: "Profile | None"
+    #: One line naming where the values come from.
+    source: str
+    #: The planner's profile (or a catalogue entry's fit), the first of several; None: none.
+    first: Any
+    #: The settings and parameters the planner gave (after the question's own settings were taken).
+    changes: dict[str, Any]
+    #: The family whose values answer (``Question.also``: the profile's).
+    answering: str
+    #: What a catalogue entry brought (empty: no entry named).
+    brought: dict[str, Any]
+    #: Whether the answer carries the profile's band.
+    banded: bool
 
+
+def resolved(family_name: str, asked: "Question", params: Any, cpu_speed: float | None,
+             given: dict[str, Any]) -> Resolved:
+    """What a question is answered on: its inputs (popped from ``given``), its own settings checked, the
+    catalogue entry named, the profile given (or the shipped one, a catalogue entry's fit, the values given)
+    resolved with the settings and parameters given. The question road and the sizing road both start here."""
     inputs = {k: given.pop(k) for k in list(given) if k in asked.input_names}
     changes = dict(params) if isinstance(params, Mapping) else {}
     changes.update(given)
@@ -175,12 +200,7 @@ def _one(family_name: str, asked: "Question", params: Any, cpu_speed: float | No
     assumed = _own_cpu(asked, own, base, cpu_speed)
     base, brought = _catalogue(family_name, asked, own, base)
     answering = _answering(family_name, asked, base)
-    if base is None and asked.takes == () and not any(v is not None for v in changes.values()):
-        declared, profile, source = {}, None, "the values given"  # no parameter of the family: no profile
-    elif base is None and cpu_speed is None and _every_parameter_given(answering, changes):
-        declared, profile, source = _given_values(answering, changes), None, "the values given"
-    else:
-        declared, profile, source = resolve(answering, base, None if assumed else cpu_speed, changes)
+    declared, profile, source = _values_of(family_name, asked, answering, base, cpu_speed, assumed, changes)
     if asked.catalogue and own.get(asked.catalogue) is not None:
         source = source.replace("the planner's profile", f"the shipped fit of {own[asked.catalogue]}", 1)
     values = {**declared, **own, **brought}
@@ -198,9 +218,33 @@ def _one(family_name: str, asked: "Question", params: Any, cpu_speed: float | No
 
         values["profile_origin"] = origin(first)
     values["profile_cpu_name"] = None if profile is None or brought else profile.cpu_name  # after any carry
+    banded = profile is not None and (asked.shipped_bands or base is not None or cpu_speed is not None)
+    return Resolved(inputs, values, declared, profile, source, first, changes, answering, brought, banded)
+
+
+def _values_of(family_name: str, asked: "Question", answering: str, base: Any, cpu_speed: float | None,
+               assumed: bool, changes: Mapping[str, Any]) -> tuple[dict[str, Any], "Profile | None", str]:
+    """:func:`resolve`, or no profile at all where none is needed (no parameter of the family asked, or
+    every one given); ``assumed``: ``cpu_speed`` is the question's own CPU assumption, no carry."""
+    if base is None and asked.takes == () and not any(v is not None for v in changes.values()):
+        return {}, None, "the values given"  # no parameter of the family: no profile
+    if base is None and cpu_speed is None and _every_parameter_given(answering, changes):
+        return _given_values(answering, changes), None, "the values given"
+    return resolve(answering, base, None if assumed else cpu_speed, changes)
+
+
+def _one(family_name: str, asked: "Question", params: Any, cpu_speed: float | None,
+         percentiles: Sequence[float] | None, band: str, given: dict[str, Any]) -> Answer:
+    """The answer at one choice of every swept setting: the inputs' grid solved on one set of values."""
+    import math
+
+    import numpy as np
+
+    got = resolved(family_name, asked, params, cpu_speed, given)
+    inputs, values, declared, profile, source = got.inputs, got.values, got.declared, got.profile, got.source
+    answering, first, changes, banded = got.answering, got.first, got.changes, got.banded
     arrays = _input_grid(asked, inputs, values)
     values["defaulted"] = frozenset(n for n in asked.input_names if inputs.get(n) is None)
-    banded = profile is not None and (asked.shipped_bands or base is not None or cpu_speed is not None)
     chosen: list[float] = []
     if percentiles:
         if asked.percentiles is None:

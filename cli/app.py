@@ -17,7 +17,7 @@ import sys
 import warnings
 from typing import Any, Sequence
 
-from functools import lru_cache, partial
+from functools import partial
 
 import typer
 
@@ -258,7 +258,7 @@ COMMANDS: dict[str, tuple[str, str]] = {
             "(family 'hba'; iosizer params hba)."),
     "loadshare": ("iosizer.cli.loadshare:app",
                   "Which policy spreads storage-port queues over cores best (seed 003)."),
-    "size": ("iosizer.cli.app:_size_app()",
+    "size": ("iosizer.cli.size:app",
              "Sizing: the smallest servers, cores, ports or outstanding I/Os for a target, and the largest load "
              "or latency within one."),
     "device": ("iosizer.cli.device:app",
@@ -267,15 +267,6 @@ COMMANDS: dict[str, tuple[str, str]] = {
                  "Simulate a family's question (numpy, vectorised; Ciw or SimPy as the second engine) and compare "
                  "with its analytic answer: mean, 95 % interval, inside or not."),
 }
-
-
-@lru_cache(maxsize=1)
-def _size_app(name: str = "size") -> Any:
-    """``iosizer size``: its own commands and the seed families' (cli/size_families.py)."""
-    from iosizer.cli import size
-    from iosizer.cli import size_families  # noqa: F401  (adds the seed families' sizing commands to size.app)
-
-    return size.app
 
 
 def _build(name: str, target: str) -> Any:

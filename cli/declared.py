@@ -109,7 +109,7 @@ def _size_options(family: "Family", question: "Question", name: str) -> tuple[li
         data, records = answer.to_data(), answer.records()
         # One answer: a metric/value table, as every 'iosizer size' command prints one (a list or an object
         # left to the JSON); a sweep (or a question whose answer is always a list): a row each.
-        if len(records) > 1 or answer.always_list:
+        if len(records) > 1 or answer.always_list or answer.gathered:
             emit(Report(data=data, rows=answer.shown(), columns=list(answer.columns) or None, title=title,
                         notes=list(answer.notes)), output_format)
             return

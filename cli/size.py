@@ -1,16 +1,12 @@
 """``iosizer size ...``: how many do I need, and how much does it carry (issue 16).
 
-The group's commands are generated from the families' declared sizing
+Every command of the group is generated from the families' declared sizing
 (:class:`iosizer.cli.declared.SizeGroup`: ``size servers`` and ``size load`` from
-the mmc and closed-network declarations, ``size device``, a plugin's); the seed
-families' command still written by hand (``size latency``) is in
-:mod:`iosizer.cli.size_families`, registered on :data:`app` with :data:`ProfileOption`.
+the mmc and closed-network declarations, ``size latency`` from the latency tiers
+question's, ``size device``, a plugin's).
 """
 
 from __future__ import annotations
-
-from pathlib import Path
-from typing import Annotated
 
 import typer
 
@@ -22,9 +18,3 @@ app = typer.Typer(
          "or latency within one.",
     no_args_is_help=True,
 )
-
-ProfileOption = Annotated[
-    Path | None,
-    typer.Option("--profile", help="Calibrated profile; the answer then carries the interval of its parameters."),
-]
-

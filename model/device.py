@@ -21,14 +21,12 @@ theorem there. The floor is a pure delay: its time distribution changes
 none of these (BCMP insensitivity), so a constant floor is exact.
 
 Service-time variability (``service_scv`` other than 1): the means keep the
-product form's values. A closed loop whose every unit is busy runs at C / S
-whatever the variability, and below the knee few I/Os wait, so the mean
-curve hardly moves: simulation puts it within 1.4 % at scv 0 to 2, where
-the project's MVA correction (:data:`iosizer.model.mva.SCV_APPROXIMATION`,
-the load-dependent wait scaled by (1 + cv^2) / 2) was 33 % low in IOPS at
-scv 2 once saturated, so it is not used here. The percentiles are a
-gamma fit per queue length found (:func:`device_percentile`). Errors:
-:data:`SCV_ERROR` (docs/validation/device.md).
+product form's values (a closed loop whose every unit is busy runs at C / S
+whatever the variability, and below the knee few I/Os wait), not MVA's
+residual-service correction; the percentiles are a gamma fit per queue
+length found (:func:`device_percentile`). Their error against simulation,
+and why the correction is not used: :data:`SCV_ERROR`,
+docs/validation/device.md.
 
 Source: DESIGN.md family 7; Lazowska et al. 1984 ch. 8 (load-dependent
 stations); the fit over whole numbers of units by profile likelihood is

@@ -717,12 +717,21 @@ class Sizing:
     #: The model's own inverse, used in place of the generic search where one exists (a closed form,
     #: Brent's method on a curve, a bisection on a text output such as the binding cap):
     #: ``invert(values, point, target) -> record`` at one point (``point``: each other input's value),
-    #: the record's keys as published; it checks its target (its one-line error is the answer's) and
+    #: the record's keys as published (a number that is not finite, an unbounded answer, is published as
+    #: null); it checks its target (its one-line error is the answer's) and
     #: raises :class:`~iosizer.model.sizing.UnreachableTargetError` where no value reaches it.
     invert: Callable[[Mapping[str, Any], Mapping[str, Any], Any], Mapping[str, Any]] | None = None
     #: Answered on every call at no target of the planner's (no option: ``invert`` gets None), a
-    #: by-product every answer of its command carries (the largest block still protocol-bound).
+    #: by-product every answer of its command carries (the largest block still protocol-bound). A command
+    #: may be made of such sizings alone: its targets are then settings of the question, with defaults.
     always: bool = False
+    #: Answered once per call, at no point (``invert`` gets an empty ``point``): what does not depend on
+    #: the other inputs (the largest latency within a budget, before the tiers of each hop). Its record
+    #: leads the command's published record (:attr:`SizingCommand.gather`).
+    once: bool = False
+    #: False: an interval unbounded at both ends (an exact fit) adds no ``_ci`` keys to this answer
+    #: (True: they are null).
+    unbounded: bool = True
     alone: bool = False
     target_bounds: tuple[float, float] = (0.0, math.inf)
     lowest: Callable[[Mapping[str, Any], Mapping[str, Any]], Any] | None = None
@@ -962,8 +971,12 @@ class SizingCommand:
       checked by their declarations and handed to each ``invert`` in ``values``;
     - ``flags``: the option (and HTTP field) a name is published under where it is not the declared name
       (``{"transfer_bytes": "--pattern"}``); the declared flag stays an alias;
-    - ``required``: targets a planner must give (the CLI and HTTP refuse their absence).
-    ``title`` reads the first published record, ``notes`` the first answer as merged, before ``shape``.
+    - ``required``: targets a planner must give (the CLI and HTTP refuse their absence);
+    - ``gather``: the answer is one published record: the ``once`` sizings' records merged, then the
+      records of every point (each shaped) listed under this key (``switches``); the table and CSV
+      show that list, a row per point.
+    ``title`` reads the first published record, ``notes`` the first answer as merged (after the ``once``
+    sizings' records), before ``shape``.
     """
 
     name: str
@@ -976,6 +989,7 @@ class SizingCommand:
     settings: tuple[ParameterSpec, ...] = ()
     flags: Mapping[str, str] = field(default_factory=dict)
     required: tuple[str, ...] = ()
+    gather: str = ""
 
 
 #: A question's solve: values (parameters and settings by name) and broadcast input arrays ->
@@ -1332,8 +1346,9 @@ class Family:
     #: checked against the fitted model (:func:`iosizer.calibration.calibrate.tail_check`).
     tail: Callable[[Mapping[str, Any], Mapping[str, np.ndarray], float], np.ndarray] | None = None
     tail_unit: str = "s"
-    #: The hand-written ``iosizer size`` command that sizes this family, until its questions declare
-    #: :class:`Sizing` (a family with declared sizing is sized by ``iosizer size <family>``).
+    #: The ``iosizer size`` command that sizes this family where another family's question declares it
+    #: (dma: ``size latency``, of the oltp tiers question; a family whose questions declare :class:`Sizing`
+    #: is sized by the command they name).
     sizing_command: str = ""
 
     def __post_init__(self) -> None:

@@ -71,7 +71,7 @@ from pydantic import BaseModel, ConfigDict, Field, model_validator
 from iosizer.errors import InputError
 from iosizer.model.family import (SIMULATED_SCV, Ask, Column, CpuScaling, Family, FitPlan, Input, Output, ParameterSpec,
                                   Plot, Question, Reference, Role, ScenarioTable, Schema, SimulateOption, Simulation,
-                                  TableKey, TableRow)
+                                  Sizing, SizingCommand, TableKey, TableRow)
 from iosizer.model._validate import as_nonnegative, as_positive, scalar_or_array
 from iosizer.model.mva import SERVICE_SCV as _mva_scv
 
@@ -638,6 +638,86 @@ def _tiers_note(values, outputs):
             f"{values['budget_pct']:g} %")
 
 
+# --- iosizer size latency: the largest latency within the budget, then the most tiers of each hop ---------
+
+
+def max_switch_tiers(max_added_latency_ns: float, hop_ns: float) -> float:
+    """Most tiers of one-way hop ``hop_ns`` whose round trip 2 t h stays within ``max_added_latency_ns``:
+    PD does not decrease with the added round trip x, so t tiers fit exactly when 2 t h <= x_max,
+    t_max = floor(x_max / (2 h)).
+
+    inf when the hop costs nothing or the budget allows any latency.
+    """
+    if hop_ns < 0 or not math.isfinite(hop_ns):
+        raise InputError(f"hop latency must be a finite number >= 0 ns, got {hop_ns:g}")
+    if hop_ns == 0 or math.isinf(max_added_latency_ns):
+        return math.inf
+    # A tier count exactly on the budget is within it: guard the division's rounding.
+    return float(math.floor(max_added_latency_ns / (2.0 * hop_ns) * (1 + 1e-12)))
+
+
+def _max_latency_ns(values):
+    """x_max, the root of PD(x) = budget: Brent's method on the OLTP network's MVA curve, the closed form
+    for a DMA device (inf where no latency degrades it)."""
+    kind, source, _ = _loss(values)
+    budget = check_budget_pct(values["budget_pct"])
+    return max_oltp_latency_ns(source, budget) if kind == "oltp" else max_dma_latency_ns(source, budget)
+
+
+def _loss_label(values):
+    if values.get("profile_origin"):
+        return f"profile {values['profile_origin']}"
+    if values.get("device"):
+        return f"device {values['device']}"
+    return "the OLTP curve (seed 000)" if values.get("family") != "dma" else "a dma profile"
+
+
+def _size_max_latency(values, point, target):
+    """``size latency``, once: the largest added round trip within the budget."""
+    return {"model": _loss_label(values), "budget_pct": values["budget_pct"],
+            "max_added_latency_ns": _max_latency_ns(values)}
+
+
+def _size_tiers(values, point, target):
+    """``size latency``, per hop: the most tiers within the budget (named as ``latency tiers`` names it)."""
+    hop = float(point["hop_ns"])
+    named = dict(zip(values["switch_hop_ns"], values["switch_names"])) if "hop_ns" in values["defaulted"] else {}
+    tiers = max_switch_tiers(_max_latency_ns(values), hop)
+    return {"switch": named.get(hop, f"hop {hop:g} ns"), "hop_ns": hop,
+            "max_tiers": int(tiers) if math.isfinite(tiers) else tiers}
+
+
+def _shown(value):
+    return "unbounded" if value is None or not math.isfinite(value) else f"{value:.6g}"
+
+
+def _size_latency_note(values, record):
+    low, high = record.get("max_added_latency_ns_ci_low"), record.get("max_added_latency_ns_ci_high")
+    banded = low is not None or high is not None
+    return (f"largest added round trip within {values['budget_pct']:g} %: {_shown(record['max_added_latency_ns'])} "
+            "ns" + (f" [{_shown(low)}, {_shown(high)}]" if banded else ""))
+
+
+def _size_interval_note(values, record):
+    if record.get("max_added_latency_ns_ci_low") is not None or record.get("max_added_latency_ns_ci_high") is not None:
+        return "_ci_low/_ci_high: at the ends of the profile's 95 % intervals"
+    return "no interval: the profile's fit is exact (as many points as parameters)"
+
+
+#: ``iosizer size latency``: the tiers question's sizings, one record of the budget's latency and each hop's tiers.
+SIZE_LATENCY = SizingCommand(
+    "latency", "Seed 000: the largest added latency within a degradation budget, and the most switch tiers per hop.",
+    shape=lambda values, point, record: record, gather="switches",
+    notes=(_size_latency_note, lambda values, record: f"max_tiers = floor(x_max / (2 hop)); loss from "
+                                                      f"{record['model']}", _size_interval_note),
+    title=lambda values, record: f"Switch tiers within {values['budget_pct']:g} % loss")
+_SIZE_LATENCY = (
+    Sizing("added_latency_ns", "max_tiers", command="latency", invert=_size_max_latency, always=True, once=True,
+           report="max_added_latency_ns"),
+    Sizing("hop_ns", "max_tiers", command="latency", invert=_size_tiers, always=True, report="max_tiers",
+           unbounded=False))
+
+
 def _oltp_start(data, settings):
     """Start with the knee where the data first pass 5 % and a mid serial share."""
     x, pd = data["added_latency_ns"], data["degradation_pct"]
@@ -724,7 +804,6 @@ FAMILIES = (
     ),
     Family(
         name="oltp",
-        sizing_command="size latency",
         formula=("closed network of N jobs: a CPU station D_c and a serial I/O step D_s(x) = D_s0 + r "
                  "x, exact MVA; serial_share = D_s0 / D_c, knee_latency_ns = (D_c - D_s0) / r; PD(x) = "
                  "(X(0) - X(x)) / X(0) x 100; on a CPU of relative speed s the knee moves to knee x "
@@ -796,7 +875,7 @@ FAMILIES = (
                      solve=_latency_tiers, settings=(TIER_BUDGET, DEVICE), catalogue="device", also=("dma",),
                      optional=("device",),
                      always_list=True, shape=_tiers_shape, notes=(_tiers_note,),
-                     plot=Plot("hop_ns", ("max_tiers",))),
+                     plot=Plot("hop_ns", ("max_tiers",)), sizing=_SIZE_LATENCY, sizing_commands=(SIZE_LATENCY,)),
         ),
         fit=FitPlan(_oltp_start, holdable=("service_scv",)),
         example="oltp.csv",

@@ -64,7 +64,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from functools import lru_cache
 import math
-from typing import Any, Literal, Mapping, Sequence
+from typing import Any, Callable, Literal, Mapping, Sequence
 
 import numpy as np
 from scipy.special import gammaincc, gammaln
@@ -472,6 +472,22 @@ def _pooled_waiting(load: np.ndarray, service: np.ndarray, k: np.ndarray, member
     component's (a chain of ports on 2 cores each, six ports on 7 cores), K and a are the reach's: work
     two ports away does not relieve it (docs/validation/loadshare.md, "Reach").
     """
+    pooled, work, residual = _reach(load, service, membership, busy, core_utilisation)
+    rho = np.minimum(work / pooled, peak[:, None])
+    all_busy = _erlang_c(pooled, rho)
+    some_busy = _some_busy(all_busy, rho, pooled, k)
+    waiting = residual * (all_busy * (1.0 / (pooled * (1.0 - rho)) + 1.0 / k - 1.0 / pooled) + some_busy / k)
+    pooled_wait = residual * all_busy / (pooled * (1.0 - rho))  # W_K, M/M/K's mean wait
+    waiting = _own_line(load, service, k, pooled, membership, busy, waiting - rho * pooled_wait, pooled_wait)
+    # With ``with_probability``: also P(the port waits) = P(all k_p of its cores busy), for the tails.
+    return (waiting, all_busy + some_busy) if with_probability else waiting
+
+
+def _reach(load: np.ndarray, service: np.ndarray, membership: np.ndarray, busy: np.ndarray,
+           core_utilisation: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """The pool each port waits in, (B, P) each: its cores K (the component's, or the reach's where
+    narrower), their work a, and the mean residual service s_r = sum L s^2 / sum L s (see
+    :func:`_pooled_waiting`)."""
     batch, ports, n = membership.shape
     label = _components(membership & busy[None, :, None])
     rows = np.arange(batch)[:, None]
@@ -494,12 +510,16 @@ def _pooled_waiting(load: np.ndarray, service: np.ndarray, k: np.ndarray, member
     if narrower.any():
         pooled = np.where(narrower, size, pooled)
         work = np.where(narrower, (reach * core_utilisation[:, None, :]).sum(axis=2), work)
-    rho = np.minimum(work / pooled, peak[:, None])
-    all_busy = _erlang_c(pooled, rho)
-    # All k of the port's cores busy but not all K: sum_{b=k}^{K-1} pi_b C(b, k) / C(K, k), with
-    # pi_b = (1 - C) (a^b / b!) / sum_{j<K} a^j / j!. As C(b, k) / C(K, k) = b! (K-k)! / ((b-k)! K!), the
-    # sum is (1 - C) a^k (K-k)! / K! sum_{m<K-k} a^m / m! / sum_{j<K} a^j / j!, and each partial
-    # exponential sum is e^a Q(n, a) (Q the regularised upper incomplete gamma): a closed form, in logs.
+    return pooled, work, residual
+
+
+def _some_busy(all_busy: np.ndarray, rho: np.ndarray, pooled: np.ndarray, k: np.ndarray) -> np.ndarray:
+    """P(all k of the port's cores busy but not all K), M/M/K's pi_b with busy cores taken at random.
+
+    sum_{b=k}^{K-1} pi_b C(b, k) / C(K, k), with pi_b = (1 - C) (a^b / b!) / sum_{j<K} a^j / j!. As
+    C(b, k) / C(K, k) = b! (K-k)! / ((b-k)! K!), the sum is (1 - C) a^k (K-k)! / K! sum_{m<K-k} a^m / m!
+    / sum_{j<K} a^j / j!, and each partial exponential sum is e^a Q(n, a) (Q the regularised upper
+    incomplete gamma): a closed form, in logs."""
     a = rho * pooled
     kk = np.minimum(k.astype(float), pooled)  # a port never spans more than its component
     partial = (kk < pooled) & (rho > 0)
@@ -508,12 +528,7 @@ def _pooled_waiting(load: np.ndarray, service: np.ndarray, k: np.ndarray, member
         log_some = (np.log1p(-np.minimum(all_busy, 1.0)) + kk * np.log(safe_a) + gammaln(rest + 1.0)
                     - gammaln(np.where(partial, pooled, 1.0) + 1.0)
                     + np.log(gammaincc(rest, safe_a)) - np.log(gammaincc(np.where(partial, pooled, 1.0), safe_a)))
-    some_busy = np.where(partial, np.exp(log_some), 0.0)
-    waiting = residual * (all_busy * (1.0 / (pooled * (1.0 - rho)) + 1.0 / k - 1.0 / pooled) + some_busy / k)
-    pooled_wait = residual * all_busy / (pooled * (1.0 - rho))  # W_K, M/M/K's mean wait
-    waiting = _own_line(load, service, k, pooled, membership, busy, waiting - rho * pooled_wait, pooled_wait)
-    # With ``with_probability``: also P(the port waits) = P(all k_p of its cores busy), for the tails.
-    return (waiting, all_busy + some_busy) if with_probability else waiting
+    return np.where(partial, np.exp(log_some), 0.0)
 
 
 def _own_line(load: np.ndarray, service: np.ndarray, k: np.ndarray, pooled: np.ndarray, membership: np.ndarray,
@@ -696,24 +711,104 @@ def switching_loads(policy: Policy, port_shares: Sequence[float] | np.ndarray,
     return np.unique((port_loads[:, None] / busy[None, :]).ravel())
 
 
+def _cores_at(total: np.ndarray, shares: np.ndarray, params: PolicyParams) -> np.ndarray:
+    """The multi-stage rule's cores of each port at each total load (rows)."""
+    return _cores("multi-stage", total[:, None] * shares[None, :], shares, params)
+
+
+def _picks_high(total: np.ndarray, k_low: np.ndarray, k_high: np.ndarray, shares: np.ndarray,
+                params: PolicyParams) -> tuple[np.ndarray, np.ndarray]:
+    """Where :func:`_cores` would take ``k_high`` over ``k_low`` (the only two stages an interval
+    holds): the stage it meets second must be strictly better, as its loop over stages has it. Also
+    the gap of mean responses, high minus low (nan where a stage saturates), for the root search."""
+    load = total[:, None] * shares[None, :]
+    mean_low, _, use_low = _configuration(load, k_low, shares, params)
+    mean_high, _, use_high = _configuration(load, k_high, shares, params)
+    peak_low, peak_high = use_low.max(axis=1), use_high.max(axis=1)
+    saturated = np.isinf(mean_low) & np.isinf(mean_high)
+    strictly = (mean_high < mean_low) | (saturated & (peak_high < peak_low))
+    at_least = np.where(saturated, peak_high <= peak_low, mean_high <= mean_low)
+    finite = np.isfinite(mean_low) & np.isfinite(mean_high)
+    gap = np.where(finite, mean_high - np.where(finite, mean_low, 0.0), np.nan)
+    return np.where(k_low.max(axis=1) < k_high.max(axis=1), strictly, at_least), gap
+
+
+def _illinois(low: np.ndarray, high: np.ndarray, k_low: np.ndarray, k_high: np.ndarray,
+              picks_high: Callable[..., tuple[np.ndarray, np.ndarray]]) -> tuple[np.ndarray, np.ndarray]:
+    """Each bracket [low, high] narrowed to 1e-13 around the load where the rule switches from ``k_low``
+    to ``k_high``.
+
+    Between the two stages each interval holds, R_high - R_low changes sign where the rule switches:
+    regula falsi with the Illinois halving (about 8 steps to 1e-13 instead of 40 halvings; each step
+    two configurations), halving instead where a stage saturates. The bracket always holds the switch
+    as the rule decides it (low: k_low chosen, high: k_high)."""
+    ends = picks_high(np.concatenate([low, high]), np.concatenate([k_low, k_low]),
+                      np.concatenate([k_high, k_high]))[1]
+    g_low, g_high = ends[:low.size], ends[low.size:]
+    kept = np.zeros(low.size, dtype=int)  # +1: high was moved last, -1: low
+    for _ in range(100):
+        width = high - low
+        if np.all(width <= 1e-13 * high):
+            break
+        secant = np.isfinite(g_low) & np.isfinite(g_high) & (g_low != g_high)
+        with np.errstate(invalid="ignore", divide="ignore"):
+            x = high - g_high * width / np.where(secant, g_high - g_low, 1.0)
+        inside = secant & (x > low + 0.01 * 1e-13 * high) & (x < high - 0.01 * 1e-13 * high)
+        x = np.where(inside, x, 0.5 * (low + high))
+        x = np.where(width <= 1e-13 * high, low, x)  # converged intervals stay put
+        high_side, g_x = picks_high(x, k_low, k_high)
+        active = width > 1e-13 * high
+        move_high, move_low = active & high_side, active & ~high_side
+        # Illinois: the end kept twice in a row has its gap halved, so the next secant reaches past the root.
+        g_low = np.where(move_high & (kept == 1), 0.5 * g_low, g_low)
+        g_high = np.where(move_low & (kept == -1), 0.5 * g_high, g_high)
+        high, g_high = np.where(move_high, x, high), np.where(move_high, g_x, g_high)
+        low, g_low = np.where(move_low, x, low), np.where(move_low, g_x, g_low)
+        kept = np.where(move_high, 1, np.where(move_low, -1, kept))
+        # A secant step that lands within 1e-13 of the root from one side is closed from the other.
+        near = active & inside & (high - low > 1e-13 * high)
+        if near.any():
+            step = 0.5e-13 * high
+            probe = np.where(move_high, x - step, x + step)
+            probe = np.clip(probe, low, high)
+            side, g_p = picks_high(probe, k_low, k_high)
+            close_low = near & move_high & ~side
+            close_high = near & move_low & side
+            low, g_low = np.where(close_low, probe, low), np.where(close_low, g_p, g_low)
+            high, g_high = np.where(close_high, probe, high), np.where(close_high, g_p, g_high)
+    return low, high
+
+
+def _each_change(start: float, end: float, before: np.ndarray, after: np.ndarray,
+                 cores_at: Callable[[np.ndarray], np.ndarray], cores: int) -> list[float]:
+    """The switches of an interval that held two changes or more (``before`` -> m -> ``after``): each
+    change, one after another, bisected on the rule itself (every stage)."""
+    found = []
+    a0 = start
+    for _ in range(cores):  # the rule changes the cores at most this often in one interval
+        a, b = a0, end
+        while b - a > 1e-13 * b:
+            middle = 0.5 * (a + b)
+            if np.array_equal(cores_at(np.array([middle]))[0], before):
+                a = middle
+            else:
+                b = middle
+        found.append(0.5 * (a + b))
+        before = cores_at(np.array([b]))[0]
+        if np.array_equal(before, after) or b >= end:
+            break
+        a0 = b
+    return found
+
+
 def _system_switches(shares: np.ndarray, params: PolicyParams, top: float) -> np.ndarray:
+    """Every total load below ``top`` where the multi-stage rule changes a port's cores: a scan of the
+    rule on a grid, each change then narrowed by :func:`_illinois` (or :func:`_each_change`)."""
     def cores_at(total: np.ndarray) -> np.ndarray:
-        return _cores("multi-stage", total[:, None] * shares[None, :], shares, params)
+        return _cores_at(total, shares, params)
 
     def picks_high(total: np.ndarray, k_low: np.ndarray, k_high: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-        """Where :func:`_cores` would take ``k_high`` over ``k_low`` (the only two stages an interval
-        holds): the stage it meets second must be strictly better, as its loop over stages has it. Also
-        the gap of mean responses, high minus low (nan where a stage saturates), for the root search."""
-        load = total[:, None] * shares[None, :]
-        mean_low, _, use_low = _configuration(load, k_low, shares, params)
-        mean_high, _, use_high = _configuration(load, k_high, shares, params)
-        peak_low, peak_high = use_low.max(axis=1), use_high.max(axis=1)
-        saturated = np.isinf(mean_low) & np.isinf(mean_high)
-        strictly = (mean_high < mean_low) | (saturated & (peak_high < peak_low))
-        at_least = np.where(saturated, peak_high <= peak_low, mean_high <= mean_low)
-        finite = np.isfinite(mean_low) & np.isfinite(mean_high)
-        gap = np.where(finite, mean_high - np.where(finite, mean_low, 0.0), np.nan)
-        return np.where(k_low.max(axis=1) < k_high.max(axis=1), strictly, at_least), gap
+        return _picks_high(total, k_low, k_high, shares, params)
 
     # 400 even steps, and geometric ones below the first (many cores switch early: skew on 256 cores
     # takes its second and third core at 0.02 and 0.07 of the maximum).
@@ -721,68 +816,17 @@ def _system_switches(shares: np.ndarray, params: PolicyParams, top: float) -> np
     k = cores_at(grid)
     changed = np.any(k[1:] != k[:-1], axis=1)
     low, high, k_low, k_high = grid[:-1][changed], grid[1:][changed], k[:-1][changed], k[1:][changed]
-    # Between the two stages each interval holds, R_high - R_low changes sign where the rule switches:
-    # regula falsi with the Illinois halving (about 8 steps to 1e-13 instead of 40 halvings; each step
-    # two configurations), halving instead where a stage saturates. The bracket always holds the switch
-    # as the rule decides it (low: k_low chosen, high: k_high). Where an interval holds more than one
-    # change, the point found is checked below.
+    # Where an interval holds more than one change, the point found is checked below.
     if low.size:
-        ends = picks_high(np.concatenate([low, high]), np.concatenate([k_low, k_low]),
-                          np.concatenate([k_high, k_high]))[1]
-        g_low, g_high = ends[:low.size], ends[low.size:]
-        kept = np.zeros(low.size, dtype=int)  # +1: high was moved last, -1: low
-        for _ in range(100):
-            width = high - low
-            if np.all(width <= 1e-13 * high):
-                break
-            secant = np.isfinite(g_low) & np.isfinite(g_high) & (g_low != g_high)
-            with np.errstate(invalid="ignore", divide="ignore"):
-                x = high - g_high * width / np.where(secant, g_high - g_low, 1.0)
-            inside = secant & (x > low + 0.01 * 1e-13 * high) & (x < high - 0.01 * 1e-13 * high)
-            x = np.where(inside, x, 0.5 * (low + high))
-            x = np.where(width <= 1e-13 * high, low, x)  # converged intervals stay put
-            high_side, g_x = picks_high(x, k_low, k_high)
-            active = width > 1e-13 * high
-            move_high, move_low = active & high_side, active & ~high_side
-            # Illinois: the end kept twice in a row has its gap halved, so the next secant reaches past the root.
-            g_low = np.where(move_high & (kept == 1), 0.5 * g_low, g_low)
-            g_high = np.where(move_low & (kept == -1), 0.5 * g_high, g_high)
-            high, g_high = np.where(move_high, x, high), np.where(move_high, g_x, g_high)
-            low, g_low = np.where(move_low, x, low), np.where(move_low, g_x, g_low)
-            kept = np.where(move_high, 1, np.where(move_low, -1, kept))
-            # A secant step that lands within 1e-13 of the root from one side is closed from the other.
-            near = active & inside & (high - low > 1e-13 * high)
-            if near.any():
-                step = 0.5e-13 * high
-                probe = np.where(move_high, x - step, x + step)
-                probe = np.clip(probe, low, high)
-                side, g_p = picks_high(probe, k_low, k_high)
-                close_low = near & move_high & ~side
-                close_high = near & move_low & side
-                low, g_low = np.where(close_low, probe, low), np.where(close_low, g_p, g_low)
-                high, g_high = np.where(close_high, probe, high), np.where(close_high, g_p, g_high)
+        low, high = _illinois(low, high, k_low, k_high, picks_high)
     # Each switch found must be a real change of the rule's choice, from k_low to k_high; an interval
     # that held two changes is bisected again on the rule itself (every stage), as before.
     chosen = cores_at(np.concatenate([low, high]))
     real = np.all(chosen[:low.size] == k_low, axis=1) & np.all(chosen[low.size:] == k_high, axis=1)
     found = list(0.5 * (low + high)[real])
-    # An interval that held two changes or more (k_low -> m -> k_high): each change, one after another.
     for start, end, before, after in zip(grid[:-1][changed][~real], grid[1:][changed][~real], k_low[~real],
                                          k_high[~real]):
-        a0 = float(start)
-        for _ in range(params.cores):  # the rule changes the cores at most this often in one interval
-            a, b = a0, float(end)
-            while b - a > 1e-13 * b:
-                middle = 0.5 * (a + b)
-                if np.array_equal(cores_at(np.array([middle]))[0], before):
-                    a = middle
-                else:
-                    b = middle
-            found.append(0.5 * (a + b))
-            before = cores_at(np.array([b]))[0]
-            if np.array_equal(before, after) or b >= end:
-                break
-            a0 = b
+        found += _each_change(float(start), float(end), before, after, cores_at, params.cores)
     return np.unique(np.array(found, dtype=float))
 
 

@@ -684,8 +684,6 @@ def closed_network_percentiles(demands: object, think_time: object, population: 
     server's distribution does not change the product form), and it is added
     to the end-to-end response percentiles.
     """
-    from scipy.special import gammaincinv
-
     from iosizer.model.mva.single import mva
 
     chosen = _keys(percentiles)
@@ -696,6 +694,21 @@ def closed_network_percentiles(demands: object, think_time: object, population: 
     count = np.ones_like(demand) if servers is None else np.atleast_1d(np.asarray(servers, dtype=np.float64))
     throughput = np.asarray(solved.curve.throughput, dtype=np.float64)  # X(1..N)
     n = int(population)
+    others = float(think_time) + constant_delay
+    means, variances, station = _stations(demand, count, others, n, throughput, chosen)
+    response = _end_to_end(demand, count, others, n, throughput, means, variances, chosen, constant_delay)
+    return ClosedNetworkPercentiles(
+        response=response,
+        station={k: np.asarray(v) for k, v in station.items()},
+        station_mean=means,
+        station_variance=variances,
+    )
+
+
+def _stations(demand: np.ndarray, count: np.ndarray, others: float, n: int, throughput: np.ndarray,
+              chosen: Sequence[float]) -> tuple[np.ndarray, np.ndarray, dict[str, list[float]]]:
+    """Each station's mean, variance and response percentiles, by the arrival theorem's mixture over the
+    state an arrival finds (``others``: the think time and constant delay)."""
     means = np.empty(demand.size)
     variances = np.empty(demand.size)
     station: dict[str, list[float]] = {f"response_{percentile_key(p)}": [] for p in chosen}
@@ -707,10 +720,20 @@ def closed_network_percentiles(demands: object, think_time: object, population: 
         elif c == 1:
             means[k], variances[k], quantiles = _single_server_station(d, x_down, chosen)
         else:
-            found = _multi_server_marginal(demand, count, float(think_time) + constant_delay, n, k, throughput)
+            found = _multi_server_marginal(demand, count, others, n, k, throughput)
             means[k], variances[k], quantiles = _multi_server_station(d, c, found, chosen)
         for p, x in zip(chosen, quantiles):
             station[f"response_{percentile_key(p)}"].append(x)
+    return means, variances, station
+
+
+def _end_to_end(demand: np.ndarray, count: np.ndarray, others: float, n: int, throughput: np.ndarray,
+                means: np.ndarray, variances: np.ndarray, chosen: Sequence[float],
+                constant_delay: float) -> dict[str, float]:
+    """The cycle's response percentiles: the mixture over the joint state an arrival finds, inverted, or
+    past 20,000 states the gamma fit of its exact mean and variance; plus the constant delay."""
+    from scipy.special import gammaincinv
+
     total_mean = float(means.sum())
     single = (count == 1)
     # Single-server stations: E[Var(T | n)] + Var(E[T | n]) over the state an arrival finds, with the
@@ -726,18 +749,12 @@ def closed_network_percentiles(demands: object, think_time: object, population: 
     # One queueing station behind a delay is iosizer.model.closed_tails' network (closed form, issue 27);
     # the mixture below is the same distribution (within 1e-7: tests/model/test_transforms.py), and
     # closed_tails imports this module, so it is not called from here (no import cycle).
-    exact_mix = _cycle_quantiles(demand, count, float(think_time) + constant_delay, n, chosen, fitted)
+    exact_mix = _cycle_quantiles(demand, count, others, n, chosen, fitted)
     if exact_mix is not None:
-        response = {f"response_{percentile_key(p)}": constant_delay + float(x) for p, x in zip(chosen, exact_mix)}
-    else:  # too many arrival states to sum: the gamma fit of the moments
-        response = {f"response_{percentile_key(p)}": constant_delay + float(gammaincinv(shape, p / 100.0) * scale)
-                    for p in chosen}
-    return ClosedNetworkPercentiles(
-        response=response,
-        station={k: np.asarray(v) for k, v in station.items()},
-        station_mean=means,
-        station_variance=variances,
-    )
+        return {f"response_{percentile_key(p)}": constant_delay + float(x) for p, x in zip(chosen, exact_mix)}
+    # too many arrival states to sum: the gamma fit of the moments
+    return {f"response_{percentile_key(p)}": constant_delay + float(gammaincinv(shape, p / 100.0) * scale)
+            for p in chosen}
 
 
 def _delay_station(d: float, chosen: Sequence[float]) -> tuple[float, float, list[float]]:

@@ -386,6 +386,26 @@ def _mmc_jacobian(settings):
     return jacobian
 
 
+#: The family's parameters: the calibrated service rate, and the servers (a setting the planner gives).
+_MMC_PARAMETERS = (
+    ParameterSpec("service_rate_per_s", "1/s", None, (0.0, math.inf), "fitted",
+                  "calibrated from the planner's measured mean responses",
+                  "completions per second of one busy server",
+                  cpu_scaling=CpuScaling.power, exponent_bounds=(0.0, 1.0)),
+    ParameterSpec("servers", "servers", None, (1, MAX_SERVERS), "assumed",
+                  "no default: the planner's configuration (cores, channels, ports)",
+                  "identical servers behind one queue", kind="setting", integer=True),
+)
+
+#: What ``iosizer calibrate mmc`` reads: mean responses measured at several arrival rates.
+_MMC_COLUMNS = Schema("mmc", (
+    Column("arrival_rate_per_s", Role.input, "1/s", "arrivals per second",
+           minimum=0, minimum_inclusive=False),
+    Column("mean_response_s", Role.observed, "s", "mean response time",
+           minimum=0, minimum_inclusive=False),
+))
+
+
 def _declare_mmc():
     return Family(
         name="mmc",
@@ -394,21 +414,8 @@ def _declare_mmc():
                  "(Q the regularised upper incomplete gamma); P(Wq > t) = C exp(-(c mu - lambda) t)"),
         summary="M/M/c queue: service rate from mean response at several arrival rates",
         source="Kleinrock, Queueing Systems vol. 1, sec. 3.5 (Erlang C)",
-        parameters=(
-            ParameterSpec("service_rate_per_s", "1/s", None, (0.0, math.inf), "fitted",
-                          "calibrated from the planner's measured mean responses",
-                          "completions per second of one busy server",
-                          cpu_scaling=CpuScaling.power, exponent_bounds=(0.0, 1.0)),
-            ParameterSpec("servers", "servers", None, (1, MAX_SERVERS), "assumed",
-                          "no default: the planner's configuration (cores, channels, ports)",
-                          "identical servers behind one queue", kind="setting", integer=True),
-        ),
-        columns=Schema("mmc", (
-            Column("arrival_rate_per_s", Role.input, "1/s", "arrivals per second",
-                   minimum=0, minimum_inclusive=False),
-            Column("mean_response_s", Role.observed, "s", "mean response time",
-                   minimum=0, minimum_inclusive=False),
-        )),
+        parameters=_MMC_PARAMETERS,
+        columns=_MMC_COLUMNS,
         solve=_mmc_solve,
         service_time="exponential service, Poisson arrivals, FCFS (exact M/M/c)",
         questions=(

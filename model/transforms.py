@@ -25,12 +25,10 @@ lost; we therefore invert the exponentially damped e^(a x) P(W > x), whose
 transform is F(s - a), with a = 0.9 eta and eta the decay rate of the wait
 (the positive root of B(-eta) = 1 + eta / rho; Lundberg's P(W > x) <=
 e^(-eta x)). The damped function stays of order 1 to the tail, so the
-error becomes relative: below 1e-7 wherever the tail exceeds 1e-12 for gamma
-service with cs^2 >= 0.1 against a 40-digit de Hoog inversion in mpmath
-(tests/model/test_transforms.py), below 2e-4 for cs^2 0.01-0.05. Below cs^2
-0.01 the service density is a spike too narrow for 31 nodes: at cs^2 1e-6 the
-response's 90th at utilisation 0.1 is 2.6 % off (the CLI says so;
-docs/validation/tails.md).
+error becomes relative. Its measured error (against mpmath's de Hoog and
+Talbot inversions, tests/model/test_transforms.py), and the near-constant
+service below cs^2 0.01 that 31 nodes resolve only approximately (the CLI
+says so): docs/validation/tails.md.
 
 Service laws offered (the ones ``service_scv`` means anywhere in iosizer:
 iosizer.simulate draws gamma service of shape 1 / cs^2, which is Erlang-k at

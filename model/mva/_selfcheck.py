@@ -65,8 +65,19 @@ def _self_check(
         ok = np.isfinite(values) & (values >= 0)
         _require(ok, f"{name} finite and >= 0", pops, values, np.zeros(1))
 
-    # Bottleneck: each class alone cannot push a station past c_k / D_ck.
     finite = np.isfinite(servers)
+    _check_bounds(pops, x, residence, demands, think, servers, finite)
+    _check_laws(pops, x, residence, queue_length, think, conservation_rtol)
+
+    station_util = utilization.sum(axis=1)
+    ok = (station_util <= 1 + _BOUND_RTOL) | ~finite
+    _require(ok, "utilization <= 1", pops, station_util, np.ones(1))
+
+
+def _check_bounds(pops: np.ndarray, x: np.ndarray, residence: np.ndarray, demands: np.ndarray,
+                  think: np.ndarray, servers: np.ndarray, finite: np.ndarray) -> None:
+    """The asymptotic bounds: X under the bottleneck's c_k / D_k and under N / (D + Z), R at least D."""
+    # Bottleneck: each class alone cannot push a station past c_k / D_ck.
     with np.errstate(divide="ignore"):
         caps = np.where(finite & (demands > 0), servers / demands, np.inf)
     x_bottleneck = caps.min(axis=1)
@@ -83,6 +94,10 @@ def _self_check(
     ok = (response >= total * (1 - _BOUND_RTOL)) | (pops == 0)
     _require(ok, "response time >= total demand D", pops, response, total)
 
+
+def _check_laws(pops: np.ndarray, x: np.ndarray, residence: np.ndarray, queue_length: np.ndarray,
+                think: np.ndarray, conservation_rtol: float) -> None:
+    """Little's law at every station, Q_k = X R_k, and the population's conservation, sum Q + X Z = N."""
     little = x[:, :, None] * residence
     scale = np.maximum(queue_length, little)
     ok = np.abs(queue_length - little) <= _LITTLE_RTOL * scale
@@ -91,7 +106,3 @@ def _self_check(
     jobs = queue_length.sum(axis=2) + x * think
     ok = np.abs(jobs - pops) <= conservation_rtol * pops
     _require(ok, "population conservation sum Q + X Z = N", pops, jobs, pops)
-
-    station_util = utilization.sum(axis=1)
-    ok = (station_util <= 1 + _BOUND_RTOL) | ~finite
-    _require(ok, "utilization <= 1", pops, station_util, np.ones(1))

@@ -252,6 +252,14 @@ def mva_multiclass(
     tol = float(as_positive("tol", tol))
     max_iter = int(as_server_count("max_iter", max_iter))
     method = _multiclass_method(method, pops)
+    x, r, iterations, method = _solve_multiclass(d, z, pops, c, scv, method, tol, max_iter)
+    return _multiclass_result(d, z, pops, c, x, r, method, iterations)
+
+
+def _solve_multiclass(d: np.ndarray, z: np.ndarray, pops: np.ndarray, c: np.ndarray, scv: np.ndarray | None,
+                      method: str, tol: float, max_iter: int) -> tuple[np.ndarray, np.ndarray, int, str]:
+    """X (C,), R (C, K), the iterations and the method's full name, by ``method`` (exact or schweitzer)
+    over Seidmann's split of the c-server stations."""
     # With c >= sum(N_c) servers a station never queues: exactly a delay.
     solver_servers = np.where(c >= pops.sum(), np.inf, c)
     queue_part, fixed_part = _seidmann_split(d, solver_servers[None, :])
@@ -267,7 +275,12 @@ def mva_multiclass(
         method += "+seidmann"
     if scv is not None:
         method += "+residual-scv"
+    return x, r, iterations, method
 
+
+def _multiclass_result(d: np.ndarray, z: np.ndarray, pops: np.ndarray, c: np.ndarray, x: np.ndarray,
+                       r: np.ndarray, method: str, iterations: int) -> MultiClassResult:
+    """Queue lengths (Little) and utilisations from X and R, self-checked, as a read-only result."""
     queue = x[:, None] * r
     per_server = np.where(np.isinf(c), 1.0, c)
     utilization = x[:, None] * d / per_server[None, :]

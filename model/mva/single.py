@@ -146,6 +146,17 @@ def _load_dependent_mva(
         return _queues_and_delays(d, single, delay, think, n_max)
     marginals = [(i, _Marginals(float(d[i]), int(c[i]), _network_throughput(
         demands, servers, think, n_max, tuple(a for a in active if a != active[i]), memo))) for i in multi.tolist()]
+    # Residual-life factor (1 + cv^2) / 2 of each station (1: exponential).
+    half = None if scv is None else ((1.0 + scv[list(active)]) / 2.0).tolist()
+    return _recursion(d, c, single, delay, marginals, think, n_max, half)
+
+
+def _recursion(d: np.ndarray, c: np.ndarray, single: np.ndarray, delay: np.ndarray,
+               marginals: list[tuple[int, _Marginals]], think: float, n_max: int,
+               half: list[float] | None) -> tuple[np.ndarray, np.ndarray]:
+    """The arrival-theorem recursion n = 1..N of :func:`_load_dependent_mva`: R_k(n) from Q_k(n - 1) (a
+    c-server station's from its marginal), X(n) = n / (Z + sum R), Q = X R; with ``half`` (the
+    residual-life factors), the service-time variability correction."""
     dl = d.tolist()
     single_l = single.tolist()
     q = [0.0] * d.size
@@ -154,8 +165,6 @@ def _load_dependent_mva(
         r[i] = dl[i]
     xs: list[float] = []
     rows: list[list[float]] = []
-    # Residual-life factor (1 + cv^2) / 2 of each station (1: exponential).
-    half = None if scv is None else ((1.0 + scv[list(active)]) / 2.0).tolist()
     if half is not None:
         # The residual-life correction can carry X past the bottleneck bound
         # near saturation; there X is held at the bound and the jobs over it

@@ -12,7 +12,7 @@ from hypothesis import strategies as st
 from iosizer.calibration import latency as latency_family
 from iosizer.calibration import pcie as pcie_family
 from iosizer.calibration import replication as replication_family
-from iosizer.model.family_sizing import max_switch_tiers
+from iosizer.model.latency import max_switch_tiers
 from iosizer.model.latency import oltp_degradation_pct
 from iosizer.model.pcie import access_pattern, most_ports_within_loss, rmw_throughput
 from iosizer.model.replication import (
