@@ -57,9 +57,7 @@ def _size_options(family: "Family", question: "Question", name: str) -> tuple[li
     # An input every target searches is no option; one that only some search is (given for the others).
     searched = searched_by_every(sizings)
     rest = replace(question, inputs=tuple(i for i in question.input_specs if i.name not in searched), plot=None)
-    # The published flags: the command's declaration's, and each sizing's options (their older names).
-    flags = {**(dict(declared.flags) if declared else {}),
-             **{k: "--" + v.replace("_", "-") for s in sizings for k, v in s.options}}
+    flags = dict(declared.flags) if declared else {}  # the published flags: the command's declaration's
     params = []
     for sizing in sizings:
         if sizing.always:  # answered on every call: no target to give
@@ -120,11 +118,11 @@ def _size_options(family: "Family", question: "Question", name: str) -> tuple[li
 
 
 def _summary(family: "Family", name: str) -> str:
-    """The command's help line: its declaration's summary, a sizing's, or the family's and the targets'."""
+    """The command's help line: its declaration's summary, or the family's and the targets'."""
     from iosizer.calibration.declared_sizing import command_sizings, target_flag
 
     _, sizings, declared = command_sizings(family, name)
-    said = (declared.summary if declared else "") or next((s.summary for s in sizings if s.summary), "")
+    said = declared.summary if declared else ""
     targets = " and/or ".join(target_flag(s) for s in sizings if not s.always)
     return said or f"{family.summary[:1].upper()}{family.summary[1:]}: sizing for {targets}."
 
