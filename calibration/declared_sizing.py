@@ -156,45 +156,12 @@ def size(family_name: str, params: "Profile | Mapping[str, Any] | None" = None, 
         family, command or (family.name if family.name in names else names[0]))
     if any(s.invert is not None for s in sizings):
         return _inverted(family, question, sizings, declared_command, params, targets, cpu_speed, given)
-    declared = sizings
     given = _itemised(question, _unaliased(question, given))  # older names, and lists laid out (a demand each)
     by_target: dict[str, list["Sizing"]] = {}
-    for sizing in declared:
+    for sizing in sizings:
         by_target.setdefault(sizing.target_name, []).append(sizing)
-    chosen = {k: v for k, v in targets.items() if v is not None}
-    unknown = sorted(set(chosen) - set(by_target))
-    if unknown:
-        raise InputError(f"{', '.join(unknown)} is no target of family '{family_name}'; its targets: "
-                         f"{', '.join(by_target)}")
-    if any(s.alone for s in declared) and len(chosen) != 1:  # the targets are alternatives
-        raise InputError("give one target: " + " or ".join(dict.fromkeys(target_flag(s) for s in declared)))
-    if not chosen:
-        raise InputError("give " + " and/or ".join(dict.fromkeys(target_flag(s) for s in declared)))
-    if percentile is not None:
-        takes = [s for s in declared if s.percentile]
-        if not any(s.percentile for k in chosen for s in by_target[k]):
-            others = ", not " + " or ".join(f"--{k.replace('_', '-')}" for k in chosen) if takes else ""
-            raise InputError("--percentile goes with " + (" or ".join(target_flag(s) for s in takes)
-                                                          if takes else "no target of this family") + others)
-        from iosizer.model.percentiles import PERCENTILE
-
-        percentile = PERCENTILE.check(percentile, "--percentile")
-    checked_targets = {name: _number(value, "--" + name.replace("_", "-")) for name, value in chosen.items()}
-    for name, number in checked_targets.items():
-        low, high = by_target[name][0].target_bounds
-        if not number > low or number > high:
-            raise InputError(f"--{name.replace('_', '-')} must lie in ({low:g}, {high:g}], got {number:g}")
-    searched_by = {k: frozenset(s.search for s in by_target[k]) for k in chosen}
-    if len(set(searched_by.values())) > 1:  # one target's search would be another's given input
-        searched = sorted(set().union(*searched_by.values()))
-        raise InputError(f"{' and '.join('--' + k.replace('_', '-') for k in chosen)} search different inputs "
-                         f"({', '.join(searched)}); give one of them at a time")
-    searched = next(iter(searched_by.values()))
-    # What every sizing finds is no given value; what only some find is given for the others.
-    every = frozenset.intersection(*(frozenset({s.search}) for k in chosen for s in by_target[k]))
-    stray = sorted(k for k in given if k in every and given[k] is not None)
-    if stray:
-        raise InputError(f"{', '.join(stray)} is what the sizing finds; leave it out")
+    checked_targets, percentile = _checked_targets(family_name, sizings, by_target, targets, percentile)
+    searched = _searched(by_target, checked_targets, given)
     from iosizer.calibration.questions import sweep_axes
 
     axes = sweep_axes(family_name, question, given)
@@ -215,6 +182,53 @@ def size(family_name: str, params: "Profile | Mapping[str, Any] | None" = None, 
                         title=title(values, checked_targets, common) if title else "",
                         columns=_declared(sizings, "columns") or (), always_list=question.always_list,
                         words=_declared(sizings, "words") or ())
+
+
+def _checked_targets(family_name: str, sizings: "Sequence[Sizing]", by_target: Mapping[str, Sequence["Sizing"]],
+                     targets: Mapping[str, Any], percentile: float | None) -> tuple[dict[str, float], float | None]:
+    """The targets given, each a number within its declared bounds, and the percentile, checked: one of the
+    command's targets at least (one alone where they are alternatives), a percentile only for a target
+    that takes one."""
+    chosen = {k: v for k, v in targets.items() if v is not None}
+    unknown = sorted(set(chosen) - set(by_target))
+    if unknown:
+        raise InputError(f"{', '.join(unknown)} is no target of family '{family_name}'; its targets: "
+                         f"{', '.join(by_target)}")
+    if any(s.alone for s in sizings) and len(chosen) != 1:  # the targets are alternatives
+        raise InputError("give one target: " + " or ".join(dict.fromkeys(target_flag(s) for s in sizings)))
+    if not chosen:
+        raise InputError("give " + " and/or ".join(dict.fromkeys(target_flag(s) for s in sizings)))
+    if percentile is not None:
+        takes = [s for s in sizings if s.percentile]
+        if not any(s.percentile for k in chosen for s in by_target[k]):
+            others = ", not " + " or ".join(f"--{k.replace('_', '-')}" for k in chosen) if takes else ""
+            raise InputError("--percentile goes with " + (" or ".join(target_flag(s) for s in takes)
+                                                          if takes else "no target of this family") + others)
+        from iosizer.model.percentiles import PERCENTILE
+
+        percentile = PERCENTILE.check(percentile, "--percentile")
+    checked = {name: _number(value, "--" + name.replace("_", "-")) for name, value in chosen.items()}
+    for name, number in checked.items():
+        low, high = by_target[name][0].target_bounds
+        if not number > low or number > high:
+            raise InputError(f"--{name.replace('_', '-')} must lie in ({low:g}, {high:g}], got {number:g}")
+    return checked, percentile
+
+
+def _searched(by_target: Mapping[str, Sequence["Sizing"]], chosen: Mapping[str, float],
+              given: Mapping[str, Any]) -> frozenset[str]:
+    """What the chosen targets search (one set of inputs for all of them), none of it given."""
+    searched_by = {k: frozenset(s.search for s in by_target[k]) for k in chosen}
+    if len(set(searched_by.values())) > 1:  # one target's search would be another's given input
+        searched = sorted(set().union(*searched_by.values()))
+        raise InputError(f"{' and '.join('--' + k.replace('_', '-') for k in chosen)} search different inputs "
+                         f"({', '.join(searched)}); give one of them at a time")
+    # What every sizing finds is no given value; what only some find is given for the others.
+    every = frozenset.intersection(*(frozenset({s.search}) for k in chosen for s in by_target[k]))
+    stray = sorted(k for k in given if k in every and given[k] is not None)
+    if stray:
+        raise InputError(f"{', '.join(stray)} is what the sizing finds; leave it out")
+    return next(iter(searched_by.values()))
 
 
 def _size_at(family: "Family", question: "Question", params: Any, cpu_speed: float | None,
