@@ -237,15 +237,51 @@ def _size_at(family: "Family", question: "Question", params: Any, cpu_speed: flo
              given: dict[str, Any], profile_name: str | None = None
              ) -> tuple[list[dict[str, Any]], list[str], dict[str, Any], dict[str, Any]]:
     """The records, notes, values and the inputs no sizing searches at one choice of every swept setting."""
-    import numpy as np
+    sizings = [s for k in checked_targets for s in by_target[k]]
+    values, inputs, profile, banded = _search_values(family, question, params, cpu_speed, sizings, given)
+    # Inputs no sizing searches lead each record (a sweep's point) unless the keys are declared.
+    common = _other_inputs(question, set(searched), inputs)
+    rows = len(next(iter(common.values()))) if common else 1
+    keyed = all(s.keys for s in sizings)
+    records: list[dict[str, Any]] = [{} if keyed else {k: _plain(v[i], question.input(k).integer)
+                                                       for k, v in common.items()} for i in range(rows)]
+    conditional = _at_fitted_counts(family, profile) if banded else None
+    if conditional is not None and not any(e.vary for e in conditional.parameters.values()):
+        conditional = None
+    measures: list[str] = []
+    for name, target in checked_targets.items():
+        answered = _target_records(family, question, by_target[name], values, inputs, target, percentile,
+                                   searched, rows, conditional, measures)
+        for record, answer in zip(records, answered):
+            record.update(answer)
+    declared_notes = _declared(sizings, "notes")
+    if declared_notes is not None:
+        said = {**values, "measure": measures[0], "profile_name": profile_name}
+        return records, list(declared_notes(said, records, common)), values, common
+    notes = [f"{target_flag(s)}: the {'smallest' if s.smallest else 'largest'} {s.search} with "
+             f"{_measure_name(question, s, percentile if s.percentile else None)} "
+             f"{'at most' if s.at_most else 'at least'} the target" for s in sizings]
+    notes.append(f"values: {values['values_source']}{_whole_note(family, profile)}")
+    if conditional is not None and any(s.interval for s in sizings):
+        held = [n for n in (family.fit.whole if family.fit else ()) if n in profile.parameters]  # type: ignore[union-attr]
+        at = f" with {', '.join(held)} held at its fitted count" if held else ""
+        notes.append(f"_ci_low/_ci_high: the answer at the corners of the fitted parameters' 95 % intervals{at} "
+                     "(empty, null in JSON: out of reach there)")
+    return records, notes, values, common
 
+
+def _search_values(family: "Family", question: "Question", params: Any, cpu_speed: float | None,
+                   sizings: Sequence["Sizing"], given: dict[str, Any]
+                   ) -> "tuple[dict[str, Any], dict[str, Any], Profile | None, bool]":
+    """(the values a search solves on, the question's inputs as given, the profile, whether it bands the
+    answers): the planner's settings and parameters over their profile (or the shipped one)."""
     from iosizer.calibration.questions import _own_settings, _require_parameters, resolve
 
     inputs = {k: given.pop(k) for k in list(given) if k in question.input_names}
     changes = dict(params) if isinstance(params, Mapping) else {}
     changes.update(given)
     base = params if not isinstance(params, Mapping) else None
-    every = frozenset.intersection(*(frozenset({s.search}) for k in checked_targets for s in by_target[k]))
+    every = frozenset.intersection(*(frozenset({s.search}) for s in sizings))
     for name in every - set(question.input_names):  # a searched setting with no value of its own: any
         spec = family.spec(name)                     # value resolves it (the search sets it)
         if base is None and changes.get(name) is None and spec.kind == "setting" and spec.value is None:
@@ -263,74 +299,68 @@ def _size_at(family: "Family", question: "Question", params: Any, cpu_speed: flo
 
         values["profile_origin"] = origin(first)
     values.update(values_source=source, cpu_speed=cpu_speed)
-    # Inputs no sizing searches lead each record (a sweep's point) unless the keys are declared.
-    common = _other_inputs(question, set(searched), inputs)
-    rows = len(next(iter(common.values()))) if common else 1
-    keyed = all(s.keys for k in checked_targets for s in by_target[k])
-    records: list[dict[str, Any]] = [{} if keyed else {k: _plain(v[i], question.input(k).integer)
-                                                       for k, v in common.items()} for i in range(rows)]
     banded = profile is not None and (question.shipped_bands or base is not None or cpu_speed is not None)
-    conditional = _at_fitted_counts(family, profile) if banded else None
-    intervals_used = False
-    measures: list[str] = []
-    for name, target in checked_targets.items():
-        merged: list[dict[str, Any]] = [{} for _ in range(rows)]
-        ends: list[list[tuple[str, Any]]] = [[] for _ in range(rows)]
-        for sizing in by_target[name]:
-            p = percentile if sizing.percentile else None
-            reason = sizing.out_of_reach(values, target, p) if sizing.out_of_reach is not None else None
-            if reason:
-                raise _unreachable(reason)
-            others = _other_inputs(question, {sizing.search}, inputs)
-            count = len(next(iter(others.values()))) if others else 1
-            if count != rows:
-                raise InputError(f"{target_flag(sizing)} sizes {', '.join(sorted(searched))} at one value of "
-                                 f"each other input; give one value of {', '.join(sorted(others))}")
-            solved = _solve(family, question, sizing, values, others, target, p)
-            measures.append(str(solved.get("_measure_key", sizing.output)))
-            for i in range(rows):
-                point = {k: v[i:i + 1] for k, v in others.items()}
-                generic = {key: _row(value, i) for key, value in solved.items()}
-                merged[i].update(_named(family, question, sizing, generic, p, point, values))
-                if conditional is None or not sizing.interval or not any(
-                        e.vary for e in conditional.parameters.values()):
-                    continue
-                from iosizer.calibration.sizing import answer_interval
+    return values, inputs, profile, banded
 
-                moving = set(conditional.parameters)  # the parameters move; the given settings stay
-                for chosen_key in sizing.intervals or (sizing.report or sizing.search,):
-                    def again(moved: Mapping[str, Any], point: Mapping[str, Any] = point, sizing: "Sizing" = sizing,
-                              p: float | None = p, chosen_key: str = chosen_key) -> float:
-                        changed = {k: v for k, v in moved.items() if k in moving}
-                        result = _solve(family, question, sizing, {**values, **changed}, point, target, p)
-                        return float(np.asarray(result[chosen_key], dtype=np.float64).reshape(-1)[0])
 
-                    interval = answer_interval(conditional, again, on_failure=math.inf if sizing.smallest and
-                                               not sizing.report else 0.0)
-                    ends[i].append((_printed(sizing, chosen_key, p, measures[-1]), interval))
-                intervals_used = True
+def _target_records(family: "Family", question: "Question", sizings: Sequence["Sizing"], values: Mapping[str, Any],
+                    inputs: Mapping[str, Any], target: float, percentile: float | None, searched: frozenset[str],
+                    rows: int, conditional: "Profile | None", measures: list[str]) -> list[dict[str, Any]]:
+    """Each row's record of one target: every sizing it answers searched, their keys merged, each answer
+    banded at the corners of ``conditional``'s intervals (None: no band); ``measures`` gets each sizing's
+    measure key."""
+    from iosizer.calibration.sizing import with_interval
+
+    merged: list[dict[str, Any]] = [{} for _ in range(rows)]
+    ends: list[list[tuple[str, Any]]] = [[] for _ in range(rows)]
+    for sizing in sizings:
+        p = percentile if sizing.percentile else None
+        reason = sizing.out_of_reach(values, target, p) if sizing.out_of_reach is not None else None
+        if reason:
+            raise _unreachable(reason)
+        others = _other_inputs(question, {sizing.search}, inputs)
+        count = len(next(iter(others.values()))) if others else 1
+        if count != rows:
+            raise InputError(f"{target_flag(sizing)} sizes {', '.join(sorted(searched))} at one value of "
+                             f"each other input; give one value of {', '.join(sorted(others))}")
+        solved = _solve(family, question, sizing, values, others, target, p)
+        measures.append(str(solved.get("_measure_key", sizing.output)))
         for i in range(rows):
-            from iosizer.calibration.sizing import with_interval
+            point = {k: v[i:i + 1] for k, v in others.items()}
+            generic = {key: _row(value, i) for key, value in solved.items()}
+            merged[i].update(_named(family, question, sizing, generic, p, point, values))
+            if conditional is not None and sizing.interval:
+                ends[i] += _search_intervals(family, question, sizing, values, point, target, p, conditional,
+                                             measures[-1])
+    out = []
+    for record, intervals in zip(merged, ends):
+        for shown, interval in intervals:
+            record = with_interval(record, shown, interval)
+        out.append(record)
+    return out
 
-            record = merged[i]
-            for shown, interval in ends[i]:
-                record = with_interval(record, shown, interval)
-            records[i].update(record)
-    sizings = [s for k in checked_targets for s in by_target[k]]
-    declared_notes = _declared(sizings, "notes")
-    if declared_notes is not None:
-        said = {**values, "measure": measures[0], "profile_name": profile_name}
-        return records, list(declared_notes(said, records, common)), values, common
-    notes = [f"{target_flag(s)}: the {'smallest' if s.smallest else 'largest'} {s.search} with "
-             f"{_measure_name(question, s, percentile if s.percentile else None)} "
-             f"{'at most' if s.at_most else 'at least'} the target" for s in sizings]
-    notes.append(f"values: {source}{_whole_note(family, profile)}")
-    if intervals_used:
-        held = [n for n in (family.fit.whole if family.fit else ()) if n in profile.parameters]
-        at = f" with {', '.join(held)} held at its fitted count" if held else ""
-        notes.append(f"_ci_low/_ci_high: the answer at the corners of the fitted parameters' 95 % intervals{at} "
-                     "(empty, null in JSON: out of reach there)")
-    return records, notes, values, common
+
+def _search_intervals(family: "Family", question: "Question", sizing: "Sizing", values: Mapping[str, Any],
+                      point: Mapping[str, Any], target: float, p: float | None, conditional: "Profile",
+                      measure: str) -> list[tuple[str, Any]]:
+    """(published key, interval) of each key of ``sizing`` that carries one, at one row: the search solved
+    again at the corners of the profile's intervals (the parameters move; the given settings stay)."""
+    import numpy as np
+
+    from iosizer.calibration.sizing import answer_interval
+
+    moving = set(conditional.parameters)
+    out = []
+    for chosen_key in sizing.intervals or (sizing.report or sizing.search,):
+        def again(moved: Mapping[str, Any], chosen_key: str = chosen_key) -> float:
+            changed = {k: v for k, v in moved.items() if k in moving}
+            result = _solve(family, question, sizing, {**values, **changed}, point, target, p)
+            return float(np.asarray(result[chosen_key], dtype=np.float64).reshape(-1)[0])
+
+        interval = answer_interval(conditional, again, on_failure=math.inf if sizing.smallest and
+                                   not sizing.report else 0.0)
+        out.append((_printed(sizing, chosen_key, p, measure), interval))
+    return out
 
 
 # --- a command of the model's own inverses ----------------------------------------------------------
