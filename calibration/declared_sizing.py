@@ -491,45 +491,13 @@ def _solve(family: "Family", question: "Question", sizing: "Sizing", values: Map
     low, high = float(spec.bounds[0]), float(spec.bounds[1])
     if sizing.stop is not None:
         high = min(high, float(sizing.stop(values)))
-    measure_key = sizing.output
-    words = set(question.text_outputs)
-
-    def evaluate(x: np.ndarray, rows_at: np.ndarray) -> dict[str, np.ndarray]:
-        arrays = {k: np.asarray(v)[rows_at] for k, v in others.items()}
-        arrays[sizing.search] = np.asarray(x, dtype=np.float64)
-        out = {k: np.asarray(v, dtype=object if k in words else np.float64)
-               for k, v in question.solve(values, arrays).items()}
-        if percentile is not None:
-            extra = dict(question.percentiles(values, arrays, (percentile,)))  # type: ignore[misc]
-            if isinstance(sizing.percentile, str):  # the declared quantity's among others
-                from iosizer.model.percentiles import percentile_key
-
-                wanted = f"{sizing.percentile}_{percentile_key(percentile)}"
-                extra = {wanted: extra[wanted]}
-            if len(extra) != 1:
-                from iosizer.errors import ConsistencyError
-
-                raise ConsistencyError(f"question '{question.command}': a percentile sizing needs one "
-                                       f"percentile key per percentile, got {sorted(extra)}")
-            (key, value), = extra.items()
-            out["measure"] = np.asarray(value, dtype=np.float64)
-            out["_measure_key"] = key  # type: ignore[assignment]
-        else:
-            out["measure"] = out[measure_key]
-        return out
+    evaluate = _evaluator(question, sizing, values, others, percentile)
 
     def meets(x: np.ndarray, rows_at: np.ndarray) -> np.ndarray:
         measure = evaluate(x, rows_at)["measure"]
         return measure <= target if sizing.at_most else measure >= target
 
-    limit = None
-    if sizing.limit is not None:
-        limit = float(sizing.limit(values))
-        if (target <= limit) if sizing.at_most else (target >= limit):
-            edge = "floor" if sizing.at_most else "ceiling"
-            raise _unreachable(sizing.unreachable.format(target=target, limit=limit) if sizing.unreachable else
-                               f"{_flag(sizing)} {target:g} is at or past the {edge} {limit:.6g} of "
-                               f"{sizing.output} (no {sizing.search} reaches it)")
+    limit = _checked_limit(sizing, values, target)
     everyone = np.arange(rows)
     start = np.full(rows, low)
     if sizing.lowest is not None:
@@ -543,38 +511,17 @@ def _solve(family: "Family", question: "Question", sizing: "Sizing", values: Map
     # (as the question answers it, to the last digit).
     by_value = sizing.search not in question.input_names
     if sizing.bracket and not whole:  # the interval is known: bisect it at once
-        from iosizer.model._roots import bisect_increasing
-
-        def on_side(x: np.ndarray) -> np.ndarray:  # -1 on the feasible side, +1 past it
-            ok = meets(x, everyone)
-            return np.where(ok if sizing.smallest else ~ok, 1.0, -1.0)
-
-        answer = bisect_increasing(on_side, start, np.full(rows, high))
-        return _at_answer(answer, np.ones(rows, dtype=bool), evaluate, sizing, question, values, others, target,
+        lo, hi = start.copy(), np.full(rows, high)
+        _narrow(meets, sizing.smallest, lo, hi, everyone, whole)
+        return _at_answer(lo, np.ones(rows, dtype=bool), evaluate, sizing, question, values, others, target,
                           limit, percentile, whole, start, high, by_value)
     first = meets(start, everyone)
     if not sizing.smallest and not first.all():
         at = evaluate(start, everyone)["measure"][~first][0]
         raise _unreachable(f"{_flag(sizing)} {target:g}: even {sizing.search} {float(start[~first][0]):g} gives "
                            f"{_measure_name(question, sizing, percentile)} {at:.6g}")
-    # Gallop from the start until the target flips (smallest: becomes met; largest: stops being met).
     flips = first if sizing.smallest else ~first
-    lo = start.copy()                    # the last value on the near side of the flip
-    hi = np.where(flips, start, high)    # the first value past it (``high`` while not found)
-    pending = ~flips
-    step = np.ones(rows)
-    for _ in range(_REAL_DOUBLINGS):
-        if not pending.any():
-            break
-        idx = np.flatnonzero(pending)
-        probe = np.minimum(lo[idx] + step[idx], high)
-        ok = meets(probe, idx)
-        flipped = ok if sizing.smallest else ~ok
-        hi[idx] = np.where(flipped, probe, hi[idx])
-        lo[idx] = np.where(flipped, lo[idx], probe)
-        ended = flipped | (probe >= high)
-        pending[idx[ended]] = False
-        step[idx] = step[idx] * 2
+    lo, hi, pending = _gallop(meets, sizing.smallest, start, high, flips)
     never = ((lo >= high) | pending) & ~flips
     if not sizing.smallest and never.any() and sizing.stop is None:  # met at the declared bound: no edge found
         raise InputError(f"{_flag(sizing)} {target:g} is met even at {sizing.search} {high:,.0f}, the most "
@@ -582,37 +529,118 @@ def _solve(family: "Family", question: "Question", sizing: "Sizing", values: Map
     if sizing.smallest and never.any() and sizing.reason is None:
         raise _unreachable(f"{_flag(sizing)} {target:g} is out of reach: even {sizing.search} {high:g} does "
                            f"not reach it")
-    if whole:
-        between = ~flips & ~never
-        while True:
-            open_ = between & (hi - lo > 1)
-            if not open_.any():
-                break
-            idx = np.flatnonzero(open_)
-            mid = np.floor((lo[idx] + hi[idx]) / 2)
-            ok = meets(mid, idx)
-            flipped = ok if sizing.smallest else ~ok
-            hi[idx] = np.where(flipped, mid, hi[idx])
-            lo[idx] = np.where(flipped, lo[idx], mid)
-    else:
-        from iosizer.model._roots import bisect_increasing
-
-        idx = np.flatnonzero(~flips & ~never)
-        if idx.size:
-            def step_function(x: np.ndarray) -> np.ndarray:  # -1 on the near side of the flip, +1 past it
-                ok = meets(x, idx)
-                return np.where(ok if sizing.smallest else ~ok, 1.0, -1.0)
-
-            found = bisect_increasing(step_function, lo[idx], hi[idx])
-            lo[idx], hi[idx] = found, found  # the edge, to 1e-12 relative, from either side
-    if sizing.smallest:
-        answer = np.where(flips, start, hi)
-    else:
-        answer = np.where(never, high, lo)
+    _narrow(meets, sizing.smallest, lo, hi, np.flatnonzero(~flips & ~never), whole)
+    answer = np.where(flips, start, hi) if sizing.smallest else np.where(never, high, lo)
     # Rows out of reach (a sizing that gives a reason instead of an error): an empty answer there.
     found = ~never if sizing.smallest and sizing.reason is not None else np.ones(rows, dtype=bool)
     return _at_answer(answer, found, evaluate, sizing, question, values, others, target, limit, percentile, whole,
                       start, high, by_value)
+
+
+def _evaluator(question: "Question", sizing: "Sizing", values: Mapping[str, Any], others: Mapping[str, "np.ndarray"],
+               percentile: float | None) -> Callable[..., dict[str, Any]]:
+    """``evaluate(x, rows_at)``: the question solved with ``search`` at ``x`` on the rows ``rows_at`` of
+    ``others``, its outputs and ``measure`` (the sizing's output, or its percentile, named by
+    ``_measure_key``)."""
+    import numpy as np
+
+    words = set(question.text_outputs)
+
+    def evaluate(x: np.ndarray, rows_at: np.ndarray) -> dict[str, np.ndarray]:
+        arrays = {k: np.asarray(v)[rows_at] for k, v in others.items()}
+        arrays[sizing.search] = np.asarray(x, dtype=np.float64)
+        out = {k: np.asarray(v, dtype=object if k in words else np.float64)
+               for k, v in question.solve(values, arrays).items()}
+        if percentile is None:
+            out["measure"] = out[sizing.output]
+            return out
+        extra = dict(question.percentiles(values, arrays, (percentile,)))  # type: ignore[misc]
+        if isinstance(sizing.percentile, str):  # the declared quantity's among others
+            from iosizer.model.percentiles import percentile_key
+
+            wanted = f"{sizing.percentile}_{percentile_key(percentile)}"
+            extra = {wanted: extra[wanted]}
+        if len(extra) != 1:
+            from iosizer.errors import ConsistencyError
+
+            raise ConsistencyError(f"question '{question.command}': a percentile sizing needs one "
+                                   f"percentile key per percentile, got {sorted(extra)}")
+        (key, value), = extra.items()
+        out["measure"] = np.asarray(value, dtype=np.float64)
+        out["_measure_key"] = key  # type: ignore[assignment]
+        return out
+
+    return evaluate
+
+
+def _checked_limit(sizing: "Sizing", values: Mapping[str, Any], target: float) -> float | None:
+    """The declared supremum (infimum) of the output over every search value, the target refused past it."""
+    if sizing.limit is None:
+        return None
+    limit = float(sizing.limit(values))
+    if (target <= limit) if sizing.at_most else (target >= limit):
+        edge = "floor" if sizing.at_most else "ceiling"
+        raise _unreachable(sizing.unreachable.format(target=target, limit=limit) if sizing.unreachable else
+                           f"{_flag(sizing)} {target:g} is at or past the {edge} {limit:.6g} of "
+                           f"{sizing.output} (no {sizing.search} reaches it)")
+    return limit
+
+
+def _gallop(meets: Callable[..., "np.ndarray"], smallest: bool, start: "np.ndarray", high: float,
+            flips: "np.ndarray") -> "tuple[np.ndarray, np.ndarray, np.ndarray]":
+    """From ``start`` by steps of 1, 2, 4, ... until the target flips (smallest: becomes met; largest: stops
+    being met) or ``high``: (the last value on the near side of the flip, the first past it (``high`` while
+    not found), the rows still not flipped after the most doublings)."""
+    import numpy as np
+
+    lo = start.copy()
+    hi = np.where(flips, start, high)
+    pending = ~flips
+    step = np.ones(start.size)
+    for _ in range(_REAL_DOUBLINGS):
+        if not pending.any():
+            break
+        idx = np.flatnonzero(pending)
+        probe = np.minimum(lo[idx] + step[idx], high)
+        ok = meets(probe, idx)
+        flipped = ok if smallest else ~ok
+        hi[idx] = np.where(flipped, probe, hi[idx])
+        lo[idx] = np.where(flipped, lo[idx], probe)
+        ended = flipped | (probe >= high)
+        pending[idx[ended]] = False
+        step[idx] = step[idx] * 2
+    return lo, hi, pending
+
+
+def _narrow(meets: Callable[..., "np.ndarray"], smallest: bool, lo: "np.ndarray", hi: "np.ndarray",
+            idx: "np.ndarray", whole: bool) -> None:
+    """Each bracket ``[lo, hi]`` of the rows ``idx`` narrowed in place to the flip: on the integers (``hi`` the
+    first value past it), or to 1e-12 relative (both ends the edge)."""
+    import numpy as np
+
+    if whole:
+        between = np.zeros(lo.size, dtype=bool)
+        between[idx] = True
+        while True:
+            open_ = between & (hi - lo > 1)
+            if not open_.any():
+                return
+            at = np.flatnonzero(open_)
+            mid = np.floor((lo[at] + hi[at]) / 2)
+            ok = meets(mid, at)
+            flipped = ok if smallest else ~ok
+            hi[at] = np.where(flipped, mid, hi[at])
+            lo[at] = np.where(flipped, lo[at], mid)
+    if not idx.size:
+        return
+    from iosizer.model._roots import bisect_increasing
+
+    def step_function(x: np.ndarray) -> np.ndarray:  # -1 on the near side of the flip, +1 past it
+        ok = meets(x, idx)
+        return np.where(ok if smallest else ~ok, 1.0, -1.0)
+
+    found = bisect_increasing(step_function, lo[idx], hi[idx])
+    lo[idx], hi[idx] = found, found  # the edge, to 1e-12 relative, from either side
 
 
 def _at_answer(answer: "np.ndarray", found: "np.ndarray", evaluate: Callable[..., dict[str, Any]],
