@@ -7,7 +7,9 @@ import stat
 import tempfile
 from contextlib import contextmanager
 from pathlib import Path
-from typing import Iterator, Sequence
+from typing import Callable, Iterator, Sequence
+
+from iosizer.errors import InputError
 
 
 def input_problem(path: Path) -> str | None:
@@ -72,3 +74,67 @@ def atomic_paths(targets: Sequence[Path]) -> Iterator[list[Path]]:
     finally:
         for temporary in temporaries:
             temporary.unlink(missing_ok=True)
+
+
+# --- outputs a command writes (a profile, a plot) --------------------------------------------------------
+
+OUTPUT_RULE = "iosizer writes only into a folder that exists"
+
+
+def missing_folder(flag: str, folder: Path, text: str) -> str:
+    """The error for an output whose folder is not a folder: missing, or a file in the way."""
+    existing = next((p for p in (folder, *folder.parents) if p.exists()), None)
+    if existing == folder:  # '/etc/passwd/x.json': the folder is a file
+        return f"{flag}: '{folder}' of '{text}' is a file, not a folder ({OUTPUT_RULE})"
+    if existing is not None and not existing.is_dir():
+        return (f"{flag}: folder '{folder}' of '{text}' does not exist: '{existing}' is a file, not a folder "
+                f"({OUTPUT_RULE})")
+    return f"{flag}: folder '{folder}' of '{text}' does not exist ({OUTPUT_RULE}; create it first)"
+
+
+def check_output_path(path: Path | None, flag: str) -> Path | None:
+    """Refuse an output location before anything is computed (one rule for every output).
+
+    The target must not be a folder or a special file, and its folder must
+    exist (iosizer never creates folders) and accept a new file, which is
+    tried by creating and removing a temporary file there. Errors name the
+    flag, the path and the reason, in one line.
+    """
+    if path is None:
+        return None
+    text = str(path)
+    try:
+        if path.is_dir():
+            empty = " (an empty name is the current folder)" if text == "." else ""
+            raise InputError(f"{flag}: '{text}' is a folder{empty}; give a file name")
+        if path.exists() and not path.is_file():
+            raise InputError(f"{flag}: '{text}' exists and is not a regular file")
+        folder = path.parent
+        if not folder.is_dir():
+            raise InputError(missing_folder(flag, folder, text))
+    except OSError as error:
+        raise InputError(f"{flag}: cannot use '{text}': {error.strerror or error}") from None
+    try:
+        handle, probe = tempfile.mkstemp(prefix=".iosizer-probe.", dir=folder)
+        os.close(handle)
+        os.unlink(probe)
+    except OSError as error:
+        raise InputError(f"{flag}: cannot write '{text}': folder '{folder}' does not accept new files "
+                         f"({error.strerror or error})") from None
+    return path
+
+
+#: Writes one output's whole content to the temporary path it is given.
+Writer = Callable[[Path], None]
+
+
+def write_outputs(outputs: Sequence[tuple[Path, Writer]]) -> None:
+    """Write every output to a temporary file beside its target, then rename each into place.
+
+    Nothing is renamed until every output is complete, so a failure (a plot
+    that cannot be drawn, a full disk) leaves no output written, new or
+    half-new; each rename is atomic, so a reader sees the old file or the new.
+    """
+    with atomic_paths([target for target, _ in outputs]) as temporaries:
+        for temporary, (_, write) in zip(temporaries, outputs):
+            write(temporary)

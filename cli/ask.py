@@ -52,7 +52,8 @@ def ask(command: str | Iterable[str], /, *arguments: Any, **options: Any) -> Any
     list of dicts, as the command prints it; None for a command that prints
     no answer.
     """
-    from iosizer.cli.catalogue import NOT_SERVED, Role
+    from iosizer.cli.catalogue import NOT_SERVED
+    from iosizer.commands import Role, _listed, _path, _single, keywords
 
     words = tuple(command.split()) if isinstance(command, str) else tuple(command) \
         if isinstance(command, (list, tuple)) else None
@@ -63,11 +64,7 @@ def ask(command: str | Iterable[str], /, *arguments: Any, **options: Any) -> Any
                          "run it from the command line")
     spec = _spec(words)
     fields = {f.key: f for f in spec.fields if f.role is not Role.format}
-    options = {**_by_position(spec, arguments, options), **options}
-    unknown = sorted(set(options) - set(fields))
-    if unknown:
-        raise InputError(f"iosizer {spec.name} takes no {', '.join(map(repr, unknown))}; "
-                         f"it takes: {', '.join(sorted(fields)) or 'nothing'}")
+    options = keywords(spec, arguments, options)
     values: dict[str, Any] = {}
     files: dict[str, Any] = {}
     with tempfile.TemporaryDirectory(prefix="iosizer-ask-") as folder:
@@ -83,23 +80,6 @@ def ask(command: str | Iterable[str], /, *arguments: Any, **options: Any) -> Any
         return _run(spec.argv(values, files), _units(spec.name))
 
 
-def _by_position(spec: Any, arguments: tuple[Any, ...], options: dict[str, Any]) -> dict[str, Any]:
-    """Positional values by the key of the argument each fills."""
-    slots = [f for f in spec.fields if f.argument]
-    named: dict[str, Any] = {}
-    rest = list(arguments)
-    for slot in slots:
-        if not rest:
-            break
-        if slot.key in options:
-            raise InputError(f"iosizer {spec.name}: '{slot.key}' given both by position and by name")
-        named[slot.key], rest = (rest, []) if slot.many else (rest[0], rest[1:])
-    if rest:
-        raise InputError(f"iosizer {spec.name} takes {len(slots)} argument(s) by position "
-                         f"({', '.join(s.key for s in slots) or 'none'}), got {len(arguments)}")
-    return named
-
-
 @lru_cache(maxsize=64)
 def _spec(path: tuple[str, ...]) -> Any:
     from iosizer.cli.catalogue import command_spec
@@ -107,37 +87,17 @@ def _spec(path: tuple[str, ...]) -> Any:
     return command_spec(path)
 
 
-def _listed(value: Any) -> list[Any]:
-    return list(value) if isinstance(value, (list, tuple)) else [value]
-
-
-def _single(items: list[Any], key: str) -> Any:
-    if len(items) != 1:
-        raise InputError(f"{key} takes one value, got {len(items)}")
-    return items[0]
-
-
 def _plain(value: Any, field: Any) -> Any:
     """A keyword's value as the command line's word(s): a list joins with commas unless repeatable."""
+    from iosizer.commands import _listed
+
     if field.many:
         return _listed(value)
     if isinstance(value, (list, tuple)):
-        from iosizer.cli.catalogue import _word
+        from iosizer.commands import _word
 
         return ",".join(_word(v) for v in value)
     return value
-
-
-def _path(value: Any, folder: Path, stem: str) -> str:
-    """A file parameter's value: a path as given, or a profile object written to ``folder``."""
-    from iosizer.calibration.profile import Profile, save_profile
-
-    if isinstance(value, Profile):
-        return str(save_profile(value, folder / f"{stem}.json"))
-    if isinstance(value, (str, os.PathLike)):
-        return os.fspath(value)
-    raise InputError(f"expected a path{' or a profile' if stem.startswith('profile') else ''}, "
-                     f"got {type(value).__name__}")
 
 
 def _units(command: str) -> dict[str, str]:
@@ -158,7 +118,7 @@ def _run(argv: list[str], units: dict[str, str] | None = None) -> Any:
     from typer.core import TyperGroup
 
     from iosizer.cli.catalogue import root_command
-    from iosizer.cli.output import capture, to_json
+    from iosizer.frames import capture, to_json
 
     try:
         with capture() as reports, contextlib.redirect_stdout(io.StringIO()), \
@@ -173,7 +133,6 @@ def _run(argv: list[str], units: dict[str, str] | None = None) -> Any:
         raise InputError(" ".join(usage_message(error).split())) from None
     if not reports:
         return None
-    from iosizer.cli.output import report_table
-    from iosizer.frames import viewed
+    from iosizer.frames import report_table, viewed
 
     return viewed(json.loads(to_json(reports[-1].data)), report_table(reports[-1], units))

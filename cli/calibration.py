@@ -7,9 +7,9 @@ from typing import Annotated, Any
 
 import typer
 
+from iosizer import tools  # datasets' work (iosizer.commands declares it)
 from iosizer.cli.options import FormatOption, PlotOption, output_target
 from iosizer.cli.output import OutputFormat, Panel, Report, Series, emit, progress_bar
-from iosizer.cli.params import reject_repeats
 from iosizer.errors import InputError
 
 OutputPath = Annotated[
@@ -207,76 +207,19 @@ def extrapolate(
     cpu_name: CpuName = None,
     output_format: FormatOption = OutputFormat.table,
 ) -> None:
-    """Predict a profile for another CPU from profiles of one or more CPUs."""
-    from iosizer.calibration.extrapolate import extrapolate as run
-    from iosizer.calibration.profile import load_profile, profile_writer
+    emit(tools.extrapolate(profiles, cpu_speed, output, cpu_name), output_format)
 
-    reject_repeats([path.resolve() for path in profiles], "PROFILES", [str(path) for path in profiles])
-    loaded = [load_profile(path) for path in profiles]
-    result = run(loaded, cpu_speed, cpu_name)
-    rows = [
-        {
-            "parameter": p.name,
-            "scaling": p.scaling,
-            "value": p.value,
-            "ci_low": p.ci_low,
-            "ci_high": p.ci_high,
-            "unit": p.unit,
-            "exponent": p.exponent,
-            "exponent_ci_low": p.exponent_ci[0] if p.exponent_ci else None,
-            "exponent_ci_high": p.exponent_ci[1] if p.exponent_ci else None,
-            "spread_low": p.assumption_spread[0] if p.assumption_spread else None,
-            "spread_high": p.assumption_spread[1] if p.assumption_spread else None,
-        }
-        for p in result.parameters
-    ]
-    speeds = sorted({pr.cpu_speed for pr in loaded})
-    notes = [f"from {len(loaded)} profile(s) at CPU speed(s) {', '.join(f'{s:g}' for s in speeds)}"]
-    if len(speeds) == 1:
-        notes.append(
-            "one CPU only: power-law parameters span their declared bounding exponents "
-            "(spread_low..spread_high), widened by the fit interval"
-        )
-    notes += [f"warning: {w}" for w in result.warnings]
-    if output is not None:
-        notes.append(f"profile written to {output}")
-    document = {
-        "warnings": list(result.warnings),
-        "model": result.profile.model,
-        "cpu_speed": cpu_speed,
-        "cpu_name": cpu_name,
-        "parameters": {r["parameter"]: {k: v for k, v in r.items() if k != "parameter"} for r in rows},
-        "extrapolated_from": result.profile.extrapolated_from,
-        "profile": str(output) if output is not None else None,
-    }
-    emit(
-        Report(document, rows, title=f"Extrapolation of '{result.profile.model}' to CPU speed {cpu_speed:g}",
-               notes=notes),
-        output_format,
-        files=[(output, profile_writer(result.profile))] if output is not None else (),
-    )
+
+extrapolate.__doc__ = tools.extrapolate.__doc__  # one help text: the work's (iosizer.tools)
 
 
 def datasets(output_format: FormatOption = OutputFormat.table) -> None:
-    """List the shipped measurement files (every figure the seeds publish) and their sources."""
-    from iosizer.calibration.shipped import measurement_files
+    emit(tools.datasets(), output_format)
 
-    rows = [
-        {
-            "dataset": f.name,
-            "rows": f.rows,
-            "exact": f.exact_rows,
-            "approximate": f.rows - f.exact_rows,
-            "seed": " ".join(f.seeds),
-            "where": "; ".join(f.places),
-        }
-        for f in measurement_files()
-    ]
-    emit(
-        Report(rows, rows, title="Shipped measurements (data/measurements)",
-               notes=["exact: from a table or stated in the text; approximate: read from a figure's description"]),
-        output_format,
-    )
+
+datasets.__doc__ = tools.datasets.__doc__  # one help text: the work's (iosizer.tools)
+
+
 FamilyArgument = Annotated[str, typer.Argument(help="A family (see 'iosizer families').")]
 
 DataFiles = Annotated[

@@ -1,4 +1,8 @@
-"""``iosizer params FAMILY`` and ``iosizer families``: what the family registry declares."""
+"""``iosizer params FAMILY`` and ``iosizer families``: what the family registry declares.
+
+Their work is :mod:`iosizer.tools`' (the server and :func:`iosizer.ask` answer them there, as
+:mod:`iosizer.commands` declares them); here they are parsed and rendered.
+"""
 
 from __future__ import annotations
 
@@ -6,52 +10,21 @@ from typing import Annotated
 
 import typer
 
+from iosizer import tools
 from iosizer.cli.options import FormatOption
-from iosizer.cli.output import OutputFormat, Report, emit
-
-#: The keys of ``iosizer params --format json`` (the contract), then the extras.
-PARAM_KEYS = ("name", "unit", "value", "status", "source")
+from iosizer.cli.output import OutputFormat, emit
 
 
 def params(
     family: Annotated[str, typer.Argument(help="A family name (see 'iosizer families').")],
     output_format: FormatOption = OutputFormat.table,
 ) -> None:
-    """Every parameter of a family: unit, shipped value, status (published, derived, assumed, fitted) and source."""
-    import iosizer
-
-    chosen = iosizer.family(family)
-    rows = [{key: spec.to_dict()[key] for key in PARAM_KEYS}
-            | {"bounds": list(spec.bounds), "kind": spec.kind, "cpu_scaling": spec.cpu_scaling.value}
-            for spec in chosen.parameters]
-    emit(Report(
-        data=rows,
-        rows=rows,
-        columns=("name", "unit", "value", "status", "kind", "source"),
-        title=f"{chosen.name}: {chosen.summary}",
-        notes=[f"formula: {chosen.formula}", f"service time: {chosen.service_time}",
-               "fitted values are the shipped calibration's (iosizer calibrate fits your own)"],
-    ), output_format)
+    emit(tools.params(family), output_format)
 
 
 def families(output_format: FormatOption = OutputFormat.table) -> None:
-    """Every model family: what it models, its source and its data columns."""
-    import iosizer
+    emit(tools.families(), output_format)
 
-    rows = []
-    for name in iosizer.families():
-        chosen = iosizer.family(name)
-        rows.append({
-            "family": name,
-            "summary": chosen.summary,
-            "source": chosen.source,
-            "inputs": [c.name for c in chosen.columns.inputs],
-            "outputs": [c.name for c in chosen.columns.outputs],
-            "calibratable": chosen.declaration.fit is not None,
-            "formula": chosen.formula,
-            "service_time": chosen.service_time,
-        })
-    table = [r | {"inputs": ", ".join(r["inputs"]), "outputs": ", ".join(r["outputs"])} for r in rows]
-    emit(Report(data=rows, rows=table, columns=("family", "summary", "inputs", "outputs", "calibratable"),
-                title="Model families (iosizer params FAMILY lists each one's numbers and its formula)"),
-         output_format)
+
+params.__doc__ = tools.params.__doc__  # one help text: the work's
+families.__doc__ = tools.families.__doc__

@@ -10,23 +10,26 @@ from __future__ import annotations
 import copy
 import csv
 import io
-import json
-import math
 import os
 import re
 import sys
-import tempfile
-from contextlib import contextmanager
 from contextvars import ContextVar
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from enum import Enum
 from functools import lru_cache
 from pathlib import Path
-from typing import TYPE_CHECKING, Annotated, Any, Callable, Iterator, Sequence
+from typing import TYPE_CHECKING, Annotated, Any, Callable, Sequence
 
 import typer
 
 from iosizer.frames import JSON_SHAPE_RULE, format_number, key_columns, split_columns  # one number format and layout, here and in notebooks
+# A command's answer (Report) and its JSON live below the CLI: the server and iosizer.ask read them too.
+from iosizer.frames import (Panel, Report, Series, _captured, capture, report_table,  # noqa: F401  (public here)
+                            row_list, to_json)
+from iosizer.frames import plain as _plain
+# One rule for every output file, and one atomic writer (the server and iosizer.ask write a command's files too).
+from iosizer.calibration.files import (OUTPUT_RULE, Writer, check_output_path, missing_folder,  # noqa: F401
+                                       write_outputs)
 
 if TYPE_CHECKING:
     from iosizer.frames import Table
@@ -36,62 +39,6 @@ class OutputFormat(str, Enum):
     table = "table"
     json = "json"
     csv = "csv"
-
-
-@dataclass
-class Series:
-    """One curve: a line, measured points, or a shaded band between y and y_high."""
-
-    label: str
-    x: Sequence[float]
-    y: Sequence[float]
-    kind: str = "line"  # line | points | linepoints | bound (an upper bound, drawn v) | band | dashed
-    y_high: Sequence[float] | None = None
-
-
-@dataclass
-class Panel:
-    x_label: str
-    y_label: str
-    series: list[Series]
-    title: str = ""
-
-
-@dataclass
-class Report:
-    """What a command answers, independent of how it is shown.
-
-    ``data`` is the JSON document; ``rows`` the table rows (dicts sharing
-    ``columns``); ``csv_rows`` defaults to ``rows`` (a command may put a whole
-    curve in the CSV and a summary in the table); ``notes`` are printed under
-    the table only.
-    """
-
-    data: Any
-    rows: list[dict[str, Any]]
-    title: str = ""
-    columns: Sequence[str] | None = None
-    csv_rows: list[dict[str, Any]] | None = None
-    notes: list[str] = field(default_factory=list)
-    #: What ``--plot FILE`` draws: one panel per subplot.
-    plot: list[Panel] | None = None
-
-
-def _plain(value: Any) -> Any:
-    """JSON-safe: numpy scalars and arrays to Python, non-finite floats to None."""
-    if hasattr(value, "tolist"):
-        value = value.tolist()
-    if isinstance(value, float) and not math.isfinite(value):
-        return None
-    if isinstance(value, dict):
-        return {k: _plain(v) for k, v in value.items()}
-    if isinstance(value, (list, tuple)):
-        return [_plain(v) for v in value]
-    return value
-
-
-def to_json(data: Any) -> str:
-    return json.dumps(_plain(data), indent=2, allow_nan=False)
 
 
 def to_csv(rows: list[dict[str, Any]], columns: Sequence[str] | None = None) -> str:
@@ -110,21 +57,6 @@ def _keys(rows: Sequence[dict[str, Any]]) -> list[str]:
     for row in rows:
         seen.update(dict.fromkeys(row))
     return list(seen)
-
-
-def row_list(report: Report) -> list[dict[str, Any]]:
-    """The answer as rows: what the CSV holds and ``--rows`` prints (the table's rows where they agree)."""
-    return report.csv_rows if report.csv_rows is not None else report.rows
-
-
-def report_table(report: Report, units: dict[str, str] | None = None) -> "Table":
-    """The rows of ``report`` (:func:`row_list`) as a :class:`~iosizer.frames.Table` for notebooks."""
-    from iosizer.frames import Table
-
-    columns = report.columns if report.csv_rows is None else None
-    rows = [{k: _plain(v) for k, v in row.items()} for row in row_list(report)]
-    return Table.of(rows, list(columns) if columns else None, units=units or {}, title=report.title,
-                    notes=list(report.notes))
 
 
 @dataclass
@@ -337,54 +269,6 @@ def progress_bar(counts: bool = False) -> Any:
 
 
 #: The one rule for every file or folder iosizer writes, said in every error about one.
-OUTPUT_RULE = "iosizer writes only into a folder that exists"
-
-
-def missing_folder(flag: str, folder: Path, text: str) -> str:
-    """The error for an output whose folder is not a folder: missing, or a file in the way."""
-    existing = next((p for p in (folder, *folder.parents) if p.exists()), None)
-    if existing == folder:  # '/etc/passwd/x.json': the folder is a file
-        return f"{flag}: '{folder}' of '{text}' is a file, not a folder ({OUTPUT_RULE})"
-    if existing is not None and not existing.is_dir():
-        return (f"{flag}: folder '{folder}' of '{text}' does not exist: '{existing}' is a file, not a folder "
-                f"({OUTPUT_RULE})")
-    return f"{flag}: folder '{folder}' of '{text}' does not exist ({OUTPUT_RULE}; create it first)"
-
-
-def check_output_path(path: Path | None, flag: str) -> Path | None:
-    """Refuse an output location before anything is computed (one rule for every output).
-
-    The target must not be a folder or a special file, and its folder must
-    exist (iosizer never creates folders) and accept a new file, which is
-    tried by creating and removing a temporary file there. Errors name the
-    flag, the path and the reason, in one line.
-    """
-    from iosizer.errors import InputError
-
-    if path is None:
-        return None
-    text = str(path)
-    try:
-        if path.is_dir():
-            empty = " (an empty name is the current folder)" if text == "." else ""
-            raise InputError(f"{flag}: '{text}' is a folder{empty}; give a file name")
-        if path.exists() and not path.is_file():
-            raise InputError(f"{flag}: '{text}' exists and is not a regular file")
-        folder = path.parent
-        if not folder.is_dir():
-            raise InputError(missing_folder(flag, folder, text))
-    except OSError as error:
-        raise InputError(f"{flag}: cannot use '{text}': {error.strerror or error}") from None
-    try:
-        handle, probe = tempfile.mkstemp(prefix=".iosizer-probe.", dir=folder)
-        os.close(handle)
-        os.unlink(probe)
-    except OSError as error:
-        raise InputError(f"{flag}: cannot write '{text}': folder '{folder}' does not accept new files "
-                         f"({error.strerror or error})") from None
-    return path
-
-
 def check_plot_path(path: Path | None) -> Path | None:
     """Refuse a bad --plot target before a command computes or writes anything."""
     from iosizer.errors import InputError
@@ -395,24 +279,6 @@ def check_plot_path(path: Path | None) -> Path | None:
     if suffix not in {"png", "svg", "pdf"}:
         raise InputError(f"--plot: unknown picture type '.{suffix}' (use .png, .svg or .pdf)")
     return check_output_path(path, "--plot")
-
-
-#: Writes one output's whole content to the temporary path it is given.
-Writer = Callable[[Path], None]
-
-
-def write_outputs(outputs: Sequence[tuple[Path, Writer]]) -> None:
-    """Write every output to a temporary file beside its target, then rename each into place.
-
-    Nothing is renamed until every output is complete, so a failure (a plot
-    that cannot be drawn, a full disk) leaves no output written, new or
-    half-new; each rename is atomic, so a reader sees the old file or the new.
-    """
-    from iosizer.calibration.files import atomic_paths
-
-    with atomic_paths([target for target, _ in outputs]) as temporaries:
-        for temporary, (_, write) in zip(temporaries, outputs):
-            write(temporary)
 
 
 def _plot_writer(report: Report, path: Path) -> Writer:
@@ -445,28 +311,6 @@ def _plot_writer(report: Report, path: Path) -> Writer:
     return draw
 
 
-#: Set by :func:`capture`: emit() hands its Report over instead of printing.
-_captured: ContextVar[list[Report] | None] = ContextVar("iosizer_captured_reports", default=None)
-
-
-@contextmanager
-def capture() -> Iterator[list[Report]]:
-    """Collect the Reports commands emit instead of printing them or drawing their plot files.
-
-    For a caller that renders answers itself (``iosizer serve``): what
-    ``--format json`` prints is ``to_json(report.data)``, and ``report.plot``
-    holds the curves ``--plot`` would draw. Only the printing and the
-    picture are left out: any other file a command writes (a profile) is
-    written as usual.
-    """
-    reports: list[Report] = []
-    token = _captured.set(reports)
-    try:
-        yield reports
-    finally:
-        _captured.reset(token)
-
-
 def _draw_panel(ax: Any, panel: Panel, title: str) -> None:
     for series in panel.series:
         if series.kind == "band":
@@ -497,13 +341,14 @@ def emit(report: Report, output_format: OutputFormat, plot: Path | None = None,
     temporary sibling; only then are the files renamed into place and the
     answer printed. A command that fails writes nothing.
     """
+    files = [*files, *report.files]
     sink = _captured.get()
     if sink is not None:  # the caller renders the answer: nothing printed, no picture drawn
         if files:
-            write_outputs(list(files))  # a profile is still written
+            write_outputs(files)  # a profile is still written
         sink.append(report)
         return
-    outputs = ([(plot, _plot_writer(report, plot))] if plot is not None else []) + list(files)
+    outputs = ([(plot, _plot_writer(report, plot))] if plot is not None else []) + files
     choices = _choices.get()
     if output_format is OutputFormat.json:
         if choices.columns and not choices.rows:

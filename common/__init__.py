@@ -21,9 +21,14 @@ files), ``iosizer.cli`` (the ``iosizer`` command) and ``iosizer.data``
 :class:`IosizerError`.
 """
 
+from typing import TYPE_CHECKING
+
 from iosizer._version import __version__
-from iosizer.api import FitReport, ModelFamily, Prediction, ask, extrapolate, families, family, load_profile
+from iosizer.api import FitReport, ModelFamily, Prediction, extrapolate, families, family, load_profile
 from iosizer.errors import IosizerError
+
+if TYPE_CHECKING:  # iosizer.ask loads the command catalogue (pydantic) on first use
+    from iosizer.commands import ask
 
 __all__ = [
     "Answer",
@@ -41,6 +46,10 @@ __all__ = [
 
 
 def __getattr__(name: str) -> object:
+    if name == "ask":  # any command's answer (iosizer.commands): declared commands, questions, the rest
+        from iosizer.commands import ask
+
+        return ask
     if name == "Answer":  # a declared question's answer; its module loads on first use
         from iosizer.calibration.questions import Answer
 

@@ -79,6 +79,8 @@ def ask(command: str | Sequence[str], /, *arguments: Any, **options: Any) -> Any
     ``profile`` (a path or a :class:`Profile`), ``cpu_speed``, ``band`` and
     ``percentile``. Any other command runs the CLI in this process
     (:func:`iosizer.cli.ask.ask`), with its JSON keys as keywords.
+    :func:`iosizer.ask` (:func:`iosizer.commands.ask`) answers the commands
+    :mod:`iosizer.commands` declares itself and passes the rest here.
     """
     import json
 

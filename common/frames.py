@@ -21,10 +21,13 @@ and the same number format, so a notebook and a terminal read alike.
 from __future__ import annotations
 
 import html
+import json
 import math
 import shutil
+from contextlib import contextmanager
+from contextvars import ContextVar
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any, Iterable, Mapping, Sequence
+from typing import TYPE_CHECKING, Any, Iterable, Iterator, Mapping, Sequence
 
 from iosizer.errors import MissingExtraError
 from iosizer.units import NOT_UNITS, unit_of
@@ -489,3 +492,103 @@ def viewed(data: Any, table: Table | None = None) -> Any:
     if isinstance(data, list):
         return AnswerList(data, table)
     return data
+
+
+# --- a command's answer -------------------------------------------------------------------------------
+
+
+@dataclass
+class Series:
+    """One curve: a line, measured points, or a shaded band between y and y_high."""
+
+    label: str
+    x: Sequence[float]
+    y: Sequence[float]
+    kind: str = "line"  # line | points | linepoints | bound (an upper bound, drawn v) | band | dashed
+    y_high: Sequence[float] | None = None
+
+
+@dataclass
+class Panel:
+    x_label: str
+    y_label: str
+    series: list[Series]
+    title: str = ""
+
+
+@dataclass
+class Report:
+    """What a command answers, independent of how it is shown (the CLI renders it, the server and
+    :func:`iosizer.ask` read its ``data``).
+
+    ``data`` is the JSON document; ``rows`` the table rows (dicts sharing
+    ``columns``); ``csv_rows`` defaults to ``rows`` (a command may put a whole
+    curve in the CSV and a summary in the table); ``notes`` are printed under
+    the table only.
+    """
+
+    data: Any
+    rows: list[dict[str, Any]]
+    title: str = ""
+    columns: Sequence[str] | None = None
+    csv_rows: list[dict[str, Any]] | None = None
+    notes: list[str] = field(default_factory=list)
+    #: What ``--plot FILE`` draws: one panel per subplot.
+    plot: list[Panel] | None = None
+    #: Files the command writes when it is answered (a profile): (target, writer of the whole content to the
+    #: temporary path it is given), written together and atomically by whoever renders the answer.
+    files: list[tuple[Any, Any]] = field(default_factory=list)
+
+
+def plain(value: Any) -> Any:
+    """JSON-safe: numpy scalars and arrays to Python, non-finite floats to None."""
+    if hasattr(value, "tolist"):
+        value = value.tolist()
+    if isinstance(value, float) and not math.isfinite(value):
+        return None
+    if isinstance(value, dict):
+        return {k: plain(v) for k, v in value.items()}
+    if isinstance(value, (list, tuple)):
+        return [plain(v) for v in value]
+    return value
+
+
+def to_json(data: Any) -> str:
+    """What ``--format json`` prints of ``data`` (less the closing newline)."""
+    return json.dumps(plain(data), indent=2, allow_nan=False)
+
+
+def row_list(report: Report) -> list[dict[str, Any]]:
+    """The answer as rows: what the CSV holds and ``--rows`` prints (the table's rows where they agree)."""
+    return report.csv_rows if report.csv_rows is not None else report.rows
+
+
+def report_table(report: Report, units: dict[str, str] | None = None) -> "Table":
+    """The rows of ``report`` (:func:`row_list`) as a :class:`Table` for notebooks."""
+    columns = report.columns if report.csv_rows is None else None
+    rows = [{k: plain(v) for k, v in row.items()} for row in row_list(report)]
+    return Table.of(rows, list(columns) if columns else None, units=units or {}, title=report.title,
+                    notes=list(report.notes))
+
+
+
+#: Set by :func:`capture`: the CLI's emit() hands its Report over instead of printing.
+_captured: ContextVar[list[Report] | None] = ContextVar("iosizer_captured_reports", default=None)
+
+
+@contextmanager
+def capture() -> Iterator[list[Report]]:
+    """Collect the Reports commands emit instead of printing them or drawing their plot files.
+
+    For a caller that renders answers itself (``iosizer serve``, :func:`iosizer.ask`): what
+    ``--format json`` prints is ``to_json(report.data)``, and ``report.plot``
+    holds the curves ``--plot`` would draw. Only the printing and the
+    picture are left out: any other file a command writes (a profile) is
+    written as usual.
+    """
+    reports: list[Report] = []
+    token = _captured.set(reports)
+    try:
+        yield reports
+    finally:
+        _captured.reset(token)

@@ -1,6 +1,7 @@
 """The FastAPI application: the CLI's commands as endpoints, the error contract, the page.
 
-Routes (all generated from the command tree, see :mod:`iosizer.cli.catalogue`):
+Routes (generated from the declarations, :mod:`iosizer.serve.questions` and :mod:`iosizer.commands`, and
+from the command tree for the commands not declared yet, :mod:`iosizer.cli.catalogue`):
 
 - ``POST /api/A/B``: ``iosizer A B`` with the JSON body's options; answers
   exactly what ``--format json`` prints (``?view=page`` adds the table,
@@ -57,7 +58,8 @@ from starlette.routing import BaseRoute, Match, NoMatchFound, get_route_path
 from iosizer import __version__
 from iosizer.errors import ConsistencyError, ConvergenceError, InputError, IosizerError
 from iosizer.frames import JSON_SHAPE_RULE
-from iosizer.cli.catalogue import CommandSpec, Role, body_values, command_specs
+from iosizer.cli.catalogue import command_specs
+from iosizer.commands import CommandSpec, Role, body_values
 from iosizer.serve.limits import JOB_SECONDS, MAX_MEMORY, MAX_REPLICATIONS, REQUEST_TIMEOUT_S, VIEW_HELP, WAIT, View
 from iosizer.serve.worker import Busy, Lanes, direct, field_of, write_profiles
 
@@ -384,6 +386,9 @@ class Server:
         except InputError:
             await asyncio.to_thread(shutil.rmtree, workdir, True)
             raise
+        if spec.run is not None:  # a declared command: its function, in the folder of its files
+            return {"kind": "declared", "path": spec.path, "values": values, "names": names, "workdir": workdir,
+                    "view": view is View.page, "output": output}
         return {"kind": "run", "argv": argv, "workdir": workdir, "view": view is View.page, "output": output}
 
     def _shape(self, spec: CommandSpec) -> tuple[tuple[str, ...], bool]:
@@ -478,7 +483,7 @@ def _server_owned(spec: CommandSpec) -> CommandSpec:
     simulation's request model also takes the memory it may use (:data:`MEMORY_FIELD`)."""
     if any(f.key in SERVER_OPTIONS for f in spec.body_fields):
         fields = [replace(f, role=Role.server) if f.key in SERVER_OPTIONS else f for f in spec.fields]
-        spec = CommandSpec(spec.path, spec.command, fields)
+        spec = replace(spec, fields=fields)
     if spec.path[0] == _SIMULATE:
         spec.model = create_model(spec.model.__name__, __base__=spec.model, **{MEMORY_FIELD: (
             float | None, Field(None, gt=0, description=_MEMORY_HELP, json_schema_extra={"x-unit": "MiB"}))})

@@ -23,8 +23,8 @@ Two ways to run a command in a worker:
 - :func:`answer_quick`: the command's callback called directly with the
   request's validated values (click's value conversion and checks, no
   command-line parsing, no temporary folder); the answer's JSON is
-  ``to_json(report.data)`` of the :class:`~iosizer.cli.output.Report` it
-  emits (:func:`iosizer.cli.output.capture`): what ``--format json`` prints;
+  ``to_json(report.data)`` of the :class:`~iosizer.frames.Report` it
+  emits (:func:`iosizer.frames.capture`): what ``--format json`` prints;
 - :func:`run`: the full command line in a temporary folder, for commands that
   read or write files (uploads, ``--output``).
 """
@@ -185,6 +185,8 @@ def serve_forever(conn: Any, lane: str, memory_bytes: int | None, scratch: str) 
             with _memory_limit(task.pop("memory_bytes", None)):
                 if kind == "question":
                     answer = answer_question(**task)
+                elif kind == "declared":
+                    answer = answer_declared(**task)
                 else:
                     answer = answer_quick(**task, progress=progress) if kind == "quick" else run(**task)
         except MemoryError as error:  # past the limit before a command's own handling (an import, a setup)
@@ -195,7 +197,7 @@ def serve_forever(conn: Any, lane: str, memory_bytes: int | None, scratch: str) 
 
 def direct(spec: Any) -> bool:
     """Whether ``spec`` can be answered by :func:`answer_quick`: it reads and writes no file of its own."""
-    from iosizer.cli.catalogue import Role
+    from iosizer.commands import Role
 
     return not any(f.role in (Role.upload, Role.output, Role.server, Role.route) for f in spec.fields)
 
@@ -323,7 +325,7 @@ def answer_quick(path: tuple[str, ...], values: dict[str, Any], profiles: dict[s
     :func:`run`'s.
     """
     from iosizer.calibration.profile import profiles_in_memory
-    from iosizer.cli.output import capture
+    from iosizer.frames import capture
 
     spec = _spec(path)
     try:
@@ -334,6 +336,11 @@ def answer_quick(path: tuple[str, ...], values: dict[str, Any], profiles: dict[s
             documents.update(zip(name, document) if field.many else [(name, document)])
             names[field.name] = tuple(name) if field.many else name
         with _quiet(), capture() as reports, _reporting(progress), profiles_in_memory(documents):
+            if spec.run is not None:  # a declared command (iosizer.commands): its own function, no click
+                from iosizer.commands import call as declared
+
+                reports.append(declared(spec, values))
+                return _answer(reports, 0, view, None, os.getcwd())
             call = _direct_call(path)
             arguments = call.arguments(values, names, view, server_values or {})
             if arguments is None:  # a required value is missing: click says so in its words
@@ -360,7 +367,7 @@ class _DirectCall:
     def __init__(self, path: tuple[str, ...]) -> None:
         import click
 
-        from iosizer.cli.catalogue import Role
+        from iosizer.commands import Role
 
         command = _leaf(path)
         fields = {f.name: f for f in _spec(path).fields}
@@ -393,7 +400,7 @@ class _DirectCall:
         """The function's keyword arguments for a request; None if a required one has no value."""
         from pathlib import Path
 
-        from iosizer.cli.catalogue import Role
+        from iosizer.commands import Role
 
         arguments: dict[str, Any] = {}
         for name, key, role, default, many in self.params:
@@ -433,7 +440,7 @@ def _through_click(path: tuple[str, ...], values: dict[str, Any], names: dict[st
     """The command called through click's processing of every value (its errors in its own words)."""
     import click
 
-    from iosizer.cli.catalogue import Role
+    from iosizer.commands import Role
 
     command = _leaf(path)
     given = {f.name: f for f in _spec(path).fields}
@@ -474,6 +481,24 @@ def answer_question(family: str, question: str, values: dict[str, Any], keys: li
             return {"status": 200, "json": text, "exit": 0, **({"view": questions.view(answer)} if view else {})}
     except Exception as error:  # noqa: BLE001  (every failure becomes one answer)
         return _failure(error, (family, question), os.getcwd(), keys, values)
+
+
+def answer_declared(path: tuple[str, ...], values: dict[str, Any], names: dict[str, Any], workdir: str,
+                    view: bool = False, output: str | None = None) -> dict[str, Any]:
+    """A declared command (:mod:`iosizer.commands`) that reads or writes files, answered in ``workdir``:
+    ``names`` are its files' names there (profiles, uploads, ``output``), as :func:`run` answers."""
+    from iosizer.commands import call
+
+    here = os.getcwd()
+    try:
+        os.chdir(workdir)
+        with _quiet():
+            report = call(_spec(path), {**values, **names})
+        return _answer([report], 0, view, output, workdir)
+    except Exception as error:  # noqa: BLE001  (every failure becomes one answer)
+        return _failure(error, path, workdir, values=values)
+    finally:
+        os.chdir(here)
 
 
 def _profile_names(spec: Any, profiles: dict[str, Any]) -> dict[str, tuple[Any, Any]]:
@@ -527,7 +552,7 @@ def _failure(error: BaseException, path: tuple[str, ...], workdir: str, keys: An
         return _error(500, type(error).__name__, message, field_of(message, path, keys, values))
     if isinstance(error, IosizerError):
         message = _local(str(error), workdir)
-        field = field_of(message, path, keys, values)
+        field = getattr(error, "field", None) or field_of(message, path, keys, values)
         if field is None and isinstance(error, UnstableQueueError):
             field = load_field(path, keys)
         return _error(422, type(error).__name__, message, field)
@@ -563,7 +588,7 @@ def run(argv: list[str], workdir: str, view: bool = False, output: str | None = 
     """
     from typer.core import TyperGroup
 
-    from iosizer.cli.output import capture
+    from iosizer.frames import capture
 
     here = os.getcwd()
     path = tuple(w for w in argv[:2] if not w.startswith("-"))
@@ -608,13 +633,13 @@ class _NotPlain(Exception):
 
 
 def json_text(data: Any) -> str:
-    """``iosizer.cli.output.to_json(data)`` byte for byte (two-space indent, non-finite numbers null),
+    """``iosizer.frames.to_json(data)`` byte for byte (two-space indent, non-finite numbers null),
     written in one pass: :func:`json.dumps` with an indent runs its pure-Python encoder, about 3x slower
     on a what-if's answer. Anything unusual is left to ``to_json`` itself."""
     try:
         return _indented(data, "\n")
     except _NotPlain:
-        from iosizer.cli.output import to_json
+        from iosizer.frames import to_json
 
         return to_json(data)
 
@@ -710,7 +735,7 @@ def _answer(reports: list[Any], status: int, view: bool, output: str | None, wor
 
 def _view(report: Any, output: str | None) -> dict[str, Any]:
     """What the page shows: title, table, notes and the curves (the --plot panels)."""
-    from iosizer.cli.output import _plain
+    from iosizer.frames import plain as _plain
 
     rows = report.rows if isinstance(report.rows, list) else []
     columns = list(report.columns or (rows[0].keys() if rows and isinstance(rows[0], dict) else []))

@@ -71,10 +71,14 @@ def test_a_direct_call_converts_nothing_through_click(monkeypatch: pytest.Monkey
 
 
 def test_a_missing_required_value_is_clicks_error() -> None:
-    spec = SPECS["extrapolate"]
+    spec = SPECS["size lanes"]  # a command reflected from the CLI
     assert worker._direct_call(spec.path).arguments({}, {}, False, {}) is None
-    answer = worker.answer_quick(spec.path, {"cpu_speed": 2.0})
+    answer = worker.answer_quick(spec.path, {})
+    assert answer["status"] == 422 and answer["field"] == "budget_pct", answer
+    # a declared command (iosizer.commands) says it in click's words, naming the field
+    answer = worker.answer_quick(SPECS["extrapolate"].path, {"cpu_speed": 2.0})
     assert answer["status"] == 422 and answer["field"] == "profiles", answer
+    assert answer["error"] == "Missing argument 'profiles'.", answer
 
 
 @pytest.mark.parametrize("data", [
