@@ -2,11 +2,16 @@
 
 Each builder takes the options of one question, fills what is left out from
 the family's declaration and shipped profile (``iosizer.family(name)``),
-computes the analytic answer with the family's own model function, and
-describes the same system for a simulator. The question declares its
-simulation (a :class:`~iosizer.model.family.Simulation`: the command, its
-options); the builder is registered here, in :data:`SYSTEMS`, by (family,
-question), and :func:`build` finds it from the declaration:
+takes the analytic answer from the question's own answer (:func:`answered`:
+the one road, no copy of the formula; loadshare's curve picks its own rows,
+so its builder evaluates the policy at the one load asked), and describes the
+same system for a simulator, built from that answer's values by the
+question's system function (:data:`SYSTEMS_AT`, which the question's
+``--simulate`` runs too). The question declares its simulation (a
+:class:`~iosizer.model.family.Simulation`: the command, its options, the
+outputs its metrics estimate); the builder is registered here, in
+:data:`SYSTEMS`, by (family, question), and :func:`build` finds it from the
+declaration:
 
 =================  ==========================================================  ===========
 family, question   simulated system                                            simulator
