@@ -156,45 +156,12 @@ def size(family_name: str, params: "Profile | Mapping[str, Any] | None" = None, 
         family, command or (family.name if family.name in names else names[0]))
     if any(s.invert is not None for s in sizings):
         return _inverted(family, question, sizings, declared_command, params, targets, cpu_speed, given)
-    declared = sizings
     given = _itemised(question, _unaliased(question, given))  # older names, and lists laid out (a demand each)
     by_target: dict[str, list["Sizing"]] = {}
-    for sizing in declared:
+    for sizing in sizings:
         by_target.setdefault(sizing.target_name, []).append(sizing)
-    chosen = {k: v for k, v in targets.items() if v is not None}
-    unknown = sorted(set(chosen) - set(by_target))
-    if unknown:
-        raise InputError(f"{', '.join(unknown)} is no target of family '{family_name}'; its targets: "
-                         f"{', '.join(by_target)}")
-    if any(s.alone for s in declared) and len(chosen) != 1:  # the targets are alternatives
-        raise InputError("give one target: " + " or ".join(dict.fromkeys(target_flag(s) for s in declared)))
-    if not chosen:
-        raise InputError("give " + " and/or ".join(dict.fromkeys(target_flag(s) for s in declared)))
-    if percentile is not None:
-        takes = [s for s in declared if s.percentile]
-        if not any(s.percentile for k in chosen for s in by_target[k]):
-            others = ", not " + " or ".join(f"--{k.replace('_', '-')}" for k in chosen) if takes else ""
-            raise InputError("--percentile goes with " + (" or ".join(target_flag(s) for s in takes)
-                                                          if takes else "no target of this family") + others)
-        from iosizer.model.percentiles import PERCENTILE
-
-        percentile = PERCENTILE.check(percentile, "--percentile")
-    checked_targets = {name: _number(value, "--" + name.replace("_", "-")) for name, value in chosen.items()}
-    for name, number in checked_targets.items():
-        low, high = by_target[name][0].target_bounds
-        if not number > low or number > high:
-            raise InputError(f"--{name.replace('_', '-')} must lie in ({low:g}, {high:g}], got {number:g}")
-    searched_by = {k: frozenset(s.search for s in by_target[k]) for k in chosen}
-    if len(set(searched_by.values())) > 1:  # one target's search would be another's given input
-        searched = sorted(set().union(*searched_by.values()))
-        raise InputError(f"{' and '.join('--' + k.replace('_', '-') for k in chosen)} search different inputs "
-                         f"({', '.join(searched)}); give one of them at a time")
-    searched = next(iter(searched_by.values()))
-    # What every sizing finds is no given value; what only some find is given for the others.
-    every = frozenset.intersection(*(frozenset({s.search}) for k in chosen for s in by_target[k]))
-    stray = sorted(k for k in given if k in every and given[k] is not None)
-    if stray:
-        raise InputError(f"{', '.join(stray)} is what the sizing finds; leave it out")
+    checked_targets, percentile = _checked_targets(family_name, sizings, by_target, targets, percentile)
+    searched = _searched(by_target, checked_targets, given)
     from iosizer.calibration.questions import sweep_axes
 
     axes = sweep_axes(family_name, question, given)
@@ -217,21 +184,104 @@ def size(family_name: str, params: "Profile | Mapping[str, Any] | None" = None, 
                         words=_declared(sizings, "words") or ())
 
 
+def _checked_targets(family_name: str, sizings: "Sequence[Sizing]", by_target: Mapping[str, Sequence["Sizing"]],
+                     targets: Mapping[str, Any], percentile: float | None) -> tuple[dict[str, float], float | None]:
+    """The targets given, each a number within its declared bounds, and the percentile, checked: one of the
+    command's targets at least (one alone where they are alternatives), a percentile only for a target
+    that takes one."""
+    chosen = {k: v for k, v in targets.items() if v is not None}
+    unknown = sorted(set(chosen) - set(by_target))
+    if unknown:
+        raise InputError(f"{', '.join(unknown)} is no target of family '{family_name}'; its targets: "
+                         f"{', '.join(by_target)}")
+    if any(s.alone for s in sizings) and len(chosen) != 1:  # the targets are alternatives
+        raise InputError("give one target: " + " or ".join(dict.fromkeys(target_flag(s) for s in sizings)))
+    if not chosen:
+        raise InputError("give " + " and/or ".join(dict.fromkeys(target_flag(s) for s in sizings)))
+    if percentile is not None:
+        takes = [s for s in sizings if s.percentile]
+        if not any(s.percentile for k in chosen for s in by_target[k]):
+            others = ", not " + " or ".join(f"--{k.replace('_', '-')}" for k in chosen) if takes else ""
+            raise InputError("--percentile goes with " + (" or ".join(target_flag(s) for s in takes)
+                                                          if takes else "no target of this family") + others)
+        from iosizer.model.percentiles import PERCENTILE
+
+        percentile = PERCENTILE.check(percentile, "--percentile")
+    checked = {name: _number(value, "--" + name.replace("_", "-")) for name, value in chosen.items()}
+    for name, number in checked.items():
+        low, high = by_target[name][0].target_bounds
+        if not number > low or number > high:
+            raise InputError(f"--{name.replace('_', '-')} must lie in ({low:g}, {high:g}], got {number:g}")
+    return checked, percentile
+
+
+def _searched(by_target: Mapping[str, Sequence["Sizing"]], chosen: Mapping[str, float],
+              given: Mapping[str, Any]) -> frozenset[str]:
+    """What the chosen targets search (one set of inputs for all of them), none of it given."""
+    searched_by = {k: frozenset(s.search for s in by_target[k]) for k in chosen}
+    if len(set(searched_by.values())) > 1:  # one target's search would be another's given input
+        searched = sorted(set().union(*searched_by.values()))
+        raise InputError(f"{' and '.join('--' + k.replace('_', '-') for k in chosen)} search different inputs "
+                         f"({', '.join(searched)}); give one of them at a time")
+    # What every sizing finds is no given value; what only some find is given for the others.
+    every = frozenset.intersection(*(frozenset({s.search}) for k in chosen for s in by_target[k]))
+    stray = sorted(k for k in given if k in every and given[k] is not None)
+    if stray:
+        raise InputError(f"{', '.join(stray)} is what the sizing finds; leave it out")
+    return next(iter(searched_by.values()))
+
+
 def _size_at(family: "Family", question: "Question", params: Any, cpu_speed: float | None,
              percentile: float | None, checked_targets: Mapping[str, float],
              by_target: Mapping[str, Sequence["Sizing"]], searched: frozenset[str],
              given: dict[str, Any], profile_name: str | None = None
              ) -> tuple[list[dict[str, Any]], list[str], dict[str, Any], dict[str, Any]]:
     """The records, notes, values and the inputs no sizing searches at one choice of every swept setting."""
-    import numpy as np
+    sizings = [s for k in checked_targets for s in by_target[k]]
+    values, inputs, profile, banded = _search_values(family, question, params, cpu_speed, sizings, given)
+    # Inputs no sizing searches lead each record (a sweep's point) unless the keys are declared.
+    common = _other_inputs(question, set(searched), inputs)
+    rows = len(next(iter(common.values()))) if common else 1
+    keyed = all(s.keys for s in sizings)
+    records: list[dict[str, Any]] = [{} if keyed else {k: _plain(v[i], question.input(k).integer)
+                                                       for k, v in common.items()} for i in range(rows)]
+    conditional = _at_fitted_counts(family, profile) if banded else None
+    if conditional is not None and not any(e.vary for e in conditional.parameters.values()):
+        conditional = None
+    measures: list[str] = []
+    for name, target in checked_targets.items():
+        answered = _target_records(family, question, by_target[name], values, inputs, target, percentile,
+                                   searched, rows, conditional, measures)
+        for record, answer in zip(records, answered):
+            record.update(answer)
+    declared_notes = _declared(sizings, "notes")
+    if declared_notes is not None:
+        said = {**values, "measure": measures[0], "profile_name": profile_name}
+        return records, list(declared_notes(said, records, common)), values, common
+    notes = [f"{target_flag(s)}: the {'smallest' if s.smallest else 'largest'} {s.search} with "
+             f"{_measure_name(question, s, percentile if s.percentile else None)} "
+             f"{'at most' if s.at_most else 'at least'} the target" for s in sizings]
+    notes.append(f"values: {values['values_source']}{_whole_note(family, profile)}")
+    if conditional is not None and any(s.interval for s in sizings):
+        held = [n for n in (family.fit.whole if family.fit else ()) if n in profile.parameters]  # type: ignore[union-attr]
+        at = f" with {', '.join(held)} held at its fitted count" if held else ""
+        notes.append(f"_ci_low/_ci_high: the answer at the corners of the fitted parameters' 95 % intervals{at} "
+                     "(empty, null in JSON: out of reach there)")
+    return records, notes, values, common
 
+
+def _search_values(family: "Family", question: "Question", params: Any, cpu_speed: float | None,
+                   sizings: Sequence["Sizing"], given: dict[str, Any]
+                   ) -> "tuple[dict[str, Any], dict[str, Any], Profile | None, bool]":
+    """(the values a search solves on, the question's inputs as given, the profile, whether it bands the
+    answers): the planner's settings and parameters over their profile (or the shipped one)."""
     from iosizer.calibration.questions import _own_settings, _require_parameters, resolve
 
     inputs = {k: given.pop(k) for k in list(given) if k in question.input_names}
     changes = dict(params) if isinstance(params, Mapping) else {}
     changes.update(given)
     base = params if not isinstance(params, Mapping) else None
-    every = frozenset.intersection(*(frozenset({s.search}) for k in checked_targets for s in by_target[k]))
+    every = frozenset.intersection(*(frozenset({s.search}) for s in sizings))
     for name in every - set(question.input_names):  # a searched setting with no value of its own: any
         spec = family.spec(name)                     # value resolves it (the search sets it)
         if base is None and changes.get(name) is None and spec.kind == "setting" and spec.value is None:
@@ -249,74 +299,68 @@ def _size_at(family: "Family", question: "Question", params: Any, cpu_speed: flo
 
         values["profile_origin"] = origin(first)
     values.update(values_source=source, cpu_speed=cpu_speed)
-    # Inputs no sizing searches lead each record (a sweep's point) unless the keys are declared.
-    common = _other_inputs(question, set(searched), inputs)
-    rows = len(next(iter(common.values()))) if common else 1
-    keyed = all(s.keys for k in checked_targets for s in by_target[k])
-    records: list[dict[str, Any]] = [{} if keyed else {k: _plain(v[i], question.input(k).integer)
-                                                       for k, v in common.items()} for i in range(rows)]
     banded = profile is not None and (question.shipped_bands or base is not None or cpu_speed is not None)
-    conditional = _at_fitted_counts(family, profile) if banded else None
-    intervals_used = False
-    measures: list[str] = []
-    for name, target in checked_targets.items():
-        merged: list[dict[str, Any]] = [{} for _ in range(rows)]
-        ends: list[list[tuple[str, Any]]] = [[] for _ in range(rows)]
-        for sizing in by_target[name]:
-            p = percentile if sizing.percentile else None
-            reason = sizing.out_of_reach(values, target, p) if sizing.out_of_reach is not None else None
-            if reason:
-                raise _unreachable(reason)
-            others = _other_inputs(question, {sizing.search}, inputs)
-            count = len(next(iter(others.values()))) if others else 1
-            if count != rows:
-                raise InputError(f"{target_flag(sizing)} sizes {', '.join(sorted(searched))} at one value of "
-                                 f"each other input; give one value of {', '.join(sorted(others))}")
-            solved = _solve(family, question, sizing, values, others, target, p)
-            measures.append(str(solved.get("_measure_key", sizing.output)))
-            for i in range(rows):
-                point = {k: v[i:i + 1] for k, v in others.items()}
-                generic = {key: _row(value, i) for key, value in solved.items()}
-                merged[i].update(_named(family, question, sizing, generic, p, point, values))
-                if conditional is None or not sizing.interval or not any(
-                        e.vary for e in conditional.parameters.values()):
-                    continue
-                from iosizer.calibration.sizing import answer_interval
+    return values, inputs, profile, banded
 
-                moving = set(conditional.parameters)  # the parameters move; the given settings stay
-                for chosen_key in sizing.intervals or (sizing.report or sizing.search,):
-                    def again(moved: Mapping[str, Any], point: Mapping[str, Any] = point, sizing: "Sizing" = sizing,
-                              p: float | None = p, chosen_key: str = chosen_key) -> float:
-                        changed = {k: v for k, v in moved.items() if k in moving}
-                        result = _solve(family, question, sizing, {**values, **changed}, point, target, p)
-                        return float(np.asarray(result[chosen_key], dtype=np.float64).reshape(-1)[0])
 
-                    interval = answer_interval(conditional, again, on_failure=math.inf if sizing.smallest and
-                                               not sizing.report else 0.0)
-                    ends[i].append((_printed(sizing, chosen_key, p, measures[-1]), interval))
-                intervals_used = True
+def _target_records(family: "Family", question: "Question", sizings: Sequence["Sizing"], values: Mapping[str, Any],
+                    inputs: Mapping[str, Any], target: float, percentile: float | None, searched: frozenset[str],
+                    rows: int, conditional: "Profile | None", measures: list[str]) -> list[dict[str, Any]]:
+    """Each row's record of one target: every sizing it answers searched, their keys merged, each answer
+    banded at the corners of ``conditional``'s intervals (None: no band); ``measures`` gets each sizing's
+    measure key."""
+    from iosizer.calibration.sizing import with_interval
+
+    merged: list[dict[str, Any]] = [{} for _ in range(rows)]
+    ends: list[list[tuple[str, Any]]] = [[] for _ in range(rows)]
+    for sizing in sizings:
+        p = percentile if sizing.percentile else None
+        reason = sizing.out_of_reach(values, target, p) if sizing.out_of_reach is not None else None
+        if reason:
+            raise _unreachable(reason)
+        others = _other_inputs(question, {sizing.search}, inputs)
+        count = len(next(iter(others.values()))) if others else 1
+        if count != rows:
+            raise InputError(f"{target_flag(sizing)} sizes {', '.join(sorted(searched))} at one value of "
+                             f"each other input; give one value of {', '.join(sorted(others))}")
+        solved = _solve(family, question, sizing, values, others, target, p)
+        measures.append(str(solved.get("_measure_key", sizing.output)))
         for i in range(rows):
-            from iosizer.calibration.sizing import with_interval
+            point = {k: v[i:i + 1] for k, v in others.items()}
+            generic = {key: _row(value, i) for key, value in solved.items()}
+            merged[i].update(_named(family, question, sizing, generic, p, point, values))
+            if conditional is not None and sizing.interval:
+                ends[i] += _search_intervals(family, question, sizing, values, point, target, p, conditional,
+                                             measures[-1])
+    out = []
+    for record, intervals in zip(merged, ends):
+        for shown, interval in intervals:
+            record = with_interval(record, shown, interval)
+        out.append(record)
+    return out
 
-            record = merged[i]
-            for shown, interval in ends[i]:
-                record = with_interval(record, shown, interval)
-            records[i].update(record)
-    sizings = [s for k in checked_targets for s in by_target[k]]
-    declared_notes = _declared(sizings, "notes")
-    if declared_notes is not None:
-        said = {**values, "measure": measures[0], "profile_name": profile_name}
-        return records, list(declared_notes(said, records, common)), values, common
-    notes = [f"{target_flag(s)}: the {'smallest' if s.smallest else 'largest'} {s.search} with "
-             f"{_measure_name(question, s, percentile if s.percentile else None)} "
-             f"{'at most' if s.at_most else 'at least'} the target" for s in sizings]
-    notes.append(f"values: {source}{_whole_note(family, profile)}")
-    if intervals_used:
-        held = [n for n in (family.fit.whole if family.fit else ()) if n in profile.parameters]
-        at = f" with {', '.join(held)} held at its fitted count" if held else ""
-        notes.append(f"_ci_low/_ci_high: the answer at the corners of the fitted parameters' 95 % intervals{at} "
-                     "(empty, null in JSON: out of reach there)")
-    return records, notes, values, common
+
+def _search_intervals(family: "Family", question: "Question", sizing: "Sizing", values: Mapping[str, Any],
+                      point: Mapping[str, Any], target: float, p: float | None, conditional: "Profile",
+                      measure: str) -> list[tuple[str, Any]]:
+    """(published key, interval) of each key of ``sizing`` that carries one, at one row: the search solved
+    again at the corners of the profile's intervals (the parameters move; the given settings stay)."""
+    import numpy as np
+
+    from iosizer.calibration.sizing import answer_interval
+
+    moving = set(conditional.parameters)
+    out = []
+    for chosen_key in sizing.intervals or (sizing.report or sizing.search,):
+        def again(moved: Mapping[str, Any], chosen_key: str = chosen_key) -> float:
+            changed = {k: v for k, v in moved.items() if k in moving}
+            result = _solve(family, question, sizing, {**values, **changed}, point, target, p)
+            return float(np.asarray(result[chosen_key], dtype=np.float64).reshape(-1)[0])
+
+        interval = answer_interval(conditional, again, on_failure=math.inf if sizing.smallest and
+                                   not sizing.report else 0.0)
+        out.append((_printed(sizing, chosen_key, p, measure), interval))
+    return out
 
 
 # --- a command of the model's own inverses ----------------------------------------------------------
@@ -447,45 +491,13 @@ def _solve(family: "Family", question: "Question", sizing: "Sizing", values: Map
     low, high = float(spec.bounds[0]), float(spec.bounds[1])
     if sizing.stop is not None:
         high = min(high, float(sizing.stop(values)))
-    measure_key = sizing.output
-    words = set(question.text_outputs)
-
-    def evaluate(x: np.ndarray, rows_at: np.ndarray) -> dict[str, np.ndarray]:
-        arrays = {k: np.asarray(v)[rows_at] for k, v in others.items()}
-        arrays[sizing.search] = np.asarray(x, dtype=np.float64)
-        out = {k: np.asarray(v, dtype=object if k in words else np.float64)
-               for k, v in question.solve(values, arrays).items()}
-        if percentile is not None:
-            extra = dict(question.percentiles(values, arrays, (percentile,)))  # type: ignore[misc]
-            if isinstance(sizing.percentile, str):  # the declared quantity's among others
-                from iosizer.model.percentiles import percentile_key
-
-                wanted = f"{sizing.percentile}_{percentile_key(percentile)}"
-                extra = {wanted: extra[wanted]}
-            if len(extra) != 1:
-                from iosizer.errors import ConsistencyError
-
-                raise ConsistencyError(f"question '{question.command}': a percentile sizing needs one "
-                                       f"percentile key per percentile, got {sorted(extra)}")
-            (key, value), = extra.items()
-            out["measure"] = np.asarray(value, dtype=np.float64)
-            out["_measure_key"] = key  # type: ignore[assignment]
-        else:
-            out["measure"] = out[measure_key]
-        return out
+    evaluate = _evaluator(question, sizing, values, others, percentile)
 
     def meets(x: np.ndarray, rows_at: np.ndarray) -> np.ndarray:
         measure = evaluate(x, rows_at)["measure"]
         return measure <= target if sizing.at_most else measure >= target
 
-    limit = None
-    if sizing.limit is not None:
-        limit = float(sizing.limit(values))
-        if (target <= limit) if sizing.at_most else (target >= limit):
-            edge = "floor" if sizing.at_most else "ceiling"
-            raise _unreachable(sizing.unreachable.format(target=target, limit=limit) if sizing.unreachable else
-                               f"{_flag(sizing)} {target:g} is at or past the {edge} {limit:.6g} of "
-                               f"{sizing.output} (no {sizing.search} reaches it)")
+    limit = _checked_limit(sizing, values, target)
     everyone = np.arange(rows)
     start = np.full(rows, low)
     if sizing.lowest is not None:
@@ -499,38 +511,17 @@ def _solve(family: "Family", question: "Question", sizing: "Sizing", values: Map
     # (as the question answers it, to the last digit).
     by_value = sizing.search not in question.input_names
     if sizing.bracket and not whole:  # the interval is known: bisect it at once
-        from iosizer.model._roots import bisect_increasing
-
-        def on_side(x: np.ndarray) -> np.ndarray:  # -1 on the feasible side, +1 past it
-            ok = meets(x, everyone)
-            return np.where(ok if sizing.smallest else ~ok, 1.0, -1.0)
-
-        answer = bisect_increasing(on_side, start, np.full(rows, high))
-        return _at_answer(answer, np.ones(rows, dtype=bool), evaluate, sizing, question, values, others, target,
+        lo, hi = start.copy(), np.full(rows, high)
+        _narrow(meets, sizing.smallest, lo, hi, everyone, whole)
+        return _at_answer(lo, np.ones(rows, dtype=bool), evaluate, sizing, question, values, others, target,
                           limit, percentile, whole, start, high, by_value)
     first = meets(start, everyone)
     if not sizing.smallest and not first.all():
         at = evaluate(start, everyone)["measure"][~first][0]
         raise _unreachable(f"{_flag(sizing)} {target:g}: even {sizing.search} {float(start[~first][0]):g} gives "
                            f"{_measure_name(question, sizing, percentile)} {at:.6g}")
-    # Gallop from the start until the target flips (smallest: becomes met; largest: stops being met).
     flips = first if sizing.smallest else ~first
-    lo = start.copy()                    # the last value on the near side of the flip
-    hi = np.where(flips, start, high)    # the first value past it (``high`` while not found)
-    pending = ~flips
-    step = np.ones(rows)
-    for _ in range(_REAL_DOUBLINGS):
-        if not pending.any():
-            break
-        idx = np.flatnonzero(pending)
-        probe = np.minimum(lo[idx] + step[idx], high)
-        ok = meets(probe, idx)
-        flipped = ok if sizing.smallest else ~ok
-        hi[idx] = np.where(flipped, probe, hi[idx])
-        lo[idx] = np.where(flipped, lo[idx], probe)
-        ended = flipped | (probe >= high)
-        pending[idx[ended]] = False
-        step[idx] = step[idx] * 2
+    lo, hi, pending = _gallop(meets, sizing.smallest, start, high, flips)
     never = ((lo >= high) | pending) & ~flips
     if not sizing.smallest and never.any() and sizing.stop is None:  # met at the declared bound: no edge found
         raise InputError(f"{_flag(sizing)} {target:g} is met even at {sizing.search} {high:,.0f}, the most "
@@ -538,37 +529,118 @@ def _solve(family: "Family", question: "Question", sizing: "Sizing", values: Map
     if sizing.smallest and never.any() and sizing.reason is None:
         raise _unreachable(f"{_flag(sizing)} {target:g} is out of reach: even {sizing.search} {high:g} does "
                            f"not reach it")
-    if whole:
-        between = ~flips & ~never
-        while True:
-            open_ = between & (hi - lo > 1)
-            if not open_.any():
-                break
-            idx = np.flatnonzero(open_)
-            mid = np.floor((lo[idx] + hi[idx]) / 2)
-            ok = meets(mid, idx)
-            flipped = ok if sizing.smallest else ~ok
-            hi[idx] = np.where(flipped, mid, hi[idx])
-            lo[idx] = np.where(flipped, lo[idx], mid)
-    else:
-        from iosizer.model._roots import bisect_increasing
-
-        idx = np.flatnonzero(~flips & ~never)
-        if idx.size:
-            def step_function(x: np.ndarray) -> np.ndarray:  # -1 on the near side of the flip, +1 past it
-                ok = meets(x, idx)
-                return np.where(ok if sizing.smallest else ~ok, 1.0, -1.0)
-
-            found = bisect_increasing(step_function, lo[idx], hi[idx])
-            lo[idx], hi[idx] = found, found  # the edge, to 1e-12 relative, from either side
-    if sizing.smallest:
-        answer = np.where(flips, start, hi)
-    else:
-        answer = np.where(never, high, lo)
+    _narrow(meets, sizing.smallest, lo, hi, np.flatnonzero(~flips & ~never), whole)
+    answer = np.where(flips, start, hi) if sizing.smallest else np.where(never, high, lo)
     # Rows out of reach (a sizing that gives a reason instead of an error): an empty answer there.
     found = ~never if sizing.smallest and sizing.reason is not None else np.ones(rows, dtype=bool)
     return _at_answer(answer, found, evaluate, sizing, question, values, others, target, limit, percentile, whole,
                       start, high, by_value)
+
+
+def _evaluator(question: "Question", sizing: "Sizing", values: Mapping[str, Any], others: Mapping[str, "np.ndarray"],
+               percentile: float | None) -> Callable[..., dict[str, Any]]:
+    """``evaluate(x, rows_at)``: the question solved with ``search`` at ``x`` on the rows ``rows_at`` of
+    ``others``, its outputs and ``measure`` (the sizing's output, or its percentile, named by
+    ``_measure_key``)."""
+    import numpy as np
+
+    words = set(question.text_outputs)
+
+    def evaluate(x: np.ndarray, rows_at: np.ndarray) -> dict[str, np.ndarray]:
+        arrays = {k: np.asarray(v)[rows_at] for k, v in others.items()}
+        arrays[sizing.search] = np.asarray(x, dtype=np.float64)
+        out = {k: np.asarray(v, dtype=object if k in words else np.float64)
+               for k, v in question.solve(values, arrays).items()}
+        if percentile is None:
+            out["measure"] = out[sizing.output]
+            return out
+        extra = dict(question.percentiles(values, arrays, (percentile,)))  # type: ignore[misc]
+        if isinstance(sizing.percentile, str):  # the declared quantity's among others
+            from iosizer.model.percentiles import percentile_key
+
+            wanted = f"{sizing.percentile}_{percentile_key(percentile)}"
+            extra = {wanted: extra[wanted]}
+        if len(extra) != 1:
+            from iosizer.errors import ConsistencyError
+
+            raise ConsistencyError(f"question '{question.command}': a percentile sizing needs one "
+                                   f"percentile key per percentile, got {sorted(extra)}")
+        (key, value), = extra.items()
+        out["measure"] = np.asarray(value, dtype=np.float64)
+        out["_measure_key"] = key  # type: ignore[assignment]
+        return out
+
+    return evaluate
+
+
+def _checked_limit(sizing: "Sizing", values: Mapping[str, Any], target: float) -> float | None:
+    """The declared supremum (infimum) of the output over every search value, the target refused past it."""
+    if sizing.limit is None:
+        return None
+    limit = float(sizing.limit(values))
+    if (target <= limit) if sizing.at_most else (target >= limit):
+        edge = "floor" if sizing.at_most else "ceiling"
+        raise _unreachable(sizing.unreachable.format(target=target, limit=limit) if sizing.unreachable else
+                           f"{_flag(sizing)} {target:g} is at or past the {edge} {limit:.6g} of "
+                           f"{sizing.output} (no {sizing.search} reaches it)")
+    return limit
+
+
+def _gallop(meets: Callable[..., "np.ndarray"], smallest: bool, start: "np.ndarray", high: float,
+            flips: "np.ndarray") -> "tuple[np.ndarray, np.ndarray, np.ndarray]":
+    """From ``start`` by steps of 1, 2, 4, ... until the target flips (smallest: becomes met; largest: stops
+    being met) or ``high``: (the last value on the near side of the flip, the first past it (``high`` while
+    not found), the rows still not flipped after the most doublings)."""
+    import numpy as np
+
+    lo = start.copy()
+    hi = np.where(flips, start, high)
+    pending = ~flips
+    step = np.ones(start.size)
+    for _ in range(_REAL_DOUBLINGS):
+        if not pending.any():
+            break
+        idx = np.flatnonzero(pending)
+        probe = np.minimum(lo[idx] + step[idx], high)
+        ok = meets(probe, idx)
+        flipped = ok if smallest else ~ok
+        hi[idx] = np.where(flipped, probe, hi[idx])
+        lo[idx] = np.where(flipped, lo[idx], probe)
+        ended = flipped | (probe >= high)
+        pending[idx[ended]] = False
+        step[idx] = step[idx] * 2
+    return lo, hi, pending
+
+
+def _narrow(meets: Callable[..., "np.ndarray"], smallest: bool, lo: "np.ndarray", hi: "np.ndarray",
+            idx: "np.ndarray", whole: bool) -> None:
+    """Each bracket ``[lo, hi]`` of the rows ``idx`` narrowed in place to the flip: on the integers (``hi`` the
+    first value past it), or to 1e-12 relative (both ends the edge)."""
+    import numpy as np
+
+    if whole:
+        between = np.zeros(lo.size, dtype=bool)
+        between[idx] = True
+        while True:
+            open_ = between & (hi - lo > 1)
+            if not open_.any():
+                return
+            at = np.flatnonzero(open_)
+            mid = np.floor((lo[at] + hi[at]) / 2)
+            ok = meets(mid, at)
+            flipped = ok if smallest else ~ok
+            hi[at] = np.where(flipped, mid, hi[at])
+            lo[at] = np.where(flipped, lo[at], mid)
+    if not idx.size:
+        return
+    from iosizer.model._roots import bisect_increasing
+
+    def step_function(x: np.ndarray) -> np.ndarray:  # -1 on the near side of the flip, +1 past it
+        ok = meets(x, idx)
+        return np.where(ok if smallest else ~ok, 1.0, -1.0)
+
+    found = bisect_increasing(step_function, lo[idx], hi[idx])
+    lo[idx], hi[idx] = found, found  # the edge, to 1e-12 relative, from either side
 
 
 def _at_answer(answer: "np.ndarray", found: "np.ndarray", evaluate: Callable[..., dict[str, Any]],

@@ -236,8 +236,6 @@ def _values_of(family_name: str, asked: "Question", answering: str, base: Any, c
 def _one(family_name: str, asked: "Question", params: Any, cpu_speed: float | None,
          percentiles: Sequence[float] | None, band: str, given: dict[str, Any]) -> Answer:
     """The answer at one choice of every swept setting: the inputs' grid solved on one set of values."""
-    import math
-
     import numpy as np
 
     got = resolved(family_name, asked, params, cpu_speed, given)
@@ -281,12 +279,29 @@ def _one(family_name: str, asked: "Question", params: Any, cpu_speed: float | No
     notes = [n for n in (note if isinstance(note, str) else note(values, outputs) for note in asked.notes) if n]
     notes.append(f"values: {used + ' from ' if used else ''}{source}")
     notes += _unrecorded(answering, first, changes)
+    bands = _banded(got, asked, evaluate, solved, outputs, outputs if asked.rows else arrays, shape, band,
+                    bool(chosen))
+    if bands:
+        notes.append(_band_note(bands, band))
+    integers = {i.name for i in asked.input_specs if i.integer} | {o.name for o in asked.output_specs if o.integer}
+    return Answer(family_name, asked.command, {k: v.reshape(-1) for k, v in arrays.items()}, outputs,
+                  bands, tuple(notes), frozenset(integers), values,
+                  objects={k: solved[k] for k in objects if k in solved}, order=tuple(solved))
+
+
+def _banded(got: Resolved, asked: "Question", evaluate: Any, solved: Mapping[str, Any], outputs: dict[str, Any],
+            at: Mapping[str, Any], shape: tuple[int, ...], band: str, percentiles: bool) -> dict[str, tuple[Any, Any]]:
+    """The 95 % bands of the banded outputs (percentiles too, unless the question says not), where the answer
+    is banded; every output with a declared physical range, and its band's ends, clipped to it."""
+    import math
+
+    import numpy as np
+
+    values = got.values
     keys = [o.name for o in asked.output_specs if o.band and not o.text and not o.vector and o.kind == "number"
             and o.name in outputs]
-    tails = asked.percentile_bands and bool(chosen)
+    tails = asked.percentile_bands and percentiles
     keys += [k for k in outputs if k not in asked.output_names] if tails else []  # percentiles
-
-    at = outputs if asked.rows else arrays
 
     def moved(fitted: Mapping[str, Any]) -> dict[str, Any]:
         # The band's centre is the answer itself (the profile's own values): solved once, not twice.
@@ -295,30 +310,31 @@ def _one(family_name: str, asked: "Question", params: Any, cpu_speed: float | No
         return {k: out[k] for k in keys}
 
     bands: dict[str, tuple[Any, Any]] = {}
-    if banded and keys:
+    if got.banded and keys:
         from iosizer.calibration.uncertainty import stacked
 
         # The band's moved parameter sets in one solve where the question's solve broadcasts over them.
         stack = stacked(lambda vals: evaluate(vals, at, tails), values, {k: solved[k] for k in keys}, len(shape),
-                        (answering, asked.command, tails))
-        bands = _bands(answering, asked, profile, moved, outputs, shape, band, stack)
+                        (got.answering, asked.command, tails))
+        bands = _bands(got.answering, asked, got.profile, moved, outputs, shape, band, stack)
     for out in asked.output_specs:  # a declared physical range holds the value and the band's ends
         if out.bounds != (-math.inf, math.inf) and out.name in outputs:
             outputs[out.name] = np.clip(outputs[out.name], *out.bounds)
             if out.name in bands:
                 bands[out.name] = tuple(np.clip(end, *out.bounds) for end in bands[out.name])  # type: ignore[assignment]
-    if bands:
-        from iosizer.calibration.whatif import band_note
+    return bands
 
-        # Where an end is unbounded (an exact or singular fit) the note says so instead of claiming bands.
-        ends = [{"_ci_low": float(v)} for pair in bands.values() for end in pair for v in np.ravel(end)]
-        notes.append(band_note(ends, "*_ci_low/_ci_high: " + (
-            "95 % prediction bands: the parameters' uncertainty plus the fit's residual scatter (where a new "
-            "measurement lies)" if band == "prediction" else "95 % bands of the parameters' uncertainty only")))
-    integers = {i.name for i in asked.input_specs if i.integer} | {o.name for o in asked.output_specs if o.integer}
-    return Answer(family_name, asked.command, {k: v.reshape(-1) for k, v in arrays.items()}, outputs,
-                  bands, tuple(notes), frozenset(integers), values,
-                  objects={k: solved[k] for k in objects if k in solved}, order=tuple(solved))
+
+def _band_note(bands: Mapping[str, tuple[Any, Any]], band: str) -> str:
+    """What the bands are; where an end is unbounded (an exact or singular fit) it says so instead."""
+    import numpy as np
+
+    from iosizer.calibration.whatif import band_note
+
+    ends = [{"_ci_low": float(v)} for pair in bands.values() for end in pair for v in np.ravel(end)]
+    return band_note(ends, "*_ci_low/_ci_high: " + (
+        "95 % prediction bands: the parameters' uncertainty plus the fit's residual scatter (where a new "
+        "measurement lies)" if band == "prediction" else "95 % bands of the parameters' uncertainty only"))
 
 
 def _with_tails(asked: "Question", out: dict[str, Any], tails: Mapping[str, Any]) -> dict[str, Any]:

@@ -17,9 +17,8 @@ from functools import lru_cache
 from pathlib import Path
 from typing import Any, Iterable, Mapping, Union, get_args, get_origin
 
-# The served commands' classes, public here for older callers.
-from iosizer.commands import (HEAVY_GROUPS, CommandSpec, FieldSpec, Role, SafeText, _json_default,  # noqa: F401
-                              _word, body_values, declared_command)
+from iosizer.commands import CommandSpec, FieldSpec, Role, declared_command
+from iosizer.commands import body_values  # noqa: F401  (public here for older callers)
 from iosizer.errors import InputError
 
 #: Commands that are not served, with the reason (shown in the catalogue).

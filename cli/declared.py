@@ -30,7 +30,7 @@ from iosizer.cli.options import FormatOption
 from iosizer.cli.output import OutputFormat
 
 if TYPE_CHECKING:
-    from iosizer.model.family import Family, Question
+    from iosizer.model.family import Family, Question, Sizing, SizingCommand
 
 __all__ = ["SizeGroup", "declared_group_options", "size_command"]
 
@@ -50,36 +50,15 @@ def declared_group_options(family: "Family", question: "Question") -> list[inspe
 def _size_options(family: "Family", question: "Question", name: str) -> tuple[list[inspect.Parameter], Any]:
     """The options of ``iosizer size <name>`` for this family (without --format), and a function of the
     command's values (typer's, by parameter name) that answers it."""
-    from iosizer.calibration.declared_sizing import command_sizings, searched_by_every, target_flag
+    from iosizer.calibration.declared_sizing import command_sizings, searched_by_every
 
     question, sizings, declared = command_sizings(family, name)
     keyword = inspect.Parameter.KEYWORD_ONLY
     # An input every target searches is no option; one that only some search is (given for the others).
     searched = searched_by_every(sizings)
     rest = replace(question, inputs=tuple(i for i in question.input_specs if i.name not in searched), plot=None)
-    # The published flags: the command's declaration's, and each sizing's options (their older names).
-    flags = {**(dict(declared.flags) if declared else {}),
-             **{k: "--" + v.replace("_", "-") for s in sizings for k, v in s.options}}
-    params = []
-    for sizing in sizings:
-        if sizing.always:  # answered on every call: no target to give
-            continue
-        if any(p.name == sizing.target_name for p in params):
-            continue
-        how = (f"the smallest {sizing.report or sizing.search} that reaches it" if sizing.smallest else
-               f"the largest {sizing.report or sizing.search} that keeps within it")
-        bound = "at most" if sizing.at_most else "at least"
-        text = (f"Target: {sizing.output}" + (" (or its --percentile)" if sizing.percentile else "")
-                + f" {bound} this; the answer is {how}.")
-        required = declared is not None and sizing.target_name in declared.required
-        params.append(inspect.Parameter(sizing.target_name, keyword, default=... if required else None,
-                                        annotation=Annotated[float | None, typer.Option(target_flag(sizing),
-                                                                                        help=text)]))
-    if any(s.percentile for s in sizings):
-        flags_text = " or ".join(target_flag(s) for s in sizings if s.percentile)
-        params.append(inspect.Parameter("percentile", keyword, default=None, annotation=Annotated[
-            float | None, typer.Option("--percentile", metavar="P",
-                                       help=f"Apply {flags_text} to the P-th percentile.")]))
+    flags = dict(declared.flags) if declared else {}  # the published flags: the command's declaration's
+    params = _target_options(sizings, declared)
     # A searched setting is the answer, not an option.
     params += _published([p for p in declared_group_options(family, rest) if p.name not in searched], flags)
     own = [s.name for s in declared.settings] if declared else []
@@ -119,12 +98,39 @@ def _size_options(family: "Family", question: "Question", name: str) -> tuple[li
     return params, answer
 
 
+def _target_options(sizings: "tuple[Sizing, ...]", declared: "SizingCommand | None") -> list[inspect.Parameter]:
+    """An option per target of the command (none for a sizing answered on every call), and --percentile
+    where a target takes one."""
+    from iosizer.calibration.declared_sizing import target_flag
+
+    keyword = inspect.Parameter.KEYWORD_ONLY
+    params: list[inspect.Parameter] = []
+    for sizing in sizings:
+        if sizing.always or any(p.name == sizing.target_name for p in params):
+            continue
+        how = (f"the smallest {sizing.report or sizing.search} that reaches it" if sizing.smallest else
+               f"the largest {sizing.report or sizing.search} that keeps within it")
+        bound = "at most" if sizing.at_most else "at least"
+        text = (f"Target: {sizing.output}" + (" (or its --percentile)" if sizing.percentile else "")
+                + f" {bound} this; the answer is {how}.")
+        required = declared is not None and sizing.target_name in declared.required
+        params.append(inspect.Parameter(sizing.target_name, keyword, default=... if required else None,
+                                        annotation=Annotated[float | None, typer.Option(target_flag(sizing),
+                                                                                        help=text)]))
+    if any(s.percentile for s in sizings):
+        flags_text = " or ".join(target_flag(s) for s in sizings if s.percentile)
+        params.append(inspect.Parameter("percentile", keyword, default=None, annotation=Annotated[
+            float | None, typer.Option("--percentile", metavar="P",
+                                       help=f"Apply {flags_text} to the P-th percentile.")]))
+    return params
+
+
 def _summary(family: "Family", name: str) -> str:
-    """The command's help line: its declaration's summary, a sizing's, or the family's and the targets'."""
+    """The command's help line: its declaration's summary, or the family's and the targets'."""
     from iosizer.calibration.declared_sizing import command_sizings, target_flag
 
     _, sizings, declared = command_sizings(family, name)
-    said = (declared.summary if declared else "") or next((s.summary for s in sizings if s.summary), "")
+    said = declared.summary if declared else ""
     targets = " and/or ".join(target_flag(s) for s in sizings if not s.always)
     return said or f"{family.summary[:1].upper()}{family.summary[1:]}: sizing for {targets}."
 

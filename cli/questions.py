@@ -247,12 +247,22 @@ def _panels(question: "Question", answer: "Answer", records: list[dict[str, Any]
                                      [r[f"{y}_ci_low"] for r in rows], "band", [r[f"{y}_ci_high"] for r in rows]))
             series.append(Series(label, xs, [r[y] for r in rows], "line" if len(rows) > 1 else "points"))
             series += [Series(f"{other}" if key is None else f"{other}, {label}", xs, [r[other] for r in rows],
-                              "dashed") for shown, other in chosen.beside if shown == y and len(rows) > 1]
+                              "dashed") for shown, other in chosen.beside if shown == y and len(rows) > 1
+                       and other in question.output_names]
+        series += _levels(chosen, y, answer.values, [r[chosen.x] for r in records])
         series += _references(chosen, y, answer.values)
         y_unit = next((o.unit for o in question.output_specs if o.name == y), "")
         panels.append(Panel(f"{chosen.x}{_unit_text(x_unit)}", f"{y}{_unit_text(y_unit)}", series,
                             f"{answer.family} {answer.question}"))
     return panels
+
+
+def _levels(plot: Any, output: str, values: Mapping[str, Any], xs: list[Any]) -> list[Series]:
+    """A setting ``plot`` draws beside ``output`` (``Plot.beside``): a dashed level at its value across the
+    panel (a loss budget)."""
+    levels = [(other, values.get(other)) for shown, other in plot.beside if shown == output]
+    return [Series(f"{other} = {value:g}", [min(xs), max(xs)], [value, value], "dashed") for other, value in levels
+            if isinstance(value, (int, float)) and not isinstance(value, bool) and xs]
 
 
 def _references(plot: Any, output: str, values: Mapping[str, Any]) -> list[Series]:

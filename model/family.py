@@ -596,9 +596,10 @@ class Reference:
 @dataclass(frozen=True)
 class Plot:
     """What ``--plot`` draws: ``y`` (outputs) against ``x`` (an input), one curve per value of ``series``
-    (an input or setting name, or None for one curve per output). ``beside``: ``(y, output)`` pairs,
-    ``output`` drawn dashed on ``y``'s panel (an asymptotic bound of it); ``references``: published
-    figures drawn as points (:class:`Reference`)."""
+    (an input or setting name, or None for one curve per output). ``beside``: ``(y, name)`` pairs drawn
+    dashed on ``y``'s panel: an output (an asymptotic bound of it), or a setting of the question, a level
+    at its value across the panel (a loss budget); ``references``: published figures drawn as points
+    (:class:`Reference`)."""
 
     x: str
     y: tuple[str, ...]
@@ -670,9 +671,9 @@ class Sizing:
     - ``percentile`` may name the quantity whose ``<quantity>_pP`` the percentiles hook returns among
       others (``"response"``: ``response_p99``);
     - ``lowest(values, inputs) -> array``: the first ``search`` value worth trying at each point (the
-      smallest stable server count), below which the question has no answer; generic key ``lowest``;
-    - ``options``: ``(declared, option)`` pairs: the command's option (and HTTP field) for a parameter,
-      setting or repeated value under the name it always had; ``summary``: the command's help line.
+      smallest stable server count), below which the question has no answer; generic key ``lowest``.
+    The command's help line and the options it publishes under older names are its
+    :class:`SizingCommand`'s (``summary``, ``flags``).
 
     ``search`` may also name a whole-number parameter or setting of the family (bounds from its
     declaration): ``solve`` then finds the searched values among its inputs under that name, and the
@@ -738,8 +739,6 @@ class Sizing:
     out_of_reach: Callable[[Mapping[str, Any], float, float | None], str | None] | None = None
     bracket: bool = False
     intervals: tuple[str, ...] = ()
-    options: tuple[tuple[str, str], ...] = ()
-    summary: str = ""
 
     @property
     def target_name(self) -> str:
@@ -958,7 +957,9 @@ class ScenarioTable:
 class SizingCommand:
     """``iosizer size <name>``: the sizings of a question that name it (``Sizing.command``), answered by one
     command, its HTTP route and ``iosizer.family(f).size(..., command=name)``, in the record a planner
-    already reads where it is not the generic one.
+    already reads where it is not the generic one. It is where every sizing command publishes its help line
+    (``summary``; default: the family's summary and the targets) and its options' names (``flags``); the
+    rest below is read where its sizings ``invert`` (a search's presentation is its sizings').
 
     - ``needs``: the one-line error when no target is given (default: "give --a and/or --b");
     - ``shape(values, point, record) -> record``: the published record from the answered sizings' records
@@ -969,8 +970,9 @@ class SizingCommand:
     - ``refused``: settings a planner's own profile holds: giving one with ``--profile`` is this error;
     - ``settings``: the command's own options (``ParameterSpec``, kind "setting": a bound on the search),
       checked by their declarations and handed to each ``invert`` in ``values``;
-    - ``flags``: the option (and HTTP field) a name is published under where it is not the declared name
-      (``{"transfer_bytes": "--pattern"}``); the declared flag stays an alias;
+    - ``flags``: the option (and HTTP field) a name (an input, setting, parameter or repeated value) is
+      published under where it is not the declared name (``{"transfer_bytes": "--pattern"}``); the declared
+      flag stays an alias;
     - ``required``: targets a planner must give (the CLI and HTTP refuse their absence);
     - ``gather``: the answer is one published record: the ``once`` sizings' records merged, then the
       records of every point (each shaped) listed under this key (``switches``); the table and CSV
@@ -1215,7 +1217,8 @@ class Question:
                              "the question")
         if self.plot is not None:
             drawn = (*self.plot.y, *(other for _, other in self.plot.beside))
-            unknown = [n for n in (self.plot.x, *drawn) if n not in names]
+            levels = {s.name for s in self.settings}  # a setting beside a curve: a level at its value
+            unknown = [n for n in (self.plot.x, *drawn) if n not in names and n not in levels]
             unknown += [n for n in (*(y for y, _ in self.plot.beside), *(r.output for r in self.plot.references))
                         if n not in self.plot.y]
             if unknown:

@@ -718,6 +718,16 @@ _SIZE_LATENCY = (
            unbounded=False))
 
 
+#: ``latency tiers --plot``: the most tiers against the hop, beside the tier counts sec 4.4 states within
+#: (true) or past (false) 5 %; the loss of 2 tiers against the hop, with the budget and sec 4.4's stated losses.
+_STATED = "seed000_sec4_4_tiers"
+_TIERS_PLOT = Plot("hop_ns", ("max_tiers", "loss_2_tiers_pct"), beside=(("loss_2_tiers_pct", "budget_pct"),),
+                   references=(Reference("max_tiers", "hop_latency_ns", "tiers", "sec 4.4: tiers within 5 %",
+                                         _STATED, "within_5pct"),
+                               Reference("loss_2_tiers_pct", "hop_latency_ns", "degradation_pct",
+                                         "sec 4.4: stated loss at tiers", _STATED, "tiers")))
+
+
 def _oltp_start(data, settings):
     """Start with the knee where the data first pass 5 % and a mid serial share."""
     x, pd = data["added_latency_ns"], data["degradation_pct"]
@@ -875,7 +885,7 @@ FAMILIES = (
                      solve=_latency_tiers, settings=(TIER_BUDGET, DEVICE), catalogue="device", also=("dma",),
                      optional=("device",),
                      always_list=True, shape=_tiers_shape, notes=(_tiers_note,),
-                     plot=Plot("hop_ns", ("max_tiers",)), sizing=_SIZE_LATENCY, sizing_commands=(SIZE_LATENCY,)),
+                     plot=_TIERS_PLOT, sizing=_SIZE_LATENCY, sizing_commands=(SIZE_LATENCY,)),
         ),
         fit=FitPlan(_oltp_start, holdable=("service_scv",)),
         example="oltp.csv",

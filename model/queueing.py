@@ -22,7 +22,8 @@ import numpy as np
 
 from iosizer.errors import InputError
 from iosizer.model.family import (SIMULATED_SCV, Column, CpuScaling, Family, FitPlan, Input, Output, ParameterSpec,
-                                  Plot, Question, Role, Schema, SimulateOption, Simulation, Sizing)
+                                  Plot, Question, Role, Schema, SimulateOption, Simulation, Sizing,
+                                  SizingCommand)
 from iosizer.model.open_queues import (
     SCV,
     QueueResult,
@@ -341,17 +342,13 @@ def _mmc_sizing():
     ``size load``: the largest arrival rate within one, bisected on (0, c mu). Each target alone."""
     response = {"target": "target_response_s", "percentile": "response", "out_of_reach": _response_out_of_reach}
     wait = {"target": "target_wait_probability", "target_bounds": (0.0, 1.0)}
-    named = (("service_rate_per_s", "service_rate"),)
-    servers = {"command": "servers", "alone": True, "options": named, "lowest": _stable_servers,
-               "notes": _servers_notes, "summary": "Smallest M/M/c server count meeting a response (mean or "
-                                                   "--percentile) or wait-probability target.",
+    servers = {"command": "servers", "alone": True, "lowest": _stable_servers, "notes": _servers_notes,
                "title": lambda values, targets, inputs: "Smallest M/M/c server count",
                "keys": (("servers", "servers"), ("arrival_rate", "arrival_rate"),
                         ("service_rate_per_s", "service_rate"), ("target", "{target}"), ("percentile", "percentile"),
                         ("measure", "{measure}"), ("one_fewer", "{measure}_one_fewer"), ("utilization", "utilization"),
                         ("lowest", "minimum_stable_servers"))}
-    load = {"command": "load", "alone": True, "smallest": False, "options": named, "bracket": True,
-            "notes": _load_notes, "summary": "Largest load within a target: the arrival rate of an M/M/c queue",
+    load = {"command": "load", "alone": True, "smallest": False, "bracket": True, "notes": _load_notes,
             "stop": lambda values: values["servers"] * values["service_rate_per_s"],
             "title": lambda values, targets, inputs: f"Largest arrival rate, M/M/{int(values['servers'])}",
             "keys": (("arrival_rate", "arrival_rate"), ("servers", "servers"),
@@ -364,6 +361,14 @@ def _mmc_sizing():
 
     return (declared("servers", "mean_response", servers, response), declared("servers", "p_wait", servers, wait),
             declared("arrival_rate", "mean_response", load, response), declared("arrival_rate", "p_wait", load, wait))
+
+
+#: ``iosizer size servers|load`` of the mmc family: the service rate published as ``--service-rate``.
+_MMC_SIZING_COMMANDS = (
+    SizingCommand("servers", "Smallest M/M/c server count meeting a response (mean or --percentile) or "
+                  "wait-probability target.", flags={"service_rate_per_s": "--service-rate"}),
+    SizingCommand("load", "Largest load within a target: the arrival rate of an M/M/c queue",
+                  flags={"service_rate_per_s": "--service-rate"}))
 
 
 def _mmc_start(data, settings):
@@ -423,7 +428,7 @@ def _declare_mmc():
                         _queue_mmc, _queue_mmc_percentiles, lambda values: MMC_PERCENTILE_NOTE,
                         simulate=_simulated("mmc", "M/M/c: Poisson arrivals, c exponential servers, FCFS",
                                             _SIM_ARRIVAL, _SIM_RATE, _SIM_SERVERS),
-                        sizing=_mmc_sizing()),
+                        sizing=_mmc_sizing(), sizing_commands=_MMC_SIZING_COMMANDS),
             _open_queue("queue mm1", "M/M/1: one server, Poisson arrivals, exponential service; --percentile exact",
                         _queue_mm1, _mm1_percentiles, lambda values: MMC_PERCENTILE_NOTE,
                         fixed={"servers": 1}, simulate=_simulated("mm1", "M/M/1", _SIM_ARRIVAL, _SIM_RATE)),

@@ -12,7 +12,8 @@ import numpy as np
 
 from iosizer.errors import InputError
 from iosizer.model.family import (SIMULATED_SCV, Column, CpuScaling, Family, FitPlan, Input, Output, ParameterSpec,
-                                  Plot, Question, Repeated, Role, Schema, SimulateOption, Simulation, Sizing)
+                                  Plot, Question, Repeated, Role, Schema, SimulateOption, Simulation, Sizing,
+                                  SizingCommand)
 from iosizer.model.mva._inputs import POPULATION, parse_servers
 from iosizer.model.mva.bounds import asymptotic_bounds
 from iosizer.model.mva.single import mva, solver_method
@@ -285,15 +286,18 @@ def _population_notes(values, records, inputs):
 #: ``iosizer size load`` of a closed network (shared with the mmc family's largest arrival rate).
 _LOAD_SIZING = Sizing(
     "population", "response_time", smallest=False, command="load", target="target_response_s",
-    summary="the population (and throughput) of a closed network (--demand, or a closed-network --profile)",
     percentile="response", out_of_reach=_one_job_too_slow, notes=_population_notes,
     intervals=("population", "throughput"),
     title=lambda values, targets, inputs: (f"Largest population, closed network of {int(values['stations'])} "
                                            "stations"),
-    options=(("demand_s", "demand"), ("think_time_s", "think_time")),
     keys=(("population", "population"), ("throughput", "throughput"), ("target", "target_response_s"),
           ("percentile", "percentile"), ("measure", "{measure}"), ("one_more", "{measure}_one_more"),
           ("throughput_upper_bound", "throughput_upper_bound")))
+
+
+_LOAD_COMMAND = SizingCommand(
+    "load", "the population (and throughput) of a closed network (--demand, or a closed-network --profile)",
+    flags={"demand_s": "--demand", "think_time_s": "--think-time"})
 
 
 def _simulated_network(given):
@@ -370,7 +374,7 @@ FAMILIES = (
                                         "'delay' (repeat per station; one for all)")),
                      aliases={"demand_s": ("demand",), "think_time_s": ("think_time",)},
                      defaults={"think_time_s": 0.0}, shipped=False, shape=_published, simulate=_SIMULATION,
-                     sizing=(_LOAD_SIZING,)),
+                     sizing=(_LOAD_SIZING,), sizing_commands=(_LOAD_COMMAND,)),
         ),
         fit=FitPlan(_closed_start, relative=True, holdable=("think_time_s",)),
         tail=_closed_tail,

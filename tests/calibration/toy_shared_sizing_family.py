@@ -15,7 +15,8 @@ import math
 
 import numpy as np
 
-from iosizer.model.family import Column, Family, Input, Output, ParameterSpec, Question, Role, Schema, Sizing
+from iosizer.model.family import (Column, Family, Input, Output, ParameterSpec, Question, Role, Schema, Sizing,
+                                  SizingCommand)
 
 
 def _pool(values, inputs):
@@ -50,7 +51,6 @@ _KEYS = (("lanes", "lanes"), ("load_per_s", "load"), ("rate_per_s", "rate"), ("t
 def _lanes(output, target, **more):
     keys = tuple((k, v.replace("{target}", target)) for k, v in _KEYS)
     return Sizing("lanes", output, target=target, command="toy-lanes", alone=True, lowest=_stable, keys=keys,
-                  options=(("rate_per_s", "rate"),),
                   title=lambda values, targets, inputs: "Fewest toy lanes",
                   notes=lambda values, records, inputs: [f"lanes: the fewest with {values['measure']} within the "
                                                          "target"],
@@ -72,6 +72,7 @@ POOL = Family(
         inputs=(Input("load_per_s", "1/s", (0.0, 1e9), default=50.0),),
         outputs=(Output("delay_s", "s"), Output("busy", "1")),
         solve=_pool, percentiles=_pool_percentiles,
+        sizing_commands=(SizingCommand("toy-lanes", flags={"rate_per_s": "--rate"}),),
         sizing=(_lanes("delay_s", "target_delay_s", percentile="delay_s", out_of_reach=_too_small),
                 _lanes("busy", "target_busy", target_bounds=(0.0, 1.0)),
                 Sizing("load_per_s", "delay_s", smallest=False, command="toy-load", target="target_delay_s",

@@ -58,3 +58,20 @@ def test_a_bound_or_reference_on_an_output_not_drawn_is_refused() -> None:
                  plot=Plot("n", ("x",), references=(Reference("x_bound", "a", "b", "published"),)))
     assert Question("q", "s", inputs, outputs, solve=lambda v, i: {},
                     plot=Plot("n", ("x",), beside=(("x", "x_bound"),))).plot is not None
+
+
+def test_a_setting_beside_a_curve_is_a_level_at_its_value() -> None:
+    # latency tiers: the budget on the loss panel, as the hand-written plot drew it (a dashed level).
+    drawn = _drawn("oltp", "latency tiers", budget_pct=7.0)
+    level = drawn["budget_pct = 7"]
+    assert level.kind == "dashed" and list(level.y) == [7.0, 7.0] and list(level.x) == [150.0, 3200.0]
+    assert [p.y_label for p in drawn["_panels"]] == ["max_tiers (tiers)", "loss_2_tiers_pct (%)"]
+    rows = read_measurement("seed000_sec4_4_tiers")
+    stated = drawn["sec 4.4: stated loss at tiers (2)"]  # the published tier points, one series per tier count
+    assert list(stated.y) == [float(r["degradation_pct"]) for r in rows if r["tiers"] == "2"]
+    within = drawn["sec 4.4: tiers within 5 % (true)"]
+    assert list(within.y) == [float(r["tiers"]) for r in rows if r["within_5pct"] == "true"]
+    inputs = (Input("n", "jobs", (1, 10), default=1),)
+    with pytest.raises(ValueError, match="plot names"):  # only the question's own settings are levels
+        Question("q", "s", inputs, (Output("x", "1/s"),), solve=lambda v, i: {},
+                 plot=Plot("n", ("x",), beside=(("x", "budget_pct"),)))
