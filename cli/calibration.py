@@ -41,8 +41,7 @@ def calibrate(
     plot: PlotOption = None,
 ) -> None:
     """Fit a family to measured points; print the fit report, save a profile."""
-    from iosizer.calibration.calibrate import calibrate as run, residual_rows
-    from iosizer.calibration.fit import CONFIDENCE_CONVENTION
+    from iosizer.calibration.calibrate import calibrate as run
     from iosizer.calibration.profile import profile_writer
 
     if columns:
@@ -64,29 +63,36 @@ def calibrate(
         result = run(model, data if len(data) > 1 else data[0], options, cpu_name=cpu_name, cpu_speed=cpu_speed,
                      force=force, fit_percentiles=chosen)
 
+    emit(
+        _fit_report(result, model, output, output_format, fit_percentiles, verbose, plot),
+        output_format,
+        plot,
+        files=[(output, profile_writer(result.profile))] if output is not None else (),
+    )
+
+
+def _fit_report(result: Any, model: str, output: Path | None, output_format: OutputFormat,
+                fit_percentiles: bool, verbose: bool, plot: Any) -> Report:
+    """The fit report ``iosizer calibrate`` prints: the API's document, a row per parameter, the notes."""
     from iosizer.api import FitReport
+    from iosizer.calibration.calibrate import residual_rows
+    from iosizer.calibration.fit import CONFIDENCE_CONVENTION
 
     fit = result.fit
     document = FitReport(result).to_dict(output)  # one builder: the CLI's JSON is the API's to_dict()
-    parameters = document["parameters"]
-    rows = [{"parameter": name, **values} for name, values in parameters.items()]
+    rows = [{"parameter": name, **values} for name, values in document["parameters"].items()]
     notes = _fit_notes(result, fit_percentiles, verbose)
     notes.append(CONFIDENCE_CONVENTION)
     if output is not None:
         notes.append(f"profile written to {output}")
-    emit(
-        Report(
-            data=document,
-            rows=rows,
-            title=f"Calibration of '{model}' on {result.dataset.path} ({fit.n_points} points)",
-            # One row per measured value: built only when CSV is asked for (a million-row fit).
-            csv_rows=residual_rows(result) if output_format is OutputFormat.csv else None,
-            notes=notes,
-            plot=_fit_panels(fit, result.dataset.schema) if plot is not None else None,
-        ),
-        output_format,
-        plot,
-        files=[(output, profile_writer(result.profile))] if output is not None else (),
+    return Report(
+        data=document,
+        rows=rows,
+        title=f"Calibration of '{model}' on {result.dataset.path} ({fit.n_points} points)",
+        # One row per measured value: built only when CSV is asked for (a million-row fit).
+        csv_rows=residual_rows(result) if output_format is OutputFormat.csv else None,
+        notes=notes,
+        plot=_fit_panels(fit, result.dataset.schema) if plot is not None else None,
     )
 
 
