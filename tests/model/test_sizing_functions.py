@@ -24,22 +24,9 @@ from iosizer.model.sizing import (
     smallest_servers,
 )
 
+from tests.model.test_sizing import assert_same_or_tie, brute_servers  # the brute force both roads are held to
+
 SETTINGS = settings(max_examples=60, deadline=None, derandomize=True)
-
-
-def brute_servers(lam: float, mu: float, meets) -> int:
-    servers = math.floor(lam / mu) + 1
-    while not meets(servers):
-        servers += 1
-    return servers
-
-
-def assert_same_or_tie(got: int, expected: int, measure, target: float) -> None:
-    """Equal to the brute force, or the two differ at a count whose measure equals the target to
-    rounding (an exact tie, where the last bit of Erlang C decides; hypothesis finds C(1, a) = a = T)."""
-    if got != expected:
-        assert abs(got - expected) == 1
-        assert measure(min(got, expected)) == pytest.approx(target, rel=1e-12)
 
 
 @SETTINGS
