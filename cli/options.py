@@ -10,18 +10,11 @@ import typer
 
 from iosizer.cli.output import OutputFormat, check_output_path, check_plot_path
 
-class BandKind(str, Enum):
-    """Which 95 % band a what-if from a profile prints (iosizer.calibration.uncertainty)."""
-
-    parameter = "parameter"
-    prediction = "prediction"
-
+from iosizer.generated import BAND_HELP, PLOT_HELP, BandKind  # noqa: E402  (declared once, with the fields)
 
 BandOption = Annotated[
     BandKind,
-    typer.Option("--band", help="With --profile: 'parameter' bands carry the parameters' uncertainty only (where "
-                                "the model's mean answer lies); 'prediction' adds the fit's residual scatter "
-                                "(where a new measurement lies, so a misfit model does not look precise)."),
+    typer.Option("--band", help=BAND_HELP),
 ]
 
 FormatOption = Annotated[
@@ -46,7 +39,5 @@ def output_target(flag: str) -> Callable[[Path | None], Path | None]:
 
 PlotOption = Annotated[
     Path | None,
-    typer.Option("--plot", callback=_plot_target,
-                 help="Also draw the answer to this file (.png, .svg or .pdf; needs iosizer[plot]; "
-                      "its folder must exist)."),
+    typer.Option("--plot", callback=_plot_target, help=PLOT_HELP),
 ]

@@ -23,8 +23,8 @@ from typing import TYPE_CHECKING, Annotated, Any, Mapping
 import typer
 
 from iosizer.cli.lazy import LazyTyperGroup
-from iosizer.cli.options import BandKind, BandOption, FormatOption, PlotOption
-from iosizer.cli.output import OutputFormat, Panel, Report, Series, emit
+from iosizer.cli.output import Panel, Report, Series, emit
+from iosizer.generated import given_values  # noqa: F401  (public here for older callers)
 
 if TYPE_CHECKING:
     from iosizer.api import Answer
@@ -40,131 +40,18 @@ def group_names() -> list[str]:
     return plugin_names()
 
 
-def _flag(name: str) -> str:
-    return "--" + name.replace("_", "-")
-
-
 def _unit_text(unit: str) -> str:
     from iosizer.units import NOT_UNITS
 
     return "" if unit in NOT_UNITS else f" ({unit})"
 
 
-def _flags(question: "Question", name: str) -> tuple[str, ...]:
-    """The option's flags: its declared name, then the older names the question keeps (``aliases``)."""
-    return (_flag(name), *(_flag(old) for old in question.aliases.get(name, ())))
-
-
-def _aka(question: "Question", name: str) -> str:
-    olds = question.aliases.get(name, ())
-    return f" (also {', '.join(_flag(o) for o in olds)}: the older name, deprecated)" if olds else ""
-
-
 def _options(family: "Family", question: "Question") -> list[inspect.Parameter]:
-    """The command's parameters: inputs, settings, parameters, then the options every what-if takes."""
-    keyword = inspect.Parameter.KEYWORD_ONLY
-    params = []
-    for spec in question.input_specs:
-        default = " [required]" if spec.required else f" [default: {spec.default_text}]"
-        text = (f"{spec.description or spec.name}{_unit_text(spec.unit)}; a list 1,2,3 or a range "
-                f"start:stop:step sweeps it.{default}")
-        taken = typer.Argument(metavar=spec.name.upper(), help=text, show_default=False) if spec.argument else \
-            typer.Option(*_flags(question, spec.name), metavar="VALUES", help=text + _aka(question, spec.name))
-        params.append(inspect.Parameter(spec.name, keyword, default=None, annotation=Annotated[
-            list[str] | None if spec.repeatable and not spec.argument else str | None, taken]))
-    listed = {r.name for r in question.repeated}
-    for repeated in question.repeated:  # a list given one item at a time: --demand 0.005 --demand 0.003
-        params.append(inspect.Parameter(repeated.name, keyword, default=None, annotation=Annotated[
-            list[str] | None, typer.Option(*_flags(question, repeated.name), metavar="VALUE",
-                                           help=repeated.description + _aka(question, repeated.name))]))
-    for spec in question.options(family.parameters):
-        if spec.name in listed or spec.name in question.input_names:  # one option for each name
-            continue
-        if spec.switch:  # on/off: a flag, as --ecrc always was
-            params.append(inspect.Parameter(spec.name, keyword, default=None, annotation=Annotated[
-                bool | None, typer.Option(f"{_flag(spec.name)}/--no-{spec.name.replace('_', '-')}",
-                                          help=f"{spec.description or spec.name} [default: "
-                                               f"{'on' if spec.value else 'off'}]", show_default=False)]))
-            continue
-        if spec.kind == "setting":
-            shown = " [default: all]" if spec.name in question.sweep_all else \
-                "" if spec.value in (None, "") else f" [default: {spec.value}]"
-            many = f"; a list {','.join(map(str, spec.choices[:2]))} or all sweeps it" \
-                if spec.name in question.sweeps else ""
-            text = f"{spec.description or spec.name}{_unit_text(spec.unit)}{many}{shown}"
-        else:
-            text = (f"{spec.description or spec.name}{_unit_text(spec.unit)}; fixes it (default: the profile's, "
-                    f"{spec.status})")
-        params.append(inspect.Parameter(spec.name, keyword, default=None, annotation=Annotated[
-            str | None, typer.Option(*_flags(question, spec.name), metavar="TEXT" if spec.parse is not None or
-                                     spec.choices and isinstance(spec.choices[0], str) else "NUMBER",
-                                     help=text + _aka(question, spec.name))]))
-    fallback = "the shipped one." if question.shipped else "none (give every parameter)."
-    several = " Repeated (profiles of different CPUs): combined by extrapolation to --cpu-speed." \
-        if question.several_profiles else ""
-    params.append(inspect.Parameter("profile", keyword, default=None, annotation=Annotated[
-        list[Path] | None if question.several_profiles else Path | None, typer.Option(
-            "--profile", help=f"A '{family.name}' profile (iosizer calibrate) to take parameters from; default: "
-                              f"{fallback}{several}")]))
-    params.append(inspect.Parameter("cpu_speed", keyword, default=None, annotation=Annotated[
-        float | None, typer.Option("--cpu-speed", help="Carry the profile to a CPU of this relative per-core "
-                                                       "speed (the band widens).")]))
-    params.append(inspect.Parameter("band", keyword, default=BandKind.parameter, annotation=BandOption))
-    if question.percentiles is not None:
-        params.append(inspect.Parameter("percentile", keyword, default=None, annotation=Annotated[
-            list[float] | None, typer.Option("--percentile", metavar="P",
-                                                 help="Also the P-th percentile (repeatable).")]))
-    from iosizer.simulate.hooks import simulates, simulation_help
+    """The command's parameters: its fields (:func:`iosizer.generated.question_fields`) as typer options."""
+    from iosizer.cli.generated import typer_parameters
+    from iosizer.generated import question_fields
 
-    if simulates(family.name, question):
-        from iosizer.cli.tails import SimulateOption
-
-        own = simulation_help(family.name, question)
-        option = SimulateOption if own is None else Annotated[bool, typer.Option("--simulate", help=own)]
-        params.append(inspect.Parameter("simulate", keyword, default=False, annotation=option))
-    params.append(inspect.Parameter("output_format", keyword, default=OutputFormat.table, annotation=FormatOption))
-    params.append(inspect.Parameter("plot", keyword, default=None, annotation=PlotOption))
-    return params
-
-
-def given_values(family: "Family", question: "Question", given: dict[str, Any],
-                 flags: dict[str, str] | None = None) -> tuple[dict[str, Any], Any]:
-    """The command's values checked by their declarations (inputs as sweeps), and the profile loaded.
-    ``flags``: the option a name was published under where it is not its own (named in errors)."""
-    from iosizer.cli.params import parse_grid
-
-    profile_path = given.pop("profile", None)
-    inputs = set(question.input_names)
-    values = {}
-    listed = {r.name for r in question.repeated}
-    for name, text in given.items():
-        if text is None or text == []:
-            continue
-        if name in listed:  # checked item by item by the answer (a demand by its station's declaration)
-            if text:
-                values[name] = list(text)
-            continue
-        if name in question.sweeps:  # the answer parses its choices (1g,10g or all)
-            values[name] = text
-            continue
-        spec = question.input(name) if name in inputs else question.option(family.parameters, name)
-        flag = (flags or {}).get(name, _flag(name))
-        if name in inputs:  # a sweep; a repeatable input's sweeps in turn (Input.repeatable)
-            values[name] = [v for part in (text if isinstance(text, list) else [text])
-                            for v in parse_grid(part, flag[2:], spec)]
-        else:
-            values[name] = spec.check(text, flag)
-    profile: Any = None
-    paths = profile_path if isinstance(profile_path, list) else [] if profile_path is None else [profile_path]
-    if paths:  # several: profiles of different CPUs, extrapolated to --cpu-speed
-        from iosizer.calibration.profile import load_profile
-        from iosizer.model.family import reject_repeats
-
-        reject_repeats([Path(p).resolve() for p in paths], "--profile", [str(p) for p in paths])
-        models = (family.name, *question.also) if question.also else family.name
-        profile = [load_profile(p, models) for p in paths]
-        profile = profile[0] if len(profile) == 1 else profile
-    return values, profile
+    return typer_parameters(question_fields(family, question))
 
 
 def question_command(family: "Family", question: "Question") -> Any:

@@ -28,7 +28,7 @@ from iosizer.api import FitReport, ModelFamily, Prediction, extrapolate, familie
 from iosizer.errors import IosizerError
 
 if TYPE_CHECKING:  # iosizer.ask loads the command catalogue (pydantic) on first use
-    from iosizer.commands import ask
+    from iosizer.catalogue import ask
 
 __all__ = [
     "Answer",
@@ -47,7 +47,7 @@ __all__ = [
 
 def __getattr__(name: str) -> object:
     if name == "ask":  # any command's answer (iosizer.commands): declared commands, questions, the rest
-        from iosizer.commands import ask
+        from iosizer.catalogue import ask
 
         return ask
     if name == "Answer":  # a declared question's answer; its module loads on first use

@@ -71,26 +71,17 @@ def _family(name: str) -> "ModelFamily":
 
 
 def ask(command: str | Sequence[str], /, *arguments: Any, **options: Any) -> Any:
-    """The answer of ``iosizer COMMAND ... --format json`` as Python values (a dict, or a list of them).
-
-    A declared question (``"mm1k queue"``: a family and a question with a
-    solve) is answered here through :meth:`ModelFamily.ask`: keyword
-    arguments are its inputs, the family's settings and parameters,
-    ``profile`` (a path or a :class:`Profile`), ``cpu_speed``, ``band`` and
-    ``percentile``. Any other command runs the CLI in this process
-    (:func:`iosizer.cli.ask.ask`), with its JSON keys as keywords.
-    :func:`iosizer.ask` (:func:`iosizer.commands.ask`) answers the commands
-    :mod:`iosizer.commands` declares itself and passes the rest here.
+    """The answer of a declared question (``"mm1k queue"``: a family and a question with a solve), as
+    ``iosizer <family> <question> ... --format json`` prints it, in Python values, through
+    :meth:`ModelFamily.ask`: keyword arguments are its inputs, the family's settings and parameters,
+    ``profile`` (a path or a :class:`Profile`), ``cpu_speed``, ``band`` and ``percentile``.
+    :func:`iosizer.ask` (:mod:`iosizer.catalogue`) answers every command and passes questions here.
     """
     import json
 
     asked = _declared_question(command)
     if asked is None:
-        # Commands not yet declared as questions are the CLI's to answer (tests/test_layers.py allow-lists
-        # this one upward import; it goes when the last hand-written command is a declared question).
-        from iosizer.cli.ask import ask as ask_command
-
-        return ask_command(command, *arguments, **options)
+        raise InputError(f"{command!r} is no declared question (iosizer.ask answers every command)")
     chosen, question = asked
     if arguments:
         raise InputError(f"iosizer {' '.join(question.path(chosen.name))} takes its values by name, "
@@ -113,6 +104,11 @@ def ask(command: str | Sequence[str], /, *arguments: Any, **options: Any) -> Any
                         percentiles=percentiles, band=options.pop("band", None) or "parameter",
                         simulate=bool(options.pop("simulate", False)), **options)
     return viewed(json.loads(answer.to_json()), answer.table())
+
+
+def is_question(command: str | Sequence[str]) -> bool:
+    """Whether ``command`` names a declared question by its CLI path (``"queue mmc"``, ``"replication"``)."""
+    return _declared_question(command) is not None
 
 
 def _declared_question(command: str | Sequence[str]) -> "tuple[ModelFamily, Question] | None":

@@ -9,9 +9,9 @@ command line the CLI would have been given.
 Commands declared here (:data:`DECLARED`: ``families``, ``params``,
 ``datasets``, ``extrapolate``, ``run``) carry their work (``run``: a function of
 :mod:`iosizer.tools` returning a :class:`~iosizer.frames.Report`); the CLI's
-typer commands call the same functions. The commands not declared
-yet are reflected from the typer tree by :mod:`iosizer.cli.catalogue`, into
-the same classes.
+typer commands call the same functions. The commands generated from the
+registry (``size``, ``simulate``) are :mod:`iosizer.generated`'s, in the same
+classes; :mod:`iosizer.catalogue` lists them all.
 
 The JSON key of an option is its long flag without the dashes
 (``--added-latency-ns`` is ``added_latency_ns``, ``--set`` is ``set``); of an
@@ -40,12 +40,15 @@ import enum
 import re
 from dataclasses import dataclass, field, replace
 from pathlib import Path
-from typing import Annotated, Any, Callable, Mapping, Sequence
+from functools import cached_property
+from typing import TYPE_CHECKING, Annotated, Any, Callable, Mapping, Sequence
 
-from pydantic import AfterValidator, BaseModel, BeforeValidator, ConfigDict, Field, create_model
 
 from iosizer.errors import InputError
 from iosizer.frames import Report
+
+if TYPE_CHECKING:
+    from pydantic import BaseModel
 
 
 class Role(str, enum.Enum):
@@ -79,7 +82,6 @@ def _no_server_path(text: str) -> str:
     return text
 
 
-SafeText = Annotated[str, AfterValidator(_no_server_path)]
 
 
 def _not_a_bool(value: Any) -> Any:
@@ -89,8 +91,14 @@ def _not_a_bool(value: Any) -> Any:
     return value
 
 
-#: A number field of a request: a JSON number (or numeric text), never true/false.
-_NUMBERS = {int: Annotated[int, BeforeValidator(_not_a_bool)], float: Annotated[float, BeforeValidator(_not_a_bool)]}
+def _element_types() -> tuple[Any, dict[type, Any]]:
+    """A text field's type (no server path) and the number fields' (a JSON number or numeric text, never
+    true/false); pydantic is imported when a request model is first built, not when a command is."""
+    from pydantic import AfterValidator, BeforeValidator
+
+    numbers = {int: Annotated[int, BeforeValidator(_not_a_bool)], float: Annotated[float, BeforeValidator(_not_a_bool)]}
+    return Annotated[str, AfterValidator(_no_server_path)], numbers
+
 
 
 @dataclass(frozen=True)
@@ -117,6 +125,10 @@ class FieldSpec:
     declared: Any = None
     #: Declared names the option takes (modes, policies, links): hints, not a closed list.
     suggestions: tuple[str, ...] = ()
+    #: Older flags the CLI still takes (deprecated names); the JSON key is the first flag's.
+    aliases: tuple[str, ...] = ()
+    #: Whether the CLI's help shows the default.
+    show_default: bool = True
 
     @property
     def argument(self) -> bool:
@@ -188,10 +200,17 @@ class CommandSpec:
     text: str | None = None
     #: A declared command's work: keyword arguments by field name, returns the :class:`~iosizer.frames.Report`.
     run: Callable[..., Report] | None = None
-    model: type[BaseModel] = field(init=False)
+    #: Declared units of the names its answer may hold (a family's parameters), for the answer's table.
+    units: dict[str, str] = field(default_factory=dict)
+    #: The progress bar's label where the work reports progress (``run(progress=...)``: a simulation).
+    progress: str | None = None
+    #: The help of the group a command of several words sits in (``simulate hba``).
+    group_help: str = ""
 
-    def __post_init__(self) -> None:
-        self.model = _request_model(self)
+    @cached_property
+    def model(self) -> "type[BaseModel]":
+        """The request model (pydantic), built when first used."""
+        return _request_model(self)
 
     @property
     def name(self) -> str:
@@ -294,14 +313,15 @@ def _model_name(path: tuple[str, ...]) -> str:
 
 
 def _field_type(spec: FieldSpec) -> Any:
+    safe_text, numbers = _element_types()
     if spec.role is Role.profile:
         element: Any = dict[str, Any]
     elif spec.annotation is str:
-        element = SafeText
+        element = safe_text
     elif isinstance(spec.annotation, type) and issubclass(spec.annotation, Path):
-        element = SafeText
+        element = safe_text
     else:
-        element = _NUMBERS.get(spec.annotation, spec.annotation)
+        element = numbers.get(spec.annotation, spec.annotation)
     return list[element] if spec.many else element
 
 
@@ -316,7 +336,9 @@ def _description(spec: FieldSpec) -> str:
     return f"{text} (CLI: {where})"
 
 
-def _request_model(command: CommandSpec) -> type[BaseModel]:
+def _request_model(command: CommandSpec) -> "type[BaseModel]":
+    from pydantic import ConfigDict, Field, create_model
+
     definitions: dict[str, Any] = {}
     for spec in command.body_fields:
         annotation = _field_type(spec)
@@ -519,7 +541,7 @@ def _word_value(spec: FieldSpec, value: Any) -> Any:
     return text if spec.annotation is str else value
 
 
-def _asked(spec: CommandSpec, arguments: tuple[Any, ...], options: Mapping[str, Any], folder: Path) -> Report:
+def asked(spec: CommandSpec, arguments: tuple[Any, ...], options: Mapping[str, Any], folder: Path) -> Report:
     """A declared command's Report for :func:`ask`'s values, read as the command line reads words; a profile
     given as an object is written to ``folder``, an output is checked before anything is computed."""
     values = keywords(spec, arguments, options)
@@ -541,29 +563,3 @@ def _asked(spec: CommandSpec, arguments: tuple[Any, ...], options: Mapping[str, 
 
             check_output_path(Path(values[f.key]), f.flag or f.key)
     return call(spec, values)
-
-
-def ask(command: str | Sequence[str], /, *arguments: Any, **options: Any) -> Any:
-    """The answer of ``iosizer COMMAND ... --format json`` as Python values (a dict, or a list of them).
-
-    A command declared here (``"params"``) is answered by its own function;
-    any other, a declared question included, by :func:`iosizer.api.ask`.
-    Keyword arguments are the command's JSON keys, as ``iosizer serve``
-    takes them; ``arguments`` fill its positional arguments in order.
-    """
-    words = tuple(command.split()) if isinstance(command, str) else tuple(command) \
-        if isinstance(command, (list, tuple)) else ()
-    spec = declared_command(words) if all(isinstance(w, str) for w in words) else None
-    if spec is None:
-        from iosizer.api import ask as answer
-
-        return answer(command, *arguments, **options)
-    import json
-
-    from iosizer.frames import report_table, to_json, viewed
-
-    import tempfile
-
-    with tempfile.TemporaryDirectory(prefix="iosizer-ask-") as folder:
-        report = _asked(spec, arguments, options, Path(folder))
-    return viewed(json.loads(to_json(report.data)), report_table(report, {}))

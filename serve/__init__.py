@@ -4,8 +4,9 @@ Every command ``iosizer A B --some-option v`` is ``POST /api/A/B`` with the
 JSON body ``{"some_option": v}`` and answers exactly what ``--format json``
 prints. The endpoints and their request models are generated at start-up:
 a declared question's from the registry (:mod:`iosizer.serve.questions`),
-a declared command's from :mod:`iosizer.commands`, and the commands not
-declared yet from the typer/click command tree (:mod:`iosizer.cli.catalogue`). Commands run in
+every other command's from its spec (:mod:`iosizer.catalogue`: declared in
+:mod:`iosizer.commands` or generated in :mod:`iosizer.generated`), never
+from the CLI. Commands run in
 worker processes, in three lanes (what-ifs, fits, simulation jobs) with
 their own processes and the server's limits (:mod:`iosizer.serve.worker`,
 :mod:`iosizer.serve.limits`); :mod:`iosizer.serve.app` builds the FastAPI

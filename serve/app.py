@@ -1,7 +1,6 @@
 """The FastAPI application: the CLI's commands as endpoints, the error contract, the page.
 
-Routes (generated from the declarations, :mod:`iosizer.serve.questions` and :mod:`iosizer.commands`, and
-from the command tree for the commands not declared yet, :mod:`iosizer.cli.catalogue`):
+Routes (generated from the declarations: :mod:`iosizer.serve.questions` and :mod:`iosizer.catalogue`):
 
 - ``POST /api/A/B``: ``iosizer A B`` with the JSON body's options; answers
   exactly what ``--format json`` prints (``?view=page`` adds the table,
@@ -58,7 +57,7 @@ from starlette.routing import BaseRoute, Match, NoMatchFound, get_route_path
 from iosizer import __version__
 from iosizer.errors import ConsistencyError, ConvergenceError, InputError, IosizerError
 from iosizer.frames import JSON_SHAPE_RULE
-from iosizer.cli.catalogue import command_specs
+from iosizer.catalogue import command_specs
 from iosizer.commands import CommandSpec, Role, body_values
 from iosizer.serve.limits import JOB_SECONDS, MAX_MEMORY, MAX_REPLICATIONS, REQUEST_TIMEOUT_S, VIEW_HELP, WAIT, View
 from iosizer.serve.worker import Busy, Lanes, direct, field_of, write_profiles
@@ -382,14 +381,13 @@ class Server:
             for f in spec.role_fields(Role.plot):
                 names[f.key] = _PLOT_NAME
         try:
-            argv = spec.argv(values, names)
+            spec.argv(values, names)  # an argument left out before one given: refused as the command line does
         except InputError:
             await asyncio.to_thread(shutil.rmtree, workdir, True)
             raise
-        if spec.run is not None:  # a declared command: its function, in the folder of its files
-            return {"kind": "declared", "path": spec.path, "values": values, "names": names, "workdir": workdir,
-                    "view": view is View.page, "output": output}
-        return {"kind": "run", "argv": argv, "workdir": workdir, "view": view is View.page, "output": output}
+        # The command's function, in the folder of its files.
+        return {"kind": "declared", "path": spec.path, "values": values, "names": names, "workdir": workdir,
+                "view": view is View.page, "output": output}
 
     def _shape(self, spec: CommandSpec) -> tuple[tuple[str, ...], bool]:
         """``spec``'s profile keys and whether a worker calls it directly (:func:`direct`): worked out once."""
@@ -485,6 +483,7 @@ def _server_owned(spec: CommandSpec) -> CommandSpec:
         fields = [replace(f, role=Role.server) if f.key in SERVER_OPTIONS else f for f in spec.fields]
         spec = replace(spec, fields=fields)
     if spec.path[0] == _SIMULATE:
+        spec = replace(spec)  # the catalogue's own spec keeps its model
         spec.model = create_model(spec.model.__name__, __base__=spec.model, **{MEMORY_FIELD: (
             float | None, Field(None, gt=0, description=_MEMORY_HELP, json_schema_extra={"x-unit": "MiB"}))})
     return spec

@@ -18,15 +18,13 @@ processes join it), so a timeout, a cancelled job or shutdown kills the
 group at once. A fit or simulation process and its children may map at most
 ``--max-memory-mb`` (RLIMIT_DATA).
 
-Two ways to run a command in a worker:
-
-- :func:`answer_quick`: the command's callback called directly with the
-  request's validated values (click's value conversion and checks, no
-  command-line parsing, no temporary folder); the answer's JSON is
-  ``to_json(report.data)`` of the :class:`~iosizer.frames.Report` it
-  emits (:func:`iosizer.frames.capture`): what ``--format json`` prints;
-- :func:`run`: the full command line in a temporary folder, for commands that
-  read or write files (uploads, ``--output``).
+A command is its spec's function (:mod:`iosizer.catalogue`: the same one
+the CLI runs) called with the request's validated values; the answer's JSON
+is ``to_json(report.data)`` of the :class:`~iosizer.frames.Report` it
+returns: what ``--format json`` prints. :func:`answer_quick` answers a
+command that reads and writes no file; :func:`answer_declared` one that does
+(uploads, ``--output``), in a temporary folder; :func:`answer_question` a
+declared question.
 """
 
 from __future__ import annotations
@@ -51,29 +49,6 @@ import warnings
 from typing import Any, Callable, Iterator
 
 log = logging.getLogger("iosizer.serve")
-
-_ROOT: Any = None
-_LEAVES: dict[tuple[str, ...], Any] = {}
-
-
-def _root() -> Any:
-    global _ROOT
-    if _ROOT is None:
-        from iosizer.cli.catalogue import root_command
-
-        _ROOT = root_command()
-    return _ROOT
-
-
-def _leaf(path: tuple[str, ...]) -> Any:
-    command = _LEAVES.get(path)
-    if command is None:
-        command = _root()
-        for name in path:
-            command = command.commands[name]
-        _LEAVES[path] = command
-    return command
-
 
 #: Scheduling priority of each lane's workers: when the CPUs are short, what-ifs go first, then fits.
 NICENESS = {"quick": 0, "fits": 5, "jobs": 10}
@@ -138,7 +113,7 @@ def warm_up(lane: str) -> None:
     """Answer the page's starting questions once, so no request pays for the imports and shipped
     calibrations a command loads on its first call; the fit and job lanes also import the simulators
     and scipy.stats (one to two seconds on a busy machine)."""
-    from iosizer.cli.catalogue import command_specs
+    from iosizer.catalogue import command_specs
     from iosizer.serve.examples import STARTING_INPUTS
 
     if lane != "quick":
@@ -188,7 +163,7 @@ def serve_forever(conn: Any, lane: str, memory_bytes: int | None, scratch: str) 
                 elif kind == "declared":
                     answer = answer_declared(**task)
                 else:
-                    answer = answer_quick(**task, progress=progress) if kind == "quick" else run(**task)
+                    answer = answer_quick(**task, progress=progress)
         except MemoryError as error:  # past the limit before a command's own handling (an import, a setup)
             answer = _failure(error, (), os.getcwd())
         answer["cpu_s"] = time.thread_time() - started  # what the server learns cheap kinds of request from
@@ -259,7 +234,7 @@ _SPECS: dict[tuple[str, ...], Any] = {}
 
 def _spec(path: tuple[str, ...]) -> Any:
     if path not in _SPECS:
-        from iosizer.cli.catalogue import command_specs
+        from iosizer.catalogue import command_specs
 
         _SPECS.update({spec.path: spec for spec in command_specs()[0]})
     return _SPECS[path]
@@ -302,169 +277,33 @@ def _reporting(progress: Callable[[int, int], None] | None) -> Iterator[None]:
         simulate_module.simulate = original  # type: ignore[assignment]
 
 
-def _click_value(field: Any, value: Any) -> Any:
-    import enum
-
-    def one(item: Any) -> Any:
-        return item.value if isinstance(item, enum.Enum) else item
-
-    return tuple(one(v) for v in value) if field.many else one(value)
-
-
 def answer_quick(path: tuple[str, ...], values: dict[str, Any], profiles: dict[str, Any] | None = None,
                  view: bool = False, server_values: dict[str, Any] | None = None,
                  progress: Callable[[int, int], None] | None = None) -> dict[str, Any]:
-    """Answer ``iosizer PATH`` for validated ``values`` (by JSON key) by calling its function directly.
+    """Answer ``iosizer PATH`` for validated ``values`` (by JSON key) by its spec's function.
 
-    The values were validated once, by the request model; the command's own
-    function gets them as its Python types (:class:`_DirectCall`: no click or
-    typer conversion per request). ``profiles`` holds the profile documents
-    given inline (by key): read from memory by the names the answers quote
-    (no file is written). ``server_values`` fill options the server owns (a
-    simulation's ``scheduler``). The answer is a plain, picklable dict, as
-    :func:`run`'s.
+    The values were validated once, by the request model. ``profiles`` holds
+    the profile documents given inline (by key): read from memory by the
+    names the answers quote (no file is written). ``server_values`` fill
+    options the server owns (a simulation's ``scheduler``). The answer is a
+    plain, picklable dict.
     """
     from iosizer.calibration.profile import profiles_in_memory
-    from iosizer.frames import capture
+    from iosizer.commands import call
 
     spec = _spec(path)
     try:
-        names = {}
+        names: dict[str, Any] = {}
         documents: dict[str, Any] = {}
         for key, (name, document) in _profile_names(spec, profiles or {}).items():
             field = next(f for f in spec.fields if f.key == key)
             documents.update(zip(name, document) if field.many else [(name, document)])
-            names[field.name] = tuple(name) if field.many else name
-        with _quiet(), capture() as reports, _reporting(progress), profiles_in_memory(documents):
-            if spec.run is not None:  # a declared command (iosizer.commands): its own function, no click
-                from iosizer.commands import call as declared
-
-                reports.append(declared(spec, values))
-                return _answer(reports, 0, view, None, os.getcwd())
-            call = _direct_call(path)
-            arguments = call.arguments(values, names, view, server_values or {})
-            if arguments is None:  # a required value is missing: click says so in its words
-                result = _through_click(path, values, names, view, server_values)
-            else:
-                result = call.function(**arguments)
-        status = result if isinstance(result, int) else 0
-        return _answer(reports, status, view, None, os.getcwd())
+            names[key] = list(name) if field.many else name
+        with _quiet(), _reporting(progress), profiles_in_memory(documents):
+            report = call(spec, {**values, **names, **(server_values or {})})
+        return _answer([report], 0, view, None, os.getcwd())
     except Exception as error:  # noqa: BLE001  (every failure becomes one answer)
         return _failure(error, path, os.getcwd(), values=values)
-
-
-class _DirectCall:
-    """A command's own function (under typer's wrapper) and, per parameter, where its value comes from.
-
-    Built once per command in a worker: each parameter's default as the
-    function takes it (click's processing of the default, done here once),
-    and ``--format json`` likewise. Per request a value is the request's,
-    already validated by the request model (the element types click would
-    produce: numbers, text, enum members, booleans), as a list where the
-    option repeats; a profile is the name it is read from in memory.
-    """
-
-    def __init__(self, path: tuple[str, ...]) -> None:
-        import click
-
-        from iosizer.commands import Role
-
-        command = _leaf(path)
-        fields = {f.name: f for f in _spec(path).fields}
-        self.function = getattr(command.callback, "__wrapped__", command.callback)
-        #: (parameter name, request key or None, role, default, how a repeatable one is passed or "")
-        self.params: list[tuple[str, str | None, Any, Any, str]] = []
-        self.json = self.plot = None
-        missing = object()
-        context = click.Context(command, info_name=path[-1])
-        with context:
-            for param in command.params:
-                if not param.expose_value:  # an option that only acts (--columns, --rows): nothing to pass
-                    continue
-                field = fields.get(param.name)
-                role = field.role if field is not None else None
-                if role is Role.format:
-                    self.json = param.process_value(context, "json")
-                elif role is Role.plot:
-                    self.plot = param.process_value(context, "plot.png")
-                default = missing if param.required else param.process_value(context, param.get_default(context))
-                # As typer passes a repeatable option: a list, or None when empty and its default is None.
-                many = "empty-none" if param.default is None else "list"
-                if not (getattr(param, "multiple", False) or param.nargs == -1):
-                    many = ""
-                self.params.append((param.name, field.key if field is not None else None, role, default, many))
-        self.missing = missing
-
-    def arguments(self, values: dict[str, Any], names: dict[str, Any], view: bool,
-                  server_values: dict[str, Any]) -> dict[str, Any] | None:
-        """The function's keyword arguments for a request; None if a required one has no value."""
-        from pathlib import Path
-
-        from iosizer.commands import Role
-
-        arguments: dict[str, Any] = {}
-        for name, key, role, default, many in self.params:
-            if name in names:
-                given = names[name]
-                value = [Path(n) for n in given] if many else Path(given)
-            elif role is Role.format:
-                value = self.json
-            elif role is Role.plot:
-                value = self.plot if view else None
-            elif key is not None and key in server_values:
-                value = server_values[key]
-            elif key is not None and key in values:
-                value = values[key]
-            elif default is self.missing:
-                return None
-            else:
-                value = default
-            if many and value is not None:
-                value = None if many == "empty-none" and len(value) == 0 else list(value)
-            arguments[name] = value
-        return arguments
-
-
-_DIRECT: dict[tuple[str, ...], _DirectCall] = {}
-
-
-def _direct_call(path: tuple[str, ...]) -> _DirectCall:
-    call = _DIRECT.get(path)
-    if call is None:
-        call = _DIRECT[path] = _DirectCall(path)
-    return call
-
-
-def _through_click(path: tuple[str, ...], values: dict[str, Any], names: dict[str, Any], view: bool,
-                   server_values: dict[str, Any] | None) -> Any:
-    """The command called through click's processing of every value (its errors in its own words)."""
-    import click
-
-    from iosizer.commands import Role
-
-    command = _leaf(path)
-    given = {f.name: f for f in _spec(path).fields}
-    context = click.Context(command, info_name=path[-1])
-    with context:
-        params = {}
-        for param in command.params:
-            field = given.get(param.name)
-            if param.name in names:
-                value = names[param.name]
-            elif field is not None and field.role is Role.format:
-                value = "json"
-            elif field is not None and field.role is Role.plot:
-                value = "plot.png" if view else None
-            elif field is not None and server_values and field.key in server_values:
-                value = server_values[field.key]
-            elif field is not None and field.key in values:
-                value = _click_value(field, values[field.key])
-            else:
-                value = param.get_default(context)
-            value = param.process_value(context, value)
-            if param.expose_value:  # as click: an option that only acts (its callback) passes nothing
-                params[param.name] = context.params[param.name] = value
-        return context.invoke(command.callback, **params)
 
 
 def answer_question(family: str, question: str, values: dict[str, Any], keys: list[str],
@@ -531,19 +370,8 @@ def write_profiles(spec: Any, profiles: dict[str, Any], folder: str) -> dict[str
 def _failure(error: BaseException, path: tuple[str, ...], workdir: str, keys: Any = None,
              values: dict[str, Any] | None = None) -> dict[str, Any]:
     """An exception as the API answers it (issue 26: one status per class of error)."""
-    import typer
-
     from iosizer.errors import ConsistencyError, ConvergenceError, IosizerError, UnstableQueueError
 
-    if isinstance(error, typer.Exit):  # raised past the command by an eager callback
-        return {"status": 200, "json": "null\n", "exit": error.exit_code}
-    if isinstance(error, _click_errors()):  # a value the command line would refuse
-        field = None
-        param = getattr(error, "param", None)
-        if param is not None:
-            field = next((f.key for f in _spec(path).fields if f.name == param.name), None)
-        message = _local(error.format_message(), workdir)
-        return _error(422, type(error).__name__, message, field or field_of(message, path, keys, values))
     if isinstance(error, MemoryError):
         return _error(413, "MemoryLimit", "the request needs more memory than the server allows "
                                           "(iosizer serve --max-memory-mb); ask for less work")
@@ -563,55 +391,6 @@ def _failure(error: BaseException, path: tuple[str, ...], workdir: str, keys: An
     # A bug: logged with its traceback, never sent.
     log.error("iosizer %s failed:\n%s", " ".join(path), "".join(traceback.format_exception(error)))
     return _error(500, "InternalError", f"internal error: {type(error).__name__}: {error}")
-
-
-def _click_errors() -> tuple[type, ...]:
-    """click's own error class, and typer's copy of it (typer >= 0.16 vendors click as ``typer._click``)."""
-    import click
-
-    found: list[type] = [click.ClickException]
-    with contextlib.suppress(ImportError):
-        from typer._click.exceptions import ClickException
-
-        found.append(ClickException)
-    return tuple(found)
-
-
-def run(argv: list[str], workdir: str, view: bool = False, output: str | None = None) -> dict[str, Any]:
-    """Run ``iosizer ARGV`` in ``workdir``; the answer as a plain, picklable dict.
-
-    ``{"status": 200, "json": TEXT, "exit": CODE}`` (with ``"view"``, the
-    report's title, table, notes and plot panels, when ``view``), or
-    ``{"status": 4xx/5xx, "error": LINE, "kind": CLASS, "field": KEY}``.
-    ``output`` names the file ``--output`` was given: its document replaces
-    the name in the answer.
-    """
-    from typer.core import TyperGroup
-
-    from iosizer.frames import capture
-
-    here = os.getcwd()
-    path = tuple(w for w in argv[:2] if not w.startswith("-"))
-    try:
-        os.chdir(workdir)
-        with capture() as reports, _quiet():
-            # The CLI's own error handling (_OneLineErrors) is bypassed so the
-            # error's class survives as the answer's "kind".
-            result = TyperGroup.main(_root(), args=argv, prog_name="iosizer", standalone_mode=False)
-            status = result if isinstance(result, int) else 0
-        return _answer(reports, status, view, output, workdir)
-    except Exception as error:  # noqa: BLE001
-        while path and path not in _specs_known():
-            path = path[:-1]
-        return _failure(error, path, workdir)
-    finally:
-        os.chdir(here)
-
-
-def _specs_known() -> set[tuple[str, ...]]:
-    with contextlib.suppress(Exception):
-        _spec(("families",))
-    return set(_SPECS)
 
 
 def _local_text(text: str, workdir: str) -> str:

@@ -5,9 +5,8 @@ Bottom to top (DESIGN.md, "Layout"): errors/units -> model -> calibration ->
 serve -> cli. Every import statement of every module is read with ``ast``,
 the ones inside functions included (a lazy import is still a dependency).
 
-:data:`ALLOWED` lists the edges that still break the rule, each with the
-reason; the list only shrinks: an edge that no longer exists must leave it
-(the test says so), and a new one fails.
+No edge is allowed to break the rule (issue 24 removed the last ones: the
+server and :func:`iosizer.ask` read the declarations, never the CLI).
 """
 
 from __future__ import annotations
@@ -15,7 +14,6 @@ from __future__ import annotations
 import ast
 from pathlib import Path
 
-import pytest
 
 ROOT = Path(__file__).resolve().parents[1]
 
@@ -36,16 +34,6 @@ LAYERS = {
     "iosizer.cli": 6,
 }
 
-#: Edges (importer, imported) that break a layer or close a cycle today, with why. Shrink it; never grow it.
-ALLOWED: dict[tuple[str, str], str] = {
-    ("iosizer.api", "iosizer.cli.ask"): "iosizer.ask runs hand-written commands through the CLI until each is a "
-                                        "declared question or command (declared ones are answered without it: "
-                                        "iosizer.commands)",
-    ("iosizer.serve.app", "iosizer.cli.catalogue"): "hand-written commands are served by reflecting the CLI; "
-                                                    "declared questions (serve/questions.py) and commands "
-                                                    "(iosizer.commands) are not",
-    ("iosizer.serve.worker", "iosizer.cli.catalogue"): "as serve.app: the worker runs reflected commands",
-}
 
 
 def _module_name(path: Path) -> str:
@@ -124,8 +112,6 @@ def _cycles() -> list[list[str]]:
         stack.append(node)
         on.add(node)
         for nxt in sorted(GRAPH[node]):
-            if (node, nxt) in ALLOWED:
-                continue
             if nxt not in index:
                 visit(nxt)
                 low[node] = min(low[node], low[nxt])
@@ -149,20 +135,15 @@ def _cycles() -> list[list[str]]:
 
 
 def test_the_import_reader_sees_function_level_imports() -> None:
-    assert "iosizer.cli.catalogue" in GRAPH["iosizer.cli.ask"]  # imported inside ask()
+    assert "iosizer.generated" in GRAPH["iosizer.catalogue"]  # imported inside command_specs()
     assert "iosizer.model.registry" in GRAPH["iosizer.calibration.frozen"]
 
 
 def test_nothing_imports_upward() -> None:
-    upward = sorted(_upward() - set(ALLOWED))
+    upward = sorted(_upward())
     assert not upward, "upward imports (importer -> imported): " + "; ".join(f"{a} -> {b}" for a, b in upward)
 
 
 def test_no_import_cycles() -> None:
     cycles = _cycles()
     assert not cycles, "modules importing each other: " + "; ".join(" <-> ".join(c) for c in cycles)
-
-
-@pytest.mark.parametrize("edge", sorted(ALLOWED))
-def test_the_allow_list_only_shrinks(edge: tuple[str, str]) -> None:
-    assert edge[1] in GRAPH[edge[0]], f"{edge[0]} no longer imports {edge[1]}: take it off ALLOWED"
