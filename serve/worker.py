@@ -301,7 +301,7 @@ def answer_quick(path: tuple[str, ...], values: dict[str, Any], profiles: dict[s
             names[key] = list(name) if field.many else name
         with _quiet(), _reporting(progress), profiles_in_memory(documents):
             report = call(spec, {**values, **names, **(server_values or {})})
-        return _answer([report], 0, view, None, os.getcwd())
+        return _answer([report], report.exit_code, view, None, os.getcwd())
     except Exception as error:  # noqa: BLE001  (every failure becomes one answer)
         return _failure(error, path, os.getcwd(), values=values)
 
@@ -333,7 +333,7 @@ def answer_declared(path: tuple[str, ...], values: dict[str, Any], names: dict[s
         os.chdir(workdir)
         with _quiet():
             report = call(_spec(path), {**values, **names})
-        return _answer([report], 0, view, output, workdir)
+        return _answer([report], report.exit_code, view, output, workdir)
     except Exception as error:  # noqa: BLE001  (every failure becomes one answer)
         return _failure(error, path, workdir, values=values)
     finally:
