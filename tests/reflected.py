@@ -140,6 +140,9 @@ def through_the_cli(command: str, *arguments: Any, **options: Any) -> Any:
         printed = CliRunner().invoke(app, spec.argv(values, files))
     answer = json.loads(printed.stdout) if printed.stdout.strip() else None
     if printed.exit_code != 0 and isinstance(answer, dict) and "error" in answer:
-        raise IosizerError(answer["error"])
+        import re
+
+        # The usage hint the command line adds to a click error is the terminal's, not the error's.
+        raise IosizerError(re.sub(r" \(see 'iosizer [^']*--help'\)$", "", answer["error"]))
     assert printed.exit_code in (0, 1), printed.output  # 1: report --check's failed figures, an answer still
     return answer

@@ -1,4 +1,4 @@
-"""The endpoints generated from the command tree: keys, types, roles and the command line back."""
+"""The served commands (iosizer.catalogue): keys, types, roles and the command line back."""
 
 from __future__ import annotations
 
@@ -8,7 +8,9 @@ import pytest
 from pydantic import ValidationError
 
 from iosizer.errors import InputError
-from iosizer.cli.catalogue import Role, body_values, command_specs, unit_of
+from iosizer.catalogue import command_specs
+from iosizer.commands import Role, body_values
+from iosizer.units import unit_of
 
 
 @pytest.fixture(scope="module")
@@ -27,7 +29,9 @@ def test_keys_are_the_long_flags(specs: dict[str, Any]) -> None:
     # A declared question's fields are its declared names, its older flags beside them (pcie rmw's --pattern).
     rmw = request_model(declaration("rmw"), declaration("rmw").question("pcie rmw")).model_fields
     assert {"transfer_bytes", "pattern", "lanes", "mps_bytes", "mps"} <= set(rmw) and "throughput_gbps" not in rmw
-    assert {f.key for f in specs["hba response"].body_fields} >= {"port", "storage_us", "threads"}
+    hba = declaration("hba")
+    assert set(request_model(hba, hba.question("hba response")).model_fields) >= {"port", "storage_us", "threads"}
+    assert {f.key for f in specs["simulate hba response"].body_fields} >= {"port", "storage_us", "threads"}
     assert "set" in {f.key for f in specs["calibrate"].body_fields}
 
 
@@ -113,9 +117,10 @@ def test_a_refused_value_is_quoted(specs: dict[str, Any]) -> None:
 def test_units_from_names_and_declarations(specs: dict[str, Any]) -> None:
     assert unit_of("added_latency_ns") == "ns" and unit_of("service_rate_per_s") == "1/s"
     assert unit_of("comm_overhead_pct") == "%" and unit_of("servers") is None
-    units = {f.key: f.unit for f in specs["hba isolation"].body_fields}
+    units = {f.key: f.unit for f in specs["size hba"].body_fields}  # the declared parameters' units
     assert units["core_iops"] == "IOPS" and units["link_mbps"] == "MB/s" and units["block_kib"] == "KiB"
-    bounds = {f.key: f.bounds for f in specs["hba response"].body_fields}
+    assert units["target_response_us"] == "us"  # a target: its name's
+    bounds = {f.key: f.bounds for f in specs["size hba"].body_fields}
     assert bounds["cores"] is not None and bounds["cores"][0] >= 1
 
 

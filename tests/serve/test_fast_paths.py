@@ -1,8 +1,8 @@
 """The quick lane's fast paths answer exactly what the slow ones did (issue 26: speed without new answers).
 
-- a command is called with the request's validated values, no click or typer
-  conversion per request (:class:`iosizer.serve.worker._DirectCall`), and
-  answers as through click;
+- a command is its spec's function called with the request's validated
+  values (:mod:`iosizer.catalogue`), no command line: it answers what the
+  CLI prints;
 - the answer's JSON is written in one pass (:func:`iosizer.serve.worker.json_text`),
   byte for byte what ``--format json`` prints;
 - ``predict`` reads its bands only when asked, with the same numbers.
@@ -19,7 +19,8 @@ import numpy as np
 import pytest
 
 import iosizer
-from iosizer.cli.catalogue import body_values, command_specs
+from iosizer.catalogue import command_specs
+from iosizer.commands import body_values
 from iosizer.cli.output import to_json
 from iosizer.serve import worker
 from iosizer.serve.examples import STARTING_INPUTS
@@ -32,47 +33,33 @@ BODIES = [(name, body) for name, body in STARTING_INPUTS.items()
     ("latency budget", {"budget_pct": 5, "device": "bcm5700", "show_formula": True}),
     ("hba response", {"threads": "1,8,16", "port": "32GFC", "percentile": [99]}),
 ]
-BODIES = [(name, body) for name, body in BODIES if name in SPECS]  # a declared question has no click road
+BODIES = [(name, body) for name, body in BODIES if name in SPECS]  # a declared question has its own route
 
 
-def _through_click(spec: Any, values: dict[str, Any], view: bool) -> dict[str, Any]:
-    """The answer as the quick lane gave it before: every value through click's processing."""
-    original = worker._direct_call
-    worker._direct_call = lambda path: type("Click", (), {"arguments": lambda *a: None})()  # type: ignore
-    try:
-        return worker.answer_quick(spec.path, dict(values), view=view)
-    finally:
-        worker._direct_call = original
+def _printed(spec: Any, values: dict[str, Any]) -> str:
+    """What ``iosizer ... --format json`` prints for the request's values (the CLI run in this process)."""
+    from typer.testing import CliRunner
+
+    from iosizer.cli.app import app
+
+    printed = CliRunner().invoke(app, spec.argv(values))
+    assert printed.exit_code == 0, printed.output
+    return printed.stdout
 
 
 @pytest.mark.parametrize(("name", "body"), BODIES, ids=[f"{n} {i}" for i, (n, _) in enumerate(BODIES)])
-def test_a_direct_call_answers_as_through_click(name: str, body: dict[str, Any]) -> None:
+def test_the_quick_lane_answers_what_the_cli_prints(name: str, body: dict[str, Any]) -> None:
     spec = SPECS[name]
     values = body_values(spec.model.model_validate(body))
-    for view in (False, True):
-        direct = worker.answer_quick(spec.path, dict(values), view=view)
-        assert direct["status"] == 200, direct
-        assert direct == _through_click(spec, values, view)
-
-
-def test_a_direct_call_converts_nothing_through_click(monkeypatch: pytest.MonkeyPatch) -> None:
-    spec = SPECS["size servers"]  # a hand-written command (the declared questions take no click road at all)
-    values = body_values(spec.model.model_validate({"arrival_rate": 3.2, "service_rate": 1,
-                                                    "target_response_s": 2}))
-    first = worker.answer_quick(spec.path, dict(values))  # the call's plan is made once, with click
-    command = worker._leaf(spec.path)
-
-    def refused(*args: Any, **kwargs: Any) -> Any:
-        raise AssertionError("click processed a value of a direct call")
-
-    for param in command.params:
-        monkeypatch.setattr(type(param), "process_value", refused)
-    assert worker.answer_quick(spec.path, dict(values)) == first
+    answer = worker.answer_quick(spec.path, dict(values))
+    assert answer["status"] == 200, answer
+    assert answer["json"] == _printed(spec, values)
+    viewed = worker.answer_quick(spec.path, dict(values), view=True)
+    assert viewed["json"] == answer["json"] and viewed["view"]["title"]
 
 
 def test_a_missing_required_value_is_clicks_error() -> None:
-    spec = SPECS["size lanes"]  # a command reflected from the CLI
-    assert worker._direct_call(spec.path).arguments({}, {}, False, {}) is None
+    spec = SPECS["size lanes"]  # a generated command
     answer = worker.answer_quick(spec.path, {})
     assert answer["status"] == 422 and answer["field"] == "budget_pct", answer
     # a declared command (iosizer.commands) says it in click's words, naming the field

@@ -133,26 +133,27 @@ def test_read_profile_checks_as_load_profile(tmp_path: Any) -> None:
 
 
 def test_the_quick_lane_reads_inline_profiles_in_memory(monkeypatch: pytest.MonkeyPatch, tmp_path: Any) -> None:
-    """A reflected command's inline profile (``POST /api/hba/response``) is read from memory by the name
-    the answer quotes: the same answer as the profile written to a file, with the disk refused."""
+    """A command's inline profile (``POST /api/size/hba``) is read from memory by the name the answer
+    quotes: the same answer as the profile written to a file, with the disk refused."""
     from iosizer.calibration.profile import declared_profile
     from iosizer.serve.worker import answer_quick, write_profiles, _spec
 
     document = declared_profile("hba", overrides={"core_iops": 90000.0}).model_dump(mode="json")
-    path = ("hba", "response")
+    path = ("size", "hba")
     monkeypatch.chdir(tmp_path)
     write_profiles(_spec(path), {"profile": document}, ".")  # as the worker once did
-    from_file = answer_quick(path, {"threads": "1,16", "profile": "profile.json"}, {})
+    asked = {"target_response_us": 300.0, "tenant_iops": "250000,120000"}
+    from_file = answer_quick(path, {**asked, "profile": "profile.json"}, {})
     assert from_file["status"] == 200
     (tmp_path / "profile.json").unlink()
     monkeypatch.setattr(builtins, "open", _read_only(builtins.open))
     for name in ("mkdtemp", "mkstemp", "TemporaryDirectory", "NamedTemporaryFile", "TemporaryFile"):
         monkeypatch.setattr(tempfile, name, _no_disk)
-    in_memory = answer_quick(path, {"threads": "1,16"}, {"profile": document})
+    in_memory = answer_quick(path, dict(asked), {"profile": document})
     assert in_memory["status"] == 200, in_memory
     assert list(tmp_path.iterdir()) == [] and in_memory == from_file
     # The profile's value is used: the answer differs from the shipped profile's.
-    shipped = answer_quick(path, {"threads": "1,16"}, {})
+    shipped = answer_quick(path, dict(asked), {})
     assert in_memory["json"] != shipped["json"]
 
 
