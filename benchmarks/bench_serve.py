@@ -148,7 +148,8 @@ def measure(urls: dict[str, str], clients: list[int], requests: int, rounds: int
 
 def in_process(requests: int) -> None:
     """The answers alone, in this process (as a quick-lane worker computes them): the floor of a what-if."""
-    from iosizer.cli.catalogue import body_values, command_specs
+    from iosizer.catalogue import command_specs
+    from iosizer.commands import body_values
     from iosizer.model.registry import declaration
     from iosizer.serve import worker
     from iosizer.serve.questions import question_paths, request_model

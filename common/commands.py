@@ -193,12 +193,10 @@ class CommandSpec:
     """One served command: its path, fields and generated request model."""
 
     path: tuple[str, ...]
-    #: The click command a reflected spec runs (:mod:`iosizer.cli.catalogue`); None for a declared one.
-    command: Any
     fields: list[FieldSpec]
-    #: A declared command's help (its first line is the summary); a reflected one reads its command's.
-    text: str | None = None
-    #: A declared command's work: keyword arguments by field name, returns the :class:`~iosizer.frames.Report`.
+    #: The command's help (its first line is the summary).
+    text: str = ""
+    #: The command's work: keyword arguments by field name, returns the :class:`~iosizer.frames.Report`.
     run: Callable[..., Report] | None = None
     #: Declared units of the names its answer may hold (a family's parameters), for the answer's table.
     units: dict[str, str] = field(default_factory=dict)
@@ -227,7 +225,7 @@ class CommandSpec:
 
     @property
     def help(self) -> str:
-        return (self.text if self.text is not None else self.command.help or "").strip()
+        return self.text.strip()
 
     @property
     def heavy(self) -> bool:
@@ -475,7 +473,7 @@ REPORT = (
 
 #: The commands declared here, by path: the function of :mod:`iosizer.tools` that does the work (its
 #: docstring is the help) and the fields it takes, in the command line's order, ``--format`` last unless placed
-#: (the rest are reflected from the CLI until they are declared).
+#: (the commands generated from the registry are :mod:`iosizer.generated`'s).
 DECLARED: dict[tuple[str, ...], tuple[str, tuple[FieldSpec, ...]]] = {
     ("families",): ("families", ()),
     ("params",): ("params", (FAMILY,)),
@@ -501,7 +499,7 @@ def declared_command(path: tuple[str, ...]) -> CommandSpec | None:
         work, fields = DECLARED[path]
         run = getattr(tools, work)
         placed = any(f.role is Role.format for f in fields)
-        _BUILT[path] = CommandSpec(path, None, [*fields] if placed else [*fields, FORMAT], text=inspect.getdoc(run),
+        _BUILT[path] = CommandSpec(path, [*fields] if placed else [*fields, FORMAT], text=inspect.getdoc(run),
                                    run=run)
     return _BUILT[path]
 

@@ -300,7 +300,7 @@ def _family_size(family: "Family", name: str) -> CommandSpec:
            "a monotone search on its model (galloping, then bisection)")
     text = (f"{_size_summary(family, name)}\n\nGenerated from the declaration of the question "
             f"'{question.command}': {how}; with --profile, solved again at the corners of its 95 % intervals.")
-    return CommandSpec(("size", name), None, [*fields, FORMAT], text=text, run=run, units=_units(family))
+    return CommandSpec(("size", name), [*fields, FORMAT], text=text, run=run, units=_units(family))
 
 
 def _size_report(family: "Family", answer: Any) -> Report:
@@ -370,7 +370,7 @@ def _shared_size(owners: "list[Family]", name: str) -> CommandSpec:
             ": a monotone search on the model; a --profile picks its family, otherwise the options given do.")
     fields = [f for f in merged.values() if f.role is not Role.format]
     units = {k: v for _, spec in built for k, v in spec.units.items()}
-    return CommandSpec(("size", name), None, [*fields, FORMAT], text=text, run=run, units=units)
+    return CommandSpec(("size", name), [*fields, FORMAT], text=text, run=run, units=units)
 
 
 def _sizing_question(family: "Family") -> "Question":
@@ -464,7 +464,7 @@ def _declared_simulation(family: "Family", question: "Question") -> CommandSpec:
         def refused() -> Report:
             raise InputError(simulation.refused)
 
-        return CommandSpec(path, None, [], text=simulation.summary, run=refused, group_help=simulation.group)
+        return CommandSpec(path, [], text=simulation.summary, run=refused, group_help=simulation.group)
     fields = [_field(o.name, o.help, o.kind, flag=o.flag, many=o.many, required=o.required, default=o.default,
                      metavar=o.metavar) for o in simulation.options]
 
@@ -478,7 +478,7 @@ def _declared_simulation(family: "Family", question: "Question") -> CommandSpec:
             options["run_length"] = run_length
         return _simulation_report(simulate(family.name, key, progress=progress, **runs, **options))
 
-    return CommandSpec(path, None, [*fields, *_run_fields(), FORMAT], text=simulation.summary, run=run,
+    return CommandSpec(path, [*fields, *_run_fields(), FORMAT], text=simulation.summary, run=run,
                        units=_units(family), progress=f"simulating {family.name} {key}", group_help=simulation.group)
 
 
@@ -501,7 +501,7 @@ def _hook_simulation(family: "Family", question: "Question") -> CommandSpec:
 
     text = (f"{question.summary[:1].upper()}{question.summary[1:]}: simulated (the question's declared simulate "
             "hook) beside the analytic answer, with 95 % replication intervals.")
-    return CommandSpec(("simulate", family.name), None, [*fields, *_run_fields(), FORMAT], text=text, run=run,
+    return CommandSpec(("simulate", family.name), [*fields, *_run_fields(), FORMAT], text=text, run=run,
                        units=_units(family), progress=f"simulating {family.name} {question.command}")
 
 

@@ -94,7 +94,7 @@ def _extra(unit: str, bounds: tuple[float, float] | None) -> dict[str, Any]:
 
 
 def _cli_flag(name: str) -> str:
-    """The CLI option of the same value (the schema says it, as the reflected commands' schemas do)."""
+    """The CLI option of the same value (the schema says it, as every command's schema does)."""
     return "--" + name.replace("_", "-")
 
 
@@ -315,9 +315,8 @@ def add_question_routes(app: "FastAPI", server: Any,
                         errors: dict[int | str, Any] | None = None) -> list[tuple[str, ...]]:
     """Mount ``POST /api/<family>/<question>`` for every declared question; return their paths.
 
-    ``server`` (the app's :class:`~iosizer.serve.app.Server`) answers them in its quick lane and stops
-    reflecting those paths from the CLI, so each is answered by its declaration alone. ``errors``: the
-    error answers the OpenAPI document lists for every route.
+    ``server`` (the app's :class:`~iosizer.serve.app.Server`) answers them in its quick lane, each by its
+    declaration alone. ``errors``: the error answers the OpenAPI document lists for every route.
     """
     from fastapi.responses import Response
 
@@ -327,7 +326,6 @@ def add_question_routes(app: "FastAPI", server: Any,
     for path, (name, command) in served.items():
         family = declaration(name)
         question = family.question(command)
-        server.commands.pop(path, None)
         server.questions[path] = describe(family, question)
         app.add_api_route(
             "/api/" + "/".join(path), _endpoint(server, name, command, request_model(family, question)),
