@@ -475,12 +475,12 @@ REPORT = (
 #: docstring is the help) and the fields it takes, in the command line's order, ``--format`` last unless placed
 #: (the commands generated from the registry are :mod:`iosizer.generated`'s).
 DECLARED: dict[tuple[str, ...], tuple[str, tuple[FieldSpec, ...]]] = {
-    ("families",): ("families", ()),
+    ("families",): ("families", ()),  # in the order of 'iosizer --help'
     ("params",): ("params", (FAMILY,)),
+    ("calibrate",): ("calibrate", CALIBRATE),
+    ("extrapolate",): ("extrapolate", (PROFILES, TARGET_CPU_SPEED, OUTPUT, CPU_NAME)),
     ("datasets",): ("datasets", ()),
     ("run",): ("run", (SCENARIO, LIST)),
-    ("extrapolate",): ("extrapolate", (PROFILES, TARGET_CPU_SPEED, OUTPUT, CPU_NAME)),
-    ("calibrate",): ("calibrate", CALIBRATE),
     ("report",): ("report", REPORT),
 }
 

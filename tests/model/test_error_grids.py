@@ -14,7 +14,8 @@ import itertools
 import numpy as np
 import pytest
 
-from iosizer.cli.tails import ERROR_RULE_PCT, load_error_grid
+from iosizer.data.error_grids import ERROR_RULE_PCT
+from iosizer.data.error_grids import load as load_error_grid
 from iosizer.model.percentiles import _approximate, percentile_approximation_error
 from iosizer.model.queueing import ggc
 
