@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+import shutil
 import stat
 import tempfile
 from contextlib import contextmanager
@@ -53,27 +54,61 @@ def atomic_path(target: Path) -> Iterator[Path]:
 
 
 @contextmanager
-def atomic_paths(targets: Sequence[Path]) -> Iterator[list[Path]]:
+def atomic_paths(targets: Sequence[Path], folders: Sequence[bool] = ()) -> Iterator[list[Path]]:
     """:func:`atomic_path` for several files that succeed or fail together.
 
-    Yields one temporary path beside each target; the caller writes them
-    all. Only when the block completes are they renamed over their targets,
-    so an exception while writing any of them leaves every target untouched.
+    Yields one temporary path beside each target (an empty folder where
+    ``folders`` says so); the caller writes them all. Only when the block
+    completes are they renamed over their targets, so an exception while
+    writing any of them leaves every target untouched.
     """
     temporaries: list[Path] = []
+    kinds = [bool(f) for f in folders] + [False] * (len(targets) - len(folders))
     try:
-        for target in targets:
+        for target, folder in zip(targets, kinds):
+            if folder:
+                temporaries.append(Path(tempfile.mkdtemp(prefix=f".{target.name}.", suffix=".tmp",
+                                                         dir=target.absolute().parent)))
+                continue
             handle, temporary = tempfile.mkstemp(prefix=f".{target.name}.", suffix=".tmp", dir=target.parent)
             os.close(handle)
             temporaries.append(Path(temporary))
         yield list(temporaries)
-        mode = 0o666 & ~_umask()
-        for temporary, target in zip(temporaries, targets):
-            os.chmod(temporary, mode)
-            os.replace(temporary, target)
+        mask = _umask()
+        for temporary, target, folder in zip(temporaries, targets, kinds):
+            os.chmod(temporary, (0o777 if folder else 0o666) & ~mask)
+            if folder:
+                _replace_folder(temporary, target)
+            else:
+                os.replace(temporary, target)
     finally:
         for temporary in temporaries:
-            temporary.unlink(missing_ok=True)
+            if temporary.is_dir():
+                shutil.rmtree(temporary, ignore_errors=True)
+            else:
+                temporary.unlink(missing_ok=True)
+
+
+def _replace_folder(temporary: Path, target: Path) -> None:
+    """``temporary`` renamed to ``target``, an old ``target`` folder replaced as a whole.
+
+    A rename cannot replace a non-empty folder, so the old one is first
+    renamed aside, then the new one into place, then the old one deleted; if
+    the second rename fails the old one is put back.
+    """
+    if not target.exists():
+        os.replace(temporary, target)
+        return
+    aside = Path(tempfile.mkdtemp(prefix=f".{target.name}.", suffix=".old", dir=target.absolute().parent))
+    try:
+        os.replace(target, aside / "old")
+        try:
+            os.replace(temporary, target)
+        except OSError:
+            os.replace(aside / "old", target)
+            raise
+    finally:
+        shutil.rmtree(aside, ignore_errors=True)
 
 
 # --- outputs a command writes (a profile, a plot) --------------------------------------------------------
@@ -128,13 +163,26 @@ def check_output_path(path: Path | None, flag: str) -> Path | None:
 Writer = Callable[[Path], None]
 
 
+class FolderWriter:
+    """Writes a whole folder (``iosizer report``'s) into the empty temporary folder it is given:
+    :func:`write_outputs` then replaces the target folder as a whole."""
+
+    def __init__(self, write: Callable[[Path], None]) -> None:
+        self.write = write
+
+    def __call__(self, temporary: Path) -> None:
+        self.write(temporary)
+
+
 def write_outputs(outputs: Sequence[tuple[Path, Writer]]) -> None:
-    """Write every output to a temporary file beside its target, then rename each into place.
+    """Write every output to a temporary file (a :class:`FolderWriter`'s: folder) beside its target, then
+    rename each into place.
 
     Nothing is renamed until every output is complete, so a failure (a plot
     that cannot be drawn, a full disk) leaves no output written, new or
     half-new; each rename is atomic, so a reader sees the old file or the new.
     """
-    with atomic_paths([target for target, _ in outputs]) as temporaries:
+    targets = [target for target, _ in outputs]
+    with atomic_paths(targets, [isinstance(write, FolderWriter) for _, write in outputs]) as temporaries:
         for temporary, (_, write) in zip(temporaries, outputs):
             write(temporary)

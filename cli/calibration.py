@@ -1,16 +1,19 @@
-"""``iosizer calibrate``, ``iosizer extrapolate`` and ``iosizer datasets``."""
+"""``iosizer calibrate``, ``iosizer extrapolate`` and ``iosizer datasets``.
+
+Their work is :mod:`iosizer.tools`' (the server and :func:`iosizer.ask` answer them there, as
+:mod:`iosizer.commands` declares them); here they are parsed and rendered.
+"""
 
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Annotated, Any
+from typing import Annotated
 
 import typer
 
-from iosizer import tools  # datasets' work (iosizer.commands declares it)
+from iosizer import tools
 from iosizer.cli.options import FormatOption, PlotOption, output_target
-from iosizer.cli.output import OutputFormat, Panel, Report, Series, emit, progress_bar
-from iosizer.errors import InputError
+from iosizer.cli.output import OutputFormat, emit, progress_bar
 
 OutputPath = Annotated[
     Path | None,
@@ -40,170 +43,17 @@ def calibrate(
     output_format: FormatOption = OutputFormat.table,
     plot: PlotOption = None,
 ) -> None:
-    """Fit a family to measured points; print the fit report, save a profile."""
-    from iosizer.calibration.calibrate import calibrate as run
-    from iosizer.calibration.profile import profile_writer
-
-    if columns:
-        _print_columns(model, output_format)
-        return
-    if not data:
-        raise InputError("give the measured data: a CSV in the family's columns (see --columns) or benchmark output")
     # --output and --plot were checked while parsing; both are written at the end, together.
-    if cpu_speed is not None:
-        from iosizer.model.family import CPU_SPEED
-
-        CPU_SPEED.check(cpu_speed, "--cpu-speed")
-    options = _settings({"stations": stations, "think_time_s": think_time_s, "servers": servers,
-                         "terminals": terminals}, setting)
-    chosen = _percentiles_fitted(fit_percentiles, fit_percentile)
-    fit_percentiles = bool(fit_percentile) or fit_percentiles
     with progress_bar() as progress:  # a large file takes seconds to read and fit; shown on a terminal only
-        progress.add_task(f"calibrating {model} on {', '.join(p.name for p in data)}", total=None)
-        result = run(model, data if len(data) > 1 else data[0], options, cpu_name=cpu_name, cpu_speed=cpu_speed,
-                     force=force, fit_percentiles=chosen)
-
-    emit(
-        _fit_report(result, model, output, output_format, fit_percentiles, verbose, plot),
-        output_format,
-        plot,
-        files=[(output, profile_writer(result.profile))] if output is not None else (),
-    )
+        if data and not columns:
+            progress.add_task(f"calibrating {model} on {', '.join(p.name for p in data)}", total=None)
+        answer = tools.calibrate(model, data, columns, setting, force, fit_percentiles, fit_percentile, output,
+                                 stations, think_time_s, servers, terminals, cpu_name, cpu_speed, verbose, plot,
+                                 residuals=output_format is OutputFormat.csv)
+    emit(answer, output_format, None if columns else plot)
 
 
-def _fit_report(result: Any, model: str, output: Path | None, output_format: OutputFormat,
-                fit_percentiles: bool, verbose: bool, plot: Any) -> Report:
-    """The fit report ``iosizer calibrate`` prints: the API's document, a row per parameter, the notes."""
-    from iosizer.api import FitReport
-    from iosizer.calibration.calibrate import residual_rows
-    from iosizer.calibration.fit import CONFIDENCE_CONVENTION
-
-    fit = result.fit
-    document = FitReport(result).to_dict(output)  # one builder: the CLI's JSON is the API's to_dict()
-    rows = [{"parameter": name, **values} for name, values in document["parameters"].items()]
-    notes = _fit_notes(result, fit_percentiles, verbose)
-    notes.append(CONFIDENCE_CONVENTION)
-    if output is not None:
-        notes.append(f"profile written to {output}")
-    return Report(
-        data=document,
-        rows=rows,
-        title=f"Calibration of '{model}' on {result.dataset.path} ({fit.n_points} points)",
-        # One row per measured value: built only when CSV is asked for (a million-row fit).
-        csv_rows=residual_rows(result) if output_format is OutputFormat.csv else None,
-        notes=notes,
-        plot=_fit_panels(fit, result.dataset.schema) if plot is not None else None,
-    )
-
-
-def _settings(options: dict[str, Any], setting: list[str] | None) -> dict[str, Any]:
-    """The family's settings given by their own options and by ``--set name=value`` (never both)."""
-    for name, value in _pairs(setting or []).items():
-        if options.get(name) is not None:
-            raise InputError(f"--set {name} repeats --{name.replace('_', '-')}")
-        options[name] = value
-    return options
-
-
-def _percentiles_fitted(fit_percentiles: bool | None, fit_percentile: list[float] | None) -> bool | list[float] | None:
-    """What the fit takes of the percentile columns: the ones named by --fit-percentile (checked), else
-    --fit-percentiles/--no-fit-percentiles (None: the family decides)."""
-    if not fit_percentile:
-        return fit_percentiles
-    from iosizer.model.percentiles import PERCENTILE
-
-    return [PERCENTILE.check(p, "--fit-percentile") for p in fit_percentile]
-
-
-def _fit_notes(result: Any, fit_percentiles: bool | None, verbose: bool) -> list[str]:
-    """The lines under a fit report: each column's RMSE and R^2, notes, warnings, the tail check."""
-    from iosizer.calibration.calibrate import tail_summary
-
-    fit = result.fit
-    notes = [
-        f"{column}: RMSE {s.rmse:.6g}, R^2 {s.r2:.6f} over {s.n_points} points"
-        for column, s in fit.statistics.items()
-    ]
-    notes += [f"note: {n}" for n in result.notes]
-    notes += [f"warning: {w}" for w in fit.warnings]
-    # the fit's own columns say whether the percentiles were fitted (device fits them by default)
-    role = "a fit input" if any(name in fit.statistics for name in result.tails) else "checked, not fitted"
-    summary = tail_summary(result.tails)
-    if verbose or (summary is not None and summary["n_percentiles"] == 1):
-        notes += [f"tail {name} ({role}): the fitted model is {t['rms_error_pct']:.1f} % off (RMS over "
-                  f"{t['n_points']} points; worst {t['worst_error_pct']:+.1f} % at line {t['worst_line']})"
-                  for name, t in result.tails.items()]
-    elif summary is not None:  # one line: the warnings above must not drown in one per percentile
-        notes.append(f"tail check ({role}) of {summary['n_percentiles']} percentiles: the fitted model is "
-                     f"{summary['rms_error_pct']:.1f} % off (RMS over all); worst p{summary['worst_percentile']:g} "
-                     f"({summary['worst_rms_error_pct']:.1f} % RMS; {summary['worst_error_pct']:+.1f} % at line "
-                     f"{summary['worst_line']}); each percentile: --verbose or JSON 'tails'")
-    return notes
-
-
-def _pairs(texts: list[str]) -> dict[str, str]:
-    """``--set name=value`` pairs; a name given twice is an error, not a silent override."""
-    pairs: dict[str, str] = {}
-    for text in texts:
-        name, sep, value = text.partition("=")
-        name = name.strip().replace("-", "_")
-        if not sep or not name or not value.strip():
-            raise InputError(f"--set expects NAME=VALUE, got {text!r}")
-        if name in pairs:
-            raise InputError(f"--set {name} is given twice")
-        pairs[name] = value.strip()
-    return pairs
-
-
-def _print_columns(family_name: str, output_format: OutputFormat) -> None:
-    """The family's data schema: which columns are inputs and which measured, with units."""
-    import iosizer
-
-    family = iosizer.family(family_name)
-    rows = [{"column": c.name, "role": "input" if c.role.value == "input" else "measured", "unit": c.unit,
-             "required": c.required, "description": c.description} for c in family.columns.columns]
-    settings = [s.name for s in family.declaration.settings]
-    notes = [f"settings may be columns too (one value per file), or --set NAME=VALUE: {', '.join(settings)}"
-             if settings else "this family has no settings",
-             "also accepted: weight or stderr (per row), source (text); fio JSON, elbencho CSV and "
-             "vdbench flatfiles are read directly",
-             f"example: {family.example()}"]
-    emit(Report(rows, rows, title=f"Columns of '{family.name}' data", notes=notes), output_format)
-
-
-def _fit_panels(fit: Any, schema: Any) -> list[Panel]:
-    """Measured points against the fitted model, one panel per observed column:
-    a curve with its 95 % band for one input, model-vs-measured for several."""
-    import numpy as np
-
-    panels = []
-    # An input the same on every row (device: the block size of a one-size sweep) is no axis.
-    varying = [k for k, v in fit.inputs.items() if np.ptp(np.asarray(v, dtype=float)) > 0] or list(fit.inputs)[:1]
-    held = {k: float(np.asarray(v, dtype=float).reshape(-1)[0]) for k, v in fit.inputs.items() if k not in varying}
-    if len(varying) > 1:
-        for column, observed in fit.observed.items():
-            measured = np.isfinite(observed)
-            span = [float(np.nanmin(observed)), float(np.nanmax(observed))]
-            panels.append(Panel(f"measured {column}", f"model {column}", [
-                Series("model = measured", span, span, "dashed"),
-                Series("points", observed[measured], fit.predicted[column][measured], "points"),
-            ], f"{fit.model_name}: {column}"))
-        return panels
-    x_name = varying[0]
-    x = fit.inputs[x_name]
-    order = np.argsort(x)
-    dense = np.linspace(float(x.min()), float(x.max()), 200)
-    if any(c.name == x_name and c.integer for c in schema.columns):  # threads, population: whole numbers
-        dense = np.unique(np.round(dense))
-    band = fit.predict({x_name: dense, **{k: np.full(dense.shape, v) for k, v in held.items()}})
-    for column, observed in fit.observed.items():
-        measured = np.isfinite(observed)
-        panels.append(Panel(x_name, column, [
-            Series("95 % band", dense, band.lower[column], "band", band.upper[column]),
-            Series("model", dense, band.value[column]),
-            Series("measured", x[order][measured[order]], observed[order][measured[order]], "points"),
-        ], f"{fit.model_name}: {column}"))
-    return panels
+calibrate.__doc__ = tools.calibrate.__doc__  # one help text: the work's (iosizer.tools)
 
 
 def extrapolate(

@@ -3,7 +3,7 @@
 ``iosizer serve`` makes its endpoints from :func:`command_specs` and
 :func:`iosizer.ask` its keyword arguments from :func:`command_spec`. A
 command :mod:`iosizer.commands` declares (``families``, ``params``,
-``datasets``) is its declaration; every other leaf command of the
+``datasets``, ``run``, ``extrapolate``, ``calibrate``, ``report``) is its declaration; every other leaf command of the
 typer/click tree becomes a :class:`~iosizer.commands.CommandSpec` read from
 its click parameters (JSON key, type, default, help text, which carries the
 unit): what is left to declare (issue 24: the HTTP API generated from the
@@ -24,12 +24,6 @@ from iosizer.errors import InputError
 #: Commands that are not served, with the reason (shown in the catalogue).
 NOT_SERVED: dict[tuple[str, ...], str] = {
     ("serve",): "starts this server",
-}
-
-#: Parameters whose role is not read from their type: calibrate's family is in
-#: the URL and its data is uploaded (POST /api/calibrate/{family}).
-ROLE_OVERRIDES: dict[tuple[str, ...], dict[str, Role]] = {
-    ("calibrate",): {"model": Role.route, "data": Role.upload},
 }
 
 from iosizer.units import NOT_UNITS as _NOT_UNITS  # noqa: E402  (the one unit vocabulary)
@@ -67,9 +61,7 @@ def _base_type(param: Any) -> tuple[Any, bool]:
     return annotation, many
 
 
-def _role(param: Any, annotation: Any, overrides: Mapping[str, Role]) -> Role:
-    if param.name in overrides:
-        return overrides[param.name]
+def _role(param: Any, annotation: Any) -> Role:
     opts = set(getattr(param, "opts", ()))
     if "--format" in opts:
         return Role.format
@@ -84,11 +76,11 @@ def _role(param: Any, annotation: Any, overrides: Mapping[str, Role]) -> Role:
     return Role.plain
 
 
-def _field(param: Any, overrides: Mapping[str, Role], declared: Mapping[str, Any]) -> FieldSpec | None:
+def _field(param: Any, declared: Mapping[str, Any]) -> FieldSpec | None:
     if getattr(param, "hidden", False) or param.is_eager or not param.expose_value:
         return None
     annotation, many = _base_type(param)
-    role = _role(param, annotation, overrides)
+    role = _role(param, annotation)
     flag = _long_flag(param) if param.param_type_name == "option" else None
     key = flag.lstrip("-").replace("-", "_") if flag else param.name
     default = param.default() if callable(param.default) and not isinstance(param.default, type) else param.default
@@ -173,8 +165,7 @@ def command_specs() -> tuple[list[CommandSpec], dict[str, str]]:
         if known is not None:
             specs.append(known)
             continue
-        overrides = ROLE_OVERRIDES.get(path, {})
-        fields = [f for p in command.params if (f := _field(p, overrides, declared.get(name, {}))) is not None]
+        fields = [f for p in command.params if (f := _field(p, declared.get(name, {}))) is not None]
         needs_path = [f.key for f in fields if f.role is Role.server and f.required]
         if needs_path:
             skipped[name] = f"needs a file on the server ({', '.join(needs_path)})"
@@ -199,7 +190,6 @@ def command_spec(command: str | Iterable[str]) -> CommandSpec:
     known = declared_command(path)
     if known is not None:
         return known
-    overrides = ROLE_OVERRIDES.get(path, {})
     declared = _declared_by_command().get(" ".join(path), {})
-    fields = [f for p in leaves[path].params if (f := _field(p, overrides, declared)) is not None]
+    fields = [f for p in leaves[path].params if (f := _field(p, declared)) is not None]
     return CommandSpec(path, leaves[path], fields)

@@ -30,6 +30,9 @@ from iosizer.frames import plain as _plain
 # One rule for every output file, and one atomic writer (the server and iosizer.ask write a command's files too).
 from iosizer.calibration.files import (OUTPUT_RULE, Writer, check_output_path, missing_folder,  # noqa: F401
                                        write_outputs)
+# Pictures are drawn below the CLI too (the report's charts); check_plot_path is public here (the --plot callback).
+from iosizer.report.plots import check_plot_path  # noqa: F401
+from iosizer.report.plots import plot_writer as _plot_writer
 
 if TYPE_CHECKING:
     from iosizer.frames import Table
@@ -266,70 +269,6 @@ def progress_bar(counts: bool = False) -> Any:
     columns = [TextColumn("{task.description}"), BarColumn(), *([MofNCompleteColumn()] if counts else []),
                TimeElapsedColumn()]
     return Progress(*columns, console=Console(stderr=True), transient=True, disable=not sys.stderr.isatty())
-
-
-#: The one rule for every file or folder iosizer writes, said in every error about one.
-def check_plot_path(path: Path | None) -> Path | None:
-    """Refuse a bad --plot target before a command computes or writes anything."""
-    from iosizer.errors import InputError
-
-    if path is None:
-        return None
-    suffix = path.suffix.lower().lstrip(".") or "png"
-    if suffix not in {"png", "svg", "pdf"}:
-        raise InputError(f"--plot: unknown picture type '.{suffix}' (use .png, .svg or .pdf)")
-    return check_output_path(path, "--plot")
-
-
-def _plot_writer(report: Report, path: Path) -> Writer:
-    """Check that ``report`` can be drawn and return the function that draws it."""
-    from iosizer.errors import InputError
-
-    check_plot_path(path)
-    if not report.plot:
-        raise InputError("--plot: this command has no curve to draw")
-    try:
-        import matplotlib
-    except ImportError:
-        raise InputError("--plot needs matplotlib: pip install 'iosizer[plot]'") from None
-    suffix = path.suffix.lower().lstrip(".") or "png"
-
-    def draw(temporary: Path) -> None:
-        matplotlib.use("Agg")
-        import matplotlib.pyplot as plt
-
-        panels = report.plot or []
-        figure, axes = plt.subplots(1, len(panels), figsize=(6 * len(panels), 4.2), squeeze=False)
-        try:
-            for ax, panel in zip(axes[0], panels):
-                _draw_panel(ax, panel, report.title)
-            figure.tight_layout()
-            figure.savefig(temporary, format=suffix, dpi=120)
-        finally:
-            plt.close(figure)
-
-    return draw
-
-
-def _draw_panel(ax: Any, panel: Panel, title: str) -> None:
-    for series in panel.series:
-        if series.kind == "band":
-            ax.fill_between(series.x, series.y, series.y_high, alpha=0.25, label=series.label)
-        elif series.kind in ("points", "bound", "linepoints"):
-            style = {"points": "o", "bound": "v", "linepoints": "o-"}[series.kind]
-            ax.plot(series.x, series.y, style, label=series.label)
-        else:
-            ax.plot(series.x, series.y, "--" if series.kind == "dashed" else "-", label=series.label)
-    ax.set_xlabel(panel.x_label)
-    ax.set_ylabel(panel.y_label)
-    ax.set_title(panel.title or title, fontsize=10)
-    ax.grid(True, alpha=0.3)
-    ax.legend(fontsize=8)
-
-
-def write_plot(report: Report, path: Path) -> None:
-    """Draw ``report.plot`` to ``path`` (PNG, SVG or PDF by suffix), atomically."""
-    write_outputs([(path, _plot_writer(report, path))])
 
 
 def emit(report: Report, output_format: OutputFormat, plot: Path | None = None,

@@ -7,7 +7,7 @@ the pydantic request model built from them, and the way back to the
 command line the CLI would have been given.
 
 Commands declared here (:data:`DECLARED`: ``families``, ``params``,
-``datasets``, ``extrapolate``, ``run``) carry their work (``run``: a function of
+``datasets``, ``extrapolate``, ``run``, ``calibrate``, ``report``) carry their work (``run``: a function of
 :mod:`iosizer.tools` returning a :class:`~iosizer.frames.Report`); the CLI's
 typer commands call the same functions. The commands not declared
 yet are reflected from the typer tree by :mod:`iosizer.cli.catalogue`, into
@@ -390,17 +390,78 @@ OUTPUT = FieldSpec(key="output", name="output", role=Role.output, flag="--output
                         "its folder must exist).")
 CPU_NAME = FieldSpec(key="cpu_name", name="cpu_name", role=Role.plain, flag="--cpu-name", annotation=str, many=False,
                      required=False, default=None, help="CPU the data was measured on.", metavar=None)
+PLOT = FieldSpec(key="plot", name="plot", role=Role.plot, flag="--plot", annotation=Path, many=False, required=False,
+                 default=None, metavar=None,
+                 help="Also draw the answer to this file (.png, .svg or .pdf; needs iosizer[plot]; its folder must "
+                      "exist).")
+
+
+def _option(key: str, annotation: Any, help: str, *, name: str | None = None, many: bool = False,
+            default: Any = None, metavar: str | None = None, unit: str | None = None,
+            secondary_flag: str | None = None) -> FieldSpec:
+    """An option whose flag is its key with dashes (a bool one is a flag)."""
+    return FieldSpec(key=key, name=name or key, role=Role.plain, flag="--" + key.replace("_", "-"),
+                     annotation=annotation, many=many, required=False, default=default, help=help, metavar=metavar,
+                     unit=unit, is_flag=annotation is bool, secondary_flag=secondary_flag)
+
+
+#: ``iosizer calibrate``: the family comes from the URL and the data is uploaded (POST /api/calibrate/{family}).
+CALIBRATE = (
+    FieldSpec(key="model", name="model", role=Role.route, flag=None, annotation=str, many=False, required=True,
+              default=None, help="A family (see 'iosizer families').", metavar=None),
+    FieldSpec(key="data", name="data", role=Role.upload, flag=None, annotation=Path, many=True, required=False,
+              default=None, metavar=None,
+              help="Measured points: a CSV in the family's columns (see --columns), or fio JSON, elbencho CSV or "
+                   "vdbench flatfile output (one or several files)."),
+    _option("columns", bool, "Print the family's data columns (names with units) and exit.", default=False),
+    _option("set", str, "A setting or a parameter to hold (repeatable), e.g. --set servers=8; see 'iosizer params "
+                        "FAMILY'.", name="setting", many=True, metavar="NAME=VALUE"),
+    _option("force", bool, "Keep a fit that is worse than a constant (R^2 < 0); calibrate on the jobs of a fio file "
+                           "that did not fail, leaving the failed ones out.", default=False),
+    _option("fit_percentiles", bool, "Fit measured percentile columns (response_pP_s/_ms/_us, fio's clat "
+                                     "percentiles; p50 and p99 unless --fit-percentile) with the means, against the "
+                                     "family's percentile model, freeing its service variability; "
+                                     "--no-fit-percentiles: only check them. Default: device fits them where the "
+                                     "data carry them (service_scv held), the other families only check them.",
+            secondary_flag="--no-fit-percentiles"),
+    _option("fit_percentile", float, "A percentile to fit (repeatable; implies --fit-percentiles) [default: 50 and "
+                                     "99]; the others the data carry are checked only.", many=True, metavar="P"),
+    OUTPUT,
+    _option("stations", int, "closed-network: number of stations K."),
+    _option("think_time_s", float, "closed-network: fix the think time Z (s); free if omitted.", unit="s"),
+    _option("servers", int, "mmc: number of servers C."),
+    _option("terminals", int, "oltp: jobs in the batch network [declared value; see 'iosizer params oltp']."),
+    CPU_NAME,
+    _option("cpu_speed", float, "Relative per-core speed of that CPU (for extrapolation)."),
+    _option("verbose", bool, "Print the tail check per percentile, not its one-line summary (JSON always has both: "
+                             "'tails', 'tail_summary').", default=False),
+    FORMAT,
+    PLOT,
+)
+
+#: ``iosizer report``: the folder it writes is the server's (a temporary one), never the request's.
+REPORT = (
+    FieldSpec(key="output_dir", name="output_dir", role=Role.server, flag="--output-dir", annotation=Path, many=False,
+              required=False, default=Path("iosizer-report"), metavar=None,
+              help="Report folder to write (replaced as a whole if it is a report; the folder it goes into must "
+                   "exist)."),
+    _option("check", bool, "Exit with status 1 if any published figure is outside its tolerance.", default=False),
+    _option("simulate", bool, "Also simulate every family at three loads (low, knee, near saturation) beside its "
+                              "analytic answer (takes minutes; needs iosizer[simulate]).", default=False),
+)
 
 
 #: The commands declared here, by path: the function of :mod:`iosizer.tools` that does the work (its
-#: docstring is the help) and the fields it takes, in the command line's order (the rest are reflected from
-#: the CLI until they are declared).
+#: docstring is the help) and the fields it takes, in the command line's order, ``--format`` last unless placed
+#: (the rest are reflected from the CLI until they are declared).
 DECLARED: dict[tuple[str, ...], tuple[str, tuple[FieldSpec, ...]]] = {
     ("families",): ("families", ()),
     ("params",): ("params", (FAMILY,)),
     ("datasets",): ("datasets", ()),
     ("run",): ("run", (SCENARIO, LIST)),
     ("extrapolate",): ("extrapolate", (PROFILES, TARGET_CPU_SPEED, OUTPUT, CPU_NAME)),
+    ("calibrate",): ("calibrate", CALIBRATE),
+    ("report",): ("report", REPORT),
 }
 
 _BUILT: dict[tuple[str, ...], CommandSpec] = {}
@@ -417,7 +478,9 @@ def declared_command(path: tuple[str, ...]) -> CommandSpec | None:
 
         work, fields = DECLARED[path]
         run = getattr(tools, work)
-        _BUILT[path] = CommandSpec(path, None, [*fields, FORMAT], text=inspect.getdoc(run), run=run)
+        placed = any(f.role is Role.format for f in fields)
+        _BUILT[path] = CommandSpec(path, None, [*fields] if placed else [*fields, FORMAT], text=inspect.getdoc(run),
+                                   run=run)
     return _BUILT[path]
 
 
@@ -540,6 +603,10 @@ def _asked(spec: CommandSpec, arguments: tuple[Any, ...], options: Mapping[str, 
             from iosizer.calibration.files import check_output_path
 
             check_output_path(Path(values[f.key]), f.flag or f.key)
+        elif f.role is Role.plot:  # refused as the command line refuses it; ask draws no picture
+            from iosizer.report.plots import check_plot_path
+
+            check_plot_path(Path(values[f.key]))
     return call(spec, values)
 
 

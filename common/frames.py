@@ -538,6 +538,8 @@ class Report:
     #: Files the command writes when it is answered (a profile): (target, writer of the whole content to the
     #: temporary path it is given), written together and atomically by whoever renders the answer.
     files: list[tuple[Any, Any]] = field(default_factory=list)
+    #: The command's exit status once answered (``report --check`` with a figure out of tolerance: 1).
+    exit_code: int = 0
 
 
 def plain(value: Any) -> Any:

@@ -1,5 +1,5 @@
-"""The tool commands' work: what ``iosizer families``, ``params``, ``datasets``, ``extrapolate`` and ``run``
-answer.
+"""The tool commands' work: what ``iosizer families``, ``params``, ``datasets``, ``extrapolate``, ``run``,
+``calibrate`` and ``report`` answer.
 
 Each function returns the :class:`~iosizer.frames.Report` the CLI renders
 (``--format json`` prints its ``data``), the server answers and
@@ -10,8 +10,9 @@ fields. Values come validated (by the request model or the command line).
 from __future__ import annotations
 
 from pathlib import Path
+from typing import Any, Callable
 
-from iosizer.frames import Report
+from iosizer.frames import Panel, Report, Series
 
 #: The keys of ``iosizer params --format json`` (the contract), then the extras.
 PARAM_KEYS = ("name", "unit", "value", "status", "source")
@@ -160,3 +161,223 @@ def run(scenario: str | None = None, list_examples: bool = False) -> Report:
     columns = RUN_COLUMNS[:3] + BAND_COLUMNS + RUN_COLUMNS[3:] if result.banded else RUN_COLUMNS
     return Report(result.to_dict(), rows, title=f"{result.name} ({result.source})", columns=columns,
                   notes=([result.description] if result.description else []) + result.notes)
+
+
+# --- iosizer calibrate -----------------------------------------------------------------------------------------
+
+
+def calibrate(model: str, data: list[Path] | None = None, columns: bool = False, setting: list[str] | None = None,
+              force: bool = False, fit_percentiles: bool | None = None, fit_percentile: list[float] | None = None,
+              output: Path | None = None, stations: int | None = None, think_time_s: float | None = None,
+              servers: int | None = None, terminals: int | None = None, cpu_name: str | None = None,
+              cpu_speed: float | None = None, verbose: bool = False, plot: Path | None = None, *,
+              residuals: bool = False) -> Report:
+    """Fit a family to measured points; print the fit report, save a profile."""
+    from iosizer.calibration.calibrate import calibrate as run
+    from iosizer.calibration.profile import profile_writer
+    from iosizer.errors import InputError
+
+    if columns:
+        return _columns(model)
+    if not data:
+        raise InputError("give the measured data: a CSV in the family's columns (see --columns) or benchmark output")
+    if cpu_speed is not None:
+        from iosizer.model.family import CPU_SPEED
+
+        CPU_SPEED.check(cpu_speed, "--cpu-speed")
+    options = _settings({"stations": stations, "think_time_s": think_time_s, "servers": servers,
+                         "terminals": terminals}, setting)
+    chosen = _percentiles_fitted(fit_percentiles, fit_percentile)
+    result = run(model, data if len(data) > 1 else data[0], options, cpu_name=cpu_name, cpu_speed=cpu_speed,
+                 force=force, fit_percentiles=chosen)
+    answer = _fit_report(result, model, output, bool(fit_percentile) or fit_percentiles, verbose, plot, residuals)
+    answer.files = [(output, profile_writer(result.profile))] if output is not None else []
+    return answer
+
+
+def _fit_report(result: Any, model: str, output: Path | None, fit_percentiles: bool | None, verbose: bool,
+                plot: Path | None, residuals: bool) -> Report:
+    """The fit report ``iosizer calibrate`` prints: the API's document, a row per parameter, the notes; the CSV's
+    rows are the residuals, one per measured value, built only when ``residuals`` asks (a million-row fit)."""
+    from iosizer.api import FitReport
+    from iosizer.calibration.calibrate import residual_rows
+    from iosizer.calibration.fit import CONFIDENCE_CONVENTION
+
+    fit = result.fit
+    document = FitReport(result).to_dict(output)  # one builder: the CLI's JSON is the API's to_dict()
+    rows = [{"parameter": name, **values} for name, values in document["parameters"].items()]
+    notes = _fit_notes(result, fit_percentiles, verbose)
+    notes.append(CONFIDENCE_CONVENTION)
+    if output is not None:
+        notes.append(f"profile written to {output}")
+    return Report(
+        data=document,
+        rows=rows,
+        title=f"Calibration of '{model}' on {result.dataset.path} ({fit.n_points} points)",
+        csv_rows=residual_rows(result) if residuals else None,
+        notes=notes,
+        plot=_fit_panels(fit, result.dataset.schema) if plot is not None else None,
+    )
+
+
+def _settings(options: dict[str, Any], setting: list[str] | None) -> dict[str, Any]:
+    """The family's settings given by their own options and by ``--set name=value`` (never both)."""
+    from iosizer.errors import InputError
+
+    for name, value in _pairs(setting or []).items():
+        if options.get(name) is not None:
+            raise InputError(f"--set {name} repeats --{name.replace('_', '-')}")
+        options[name] = value
+    return options
+
+
+def _pairs(texts: list[str]) -> dict[str, str]:
+    """``--set name=value`` pairs; a name given twice is an error, not a silent override."""
+    from iosizer.errors import InputError
+
+    pairs: dict[str, str] = {}
+    for text in texts:
+        name, sep, value = text.partition("=")
+        name = name.strip().replace("-", "_")
+        if not sep or not name or not value.strip():
+            raise InputError(f"--set expects NAME=VALUE, got {text!r}")
+        if name in pairs:
+            raise InputError(f"--set {name} is given twice")
+        pairs[name] = value.strip()
+    return pairs
+
+
+def _percentiles_fitted(fit_percentiles: bool | None, fit_percentile: list[float] | None) -> bool | list[float] | None:
+    """What the fit takes of the percentile columns: the ones named by --fit-percentile (checked), else
+    --fit-percentiles/--no-fit-percentiles (None: the family decides)."""
+    if not fit_percentile:
+        return fit_percentiles
+    from iosizer.model.percentiles import PERCENTILE
+
+    return [PERCENTILE.check(p, "--fit-percentile") for p in fit_percentile]
+
+
+def _fit_notes(result: Any, fit_percentiles: bool | None, verbose: bool) -> list[str]:
+    """The lines under a fit report: each column's RMSE and R^2, notes, warnings, the tail check."""
+    from iosizer.calibration.calibrate import tail_summary
+
+    fit = result.fit
+    notes = [
+        f"{column}: RMSE {s.rmse:.6g}, R^2 {s.r2:.6f} over {s.n_points} points"
+        for column, s in fit.statistics.items()
+    ]
+    notes += [f"note: {n}" for n in result.notes]
+    notes += [f"warning: {w}" for w in fit.warnings]
+    # the fit's own columns say whether the percentiles were fitted (device fits them by default)
+    role = "a fit input" if any(name in fit.statistics for name in result.tails) else "checked, not fitted"
+    summary = tail_summary(result.tails)
+    if verbose or (summary is not None and summary["n_percentiles"] == 1):
+        notes += [f"tail {name} ({role}): the fitted model is {t['rms_error_pct']:.1f} % off (RMS over "
+                  f"{t['n_points']} points; worst {t['worst_error_pct']:+.1f} % at line {t['worst_line']})"
+                  for name, t in result.tails.items()]
+    elif summary is not None:  # one line: the warnings above must not drown in one per percentile
+        notes.append(f"tail check ({role}) of {summary['n_percentiles']} percentiles: the fitted model is "
+                     f"{summary['rms_error_pct']:.1f} % off (RMS over all); worst p{summary['worst_percentile']:g} "
+                     f"({summary['worst_rms_error_pct']:.1f} % RMS; {summary['worst_error_pct']:+.1f} % at line "
+                     f"{summary['worst_line']}); each percentile: --verbose or JSON 'tails'")
+    return notes
+
+
+def _columns(family_name: str) -> Report:
+    """The family's data schema (``calibrate --columns``): which columns are inputs and which measured, with
+    units."""
+    from iosizer.api import family as named
+
+    family = named(family_name)
+    rows = [{"column": c.name, "role": "input" if c.role.value == "input" else "measured", "unit": c.unit,
+             "required": c.required, "description": c.description} for c in family.columns.columns]
+    settings = [s.name for s in family.declaration.settings]
+    notes = [f"settings may be columns too (one value per file), or --set NAME=VALUE: {', '.join(settings)}"
+             if settings else "this family has no settings",
+             "also accepted: weight or stderr (per row), source (text); fio JSON, elbencho CSV and "
+             "vdbench flatfiles are read directly",
+             f"example: {family.example()}"]
+    return Report(rows, rows, title=f"Columns of '{family.name}' data", notes=notes)
+
+
+def _fit_panels(fit: Any, schema: Any) -> list[Panel]:
+    """Measured points against the fitted model, one panel per observed column:
+    a curve with its 95 % band for one input, model-vs-measured for several."""
+    import numpy as np
+
+    panels = []
+    # An input the same on every row (device: the block size of a one-size sweep) is no axis.
+    varying = [k for k, v in fit.inputs.items() if np.ptp(np.asarray(v, dtype=float)) > 0] or list(fit.inputs)[:1]
+    held = {k: float(np.asarray(v, dtype=float).reshape(-1)[0]) for k, v in fit.inputs.items() if k not in varying}
+    if len(varying) > 1:
+        for column, observed in fit.observed.items():
+            measured = np.isfinite(observed)
+            span = [float(np.nanmin(observed)), float(np.nanmax(observed))]
+            panels.append(Panel(f"measured {column}", f"model {column}", [
+                Series("model = measured", span, span, "dashed"),
+                Series("points", observed[measured], fit.predicted[column][measured], "points"),
+            ], f"{fit.model_name}: {column}"))
+        return panels
+    x_name = varying[0]
+    x = fit.inputs[x_name]
+    order = np.argsort(x)
+    dense = np.linspace(float(x.min()), float(x.max()), 200)
+    if any(c.name == x_name and c.integer for c in schema.columns):  # threads, population: whole numbers
+        dense = np.unique(np.round(dense))
+    band = fit.predict({x_name: dense, **{k: np.full(dense.shape, v) for k, v in held.items()}})
+    for column, observed in fit.observed.items():
+        measured = np.isfinite(observed)
+        panels.append(Panel(x_name, column, [
+            Series("95 % band", dense, band.lower[column], "band", band.upper[column]),
+            Series("model", dense, band.value[column]),
+            Series("measured", x[order][measured[order]], observed[order][measured[order]], "points"),
+        ], f"{fit.model_name}: {column}"))
+    return panels
+
+
+# --- iosizer report --------------------------------------------------------------------------------------------
+
+
+def report(output_dir: Path = Path("iosizer-report"), check: bool = False, simulate: bool = False, *,
+           progress: Callable[[str, int, int], None] | None = None) -> Report:
+    """Every model family against every published figure: report.md, report.html and plots."""
+    from iosizer.report import checks, document
+
+    target = document.check_target(output_dir)
+    told = _Told(progress)
+    plots = document.have_matplotlib()
+    seeds = checks.seed_names()
+    told.total = len(seeds) + 2
+    seed_reports = []
+    for seed in seeds:
+        told(f"checking {seed}")
+        seed_reports.append(checks.run_seed(seed))
+    result = checks.FullReport(seed_reports)
+    simulated = None
+    if simulate:
+        from iosizer.simulate.comparison import points
+
+        told.total += len(points())
+        simulated = document.simulation_section(told)
+    charts = [(s.seed, f"{chart.name}.png", chart) for s in seed_reports for chart in s.charts] if plots else []
+    told.total += len(charts)
+    drawn: dict[str, list[tuple[str, str]]] = {}
+    for seed, name, chart in charts:
+        drawn.setdefault(seed, []).append((name, chart.title))
+    data, written = document.documents(result, str(target), drawn, plots, simulated)
+    answer = document.summary(result, data, target, plots)
+    answer.files = [(target, document.folder_writer([(name, chart) for _, name, chart in charts], written, told))]
+    answer.exit_code = 1 if check and result.failed else 0
+    return answer
+
+
+class _Told:
+    """A progress callback ``(description, done, total)`` told one step at a time: each call is a step begun."""
+
+    def __init__(self, progress: Callable[[str, int, int], None] | None) -> None:
+        self.progress, self.done, self.total = progress, 0, 0
+
+    def __call__(self, description: str) -> None:
+        if self.progress is not None:
+            self.progress(description, self.done, self.total)
+        self.done += 1

@@ -6,6 +6,8 @@
   :mod:`iosizer.report.answers`.
 - :mod:`iosizer.report.scenario`: TOML scenario files answered by every
   family that applies (``iosizer run``).
+- :mod:`iosizer.report.document`: the checks as ``iosizer report``'s
+  folder (Markdown, HTML, JSON, charts drawn by :mod:`iosizer.report.plots`).
 
 Neither holds a model value of its own: they call the families' library
 functions with the shipped profiles and the declared parameter values.

@@ -494,7 +494,7 @@ def answer_declared(path: tuple[str, ...], values: dict[str, Any], names: dict[s
         os.chdir(workdir)
         with _quiet():
             report = call(_spec(path), {**values, **names})
-        return _answer([report], 0, view, output, workdir)
+        return _answer([report], report.exit_code, view, output, workdir)
     except Exception as error:  # noqa: BLE001  (every failure becomes one answer)
         return _failure(error, path, workdir, values=values)
     finally:

@@ -12,7 +12,7 @@ import pytest
 from iosizer.report import checks
 from iosizer.report.checks import Collector, Provided
 from iosizer.calibration.shipped import measurement_names
-from iosizer.cli import report as report_cli
+from iosizer.report import document
 
 
 @pytest.fixture(scope="module", autouse=True)
@@ -98,7 +98,7 @@ def test_a_broken_provider_or_tolerance_fails_check(cli, tmp_path, monkeypatch) 
         return provided
 
     # The plots are tested above; here only the checks matter, so none are drawn (4 runs, ~1.5 s each).
-    monkeypatch.setattr(report_cli, "_have_matplotlib", lambda: False)
+    monkeypatch.setattr(document, "have_matplotlib", lambda: False)
     monkeypatch.setitem(checks.PROVIDERS, "seed001", off_by_one)
     result = cli("report", "--output-dir", str(tmp_path / "r"), "--check")
     assert result.exit_code == 1
@@ -141,15 +141,32 @@ def test_a_failed_write_keeps_the_old_report(cli, tmp_path, monkeypatch) -> None
     def explode(blocks):
         raise OSError("disk full")
 
-    monkeypatch.setattr(report_cli, "to_html", explode)
+    monkeypatch.setattr(document, "to_html", explode)
     result = cli("report", "--output-dir", str(folder))
     assert result.exit_code != 0 and "Traceback" not in result.stderr
     assert (folder / "report.md").read_text(encoding="utf-8") == before
     assert sorted(p.name for p in tmp_path.iterdir()) == ["r"]
+    monkeypatch.undo()
+
+    def half_drawn(report, path):  # the folder is being written: a chart fails after others were drawn
+        def draw(temporary):
+            if "seed001" in temporary.name:
+                raise OSError("disk full")
+            temporary.write_bytes(b"drawn")
+        return draw
+
+    from iosizer.report import plots
+
+    monkeypatch.setattr(plots, "plot_writer", half_drawn)
+    result = cli("report", "--output-dir", str(folder))
+    assert result.exit_code != 0 and "Traceback" not in result.stderr and "disk full" in result.stderr
+    assert (folder / "report.md").read_text(encoding="utf-8") == before
+    assert (folder / "seed000_dma.png").read_bytes()[:4] == b"\x89PNG"
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["r"]
 
 
 def test_without_matplotlib_the_tables_are_still_written(cli, tmp_path, monkeypatch) -> None:
-    monkeypatch.setattr(report_cli, "_have_matplotlib", lambda: False)
+    monkeypatch.setattr(document, "have_matplotlib", lambda: False)
     data = cli.json("report", "--output-dir", str(tmp_path / "r"))
     assert data["plots"] == [] and "matplotlib" in data["plots_skipped"]
     assert not list((tmp_path / "r").glob("*.png"))
@@ -157,7 +174,7 @@ def test_without_matplotlib_the_tables_are_still_written(cli, tmp_path, monkeypa
 
 
 def test_table_and_csv_formats(cli, tmp_path, monkeypatch) -> None:
-    monkeypatch.setattr(report_cli, "_have_matplotlib", lambda: False)  # stdout's formats only: no plots needed
+    monkeypatch.setattr(document, "have_matplotlib", lambda: False)  # stdout's formats only: no plots needed
     result = cli("report", "--output-dir", str(tmp_path / "r"))
     assert result.exit_code == 0
     assert all(f"seed00{i}" in result.stdout for i in range(5)) and "no provider yet" not in result.stdout
@@ -165,3 +182,20 @@ def test_table_and_csv_formats(cli, tmp_path, monkeypatch) -> None:
     assert result.exit_code == 0
     header = result.stdout.splitlines()[0].split(",")
     assert header[:3] == ["seed", "figure", "quantity"]
+
+
+def test_ask_answers_the_report_as_the_cli(cli, tmp_path, monkeypatch) -> None:
+    """iosizer.ask("report") is iosizer.tools.report, as the command prints it; the folder is the same; a bad
+    folder is the command line's one-line error."""
+    import iosizer
+
+    monkeypatch.setattr(document, "have_matplotlib", lambda: False)
+    printed = cli.json("report", "--output-dir", str(tmp_path / "a"))
+    asked = iosizer.ask("report", output_dir=str(tmp_path / "b"), check=True)
+    assert (printed.pop("output_dir"), asked.pop("output_dir")) == (str(tmp_path / "a"), str(tmp_path / "b"))
+    assert asked == printed
+    for name in ("report.md", "report.html", document.MARKER):
+        assert (tmp_path / "a" / name).read_bytes() == (tmp_path / "b" / name).read_bytes()
+    with pytest.raises(iosizer.IosizerError, match=r"^--output-dir: folder '.*' of 'no/such/r' does not exist") as e:
+        iosizer.ask("report", output_dir="no/such/r")
+    assert "\n" not in str(e.value)

@@ -182,12 +182,12 @@ def test_8_a_bad_plot_leaves_no_profile(cli, good_csv: Path, tmp_path: Path) -> 
 def test_8_a_plot_that_fails_while_drawing_leaves_no_profile(cli, good_csv: Path, tmp_path: Path,
                                                            monkeypatch) -> None:
     pytest.importorskip("matplotlib")
-    from iosizer.cli import output
+    from iosizer.report import plots
 
     def explode(*args, **kwargs):
         raise OSError(28, "No space left on device")
 
-    monkeypatch.setattr(output, "_draw_panel", explode)
+    monkeypatch.setattr(plots, "draw_panel", explode)
     out, picture = tmp_path / "out.json", tmp_path / "fit.png"
     result = cli("calibrate", "mmc", str(good_csv), "--servers", "4", "--plot", str(picture), "-o", str(out))
     assert result.exit_code == 2 and "No space left on device" in result.stderr

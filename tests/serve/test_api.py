@@ -248,6 +248,32 @@ def test_fio_json_upload_calibrates(server: Any, tmp_path: Path) -> None:
     assert demands == pytest.approx([12e-6, 20e-6], rel=0.02)
 
 
+def test_fio_json_uploads_calibrate_as_the_cli(server: Any, cli: Any) -> None:
+    """Several fio JSON files uploaded at once (device's example sweep) fit as the CLI fits them."""
+    runs = sorted((EXAMPLES / "device").glob("qd0*_run1.json"))
+    files = [("file", (path.name, path.read_bytes(), "application/json")) for path in runs]
+    response = server.post("/api/calibrate/device", files=files, data={"fit_percentile": ["99"]},
+                           headers={"X-Iosizer": "1"})
+    assert response.status_code == 200, response.text
+    assert response.headers["X-Iosizer-Exit"] == "0"
+    answer = response.json()
+    profile = answer.pop("profile")
+    expected = json.loads(_cli_json(cli, "calibrate", "device", *map(str, runs), "--fit-percentile", "99"))
+    assert expected.pop("profile") is None and profile["model"] == "device"
+    assert answer == expected
+
+
+def test_the_report_is_served_as_ask_answers_it(server: Any, tmp_path: Path) -> None:
+    response = server.post("/api/report", json={"check": True})
+    assert response.status_code == 200, response.text
+    assert response.headers["X-Iosizer-Exit"] == "0"
+    answer = response.json()
+    assert answer.pop("output_dir") == "iosizer-report"  # the server's own temporary folder, never a path of it
+    asked = iosizer.ask("report", check=True, output_dir=str(tmp_path / "r"))
+    asked.pop("output_dir")
+    assert answer == asked and answer["failed"] == 0
+
+
 def test_a_profile_inline_answers_as_the_profile_file(server: Any, cli: Any, tmp_path: Path,
                                                       mmc_fit: dict[str, Any]) -> None:
     path = tmp_path / "mmc.json"
