@@ -1424,8 +1424,9 @@ def _simulated_mix(given):
     return {"scenario": given.pop("scenario", None), "port_shares": listed or port_share or None, **given}
 
 
-#: ``iosizer simulate loadshare``: the policy on a port mix at one load, its cores simulated (Ciw).
 _DECLARED = "[declared value; see `iosizer params loadshare`]"
+#: ``iosizer simulate loadshare`` and ``loadshare load --simulate``: the policy on a port mix at one load, its
+#: cores simulated (Ciw); the analytic value is the load question's answer.
 _SIMULATION = Simulation(
     "loadshare", "A load-sharing policy's mean response at one load, for a scenario of seed 003 or any port mix "
     "(Ciw).", (
@@ -1507,7 +1508,7 @@ FAMILIES = (
                 ),
                 solve=_curve, percentiles=_curve_percentiles, percentile_bands=False, scenario=False,
                 notes=(_normalised_note, _controller_note, _POOLED, _curve_notes, _switches_note),
-                plot=Plot("throughput_norm", ("response_norm",)), simulate=_SIMULATION),
+                plot=Plot("throughput_norm", ("response_norm",))),
             Question(
                 "compare", "every policy's maximum throughput, low-load response and largest jump", rows=True,
                 always_list=True, sweeps=("policy",), sweep_all=("policy",),
@@ -1535,10 +1536,10 @@ FAMILIES = (
                 outputs=(Output("response_service_times", "service times", "mean response, throughput-weighted "
                                 "over ports (one I/O's core time)"),),
                 solve=_load_solve, sweeps=("policy",), sweep_all=("policy",), always_list=True, scenario=False,
-                takes=("comm_overhead_pct", "threshold", "non_core_pct", "io_service_us", "policy", "scenario",
-                       "shares", "switch_rule"),
+                takes=("comm_overhead_pct", "threshold", "non_core_pct", "io_service_us", "cores", "policy",
+                       "scenario", "shares", "switch_rule"),
                 settings=(MAX_CORES,), optional=("max_cores",),
-                notes=(_controller_note, _POOLED),
+                notes=(_controller_note, _POOLED), simulate=_SIMULATION,
                 # 'iosizer size cores': the fewest cores within a response target, each policy.
                 sizing=(Sizing(
                     "cores", "response_service_times", target="target_response", command="cores", limit=_floor,

@@ -21,7 +21,7 @@ from typing import Any, Sequence
 
 import numpy as np
 
-__all__ = ["SimulatedPoints", "responses", "simulate_points", "simulated_curve"]
+__all__ = ["SimulatedPoints", "core_groups", "responses", "simulate_points", "simulated_curve"]
 
 #: I/Os per replication and replications per point unless the caller asks otherwise: at 0.9 of a
 #: switching policy's maximum 4 x 50,000 gave 95 % half-widths of 1-4 % of the mean.
@@ -77,6 +77,17 @@ def responses(rates: np.ndarray, means: np.ndarray, groups: Sequence[Sequence[in
     return response[start:], which[start:]
 
 
+def core_groups(port_work: Any, cores_per_port: Any, cores: int) -> tuple[tuple[int, ...], ...]:
+    """The cores serving each port at one load point, as the model places them: heaviest port (``port_work``)
+    first, on its ``cores_per_port`` least-loaded cores, ties to the lower core index
+    (:func:`iosizer.model.loadshare._placement`)."""
+    from iosizer.model.loadshare import _placement
+
+    work = np.asarray(port_work, dtype=np.float64)[None, :]
+    _, membership = _placement(work, np.asarray(cores_per_port)[None, :], int(cores))
+    return tuple(tuple(int(c) for c in np.flatnonzero(row)) for row in membership[0])
+
+
 @dataclass(frozen=True, eq=False)
 class SimulatedPoints:
     """Mean response (service times, non-core part included) per total load with its 95 % interval."""
@@ -98,7 +109,7 @@ def simulate_points(policy: str, total_load: Any, port_shares: Sequence[float], 
     (B, P)), placed as the model places them; ``replications`` independent runs per point, seeded from ``seed``."""
     from scipy.stats import t as student
 
-    from iosizer.model.loadshare import _placement, evaluate
+    from iosizer.model.loadshare import evaluate
 
     totals = np.atleast_1d(np.asarray(total_load, dtype=np.float64))
     shares = np.asarray(port_shares, dtype=np.float64) / float(np.sum(port_shares))
@@ -107,8 +118,7 @@ def simulate_points(policy: str, total_load: Any, port_shares: Sequence[float], 
     streams = np.random.SeedSequence(seed).spawn(totals.size)
     for total, k, stream in zip(totals, np.atleast_2d(k_all), streams):
         service = 1.0 + params.overhead * (k - 1) / k
-        _, membership = _placement((total * shares * service)[None, :], k[None, :], params.cores)
-        groups = [tuple(np.flatnonzero(row)) for row in membership[0]]
+        groups = core_groups(total * shares * service, k, params.cores)
         rng = np.random.default_rng(stream)
         runs = np.array([responses(total * shares, service, groups, params.cores, customers, rng)[0].mean()
                          for _ in range(replications)]) + params.non_core

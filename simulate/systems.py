@@ -3,8 +3,7 @@
 Each builder takes the options of one question, fills what is left out from
 the family's declaration and shipped profile (``iosizer.family(name)``),
 takes the analytic answer from the question's own answer (:func:`answered`:
-the one road, no copy of the formula; loadshare's curve picks its own rows,
-so its builder evaluates the policy at the one load asked), and describes the
+the one road, no copy of the formula), and describes the
 same system for a simulator, built from that answer's values by the
 question's system function (:data:`SYSTEMS_AT`, which the question's
 ``--simulate`` runs too). The question declares its simulation (a
@@ -680,22 +679,69 @@ def hba(*, threads: int = 16, mode: str | None = None,
 # --- loadshare (seed 003) --------------------------------------------------------------------
 
 
-def placement(work: Sequence[float], cores_per_port: Sequence[int], cores: int) -> list[tuple[int, ...]]:
-    """The cores each port is placed on: heaviest port first, on its k least-loaded cores.
-
-    The rule of :mod:`iosizer.model.loadshare` (longest-processing-time
-    placement; ties to the lower core index), for one load point.
-    """
+def loadshare_system(values: Any, point: Any, *, run_length: int | None = None,
+                     service_scv: float | None = None) -> Any:
+    """The controller of an answer's ``values`` (its policy, port mix, cores and costs) at
+    ``point["load_cores"]``: each port's Poisson I/Os served by the cores the policy's rule gives it there,
+    placed as the model places them, the non-core part a constant; paired with its antithetic twin."""
     import numpy as np
 
-    utilisation = np.zeros(cores)
-    placed: list[tuple[int, ...]] = [()] * len(work)
-    for port in np.argsort(-np.asarray(work, dtype=float), kind="stable"):
-        k = int(cores_per_port[port])
-        chosen = np.argsort(utilisation, kind="stable")[:k]
-        utilisation[chosen] += work[port] / k
-        placed[int(port)] = tuple(sorted(int(c) for c in chosen))
-    return placed
+    from iosizer.model.loadshare import _params_of, evaluate, port_shares_of
+    from iosizer.simulate.loadshare import core_groups
+
+    params, total, mix = _params_of(values), float(point["load_cores"]), port_shares_of(values)
+    shares = np.asarray(mix, dtype=float) / float(np.sum(mix))
+    # The rule's cores at this load (system-response weighs every port's load); an unstable load: its error.
+    k = evaluate(values["policy"], total, shares, params).cores_per_port[0]
+    port_load, service = total * shares, 1.0 + params.overhead * (k - 1) / k
+    scv = _scv(values.get("service_scv") if service_scv is None else service_scv)
+    return AntitheticPair(SharedCores(tuple(float(v) for v in port_load), tuple(float(v) for v in service),
+                                      core_groups(port_load * service, k, params.cores), params.cores, scv,
+                                      _length(run_length, DEFAULT_CUSTOMERS), fixed_delay=params.non_core))
+
+
+def _loadshare_mix(family: Any, scenario: str | None,
+                   port_shares: Sequence[float] | None) -> tuple[str, int, tuple[float, ...]]:
+    """(the scenario's name, its cores, the port shares): a scenario of tables 2-4, or the planner's shares
+    on the named scenario's cores (else the declared count)."""
+    from iosizer.calibration.loadshare import scenario as find
+
+    if port_shares is not None and scenario is None:
+        if len(port_shares) == 0:
+            raise InputError("--port-share: give one share per port (at least one)")
+        return "", int(family.default("cores")), tuple(float(v) for v in port_shares)
+    chosen = find(family.default("scenario") if scenario is None else scenario)
+    return chosen.name, chosen.cores, chosen.port_shares if port_shares is None else tuple(map(float, port_shares))
+
+
+def _loadshare_total(load_cores: float | None, load_fraction: float | None, top: float) -> float:
+    """The total load (cores): ``load_cores``, or ``load_fraction`` of the policy's maximum ``top``."""
+    if (load_cores is None) == (load_fraction is None):
+        raise InputError("give one of --load-cores or --load-fraction")
+    if load_fraction is None:
+        return _positive("--load-cores", float(load_cores))
+    if not 0 < load_fraction < 1:
+        raise InputError(f"--load-fraction must lie in (0, 1) of the policy's maximum, got {load_fraction:g}")
+    return load_fraction * top
+
+
+def _loadshare_words(values: Any, total: float, top: float, model: Any, own_mix: bool) -> tuple[str, tuple[str, ...]]:
+    """The experiment's title and notes: the mix, the controller's values, the load and each port's cores."""
+    import numpy as np
+
+    mix = values["port_shares"]
+    weights = np.asarray(mix, dtype=float) / float(np.sum(mix))
+    shown = f"port shares {', '.join(f'{v:.4g}' for v in weights)}" if own_mix else f"{values['mix']} scenario"
+    notes = (f"{shown}, {values['cores']} cores, overhead {values['comm_overhead_pct']:g} %, threshold "
+             f"{values['threshold']:g}, switch rule {values['switch_rule']}, non-core part "
+             f"{values['non_core_pct']:g} % of a service time (a constant added to both); load {total:.4g} cores = "
+             f"{total / top:.3f} of the policy's maximum {top:.4g}; cores per port "
+             f"{', '.join(str(len(cores)) for cores in model.model.eligible)}",
+             "the approximation: each group of cores linked by shared ports pooled as one M/M/K (Erlang C), a port on "
+             "fewer of them also waiting for one of its own and behind its own I/Os ahead; exact for shared and "
+             "exclusive")
+    what = f"{len(mix)} ports on {values['cores']} cores" if own_mix else f"{values['mix']} scenario"
+    return f"{values['policy']} policy, {what}, load {total:.4g} cores", notes
 
 
 def loadshare(*, scenario: str | None = None, policy: str | None = None, load_cores: float | None = None,
@@ -708,67 +754,36 @@ def loadshare(*, scenario: str | None = None, policy: str | None = None, load_co
     The mix is a scenario of seed 003 (tables 2-4), or any ``port_shares``
     (one positive load per port, normalised; ``cores`` then defaults to the
     declared count, or the named scenario's), so a cross-check can probe
-    mixes the seed never measured.
+    mixes the seed never measured. The analytic value is the ``load``
+    question's answer at that load.
     """
-    import numpy as np
-
-    from iosizer.calibration.loadshare import Scenario, policy_params, scenario as find
-    from iosizer.model.loadshare import POLICIES, evaluate, max_throughput
+    from iosizer.calibration.loadshare import policy_params
+    from iosizer.model.loadshare import POLICIES, max_throughput
     from iosizer.model.registry import declaration
 
     family = declaration("loadshare")
-    if port_shares is not None and scenario is None:
-        if len(port_shares) == 0:
-            raise InputError("--port-share: give one share per port (at least one)")
-        declared = int(family.default("cores"))
-        chosen = Scenario(f"{len(port_shares)}-port", "", declared, tuple(float(v) for v in port_shares), "", "")
-    else:
-        chosen = find(family.default("scenario") if scenario is None else scenario)
-        if port_shares is not None:
-            chosen = Scenario(f"{chosen.name} cores, own", chosen.table, chosen.cores,
-                              tuple(float(v) for v in port_shares), "", "")
+    name, count, shares = _loadshare_mix(family, scenario, port_shares)
     policy = family.default("policy") if policy is None else policy
     if policy not in POLICIES:
         raise InputError(f"--policy must be one of {', '.join(POLICIES)}, got {policy!r}")
-    for name, value in (("cores", cores), ("comm_overhead_pct", comm_overhead_pct), ("threshold", threshold),
-                        ("non_core_pct", non_core_pct), ("switch_rule", switch_rule)):
+    for key, value in (("cores", cores), ("comm_overhead_pct", comm_overhead_pct), ("threshold", threshold),
+                       ("non_core_pct", non_core_pct), ("switch_rule", switch_rule)):
         if value is not None:  # checked against the declaration, as `iosizer loadshare` checks them
-            family.spec(name).check(value, "--" + name.replace("_", "-"))
-    params = policy_params(chosen.cores if cores is None else cores, comm_overhead_pct, threshold, non_core_pct,
-                           switch_rule)
-    top = max_throughput(policy, chosen.port_shares, params)  # checks the shares (one-line errors)
-    shares = np.asarray(chosen.port_shares, dtype=float) / float(np.sum(chosen.port_shares))
-    if (load_cores is None) == (load_fraction is None):
-        raise InputError("give one of --load-cores or --load-fraction")
-    if load_fraction is not None:
-        if not 0 < load_fraction < 1:
-            raise InputError(f"--load-fraction must lie in (0, 1) of the policy's maximum, got {load_fraction:g}")
-        total = load_fraction * top
-    else:
-        total = _positive("--load-cores", float(load_cores))
-    state = evaluate(policy, total, shares, params)
-    port_load = total * shares
-    k = state.cores_per_port[0]  # the rule's choice (system-response weighs every port's load)
-    service = 1.0 + params.overhead * (k - 1) / k
-    groups = placement(port_load * service, k, params.cores)
-    scv = _scv(service_scv)
-    model = AntitheticPair(SharedCores(tuple(float(v) for v in port_load), tuple(float(v) for v in service),
-                                       tuple(groups), params.cores, scv, _length(run_length, DEFAULT_CUSTOMERS),
-                                       fixed_delay=params.non_core))
-    metrics = (Metric("response_service_times", float(state.response[0])),)
-    mix = (f"{chosen.name} scenario" if port_shares is None else
-           f"port shares {', '.join(f'{v:.4g}' for v in shares)}")
-    notes = (f"{mix}, {params.cores} cores, overhead {params.comm_overhead_pct:g} %, threshold "
-             f"{params.threshold:g}, switch rule {params.switch_rule}, non-core part {params.non_core_pct:g} % of a "
-             f"service time (a constant added to both); load {total:.4g} cores = {total / top:.3f} of the policy's "
-             f"maximum {top:.4g}; cores per port {', '.join(str(int(v)) for v in k)}",
-             "the approximation: each group of cores linked by shared ports pooled as one M/M/K (Erlang C), a port on "
-             "fewer of them also waiting for one of its own and behind its own I/Os ahead; exact for shared and "
-             "exclusive")
-    what = f"{chosen.name} scenario" if port_shares is None else f"{len(shares)} ports on {params.cores} cores"
-    return Experiment("loadshare", "loadshare curve", f"{policy} policy, {what}, load {total:.4g} cores",
-                      model, metrics, "pooled M/M/K per core group (approximation)", "Ciw",
-                      notes + _variability_note(scv))
+            family.spec(key).check(value, "--" + key.replace("_", "-"))
+    params = policy_params(count if cores is None else cores, comm_overhead_pct, threshold, non_core_pct, switch_rule)
+    top = max_throughput(policy, shares, params)  # checks the shares (one-line errors)
+    total = _loadshare_total(load_cores, load_fraction, top)
+    mix = {"scenario": name} if port_shares is None else {"shares": ",".join(map(repr, shares))}
+    controller = {k: getattr(params, k) for k in ("cores", "comm_overhead_pct", "threshold", "non_core_pct",
+                                                  "switch_rule")}
+    # The system first, at the values the question is asked with (an unstable load: the model's own error, which
+    # says by how much), then the analytic value: the question's answer there.
+    model = loadshare_system({"policy": policy, "port_shares": shares, **controller}, {"load_cores": total},
+                             run_length=run_length, service_scv=service_scv)
+    values, outputs = at_point(answered("loadshare", "load", load_cores=[total], policy=policy, **controller, **mix))
+    title, notes = _loadshare_words(values, total, top, model, port_shares is not None)
+    return Experiment("loadshare", "loadshare load", title, model, _metrics(outputs, "response_service_times"),
+                      "pooled M/M/K per core group (approximation)", "Ciw", notes + _variability_note(_scv(service_scv)))
 
 
 # --- replication (seed 004) -------------------------------------------------------------------
@@ -829,7 +844,7 @@ SYSTEMS: dict[tuple[str, str], Any] = {
     ("dma", "latency dma"): dma,
     ("rmw", "pcie rmw"): rmw,
     ("hba", "hba response"): hba,
-    ("loadshare", "curve"): loadshare,
+    ("loadshare", "load"): loadshare,
     ("replication", "replication"): replication,
 }
 
@@ -845,6 +860,7 @@ SYSTEMS_AT: dict[tuple[str, str], Any] = {
     ("dma", "latency dma"): dma_system,
     ("rmw", "pcie rmw"): rmw_system,
     ("hba", "hba response"): hba_system,
+    ("loadshare", "load"): loadshare_system,
     ("replication", "replication"): replication_system,
 }
 

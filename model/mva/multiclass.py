@@ -93,32 +93,32 @@ def _exact_step(
 def _hold_at_bounds(
     counts: np.ndarray, x: np.ndarray, rq: np.ndarray, r: np.ndarray, load: np.ndarray, think: np.ndarray
 ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    """Hold each station's utilisation at 1 where the residual correction carried it past.
+    """Hold every station's utilisation at or under 1 where the residual correction carried it past.
 
     ``load`` (C, K) is the per-server demand D_ck / c_k (0 at delay
-    stations). At the station most over 1, every class that visits it is
-    slowed by the same factor (the class mix there is kept), and the jobs
-    over the bound wait there: X_c R_c grows to N_c, so N = X (R + Z) still
-    holds. Single-class, this is :func:`_load_dependent_mva`'s clamp. A
-    station can only fall under 1 by slowing another, so K rounds suffice.
+    stations). Each class is slowed by the largest ratio U_k > 1 among the
+    stations it visits, all at once, so every station ends at or under 1 in
+    one step (a station at U_k > 1 sees each of its classes slowed by at least
+    U_k). The jobs over the bound wait at the over-full stations, shared in
+    proportion to U_k - 1: X_c R_c grows to N_c, so N = X (R + Z) still holds.
+    With one station over 1 this is the former clamp of the most loaded
+    station (single-class, :func:`_load_dependent_mva`'s). Holding the most
+    loaded station first instead jumped as two over-full stations swapped
+    places, and Schweitzer's fixed point then cycled (docs/validation/mva.md).
     """
-    rows = np.arange(x.shape[0])
+    util = x @ load
+    visits = (load > 0)[None]
+    ratio = np.maximum(np.where(visits, util[:, None, :], 0.0).max(axis=2), 1.0)
+    if not (ratio > 1.0).any():
+        return x, rq, r
     has = counts > 0
-    for _ in range(load.shape[1]):
-        util = x @ load
-        worst = util.argmax(axis=1)
-        peak = util[rows, worst]
-        over = peak > 1.0
-        if not over.any():
-            break
-        slowed = over[:, None] & (load[:, worst].T > 0) & has
-        cycle = think[None, :] + r.sum(axis=2)
-        excess = np.where(slowed, (peak[:, None] - 1.0) * cycle, 0.0)
-        rq = rq.copy()
-        rq[rows, :, worst] += excess
-        r = r.copy()
-        r[rows, :, worst] += excess
-        x = np.divide(counts, think[None, :] + r.sum(axis=2), out=np.zeros(x.shape), where=has)
+    over = np.where(visits, np.maximum(util[:, None, :] - 1.0, 0.0), 0.0)
+    total = over.sum(axis=2, keepdims=True)
+    share = np.divide(over, total, out=np.zeros(over.shape), where=total > 0)
+    cycle = think[None, :] + r.sum(axis=2)
+    excess = np.where(has, (ratio - 1.0) * cycle, 0.0)[:, :, None] * share
+    rq, r = rq + excess, r + excess
+    x = np.divide(counts, think[None, :] + r.sum(axis=2), out=np.zeros(x.shape), where=has)
     return x, rq, r
 
 
@@ -173,6 +173,12 @@ def _multiclass_schweitzer(
 
     ``extra`` (K,): the residual-service correction, with Schweitzer's
     estimate applied to utilisations too, U_k(N - e_c) ~ U_k(N) - U_ck(N) / N_c.
+    Where it drives stations past utilisation 1, :func:`_hold_at_bounds` slows
+    each class by the largest U_k of the stations it visits, all stations at
+    once: the map stays continuous and independent of the stations' order
+    (holding the most loaded station first jumped where two swapped places,
+    and the iteration cycled across the jump). The relaxation below damps
+    what still oscillates.
     """
     has = pops > 0
     n = pops.astype(np.float64)
@@ -243,7 +249,8 @@ def mva_multiclass(
     delay stations ignore it). 1 is exponential, exact. Other values apply
     :data:`SCV_APPROXIMATION`'s multi-class form at single-server stations,
     R_ck = D_ck (1 + Q_k - U_k + U_k (1 + cv_k^2) / 2) with every class's Q_k
-    and U_k at n - e_c, utilisation held at 1 (docs/validation/mva.md), and
+    and U_k at n - e_c, utilisation held at or under 1 (each class slowed by
+    the most over-full station it visits; docs/validation/mva.md), and
     append ``"+residual-scv"`` to the method; a queueing c-server station
     with scv != 1 is refused (:func:`mva` solves it exactly).
     """

@@ -128,7 +128,7 @@ def test_a_narrow_ports_own_line_is_counted() -> None:
     from iosizer.model.loadshare import PolicyParams, _configuration
     from iosizer.simulate.engine import estimates_of, run_replications
     from iosizer.simulate.open_queues import AntitheticPair, SharedCores
-    from iosizer.simulate.systems import placement
+    from iosizer.simulate.loadshare import core_groups
 
     params = PolicyParams()
     shares, k = np.array([3.0, 1.0, 1.0, 1.0]) / 6.0, np.array([4, 1, 1, 1])
@@ -138,7 +138,7 @@ def test_a_narrow_ports_own_line_is_counted() -> None:
     even_max = shares[0] * service[0] / k[0] + shares[1] * service[1]
     load = 0.9 / even_max * shares
     analytic = float(_configuration(load[None, :], k[None, :], shares, params)[0][0])
-    system = SharedCores(tuple(load), tuple(service), tuple(placement(load * service, k, params.cores)),
+    system = SharedCores(tuple(load), tuple(service), core_groups(load * service, k, params.cores),
                          params.cores, customers=5_000, fixed_delay=params.non_core)
     done = run_replications(AntitheticPair(system), ["response_service_times"], seed=SEED, replications=6,
                             vectorised=True)

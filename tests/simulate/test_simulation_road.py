@@ -30,7 +30,7 @@ def test_every_simulated_metric_names_an_output_of_its_question() -> None:
         assert set(outputs.values()) <= set(question.output_names), (name, question.command)
         if (name, question.command) in SYSTEMS_AT:
             seen += 1
-    assert seen >= 11  # five open queues, closed-network, oltp, dma, rmw, hba response, replication
+    assert seen >= 12  # five open queues, closed-network, oltp, dma, rmw, hba response, loadshare load, replication
 
 
 @pytest.mark.parametrize(("family", "question", "options", "asked", "given"), [
@@ -42,6 +42,10 @@ def test_every_simulated_metric_names_an_output_of_its_question() -> None:
      {"link": "1g", "block_kib": [16.0], "outstanding": [8]}),
     ("hba", "response", {"threads": 8, "mode": "occupancy"}, "hba response",
      {"threads": [8], "mode": "occupancy", "service_scv": 1.0}),
+    ("loadshare", None, {"scenario": "skew", "policy": "one-stage", "load_cores": 2.0, "cores": 6}, "load",
+     {"scenario": "skew", "policy": "one-stage", "load_cores": [2.0], "cores": 6}),
+    ("loadshare", None, {"port_shares": [3.0, 1.0, 1.0, 1.0], "policy": "multi-stage", "load_cores": 2.5}, "load",
+     {"shares": "3,1,1,1", "policy": "multi-stage", "load_cores": [2.5]}),
 ])
 def test_the_analytic_column_is_the_questions_answer(family, question, options, asked, given) -> None:
     from iosizer.calibration.questions import answer
@@ -65,3 +69,15 @@ def test_a_built_in_question_simulates_its_outputs_at_its_own_values() -> None:
         assert record[f"{key}_sim_low"] <= record[key] <= record[f"{key}_sim_high"]
         assert record[key] == pytest.approx(record[f"{key}_model"], rel=0.05)
     assert "throughput_mbps_model" not in record  # only what the simulation estimates
+
+
+def test_loadshare_load_simulates_its_response_at_each_load() -> None:
+    """The load question's --simulate runs the system ``iosizer simulate loadshare`` runs, at its own values."""
+    import iosizer
+
+    asked = iosizer.family("loadshare").ask("load", scenario="one-port", policy="shared", load_cores=[1.0],
+                                            simulate=True)
+    record = asked.records()[0]
+    key = "response_service_times"
+    assert record[f"{key}_sim_low"] <= record[key] <= record[f"{key}_sim_high"]
+    assert record[key] == pytest.approx(record[f"{key}_model"], rel=0.05)
