@@ -817,6 +817,9 @@ class Simulation:
     #: and one point (``point``: each input's value); its ``run(streams)`` reports :attr:`metrics`. A
     #: built-in family registers it in :data:`iosizer.simulate.systems.SYSTEMS_AT` (the layer rule).
     system: Callable[..., Any] | None = None
+    #: Older question names :func:`iosizer.simulate.simulate` still takes for this simulation (deprecated),
+    #: where the simulation moved to another question of its family.
+    aliases: tuple[str, ...] = ()
 
     @property
     def outputs(self) -> dict[str, str]:

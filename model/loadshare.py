@@ -1452,7 +1452,8 @@ _SIMULATION = Simulation(
                        f"published; assumed). {_DECLARED}"),
         SimulateOption("switch_rule", "--switch-rule", "When multi-stage gives a port another core: system-response, "
                        f"equal-response or threshold (see `iosizer params loadshare`). {_DECLARED}", kind=str),
-        SIMULATED_SCV), prepare=_simulated_mix, metrics=("response_service_times",))
+        SIMULATED_SCV), prepare=_simulated_mix, metrics=("response_service_times",),
+    aliases=("curve",))  # declared on 'curve' until the analytic value became the load question's
 
 
 FAMILIES = (

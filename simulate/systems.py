@@ -886,7 +886,7 @@ def simulation_of(family: str, question: str | None = None) -> tuple[Any, Any]:
         raise InputError(simulated[0][1].refused)
     if question is None:
         return runnable[0]
-    found = next(((q, s) for q, s in simulated if question in (q.command, q.command.split()[-1])), None)
+    found = next(((q, s) for q, s in simulated if question in (q.command, q.command.split()[-1], *s.aliases)), None)
     if found is None:
         named = sorted(q.command.split()[-1] for q, _ in simulated)
         raise InputError(f"family '{family}' has no question '{question}' to simulate; choose {', '.join(named)}")

@@ -107,3 +107,12 @@ def test_a_declared_system_answers_through_the_question(toy, cli) -> None:
     asked = iosizer.family("toy-sim").ask("line", load_per_s=[50.0], simulate=True)
     assert asked.records()[0]["delay_s_model"] == pytest.approx(1 / 50)
     assert any("simulated means" in note for note in asked.notes)
+
+
+def test_a_simulation_keeps_its_older_question_name() -> None:
+    """loadshare's simulation moved from its curve question to its load question (one road to the analytic
+    value); the library still takes 'curve' (Simulation.aliases) and answers the same run."""
+    from iosizer.simulate import simulate
+
+    asked = dict(load_fraction=0.7, replications=2, run_length=2000, seed=1, workers=1)
+    assert simulate("loadshare", "curve", **asked).rows() == simulate("loadshare", "load", **asked).rows()
