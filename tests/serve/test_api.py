@@ -464,7 +464,10 @@ def test_a_long_calibration_does_not_stall_a_quick_what_if(server: Any, tmp_path
     assert response.status_code == 200, response.text
     assert quick, f"the calibration took only {fit_seconds:.2f} s: make the file bigger"
     print(f"calibration {fit_seconds:.2f} s; {len(quick)} what-ifs meanwhile, slowest {max(quick) * 1e3:.0f} ms")
-    assert max(quick) < 0.5, (quick, fit_seconds)
+    # Stalled behind the fit, the first what-if would wait for most of it; answered in its own lane, each
+    # takes a small share of it (a ratio to the fit timed in the same run, not a wall-clock bound: a loaded
+    # machine slows both).
+    assert max(quick) < 0.25 * fit_seconds, (quick, fit_seconds)
 
 
 def _wrong_bodies(spec: Any) -> list[dict[str, Any]]:
