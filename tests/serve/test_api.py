@@ -448,7 +448,7 @@ def test_unknown_routes_answer_json(server: Any) -> None:
 def test_a_long_calibration_does_not_stall_a_quick_what_if(server: Any, tmp_path: Path) -> None:
     rows = (EXAMPLES / "load_test.csv").read_text().splitlines()
     big = tmp_path / "big_load_test.csv"
-    big.write_text("\n".join([rows[0]] + rows[1:] * 6000) + "\n")  # 180,000 rows
+    big.write_text("\n".join([rows[0]] + rows[1:] * 24000) + "\n")  # 720,000 rows: a fit of seconds
     with ThreadPoolExecutor(1) as pool:
         started = time.perf_counter()
         fit = pool.submit(_calibrate, server, "closed-network", big, stations=3)
@@ -467,7 +467,7 @@ def test_a_long_calibration_does_not_stall_a_quick_what_if(server: Any, tmp_path
     # Stalled behind the fit, the first what-if would wait for most of it; answered in its own lane, each
     # takes a small share of it (a ratio to the fit timed in the same run, not a wall-clock bound: a loaded
     # machine slows both).
-    assert max(quick) < 0.25 * fit_seconds, (quick, fit_seconds)
+    assert max(quick) < 0.5 * fit_seconds, (quick, fit_seconds)
 
 
 def _wrong_bodies(spec: Any) -> list[dict[str, Any]]:
