@@ -24,7 +24,6 @@ import typer
 
 from iosizer.cli.lazy import LazyTyperGroup
 from iosizer.cli.output import Panel, Report, Series, emit
-from iosizer.generated import given_values  # noqa: F401  (public here for older callers)
 
 if TYPE_CHECKING:
     from iosizer.api import Answer
@@ -44,6 +43,14 @@ def _unit_text(unit: str) -> str:
     from iosizer.units import NOT_UNITS
 
     return "" if unit in NOT_UNITS else f" ({unit})"
+
+
+def given_values(family: "Family", question: "Question", given: dict[str, Any],
+                 flags: dict[str, str] | None = None) -> tuple[dict[str, Any], Any]:
+    """:func:`iosizer.generated.given_values` (imported when used: ``iosizer --help`` reads no declaration)."""
+    from iosizer.generated import given_values as checked
+
+    return checked(family, question, given, flags)
 
 
 def _options(family: "Family", question: "Question") -> list[inspect.Parameter]:
