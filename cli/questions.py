@@ -17,8 +17,7 @@ its package is installed. Groups are built when their name is invoked, so
 from __future__ import annotations
 
 import inspect
-from pathlib import Path
-from typing import TYPE_CHECKING, Annotated, Any, Mapping
+from typing import TYPE_CHECKING, Any, Mapping
 
 import typer
 

@@ -41,7 +41,7 @@ import re
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 from functools import cached_property
-from typing import TYPE_CHECKING, Annotated, Any, Callable, Mapping, Sequence
+from typing import TYPE_CHECKING, Annotated, Any, Callable, Mapping
 
 
 from iosizer.errors import InputError

@@ -394,7 +394,7 @@ def _sizing_names(family_name: str) -> tuple[str, ...]:
 def size_command(name: str) -> CommandSpec | None:
     """``iosizer size <name>``, or None when no family declares a sizing command of that name: the family of
     that name first (no other family's module is read), else every family that declares it."""
-    from iosizer.model.registry import declaration, family_names
+    from iosizer.model.registry import family_names
 
     names = family_names()
     if name in names and name in _sizing_names(name):
