@@ -12,6 +12,8 @@ from typing import Annotated
 import typer
 
 from iosizer import tools
+from iosizer.cli.generated import typer_function
+from iosizer.commands import declared_command
 from iosizer.cli.options import FormatOption, PlotOption, output_target
 from iosizer.cli.output import OutputFormat, emit, progress_bar
 
@@ -56,24 +58,10 @@ def calibrate(
 calibrate.__doc__ = tools.calibrate.__doc__  # one help text: the work's (iosizer.tools)
 
 
-def extrapolate(
-    profiles: Annotated[list[Path], typer.Argument(help="Profiles calibrated on one or more CPUs.")],
-    cpu_speed: Annotated[float, typer.Option("--cpu-speed", help="Relative per-core speed of the target CPU.")],
-    output: OutputPath = None,
-    cpu_name: CpuName = None,
-    output_format: FormatOption = OutputFormat.table,
-) -> None:
-    emit(tools.extrapolate(profiles, cpu_speed, output, cpu_name), output_format)
+extrapolate = typer_function(declared_command(("extrapolate",)))  # generated from its declaration
 
 
-extrapolate.__doc__ = tools.extrapolate.__doc__  # one help text: the work's (iosizer.tools)
-
-
-def datasets(output_format: FormatOption = OutputFormat.table) -> None:
-    emit(tools.datasets(), output_format)
-
-
-datasets.__doc__ = tools.datasets.__doc__  # one help text: the work's (iosizer.tools)
+datasets = typer_function(declared_command(("datasets",)))  # generated from its declaration
 
 
 FamilyArgument = Annotated[str, typer.Argument(help="A family (see 'iosizer families').")]

@@ -14,7 +14,7 @@ from typing import Annotated, Any, Callable
 
 import typer
 
-from iosizer.cli.options import FormatOption, PlotOption
+from iosizer.cli.options import FormatOption, PlotOption, output_target
 from iosizer.cli.output import OutputFormat, emit
 from iosizer.commands import CommandSpec, FieldSpec, Role
 
@@ -28,6 +28,7 @@ def typer_parameter(spec: FieldSpec) -> inspect.Parameter:
         return inspect.Parameter(spec.name, keyword, default=OutputFormat.table, annotation=FormatOption)
     if spec.role is Role.plot:
         return inspect.Parameter(spec.name, keyword, default=None, annotation=PlotOption)
+    checked = {"callback": output_target(spec.flag)} if spec.role is Role.output else {}
     kind: Any = list[spec.annotation] if spec.many else spec.annotation
     if not spec.required and spec.default is None:
         kind = kind | None
@@ -35,7 +36,9 @@ def typer_parameter(spec: FieldSpec) -> inspect.Parameter:
         taken = typer.Argument(metavar=spec.metavar, help=spec.help, show_default=spec.show_default)
     else:
         flags = (f"{spec.flag}/{spec.secondary_flag}",) if spec.secondary_flag else (spec.flag, *spec.aliases)
-        taken = typer.Option(*flags, metavar=spec.metavar, help=spec.help, show_default=spec.show_default)
+        # A file the command writes is checked while the options are parsed, before anything is computed.
+        taken = typer.Option(*flags, metavar=spec.metavar, help=spec.help, show_default=spec.show_default,
+                             **checked)
     default = inspect.Parameter.empty if spec.required else spec.default
     return inspect.Parameter(spec.name, keyword, default=default, annotation=Annotated[kind, taken])
 

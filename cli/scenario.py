@@ -1,29 +1,12 @@
-"""``iosizer run SCENARIO``: evaluate a TOML system description through every family that applies."""
+"""``iosizer run SCENARIO``: evaluate a TOML system description through every family that applies.
+
+Generated from its declaration in :mod:`iosizer.commands` (fields and work, :func:`iosizer.tools.run`), as
+the server and :func:`iosizer.ask` answer it.
+"""
 
 from __future__ import annotations
 
-from typing import Annotated
+from iosizer.cli.generated import typer_function
+from iosizer.commands import declared_command
 
-import typer
-
-from iosizer import tools  # the command's work (iosizer.commands declares it; the server answers it there)
-from iosizer.cli.options import FormatOption
-from iosizer.cli.output import OutputFormat, emit
-
-
-def run(
-    scenario: Annotated[
-        str | None,
-        typer.Argument(
-            help="A scenario TOML file, or the bare name of a shipped example "
-            "(oltp_pcie_fabric, replicated_flash_cache, shared_fc_storage, calibrated_fc_port; see --list).",
-            show_default=False,
-        ),
-    ] = None,
-    list_examples: Annotated[bool, typer.Option("--list", help="List the shipped example scenarios and exit.")] = False,
-    output_format: FormatOption = OutputFormat.table,
-) -> None:
-    emit(tools.run(scenario, list_examples), output_format)
-
-
-run.__doc__ = tools.run.__doc__  # one help text: the work's
+run = typer_function(declared_command(("run",)))

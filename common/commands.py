@@ -388,7 +388,8 @@ def body_values(body: BaseModel | None) -> dict[str, Any]:
 
 #: ``--format``, which every command takes: the API always answers json.
 FORMAT = FieldSpec(key="format", name="output_format", role=Role.format, flag="--format", annotation=str, many=False,
-                   required=False, default="table", help="Output: a readable table, JSON or CSV.", metavar=None)
+                   required=False, default="table", help="Output: a readable table, JSON or CSV.", metavar=None,
+                   aliases=("-f",))
 
 FAMILY = FieldSpec(key="family", name="family", role=Role.plain, flag=None, annotation=str, many=False,
                    required=True, default=None, help="A family name (see 'iosizer families').", metavar=None)
@@ -405,7 +406,7 @@ TARGET_CPU_SPEED = FieldSpec(key="cpu_speed", name="cpu_speed", role=Role.plain,
                              many=False, required=True, default=None, metavar=None,
                              help="Relative per-core speed of the target CPU.")
 OUTPUT = FieldSpec(key="output", name="output", role=Role.output, flag="--output", annotation=Path, many=False,
-                   required=False, default=None, metavar=None,
+                   required=False, default=None, metavar=None, aliases=("-o",),
                    help="Write the profile here (JSON, written atomically, only if the command succeeds; "
                         "its folder must exist).")
 CPU_NAME = FieldSpec(key="cpu_name", name="cpu_name", role=Role.plain, flag="--cpu-name", annotation=str, many=False,
@@ -418,11 +419,11 @@ PLOT = FieldSpec(key="plot", name="plot", role=Role.plot, flag="--plot", annotat
 
 def _option(key: str, annotation: Any, help: str, *, name: str | None = None, many: bool = False,
             default: Any = None, metavar: str | None = None, unit: str | None = None,
-            secondary_flag: str | None = None) -> FieldSpec:
+            secondary_flag: str | None = None, aliases: tuple[str, ...] = ()) -> FieldSpec:
     """An option whose flag is its key with dashes (a bool one is a flag)."""
     return FieldSpec(key=key, name=name or key, role=Role.plain, flag="--" + key.replace("_", "-"),
                      annotation=annotation, many=many, required=False, default=default, help=help, metavar=metavar,
-                     unit=unit, is_flag=annotation is bool, secondary_flag=secondary_flag)
+                     unit=unit, is_flag=annotation is bool, secondary_flag=secondary_flag, aliases=aliases)
 
 
 #: ``iosizer calibrate``: the family comes from the URL and the data is uploaded (POST /api/calibrate/{family}).
@@ -454,7 +455,7 @@ CALIBRATE = (
     CPU_NAME,
     _option("cpu_speed", float, "Relative per-core speed of that CPU (for extrapolation)."),
     _option("verbose", bool, "Print the tail check per percentile, not its one-line summary (JSON always has both: "
-                             "'tails', 'tail_summary').", default=False),
+                             "'tails', 'tail_summary').", default=False, aliases=("-v",)),
     FORMAT,
     PLOT,
 )

@@ -74,6 +74,7 @@ def _field(param: Any, declared: Mapping[str, Any]) -> FieldSpec | None:
         bounds = (float(spec.bounds[0]), float(spec.bounds[1]))
     suggestions = tuple(str(c) for c in spec.choices) if spec is not None and spec.choices else ()
     secondary = getattr(param, "secondary_opts", None) or []
+    aliases = tuple(o for o in getattr(param, "opts", ()) if o != flag) if flag else ()
     return FieldSpec(
         key=key,
         name=param.name,
@@ -93,6 +94,7 @@ def _field(param: Any, declared: Mapping[str, Any]) -> FieldSpec | None:
         maximum=getattr(param, "max", None),
         declared=spec.value if spec is not None else None,
         suggestions=suggestions,
+        aliases=aliases,
     )
 
 

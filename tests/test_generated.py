@@ -70,7 +70,7 @@ def test_the_cli_takes_the_specs_fields(toy, words) -> None:
     spec = command_spec(words)
     expected = []
     for f in spec.fields:
-        flags = (f.flag, "-f") if f.key == "format" else (f.flag, *f.aliases) if f.flag else (f.name,)
+        flags = (f.flag, *f.aliases) if f.flag else (f.name,)
         expected.append((f.name, flags, f.required, f.many, f.help if f.key != "format" else None))
     found = _cli_options(words)
     assert [e[:4] for e in expected] == [o[:4] for o in found]
