@@ -1,7 +1,9 @@
 """The commands :mod:`iosizer.commands` declares: the CLI takes the same fields and prints the same answer.
 
-Until the CLI's commands are generated from these declarations, each typer
-command's click parameters are read back (tests/reflected.py) and
+The typer commands of families, params, datasets, run and extrapolate are
+generated from their declarations (iosizer.cli.generated); calibrate's and
+report's are written by hand (a progress bar, a folder written under it). Each
+typer command's click parameters are read back (tests/reflected.py) and
 compared with its declaration, field by field: a flag or a help text changed
 on one side only fails here.
 """
