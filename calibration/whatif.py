@@ -14,33 +14,10 @@ from typing import Any, Callable
 
 import numpy as np
 
-from iosizer.calibration.models import demand_name
 from iosizer.calibration.profile import Profile
 from iosizer.calibration.uncertainty import propagate
 from iosizer.errors import InputError
 from iosizer.model.registry import declaration
-
-
-def closed_network_settings(profile: Profile) -> tuple[list[float], float]:
-    """(demands, think time) of a ``closed-network`` profile, in seconds."""
-    stations = int(profile.options["stations"])
-    return [profile.value(demand_name(k + 1)) for k in range(stations)], profile.value("think_time_s")
-
-
-def band_rows(rows: list[dict[str, Any]], bands: dict[str, tuple[Any, Any]], offset: int = 0,
-              skip: Any = None) -> None:
-    """Add ``<key>_ci_low`` / ``<key>_ci_high`` to ``rows[offset:]`` from element-wise bands.
-
-    An infinite end (the profile cannot bound the answer) and a row marked in
-    ``skip`` (a boolean array: no band means anything there) become None,
-    ``null`` in JSON.
-    """
-    for key, (low, high) in bands.items():
-        low, high = np.atleast_1d(np.asarray(low, dtype=float)), np.atleast_1d(np.asarray(high, dtype=float))
-        for i, (lo, hi) in enumerate(zip(low, high)):
-            dropped = skip is not None and bool(skip[i])
-            rows[offset + i][f"{key}_ci_low"] = float(lo) if np.isfinite(lo) and not dropped else None
-            rows[offset + i][f"{key}_ci_high"] = float(hi) if np.isfinite(hi) and not dropped else None
 
 
 def band_note(answers: Any, text: str) -> str:
