@@ -21,8 +21,8 @@ _TARGET_PREFIXES = ("target_", "budget_")
 
 def _sizing_command(family: Any) -> str | None:
     """The command that sizes ``family``: the first its questions' declared sizing names (``size <family>``
-    unless a sizing names its command), else the hand-written command its declaration names
-    (``Family.sizing_command``)."""
+    unless a sizing names its command), else another family's sizing command its declaration names
+    (``Family.sizing_command``: dma is sized by oltp's ``size latency``)."""
     from iosizer.calibration.declared_sizing import sizing_command_names
 
     names = sizing_command_names(family)
