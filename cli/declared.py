@@ -27,8 +27,7 @@ def typer_command(spec: CommandSpec) -> Any:
     app = typer.Typer(add_completion=False, rich_markup_mode=None)
     app.command(spec.path[-1])(typer_function(spec))
     command = typer.main.get_command(app)
-    if spec.fields:  # a refused simulation takes nothing
-        add_output_options(command)
+    add_output_options(command)
     return command
 
 

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-from enum import Enum
 from pathlib import Path
 from typing import Annotated, Callable
 
@@ -10,7 +9,7 @@ import typer
 
 from iosizer.cli.output import OutputFormat, check_output_path, check_plot_path
 
-from iosizer.generated import BAND_HELP, PLOT_HELP, BandKind  # noqa: E402  (declared once, with the fields)
+from iosizer.generated import BAND_HELP, PLOT_HELP, BandKind  # declared once, with the fields
 
 BandOption = Annotated[
     BandKind,

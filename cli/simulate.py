@@ -19,7 +19,6 @@ import typer
 
 from iosizer.cli.declared import DeclaredGroup
 from iosizer.commands import CommandSpec
-from iosizer.generated import SIMULATION_COLUMNS as COLUMNS  # noqa: F401  (public here for older callers)
 
 
 class SimulateGroup(DeclaredGroup):

@@ -3,8 +3,9 @@
 A :class:`CommandSpec` is one command: its path (``iosizer size hba`` is
 ``POST /api/size/hba``), its fields (:class:`FieldSpec`: JSON key, type,
 unit, bounds, default, help, and its :class:`Role`: how a server fills it),
-the pydantic request model built from them, and the way back to the
-command line the CLI would have been given.
+the pydantic request model built from them (when first used), its work
+(``run``) and the command line that asks the same (:meth:`CommandSpec.argv`:
+for tests and for the server's check of positional arguments).
 
 Commands declared here (:data:`DECLARED`: ``families``, ``params``,
 ``datasets``, ``extrapolate``, ``run``, ``calibrate``, ``report``) carry their work (``run``: a function of
@@ -52,9 +53,9 @@ if TYPE_CHECKING:
 
 
 class Role(str, enum.Enum):
-    """How the server fills one command-line parameter."""
+    """How a field is filled: from the request's JSON, or by the server (a file, the URL, the format)."""
 
-    plain = "plain"  # the request's JSON value, as text on the command line
+    plain = "plain"  # the request's JSON value
     profile = "profile"  # a profile document (or a list of them), written to a temporary file
     output = "output"  # a file the command writes: a temporary name, the document comes back inline
     plot = "plot"  # the picture: a temporary name, only for the page's view
@@ -103,7 +104,7 @@ def _element_types() -> tuple[Any, dict[type, Any]]:
 
 @dataclass(frozen=True)
 class FieldSpec:
-    """One click parameter of a command, as the API takes it."""
+    """One field of a command: its JSON key, CLI flag, type, unit, bounds, default and help."""
 
     key: str
     name: str
@@ -513,11 +514,13 @@ class MissingValue(InputError):
         self.field = spec.key
 
 
-def call(spec: CommandSpec, values: Mapping[str, Any]) -> Report:
-    """A declared command's Report for validated ``values`` by JSON key (a field left out takes its default);
-    the files it writes (a profile, :attr:`~iosizer.frames.Report.files`) are written, together and atomically.
+def call(spec: CommandSpec, values: Mapping[str, Any],
+         progress: Callable[[int, int], None] | None = None) -> Report:
+    """A command's Report for validated ``values`` by JSON key (a field left out takes its default); the
+    files it writes (a profile, :attr:`~iosizer.frames.Report.files`) are written, together and atomically.
 
-    A file field's value is a path (paths for a repeatable one)."""
+    A file field's value is a path (paths for a repeatable one). ``progress(done, total)`` hears a
+    command that reports its progress (``spec.progress``: a simulation)."""
     assert spec.run is not None, spec.name
     arguments = {}
     for f in spec.fields:
@@ -529,6 +532,8 @@ def call(spec: CommandSpec, values: Mapping[str, Any]) -> Report:
         if value is not None and isinstance(f.annotation, type) and issubclass(f.annotation, Path):
             value = [Path(v) for v in value] if f.many else Path(value)
         arguments[f.name] = value
+    if progress is not None and spec.progress is not None:
+        arguments["progress"] = progress
     report = spec.run(**arguments)
     if report.files:
         from iosizer.calibration.files import write_outputs
@@ -540,7 +545,7 @@ def call(spec: CommandSpec, values: Mapping[str, Any]) -> Report:
 def keywords(spec: CommandSpec, arguments: tuple[Any, ...], options: Mapping[str, Any]) -> dict[str, Any]:
     """:func:`iosizer.ask`'s values for ``spec`` by JSON key: ``arguments`` fill its positional arguments in
     order (a variadic last one takes the rest), ``options`` the rest; a key it does not take, or a value given
-    both ways, is an :class:`InputError` in the words the CLI's ``ask`` uses."""
+    both ways, is a one-line :class:`InputError` naming what it takes."""
     slots = [f for f in spec.fields if f.argument]
     named: dict[str, Any] = {}
     rest = list(arguments)
@@ -604,7 +609,7 @@ def _word_value(spec: FieldSpec, value: Any) -> Any:
 
 
 def asked(spec: CommandSpec, arguments: tuple[Any, ...], options: Mapping[str, Any], folder: Path) -> Report:
-    """A declared command's Report for :func:`ask`'s values, read as the command line reads words; a profile
+    """A command's Report for :func:`ask`'s values, read as the command line reads words; a profile
     given as an object is written to ``folder``, an output is checked before anything is computed."""
     values = keywords(spec, arguments, options)
     for f in spec.fields:

@@ -17,6 +17,10 @@ class InputError(IosizerError, ValueError):
     """A parameter value is outside its domain (negative, NaN, not an integer...)."""
 
 
+class PluginError(InputError):
+    """An installed plugin's family module does not import, or declares no family."""
+
+
 class UnstableQueueError(InputError):
     """An open queue is offered utilisation at or above 1: no steady state exists."""
 

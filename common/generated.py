@@ -18,7 +18,7 @@ from functools import lru_cache
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Callable, Iterable
 
-from iosizer.commands import FORMAT, CommandSpec, FieldSpec, Role
+from iosizer.commands import FORMAT, PLOT, CommandSpec, FieldSpec, Role
 from iosizer.errors import InputError
 from iosizer.frames import Report
 from iosizer.units import NOT_UNITS, unit_of
@@ -26,8 +26,8 @@ from iosizer.units import NOT_UNITS, unit_of
 if TYPE_CHECKING:
     from iosizer.model.family import Family, Question, Sizing, SizingCommand
 
-__all__ = ["BandKind", "given_values", "family_simulations", "question_fields", "simulate_command", "simulate_commands", "size_command",
-           "size_commands"]
+__all__ = ["BandKind", "family_simulations", "given_values", "question_fields", "simulate_command",
+           "simulate_commands", "size_command", "size_commands"]
 
 
 class BandKind(str, enum.Enum):
@@ -40,7 +40,7 @@ class BandKind(str, enum.Enum):
 BAND_HELP = ("With --profile: 'parameter' bands carry the parameters' uncertainty only (where the model's mean "
              "answer lies); 'prediction' adds the fit's residual scatter (where a new measurement lies, so a misfit "
              "model does not look precise).")
-PLOT_HELP = ("Also draw the answer to this file (.png, .svg or .pdf; needs iosizer[plot]; its folder must exist).")
+PLOT_HELP = PLOT.help
 SIMULATE_HELP = ("Answer the --percentile values from a simulation (iosizer.simulate.tails: 5 replications, seed 0): "
                  "response_pP (wait_pP) becomes the simulated mean, with its 95 % interval in _sim_low/_sim_high and "
                  "the analytic value in _model. At most 10 points.")
@@ -102,7 +102,7 @@ def question_fields(family: "Family", question: "Question") -> list[FieldSpec]:
     if simulates(family.name, question):
         fields.append(_field("simulate", simulation_help(family.name, question) or SIMULATE_HELP, bool,
                              default=False, is_flag=True))
-    return [*fields, FORMAT, _field("plot", PLOT_HELP, Path, role=Role.plot)]
+    return [*fields, FORMAT, PLOT]
 
 
 def _aliases(question: "Question", name: str) -> tuple[str, ...]:
@@ -327,9 +327,13 @@ def _shared_size(owners: "list[Family]", name: str) -> CommandSpec:
             if had is None or (f.many and not had.many):
                 merged[f.name] = f
     flags = {f.name: f.flag for f in merged.values()}
+    if "profile" in merged:  # any of the families' profiles: it picks the family
+        systems = " or ".join(repr(f.name) for f in owners)
+        merged["profile"] = replace(merged["profile"], help=f"A profile (iosizer calibrate) of {systems} to take "
+                                                            "parameters from: it picks the system sized.")
 
     def run(**given: Any) -> Report:
-        chosen = {k for k, v in given.items() if v not in (None, [], False)}
+        chosen = {k for k, v in given.items() if _given(v)}
         profile = given.get("profile")
         if profile is not None:
             from iosizer.calibration.profile import load_profile
@@ -352,7 +356,7 @@ def _shared_size(owners: "list[Family]", name: str) -> CommandSpec:
         family, spec = candidates[0]
         mine = {f.name: f for f in spec.fields if f.role is not Role.format}
         for key in [k for k in given if k not in mine]:
-            if given.pop(key) not in (None, [], False):
+            if _given(given.pop(key)):
                 raise InputError(f"{flags[key]} is no option of {family.name}'s 'size {name}'")
         for key, f in mine.items():
             value = given.get(key)
@@ -371,6 +375,11 @@ def _shared_size(owners: "list[Family]", name: str) -> CommandSpec:
     fields = [f for f in merged.values() if f.role is not Role.format]
     units = {k: v for _, spec in built for k, v in spec.units.items()}
     return CommandSpec(("size", name), [*fields, FORMAT], text=text, run=run, units=units)
+
+
+def _given(value: Any) -> bool:
+    """Whether an option was given (0 is a value: not False, not left out)."""
+    return value is not None and value is not False and not (isinstance(value, list) and not value)
 
 
 def _sizing_question(family: "Family") -> "Question":
@@ -445,7 +454,10 @@ def _run_fields() -> list[FieldSpec]:
     ]
 
 
-_RUN_NAMES = ("replications", "target_ci_pct", "max_seconds", "seed", "workers", "scheduler", "engine")
+def _run_options(given: dict[str, Any]) -> tuple[dict[str, Any], int | None]:
+    """The run's keywords of :func:`iosizer.simulate.simulate` and ``run_length``, taken out of ``given``."""
+    runs = {f.name: given.pop(f.name) for f in _run_fields() if f.name != "run_length"}
+    return runs, given.pop("run_length")
 
 
 def _simulation_report(result: Any) -> Report:
@@ -464,15 +476,14 @@ def _declared_simulation(family: "Family", question: "Question") -> CommandSpec:
         def refused() -> Report:
             raise InputError(simulation.refused)
 
-        return CommandSpec(path, [], text=simulation.summary, run=refused, group_help=simulation.group)
+        return CommandSpec(path, [FORMAT], text=simulation.summary, run=refused, group_help=simulation.group)
     fields = [_field(o.name, o.help, o.kind, flag=o.flag, many=o.many, required=o.required, default=o.default,
                      metavar=o.metavar) for o in simulation.options]
 
     def run(progress: Callable[[int, int], None] | None = None, **given: Any) -> Report:
         from iosizer.simulate import simulate
 
-        runs = {name: given.pop(name) for name in _RUN_NAMES}
-        run_length = given.pop("run_length")
+        runs, run_length = _run_options(given)
         options = simulation.keywords(given)
         if run_length is not None:
             options["run_length"] = run_length
@@ -493,8 +504,7 @@ def _hook_simulation(family: "Family", question: "Question") -> CommandSpec:
     def run(progress: Callable[[int, int], None] | None = None, **given: Any) -> Report:
         from iosizer.simulate.declared import simulate_declared
 
-        runs = {name: given.pop(name) for name in _RUN_NAMES}
-        run_length, percentiles = given.pop("run_length"), given.pop("percentile", None)
+        (runs, run_length), percentiles = _run_options(given), given.pop("percentile", None)
         values, profile = given_values(family, question, given)
         return _simulation_report(simulate_declared(family.name, question.command, profile, percentiles=percentiles,
                                                     run_length=run_length, progress=progress, **runs, **values))

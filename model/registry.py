@@ -21,7 +21,7 @@ from importlib import import_module
 
 from typing import TYPE_CHECKING
 
-from iosizer.errors import InputError
+from iosizer.errors import InputError, PluginError
 
 if TYPE_CHECKING:  # listing the plugins' names imports no declaration machinery
     from iosizer.model.family import Family, ScenarioTable
@@ -114,10 +114,17 @@ def _module(path: str) -> "dict[str, Family]":
     """The families one module declares, by name."""
     from iosizer.model.family import Family
 
-    module = import_module(path)
+    builtin = path.startswith("iosizer.")
+    try:
+        module = import_module(path)
+    except Exception as error:  # noqa: BLE001  (a plugin's failure is its own, named; a built-in's is a bug)
+        if builtin:
+            raise
+        raise PluginError(f"plugin module '{path}' does not import: {type(error).__name__}: {error}") from None
     declared = getattr(module, "FAMILIES", None)
     if not isinstance(declared, tuple) or not all(isinstance(f, Family) for f in declared):
-        raise RuntimeError(f"module {path} declares no FAMILIES tuple of iosizer.model.family.Family")
+        message = f"module {path} declares no FAMILIES tuple of iosizer.model.family.Family"
+        raise RuntimeError(message) if builtin else PluginError(message)
     return {family.name: family for family in declared}
 
 
@@ -138,15 +145,29 @@ def _builtins() -> "dict[str, tuple[Family, str]]":
 
 
 def family_names() -> list[str]:
-    """Every declared family: the built-in ones in presentation order, then the plugins' by name."""
-    return list(_builtins()) + plugin_names()
+    """Every declared family: the built-in ones in presentation order, then the plugins' by name (a plugin
+    whose module does not load is left out with a warning; naming it is its one-line error)."""
+    return list(_builtins()) + [name for name in plugin_names() if _plugin_loads(name)]
+
+
+@lru_cache(maxsize=None)
+def _plugin_loads(name: str) -> bool:
+    import warnings
+
+    try:
+        _locate(name)
+    except PluginError as error:
+        warnings.warn(f"iosizer: family '{name}' left out: {error}", stacklevel=2)
+        return False
+    return True
 
 
 def scenario_tables() -> "list[ScenarioTable]":
     """The scenario tables of several questions the family modules declare (``TABLES``: a tuple of
     :class:`~iosizer.model.family.ScenarioTable`), the built-in modules' in presentation order, then the
     plugins'."""
-    modules = [_path(m) for m in FAMILY_MODULES] + list(dict.fromkeys(_plugins()[n] for n in plugin_names()))
+    modules = [_path(m) for m in FAMILY_MODULES] + list(dict.fromkeys(_plugins()[n] for n in plugin_names()
+                                                                      if _plugin_loads(n)))
     return [table for path in modules for table in getattr(import_module(path), "TABLES", ())]
 
 
@@ -157,7 +178,8 @@ def _locate(name: str) -> "tuple[Family, str] | None":
     if module is not None:
         family = _module(_path(module)).get(name)
         if family is None:
-            raise RuntimeError(f"module {_path(module)} was named for family '{name}' but does not declare it")
+            message = f"module {_path(module)} was named for family '{name}' but does not declare it"
+            raise RuntimeError(message) if name in BUILTIN_FAMILIES else PluginError(message)
         return family, module
     return _builtins().get(name)
 

@@ -1,4 +1,4 @@
-"""The FastAPI application: the CLI's commands as endpoints, the error contract, the page.
+"""The FastAPI application: every command as an endpoint (from the declarations), the error contract, the page.
 
 Routes (generated from the declarations: :mod:`iosizer.serve.questions` and :mod:`iosizer.catalogue`):
 

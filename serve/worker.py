@@ -162,8 +162,10 @@ def serve_forever(conn: Any, lane: str, memory_bytes: int | None, scratch: str) 
                     answer = answer_question(**task)
                 elif kind == "declared":
                     answer = answer_declared(**task)
-                else:
+                elif kind == "quick":
                     answer = answer_quick(**task, progress=progress)
+                else:  # the server's own mistake: an answer, never a dead worker
+                    answer = _error(500, "InternalError", f"internal error: no task of kind {kind!r}")
         except MemoryError as error:  # past the limit before a command's own handling (an import, a setup)
             answer = _failure(error, (), os.getcwd())
         answer["cpu_s"] = time.thread_time() - started  # what the server learns cheap kinds of request from
@@ -248,35 +250,6 @@ def _quiet() -> Iterator[None]:
         yield
 
 
-@contextlib.contextmanager
-def _reporting(progress: Callable[[int, int], None] | None) -> Iterator[None]:
-    """Pass a simulation's progress to ``progress`` as well as to the command's own bar."""
-    if progress is None:
-        yield
-        return
-    try:
-        import iosizer.simulate as simulate_module
-    except ImportError:
-        yield
-        return
-    original = simulate_module.simulate
-
-    def simulate(*args: Any, progress: Any = None, **kwargs: Any) -> Any:
-        def both(done: int, total: int) -> None:
-            reporter(done, total)
-            if progress is not None:
-                progress(done, total)
-
-        return original(*args, progress=both, **kwargs)
-
-    reporter = progress
-    simulate_module.simulate = simulate  # type: ignore[assignment]
-    try:
-        yield
-    finally:
-        simulate_module.simulate = original  # type: ignore[assignment]
-
-
 def answer_quick(path: tuple[str, ...], values: dict[str, Any], profiles: dict[str, Any] | None = None,
                  view: bool = False, server_values: dict[str, Any] | None = None,
                  progress: Callable[[int, int], None] | None = None) -> dict[str, Any]:
@@ -299,8 +272,8 @@ def answer_quick(path: tuple[str, ...], values: dict[str, Any], profiles: dict[s
             field = next(f for f in spec.fields if f.key == key)
             documents.update(zip(name, document) if field.many else [(name, document)])
             names[key] = list(name) if field.many else name
-        with _quiet(), _reporting(progress), profiles_in_memory(documents):
-            report = call(spec, {**values, **names, **(server_values or {})})
+        with _quiet(), profiles_in_memory(documents):
+            report = call(spec, {**values, **names, **(server_values or {})}, progress)
         return _answer([report], report.exit_code, view, None, os.getcwd())
     except Exception as error:  # noqa: BLE001  (every failure becomes one answer)
         return _failure(error, path, os.getcwd(), values=values)
@@ -324,8 +297,8 @@ def answer_question(family: str, question: str, values: dict[str, Any], keys: li
 
 def answer_declared(path: tuple[str, ...], values: dict[str, Any], names: dict[str, Any], workdir: str,
                     view: bool = False, output: str | None = None) -> dict[str, Any]:
-    """A declared command (:mod:`iosizer.commands`) that reads or writes files, answered in ``workdir``:
-    ``names`` are its files' names there (profiles, uploads, ``output``), as :func:`run` answers."""
+    """A command that reads or writes files, answered in ``workdir``: ``names`` are its files' names there
+    (profiles, uploads, ``output``), whose documents replace them in the answer."""
     from iosizer.commands import call
 
     here = os.getcwd()

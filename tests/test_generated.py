@@ -112,3 +112,35 @@ def test_ask_names_the_commands_it_could_be() -> None:
         command_spec("simulate")
     with pytest.raises(InputError, match=r"iosizer size servers takes no 'servers_count'"):
         iosizer.ask("size servers", servers_count=3)
+
+
+def test_a_plugin_that_does_not_import_is_left_out(monkeypatch, cli) -> None:
+    """An installed plugin whose module fails to import costs only itself: every other command, the catalogue
+    (so the server starts) and the family list work; naming it is one line, exit 2."""
+    from iosizer.errors import PluginError
+
+    plugins = {**registry._plugins(), "broken-plugin": "iosizer_no_such_plugin_module"}
+    monkeypatch.setattr(registry, "_plugins", lambda: plugins)
+    with pytest.warns(UserWarning, match="family 'broken-plugin' left out: plugin module"):
+        names = registry.family_names()
+    assert "broken-plugin" not in names and "mmc" in names
+    with pytest.raises(PluginError, match=r"^plugin module 'iosizer_no_such_plugin_module' does not import: "
+                                          r"ModuleNotFoundError"):
+        registry.declaration("broken-plugin")
+    assert ("size", "servers") in {spec.path for spec in command_specs()[0]}
+    assert iosizer.ask("size servers", arrival_rate=3.2, service_rate=1, target_response_s=1.5)["servers"] == 5
+    with pytest.raises(InputError, match="no command 'iosizer size broken-plugin'"):
+        iosizer.ask("size broken-plugin")
+    listed = cli("families", "--format", "json")
+    assert listed.exit_code == 0, listed.stderr
+    assert "broken-plugin" not in {f["family"] for f in json.loads(listed.stdout)}
+    named = cli("broken-plugin", "queue")
+    assert named.exit_code == 2 and "does not import" in named.stderr and "Traceback" not in named.stderr
+
+
+def test_a_shared_size_command_counts_a_zero_as_given() -> None:
+    """size load (mmc's and closed-network's): a target of 0 is an option given, so options of both systems
+    are refused together, never one of them dropped."""
+    with pytest.raises(InputError, match="belong to different systems of 'size load'"):
+        iosizer.ask("size load", demand=[0.005], servers=["4"], target_response_s=1, target_wait_probability=0)
+    assert "'mmc' or 'closed-network'" in {f.key: f for f in command_spec("size load").fields}["profile"].help

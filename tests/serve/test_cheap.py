@@ -26,7 +26,8 @@ def test_a_kind_is_the_route_and_each_value_s_order_of_magnitude() -> None:
     assert kind({**_question(5), "view": True}) is None
     assert kind({**mmc, "profiles": {"profile": {"model": "mmc"}}}) is None
     assert kind(_question(5, profile={"model": "device"})) is None
-    assert kind({"kind": "run", "argv": ["report"], "workdir": "/tmp", "view": False, "output": None}) is None
+    assert kind({"kind": "declared", "path": ("report",), "values": {}, "names": {}, "workdir": "/tmp",
+                 "view": False, "output": None}) is None
 
 
 def test_a_kind_answered_cheaply_by_a_worker_is_answered_here_with_its_bytes() -> None:

@@ -119,3 +119,16 @@ def test_predict_reads_its_band_when_asked_with_the_same_numbers(name: str) -> N
         assert np.array_equal(prediction.bands[key][0], low) and np.array_equal(prediction.bands[key][1], high)
     again = family.predict(shipped, **point)  # the profile given: the same numbers, the same road
     assert again.to_dict() == prediction.to_dict()
+
+
+@pytest.mark.parametrize(("path", "values"), [
+    (("simulate", "device"), {"outstanding": "1,4"}),  # a simulate hook's command
+    (("simulate", "mmc"), {"arrival_rate": 3.0, "service_rate": 1.0, "servers": 4}),  # a declared Simulation's
+])
+def test_a_simulation_job_hears_its_progress(path: tuple[str, ...], values: dict[str, Any]) -> None:
+    """The job's progress comes from the command's own run (CommandSpec.progress), whatever builds it."""
+    heard: list[tuple[int, int]] = []
+    answer = worker.answer_quick(path, {**values, "replications": 2, "run_length": 300, "workers": 1},
+                                 progress=lambda done, total: heard.append((done, total)))
+    assert answer["status"] == 200, answer
+    assert heard and heard[-1] == (2, 2)

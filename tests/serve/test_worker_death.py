@@ -18,8 +18,9 @@ import pytest
 from iosizer.serve.worker import Lane
 
 #: A simulation of minutes in one process: it is still running when the test kills its worker.
-LONG = ["simulate", "mmc", "--arrival-rate", "3", "--service-rate", "1", "--servers", "4",
-        "--replications", "400", "--run-length", "20000", "--workers", "1", "--engine", "ciw", "--format", "json"]
+LONG = {"kind": "quick", "path": ("simulate", "mmc"), "values": {
+    "arrival_rate": 3.0, "service_rate": 1.0, "servers": 4, "replications": 400, "run_length": 20000,
+    "workers": 1, "engine": "ciw"}}
 
 
 def _answer_of_a_worker_that_aborts(tmp_path: Path, memory_bytes: int | None) -> dict[str, Any]:
@@ -31,8 +32,7 @@ def _answer_of_a_worker_that_aborts(tmp_path: Path, memory_bytes: int | None) ->
             asyncio.get_running_loop().call_later(1.0, os.kill, worker.pid, signal.SIGABRT)
 
         try:
-            task = {"kind": "run", "argv": LONG, "workdir": str(tmp_path)}
-            return await lane.call(task, 120, on_start=abort_soon)
+            return await lane.call(dict(LONG), 120, on_start=abort_soon)
         finally:
             lane.close()
 
@@ -44,3 +44,11 @@ def test_a_worker_dying_on_its_own_is_the_limit_or_the_servers_failure(
         tmp_path: Path, memory_bytes: int | None, status: int, kind: str) -> None:
     answer = _answer_of_a_worker_that_aborts(tmp_path, memory_bytes)
     assert (answer["status"], answer["kind"]) == (status, kind), answer
+
+
+def test_the_long_task_is_a_simulation_a_worker_runs() -> None:
+    """The task above is a valid one (shortened, it answers 200): the worker dies of the abort, not of it."""
+    from iosizer.serve.worker import answer_quick
+
+    short = {**LONG["values"], "replications": 2, "run_length": 300}
+    assert answer_quick(LONG["path"], short)["status"] == 200
