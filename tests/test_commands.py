@@ -33,7 +33,7 @@ ROLES = {("calibrate",): {"model": commands.Role.route, "data": commands.Role.up
 
 
 def _reflected(path: tuple[str, ...]) -> list[commands.FieldSpec]:
-    """The typer command's click parameters read back as the catalogue reads a command not declared."""
+    """The typer command's click parameters read back as FieldSpecs (tests/reflected.py)."""
     from dataclasses import replace
 
     from tests.reflected import _field
@@ -71,7 +71,7 @@ def test_calibrate_and_report_are_declared_as_the_cli_reads(path: tuple[str, ...
                 f["annotation"], f["default"] = str, str(getattr(f["default"], "value", f["default"]))
     assert declared == reflected
     assert spec.help == (_click_leaf(path).help or "").strip()
-    from iosizer.cli.catalogue import command_spec
+    from iosizer.catalogue import command_spec
 
     assert command_spec(path) is spec  # the catalogue takes it from the declaration
 

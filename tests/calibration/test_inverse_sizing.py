@@ -68,7 +68,8 @@ def test_the_command_is_named_by_the_declaration(toy, cli) -> None:
 
 
 def test_a_command_s_own_settings_published_flags_and_required_target(toy, cli) -> None:
-    from iosizer.cli.catalogue import command_spec, root_command
+    from iosizer.catalogue import command_spec
+    from iosizer.cli.catalogue import root_command
 
     root_command.cache_clear()
     try:

@@ -114,9 +114,9 @@ def test_calibrate_keeps_its_own_columns_flag(cli) -> None:
 
 
 def test_ask_and_the_http_catalogue_do_not_take_the_table_options() -> None:
-    from iosizer.cli.catalogue import command_spec
+    from iosizer.catalogue import command_spec
 
-    keys = {f.key for f in command_spec(("size", "servers")).fields}  # a reflected (hand-written) command
+    keys = {f.key for f in command_spec(("size", "servers")).fields}  # a generated command
     assert "rows" not in keys and "columns" not in keys
 
 

@@ -15,7 +15,8 @@ from typing import Any
 import pytest
 
 import iosizer
-from iosizer.cli.catalogue import NOT_SERVED, command_specs, root_command
+from iosizer.catalogue import NOT_SERVED, command_specs
+from iosizer.cli.catalogue import root_command
 from iosizer.serve.examples import STARTING_INPUTS
 from tests.calibration.test_sources import fio_document
 

@@ -71,7 +71,7 @@ def test_a_group_of_two_word_commands_and_a_refused_one(toy, cli) -> None:
 
 
 def test_the_served_fields_are_the_declared_options(toy) -> None:
-    from iosizer.cli.catalogue import command_spec
+    from iosizer.catalogue import command_spec
 
     spec = command_spec("simulate toy-pipe")
     fields = {f.key: f for f in spec.fields}
