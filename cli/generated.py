@@ -67,6 +67,8 @@ def typer_function(spec: CommandSpec, name: str | None = None) -> Callable[..., 
 
                 report = spec.run(progress=advance, **given)
         emit(report, output_format, plot)
+        if report.exit_code:  # an answer that is also a verdict (report --check): its status after it
+            raise typer.Exit(report.exit_code)
 
     command.__signature__ = inspect.Signature(typer_parameters(spec.fields))  # type: ignore[attr-defined]
     command.__name__ = (name or "_".join(spec.path)).replace("-", "_")

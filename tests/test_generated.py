@@ -144,3 +144,22 @@ def test_a_shared_size_command_counts_a_zero_as_given() -> None:
     with pytest.raises(InputError, match="belong to different systems of 'size load'"):
         iosizer.ask("size load", demand=[0.005], servers=["4"], target_response_s=1, target_wait_probability=0)
     assert "'mmc' or 'closed-network'" in {f.key: f for f in command_spec("size load").fields}["profile"].help
+
+
+def test_a_generated_command_exits_with_its_answers_status() -> None:
+    """A spec whose answer is also a verdict (Report.exit_code, as report --check's) prints the answer, then
+    exits with that status."""
+    import typer
+    from typer.testing import CliRunner
+
+    from iosizer.cli.generated import typer_function
+    from iosizer.commands import FORMAT, CommandSpec
+    from iosizer.frames import Report
+
+    spec = CommandSpec(("verdict",), [FORMAT], text="A verdict.",
+                       run=lambda: Report(data={"failed": 1}, rows=[{"failed": 1}], exit_code=1))
+    app = typer.Typer()
+    app.command("verdict")(typer_function(spec))
+    app.command("other")(lambda: None)  # two commands: typer keeps 'verdict' a subcommand
+    printed = CliRunner().invoke(app, ["verdict", "--format", "json"])
+    assert printed.exit_code == 1 and json.loads(printed.stdout) == {"failed": 1}
