@@ -235,10 +235,14 @@ _SPECS: dict[tuple[str, ...], Any] = {}
 
 
 def _spec(path: tuple[str, ...]) -> Any:
+    """The served command at ``path``; one the list lacks is looked up alone (an unknown path: a one-line
+    InputError, answered as a 422 by the caller, never a dead worker)."""
     if path not in _SPECS:
-        from iosizer.catalogue import command_specs
+        from iosizer.catalogue import command_spec, command_specs
 
         _SPECS.update({spec.path: spec for spec in command_specs()[0]})
+        if path not in _SPECS:
+            _SPECS[path] = command_spec(path)
     return _SPECS[path]
 
 
@@ -264,8 +268,8 @@ def answer_quick(path: tuple[str, ...], values: dict[str, Any], profiles: dict[s
     from iosizer.calibration.profile import profiles_in_memory
     from iosizer.commands import call
 
-    spec = _spec(path)
     try:
+        spec = _spec(path)
         names: dict[str, Any] = {}
         documents: dict[str, Any] = {}
         for key, (name, document) in _profile_names(spec, profiles or {}).items():

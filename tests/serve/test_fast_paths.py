@@ -132,3 +132,9 @@ def test_a_simulation_job_hears_its_progress(path: tuple[str, ...], values: dict
                                  progress=lambda done, total: heard.append((done, total)))
     assert answer["status"] == 200, answer
     assert heard and heard[-1] == (2, 2)
+
+
+def test_an_unknown_command_is_a_422_not_a_dead_worker() -> None:
+    answer = worker.answer_quick(("size", "no-such-command"), {})
+    assert (answer["status"], answer["kind"]) == (422, "InputError"), answer
+    assert answer["error"].startswith("no command 'iosizer size no-such-command'")
